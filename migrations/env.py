@@ -1,0 +1,36 @@
+"""Alembic environment (async). The URL comes from the caller (db.migrate)."""
+
+import asyncio
+
+from alembic import context
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
+
+from db.engine import create_engine
+from db.tables import metadata
+
+# Several server processes may boot at once; one migrates, the others wait.
+MIGRATION_LOCK = 0x7072657373  # "press"
+
+
+def run_sync(connection: Connection) -> None:
+    connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+    context.configure(
+        connection=connection,
+        target_metadata=metadata,
+        transaction_per_migration=False,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+async def run_online() -> None:
+    engine = create_engine(context.config.attributes["url"], pool_size=1, max_overflow=0)
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(run_sync)
+    finally:
+        await engine.dispose()
+
+
+asyncio.run(run_online())

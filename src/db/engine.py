@@ -1,0 +1,41 @@
+"""Engine creation and the one place a unit of work is opened and committed."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+
+def async_url(url: str) -> str:
+    """Accept plain `postgresql://` URLs (as DATABASE_URL usually is) and pick asyncpg."""
+    parsed = make_url(url)
+    return parsed.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
+
+
+def create_engine(url: str, *, pool_size: int = 10, max_overflow: int = 10) -> AsyncEngine:
+    return create_async_engine(
+        async_url(url),
+        pool_size=pool_size,
+        max_overflow=max_overflow,
+        pool_pre_ping=True,
+        connect_args={
+            "server_settings": {
+                "application_name": "pressroom",
+                # Event readers wait for the oldest open transaction (DESIGN.md section 6),
+                # so no request may hold one open for long.
+                "idle_in_transaction_session_timeout": "15000",
+                "statement_timeout": "30000",
+            },
+        },
+    )
+
+
+@asynccontextmanager
+async def unit_of_work(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """One transaction: committed when the block ends normally, rolled back on any exception.
+
+    Services receive the connection and never commit; this is the only commit.
+    """
+    async with engine.begin() as conn:
+        yield conn

@@ -1,0 +1,42 @@
+"""Running the Alembic revisions, which are the only source of the schema."""
+
+import asyncio
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+
+
+def alembic_config(url: str) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.attributes["url"] = url
+    return cfg
+
+
+def head_revision() -> str:
+    head = ScriptDirectory.from_config(alembic_config("")).get_current_head()
+    assert head is not None
+    return head
+
+
+def upgrade_sync(url: str, revision: str = "head") -> None:
+    command.upgrade(alembic_config(url), revision)
+
+
+async def upgrade(url: str, revision: str = "head") -> None:
+    # Alembic's async env runs its own event loop, so it gets a thread of its own.
+    await asyncio.to_thread(upgrade_sync, url, revision)
+
+
+async def current_revision(conn: AsyncConnection) -> str | None:
+    exists = await conn.scalar(text("SELECT to_regclass('public.alembic_version') IS NOT NULL"))
+    if not exists:
+        return None
+    revision: str | None = await conn.scalar(text("SELECT version_num FROM alembic_version"))
+    return revision

@@ -1,0 +1,167 @@
+"""The work order aggregate: creation, the one status writer, settlement, cancellation."""
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from db.queries import Q
+from domain.enums import (
+    DepartmentKind,
+    TaskStatus,
+    WorkOrderAction,
+    WorkOrderStatus,
+)
+from domain.errors import DomainError, ErrorCode
+from domain.money import Money
+from domain.transitions import ORDER_TRANSITIONS, refuse_order_move
+from domain.workflow import TaskFacts, settle
+
+# Generated numbers may collide with numbers someone typed in; skip past those.
+MAX_NUMBER_ATTEMPTS = 20
+GATE_OPENED_REASON = "Every gating production task is completed."
+GATE_CLOSED_REASON = "A gating production task was reopened."
+
+
+@dataclass(frozen=True)
+class NewWorkOrder:
+    customer_id: int
+    order_number: str | None
+    details: dict[str, Any]
+    department_ids: list[int]  # production departments plus the delivery department
+    needs_installation: bool
+    needs_transport: bool
+    needs_repair: bool
+    quote: Money | None
+    created_by: int
+
+
+async def create_work_order(conn: AsyncConnection, new: NewWorkOrder) -> Row[Any]:
+    if (await conn.execute(Q["customer_exists"], {"customer_id": new.customer_id})).first() is None:
+        raise DomainError(ErrorCode.NOT_FOUND, "No such customer.", "customerId")
+    params = {
+        "order_number": new.order_number,
+        "customer_id": new.customer_id,
+        "details": json.dumps(new.details),
+        "needs_installation": new.needs_installation,
+        "needs_transport": new.needs_transport,
+        "needs_repair": new.needs_repair,
+        "quote_minor": new.quote.minor if new.quote else None,
+        "quote_currency": new.quote.currency if new.quote else None,
+        "created_by": new.created_by,
+    }
+    order = None
+    for _ in range(MAX_NUMBER_ATTEMPTS):
+        order = (await conn.execute(Q["insert_work_order"], params)).first()
+        if order is not None or new.order_number is not None:
+            break
+    if order is None:
+        raise DomainError(
+            ErrorCode.DUPLICATE,
+            f"Order number {new.order_number} is already taken.",
+            "orderNumber",
+        )
+    await conn.execute(
+        Q["insert_tasks"], {"work_order_id": order.id, "department_ids": new.department_ids}
+    )
+    # With no gating task the gate is open from the start; settle records that.
+    await settle_work_order(conn, order.id, new.created_by)
+    return order
+
+
+async def settle_work_order(conn: AsyncConnection, work_order_id: int, actor_id: int) -> None:
+    """Bring the gate and the order's status in line with its tasks.
+
+    Callers hold the work order's row lock, and this reads in a statement of its own,
+    so two workers finishing the last two gating tasks at once are serialised and
+    the second one sees the first: the gate opens exactly once.
+    """
+    rows = (await conn.execute(Q["settlement_facts"], {"work_order_id": work_order_id})).all()
+    order_status = WorkOrderStatus(rows[0].order_status)
+    outcome = settle(
+        order_status,
+        [
+            TaskFacts(
+                status=TaskStatus(r.status),
+                kind=DepartmentKind(r.kind),
+                gates_delivery=r.gates_delivery,
+                gate_open=r.gate_open,
+            )
+            for r in rows
+        ],
+    )
+    if outcome.open_gate or outcome.close_gate:
+        await conn.execute(
+            Q["set_delivery_gate"],
+            {
+                "work_order_id": work_order_id,
+                "open": outcome.open_gate,
+                "actor_id": actor_id,
+                "reason": GATE_OPENED_REASON if outcome.open_gate else GATE_CLOSED_REASON,
+            },
+        )
+    if outcome.new_status is WorkOrderStatus.COMPLETED:
+        await transition_work_order(conn, work_order_id, WorkOrderAction.COMPLETE, actor_id)
+    elif outcome.new_status is WorkOrderStatus.ACTIVE:
+        await transition_work_order(conn, work_order_id, WorkOrderAction.REACTIVATE, actor_id)
+
+
+async def transition_work_order(
+    conn: AsyncConnection,
+    work_order_id: int,
+    action: WorkOrderAction,
+    actor_id: int,
+    reason: str | None = None,
+) -> Row[Any]:
+    """The only writer of a work order's status: one guarded statement with its history and event."""
+    rule = ORDER_TRANSITIONS[action]
+    moved = (
+        await conn.execute(
+            Q["transition_work_order"],
+            {
+                "work_order_id": work_order_id,
+                "source": rule.source.value,
+                "target": rule.target.value,
+                "action": action.value,
+                "actor_id": actor_id,
+                "reason": reason,
+            },
+        )
+    ).first()
+    if moved is not None:
+        return moved
+    current = (await conn.execute(Q["work_order_status"], {"work_order_id": work_order_id})).first()
+    if current is None:
+        raise DomainError(ErrorCode.NOT_FOUND, "No such work order.", "workOrderId")
+    raise refuse_order_move(action, WorkOrderStatus(current.status))
+
+
+async def update_quote(
+    conn: AsyncConnection, work_order_id: int, quote: Money, expected_version: int | None
+) -> Row[Any]:
+    moved = (
+        await conn.execute(
+            Q["update_quote"],
+            {
+                "work_order_id": work_order_id,
+                "quote_minor": quote.minor,
+                "quote_currency": quote.currency,
+                "expected_version": expected_version,
+            },
+        )
+    ).first()
+    if moved is not None:
+        return moved
+    current = (await conn.execute(Q["work_order_status"], {"work_order_id": work_order_id})).first()
+    if current is None:
+        raise DomainError(ErrorCode.NOT_FOUND, "No such work order.", "workOrderId")
+    if current.status == WorkOrderStatus.CANCELLED:
+        raise DomainError(ErrorCode.WORK_ORDER_CLOSED, "The work order is CANCELLED.")
+    raise DomainError(
+        ErrorCode.STALE_OBJECT,
+        f"The work order is at version {current.version}, not {expected_version}; "
+        "reload it and try again.",
+        "expectedVersion",
+    )

@@ -1,0 +1,168 @@
+"""Departments, users, memberships and tokens."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from db.credentials import hash_password, new_token, token_hash, verify_password
+from db.queries import Q
+from domain.enums import DepartmentKind, TokenKind
+from domain.errors import DomainError, ErrorCode
+
+
+async def create_department(
+    conn: AsyncConnection, code: str, name: str, kind: DepartmentKind, gates_delivery: bool
+) -> Row[Any]:
+    row = (
+        await conn.execute(
+            Q["insert_department"],
+            {"code": code, "name": name, "kind": kind.value, "gates_delivery": gates_delivery},
+        )
+    ).first()
+    if row is not None:
+        return row
+    if kind is DepartmentKind.DELIVERY and any(
+        d.kind == DepartmentKind.DELIVERY for d in await all_departments(conn)
+    ):
+        raise DomainError(
+            ErrorCode.DUPLICATE, "There is already a DELIVERY department; there is exactly one.",
+            "kind",
+        )
+    raise DomainError(ErrorCode.DUPLICATE, f"Department {code!r} already exists.", "code")
+
+
+async def all_departments(conn: AsyncConnection) -> list[Row[Any]]:
+    return list((await conn.execute(Q["departments_all"])).all())
+
+
+async def departments_by_codes(
+    conn: AsyncConnection, codes: list[str], field: str = "departmentCodes"
+) -> list[Row[Any]]:
+    by_code = {d.code: d for d in await all_departments(conn)}
+    unknown = [c for c in codes if c not in by_code]
+    if unknown:
+        raise DomainError(
+            ErrorCode.NOT_FOUND, f"Unknown department code(s): {', '.join(unknown)}.", field
+        )
+    return [by_code[c] for c in codes]
+
+
+async def create_user(
+    conn: AsyncConnection,
+    *,
+    email: str,
+    name: str,
+    password: str | None,
+    is_admin: bool,
+    department_ids: list[int],
+) -> Row[Any]:
+    password_hash = await hash_password(password) if password is not None else None
+    row = (
+        await conn.execute(
+            Q["insert_user"],
+            {"email": email, "name": name, "password_hash": password_hash, "is_admin": is_admin},
+        )
+    ).first()
+    if row is None:
+        raise DomainError(ErrorCode.DUPLICATE, f"A user with email {email} exists.", "email")
+    await conn.execute(Q["add_memberships"], {"user_id": row.id, "department_ids": department_ids})
+    return row
+
+
+async def upsert_user(
+    conn: AsyncConnection,
+    *,
+    email: str,
+    name: str | None,
+    password: str | None,
+    is_admin: bool,
+    department_ids: list[int],
+) -> Row[Any]:
+    """For the CLI: create, or update an existing user without ever demoting an admin."""
+    existing = (await conn.execute(Q["user_by_email"], {"email": email})).first()
+    if existing is None:
+        return await create_user(
+            conn,
+            email=email,
+            name=name or email.split("@")[0],
+            password=password,
+            is_admin=is_admin,
+            department_ids=department_ids,
+        )
+    password_hash = await hash_password(password) if password is not None else None
+    row = (
+        await conn.execute(
+            Q["promote_user"],
+            {
+                "user_id": existing.id,
+                "is_admin": is_admin,
+                "password_hash": password_hash,
+                "name": name,
+            },
+        )
+    ).one()
+    await conn.execute(Q["add_memberships"], {"user_id": row.id, "department_ids": department_ids})
+    return row
+
+
+async def set_user_departments(
+    conn: AsyncConnection, user_id: int, department_ids: list[int]
+) -> Row[Any]:
+    user = (await conn.execute(Q["users_by_id"], {"ids": [user_id]})).first()
+    if user is None:
+        raise DomainError(ErrorCode.NOT_FOUND, "No such user.", "userId")
+    await conn.execute(
+        Q["replace_memberships"], {"user_id": user_id, "department_ids": department_ids}
+    )
+    return user
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    token: str
+    row: Row[Any]
+
+
+async def issue_token(
+    conn: AsyncConnection,
+    *,
+    kind: TokenKind,
+    name: str,
+    user_id: int,
+    ttl_seconds: int | None,
+    department_ids: list[int] | None = None,
+) -> IssuedToken:
+    token = new_token(kind)
+    row = (
+        await conn.execute(
+            Q["insert_token"],
+            {
+                "kind": kind.value,
+                "name": name,
+                "token_hash": token_hash(token),
+                "user_id": user_id,
+                "department_ids": department_ids,
+                "ttl_seconds": ttl_seconds,
+            },
+        )
+    ).one()
+    return IssuedToken(token, row)
+
+
+async def login(
+    conn: AsyncConnection, email: str, password: str, ttl_seconds: int
+) -> tuple[IssuedToken, Row[Any]]:
+    user = (await conn.execute(Q["user_by_email"], {"email": email})).first()
+    ok = await verify_password(user.password_hash if user else None, password)
+    if user is None or not ok or not user.is_active:
+        raise DomainError(ErrorCode.INVALID_INPUT, "Email or password is incorrect.")
+    issued = await issue_token(
+        conn, kind=TokenKind.SESSION, name="login", user_id=user.id, ttl_seconds=ttl_seconds
+    )
+    return issued, user
+
+
+async def authenticate(conn: AsyncConnection, token: str) -> Row[Any] | None:
+    return (await conn.execute(Q["authenticate"], {"token_hash": token_hash(token)})).first()

@@ -1,0 +1,342 @@
+-- Every SQL statement of Pressroom, named. Loaded by db/queries.py.
+-- Statements that change state write their history and event rows in the same
+-- statement (data-modifying CTEs), so a change, its history and its event
+-- commit together or not at all.
+
+-- name: transition_task
+-- The only writer of department_tasks.status. Locks the work order first, so a
+-- racing cancel or a second finisher of the same order queues behind us and then
+-- sees our commit; then locks the task, and moves it only if every guard of the
+-- transition table still holds on the latest committed row.
+WITH wo AS (
+    SELECT w.id
+    FROM work_orders w
+    WHERE w.id = (SELECT work_order_id FROM department_tasks WHERE id = :task_id)
+      AND w.status = ANY(CAST(:order_statuses AS text[]))
+    FOR NO KEY UPDATE
+), old AS (
+    SELECT t.id, t.status
+    FROM department_tasks t
+    JOIN wo ON wo.id = t.work_order_id
+    WHERE t.id = :task_id
+    FOR NO KEY UPDATE OF t
+), moved AS (
+    UPDATE department_tasks t SET
+        status = CAST(:target AS text),
+        picked_up_by = CASE WHEN :target = 'PENDING' THEN NULL
+                            ELSE coalesce(t.picked_up_by, CAST(:actor_id AS bigint)) END,
+        started_at = CASE WHEN :target = 'PENDING' THEN NULL
+                          WHEN :target = 'STARTED' THEN now()
+                          ELSE coalesce(t.started_at, now()) END,
+        completed_at = CASE WHEN :target = 'COMPLETED' THEN now() END,
+        version = t.version + 1,
+        updated_at = now()
+    FROM old
+    WHERE t.id = old.id
+      AND t.status = ANY(CAST(:sources AS text[]))
+      AND (NOT :requires_available OR t.available_at <= now())
+      AND (NOT :requires_member OR EXISTS (
+            SELECT 1 FROM user_departments ud
+            WHERE ud.user_id = :actor_id AND ud.department_id = t.department_id))
+      AND (NOT :requires_holder OR t.picked_up_by = :actor_id)
+    RETURNING t.*, old.status AS from_status
+), history AS (
+    INSERT INTO task_transitions (task_id, from_status, to_status, action, actor_id, reason)
+    SELECT id, from_status, status, :action, :actor_id, :reason FROM moved
+), event AS (
+    INSERT INTO events (type, work_order_id, department_id, payload)
+    SELECT 'TASK_CHANGED', work_order_id, department_id, jsonb_build_object(
+        'taskId', id, 'workOrderId', work_order_id, 'departmentId', department_id,
+        'action', CAST(:action AS text), 'fromStatus', from_status, 'toStatus', status,
+        'pickedUpBy', picked_up_by, 'actorId', CAST(:actor_id AS bigint), 'version', version)
+    FROM moved
+)
+SELECT * FROM moved
+
+-- name: task_state
+-- Re-read after a guarded write matched nothing, for domain.transitions.judge.
+SELECT t.status, t.picked_up_by, u.name AS picked_up_by_name,
+       coalesce(t.available_at <= now(), false) AS available,
+       w.status AS order_status,
+       EXISTS (SELECT 1 FROM user_departments ud
+               WHERE ud.user_id = :actor_id AND ud.department_id = t.department_id) AS is_member
+FROM department_tasks t
+JOIN work_orders w ON w.id = t.work_order_id
+LEFT JOIN users u ON u.id = t.picked_up_by
+WHERE t.id = :task_id
+
+-- name: settlement_facts
+-- Read under the work order lock taken by transition_task, in a statement of its
+-- own so that its snapshot includes every transition committed before ours.
+SELECT w.status AS order_status, t.status, d.kind, d.gates_delivery,
+       t.available_at IS NOT NULL AS gate_open
+FROM work_orders w
+JOIN department_tasks t ON t.work_order_id = w.id
+JOIN departments d ON d.id = t.department_id
+WHERE w.id = :work_order_id
+
+-- name: set_delivery_gate
+WITH moved AS (
+    UPDATE department_tasks t SET
+        available_at = CASE WHEN :open THEN now() END,
+        version = t.version + 1,
+        updated_at = now()
+    FROM departments d
+    WHERE t.work_order_id = :work_order_id AND d.id = t.department_id AND d.kind = 'DELIVERY'
+      AND (t.available_at IS NULL) = :open
+    RETURNING t.id, t.work_order_id, t.department_id, t.status, t.available_at, t.version
+), history AS (
+    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id, reason)
+    SELECT work_order_id,
+           CASE WHEN :open THEN 'OPEN_GATE' ELSE 'CLOSE_GATE' END,
+           CASE WHEN :open THEN 'CLOSED' ELSE 'OPEN' END,
+           CASE WHEN :open THEN 'OPEN' ELSE 'CLOSED' END,
+           :actor_id, :reason
+    FROM moved
+), event AS (
+    INSERT INTO events (type, work_order_id, department_id, payload)
+    SELECT CASE WHEN :open THEN 'DELIVERY_GATE_OPENED' ELSE 'DELIVERY_GATE_CLOSED' END,
+           work_order_id, department_id, jsonb_build_object(
+        'taskId', id, 'workOrderId', work_order_id, 'departmentId', department_id,
+        'status', status, 'availableAt', available_at, 'version', version)
+    FROM moved
+)
+SELECT * FROM moved
+
+-- name: transition_work_order
+-- The only writer of work_orders.status.
+WITH moved AS (
+    UPDATE work_orders w SET
+        status = CAST(:target AS text), version = w.version + 1, updated_at = now()
+    WHERE w.id = :work_order_id AND w.status = :source
+    RETURNING w.*
+), history AS (
+    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id, reason)
+    SELECT id, :action, :source, status, :actor_id, :reason FROM moved
+), event AS (
+    INSERT INTO events (type, work_order_id, payload)
+    SELECT 'WORK_ORDER_CHANGED', id, jsonb_build_object(
+        'workOrderId', id, 'action', CAST(:action AS text), 'fromStatus', CAST(:source AS text),
+        'toStatus', status, 'version', version)
+    FROM moved
+)
+SELECT * FROM moved
+
+-- name: lock_work_order
+SELECT id, status, version FROM work_orders WHERE id = :work_order_id FOR NO KEY UPDATE
+
+-- name: started_task_ids
+SELECT id FROM department_tasks
+WHERE work_order_id = :work_order_id AND status = 'STARTED'
+ORDER BY id
+
+-- name: withdraw_pending_tasks
+-- Cancelling takes the order's pending tasks out of every queue: one event per task
+-- so each department's queue subscribers hear of it.
+INSERT INTO events (type, work_order_id, department_id, payload)
+SELECT 'TASK_WITHDRAWN', work_order_id, department_id, jsonb_build_object(
+    'taskId', id, 'workOrderId', work_order_id, 'departmentId', department_id)
+FROM department_tasks
+WHERE work_order_id = :work_order_id AND status = 'PENDING'
+
+-- name: insert_work_order
+WITH created AS (
+    INSERT INTO work_orders (order_number, customer_id, details, needs_installation,
+                             needs_transport, needs_repair, quote_minor, quote_currency,
+                             created_by)
+    VALUES (coalesce(CAST(:order_number AS text),
+                     'WO-' || lpad(nextval('work_order_number_seq')::text, 6, '0')),
+            :customer_id, CAST(:details AS jsonb), :needs_installation, :needs_transport,
+            :needs_repair, :quote_minor, :quote_currency, :created_by)
+    ON CONFLICT (order_number) DO NOTHING
+    RETURNING *
+), event AS (
+    INSERT INTO events (type, work_order_id, payload)
+    SELECT 'WORK_ORDER_CREATED', id, jsonb_build_object(
+        'workOrderId', id, 'orderNumber', order_number, 'status', status, 'version', version)
+    FROM created
+)
+SELECT * FROM created
+
+-- name: insert_tasks
+WITH created AS (
+    INSERT INTO department_tasks (work_order_id, department_id, available_at)
+    SELECT :work_order_id, d.id, CASE WHEN d.kind = 'PRODUCTION' THEN now() END
+    FROM departments d
+    WHERE d.id = ANY(CAST(:department_ids AS bigint[]))
+    ORDER BY d.id
+    RETURNING *
+), event AS (
+    INSERT INTO events (type, work_order_id, department_id, payload)
+    SELECT 'TASK_CREATED', work_order_id, department_id, jsonb_build_object(
+        'taskId', id, 'workOrderId', work_order_id, 'departmentId', department_id,
+        'status', status, 'availableAt', available_at, 'version', version)
+    FROM created
+)
+SELECT * FROM created ORDER BY id
+
+-- name: update_quote
+WITH moved AS (
+    UPDATE work_orders SET
+        quote_minor = :quote_minor, quote_currency = :quote_currency,
+        version = version + 1, updated_at = now()
+    WHERE id = :work_order_id AND status <> 'CANCELLED'
+      AND (CAST(:expected_version AS integer) IS NULL OR version = :expected_version)
+    RETURNING *
+), event AS (
+    INSERT INTO events (type, work_order_id, payload)
+    SELECT 'WORK_ORDER_CHANGED', id, jsonb_build_object(
+        'workOrderId', id, 'field', 'quote', 'status', status, 'version', version)
+    FROM moved
+)
+SELECT * FROM moved
+
+-- name: work_order_status
+SELECT id, status, version FROM work_orders WHERE id = :work_order_id
+
+-- name: insert_department
+INSERT INTO departments (code, name, kind, gates_delivery)
+VALUES (:code, :name, :kind, :gates_delivery)
+ON CONFLICT DO NOTHING
+RETURNING *
+
+-- name: departments_all
+SELECT * FROM departments ORDER BY kind, code
+
+-- name: insert_user
+INSERT INTO users (email, name, password_hash, is_admin)
+VALUES (:email, :name, :password_hash, :is_admin)
+ON CONFLICT DO NOTHING
+RETURNING *
+
+-- name: user_by_email
+SELECT * FROM users WHERE lower(email) = lower(:email)
+
+-- name: promote_user
+-- Only ever grants admin: re-running create-user or a migration never demotes anyone.
+UPDATE users SET is_admin = is_admin OR :is_admin,
+                 password_hash = coalesce(CAST(:password_hash AS text), password_hash),
+                 name = coalesce(CAST(:name AS text), name)
+WHERE id = :user_id
+RETURNING *
+
+-- name: replace_memberships
+WITH gone AS (
+    DELETE FROM user_departments
+    WHERE user_id = :user_id AND department_id <> ALL(CAST(:department_ids AS bigint[]))
+)
+INSERT INTO user_departments (user_id, department_id)
+SELECT :user_id, unnest(CAST(:department_ids AS bigint[]))
+ON CONFLICT DO NOTHING
+
+-- name: add_memberships
+INSERT INTO user_departments (user_id, department_id)
+SELECT :user_id, unnest(CAST(:department_ids AS bigint[]))
+ON CONFLICT DO NOTHING
+
+-- name: insert_token
+INSERT INTO tokens (kind, name, token_hash, user_id, department_ids, expires_at)
+VALUES (:kind, :name, :token_hash, :user_id, CAST(:department_ids AS bigint[]),
+        now() + CAST(:ttl_seconds AS integer) * interval '1 second')
+RETURNING id, kind, name, user_id, department_ids, created_at, expires_at
+
+-- name: authenticate
+SELECT tk.id AS token_id, tk.kind, tk.department_ids AS display_department_ids,
+       u.id AS user_id, u.is_admin,
+       coalesce(array_agg(ud.department_id ORDER BY ud.department_id)
+                FILTER (WHERE ud.department_id IS NOT NULL), '{}') AS member_department_ids
+FROM tokens tk
+JOIN users u ON u.id = tk.user_id
+LEFT JOIN user_departments ud ON ud.user_id = u.id
+WHERE tk.token_hash = :token_hash
+  AND tk.revoked_at IS NULL
+  AND (tk.expires_at IS NULL OR tk.expires_at > now())
+  AND u.is_active
+GROUP BY tk.id, u.id
+
+-- name: insert_customer
+INSERT INTO customers (name, created_by) VALUES (:name, :created_by) RETURNING *
+
+-- name: customer_exists
+SELECT id FROM customers WHERE id = :customer_id
+
+-- name: departments_by_id
+SELECT * FROM departments WHERE id = ANY(CAST(:ids AS bigint[]))
+
+-- name: users_by_id
+SELECT * FROM users WHERE id = ANY(CAST(:ids AS bigint[]))
+
+-- name: customers_by_id
+SELECT * FROM customers WHERE id = ANY(CAST(:ids AS bigint[]))
+
+-- name: work_orders_by_id
+SELECT * FROM work_orders WHERE id = ANY(CAST(:ids AS bigint[]))
+
+-- name: tasks_by_id
+SELECT * FROM department_tasks WHERE id = ANY(CAST(:ids AS bigint[]))
+
+-- name: tasks_by_work_order
+SELECT t.*, d.kind AS department_kind
+FROM department_tasks t JOIN departments d ON d.id = t.department_id
+WHERE t.work_order_id = ANY(CAST(:ids AS bigint[]))
+ORDER BY t.work_order_id, d.kind = 'DELIVERY', t.id
+
+-- name: task_history
+SELECT * FROM task_transitions
+WHERE task_id = ANY(CAST(:ids AS bigint[]))
+ORDER BY task_id, id
+
+-- name: work_order_history
+SELECT * FROM work_order_transitions
+WHERE work_order_id = ANY(CAST(:ids AS bigint[]))
+ORDER BY work_order_id, id
+
+-- name: memberships_by_user
+SELECT ud.user_id, ud.department_id
+FROM user_departments ud JOIN departments d ON d.id = ud.department_id
+WHERE ud.user_id = ANY(CAST(:ids AS bigint[]))
+ORDER BY ud.user_id, d.code
+
+-- name: work_orders_page
+-- Newest first, keyset on id. Filters are optional (NULL means any).
+SELECT w.* FROM work_orders w
+WHERE (CAST(:status AS text) IS NULL OR w.status = :status)
+  AND (CAST(:customer_id AS bigint) IS NULL OR w.customer_id = :customer_id)
+  AND (CAST(:search AS text) IS NULL
+       OR w.order_number ILIKE '%' || :search || '%'
+       OR EXISTS (SELECT 1 FROM customers c
+                  WHERE c.id = w.customer_id AND c.name ILIKE '%' || :search || '%'))
+  AND (CAST(:after_id AS bigint) IS NULL OR w.id < :after_id)
+ORDER BY w.id DESC
+LIMIT :limit
+
+-- name: customers_page
+SELECT * FROM customers
+WHERE (CAST(:search AS text) IS NULL OR name ILIKE '%' || :search || '%')
+  AND (CAST(:after_id AS bigint) IS NULL OR id > :after_id)
+ORDER BY id
+LIMIT :limit
+
+-- name: users_page
+SELECT * FROM users
+WHERE CAST(:after_id AS bigint) IS NULL OR id > :after_id
+ORDER BY id
+LIMIT :limit
+
+-- name: queue_page
+-- A department's queue: its available PENDING tasks, oldest available first, then
+-- its STARTED tasks, oldest start first; only tasks of ACTIVE work orders. Keyset
+-- on (lane, since, id).
+SELECT t.*, q.lane, q.since FROM department_tasks t
+JOIN work_orders w ON w.id = t.work_order_id
+CROSS JOIN LATERAL (
+    SELECT CASE WHEN t.status = 'PENDING' THEN 0 ELSE 1 END AS lane,
+           CASE WHEN t.status = 'PENDING' THEN t.available_at ELSE t.started_at END AS since
+) q
+WHERE t.department_id = :department_id
+  AND w.status = 'ACTIVE'
+  AND (t.status = 'STARTED' OR (t.status = 'PENDING' AND t.available_at <= now()))
+  AND (CAST(:after_lane AS integer) IS NULL
+       OR (q.lane, q.since, t.id) > (:after_lane, CAST(:after_since AS timestamptz), :after_id))
+ORDER BY q.lane, q.since, t.id
+LIMIT :limit

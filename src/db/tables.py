@@ -1,0 +1,227 @@
+"""SQLAlchemy Core tables. The Alembic revisions are the schema's source; a test
+checks that these definitions and the migrated database agree."""
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql as pg
+
+from domain.enums import (
+    DepartmentKind,
+    TaskAction,
+    TaskStatus,
+    TokenKind,
+    WorkOrderAction,
+    WorkOrderStatus,
+)
+
+metadata = sa.MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+
+class XID8(sa.types.UserDefinedType[int]):
+    """PostgreSQL's 64-bit transaction id (`pg_current_xact_id()`)."""
+
+    cache_ok = True
+
+    def get_col_spec(self, **kw: object) -> str:
+        return "xid8"
+
+
+def one_of(column: str, values: type) -> str:
+    listed = ", ".join(f"'{v.value}'" for v in values)  # type: ignore[attr-defined]
+    return f"{column} IN ({listed})"
+
+
+def _id() -> sa.Column[int]:
+    return sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True)
+
+
+def _now(name: str) -> sa.Column[object]:
+    return sa.Column(name, sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now())
+
+
+work_order_number_seq = sa.Sequence("work_order_number_seq", metadata=metadata)
+
+departments = sa.Table(
+    "departments",
+    metadata,
+    _id(),
+    sa.Column("code", sa.Text, nullable=False, unique=True),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("gates_delivery", sa.Boolean, nullable=False),
+    _now("created_at"),
+    sa.CheckConstraint(one_of("kind", DepartmentKind), name="kind"),
+    sa.CheckConstraint("gates_delivery = false OR kind = 'PRODUCTION'", name="gates_production"),
+    sa.Index(
+        "uq_departments_one_delivery",
+        sa.text("(true)"),
+        unique=True,
+        postgresql_where=sa.text("kind = 'DELIVERY'"),
+    ),
+)
+
+users = sa.Table(
+    "users",
+    metadata,
+    _id(),
+    sa.Column("email", sa.Text, nullable=False),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("password_hash", sa.Text, nullable=True),
+    sa.Column("is_admin", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("is_active", sa.Boolean, nullable=False, server_default=sa.true()),
+    # Kept only for the legacy import to read; membership lives in user_departments.
+    sa.Column("department", sa.Text, nullable=True),
+    _now("created_at"),
+    sa.Index("uq_users_email_lower", sa.text("lower(email)"), unique=True),
+)
+
+user_departments = sa.Table(
+    "user_departments",
+    metadata,
+    sa.Column(
+        "user_id", sa.BigInteger, sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("department_id", sa.BigInteger, sa.ForeignKey("departments.id"), primary_key=True),
+    sa.Index("ix_user_departments_department_id", "department_id"),
+)
+
+tokens = sa.Table(
+    "tokens",
+    metadata,
+    _id(),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("token_hash", sa.LargeBinary, nullable=False, unique=True),
+    # The user a session or API token acts as; for a display token, who created it.
+    sa.Column("user_id", sa.BigInteger, sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("department_ids", pg.ARRAY(sa.BigInteger), nullable=True),
+    _now("created_at"),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
+    sa.CheckConstraint(one_of("kind", TokenKind), name="kind"),
+    sa.CheckConstraint(
+        "(kind = 'DISPLAY') = (department_ids IS NOT NULL)", name="display_departments"
+    ),
+)
+
+customers = sa.Table(
+    "customers",
+    metadata,
+    _id(),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("created_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=True),
+    _now("created_at"),
+)
+
+work_orders = sa.Table(
+    "work_orders",
+    metadata,
+    _id(),
+    sa.Column("order_number", sa.Text, nullable=False, unique=True),
+    sa.Column("customer_id", sa.BigInteger, sa.ForeignKey("customers.id"), nullable=False),
+    sa.Column("details", pg.JSONB, nullable=False, server_default=sa.text("'{}'::jsonb")),
+    sa.Column("needs_installation", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("needs_transport", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("needs_repair", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("quote_minor", sa.BigInteger, nullable=True),
+    sa.Column("quote_currency", sa.Text, nullable=True),
+    sa.Column("status", sa.Text, nullable=False, server_default=WorkOrderStatus.ACTIVE.value),
+    sa.Column("version", sa.Integer, nullable=False, server_default="1"),
+    sa.Column("created_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=True),
+    _now("created_at"),
+    _now("updated_at"),
+    sa.CheckConstraint(one_of("status", WorkOrderStatus), name="status"),
+    sa.CheckConstraint(
+        "(quote_minor IS NULL) = (quote_currency IS NULL)", name="quote_has_currency"
+    ),
+    sa.Index("ix_work_orders_customer_id", "customer_id"),
+    sa.Index("ix_work_orders_status_id", "status", "id"),
+)
+
+department_tasks = sa.Table(
+    "department_tasks",
+    metadata,
+    _id(),
+    sa.Column("work_order_id", sa.BigInteger, sa.ForeignKey("work_orders.id"), nullable=False),
+    sa.Column("department_id", sa.BigInteger, sa.ForeignKey("departments.id"), nullable=False),
+    sa.Column("status", sa.Text, nullable=False, server_default=TaskStatus.PENDING.value),
+    sa.Column("picked_up_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=True),
+    sa.Column("available_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("completed_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("version", sa.Integer, nullable=False, server_default="1"),
+    _now("created_at"),
+    _now("updated_at"),
+    sa.UniqueConstraint("work_order_id", "department_id"),
+    sa.CheckConstraint(one_of("status", TaskStatus), name="status"),
+    sa.CheckConstraint(
+        "(status = 'PENDING') = (picked_up_by IS NULL)", name="picked_up_iff_not_pending"
+    ),
+    sa.CheckConstraint(
+        "(status = 'COMPLETED') = (completed_at IS NOT NULL)", name="completed_at_iff_completed"
+    ),
+    sa.Index(
+        "ix_department_tasks_queue",
+        "department_id",
+        "available_at",
+        "id",
+        postgresql_where=sa.text("status <> 'COMPLETED'"),
+    ),
+)
+
+task_transitions = sa.Table(
+    "task_transitions",
+    metadata,
+    _id(),
+    sa.Column("task_id", sa.BigInteger, sa.ForeignKey("department_tasks.id"), nullable=False),
+    sa.Column("from_status", sa.Text, nullable=False),
+    sa.Column("to_status", sa.Text, nullable=False),
+    sa.Column("action", sa.Text, nullable=False),
+    sa.Column("actor_id", sa.BigInteger, sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("reason", sa.Text, nullable=True),
+    _now("occurred_at"),
+    sa.CheckConstraint(one_of("from_status", TaskStatus), name="from_status"),
+    sa.CheckConstraint(one_of("to_status", TaskStatus), name="to_status"),
+    sa.CheckConstraint(one_of("action", TaskAction), name="action"),
+    sa.Index("ix_task_transitions_task_id_id", "task_id", "id"),
+)
+
+work_order_transitions = sa.Table(
+    "work_order_transitions",
+    metadata,
+    _id(),
+    sa.Column("work_order_id", sa.BigInteger, sa.ForeignKey("work_orders.id"), nullable=False),
+    sa.Column("action", sa.Text, nullable=False),
+    sa.Column("from_state", sa.Text, nullable=False),
+    sa.Column("to_state", sa.Text, nullable=False),
+    # Null when the system moved it (the gate opening because the last task finished is
+    # caused by that task's transition, whose actor is recorded there).
+    sa.Column("actor_id", sa.BigInteger, sa.ForeignKey("users.id"), nullable=True),
+    sa.Column("reason", sa.Text, nullable=True),
+    _now("occurred_at"),
+    sa.CheckConstraint(one_of("action", WorkOrderAction), name="action"),
+    sa.Index("ix_work_order_transitions_work_order_id_id", "work_order_id", "id"),
+)
+
+events = sa.Table(
+    "events",
+    metadata,
+    _id(),
+    # Readers order by (xid, id) and only read below the oldest running transaction,
+    # so an event that commits late is never skipped (DESIGN.md section 6).
+    sa.Column("xid", XID8(), nullable=False, server_default=sa.text("pg_current_xact_id()")),
+    sa.Column("type", sa.Text, nullable=False),
+    sa.Column("schema_version", sa.SmallInteger, nullable=False, server_default="1"),
+    sa.Column("work_order_id", sa.BigInteger, nullable=True),
+    sa.Column("department_id", sa.BigInteger, nullable=True),
+    sa.Column("payload", pg.JSONB, nullable=False),
+    _now("occurred_at"),
+    sa.Index("ix_events_xid_id", "xid", "id"),
+)

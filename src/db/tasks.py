@@ -1,0 +1,90 @@
+"""The task aggregate's transition function: the only code that writes a task's status."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from db.orders import settle_work_order
+from db.queries import Q
+from domain.enums import TaskAction, TaskStatus, WorkOrderStatus
+from domain.errors import DomainError, ErrorCode
+from domain.transitions import TRANSITIONS, ActorFacts, TaskState, Verdict, Who, judge
+
+# A refused write is re-read and judged; if the state moved in between so that the
+# move is allowed after all, it is tried again, a bounded number of times.
+MAX_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class Actor:
+    user_id: int
+    is_admin: bool
+
+
+@dataclass(frozen=True)
+class TaskMove:
+    task: Row[Any]
+    changed: bool
+
+
+async def transition_task(
+    conn: AsyncConnection,
+    task_id: int,
+    action: TaskAction,
+    actor: Actor,
+    reason: str | None = None,
+) -> TaskMove:
+    """Apply one move of the transition table as a single guarded statement.
+
+    The statement writes the history and event rows with the change. A move into or
+    out of COMPLETED then settles the work order (gate, status) under the lock the
+    statement took. Must run inside a unit of work; never commits.
+    """
+    rule = TRANSITIONS[action]
+    order_statuses = (
+        [WorkOrderStatus.ACTIVE]
+        if rule.requires_active_order
+        else [WorkOrderStatus.ACTIVE, WorkOrderStatus.COMPLETED]
+    )
+    params = {
+        "task_id": task_id,
+        "order_statuses": [s.value for s in order_statuses],
+        "target": rule.target.value,
+        "sources": [s.value for s in rule.sources],
+        "requires_available": rule.requires_available,
+        "requires_member": rule.who is Who.DEPARTMENT_MEMBER,
+        "requires_holder": rule.who is Who.TASK_HOLDER,
+        "action": action.value,
+        "actor_id": actor.user_id,
+        "reason": reason,
+    }
+    for _ in range(MAX_ATTEMPTS):
+        moved = (await conn.execute(Q["transition_task"], params)).first()
+        if moved is not None:
+            if rule.settles_order:
+                await settle_work_order(conn, moved.work_order_id, actor.user_id)
+            return TaskMove(moved, changed=True)
+        state = (
+            await conn.execute(Q["task_state"], {"task_id": task_id, "actor_id": actor.user_id})
+        ).first()
+        if state is None:
+            raise DomainError(ErrorCode.NOT_FOUND, "No such task.", "taskId")
+        verdict = judge(
+            action,
+            TaskState(
+                status=TaskStatus(state.status),
+                picked_up_by=state.picked_up_by,
+                picked_up_by_name=state.picked_up_by_name,
+                available=state.available,
+                order_status=WorkOrderStatus(state.order_status),
+            ),
+            ActorFacts(actor.user_id, actor.is_admin, state.is_member),
+        )
+        if verdict is Verdict.ALREADY_DONE:
+            task = (await conn.execute(Q["tasks_by_id"], {"ids": [task_id]})).one()
+            return TaskMove(task, changed=False)
+    raise DomainError(
+        ErrorCode.INVALID_TRANSITION, "The task kept changing under this request; try again."
+    )

@@ -1,0 +1,62 @@
+"""The closed vocabularies of the model. The database CHECK constraints use these values."""
+
+from enum import StrEnum
+
+
+class DepartmentKind(StrEnum):
+    SALES = "SALES"
+    ACCOUNTS = "ACCOUNTS"
+    PRODUCTION = "PRODUCTION"
+    DELIVERY = "DELIVERY"
+
+
+class WorkOrderStatus(StrEnum):
+    ACTIVE = "ACTIVE"
+    COMPLETED = "COMPLETED"
+    CANCELLED = "CANCELLED"
+
+
+class TaskStatus(StrEnum):
+    PENDING = "PENDING"
+    STARTED = "STARTED"
+    COMPLETED = "COMPLETED"
+
+
+class TaskAction(StrEnum):
+    START = "START"
+    FINISH = "FINISH"
+    RELEASE = "RELEASE"
+    OVERRIDE_COMPLETE = "OVERRIDE_COMPLETE"
+    REOPEN = "REOPEN"
+
+
+class WorkOrderAction(StrEnum):
+    """What moved a work order's own history: its status or its delivery gate."""
+
+    COMPLETE = "COMPLETE"
+    REACTIVATE = "REACTIVATE"
+    CANCEL = "CANCEL"
+    OPEN_GATE = "OPEN_GATE"
+    CLOSE_GATE = "CLOSE_GATE"
+
+
+class GateState(StrEnum):
+    OPEN = "OPEN"
+    CLOSED = "CLOSED"
+
+
+class TokenKind(StrEnum):
+    SESSION = "SESSION"
+    API = "API"
+    DISPLAY = "DISPLAY"
+
+
+class EventType(StrEnum):
+    TASK_CREATED = "TASK_CREATED"
+    TASK_CHANGED = "TASK_CHANGED"
+    # A task left its department's queue because its work order was cancelled.
+    TASK_WITHDRAWN = "TASK_WITHDRAWN"
+    DELIVERY_GATE_OPENED = "DELIVERY_GATE_OPENED"
+    DELIVERY_GATE_CLOSED = "DELIVERY_GATE_CLOSED"
+    WORK_ORDER_CREATED = "WORK_ORDER_CREATED"
+    WORK_ORDER_CHANGED = "WORK_ORDER_CHANGED"

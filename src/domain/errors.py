@@ -1,0 +1,31 @@
+"""Error codes of expected failures, and the one exception that carries them.
+
+The GraphQL layer turns a `DomainError` into a `userErrors` entry; everything
+else it treats as unexpected.
+"""
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    ALREADY_TAKEN = "ALREADY_TAKEN"
+    INVALID_TRANSITION = "INVALID_TRANSITION"
+    NOT_AVAILABLE = "NOT_AVAILABLE"
+    NOT_TASK_HOLDER = "NOT_TASK_HOLDER"
+    WORK_ORDER_CLOSED = "WORK_ORDER_CLOSED"
+    NOT_FOUND = "NOT_FOUND"
+    INVALID_INPUT = "INVALID_INPUT"
+    STALE_OBJECT = "STALE_OBJECT"
+    DUPLICATE = "DUPLICATE"
+
+
+class DomainError(Exception):
+    def __init__(self, code: ErrorCode, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+
+
+class NotAllowed(Exception):
+    """The actor lacks the right to do this at all: a permission failure, not a user error."""

@@ -1,0 +1,169 @@
+"""The task state machine as data, and the judge that explains a refused move.
+
+`TRANSITIONS` is the single table the writer (src/db/tasks.py builds its guarded
+UPDATE from it) and the README both read. `judge` is consulted only after a
+guarded UPDATE matched no row: it looks at the state re-read from the database
+and says whether the request already holds (a quiet success), is refused with
+a specific code, or may be retried because the state moved under it.
+"""
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from domain.enums import TaskAction, TaskStatus, WorkOrderAction, WorkOrderStatus
+from domain.errors import DomainError, ErrorCode, NotAllowed
+
+
+class Who(StrEnum):
+    DEPARTMENT_MEMBER = "member of the task's department"
+    TASK_HOLDER = "the worker who started it"
+    ADMIN = "admin"
+
+
+@dataclass(frozen=True)
+class Transition:
+    action: TaskAction
+    sources: frozenset[TaskStatus]
+    target: TaskStatus
+    who: Who
+    reason_required: bool
+    requires_available: bool
+    # START needs an ACTIVE work order; every other move only needs it not CANCELLED.
+    requires_active_order: bool
+
+    @property
+    def settles_order(self) -> bool:
+        """Moves into or out of COMPLETED can open/close the gate and complete/reactivate the order."""
+        return TaskStatus.COMPLETED in self.sources or self.target is TaskStatus.COMPLETED
+
+
+def _t(
+    action: TaskAction,
+    sources: set[TaskStatus],
+    target: TaskStatus,
+    who: Who,
+    *,
+    reason: bool = False,
+    available: bool = False,
+    active: bool = False,
+) -> Transition:
+    return Transition(action, frozenset(sources), target, who, reason, available, active)
+
+
+P, S, C = TaskStatus.PENDING, TaskStatus.STARTED, TaskStatus.COMPLETED
+
+TRANSITIONS: dict[TaskAction, Transition] = {
+    t.action: t
+    for t in (
+        _t(TaskAction.START, {P}, S, Who.DEPARTMENT_MEMBER, available=True, active=True),
+        _t(TaskAction.FINISH, {S}, C, Who.TASK_HOLDER),
+        _t(TaskAction.RELEASE, {S}, P, Who.ADMIN, reason=True),
+        _t(TaskAction.OVERRIDE_COMPLETE, {P, S}, C, Who.ADMIN, reason=True),
+        _t(TaskAction.REOPEN, {C}, P, Who.ADMIN, reason=True),
+    )
+}
+
+
+@dataclass(frozen=True)
+class TaskState:
+    """What the judge needs to know about a task, read after a refused write."""
+
+    status: TaskStatus
+    picked_up_by: int | None
+    picked_up_by_name: str | None
+    available: bool
+    order_status: WorkOrderStatus
+
+
+@dataclass(frozen=True)
+class ActorFacts:
+    user_id: int
+    is_admin: bool
+    is_member: bool
+
+
+class Verdict(StrEnum):
+    ALREADY_DONE = "ALREADY_DONE"
+    RETRY = "RETRY"
+
+
+def judge(action: TaskAction, task: TaskState, actor: ActorFacts) -> Verdict:
+    """Explain why a guarded write matched nothing; raise the refusal, or say what to do."""
+    rule = TRANSITIONS[action]
+    if task.order_status is WorkOrderStatus.CANCELLED:
+        raise DomainError(ErrorCode.WORK_ORDER_CLOSED, "The work order is cancelled.")
+    if _already_holds(action, task, actor):
+        return Verdict.ALREADY_DONE
+    if rule.who is Who.ADMIN and not actor.is_admin:
+        raise NotAllowed(f"{action} is an admin action.")
+    if rule.who is Who.DEPARTMENT_MEMBER and not actor.is_member:
+        raise NotAllowed("Only members of the task's department can start it.")
+    if rule.who is Who.TASK_HOLDER and task.status is TaskStatus.STARTED:
+        if task.picked_up_by != actor.user_id:
+            raise DomainError(
+                ErrorCode.NOT_TASK_HOLDER,
+                f"Only {task.picked_up_by_name}, who started this task, can finish it.",
+            )
+    if task.status not in rule.sources:
+        if action is TaskAction.START and task.status is TaskStatus.STARTED:
+            raise DomainError(
+                ErrorCode.ALREADY_TAKEN,
+                f"{task.picked_up_by_name} has already started this task.",
+            )
+        raise DomainError(
+            ErrorCode.INVALID_TRANSITION,
+            f"Cannot {action} a task that is {task.status}: {action} moves "
+            f"{' or '.join(sorted(rule.sources))} to {rule.target}.",
+        )
+    if rule.requires_available and not task.available:
+        raise DomainError(
+            ErrorCode.NOT_AVAILABLE,
+            "This task is not available yet: the delivery gate is closed.",
+        )
+    if rule.requires_active_order and task.order_status is not WorkOrderStatus.ACTIVE:
+        raise DomainError(ErrorCode.WORK_ORDER_CLOSED, f"The work order is {task.order_status}.")
+    return Verdict.RETRY
+
+
+def _already_holds(action: TaskAction, task: TaskState, actor: ActorFacts) -> bool:
+    """Duplicate requests whose outcome already holds succeed quietly (no history, no event)."""
+    mine = task.picked_up_by == actor.user_id
+    if action is TaskAction.START:
+        return task.status is TaskStatus.STARTED and mine
+    if action is TaskAction.FINISH:
+        return task.status is TaskStatus.COMPLETED and mine
+    return False
+
+
+@dataclass(frozen=True)
+class OrderTransition:
+    action: WorkOrderAction
+    source: WorkOrderStatus
+    target: WorkOrderStatus
+
+
+# The work order's own status moves. CANCEL is the only one a person asks for; the
+# others follow its tasks. Nothing leads out of CANCELLED: it is terminal.
+ORDER_TRANSITIONS: dict[WorkOrderAction, OrderTransition] = {
+    t.action: t
+    for t in (
+        OrderTransition(
+            WorkOrderAction.COMPLETE, WorkOrderStatus.ACTIVE, WorkOrderStatus.COMPLETED
+        ),
+        OrderTransition(
+            WorkOrderAction.REACTIVATE, WorkOrderStatus.COMPLETED, WorkOrderStatus.ACTIVE
+        ),
+        OrderTransition(WorkOrderAction.CANCEL, WorkOrderStatus.ACTIVE, WorkOrderStatus.CANCELLED),
+    )
+}
+
+
+def refuse_order_move(action: WorkOrderAction, status: WorkOrderStatus) -> DomainError:
+    rule = ORDER_TRANSITIONS[action]
+    if status is not WorkOrderStatus.ACTIVE:
+        return DomainError(ErrorCode.WORK_ORDER_CLOSED, f"The work order is {status}.")
+    return DomainError(
+        ErrorCode.INVALID_TRANSITION,
+        f"Cannot {action} a work order that is {status}: {action} moves "
+        f"{rule.source} to {rule.target}.",
+    )

@@ -1,0 +1,94 @@
+"""Input rules shared by every use case: limits and formats, each with a specific message."""
+
+import json
+import re
+from typing import Any
+
+from domain.errors import DomainError, ErrorCode
+
+MAX_NAME = 200
+MAX_REASON = 1000
+MAX_EMAIL = 254
+MAX_DETAILS_BYTES = 16_384
+MIN_PASSWORD = 8
+MAX_PASSWORD = 256
+
+_SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$")
+_ORDER_NUMBER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,39}$")
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+def _invalid(message: str, field: str) -> DomainError:
+    return DomainError(ErrorCode.INVALID_INPUT, message, field)
+
+
+def text(value: str, field: str, *, max_len: int = MAX_NAME) -> str:
+    cleaned = value.strip()
+    if not cleaned:
+        raise _invalid(f"{field} must not be empty.", field)
+    if len(cleaned) > max_len:
+        raise _invalid(f"{field} is longer than {max_len} characters.", field)
+    return cleaned
+
+
+def reason(value: str) -> str:
+    return text(value, "reason", max_len=MAX_REASON)
+
+
+def slug(value: str, field: str = "code") -> str:
+    if not _SLUG.match(value):
+        raise _invalid(
+            f"{field} must be 1-40 lowercase letters, digits or inner hyphens, got {value!r}.",
+            field,
+        )
+    return value
+
+
+def order_number(value: str) -> str:
+    cleaned = value.strip()
+    if not _ORDER_NUMBER.match(cleaned):
+        raise _invalid(
+            "orderNumber must be 1-40 letters, digits, '.', '_', '/' or '-', "
+            "starting with a letter or digit.",
+            "orderNumber",
+        )
+    return cleaned
+
+
+def email(value: str) -> str:
+    cleaned = value.strip()
+    if len(cleaned) > MAX_EMAIL or not _EMAIL.match(cleaned):
+        raise _invalid(f"{value!r} is not an email address.", "email")
+    return cleaned
+
+
+def password(value: str) -> str:
+    if not MIN_PASSWORD <= len(value) <= MAX_PASSWORD:
+        raise _invalid(
+            f"password must be {MIN_PASSWORD} to {MAX_PASSWORD} characters long.", "password"
+        )
+    return value
+
+
+def details(value: Any) -> dict[str, Any]:
+    """`details` is a free-form JSON object with a size cap."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise _invalid(f"details is not valid JSON: {exc.msg}.", "details") from None
+    if not isinstance(value, dict):
+        raise _invalid("details must be a JSON object.", "details")
+    if len(json.dumps(value)) > MAX_DETAILS_BYTES:
+        raise _invalid(f"details is larger than {MAX_DETAILS_BYTES} bytes.", "details")
+    return value
+
+
+def codes(values: list[str], field: str = "departmentCodes") -> list[str]:
+    """Department codes, deduplicated in the order given."""
+    seen: dict[str, None] = {}
+    for value in values:
+        seen[slug(value, field)] = None
+    return list(seen)
