@@ -1,0 +1,1 @@
+"""The GraphQL API: Strawberry types, resolvers, mutations, permissions, dataloaders, the app."""

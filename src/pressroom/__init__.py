@@ -1,0 +1,1 @@
+"""Composition root: settings, the app factory and the CLI. Wires db and graph together."""

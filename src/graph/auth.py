@@ -1,0 +1,41 @@
+"""Authentication: a bearer token (HTTP header, or the websocket's connection_init) to a Viewer."""
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from db.people import authenticate
+from domain.enums import TokenKind
+from graph.context import Services, Viewer
+
+MAX_TOKEN_LENGTH = 200
+
+
+def bearer(value: str | None) -> str | None:
+    if not value:
+        return None
+    scheme, _, token = value.partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return token.strip() or None
+
+
+async def load_viewer(
+    services: Services, token: str | None, conn: AsyncConnection | None = None
+) -> Viewer | None:
+    if token is None or len(token) > MAX_TOKEN_LENGTH:
+        return None
+    if conn is not None:
+        row = await authenticate(conn, token)
+    else:
+        engine = services.engine.execution_options(isolation_level="AUTOCOMMIT")
+        async with engine.connect() as fresh:
+            row = await authenticate(fresh, token)
+    if row is None:
+        return None
+    return Viewer(
+        token_id=row.token_id,
+        token_kind=TokenKind(row.kind),
+        user_id=row.user_id,
+        is_admin=row.is_admin,
+        member_department_ids=frozenset(row.member_department_ids),
+        display_department_ids=frozenset(row.display_department_ids or ()),
+    )

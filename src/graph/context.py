@@ -1,0 +1,56 @@
+"""Per-request context: who is asking, the database, and the request's dataloaders."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from strawberry.types import Info as StrawberryInfo
+
+from domain.enums import TokenKind
+from graph.loaders import Loaders
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """The authenticated caller: a person (session or API token) or a wall display."""
+
+    token_id: int
+    token_kind: TokenKind
+    user_id: int
+    is_admin: bool
+    member_department_ids: frozenset[int]
+    display_department_ids: frozenset[int]
+
+    @property
+    def is_person(self) -> bool:
+        return self.token_kind is not TokenKind.DISPLAY
+
+
+@dataclass(frozen=True)
+class Services:
+    """What the app wires in once: the engine and the settings the API needs."""
+
+    engine: AsyncEngine
+    session_ttl_seconds: int
+
+
+@dataclass
+class Context:
+    services: Services
+    viewer: Viewer | None
+    loaders: Loaders = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.loaders = Loaders(self.read)
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncConnection]:
+        """A pooled connection in autocommit mode: one statement, no BEGIN/COMMIT round trips."""
+        engine = self.services.engine.execution_options(isolation_level="AUTOCOMMIT")
+        async with engine.connect() as conn:
+            yield conn
+
+
+Info = StrawberryInfo[Context, Any]

@@ -1,0 +1,71 @@
+"""Errors: `userErrors` for expected failures, top-level codes for everything else.
+
+`UNAUTHENTICATED`, `FORBIDDEN` and `BAD_REQUEST` are top-level errors with
+`extensions.code`; unexpected exceptions are masked as `INTERNAL_SERVER_ERROR`.
+"""
+
+from enum import StrEnum
+
+import strawberry
+from graphql import GraphQLError
+
+from domain.errors import DomainError, ErrorCode
+
+UserErrorCode = strawberry.enum(ErrorCode, name="UserErrorCode")
+
+
+@strawberry.type(description="An expected failure: the request changed nothing.")
+class UserError:
+    code: UserErrorCode
+    message: str
+    field: str | None = strawberry.field(
+        default=None, description="The input field at fault, when there is one."
+    )
+
+    @classmethod
+    def of(cls, error: DomainError) -> "UserError":
+        return cls(code=error.code, message=error.message, field=error.field)
+
+
+class TopLevelCode(StrEnum):
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+    FORBIDDEN = "FORBIDDEN"
+    BAD_REQUEST = "BAD_REQUEST"
+    INTERNAL_SERVER_ERROR = "INTERNAL_SERVER_ERROR"
+
+
+def top_level(code: TopLevelCode, message: str) -> GraphQLError:
+    return GraphQLError(message, extensions={"code": code.value})
+
+
+def unauthenticated() -> GraphQLError:
+    return top_level(
+        TopLevelCode.UNAUTHENTICATED,
+        "Sign in first: send 'Authorization: Bearer <token>' (get one from the login mutation).",
+    )
+
+
+def forbidden(message: str) -> GraphQLError:
+    return top_level(TopLevelCode.FORBIDDEN, message)
+
+
+def bad_request(message: str) -> GraphQLError:
+    return top_level(TopLevelCode.BAD_REQUEST, message)
+
+
+EXPECTED_CODES = frozenset(c.value for c in TopLevelCode) - {"INTERNAL_SERVER_ERROR"}
+
+
+def should_mask(error: GraphQLError) -> bool:
+    """Mask exceptions raised while resolving a field unless we raised them on purpose.
+
+    Errors without a path are the request's own (syntax, validation, variables): they
+    say what is wrong with the request and stay as they are.
+    """
+    if error.path is None:
+        return False
+    original = error.original_error
+    if original is None:
+        return False
+    extensions = original.extensions if isinstance(original, GraphQLError) else error.extensions
+    return (extensions or {}).get("code") not in EXPECTED_CODES

@@ -1,0 +1,60 @@
+"""The Mutation type: each mutation lives in its own module; permissions are declared here."""
+
+import strawberry
+from strawberry.permission import BasePermission, PermissionExtension
+
+from domain.enums import DepartmentKind as Kind
+from graph.mutations import (
+    cancel_work_order,
+    create_customer,
+    create_work_order,
+    login,
+    people,
+    tasks,
+    update_work_order_quote,
+)
+from graph.permissions import InDepartmentOfKind, IsAdmin, IsStaff, StartsTask
+
+
+def allowed(*permissions: BasePermission) -> list[PermissionExtension]:
+    return [PermissionExtension(list(permissions))]
+
+
+@strawberry.type
+class Mutation:
+    login = strawberry.mutation(resolver=login.login)
+
+    create_department = strawberry.mutation(
+        resolver=people.create_department, extensions=allowed(IsAdmin())
+    )
+    create_user = strawberry.mutation(resolver=people.create_user, extensions=allowed(IsAdmin()))
+    set_user_departments = strawberry.mutation(
+        resolver=people.set_user_departments, extensions=allowed(IsAdmin())
+    )
+
+    create_customer = strawberry.mutation(
+        resolver=create_customer.create_customer,
+        extensions=allowed(InDepartmentOfKind(Kind.SALES)),
+    )
+    create_work_order = strawberry.mutation(
+        resolver=create_work_order.create_work_order,
+        extensions=allowed(InDepartmentOfKind(Kind.SALES)),
+    )
+    update_work_order_quote = strawberry.mutation(
+        resolver=update_work_order_quote.update_work_order_quote,
+        extensions=allowed(InDepartmentOfKind(Kind.SALES)),
+    )
+    cancel_work_order = strawberry.mutation(
+        resolver=cancel_work_order.cancel_work_order,
+        extensions=allowed(InDepartmentOfKind(Kind.SALES)),
+    )
+
+    start_task = strawberry.mutation(resolver=tasks.start_task, extensions=allowed(StartsTask()))
+    finish_task = strawberry.mutation(resolver=tasks.finish_task, extensions=allowed(IsStaff()))
+    release_task = strawberry.mutation(resolver=tasks.release_task, extensions=allowed(IsAdmin()))
+    complete_task = strawberry.mutation(
+        resolver=tasks.complete_task,
+        extensions=allowed(IsAdmin()),
+        description="Admin override: complete a PENDING or STARTED task, with a reason.",
+    )
+    reopen_task = strawberry.mutation(resolver=tasks.reopen_task, extensions=allowed(IsAdmin()))

@@ -1,0 +1,35 @@
+"""cancelWorkOrder (Sales or admin): terminal; its tasks leave every queue."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
+
+from db.cancellation import cancel_work_order as cancel
+from domain import validation
+from graph.context import Info
+from graph.errors import UserError
+from graph.ids import require_id
+from graph.mutations.base import mutate, viewer_of
+from graph.types.nodes import WorkOrder
+
+
+@strawberry.input
+class CancelWorkOrderInput:
+    work_order_id: relay.GlobalID
+    reason: str
+
+
+@strawberry.type
+class CancelWorkOrderPayload:
+    work_order: WorkOrder | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+async def cancel_work_order(info: Info, input: CancelWorkOrderInput) -> CancelWorkOrderPayload:
+    async def work(conn: AsyncConnection) -> CancelWorkOrderPayload:
+        work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
+        reason = validation.reason(input.reason)
+        row = await cancel(conn, work_order_id, viewer_of(info).user_id, reason)
+        return CancelWorkOrderPayload(work_order=WorkOrder.of(row))
+
+    return await mutate(info, CancelWorkOrderPayload, work)

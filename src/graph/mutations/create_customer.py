@@ -1,0 +1,31 @@
+"""createCustomer (Sales)."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from db import customers
+from domain import validation
+from graph.context import Info
+from graph.errors import UserError
+from graph.mutations.base import mutate, viewer_of
+from graph.types.nodes import Customer
+
+
+@strawberry.input
+class CreateCustomerInput:
+    name: str
+
+
+@strawberry.type
+class CreateCustomerPayload:
+    customer: Customer | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+async def create_customer(info: Info, input: CreateCustomerInput) -> CreateCustomerPayload:
+    async def work(conn: AsyncConnection) -> CreateCustomerPayload:
+        name = validation.text(input.name, "name")
+        row = await customers.create_customer(conn, name, viewer_of(info).user_id)
+        return CreateCustomerPayload(customer=Customer.of(row))
+
+    return await mutate(info, CreateCustomerPayload, work)

@@ -1,0 +1,86 @@
+"""createWorkOrder (Sales): the order and its tasks, in one transaction."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
+from strawberry.scalars import JSON
+
+from db import people
+from db.orders import NewWorkOrder, create_work_order as create
+from domain import validation
+from domain.enums import DepartmentKind
+from domain.errors import DomainError, ErrorCode
+from graph.context import Info
+from graph.errors import UserError
+from graph.ids import require_id
+from graph.mutations.base import mutate, viewer_of
+from graph.types.money import MoneyInput
+from graph.types.nodes import WorkOrder
+
+
+@strawberry.input
+class CreateWorkOrderInput:
+    customer_id: relay.GlobalID
+    department_codes: list[str] = strawberry.field(
+        description="The PRODUCTION departments that work on it; each gets one task. "
+        "The delivery task is always added."
+    )
+    order_number: str | None = strawberry.field(
+        default=None, description="Generated like WO-000123 when not given."
+    )
+    details: JSON | None = strawberry.field(default=None, description="A JSON object.")
+    needs_installation: bool = False
+    needs_transport: bool = False
+    needs_repair: bool = False
+    quote: MoneyInput | None = None
+
+
+@strawberry.type
+class CreateWorkOrderPayload:
+    work_order: WorkOrder | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+async def create_work_order(info: Info, input: CreateWorkOrderInput) -> CreateWorkOrderPayload:
+    async def work(conn: AsyncConnection) -> CreateWorkOrderPayload:
+        customer_id = require_id(input.customer_id, "Customer", "customerId")
+        order_number = (
+            validation.order_number(input.order_number) if input.order_number is not None else None
+        )
+        details = validation.details(input.details)
+        quote = input.quote.parse("quote") if input.quote is not None else None
+        chosen = await people.departments_by_codes(
+            conn, validation.codes(input.department_codes)
+        )
+        wrong = [d.code for d in chosen if d.kind not in (DepartmentKind.PRODUCTION, DepartmentKind.DELIVERY)]
+        if wrong:
+            raise DomainError(
+                ErrorCode.INVALID_INPUT,
+                f"Only PRODUCTION departments get tasks; not {', '.join(wrong)}.",
+                "departmentCodes",
+            )
+        delivery = [d for d in await people.all_departments(conn) if d.kind == DepartmentKind.DELIVERY]
+        if not delivery:
+            raise DomainError(
+                ErrorCode.NOT_FOUND,
+                "There is no DELIVERY department yet; an admin must create one first.",
+                "departmentCodes",
+            )
+        ids = sorted({d.id for d in chosen} | {delivery[0].id})
+        row = await create(
+            conn,
+            NewWorkOrder(
+                customer_id=customer_id,
+                order_number=order_number,
+                details=details,
+                department_ids=ids,
+                needs_installation=input.needs_installation,
+                needs_transport=input.needs_transport,
+                needs_repair=input.needs_repair,
+                quote=quote,
+                created_by=viewer_of(info).user_id,
+            ),
+        )
+        return CreateWorkOrderPayload(work_order=WorkOrder.of(row))
+
+    return await mutate(info, CreateWorkOrderPayload, work)

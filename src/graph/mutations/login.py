@@ -1,0 +1,42 @@
+"""login: exchange email and password for a session token."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from db import people
+from domain import validation
+from graph.auth import load_viewer
+from graph.context import Info
+from graph.errors import UserError
+from graph.mutations.base import mutate
+from graph.types.nodes import User
+
+
+@strawberry.input
+class LoginInput:
+    email: str
+    password: str
+
+
+@strawberry.type
+class LoginPayload:
+    token: str | None = strawberry.field(
+        default=None, description="Send as 'Authorization: Bearer <token>'; it expires."
+    )
+    user: User | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+async def login(info: Info, input: LoginInput) -> LoginPayload:
+    async def work(conn: AsyncConnection) -> LoginPayload:
+        email = validation.text(input.email, "email", max_len=validation.MAX_EMAIL)
+        password = validation.text(input.password, "password", max_len=validation.MAX_PASSWORD)
+        issued, user = await people.login(
+            conn, email, password, info.context.services.session_ttl_seconds
+        )
+        # The rest of this request acts as the user who just signed in (so that, for
+        # example, `login { user { email } }` is readable).
+        info.context.viewer = await load_viewer(info.context.services, issued.token, conn)
+        return LoginPayload(token=issued.token, user=User.of(user))
+
+    return await mutate(info, LoginPayload, work)

@@ -1,0 +1,120 @@
+"""createDepartment, createUser and setUserDepartments (admin only)."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
+
+from db import people
+from domain import validation
+from domain.enums import DepartmentKind as Kind
+from domain.errors import DomainError, ErrorCode
+from graph.context import Info
+from graph.errors import UserError
+from graph.ids import require_id
+from graph.mutations.base import mutate
+from graph.types.enums import DepartmentKind
+from graph.types.nodes import Department, User
+
+
+@strawberry.input
+class CreateDepartmentInput:
+    code: str = strawberry.field(description="Lowercase slug, unique.")
+    name: str
+    kind: DepartmentKind
+    gates_delivery: bool | None = strawberry.field(
+        default=None,
+        description="Defaults to true for PRODUCTION (false for e.g. Design); only "
+        "PRODUCTION departments can gate delivery.",
+    )
+
+
+@strawberry.type
+class CreateDepartmentPayload:
+    department: Department | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+async def create_department(info: Info, input: CreateDepartmentInput) -> CreateDepartmentPayload:
+    async def work(conn: AsyncConnection) -> CreateDepartmentPayload:
+        kind = Kind(input.kind)
+        gates = input.gates_delivery
+        if gates and kind is not Kind.PRODUCTION:
+            raise DomainError(
+                ErrorCode.INVALID_INPUT,
+                "Only PRODUCTION departments can gate delivery.",
+                "gatesDelivery",
+            )
+        row = await people.create_department(
+            conn,
+            validation.slug(input.code),
+            validation.text(input.name, "name"),
+            kind,
+            gates if gates is not None else kind is Kind.PRODUCTION,
+        )
+        return CreateDepartmentPayload(department=Department.of(row))
+
+    return await mutate(info, CreateDepartmentPayload, work)
+
+
+@strawberry.input
+class CreateUserInput:
+    email: str
+    name: str
+    password: str
+    department_codes: list[str]
+    is_admin: bool = False
+
+
+@strawberry.type
+class CreateUserPayload:
+    user: User | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+async def create_user(info: Info, input: CreateUserInput) -> CreateUserPayload:
+    async def work(conn: AsyncConnection) -> CreateUserPayload:
+        email = validation.email(input.email)
+        name = validation.text(input.name, "name")
+        password = validation.password(input.password)
+        departments = await people.departments_by_codes(
+            conn, validation.codes(input.department_codes)
+        )
+        row = await people.create_user(
+            conn,
+            email=email,
+            name=name,
+            password=password,
+            is_admin=input.is_admin,
+            department_ids=[d.id for d in departments],
+        )
+        return CreateUserPayload(user=User.of(row))
+
+    return await mutate(info, CreateUserPayload, work)
+
+
+@strawberry.input
+class SetUserDepartmentsInput:
+    user_id: relay.GlobalID
+    department_codes: list[str] = strawberry.field(
+        description="The user's complete membership after this call."
+    )
+
+
+@strawberry.type
+class SetUserDepartmentsPayload:
+    user: User | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+async def set_user_departments(
+    info: Info, input: SetUserDepartmentsInput
+) -> SetUserDepartmentsPayload:
+    async def work(conn: AsyncConnection) -> SetUserDepartmentsPayload:
+        user_id = require_id(input.user_id, "User", "userId")
+        departments = await people.departments_by_codes(
+            conn, validation.codes(input.department_codes)
+        )
+        row = await people.set_user_departments(conn, user_id, [d.id for d in departments])
+        return SetUserDepartmentsPayload(user=User.of(row))
+
+    return await mutate(info, SetUserDepartmentsPayload, work)

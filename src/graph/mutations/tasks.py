@@ -1,0 +1,127 @@
+"""startTask, finishTask, releaseTask, completeTask (admin override) and reopenTask.
+
+All five are one move of the transition table (domain/transitions.py) through
+the task's single transition function.
+"""
+
+from typing import TypeVar
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
+
+from db.tasks import Actor, transition_task
+from domain import validation
+from domain.enums import TaskAction
+from graph.context import Info
+from graph.errors import UserError
+from graph.ids import require_id
+from graph.mutations.base import mutate, viewer_of
+from graph.types.nodes import DepartmentTask
+
+
+@strawberry.type
+class TaskMovePayload:
+    task: DepartmentTask | None = None
+    changed: bool = strawberry.field(
+        default=False,
+        description="False when nothing changed: the outcome already held (a repeated request).",
+    )
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.type
+class StartTaskPayload(TaskMovePayload):
+    pass
+
+
+@strawberry.type
+class FinishTaskPayload(TaskMovePayload):
+    pass
+
+
+@strawberry.type
+class ReleaseTaskPayload(TaskMovePayload):
+    pass
+
+
+@strawberry.type
+class CompleteTaskPayload(TaskMovePayload):
+    pass
+
+
+@strawberry.type
+class ReopenTaskPayload(TaskMovePayload):
+    pass
+
+
+P = TypeVar("P", bound=TaskMovePayload)
+
+
+@strawberry.input
+class StartTaskInput:
+    task_id: relay.GlobalID
+
+
+@strawberry.input
+class FinishTaskInput:
+    task_id: relay.GlobalID
+
+
+@strawberry.input
+class ReleaseTaskInput:
+    task_id: relay.GlobalID
+    reason: str
+
+
+@strawberry.input
+class CompleteTaskInput:
+    task_id: relay.GlobalID
+    reason: str
+
+
+@strawberry.input
+class ReopenTaskInput:
+    task_id: relay.GlobalID
+    reason: str
+
+
+async def _move(
+    info: Info,
+    payload: type[P],
+    action: TaskAction,
+    task_gid: relay.GlobalID,
+    reason: str | None = None,
+) -> P:
+    async def work(conn: AsyncConnection) -> P:
+        task_id = require_id(task_gid, "DepartmentTask", "taskId")
+        why = validation.reason(reason) if reason is not None else None
+        viewer = viewer_of(info)
+        move = await transition_task(
+            conn, task_id, action, Actor(viewer.user_id, viewer.is_admin), why
+        )
+        return payload(task=DepartmentTask.of(move.task), changed=move.changed)
+
+    return await mutate(info, payload, work)
+
+
+async def start_task(info: Info, input: StartTaskInput) -> StartTaskPayload:
+    return await _move(info, StartTaskPayload, TaskAction.START, input.task_id)
+
+
+async def finish_task(info: Info, input: FinishTaskInput) -> FinishTaskPayload:
+    return await _move(info, FinishTaskPayload, TaskAction.FINISH, input.task_id)
+
+
+async def release_task(info: Info, input: ReleaseTaskInput) -> ReleaseTaskPayload:
+    return await _move(info, ReleaseTaskPayload, TaskAction.RELEASE, input.task_id, input.reason)
+
+
+async def complete_task(info: Info, input: CompleteTaskInput) -> CompleteTaskPayload:
+    return await _move(
+        info, CompleteTaskPayload, TaskAction.OVERRIDE_COMPLETE, input.task_id, input.reason
+    )
+
+
+async def reopen_task(info: Info, input: ReopenTaskInput) -> ReopenTaskPayload:
+    return await _move(info, ReopenTaskPayload, TaskAction.REOPEN, input.task_id, input.reason)

@@ -1,0 +1,40 @@
+"""updateWorkOrderQuote (Sales): optimistic concurrency through expectedVersion."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
+
+from db.orders import update_quote
+from graph.context import Info
+from graph.errors import UserError
+from graph.ids import require_id
+from graph.mutations.base import mutate
+from graph.types.money import MoneyInput
+from graph.types.nodes import WorkOrder
+
+
+@strawberry.input
+class UpdateWorkOrderQuoteInput:
+    work_order_id: relay.GlobalID
+    quote: MoneyInput
+    expected_version: int | None = strawberry.field(
+        default=None, description="When given, the update applies only at this version."
+    )
+
+
+@strawberry.type
+class UpdateWorkOrderQuotePayload:
+    work_order: WorkOrder | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+async def update_work_order_quote(
+    info: Info, input: UpdateWorkOrderQuoteInput
+) -> UpdateWorkOrderQuotePayload:
+    async def work(conn: AsyncConnection) -> UpdateWorkOrderQuotePayload:
+        work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
+        quote = input.quote.parse("quote")
+        row = await update_quote(conn, work_order_id, quote, input.expected_version)
+        return UpdateWorkOrderQuotePayload(work_order=WorkOrder.of(row))
+
+    return await mutate(info, UpdateWorkOrderQuotePayload, work)

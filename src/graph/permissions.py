@@ -1,0 +1,102 @@
+"""Declared permissions. Every field and mutation names its rule here; no resolver checks roles.
+
+A missing or invalid token is `UNAUTHENTICATED`; a valid one without the right is
+`FORBIDDEN`. Admins pass every rule but the department-membership rules for
+working on tasks (admins have their own override actions).
+"""
+
+from typing import Any
+
+from strawberry.permission import BasePermission
+
+from domain.enums import DepartmentKind
+from graph.context import Info, Viewer
+from graph.errors import unauthenticated
+from graph.ids import decode_id
+
+
+def _viewer(info: Info) -> Viewer:
+    viewer = info.context.viewer
+    if viewer is None:
+        raise unauthenticated()
+    return viewer
+
+
+class Forbidden(BasePermission):
+    error_extensions = {"code": "FORBIDDEN"}
+
+
+class IsStaff(Forbidden):
+    """Any signed-in person; wall display tokens only read their queues."""
+
+    message = "Wall display tokens can only read their departments' queues."
+
+    def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
+        return _viewer(info).is_person
+
+
+class IsAdmin(Forbidden):
+    message = "Only admins can do this."
+
+    def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
+        viewer = _viewer(info)
+        return viewer.is_person and viewer.is_admin
+
+
+class InDepartmentOfKind(Forbidden):
+    """Members of a department of one of these kinds (e.g. Sales), or admins."""
+
+    def __init__(self, *kinds: DepartmentKind) -> None:
+        self.kinds = frozenset(kinds)
+        self.message = f"Only members of {' or '.join(sorted(self.kinds))} (or admins) can do this."
+
+    async def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
+        viewer = _viewer(info)
+        if not viewer.is_person:
+            return False
+        if viewer.is_admin:
+            return True
+        departments = await info.context.loaders.department.load_many(
+            sorted(viewer.member_department_ids)
+        )
+        return any(d is not None and d.kind in self.kinds for d in departments)
+
+
+class SeesQueue(Forbidden):
+    """The queue of `department`: its members, admins, and display tokens naming it."""
+
+    message = "Only members of this department (or admins, or its wall displays) can see its queue."
+
+    async def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
+        viewer = _viewer(info)
+        if viewer.is_person and viewer.is_admin:
+            return True
+        allowed = viewer.member_department_ids if viewer.is_person else viewer.display_department_ids
+        code = kwargs.get("department")
+        departments = await info.context.loaders.department.load_many(sorted(allowed))
+        # An unknown code passes here so that the resolver can say NOT_FOUND precisely.
+        known = await info.context.loaders.department_codes()
+        return code not in known or any(d is not None and d.code == code for d in departments)
+
+
+class StartsTask(Forbidden):
+    """Starting a task: members of the task's department. The write re-checks it in SQL."""
+
+    message = "Only members of the task's department can start it."
+
+    async def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
+        viewer = _viewer(info)
+        if not viewer.is_person:
+            return False
+        task_id = decode_id(kwargs["input"].task_id, "DepartmentTask")
+        task = await info.context.loaders.task.load(task_id) if task_id is not None else None
+        # Unknown tasks pass, so that the mutation answers NOT_FOUND as a user error.
+        return task is None or task.department_id in viewer.member_department_ids
+
+
+class SelfOrAdmin(Forbidden):
+    message = "Only admins and the user themselves can see this."
+
+    def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
+        viewer = _viewer(info)
+        return viewer.is_person and (viewer.is_admin or viewer.user_id == source.id)

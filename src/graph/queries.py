@@ -1,0 +1,174 @@
+"""The Query type. Each field declares who may read it."""
+
+from typing import Annotated
+
+import strawberry
+from sqlalchemy import text
+from strawberry import relay
+
+from db import reads
+from domain.enums import DepartmentKind as Kind
+from graph.context import Info
+from graph.errors import bad_request
+from graph.ids import decode_id
+from graph.permissions import InDepartmentOfKind, IsAdmin, IsStaff, SeesQueue
+from graph.types.enums import WorkOrderStatus
+from graph.types.nodes import Customer, Department, DepartmentTask, User, WorkOrder
+from graph.types.pagination import build_edges, decode_cursor, page_size
+
+NODE_TYPES: dict[str, type[relay.Node]] = {
+    t.__name__: t for t in (WorkOrder, DepartmentTask, Department, User, Customer)
+}
+MAX_SEARCH = 100
+
+staff = strawberry.permission.PermissionExtension([IsStaff()])
+admins = strawberry.permission.PermissionExtension([IsAdmin()])
+sales_or_accounts = strawberry.permission.PermissionExtension(
+    [InDepartmentOfKind(Kind.SALES, Kind.ACCOUNTS)]
+)
+
+
+@strawberry.type
+class QueueConnection(relay.Connection[DepartmentTask]):
+    event_cursor: str = strawberry.field(
+        description="Event-stream position of this snapshot: subscribe with `after:` set to it "
+        "to receive every later change, with no gap and no duplicate."
+    )
+
+
+def _search(value: str | None) -> str | None:
+    if value is None or not value.strip():
+        return None
+    if len(value) > MAX_SEARCH:
+        raise bad_request(f"'search' is longer than {MAX_SEARCH} characters.")
+    return value.strip()
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(extensions=[staff])
+    async def node(self, info: Info, id: relay.GlobalID) -> relay.Node | None:
+        node_type = NODE_TYPES.get(id.type_name)
+        pk = decode_id(id, id.type_name) if node_type else None
+        if node_type is None or pk is None:
+            return None
+        nodes = await node_type.resolve_nodes(info=info, node_ids=[str(pk)])  # type: ignore[call-overload]
+        node: relay.Node | None = nodes[0]
+        return node
+
+    @strawberry.field(description="The signed-in user (null for a wall display token).")
+    async def me(self, info: Info) -> User | None:
+        viewer = info.context.viewer
+        if viewer is None or not viewer.is_person:
+            return None
+        row = await info.context.loaders.user.load(viewer.user_id)
+        return User.of(row) if row else None
+
+    @strawberry.field(extensions=[staff])
+    async def departments(self, info: Info) -> list[Department]:
+        return [Department.of(r) for r in await info.context.loaders.all_departments()]
+
+    @strawberry.field(extensions=[admins])
+    async def users(
+        self, info: Info, first: int | None = None, after: str | None = None
+    ) -> relay.Connection[User]:
+        limit = page_size(first)
+        cursor = decode_cursor(after, 1)
+        async with info.context.read() as conn:
+            rows = await reads.users_page(
+                conn, limit=limit + 1, after_id=cursor[0] if cursor else None
+            )
+        edges, page = build_edges(rows, limit, after, lambda r: [r.id], User.of)
+        return relay.Connection(edges=edges, page_info=page)
+
+    @strawberry.field(extensions=[staff])
+    async def work_order(self, info: Info, id: relay.GlobalID) -> WorkOrder | None:
+        pk = decode_id(id, "WorkOrder")
+        row = await info.context.loaders.work_order.load(pk) if pk else None
+        return WorkOrder.of(row) if row else None
+
+    @strawberry.field(extensions=[staff], description="Newest first.")
+    async def work_orders(
+        self,
+        info: Info,
+        status: WorkOrderStatus | None = None,
+        customer_id: relay.GlobalID | None = None,
+        search: Annotated[
+            str | None,
+            strawberry.argument(description="Part of the order number or customer name."),
+        ] = None,
+        first: int | None = None,
+        after: str | None = None,
+    ) -> relay.Connection[WorkOrder]:
+        limit = page_size(first)
+        cursor = decode_cursor(after, 1)
+        customer_pk = decode_id(customer_id, "Customer") if customer_id else None
+        if customer_id is not None and customer_pk is None:
+            raise bad_request("'customerId' is not the id of a Customer.")
+        async with info.context.read() as conn:
+            rows = await reads.work_orders_page(
+                conn,
+                limit=limit + 1,
+                after_id=cursor[0] if cursor else None,
+                status=status.value if status else None,
+                customer_id=customer_pk,
+                search=_search(search),
+            )
+        edges, page = build_edges(rows, limit, after, lambda r: [r.id], WorkOrder.of)
+        return relay.Connection(edges=edges, page_info=page)
+
+    @strawberry.field(
+        extensions=[strawberry.permission.PermissionExtension([SeesQueue()])],
+        description="The department's available PENDING tasks (oldest available first), "
+        "then its STARTED tasks; only tasks of ACTIVE work orders.",
+    )
+    async def queue(
+        self, info: Info, department: str, first: int | None = None, after: str | None = None
+    ) -> QueueConnection:
+        limit = page_size(first)
+        cursor = decode_cursor(after, 3)
+        dept = (await info.context.loaders.department_codes()).get(department)
+        if dept is None:
+            raise bad_request(f"Unknown department code {department!r}.")
+        engine = info.context.services.engine.execution_options(
+            isolation_level="REPEATABLE READ", postgresql_readonly=True
+        )
+        # One snapshot for the page and its event cursor, so the two agree exactly.
+        async with engine.connect() as conn, conn.begin():
+            snapshot = await conn.scalar(text("SELECT CAST(pg_current_snapshot() AS text)"))
+            rows = await reads.queue_page(
+                conn,
+                department_id=dept.id,
+                limit=limit + 1,
+                after=(cursor[0], cursor[1], cursor[2]) if cursor else None,
+            )
+        edges, page = build_edges(
+            rows, limit, after, lambda r: [r.lane, r.since.isoformat(), r.id], DepartmentTask.of
+        )
+        return QueueConnection(edges=edges, page_info=page, event_cursor=f"snapshot:{snapshot}")
+
+    @strawberry.field(extensions=[sales_or_accounts])
+    async def customers(
+        self,
+        info: Info,
+        search: str | None = None,
+        first: int | None = None,
+        after: str | None = None,
+    ) -> relay.Connection[Customer]:
+        limit = page_size(first)
+        cursor = decode_cursor(after, 1)
+        async with info.context.read() as conn:
+            rows = await reads.customers_page(
+                conn,
+                limit=limit + 1,
+                after_id=cursor[0] if cursor else None,
+                search=_search(search),
+            )
+        edges, page = build_edges(rows, limit, after, lambda r: [r.id], Customer.of)
+        return relay.Connection(edges=edges, page_info=page)
+
+    @strawberry.field(extensions=[staff])
+    async def customer(self, info: Info, id: relay.GlobalID) -> Customer | None:
+        pk = decode_id(id, "Customer")
+        row = await info.context.loaders.customer.load(pk) if pk else None
+        return Customer.of(row) if row else None

@@ -1,0 +1,86 @@
+"""The Strawberry schema and its extensions (caches, limits, error masking, request logs)."""
+
+import json
+import logging
+import time
+from collections.abc import Iterator
+
+import strawberry
+from graphql import GraphQLError
+from prometheus_client import Counter, Histogram
+from strawberry.extensions import (
+    MaskErrors,
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+    SchemaExtension,
+    ValidationCache,
+)
+
+from graph.errors import TopLevelCode, should_mask
+from graph.mutations import Mutation
+from graph.queries import Query
+from graph.types.nodes import Customer, Department, DepartmentTask, User, WorkOrder
+
+log = logging.getLogger("pressroom.request")
+
+OPERATIONS = Counter(
+    "pressroom_graphql_operations_total",
+    "GraphQL operations by name and outcome.",
+    ["operation", "outcome"],
+)
+DURATION = Histogram(
+    "pressroom_graphql_operation_seconds", "GraphQL operation duration.", ["operation"]
+)
+
+
+class MaskUnexpectedErrors(MaskErrors):
+    """Strawberry's masking, plus the `INTERNAL_SERVER_ERROR` code clients can switch on."""
+
+    def anonymise_error(self, error: GraphQLError) -> GraphQLError:
+        masked = super().anonymise_error(error)
+        masked.extensions = {"code": TopLevelCode.INTERNAL_SERVER_ERROR.value}
+        return masked
+
+
+class RequestLog(SchemaExtension):
+    """One structured log line and one metrics sample per operation."""
+
+    def on_operation(self) -> Iterator[None]:
+        started = time.perf_counter()
+        yield
+        elapsed = time.perf_counter() - started
+        ctx = self.execution_context
+        name = ctx.operation_name or "anonymous"
+        errors = ctx.result.errors if ctx.result else None
+        outcome = "error" if errors else "ok"
+        OPERATIONS.labels(name, outcome).inc()
+        DURATION.labels(name).observe(elapsed)
+        log.info(
+            json.dumps(
+                {
+                    "event": "graphql",
+                    "operation": name,
+                    "type": ctx.operation_type.value if ctx.operation_type else None,
+                    "ms": round(elapsed * 1000, 2),
+                    "outcome": outcome,
+                }
+            )
+        )
+
+
+schema = strawberry.Schema(
+    query=Query,
+    mutation=Mutation,
+    types=[WorkOrder, DepartmentTask, Department, User, Customer],
+    extensions=[
+        RequestLog,
+        ParserCache(maxsize=1024),
+        ValidationCache(maxsize=1024),
+        QueryDepthLimiter(max_depth=10),
+        MaxTokensLimiter(max_token_count=5000),
+        MaxAliasesLimiter(max_alias_count=30),
+        MaskUnexpectedErrors(should_mask_error=should_mask),
+    ],
+)

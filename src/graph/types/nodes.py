@@ -1,0 +1,296 @@
+"""The object types clients rely on. Relations resolve through the request's dataloaders."""
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+import strawberry
+from sqlalchemy import Row
+from strawberry import relay
+from strawberry.permission import PermissionExtension
+from strawberry.scalars import JSON
+
+from domain.enums import DepartmentKind as Kind
+from graph.context import Info
+from graph.permissions import InDepartmentOfKind, SelfOrAdmin
+from graph.types.enums import (
+    DepartmentKind,
+    TaskAction,
+    TaskStatus,
+    WorkOrderAction,
+    WorkOrderStatus,
+)
+from graph.types.money import Money
+
+
+def _ids(node_ids: Iterable[str]) -> list[int]:
+    return [int(i) if i.isdigit() else 0 for i in node_ids]
+
+
+@strawberry.type
+class Department(relay.Node):
+    id: relay.NodeID[int]
+    code: str
+    name: str
+    kind: DepartmentKind
+    gates_delivery: bool = strawberry.field(
+        description="Whether the delivery task waits for this department's task to complete."
+    )
+
+    @classmethod
+    def of(cls, row: Row[Any]) -> "Department":
+        return cls(
+            id=row.id, code=row.code, name=row.name, kind=row.kind, gates_delivery=row.gates_delivery
+        )
+
+    @classmethod
+    async def resolve_nodes(  # type: ignore[override]
+        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
+    ) -> list["Department | None"]:
+        rows = await info.context.loaders.department.load_many(_ids(node_ids))
+        return [cls.of(r) if r else None for r in rows]
+
+
+@strawberry.type
+class User(relay.Node):
+    id: relay.NodeID[int]
+    name: str
+    is_admin: bool
+    is_active: bool
+
+    _email: strawberry.Private[str]
+
+    @strawberry.field(extensions=[PermissionExtension([SelfOrAdmin()], fail_silently=False)])
+    def email(self) -> str:
+        return self._email
+
+    @strawberry.field
+    async def departments(self, info: Info) -> list[Department]:
+        links = await info.context.loaders.memberships.load(self.id)
+        rows = await info.context.loaders.department.load_many([m.department_id for m in links])
+        return [Department.of(r) for r in rows if r is not None]
+
+    @classmethod
+    def of(cls, row: Row[Any]) -> "User":
+        return cls(
+            id=row.id,
+            name=row.name,
+            is_admin=row.is_admin,
+            is_active=row.is_active,
+            _email=row.email,
+        )
+
+    @classmethod
+    async def resolve_nodes(  # type: ignore[override]
+        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
+    ) -> list["User | None"]:
+        rows = await info.context.loaders.user.load_many(_ids(node_ids))
+        return [cls.of(r) if r else None for r in rows]
+
+
+async def _user(info: Info, user_id: int | None) -> User | None:
+    if user_id is None:
+        return None
+    row = await info.context.loaders.user.load(user_id)
+    return User.of(row) if row else None
+
+
+@strawberry.type
+class Customer(relay.Node):
+    id: relay.NodeID[int]
+    name: str
+    created_at: datetime
+
+    @classmethod
+    def of(cls, row: Row[Any]) -> "Customer":
+        return cls(id=row.id, name=row.name, created_at=row.created_at)
+
+    @classmethod
+    async def resolve_nodes(  # type: ignore[override]
+        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
+    ) -> list["Customer | None"]:
+        rows = await info.context.loaders.customer.load_many(_ids(node_ids))
+        return [cls.of(r) if r else None for r in rows]
+
+
+@strawberry.type(description="One move of a task, as recorded when it happened.")
+class TaskTransition:
+    from_status: TaskStatus
+    to_status: TaskStatus
+    action: TaskAction
+    reason: str | None
+    occurred_at: datetime
+    _actor_id: strawberry.Private[int]
+
+    @strawberry.field
+    async def actor(self, info: Info) -> User:
+        user = await _user(info, self._actor_id)
+        assert user is not None
+        return user
+
+
+@strawberry.type(
+    description="A move of the work order's status or of its delivery gate (OPEN/CLOSED)."
+)
+class WorkOrderTransition:
+    action: WorkOrderAction
+    from_state: str
+    to_state: str
+    reason: str | None
+    occurred_at: datetime
+    _actor_id: strawberry.Private[int | None]
+
+    @strawberry.field(description="Who caused it; for gate moves, whose task move opened it.")
+    async def actor(self, info: Info) -> User | None:
+        return await _user(info, self._actor_id)
+
+
+@strawberry.type
+class DepartmentTask(relay.Node):
+    id: relay.NodeID[int]
+    status: TaskStatus
+    available_at: datetime | None = strawberry.field(
+        description="When the task entered its queue; null while the delivery gate is closed."
+    )
+    started_at: datetime | None
+    completed_at: datetime | None
+    version: int
+    _department_id: strawberry.Private[int]
+    _work_order_id: strawberry.Private[int]
+    _picked_up_by: strawberry.Private[int | None]
+
+    @classmethod
+    def of(cls, row: Row[Any]) -> "DepartmentTask":
+        return cls(
+            id=row.id,
+            status=row.status,
+            available_at=row.available_at,
+            started_at=row.started_at,
+            completed_at=row.completed_at,
+            version=row.version,
+            _department_id=row.department_id,
+            _work_order_id=row.work_order_id,
+            _picked_up_by=row.picked_up_by,
+        )
+
+    @strawberry.field
+    async def department(self, info: Info) -> Department:
+        row = await info.context.loaders.department.load(self._department_id)
+        assert row is not None
+        return Department.of(row)
+
+    @strawberry.field
+    async def work_order(self, info: Info) -> "WorkOrder":
+        row = await info.context.loaders.work_order.load(self._work_order_id)
+        assert row is not None
+        return WorkOrder.of(row)
+
+    @strawberry.field(description="The worker holding the task; null exactly while PENDING.")
+    async def picked_up_by(self, info: Info) -> User | None:
+        return await _user(info, self._picked_up_by)
+
+    @strawberry.field
+    async def history(self, info: Info) -> list[TaskTransition]:
+        rows = await info.context.loaders.task_history.load(self.id)
+        return [
+            TaskTransition(
+                from_status=r.from_status,
+                to_status=r.to_status,
+                action=r.action,
+                reason=r.reason,
+                occurred_at=r.occurred_at,
+                _actor_id=r.actor_id,
+            )
+            for r in rows
+        ]
+
+    @classmethod
+    async def resolve_nodes(  # type: ignore[override]
+        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
+    ) -> list["DepartmentTask | None"]:
+        rows = await info.context.loaders.task.load_many(_ids(node_ids))
+        return [cls.of(r) if r else None for r in rows]
+
+
+@strawberry.type
+class WorkOrder(relay.Node):
+    id: relay.NodeID[int]
+    order_number: str
+    details: JSON
+    needs_installation: bool
+    needs_transport: bool
+    needs_repair: bool
+    status: WorkOrderStatus
+    version: int = strawberry.field(description="Increments on every change of the work order.")
+    created_at: datetime
+    updated_at: datetime
+    _customer_id: strawberry.Private[int]
+    _created_by: strawberry.Private[int | None]
+    _quote: strawberry.Private[Money | None]
+
+    @classmethod
+    def of(cls, row: Row[Any]) -> "WorkOrder":
+        return cls(
+            id=row.id,
+            order_number=row.order_number,
+            details=row.details,
+            needs_installation=row.needs_installation,
+            needs_transport=row.needs_transport,
+            needs_repair=row.needs_repair,
+            status=row.status,
+            version=row.version,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+            _customer_id=row.customer_id,
+            _created_by=row.created_by,
+            _quote=Money.of(row.quote_minor, row.quote_currency),
+        )
+
+    @strawberry.field(
+        description="The price offered; Sales, Accounts and admins only.",
+        extensions=[PermissionExtension([InDepartmentOfKind(Kind.SALES, Kind.ACCOUNTS)])],
+    )
+    def quote(self) -> Money | None:
+        return self._quote
+
+    @strawberry.field
+    async def customer(self, info: Info) -> Customer:
+        row = await info.context.loaders.customer.load(self._customer_id)
+        assert row is not None
+        return Customer.of(row)
+
+    @strawberry.field
+    async def created_by(self, info: Info) -> User | None:
+        return await _user(info, self._created_by)
+
+    @strawberry.field(description="One task per production department, then the delivery task.")
+    async def tasks(self, info: Info) -> list[DepartmentTask]:
+        rows = await info.context.loaders.tasks_of_work_order.load(self.id)
+        return [DepartmentTask.of(r) for r in rows]
+
+    @strawberry.field
+    async def delivery_task(self, info: Info) -> DepartmentTask:
+        rows = await info.context.loaders.tasks_of_work_order.load(self.id)
+        return next(DepartmentTask.of(r) for r in rows if r.department_kind == Kind.DELIVERY)
+
+    @strawberry.field(description="Status changes and delivery gate openings/closings.")
+    async def history(self, info: Info) -> list[WorkOrderTransition]:
+        rows = await info.context.loaders.work_order_history.load(self.id)
+        return [
+            WorkOrderTransition(
+                action=r.action,
+                from_state=r.from_state,
+                to_state=r.to_state,
+                reason=r.reason,
+                occurred_at=r.occurred_at,
+                _actor_id=r.actor_id,
+            )
+            for r in rows
+        ]
+
+    @classmethod
+    async def resolve_nodes(  # type: ignore[override]
+        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
+    ) -> list["WorkOrder | None"]:
+        rows = await info.context.loaders.work_order.load_many(_ids(node_ids))
+        return [cls.of(r) if r else None for r in rows]

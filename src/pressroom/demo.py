@@ -1,0 +1,119 @@
+"""`serve --demo`: a small shop seeded once, so every mutation can be tried at once."""
+
+import random
+from dataclasses import dataclass
+from decimal import Decimal
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from db import customers, people, reads
+from db.cancellation import cancel_work_order
+from db.engine import unit_of_work
+from db.orders import NewWorkOrder, create_work_order
+from db.tasks import Actor, transition_task
+from domain.enums import DepartmentKind, TaskAction
+from domain.money import parse_money
+
+PASSWORD = "pressroom"
+
+DEPARTMENTS = [
+    ("sales", "Sales", DepartmentKind.SALES, False),
+    ("accounts", "Accounts", DepartmentKind.ACCOUNTS, False),
+    ("design", "Design", DepartmentKind.PRODUCTION, False),
+    ("print", "Print", DepartmentKind.PRODUCTION, True),
+    ("finishing", "Finishing", DepartmentKind.PRODUCTION, True),
+    ("delivery", "Delivery", DepartmentKind.DELIVERY, False),
+]
+
+PEOPLE = [
+    ("admin@pressroom.test", "Ada Admin", True, []),
+    ("sam@pressroom.test", "Sam Sales", False, ["sales"]),
+    ("sue@pressroom.test", "Sue Sales", False, ["sales"]),
+    ("abe@pressroom.test", "Abe Accounts", False, ["accounts"]),
+    ("dee@pressroom.test", "Dee Design", False, ["design"]),
+    ("pat@pressroom.test", "Pat Print", False, ["print"]),
+    ("pia@pressroom.test", "Pia Print", False, ["print", "finishing"]),
+    ("fin@pressroom.test", "Fin Finishing", False, ["finishing"]),
+    ("dan@pressroom.test", "Dan Delivery", False, ["delivery"]),
+    ("dot@pressroom.test", "Dot Delivery", False, ["delivery"]),
+]
+
+CUSTOMERS = ["Northwind Bakery", "Harbour Books", "Cobalt Cycles", "Linden School", "Juniper Hotel"]
+PRODUCTS = ["Flyers A5", "Banner 3m", "Business cards", "Menus", "Posters A2", "Brochures"]
+
+
+@dataclass(frozen=True)
+class DemoInfo:
+    seeded: bool
+    logins: list[tuple[str, str, str]]
+
+
+async def seed(engine: AsyncEngine) -> DemoInfo:
+    logins = [(email, name, PASSWORD) for email, name, _, _ in PEOPLE]
+    async with unit_of_work(engine) as conn:
+        # Once only: a shop that already has departments is left as it is.
+        if await conn.scalar(text("SELECT count(*) FROM departments")):
+            return DemoInfo(seeded=False, logins=logins)
+        depts = {
+            code: await people.create_department(conn, code, name, kind, gates)
+            for code, name, kind, gates in DEPARTMENTS
+        }
+        users = {}
+        for email, name, is_admin, codes in PEOPLE:
+            users[email] = await people.create_user(
+                conn,
+                email=email,
+                name=name,
+                password=PASSWORD,
+                is_admin=is_admin,
+                department_ids=[depts[c].id for c in codes],
+            )
+        sales = users["sam@pressroom.test"].id
+        clients = [await customers.create_customer(conn, n, sales) for n in CUSTOMERS]
+        rng = random.Random(7)
+        worker = {
+            "design": users["dee@pressroom.test"].id,
+            "print": users["pat@pressroom.test"].id,
+            "finishing": users["fin@pressroom.test"].id,
+            "delivery": users["dan@pressroom.test"].id,
+        }
+        admin = users["admin@pressroom.test"].id
+        for n in range(12):
+            codes = rng.sample(["design", "print", "finishing"], k=rng.randint(1, 3))
+            order = await create_work_order(
+                conn,
+                NewWorkOrder(
+                    customer_id=clients[n % len(clients)].id,
+                    order_number=None,
+                    details={"product": rng.choice(PRODUCTS), "quantity": rng.randint(1, 20) * 50},
+                    department_ids=sorted(
+                        [depts[c].id for c in codes] + [depts["delivery"].id]
+                    ),
+                    needs_installation=n % 4 == 0,
+                    needs_transport=n % 3 == 0,
+                    needs_repair=False,
+                    quote=parse_money(Decimal(rng.randint(80, 2400)), "EUR", "quote"),
+                    created_by=sales,
+                ),
+            )
+            tasks = await reads.tasks_of_work_orders(conn, [order.id])
+            code_of = {d.id: c for c, d in depts.items()}
+            # Orders 0-3 stay untouched; later ones progress further through the shop.
+            progress = n % 6
+            for task in tasks:
+                code = code_of[task.department_id]
+                if code == "delivery":
+                    continue
+                if progress >= 1:
+                    await transition_task(conn, task.id, TaskAction.START, Actor(worker[code], False))
+                if progress >= 3:
+                    await transition_task(conn, task.id, TaskAction.FINISH, Actor(worker[code], False))
+            delivery = next(t for t in tasks if code_of[t.department_id] == "delivery")
+            if progress >= 4:
+                await transition_task(conn, delivery.id, TaskAction.START, Actor(worker["delivery"], False))
+            if progress >= 5:
+                await transition_task(conn, delivery.id, TaskAction.FINISH, Actor(worker["delivery"], False))
+            if n == 2:
+                await cancel_work_order(conn, order.id, admin, "Customer withdrew the order.")
+    return DemoInfo(seeded=True, logins=logins)

@@ -1,0 +1,28 @@
+"""Settings from the environment (prefix PRESSROOM_, plus the conventional DATABASE_URL)."""
+
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PRESSROOM_", extra="ignore")
+
+    database_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("DATABASE_URL", "PRESSROOM_DATABASE_URL"),
+        description="Use this PostgreSQL server; when unset, an embedded one is started.",
+    )
+    data_dir: Path = Field(
+        default=PROJECT_ROOT / ".pressroom",
+        description="Where the embedded PostgreSQL keeps its data.",
+    )
+    database_name: str = "pressroom"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    session_ttl_seconds: int = 12 * 3600
+    pool_size: int = 10
+    max_overflow: int = 20
