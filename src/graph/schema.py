@@ -75,12 +75,13 @@ schema = strawberry.Schema(
     mutation=Mutation,
     types=[WorkOrder, DepartmentTask, Department, User, Customer],
     extensions=[
+        # Factories: a fresh extension per request (the caches themselves are shared).
         RequestLog,
-        ParserCache(maxsize=1024),
-        ValidationCache(maxsize=1024),
-        QueryDepthLimiter(max_depth=10),
-        MaxTokensLimiter(max_token_count=5000),
-        MaxAliasesLimiter(max_alias_count=30),
-        MaskUnexpectedErrors(should_mask_error=should_mask),
+        lambda: ParserCache(maxsize=1024),
+        lambda: ValidationCache(maxsize=1024),
+        lambda: QueryDepthLimiter(max_depth=10),
+        lambda: MaxTokensLimiter(max_token_count=5000),
+        lambda: MaxAliasesLimiter(max_alias_count=30),
+        lambda: MaskUnexpectedErrors(should_mask_error=should_mask),
     ],
 )

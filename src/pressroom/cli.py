@@ -3,6 +3,7 @@
 import argparse
 import asyncio
 import logging
+import signal
 import sys
 
 from pressroom.settings import Settings
@@ -18,7 +19,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from pressroom.app import create_app
-    from pressroom.database import database_url
+    from pressroom.database import database_url, stop_embedded
 
     url = database_url(settings)
     if args.demo:
@@ -28,15 +29,28 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print("Log in with the login mutation as any of (password 'pressroom'):")
         for email, name, _ in info.logins:
             print(f"  {email:24} {name}")
-    uvicorn.run(
-        create_app(settings, url=url),
-        host=args.host,
-        port=args.port,
-        access_log=False,
-        log_level="info",
-        lifespan="on",
-    )
+    # uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown; turning them into
+    # SystemExit lets the embedded PostgreSQL be stopped on the way out.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _exit_on_signal)
+    try:
+        uvicorn.run(
+            create_app(settings, url=url),
+            host=args.host,
+            port=args.port,
+            access_log=False,
+            log_level="info",
+            lifespan="on",
+        )
+    except SystemExit:
+        pass
+    finally:
+        stop_embedded(settings)
     return 0
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 async def _seed_demo(settings: Settings, url: str):  # type: ignore[no-untyped-def]

@@ -16,3 +16,9 @@ async def prepare(settings: Settings, url: str) -> None:
     """The embedded server starts empty: create the app's database in it once."""
     if not settings.database_url:
         await admin.ensure_database(url)
+
+
+def stop_embedded(settings: Settings) -> None:
+    """Stop the embedded server if this is the last process using it."""
+    if not settings.database_url:
+        embedded.stop(settings.data_dir / "pgdata")

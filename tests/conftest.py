@@ -1,0 +1,66 @@
+"""Test databases: a real PostgreSQL, one database per xdist worker, built by the migrations.
+
+DATABASE_URL selects a server; without it the embedded server runs from
+`.pressroom/test-pgdata` (separate from the development data).
+"""
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from db import admin, embedded, migrate
+from db.engine import create_engine
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _server_url() -> str:
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        return url
+    return embedded.start(ROOT / ".pressroom" / "test-pgdata")
+
+
+@pytest.fixture(scope="session")
+def server_url() -> str:
+    return _server_url()
+
+
+@pytest.fixture(scope="session")
+def worker_id(request: pytest.FixtureRequest) -> str:
+    return os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
+@pytest.fixture(scope="session")
+def database_url(server_url: str, worker_id: str) -> Iterator[str]:
+    url = embedded.with_database(server_url, f"pressroom_test_{worker_id}")
+    asyncio.run(admin.recreate_database(url))
+    migrate.upgrade_sync(url)
+    yield url
+
+
+@pytest.fixture(scope="session")
+async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    engine = create_engine(database_url, pool_size=20, max_overflow=40)
+    yield engine
+    await engine.dispose()
+
+
+TABLES = (
+    "events, task_transitions, work_order_transitions, department_tasks, work_orders, "
+    "customers, tokens, user_departments, users, departments"
+)
+
+
+@pytest.fixture
+async def clean_db(engine: AsyncEngine) -> AsyncEngine:
+    """Every test that writes starts from empty tables."""
+    async with engine.begin() as conn:
+        await conn.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
+        await conn.execute(text("ALTER SEQUENCE work_order_number_seq RESTART"))
+    return engine
