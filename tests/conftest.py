@@ -38,10 +38,12 @@ def worker_id(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="session")
 def database_url(server_url: str, worker_id: str) -> Iterator[str]:
-    url = embedded.with_database(server_url, f"pressroom_test_{worker_id}")
+    # The pid keeps concurrent pytest runs on one server apart.
+    url = embedded.with_database(server_url, f"pressroom_test_{worker_id}_{os.getpid()}")
     asyncio.run(admin.recreate_database(url))
     migrate.upgrade_sync(url)
     yield url
+    asyncio.run(admin.drop_database(url))
 
 
 @pytest.fixture(scope="session")

@@ -33,3 +33,13 @@ async def recreate_database(url: str) -> None:
         await conn.execute(f'CREATE DATABASE "{name}"')
     finally:
         await conn.close()
+
+
+async def drop_database(url: str) -> None:
+    name = make_url(url).database
+    assert name
+    conn = await asyncpg.connect(_dsn(url, "postgres"))
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()

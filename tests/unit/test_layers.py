@@ -1,0 +1,47 @@
+"""The layer arrows of DESIGN.md section 1, enforced on the import statements themselves."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+OURS = {"domain", "db", "graph", "pressroom"}
+ALLOWED = {
+    "domain": {"domain"},
+    "db": {"db", "domain"},
+    "graph": {"graph", "db", "domain"},
+    "pressroom": {"pressroom", "graph", "db", "domain"},
+}
+FRAMEWORKS = {"strawberry", "starlette", "sqlalchemy", "asyncpg", "uvicorn", "alembic", "graphql"}
+
+
+def imported_roots(path: Path) -> set[str]:
+    roots: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_layer_imports_only_what_it_may(layer: str) -> None:
+    files = sorted((SRC / layer).rglob("*.py"))
+    assert files
+    for path in files:
+        ours = imported_roots(path) & OURS
+        assert ours <= ALLOWED[layer], f"{path.relative_to(SRC)} imports {ours - ALLOWED[layer]}"
+
+
+def test_domain_imports_no_framework_or_io() -> None:
+    for path in sorted((SRC / "domain").rglob("*.py")):
+        bad = imported_roots(path) & (FRAMEWORKS | {"os", "socket", "asyncio", "argon2"})
+        assert not bad, f"{path.relative_to(SRC)} imports {bad}"
+
+
+def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("from graph.schema import schema\nimport sqlalchemy as sa\n")
+    assert imported_roots(bad) == {"graph", "sqlalchemy"}

@@ -1,0 +1,35 @@
+"""schema.graphql is generated from the code; this fails when the two drift apart."""
+
+from pathlib import Path
+
+from graph.schema import schema
+
+SCHEMA_FILE = Path(__file__).resolve().parents[2] / "schema.graphql"
+
+
+def test_schema_file_matches_the_code() -> None:
+    expected = schema.as_str() + "\n"
+    assert SCHEMA_FILE.read_text() == expected, "schema.graphql is stale: run scripts/export-schema"
+
+
+def test_contract_names_are_present() -> None:
+    sdl = SCHEMA_FILE.read_text()
+    for name in [
+        "type WorkOrder implements Node",
+        "type DepartmentTask implements Node",
+        "type TaskTransition",
+        "type Department implements Node",
+        "type User implements Node",
+        "type Customer implements Node",
+        "type Money",
+        "type UserError",
+        "enum WorkOrderStatus",
+        "enum TaskStatus",
+        "enum TaskAction",
+        "enum DepartmentKind",
+        "enum UserErrorCode",
+        "startTask(input: StartTaskInput!): StartTaskPayload!",
+        "completeTask(input: CompleteTaskInput!): CompleteTaskPayload!",
+        "queue(department: String!, first: Int = null, after: String = null): QueueConnection!",
+    ]:
+        assert name in sdl, name
