@@ -73,7 +73,9 @@ async def test_fifty_concurrent_starts_have_exactly_one_winner(api: Client, shop
             else:
                 assert [e["code"] for e in payload["userErrors"]] == ["ALREADY_TAKEN"]
                 assert holder_name in payload["userErrors"][0]["message"]
-        history = await scalar(shop, "SELECT count(*) FROM task_transitions WHERE task_id = :t", t=task)
+        history = await scalar(
+            shop, "SELECT count(*) FROM task_transitions WHERE task_id = :t", t=task
+        )
         events = await scalar(
             shop,
             "SELECT count(*) FROM events WHERE type = 'TASK_CHANGED' "
@@ -109,15 +111,14 @@ async def test_finishing_the_last_two_gating_tasks_at_once_opens_the_gate_once(
             o=order,
         )
         available = await scalar(
-            shop, "SELECT available_at IS NOT NULL FROM department_tasks WHERE id = :t",
+            shop,
+            "SELECT available_at IS NOT NULL FROM department_tasks WHERE id = :t",
             t=ids["delivery"],
         )
         assert (opened, gate_events, available) == (1, 1, True)
 
 
-async def test_a_start_racing_a_cancel_never_leaves_a_started_task(
-    api: Client, shop: Shop
-) -> None:
+async def test_a_start_racing_a_cancel_never_leaves_a_started_task(api: Client, shop: Shop) -> None:
     pat, sam = api.as_(shop.tokens["pat"]), api.as_(shop.tokens["sam"])
     outcomes = set()
     for _ in range(REPEATS):

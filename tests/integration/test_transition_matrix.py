@@ -17,6 +17,9 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+from db import people
+from db.engine import unit_of_work
+from domain.enums import TokenKind
 from tests.integration.conftest import Client, Shop, gid
 
 REASON = "Customer changed the artwork"
@@ -368,7 +371,70 @@ def test_matrix_covers_every_action_state_and_actor() -> None:
     for action in MUTATIONS:
         for state in STATES:
             for actor in ACTORS:
-                assert isinstance(expected(action, state, actor), Moved | Quiet | Refused | TopLevel)
+                assert isinstance(
+                    expected(action, state, actor), Moved | Quiet | Refused | TopLevel
+                )
+
+
+# -- other callers and unknown tasks ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("action", list(MUTATIONS))
+async def test_an_unknown_token_is_unauthenticated(api: Client, shop: Shop, action: str) -> None:
+    _, task = await print_task_in(api, shop, "STARTED")
+    before = await snapshot(shop, task)
+    shop.tokens["stranger"] = "not-a-token-anyone-was-given"
+
+    body = await move(api, shop, "stranger", action, task)
+
+    assert [e["extensions"]["code"] for e in body["errors"]] == ["UNAUTHENTICATED"]
+    await assert_nothing_written(shop, task, before)
+
+
+@pytest.mark.parametrize("action", list(MUTATIONS))
+async def test_a_wall_display_token_cannot_move_tasks(api: Client, shop: Shop, action: str) -> None:
+    _, task = await print_task_in(api, shop, "STARTED")
+    async with unit_of_work(shop.engine) as conn:
+        issued = await people.issue_token(
+            conn,
+            kind=TokenKind.DISPLAY,
+            name="print wall",
+            user_id=shop.users["ada"],
+            ttl_seconds=None,
+            department_ids=[shop.departments["print"]],
+        )
+    shop.tokens["wall"] = issued.token
+    before = await snapshot(shop, task)
+
+    body = await move(api, shop, "wall", action, task)
+
+    assert [e["extensions"]["code"] for e in body["errors"]] == ["FORBIDDEN"]
+    await assert_nothing_written(shop, task, before)
+
+
+@pytest.mark.parametrize("action", list(MUTATIONS))
+@pytest.mark.parametrize("kind", ["missing", "work-order-id"])
+async def test_an_unknown_task_is_not_found(
+    api: Client, shop: Shop, action: str, kind: str
+) -> None:
+    order, task = await print_task_in(api, shop, "PENDING")
+    before = await snapshot(shop, task)
+    name, input_type = MUTATIONS[action]
+    variables: dict[str, Any] = {
+        "taskId": gid("DepartmentTask", 10**9) if kind == "missing" else gid("WorkOrder", order)
+    }
+    if action in ADMIN_ACTIONS:
+        variables["reason"] = REASON
+    who = "ada" if action in ADMIN_ACTIONS else "pat"
+
+    body = await api.as_(shop.tokens[who]).raw(
+        f"mutation($i: {input_type}!) {{ {name}(input: $i) {{ {PAYLOAD} }} }}", {"i": variables}
+    )
+
+    result = payload(body, action)
+    assert [(e["code"], e["field"]) for e in result["userErrors"]] == [("NOT_FOUND", "taskId")]
+    assert result["changed"] is False
+    await assert_nothing_written(shop, task, before)
 
 
 # -- reasons -----------------------------------------------------------------------------------
@@ -567,7 +633,9 @@ async def test_completing_every_task_completes_the_order_and_reopen_reactivates_
     types = sorted(t for t, _ in await events_since(shop, before))
     assert types == ["TASK_CHANGED", "WORK_ORDER_CHANGED"]
     async with shop.engine.connect() as conn:
-        status = await conn.scalar(text("SELECT status FROM work_orders WHERE id = :o"), {"o": order})
+        status = await conn.scalar(
+            text("SELECT status FROM work_orders WHERE id = :o"), {"o": order}
+        )
     assert status == "ACTIVE"
 
 
