@@ -340,6 +340,8 @@ async def test_transition_matrix(
         return
 
     assert isinstance(outcome, Moved)
+    assert actor is not None
+    actor_id = shop.users[actor]
     assert result["userErrors"] == []
     assert result["changed"] is True
     holder_id = shop.users[outcome.holder] if outcome.holder else None
@@ -355,14 +357,14 @@ async def test_transition_matrix(
     assert after.events >= before.events + 1
     reason = REASON if action in ADMIN_ACTIONS else None
     assert await transitions_since(shop, before) == [
-        (task, action, state, outcome.status, shop.users[actor], reason)
+        (task, action, state, outcome.status, actor_id, reason)
     ]
     changes = [p for t, p in await events_since(shop, before) if t == "TASK_CHANGED"]
     assert len(changes) == 1
     assert changes[0]["taskId"] == task
     assert changes[0]["action"] == action
     assert (changes[0]["fromStatus"], changes[0]["toStatus"]) == (state, outcome.status)
-    assert changes[0]["actorId"] == shop.users[actor]
+    assert changes[0]["actorId"] == actor_id
     assert changes[0]["pickedUpBy"] == holder_id
 
 

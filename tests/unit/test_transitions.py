@@ -354,9 +354,7 @@ def test_admin_actions_are_not_allowed_to_non_admins(
 
 @pytest.mark.parametrize("action", ADMIN_ACTIONS)
 @pytest.mark.parametrize("actor", [ADMIN, ADMIN_MEMBER, ADMIN_HOLDER], ids=["out", "in", "holder"])
-def test_admin_actions_need_no_membership_or_holding(
-    action: TaskAction, actor: ActorFacts
-) -> None:
+def test_admin_actions_need_no_membership_or_holding(action: TaskAction, actor: ActorFacts) -> None:
     source = sorted(DESIGN_TABLE[action].sources)[0]
     assert judge(action, task(source), actor) is Verdict.RETRY
 
