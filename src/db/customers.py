@@ -9,4 +9,6 @@ from db.queries import Q
 
 
 async def create_customer(conn: AsyncConnection, name: str, created_by: int) -> Row[Any]:
-    return (await conn.execute(Q["insert_customer"], {"name": name, "created_by": created_by})).one()
+    return (
+        await conn.execute(Q["insert_customer"], {"name": name, "created_by": created_by})
+    ).one()

@@ -115,7 +115,7 @@ async def transition_work_order(
     actor_id: int,
     reason: str | None = None,
 ) -> Row[Any]:
-    """The only writer of a work order's status: one guarded statement with its history and event."""
+    """The only writer of a work order's status: one guarded statement, with history and event."""
     rule = ORDER_TRANSITIONS[action]
     moved = (
         await conn.execute(

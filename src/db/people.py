@@ -27,7 +27,8 @@ async def create_department(
         d.kind == DepartmentKind.DELIVERY for d in await all_departments(conn)
     ):
         raise DomainError(
-            ErrorCode.DUPLICATE, "There is already a DELIVERY department; there is exactly one.",
+            ErrorCode.DUPLICATE,
+            "There is already a DELIVERY department; there is exactly one.",
             "kind",
         )
     raise DomainError(ErrorCode.DUPLICATE, f"Department {code!r} already exists.", "code")

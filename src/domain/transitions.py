@@ -33,7 +33,7 @@ class Transition:
 
     @property
     def settles_order(self) -> bool:
-        """Moves into or out of COMPLETED can open/close the gate and complete/reactivate the order."""
+        """Moves into or out of COMPLETED can move the gate and the order's status."""
         return TaskStatus.COMPLETED in self.sources or self.target is TaskStatus.COMPLETED
 
 
@@ -98,12 +98,15 @@ def judge(action: TaskAction, task: TaskState, actor: ActorFacts) -> Verdict:
         raise NotAllowed(f"{action} is an admin action.")
     if rule.who is Who.DEPARTMENT_MEMBER and not actor.is_member:
         raise NotAllowed("Only members of the task's department can start it.")
-    if rule.who is Who.TASK_HOLDER and task.status is TaskStatus.STARTED:
-        if task.picked_up_by != actor.user_id:
-            raise DomainError(
-                ErrorCode.NOT_TASK_HOLDER,
-                f"Only {task.picked_up_by_name}, who started this task, can finish it.",
-            )
+    if (
+        rule.who is Who.TASK_HOLDER
+        and task.status is TaskStatus.STARTED
+        and task.picked_up_by != actor.user_id
+    ):
+        raise DomainError(
+            ErrorCode.NOT_TASK_HOLDER,
+            f"Only {task.picked_up_by_name}, who started this task, can finish it.",
+        )
     if task.status not in rule.sources:
         if action is TaskAction.START and task.status is TaskStatus.STARTED:
             raise DomainError(

@@ -48,7 +48,7 @@ class PressroomGraphQL(GraphQL[Context, None]):
 
 
 def _format(error: GraphQLError) -> dict[str, Any]:
-    formatted: dict[str, Any] = error.formatted
+    formatted: dict[str, Any] = dict(error.formatted)
     extensions = formatted.setdefault("extensions", {})
     # Errors that never reached a resolver are about the request itself.
     extensions.setdefault("code", TopLevelCode.BAD_REQUEST.value)
@@ -106,5 +106,3 @@ def create_app(services: Services, ready: ReadyCheck, lifespan: Any = None) -> S
     )
     app.add_middleware(BodyLimit)
     return app
-
-

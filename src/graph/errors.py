@@ -10,13 +10,12 @@ import strawberry
 from graphql import GraphQLError
 
 from domain.errors import DomainError, ErrorCode
-
-UserErrorCode = strawberry.enum(ErrorCode, name="UserErrorCode")
+from graph.types import enums as _registered  # noqa: F401  (UserErrorCode)
 
 
 @strawberry.type(description="An expected failure: the request changed nothing.")
 class UserError:
-    code: UserErrorCode
+    code: ErrorCode
     message: str
     field: str | None = strawberry.field(
         default=None, description="The input field at fault, when there is one."

@@ -71,7 +71,9 @@ class SeesQueue(Forbidden):
         viewer = _viewer(info)
         if viewer.is_person and viewer.is_admin:
             return True
-        allowed = viewer.member_department_ids if viewer.is_person else viewer.display_department_ids
+        allowed = (
+            viewer.member_department_ids if viewer.is_person else viewer.display_department_ids
+        )
         code = kwargs.get("department")
         departments = await info.context.loaders.department.load_many(sorted(allowed))
         # An unknown code passes here so that the resolver can say NOT_FOUND precisely.

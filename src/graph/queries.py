@@ -8,11 +8,11 @@ from strawberry import relay
 
 from db import reads
 from domain.enums import DepartmentKind as Kind
+from domain.enums import WorkOrderStatus
 from graph.context import Info
 from graph.errors import bad_request
 from graph.ids import decode_id
 from graph.permissions import InDepartmentOfKind, IsAdmin, IsStaff, SeesQueue
-from graph.types.enums import WorkOrderStatus
 from graph.types.nodes import Customer, Department, DepartmentTask, User, WorkOrder
 from graph.types.pagination import build_edges, decode_cursor, page_size
 
@@ -52,8 +52,10 @@ class Query:
         pk = decode_id(id, id.type_name) if node_type else None
         if node_type is None or pk is None:
             return None
-        nodes = await node_type.resolve_nodes(info=info, node_ids=[str(pk)])  # type: ignore[call-overload]
-        node: relay.Node | None = nodes[0]
+        nodes = node_type.resolve_nodes(info=info, node_ids=[str(pk)])
+        # Our node types all resolve asynchronously, through the request's dataloaders.
+        found = list(await nodes)  # type: ignore[misc]
+        node: relay.Node | None = found[0]
         return node
 
     @strawberry.field(description="The signed-in user (null for a wall display token).")

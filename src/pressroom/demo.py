@@ -87,9 +87,7 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
                     customer_id=clients[n % len(clients)].id,
                     order_number=None,
                     details={"product": rng.choice(PRODUCTS), "quantity": rng.randint(1, 20) * 50},
-                    department_ids=sorted(
-                        [depts[c].id for c in codes] + [depts["delivery"].id]
-                    ),
+                    department_ids=sorted([depts[c].id for c in codes] + [depts["delivery"].id]),
                     needs_installation=n % 4 == 0,
                     needs_transport=n % 3 == 0,
                     needs_repair=False,
@@ -106,14 +104,22 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
                 if code == "delivery":
                     continue
                 if progress >= 1:
-                    await transition_task(conn, task.id, TaskAction.START, Actor(worker[code], False))
+                    await transition_task(
+                        conn, task.id, TaskAction.START, Actor(worker[code], False)
+                    )
                 if progress >= 3:
-                    await transition_task(conn, task.id, TaskAction.FINISH, Actor(worker[code], False))
+                    await transition_task(
+                        conn, task.id, TaskAction.FINISH, Actor(worker[code], False)
+                    )
             delivery = next(t for t in tasks if code_of[t.department_id] == "delivery")
             if progress >= 4:
-                await transition_task(conn, delivery.id, TaskAction.START, Actor(worker["delivery"], False))
+                await transition_task(
+                    conn, delivery.id, TaskAction.START, Actor(worker["delivery"], False)
+                )
             if progress >= 5:
-                await transition_task(conn, delivery.id, TaskAction.FINISH, Actor(worker["delivery"], False))
+                await transition_task(
+                    conn, delivery.id, TaskAction.FINISH, Actor(worker["delivery"], False)
+                )
             if n == 2:
                 await cancel_work_order(conn, order.id, admin, "Customer withdrew the order.")
     return DemoInfo(seeded=True, logins=logins)

@@ -1,7 +1,6 @@
 """Migrations are the schema's only source: they build an empty database, re-running
 them changes nothing, the tables the code expects match them, and no admin is demoted."""
 
-import asyncio
 import os
 import subprocess
 import sys

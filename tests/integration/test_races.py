@@ -107,7 +107,8 @@ async def test_finishing_the_last_two_gating_tasks_at_once_opens_the_gate_once(
         )
         gate_events = await scalar(
             shop,
-            "SELECT count(*) FROM events WHERE work_order_id = :o AND type = 'DELIVERY_GATE_OPENED'",
+            "SELECT count(*) FROM events "
+            "WHERE work_order_id = :o AND type = 'DELIVERY_GATE_OPENED'",
             o=order,
         )
         available = await scalar(
@@ -165,7 +166,8 @@ async def test_concurrent_cancels_cancel_once(api: Client, shop: Shop, attempts:
     }
     cancels = await scalar(
         shop,
-        "SELECT count(*) FROM work_order_transitions WHERE work_order_id = :o AND action = 'CANCEL'",
+        "SELECT count(*) FROM work_order_transitions "
+        "WHERE work_order_id = :o AND action = 'CANCEL'",
         o=order,
     )
     assert cancels == 1

@@ -144,9 +144,7 @@ def test_moves_into_or_out_of_completed_settle_the_order(action: TaskAction, set
         "production task was reopened leaves the delivery task PENDING with its gate open"
     ),
 )
-def test_release_settles_the_order_because_it_can_leave_delivery_pending_behind_an_open_gate() -> (
-    None
-):
+def test_release_settles_the_order_since_it_can_leave_delivery_pending_behind_open_gate() -> None:
     # Production was reopened while delivery was STARTED, so the gate stayed open
     # (workflow.py's documented decision). The admin then releases the delivery task to
     # send delivery back. The state after RELEASE is one that `settle` closes the gate for:

@@ -1,6 +1,7 @@
 """The Mutation type: each mutation lives in its own module; permissions are declared here."""
 
 import strawberry
+from strawberry.extensions.field_extension import FieldExtension
 from strawberry.permission import BasePermission, PermissionExtension
 
 from domain.enums import DepartmentKind as Kind
@@ -16,7 +17,7 @@ from graph.mutations import (
 from graph.permissions import InDepartmentOfKind, IsAdmin, IsStaff, StartsTask
 
 
-def allowed(*permissions: BasePermission) -> list[PermissionExtension]:
+def allowed(*permissions: BasePermission) -> list[FieldExtension]:
     return [PermissionExtension(list(permissions))]
 
 

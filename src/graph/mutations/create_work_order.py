@@ -6,7 +6,8 @@ from strawberry import relay
 from strawberry.scalars import JSON
 
 from db import people
-from db.orders import NewWorkOrder, create_work_order as create
+from db.orders import NewWorkOrder
+from db.orders import create_work_order as create
 from domain import validation
 from domain.enums import DepartmentKind
 from domain.errors import DomainError, ErrorCode
@@ -49,17 +50,21 @@ async def create_work_order(info: Info, input: CreateWorkOrderInput) -> CreateWo
         )
         details = validation.details(input.details)
         quote = input.quote.parse("quote") if input.quote is not None else None
-        chosen = await people.departments_by_codes(
-            conn, validation.codes(input.department_codes)
-        )
-        wrong = [d.code for d in chosen if d.kind not in (DepartmentKind.PRODUCTION, DepartmentKind.DELIVERY)]
+        chosen = await people.departments_by_codes(conn, validation.codes(input.department_codes))
+        wrong = [
+            d.code
+            for d in chosen
+            if d.kind not in (DepartmentKind.PRODUCTION, DepartmentKind.DELIVERY)
+        ]
         if wrong:
             raise DomainError(
                 ErrorCode.INVALID_INPUT,
                 f"Only PRODUCTION departments get tasks; not {', '.join(wrong)}.",
                 "departmentCodes",
             )
-        delivery = [d for d in await people.all_departments(conn) if d.kind == DepartmentKind.DELIVERY]
+        delivery = [
+            d for d in await people.all_departments(conn) if d.kind == DepartmentKind.DELIVERY
+        ]
         if not delivery:
             raise DomainError(
                 ErrorCode.NOT_FOUND,

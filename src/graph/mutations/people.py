@@ -6,13 +6,13 @@ from strawberry import relay
 
 from db import people
 from domain import validation
+from domain.enums import DepartmentKind
 from domain.enums import DepartmentKind as Kind
 from domain.errors import DomainError, ErrorCode
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.types.enums import DepartmentKind
 from graph.types.nodes import Department, User
 
 

@@ -1,11 +1,21 @@
-"""The domain's vocabularies exposed as GraphQL enums, under the names clients rely on."""
+"""Registers the domain's vocabularies as GraphQL enums, under the names clients rely on.
+
+Annotations use the domain enums themselves; importing this module makes them
+GraphQL enums (strawberry.enum marks the class and returns it unchanged).
+"""
 
 import strawberry
 
 from domain import enums
+from domain.errors import ErrorCode
 
-DepartmentKind = strawberry.enum(enums.DepartmentKind, name="DepartmentKind")
-WorkOrderStatus = strawberry.enum(enums.WorkOrderStatus, name="WorkOrderStatus")
-TaskStatus = strawberry.enum(enums.TaskStatus, name="TaskStatus")
-TaskAction = strawberry.enum(enums.TaskAction, name="TaskAction")
-WorkOrderAction = strawberry.enum(enums.WorkOrderAction, name="WorkOrderAction")
+for _enum in (
+    enums.DepartmentKind,
+    enums.WorkOrderStatus,
+    enums.TaskStatus,
+    enums.TaskAction,
+    enums.WorkOrderAction,
+):
+    strawberry.enum(_enum)
+
+strawberry.enum(ErrorCode, name="UserErrorCode")

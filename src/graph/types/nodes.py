@@ -10,16 +10,11 @@ from strawberry import relay
 from strawberry.permission import PermissionExtension
 from strawberry.scalars import JSON
 
+from domain.enums import DepartmentKind, TaskAction, TaskStatus, WorkOrderAction, WorkOrderStatus
 from domain.enums import DepartmentKind as Kind
 from graph.context import Info
 from graph.permissions import InDepartmentOfKind, SelfOrAdmin
-from graph.types.enums import (
-    DepartmentKind,
-    TaskAction,
-    TaskStatus,
-    WorkOrderAction,
-    WorkOrderStatus,
-)
+from graph.types import enums as _registered  # noqa: F401  (makes the enums GraphQL enums)
 from graph.types.money import Money
 
 
@@ -40,7 +35,11 @@ class Department(relay.Node):
     @classmethod
     def of(cls, row: Row[Any]) -> "Department":
         return cls(
-            id=row.id, code=row.code, name=row.name, kind=row.kind, gates_delivery=row.gates_delivery
+            id=row.id,
+            code=row.code,
+            name=row.name,
+            kind=row.kind,
+            gates_delivery=row.gates_delivery,
         )
 
     @classmethod

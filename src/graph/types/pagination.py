@@ -13,7 +13,7 @@ DEFAULT_PAGE = 20
 MAX_PAGE = 100
 
 T = TypeVar("T")
-N = TypeVar("N")
+N = TypeVar("N", bound=relay.Node)
 
 
 def page_size(first: int | None) -> int:
@@ -41,7 +41,11 @@ def decode_cursor(cursor: str | None, arity: int) -> list[Any] | None:
 
 
 def build_edges(
-    rows: Sequence[T], limit: int, after: object, key: Callable[[T], Sequence[Any]], node: Callable[[T], N]
+    rows: Sequence[T],
+    limit: int,
+    after: object,
+    key: Callable[[T], Sequence[Any]],
+    node: Callable[[T], N],
 ) -> tuple[list[relay.Edge[N]], relay.PageInfo]:
     """`rows` holds up to limit + 1 rows: the extra one only says there is a next page."""
     shown = rows[:limit]
