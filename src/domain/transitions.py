@@ -33,8 +33,9 @@ class Transition:
 
     @property
     def settles_order(self) -> bool:
-        """Moves into or out of COMPLETED can move the gate and the order's status."""
-        return TaskStatus.COMPLETED in self.sources or self.target is TaskStatus.COMPLETED
+        """Every move but a start can change the gate or the order's status: completing
+        or reopening a task, and releasing a delivery task whose gate should be shut."""
+        return self.target is not TaskStatus.STARTED
 
 
 def _t(

@@ -13,9 +13,10 @@ MAX_DETAILS_BYTES = 16_384
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
 
-_SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$")
-_ORDER_NUMBER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,39}$")
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+# Matched with fullmatch: `$` would also accept a trailing newline.
+_SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")
+_ORDER_NUMBER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,39}")
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 
 def _invalid(message: str, field: str) -> DomainError:
@@ -36,7 +37,7 @@ def reason(value: str) -> str:
 
 
 def slug(value: str, field: str = "code") -> str:
-    if not _SLUG.match(value):
+    if not _SLUG.fullmatch(value):
         raise _invalid(
             f"{field} must be 1-40 lowercase letters, digits or inner hyphens, got {value!r}.",
             field,
@@ -46,7 +47,7 @@ def slug(value: str, field: str = "code") -> str:
 
 def order_number(value: str) -> str:
     cleaned = value.strip()
-    if not _ORDER_NUMBER.match(cleaned):
+    if not _ORDER_NUMBER.fullmatch(cleaned):
         raise _invalid(
             "orderNumber must be 1-40 letters, digits, '.', '_', '/' or '-', "
             "starting with a letter or digit.",
@@ -57,7 +58,7 @@ def order_number(value: str) -> str:
 
 def email(value: str) -> str:
     cleaned = value.strip()
-    if len(cleaned) > MAX_EMAIL or not _EMAIL.match(cleaned):
+    if len(cleaned) > MAX_EMAIL or not _EMAIL.fullmatch(cleaned):
         raise _invalid(f"{value!r} is not an email address.", "email")
     return cleaned
 
@@ -74,16 +75,27 @@ def details(value: Any) -> dict[str, Any]:
     """`details` is a free-form JSON object with a size cap."""
     if value is None:
         return {}
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise _invalid(f"details is not valid JSON: {exc.msg}.", "details") from None
+    try:
+        if isinstance(value, str):
+            value = json.loads(value, parse_constant=_reject_constant)
+        encoded = json.dumps(value, ensure_ascii=False, allow_nan=False).encode()
+    except json.JSONDecodeError as exc:
+        raise _invalid(f"details is not valid JSON: {exc.msg}.", "details") from None
+    except ValueError:
+        raise _invalid(
+            "details is not valid JSON: NaN and Infinity are not JSON.", "details"
+        ) from None
+    except RecursionError:
+        raise _invalid("details is nested too deeply.", "details") from None
     if not isinstance(value, dict):
         raise _invalid("details must be a JSON object.", "details")
-    if len(json.dumps(value)) > MAX_DETAILS_BYTES:
+    if len(encoded) > MAX_DETAILS_BYTES:
         raise _invalid(f"details is larger than {MAX_DETAILS_BYTES} bytes.", "details")
     return value
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(name)
 
 
 def codes(values: list[str], field: str = "departmentCodes") -> list[str]:

@@ -137,13 +137,6 @@ def test_moves_into_or_out_of_completed_settle_the_order(action: TaskAction, set
     assert TRANSITIONS[action].settles_order is settles
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "RELEASE does not settle the order: releasing a STARTED delivery task after a gating "
-        "production task was reopened leaves the delivery task PENDING with its gate open"
-    ),
-)
 def test_release_settles_the_order_since_it_can_leave_delivery_pending_behind_open_gate() -> None:
     # Production was reopened while delivery was STARTED, so the gate stayed open
     # (workflow.py's documented decision). The admin then releases the delivery task to
