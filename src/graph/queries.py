@@ -14,7 +14,12 @@ from graph.errors import bad_request
 from graph.ids import decode_id
 from graph.permissions import InDepartmentOfKind, IsAdmin, IsStaff, SeesQueue
 from graph.types.nodes import Customer, Department, DepartmentTask, User, WorkOrder
-from graph.types.pagination import build_edges, decode_cursor, page_size
+from graph.types.pagination import (
+    build_edges,
+    decode_id_cursor,
+    decode_queue_cursor,
+    page_size,
+)
 
 NODE_TYPES: dict[str, type[relay.Node]] = {
     t.__name__: t for t in (WorkOrder, DepartmentTask, Department, User, Customer)
@@ -75,11 +80,9 @@ class Query:
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> relay.Connection[User]:
         limit = page_size(first)
-        cursor = decode_cursor(after, 1)
+        after_id = decode_id_cursor(after)
         async with info.context.read() as conn:
-            rows = await reads.users_page(
-                conn, limit=limit + 1, after_id=cursor[0] if cursor else None
-            )
+            rows = await reads.users_page(conn, limit=limit + 1, after_id=after_id)
         edges, page = build_edges(rows, limit, after, lambda r: [r.id], User.of)
         return relay.Connection(edges=edges, page_info=page)
 
@@ -103,7 +106,7 @@ class Query:
         after: str | None = None,
     ) -> relay.Connection[WorkOrder]:
         limit = page_size(first)
-        cursor = decode_cursor(after, 1)
+        after_id = decode_id_cursor(after)
         customer_pk = decode_id(customer_id, "Customer") if customer_id else None
         if customer_id is not None and customer_pk is None:
             raise bad_request("'customerId' is not the id of a Customer.")
@@ -111,7 +114,7 @@ class Query:
             rows = await reads.work_orders_page(
                 conn,
                 limit=limit + 1,
-                after_id=cursor[0] if cursor else None,
+                after_id=after_id,
                 status=status.value if status else None,
                 customer_id=customer_pk,
                 search=_search(search),
@@ -128,7 +131,7 @@ class Query:
         self, info: Info, department: str, first: int | None = None, after: str | None = None
     ) -> QueueConnection:
         limit = page_size(first)
-        cursor = decode_cursor(after, 3)
+        cursor = decode_queue_cursor(after)
         dept = (await info.context.loaders.department_codes()).get(department)
         if dept is None:
             raise bad_request(f"Unknown department code {department!r}.")
@@ -142,7 +145,7 @@ class Query:
                 conn,
                 department_id=dept.id,
                 limit=limit + 1,
-                after=(cursor[0], cursor[1], cursor[2]) if cursor else None,
+                after=cursor,
             )
         edges, page = build_edges(
             rows, limit, after, lambda r: [r.lane, r.since.isoformat(), r.id], DepartmentTask.of
@@ -158,12 +161,12 @@ class Query:
         after: str | None = None,
     ) -> relay.Connection[Customer]:
         limit = page_size(first)
-        cursor = decode_cursor(after, 1)
+        after_id = decode_id_cursor(after)
         async with info.context.read() as conn:
             rows = await reads.customers_page(
                 conn,
                 limit=limit + 1,
-                after_id=cursor[0] if cursor else None,
+                after_id=after_id,
                 search=_search(search),
             )
         edges, page = build_edges(rows, limit, after, lambda r: [r.id], Customer.of)

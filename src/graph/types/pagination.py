@@ -3,6 +3,7 @@
 import base64
 import json
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any, TypeVar
 
 from strawberry import relay
@@ -28,9 +29,7 @@ def encode_cursor(key: Sequence[Any]) -> str:
     return base64.urlsafe_b64encode(json.dumps(list(key)).encode()).decode()
 
 
-def decode_cursor(cursor: str | None, arity: int) -> list[Any] | None:
-    if cursor is None:
-        return None
+def _decode(cursor: str, arity: int) -> list[Any]:
     try:
         key = json.loads(base64.urlsafe_b64decode(cursor.encode()))
     except ValueError:
@@ -38,6 +37,33 @@ def decode_cursor(cursor: str | None, arity: int) -> list[Any] | None:
     if not isinstance(key, list) or len(key) != arity:
         raise bad_request("'after' is not a cursor of this connection.")
     return key
+
+
+def _positive_int(value: Any) -> int:
+    if type(value) is not int or not 0 < value < 2**63:
+        raise bad_request("'after' is not a cursor of this connection.")
+    return value
+
+
+def decode_id_cursor(cursor: str | None) -> int | None:
+    """Cursor of a connection ordered by id: the last id seen."""
+    if cursor is None:
+        return None
+    return _positive_int(_decode(cursor, 1)[0])
+
+
+def decode_queue_cursor(cursor: str | None) -> tuple[int, datetime, int] | None:
+    """Cursor of a queue: (lane, since, id) of the last task seen."""
+    if cursor is None:
+        return None
+    lane, since, task_id = _decode(cursor, 3)
+    try:
+        when = datetime.fromisoformat(since) if isinstance(since, str) else None
+    except ValueError:
+        when = None
+    if lane not in (0, 1) or type(lane) is not int or when is None or when.tzinfo is None:
+        raise bad_request("'after' is not a cursor of this connection.")
+    return lane, when, _positive_int(task_id)
 
 
 def build_edges(

@@ -1,0 +1,80 @@
+"""Unexpected failures are masked; crafted cursors and paging arguments are BAD_REQUEST."""
+
+import base64
+import json
+
+import pytest
+
+from db import reads
+from tests.integration.conftest import Client, Shop, gid
+
+ORDERS = "query($after: String) { workOrders(first: 2, after: $after) { edges { node { id } } } }"
+
+
+async def test_an_unexpected_exception_is_masked(
+    api: Client, shop: Shop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    order = await shop.order(["print"])
+
+    async def broken(*args: object) -> list[object]:
+        raise RuntimeError("secret connection detail")
+
+    monkeypatch.setattr(reads, "customers", broken)
+    body = await api.as_(shop.tokens["sam"]).raw(
+        "query($id: ID!) { workOrder(id: $id) { orderNumber customer { name } } }",
+        {"id": gid("WorkOrder", order)},
+    )
+    text = json.dumps(body)
+    assert "secret connection detail" not in text
+    assert "Traceback" not in text
+    assert body["data"] is None or body["data"]["workOrder"] is None
+    assert [(e["message"], e["extensions"]["code"]) for e in body["errors"]] == [
+        ("Unexpected error.", "INTERNAL_SERVER_ERROR")
+    ]
+
+
+def crafted(key: object) -> str:
+    return base64.urlsafe_b64encode(json.dumps(key).encode()).decode()
+
+
+@pytest.mark.parametrize(
+    "after", ["not-base64!", crafted(["x"]), crafted([1, 2]), crafted({"id": 1}), crafted([-5])]
+)
+async def test_crafted_cursors_are_bad_requests(api: Client, shop: Shop, after: str) -> None:
+    body = await api.as_(shop.tokens["sam"]).raw(ORDERS, {"after": after})
+    assert [e["extensions"]["code"] for e in body["errors"]] == ["BAD_REQUEST"]
+    assert "cursor" in body["errors"][0]["message"]
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        crafted([0, "yesterday", 1]),
+        crafted([2, "2026-01-01T00:00:00+00:00", 1]),
+        crafted([0, "2026-01-01T00:00:00", 1]),
+        crafted([0, "2026-01-01T00:00:00+00:00", "1"]),
+    ],
+)
+async def test_crafted_queue_cursors_are_bad_requests(api: Client, shop: Shop, after: str) -> None:
+    body = await api.as_(shop.tokens["pat"]).raw(
+        'query($after: String) { queue(department: "print", after: $after) { edges { cursor } } }',
+        {"after": after},
+    )
+    assert [e["extensions"]["code"] for e in body["errors"]] == ["BAD_REQUEST"]
+
+
+async def test_queue_pages_follow_each_other(api: Client, shop: Shop) -> None:
+    for _ in range(5):
+        await shop.order(["print"])
+    pat = api.as_(shop.tokens["pat"])
+    query = """query($after: String) { queue(department: "print", first: 2, after: $after) {
+        edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }"""
+    seen: list[str] = []
+    after = None
+    while True:
+        page = (await pat(query, {"after": after}))["queue"]
+        seen += [e["node"]["id"] for e in page["edges"]]
+        if not page["pageInfo"]["hasNextPage"]:
+            break
+        after = page["pageInfo"]["endCursor"]
+    assert len(seen) == len(set(seen)) == 5
