@@ -9,7 +9,8 @@ async def test_worker_starts_task_and_sees_it_in_queue(api: Client, shop: Shop) 
     )
     task = next(t for t in data["workOrder"]["tasks"] if t["department"]["code"] == "print")
     moved = await api.as_(shop.tokens["pat"])(
-        "mutation($i: StartTaskInput!) { startTask(input: $i) { changed task { status pickedUpBy { name } } userErrors { code } } }",
+        """mutation($i: StartTaskInput!) { startTask(input: $i) {
+            changed task { status pickedUpBy { name } } userErrors { code } } }""",
         {"i": {"taskId": task["id"]}},
     )
     assert moved["startTask"]["changed"] is True
