@@ -167,3 +167,21 @@ async def login(
 
 async def authenticate(conn: AsyncConnection, token: str) -> Row[Any] | None:
     return (await conn.execute(Q["authenticate"], {"token_hash": token_hash(token)})).first()
+
+
+async def revoke_token(
+    conn: AsyncConnection, token_id: int, user_id: int, is_admin: bool
+) -> Row[Any]:
+    """Revoke a token: admins any, others their own. Writes a TOKEN_REVOKED event, so
+    every server process closes the live connections that use it."""
+    row = (
+        await conn.execute(
+            Q["revoke_token"], {"token_id": token_id, "user_id": user_id, "is_admin": is_admin}
+        )
+    ).first()
+    if row is not None:
+        return row
+    existing = (await conn.execute(Q["token_by_id"], {"token_id": token_id})).first()
+    if existing is None or not (is_admin or existing.user_id == user_id):
+        raise DomainError(ErrorCode.NOT_FOUND, "No such token.", "tokenId")
+    raise DomainError(ErrorCode.INVALID_TRANSITION, "The token is already revoked.", "tokenId")

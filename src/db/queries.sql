@@ -47,8 +47,10 @@ WITH wo AS (
     INSERT INTO events (type, work_order_id, department_id, payload)
     SELECT 'TASK_CHANGED', work_order_id, department_id, jsonb_build_object(
         'taskId', id, 'workOrderId', work_order_id, 'departmentId', department_id,
+        'status', status, 'pickedUpBy', picked_up_by, 'availableAt', available_at,
+        'startedAt', started_at, 'completedAt', completed_at, 'version', version,
         'action', CAST(:action AS text), 'fromStatus', from_status, 'toStatus', status,
-        'pickedUpBy', picked_up_by, 'actorId', CAST(:actor_id AS bigint), 'version', version)
+        'actorId', CAST(:actor_id AS bigint))
     FROM moved
 )
 SELECT * FROM moved
@@ -84,7 +86,7 @@ WITH moved AS (
     FROM departments d
     WHERE t.work_order_id = :work_order_id AND d.id = t.department_id AND d.kind = 'DELIVERY'
       AND (t.available_at IS NULL) = :open
-    RETURNING t.id, t.work_order_id, t.department_id, t.status, t.available_at, t.version
+    RETURNING t.*
 ), history AS (
     INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id, reason)
     SELECT work_order_id,
@@ -98,7 +100,8 @@ WITH moved AS (
     SELECT CASE WHEN :open THEN 'DELIVERY_GATE_OPENED' ELSE 'DELIVERY_GATE_CLOSED' END,
            work_order_id, department_id, jsonb_build_object(
         'taskId', id, 'workOrderId', work_order_id, 'departmentId', department_id,
-        'status', status, 'availableAt', available_at, 'version', version)
+        'status', status, 'pickedUpBy', picked_up_by, 'availableAt', available_at,
+        'startedAt', started_at, 'completedAt', completed_at, 'version', version)
     FROM moved
 )
 SELECT * FROM moved
@@ -135,7 +138,9 @@ ORDER BY id
 -- so each department's queue subscribers hear of it.
 INSERT INTO events (type, work_order_id, department_id, payload)
 SELECT 'TASK_WITHDRAWN', work_order_id, department_id, jsonb_build_object(
-    'taskId', id, 'workOrderId', work_order_id, 'departmentId', department_id)
+        'taskId', id, 'workOrderId', work_order_id, 'departmentId', department_id,
+        'status', status, 'pickedUpBy', picked_up_by, 'availableAt', available_at,
+        'startedAt', started_at, 'completedAt', completed_at, 'version', version)
 FROM department_tasks
 WHERE work_order_id = :work_order_id AND status = 'PENDING'
 
@@ -170,7 +175,8 @@ WITH created AS (
     INSERT INTO events (type, work_order_id, department_id, payload)
     SELECT 'TASK_CREATED', work_order_id, department_id, jsonb_build_object(
         'taskId', id, 'workOrderId', work_order_id, 'departmentId', department_id,
-        'status', status, 'availableAt', available_at, 'version', version)
+        'status', status, 'pickedUpBy', picked_up_by, 'availableAt', available_at,
+        'startedAt', started_at, 'completedAt', completed_at, 'version', version)
     FROM created
 )
 SELECT * FROM created ORDER BY id
@@ -340,3 +346,64 @@ WHERE t.department_id = :department_id
        OR (q.lane, q.since, t.id) > (:after_lane, CAST(:after_since AS timestamptz), :after_id))
 ORDER BY q.lane, q.since, t.id
 LIMIT :limit
+
+-- name: events_head
+-- The newest event every reader may already see: all transactions below the
+-- oldest running one have finished, so nothing can commit before this position.
+SELECT CAST(xid AS text) AS xid, id FROM events
+WHERE xid < pg_snapshot_xmin(pg_current_snapshot())
+ORDER BY xid DESC, id DESC
+LIMIT 1
+
+-- name: events_after
+-- The event log in (xid, id) order after a position, optionally filtered. Only
+-- transactions older than the oldest running one are read, so an event that
+-- commits late is delivered late, never skipped.
+SELECT CAST(xid AS text) AS xid, id, type, work_order_id, department_id, payload, occurred_at
+FROM events
+WHERE (xid, id) > (CAST(CAST(:xid AS text) AS xid8), :id)
+  AND xid < pg_snapshot_xmin(pg_current_snapshot())
+  AND (CAST(:department_id AS bigint) IS NULL OR department_id = :department_id)
+  AND (CAST(:work_order_id AS bigint) IS NULL OR work_order_id = :work_order_id)
+  AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[])))
+ORDER BY xid, id
+LIMIT :limit
+
+-- name: events_after_snapshot
+-- Replay for a client holding a snapshot (the queue's eventCursor): every event
+-- its snapshot did not see, in order, up to what is safe to read now.
+SELECT CAST(xid AS text) AS xid, id, type, work_order_id, department_id, payload, occurred_at
+FROM events
+WHERE xid >= pg_snapshot_xmin(CAST(CAST(:snapshot AS text) AS pg_snapshot))
+  AND NOT pg_visible_in_snapshot(xid, CAST(CAST(:snapshot AS text) AS pg_snapshot))
+  AND (xid, id) > (CAST(CAST(:xid AS text) AS xid8), :id)
+  AND xid < pg_snapshot_xmin(pg_current_snapshot())
+  AND (CAST(:department_id AS bigint) IS NULL OR department_id = :department_id)
+  AND (CAST(:work_order_id AS bigint) IS NULL OR work_order_id = :work_order_id)
+  AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[])))
+ORDER BY xid, id
+LIMIT :limit
+
+-- name: events_lag
+-- Age of the oldest transaction holding back the event stream (0 when none).
+SELECT coalesce(extract(epoch FROM now() - min(xact_start)), 0) AS seconds
+FROM pg_stat_activity
+WHERE backend_xid IS NOT NULL AND datname = current_database()
+
+-- name: notify_events
+SELECT pg_notify('pressroom_events', '')
+
+-- name: revoke_token
+WITH revoked AS (
+    UPDATE tokens SET revoked_at = now()
+    WHERE id = :token_id AND revoked_at IS NULL
+      AND (:is_admin OR user_id = :user_id)
+    RETURNING *
+), event AS (
+    INSERT INTO events (type, payload)
+    SELECT 'TOKEN_REVOKED', jsonb_build_object('tokenId', id, 'kind', kind) FROM revoked
+)
+SELECT * FROM revoked
+
+-- name: token_by_id
+SELECT * FROM tokens WHERE id = :token_id

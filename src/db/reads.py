@@ -5,12 +5,14 @@ does not grow with its size.
 """
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from db.events import StoredEvent
 from db.queries import Q
 
 
@@ -104,3 +106,37 @@ async def queue_page(
         "after_id": after_id,
     }
     return list((await conn.execute(Q["queue_page"], params)).all())
+
+
+@dataclass(frozen=True)
+class Related:
+    """Rows that a batch of events refers to, read once and shared by every subscriber."""
+
+    tasks: dict[int, Row[Any]] = field(default_factory=dict)
+    work_orders: dict[int, Row[Any]] = field(default_factory=dict)
+    departments: dict[int, Row[Any]] = field(default_factory=dict)
+    users: dict[int, Row[Any]] = field(default_factory=dict)
+    customers: dict[int, Row[Any]] = field(default_factory=dict)
+
+
+async def related(conn: AsyncConnection, batch: Sequence[StoredEvent]) -> Related:
+    task_ids = {e.payload["taskId"] for e in batch if "taskId" in e.payload}
+    order_ids = {e.work_order_id for e in batch if e.work_order_id is not None}
+    tasks_ = {r.id: r for r in await tasks(conn, sorted(task_ids))} if task_ids else {}
+    orders = {r.id: r for r in await work_orders(conn, sorted(order_ids))} if order_ids else {}
+    pickers = [e.payload.get("pickedUpBy") for e in batch]
+    pickers += [r.picked_up_by for r in tasks_.values()]
+    user_ids: set[int] = {p for p in pickers if p is not None}
+    department_ids = {e.department_id for e in batch if e.department_id is not None}
+    customer_ids = {r.customer_id for r in orders.values()}
+    return Related(
+        tasks=tasks_,
+        work_orders=orders,
+        departments={r.id: r for r in await departments(conn, sorted(department_ids))}
+        if department_ids
+        else {},
+        users={r.id: r for r in await users(conn, sorted(user_ids))} if user_ids else {},
+        customers={r.id: r for r in await customers(conn, sorted(customer_ids))}
+        if customer_ids
+        else {},
+    )

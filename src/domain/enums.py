@@ -60,3 +60,5 @@ class EventType(StrEnum):
     DELIVERY_GATE_CLOSED = "DELIVERY_GATE_CLOSED"
     WORK_ORDER_CREATED = "WORK_ORDER_CREATED"
     WORK_ORDER_CHANGED = "WORK_ORDER_CHANGED"
+    # A token was revoked: every process closes the live connections that use it.
+    TOKEN_REVOKED = "TOKEN_REVOKED"

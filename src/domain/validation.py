@@ -19,16 +19,16 @@ _ORDER_NUMBER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,39}")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 
-def _invalid(message: str, field: str) -> DomainError:
+def invalid(message: str, field: str) -> DomainError:
     return DomainError(ErrorCode.INVALID_INPUT, message, field)
 
 
 def text(value: str, field: str, *, max_len: int = MAX_NAME) -> str:
     cleaned = value.strip()
     if not cleaned:
-        raise _invalid(f"{field} must not be empty.", field)
+        raise invalid(f"{field} must not be empty.", field)
     if len(cleaned) > max_len:
-        raise _invalid(f"{field} is longer than {max_len} characters.", field)
+        raise invalid(f"{field} is longer than {max_len} characters.", field)
     return cleaned
 
 
@@ -38,7 +38,7 @@ def reason(value: str) -> str:
 
 def slug(value: str, field: str = "code") -> str:
     if not _SLUG.fullmatch(value):
-        raise _invalid(
+        raise invalid(
             f"{field} must be 1-40 lowercase letters, digits or inner hyphens, got {value!r}.",
             field,
         )
@@ -48,7 +48,7 @@ def slug(value: str, field: str = "code") -> str:
 def order_number(value: str) -> str:
     cleaned = value.strip()
     if not _ORDER_NUMBER.fullmatch(cleaned):
-        raise _invalid(
+        raise invalid(
             "orderNumber must be 1-40 letters, digits, '.', '_', '/' or '-', "
             "starting with a letter or digit.",
             "orderNumber",
@@ -59,13 +59,13 @@ def order_number(value: str) -> str:
 def email(value: str) -> str:
     cleaned = value.strip()
     if len(cleaned) > MAX_EMAIL or not _EMAIL.fullmatch(cleaned):
-        raise _invalid(f"{value!r} is not an email address.", "email")
+        raise invalid(f"{value!r} is not an email address.", "email")
     return cleaned
 
 
 def password(value: str) -> str:
     if not MIN_PASSWORD <= len(value) <= MAX_PASSWORD:
-        raise _invalid(
+        raise invalid(
             f"password must be {MIN_PASSWORD} to {MAX_PASSWORD} characters long.", "password"
         )
     return value
@@ -80,17 +80,17 @@ def details(value: Any) -> dict[str, Any]:
             value = json.loads(value, parse_constant=_reject_constant)
         encoded = json.dumps(value, ensure_ascii=False, allow_nan=False).encode()
     except json.JSONDecodeError as exc:
-        raise _invalid(f"details is not valid JSON: {exc.msg}.", "details") from None
+        raise invalid(f"details is not valid JSON: {exc.msg}.", "details") from None
     except ValueError:
-        raise _invalid(
+        raise invalid(
             "details is not valid JSON: NaN and Infinity are not JSON.", "details"
         ) from None
     except RecursionError:
-        raise _invalid("details is nested too deeply.", "details") from None
+        raise invalid("details is nested too deeply.", "details") from None
     if not isinstance(value, dict):
-        raise _invalid("details must be a JSON object.", "details")
+        raise invalid("details must be a JSON object.", "details")
     if len(encoded) > MAX_DETAILS_BYTES:
-        raise _invalid(f"details is larger than {MAX_DETAILS_BYTES} bytes.", "details")
+        raise invalid(f"details is larger than {MAX_DETAILS_BYTES} bytes.", "details")
     return value
 
 

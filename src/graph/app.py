@@ -2,6 +2,7 @@
 
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
 from graphql import GraphQLError
@@ -9,34 +10,67 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
+from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLHTTPResponse
 from strawberry.types import ExecutionResult
+from strawberry.types.unset import UnsetType
 
 from graph.auth import bearer, load_viewer
 from graph.context import Context, Services
 from graph.errors import TopLevelCode
+from graph.live import LiveConnections
 from graph.schema import schema
 
 log = logging.getLogger("pressroom.app")
 
 MAX_BODY_BYTES = 256 * 1024
+KEEP_ALIVE_SECONDS = 15
+CONNECTION_INIT_TIMEOUT_SECONDS = 10
+MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
 ReadyCheck = Callable[[], Awaitable[dict[str, bool]]]
 
 
 class PressroomGraphQL(GraphQL[Context, None]):
-    def __init__(self, services: Services) -> None:
-        super().__init__(schema, graphql_ide=None)
+    def __init__(self, services: Services, live: LiveConnections) -> None:
+        super().__init__(
+            schema,
+            graphql_ide=None,
+            # Legacy graphql-ws clients get "ka" keep-alives; both protocols also get
+            # websocket pings from uvicorn, so dead wall displays are noticed.
+            keep_alive=True,
+            keep_alive_interval=KEEP_ALIVE_SECONDS,
+            connection_init_wait_timeout=timedelta(seconds=CONNECTION_INIT_TIMEOUT_SECONDS),
+            max_subscriptions_per_connection=MAX_SUBSCRIPTIONS_PER_CONNECTION,
+        )
         self.services = services
+        self.live = live
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
+        if isinstance(request, WebSocket):
+            # Authenticated from the connection_init payload, in on_ws_connect.
+            return Context(self.services, None, websocket=request)
         token = bearer(request.headers.get("authorization"))
         return Context(self.services, await load_viewer(self.services, token))
+
+    async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
+        params = context.connection_params or {}
+        raw = params.get("authorization") or params.get("Authorization")
+        if raw is None:
+            return None
+        token = bearer(raw) if isinstance(raw, str) and " " in raw else raw
+        viewer = await load_viewer(self.services, token if isinstance(token, str) else None)
+        if viewer is None:
+            raise ConnectionRejectionError({"message": "Invalid or revoked token."})
+        context.viewer = viewer
+        if context.websocket is not None:
+            self.live.add(viewer.token_id, context.websocket)
+        return None
 
     async def process_result(
         self, request: Request | WebSocket, result: ExecutionResult
@@ -81,8 +115,10 @@ class BodyLimit:
         await self.app(scope, receive, send)
 
 
-def create_app(services: Services, ready: ReadyCheck, lifespan: Any = None) -> Starlette:
-    graphql = PressroomGraphQL(services)
+def create_app(
+    services: Services, live: LiveConnections, ready: ReadyCheck, lifespan: Any = None
+) -> Starlette:
+    graphql = PressroomGraphQL(services, live)
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"ok": True})
@@ -98,6 +134,7 @@ def create_app(services: Services, ready: ReadyCheck, lifespan: Any = None) -> S
     app = Starlette(
         routes=[
             Route("/graphql", graphql, methods=["GET", "POST"]),
+            WebSocketRoute("/graphql", graphql),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics),

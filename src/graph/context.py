@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from starlette.websockets import WebSocket
 from strawberry.types import Info as StrawberryInfo
 
+from db.feed import EventFeed
 from domain.enums import TokenKind
 from graph.loaders import Loaders
 
@@ -28,18 +30,22 @@ class Viewer:
         return self.token_kind is not TokenKind.DISPLAY
 
 
-@dataclass(frozen=True)
+@dataclass
 class Services:
     """What the app wires in once: the engine and the settings the API needs."""
 
     engine: AsyncEngine
     session_ttl_seconds: int
+    feed: EventFeed | None = None
 
 
 @dataclass
 class Context:
     services: Services
     viewer: Viewer | None
+    websocket: WebSocket | None = None
+    # Set by Strawberry from the websocket's connection_init payload.
+    connection_params: dict[str, Any] | None = None
     loaders: Loaders = field(init=False)
 
     def __post_init__(self) -> None:

@@ -15,6 +15,13 @@ from graph.errors import unauthenticated
 from graph.ids import decode_id
 
 
+def _readable_departments(viewer: Viewer) -> list[int]:
+    """Departments whose queues the viewer reads: its memberships, or a display's list."""
+    return sorted(
+        viewer.member_department_ids if viewer.is_person else viewer.display_department_ids
+    )
+
+
 def _viewer(info: Info) -> Viewer:
     viewer = info.context.viewer
     if viewer is None:
@@ -71,14 +78,24 @@ class SeesQueue(Forbidden):
         viewer = _viewer(info)
         if viewer.is_person and viewer.is_admin:
             return True
-        allowed = (
-            viewer.member_department_ids if viewer.is_person else viewer.display_department_ids
-        )
         code = kwargs.get("department")
-        departments = await info.context.loaders.department.load_many(sorted(allowed))
+        departments = await info.context.loaders.department.load_many(_readable_departments(viewer))
         # An unknown code passes here so that the resolver can say NOT_FOUND precisely.
         known = await info.context.loaders.department_codes()
         return code not in known or any(d is not None and d.code == code for d in departments)
+
+
+class SeesDeliveryGate(Forbidden):
+    """Gate events: admins, members of the delivery department, and its wall displays."""
+
+    message = "Only the delivery department (or admins, or its wall displays) can see this."
+
+    async def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
+        viewer = _viewer(info)
+        if viewer.is_person and viewer.is_admin:
+            return True
+        departments = await info.context.loaders.department.load_many(_readable_departments(viewer))
+        return any(d is not None and d.kind == DepartmentKind.DELIVERY for d in departments)
 
 
 class StartsTask(Forbidden):

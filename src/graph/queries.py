@@ -7,6 +7,7 @@ from sqlalchemy import text
 from strawberry import relay
 
 from db import reads
+from db.events import Snapshot, encode_snapshot
 from domain.enums import DepartmentKind as Kind
 from domain.enums import WorkOrderStatus
 from graph.context import Info
@@ -150,7 +151,9 @@ class Query:
         edges, page = build_edges(
             rows, limit, after, lambda r: [r.lane, r.since.isoformat(), r.id], DepartmentTask.of
         )
-        return QueueConnection(edges=edges, page_info=page, event_cursor=f"snapshot:{snapshot}")
+        return QueueConnection(
+            edges=edges, page_info=page, event_cursor=encode_snapshot(Snapshot.parse(snapshot))
+        )
 
     @strawberry.field(extensions=[sales_or_accounts])
     async def customers(

@@ -21,6 +21,7 @@ from strawberry.extensions import (
 from graph.errors import TopLevelCode, should_mask
 from graph.mutations import Mutation
 from graph.queries import Query
+from graph.subscriptions import Subscription
 from graph.types.nodes import Customer, Department, DepartmentTask, User, WorkOrder
 
 log = logging.getLogger("pressroom.request")
@@ -73,6 +74,7 @@ class RequestLog(SchemaExtension):
 schema = strawberry.Schema(
     query=Query,
     mutation=Mutation,
+    subscription=Subscription,
     types=[WorkOrder, DepartmentTask, Department, User, Customer],
     extensions=[
         # Factories: a fresh extension per request (the caches themselves are shared).

@@ -6,10 +6,12 @@ from contextlib import asynccontextmanager
 from sqlalchemy import text
 from starlette.applications import Starlette
 
-from db import migrate
+from db import migrate, reads
 from db.engine import create_engine
+from db.feed import EventFeed
 from graph.app import create_app as create_graph_app
 from graph.context import Services
+from graph.live import LiveConnections
 from pressroom.database import database_url, prepare
 from pressroom.settings import Settings
 
@@ -19,15 +21,27 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
     db_url = url or database_url(settings)
     # Creating the engine does not connect; the lifespan migrates before the first request.
     engine = create_engine(db_url, pool_size=settings.pool_size, max_overflow=settings.max_overflow)
-    services = Services(engine, settings.session_ttl_seconds)
+    feed = EventFeed(
+        engine,
+        db_url,
+        enrich=reads.related,
+        buffer=settings.subscriber_buffer,
+        poll_interval=settings.feed_poll_seconds,
+    )
+    services = Services(engine, settings.session_ttl_seconds, feed)
+    live = LiveConnections()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await prepare(settings, db_url)
         await migrate.upgrade(db_url)
+        await feed.start()
+        live.start(feed)
         try:
             yield
         finally:
+            await live.stop()
+            await feed.stop()
             await engine.dispose()
 
     async def ready() -> dict[str, bool]:
@@ -36,7 +50,11 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
                 await conn.execute(text("SELECT 1"))
                 revision = await migrate.current_revision(conn)
         except Exception:
-            return {"database": False, "migrations": False}
-        return {"database": True, "migrations": revision == migrate.head_revision()}
+            return {"database": False, "migrations": False, "listener": feed.listening}
+        return {
+            "database": True,
+            "migrations": revision == migrate.head_revision(),
+            "listener": feed.listening,
+        }
 
-    return create_graph_app(services, ready, lifespan)
+    return create_graph_app(services, live, ready, lifespan)

@@ -26,3 +26,9 @@ class Settings(BaseSettings):
     session_ttl_seconds: int = 12 * 3600
     pool_size: int = 10
     max_overflow: int = 20
+    subscriber_buffer: int = Field(
+        default=1000, description="Events buffered per subscriber before it is dropped."
+    )
+    feed_poll_seconds: float = Field(
+        default=0.5, description="How often the event feed reads the log without a NOTIFY."
+    )

@@ -12,6 +12,7 @@ from graph.mutations import (
     login,
     people,
     tasks,
+    tokens,
     update_work_order_quote,
 )
 from graph.permissions import InDepartmentOfKind, IsAdmin, IsStaff, StartsTask
@@ -59,3 +60,19 @@ class Mutation:
         description="Admin override: complete a PENDING or STARTED task, with a reason.",
     )
     reopen_task = strawberry.mutation(resolver=tasks.reopen_task, extensions=allowed(IsAdmin()))
+
+    create_api_token = strawberry.mutation(
+        resolver=tokens.create_api_token,
+        extensions=allowed(IsStaff()),
+        description="A token for an integrator, acting as the caller; it does not expire.",
+    )
+    create_display_token = strawberry.mutation(
+        resolver=tokens.create_display_token,
+        extensions=allowed(IsAdmin()),
+        description="A read-only token for wall displays, limited to the named queues.",
+    )
+    revoke_token = strawberry.mutation(
+        resolver=tokens.revoke_token,
+        extensions=allowed(IsStaff()),
+        description="Admins revoke any token, others their own. Live connections using it close.",
+    )

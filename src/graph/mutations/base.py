@@ -26,7 +26,11 @@ async def mutate(
     so fields of the payload read the committed state."""
     try:
         async with unit_of_work(info.context.services.engine) as conn:
-            return await work(conn)
+            result = await work(conn)
+        # After the commit, never before: the feed then reads what was committed.
+        if info.context.services.feed is not None:
+            info.context.services.feed.poke()
+        return result
     except DomainError as error:
         return payload(user_errors=[UserError.of(error)])
     except NotAllowed as error:

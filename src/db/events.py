@@ -1,0 +1,201 @@
+"""The event log as a stream: positions, cursors and ordered reads.
+
+An event's position is `(xid, id)`: the writing transaction's id, then the row
+id. Readers only read below the oldest running transaction (see queries.sql),
+so positions are handed out in order and an event that commits late is never
+skipped. A client holds either a position (the cursor of the last event it
+received) or a snapshot (the `eventCursor` of a queue page): both resume exactly.
+"""
+
+import base64
+import binascii
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from db.queries import Q
+
+PAGE = 500
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    xid: int
+    id: int
+
+
+START = Position(0, 0)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A PostgreSQL snapshot (`xmin:xmax:xip,...`): which transactions it saw."""
+
+    xmin: int
+    xmax: int
+    running: frozenset[int]
+
+    def saw(self, xid: int) -> bool:
+        return xid < self.xmin or (xid < self.xmax and xid not in self.running)
+
+    def text(self) -> str:
+        return f"{self.xmin}:{self.xmax}:{','.join(map(str, sorted(self.running)))}"
+
+    @classmethod
+    def parse(cls, value: str) -> "Snapshot":
+        xmin, xmax, running = value.split(":")
+        return cls(int(xmin), int(xmax), frozenset(int(x) for x in running.split(",") if x))
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where a subscriber resumes: after a position, and past what a snapshot saw."""
+
+    after: Position
+    snapshot: Snapshot | None = None
+
+    def wants(self, position: Position) -> bool:
+        if position <= self.after:
+            return False
+        return self.snapshot is None or not self.snapshot.saw(position.xid)
+
+    def past(self, position: Position) -> "Resume":
+        """Where to resume once the event at `position` was delivered. The snapshot is
+        kept only while later events could still be ones it saw."""
+        snapshot = self.snapshot
+        if snapshot is not None and position.xid >= snapshot.xmax:
+            snapshot = None
+        return Resume(position, snapshot)
+
+    def cursor(self) -> str:
+        if self.snapshot is None:
+            return encode_position(self.after)
+        return _b64(json.dumps(["e", self.after.xid, self.after.id, self.snapshot.text()]))
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    position: Position
+    type: str
+    work_order_id: int | None
+    department_id: int | None
+    payload: dict[str, Any]
+    occurred_at: datetime
+
+    @property
+    def cursor(self) -> str:
+        return encode_position(self.position)
+
+
+class BadCursor(ValueError):
+    pass
+
+
+def _b64(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode()
+
+
+def encode_position(position: Position) -> str:
+    return _b64(json.dumps(["e", position.xid, position.id]))
+
+
+def encode_snapshot(snapshot: Snapshot) -> str:
+    return _b64(json.dumps(["s", snapshot.text()]))
+
+
+def decode_cursor(cursor: str) -> Resume:
+    try:
+        value = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        if value[0] == "e" and len(value) in (3, 4):
+            xid, row = value[1], value[2]
+            if type(xid) is int and type(row) is int and xid >= 0 and row >= 0:
+                seen = Snapshot.parse(value[3]) if len(value) == 4 else None
+                return Resume(Position(xid, row), seen)
+        if value[0] == "s" and len(value) == 2 and isinstance(value[1], str):
+            snapshot = Snapshot.parse(value[1])
+            return Resume(Position(snapshot.xmin, 0), snapshot)
+    except (ValueError, TypeError, IndexError, KeyError, binascii.Error):
+        pass
+    raise BadCursor("not an event cursor")
+
+
+def _event(row: Any) -> StoredEvent:
+    return StoredEvent(
+        position=Position(int(row.xid), row.id),
+        type=row.type,
+        work_order_id=row.work_order_id,
+        department_id=row.department_id,
+        payload=row.payload,
+        occurred_at=row.occurred_at,
+    )
+
+
+async def head(conn: AsyncConnection) -> Position:
+    row = (await conn.execute(Q["events_head"])).first()
+    return Position(int(row.xid), row.id) if row else START
+
+
+@dataclass(frozen=True)
+class Filter:
+    department_id: int | None = None
+    work_order_id: int | None = None
+    types: tuple[str, ...] | None = None
+
+    def matches(self, event: StoredEvent) -> bool:
+        return (
+            (self.department_id is None or event.department_id == self.department_id)
+            and (self.work_order_id is None or event.work_order_id == self.work_order_id)
+            and (self.types is None or event.type in self.types)
+        )
+
+
+async def read_after(
+    conn: AsyncConnection, after: Position, limit: int = PAGE, where: Filter = Filter()
+) -> list[StoredEvent]:
+    rows = await conn.execute(
+        Q["events_after"],
+        {
+            "xid": str(after.xid),
+            "id": after.id,
+            "limit": limit,
+            "department_id": where.department_id,
+            "work_order_id": where.work_order_id,
+            "types": list(where.types) if where.types else None,
+        },
+    )
+    return [_event(r) for r in rows]
+
+
+async def replay(
+    conn: AsyncConnection, resume: Resume, where: Filter
+) -> AsyncIterator[StoredEvent]:
+    """Every stored event the subscriber has not seen, in order, page by page."""
+    after = resume.after
+    while True:
+        params = {
+            "xid": str(after.xid),
+            "id": after.id,
+            "limit": PAGE,
+            "department_id": where.department_id,
+            "work_order_id": where.work_order_id,
+            "types": list(where.types) if where.types else None,
+        }
+        if resume.snapshot is None:
+            rows = list(await conn.execute(Q["events_after"], params))
+        else:
+            params["snapshot"] = resume.snapshot.text()
+            rows = list(await conn.execute(Q["events_after_snapshot"], params))
+        for row in rows:
+            event = _event(row)
+            after = event.position
+            yield event
+        if len(rows) < PAGE:
+            return
+
+
+async def lag_seconds(conn: AsyncConnection) -> float:
+    return float(await conn.scalar(Q["events_lag"]) or 0.0)

@@ -1,0 +1,275 @@
+"""The live event feed of one server process.
+
+PostgreSQL LISTEN/NOTIFY is only a wake-up; the event table is the truth. One
+reader per process follows the log in (xid, id) order and fans each event out
+to in-process subscribers with broadcaster. A lost notification, or a listener
+connection that died, costs latency (the reader also polls), never an event.
+
+Writers never NOTIFY inside their transactions (that serialises commits, see
+DESIGN.md section 6). After a commit they `poke()` the feed: the local reader
+wakes at once, and one notifier task sends a single NOTIFY for any number of
+pokes that arrive while the previous one is in flight, from its own connection.
+"""
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import asyncpg
+from broadcaster import Broadcast
+from broadcaster._backends.base import BroadcastBackend
+from broadcaster._base import Event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from db import events
+from db.events import Position, StoredEvent
+from db.queries import Q
+from domain.enums import EventType
+
+log = logging.getLogger(__name__)
+
+NOTIFY_CHANNEL = "pressroom_events"
+GATE_CHANNEL = "delivery_gate"
+TOKENS_CHANNEL = "tokens"
+GATE_TYPES = (EventType.DELIVERY_GATE_OPENED.value, EventType.DELIVERY_GATE_CLOSED.value)
+
+
+def department_channel(department_id: int) -> str:
+    return f"department:{department_id}"
+
+
+def work_order_channel(work_order_id: int) -> str:
+    return f"work_order:{work_order_id}"
+
+
+def channels_of(event: StoredEvent) -> list[str]:
+    found = []
+    if event.department_id is not None:
+        found.append(department_channel(event.department_id))
+    if event.work_order_id is not None:
+        found.append(work_order_channel(event.work_order_id))
+    if event.type in GATE_TYPES:
+        found.append(GATE_CHANNEL)
+    if event.type == EventType.TOKEN_REVOKED:
+        found.append(TOKENS_CHANNEL)
+    return found
+
+
+@dataclass(frozen=True)
+class Delivered:
+    """An event as handed to subscribers, with rows it refers to, read once per batch."""
+
+    event: StoredEvent
+    related: Any = None
+
+
+OVERFLOWED = object()
+
+
+class SlowConsumer(Exception):
+    """The subscriber's buffer filled up; it must resume from its last cursor."""
+
+
+class BoundedBroadcast(Broadcast):
+    """broadcaster's fan-out with a bounded queue per subscriber.
+
+    broadcaster's own queues are unbounded, so one stalled client could grow the
+    server's memory without limit. Here a full queue is emptied, marked, and
+    dropped from the channel: the subscriber learns it overflowed and resumes
+    from its last cursor, and memory stays bounded.
+    """
+
+    def __init__(self, backend: BroadcastBackend, buffer: int) -> None:
+        super().__init__(backend=backend)
+        self.buffer = buffer
+
+    async def _listener(self) -> None:
+        while True:
+            event = await self._backend.next_published()
+            for queue in list(self._subscribers.get(event.channel, ())):
+                try:
+                    queue.put_nowait(event)
+                except asyncio.QueueFull:
+                    self._overflow(event.channel, queue)
+
+    def _overflow(self, channel: str, queue: "asyncio.Queue[Any]") -> None:
+        while not queue.empty():
+            queue.get_nowait()
+        queue.put_nowait(Event(channel, OVERFLOWED))  # type: ignore[arg-type]
+        self._subscribers[channel].discard(queue)
+
+    @contextlib.asynccontextmanager
+    async def subscribe(self, channel: str) -> AsyncIterator["asyncio.Queue[Any]"]:  # type: ignore[override]
+        queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=self.buffer)
+        self._subscribers.setdefault(channel, set()).add(queue)
+        try:
+            yield queue
+        finally:
+            subscribers = self._subscribers.get(channel)
+            if subscribers is not None:
+                subscribers.discard(queue)
+                if not subscribers:
+                    del self._subscribers[channel]
+
+    def subscriber_count(self) -> int:
+        return sum(len(queues) for queues in self._subscribers.values())
+
+
+class LogBackend(BroadcastBackend):
+    """A broadcaster backend whose messages are rows of the event log, read in order."""
+
+    def __init__(self, url: str = "") -> None:
+        self._published: asyncio.Queue[Event] = asyncio.Queue(maxsize=10_000)
+
+    async def connect(self) -> None:
+        pass
+
+    async def disconnect(self) -> None:
+        pass
+
+    async def subscribe(self, channel: str) -> None:
+        pass
+
+    async def unsubscribe(self, channel: str) -> None:
+        pass
+
+    async def publish(self, channel: str, message: Any) -> None:
+        await self._published.put(Event(channel, message))
+
+    async def next_published(self) -> Event:
+        return await self._published.get()
+
+
+Enrich = Callable[[Any, list[StoredEvent]], Any]
+
+
+@dataclass
+class FeedStats:
+    delivered: int = 0
+    listener_connects: int = 0
+    reads: int = 0
+    lag_seconds: float = 0.0
+
+
+@dataclass
+class EventFeed:
+    engine: AsyncEngine
+    url: str
+    enrich: Enrich | None = None
+    buffer: int = 1000
+    poll_interval: float = 0.5
+    listener_probe_interval: float = 1.0
+    position: Position = events.START
+    listening: bool = False
+    stats: FeedStats = field(default_factory=FeedStats)
+
+    def __post_init__(self) -> None:
+        self.backend = LogBackend()
+        self.broadcast = BoundedBroadcast(self.backend, self.buffer)
+        self._wake = asyncio.Event()
+        self._notify = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+
+    async def start(self) -> None:
+        async with self._reader.connect() as conn:
+            self.position = await events.head(conn)
+        await self.broadcast.connect()
+        self._tasks = [
+            asyncio.create_task(self._listen_forever(), name="feed-listener"),
+            asyncio.create_task(self._read_forever(), name="feed-reader"),
+            asyncio.create_task(self._notify_forever(), name="feed-notifier"),
+        ]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self.broadcast.disconnect()
+
+    def poke(self) -> None:
+        """Called after a commit that wrote events: wake the local reader, notify the others."""
+        self._wake.set()
+        self._notify.set()
+
+    def subscribe(self, channel: str) -> contextlib.AbstractAsyncContextManager[Any]:
+        return self.broadcast.subscribe(channel)
+
+    async def _listen_forever(self) -> None:
+        dsn = make_url(self.url).set(drivername="postgresql").render_as_string(hide_password=False)
+        backoff = 0.05
+        while True:
+            conn = None
+            try:
+                conn = await asyncpg.connect(
+                    dsn, server_settings={"application_name": "pressroom-listener"}
+                )
+                closed = asyncio.Event()
+                conn.add_termination_listener(lambda _, closed=closed: closed.set())
+                await conn.add_listener(NOTIFY_CHANNEL, lambda *_: self._wake.set())
+                self.listening = True
+                self.stats.listener_connects += 1
+                backoff = 0.05
+                # Anything committed while we were not listening is read now.
+                self._wake.set()
+                while not closed.is_set():
+                    try:
+                        await asyncio.wait_for(closed.wait(), self.listener_probe_interval)
+                    except TimeoutError:
+                        # A killed backend is only noticed when the socket is used.
+                        await asyncio.wait_for(conn.fetchval("SELECT 1"), 5)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # any failure means: reconnect
+                log.warning("event listener down: %s", error)
+            finally:
+                self.listening = False
+                if conn is not None and not conn.is_closed():
+                    conn.terminate()
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 2.0)
+
+    async def _read_forever(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+            self._wake.clear()
+            try:
+                await self._read_available()
+            except (DBAPIError, OperationalError, OSError) as error:
+                log.warning("event reader failed, will retry: %s", error)
+                await asyncio.sleep(self.poll_interval)
+
+    async def _read_available(self) -> None:
+        async with self._reader.connect() as conn:
+            while True:
+                batch = await events.read_after(conn, self.position)
+                self.stats.reads += 1
+                if not batch:
+                    return
+                related = await self.enrich(conn, batch) if self.enrich else None
+                for event in batch:
+                    for channel in channels_of(event):
+                        await self.backend.publish(channel, Delivered(event, related))
+                self.position = batch[-1].position
+                self.stats.delivered += len(batch)
+                if len(batch) < events.PAGE:
+                    return
+
+    async def _notify_forever(self) -> None:
+        while True:
+            await self._notify.wait()
+            self._notify.clear()
+            try:
+                async with self._reader.connect() as conn:
+                    await conn.execute(Q["notify_events"])
+            except (DBAPIError, OperationalError, OSError) as error:
+                # Other processes then learn of the event from their poll instead.
+                log.warning("event notify failed: %s", error)

@@ -1,0 +1,104 @@
+"""createApiToken, createDisplayToken and revokeToken."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
+
+from db import people
+from domain import validation
+from domain.enums import TokenKind
+from graph.context import Info
+from graph.errors import UserError
+from graph.ids import require_id
+from graph.mutations.base import mutate, viewer_of
+from graph.types.tokens import Token
+
+
+@strawberry.type
+class CreateApiTokenPayload:
+    token: Token | None = None
+    secret: str | None = strawberry.field(
+        default=None,
+        description="Send as 'Authorization: Bearer <secret>'. Shown only this once.",
+    )
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.input
+class CreateApiTokenInput:
+    name: str
+
+
+async def create_api_token(info: Info, input: CreateApiTokenInput) -> CreateApiTokenPayload:
+    async def work(conn: AsyncConnection) -> CreateApiTokenPayload:
+        issued = await people.issue_token(
+            conn,
+            kind=TokenKind.API,
+            name=validation.text(input.name, "name"),
+            user_id=viewer_of(info).user_id,
+            ttl_seconds=None,
+        )
+        return CreateApiTokenPayload(token=Token.of(issued.row), secret=issued.token)
+
+    return await mutate(info, CreateApiTokenPayload, work)
+
+
+@strawberry.input
+class CreateDisplayTokenInput:
+    name: str
+    department_codes: list[str] = strawberry.field(description="The queues it may show.")
+
+
+@strawberry.type
+class CreateDisplayTokenPayload:
+    token: Token | None = None
+    secret: str | None = strawberry.field(
+        default=None,
+        description="Open /display/{departmentCode}?token=<secret> on the wall display.",
+    )
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+async def create_display_token(
+    info: Info, input: CreateDisplayTokenInput
+) -> CreateDisplayTokenPayload:
+    async def work(conn: AsyncConnection) -> CreateDisplayTokenPayload:
+        name = validation.text(input.name, "name")
+        codes = validation.codes(input.department_codes)
+        if not codes:
+            raise validation.invalid(
+                "A display token needs at least one department.", "departmentCodes"
+            )
+        departments = await people.departments_by_codes(conn, codes)
+        issued = await people.issue_token(
+            conn,
+            kind=TokenKind.DISPLAY,
+            name=name,
+            user_id=viewer_of(info).user_id,
+            ttl_seconds=None,
+            department_ids=[d.id for d in departments],
+        )
+        return CreateDisplayTokenPayload(token=Token.of(issued.row), secret=issued.token)
+
+    return await mutate(info, CreateDisplayTokenPayload, work)
+
+
+@strawberry.input
+class RevokeTokenInput:
+    token_id: relay.GlobalID
+
+
+@strawberry.type
+class RevokeTokenPayload:
+    token: Token | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+async def revoke_token(info: Info, input: RevokeTokenInput) -> RevokeTokenPayload:
+    async def work(conn: AsyncConnection) -> RevokeTokenPayload:
+        token_id = require_id(input.token_id, "Token", "tokenId")
+        viewer = viewer_of(info)
+        row = await people.revoke_token(conn, token_id, viewer.user_id, viewer.is_admin)
+        return RevokeTokenPayload(token=Token.of(row))
+
+    return await mutate(info, RevokeTokenPayload, work)

@@ -1,0 +1,128 @@
+"""Subscriptions: replay from the event log after a cursor, then live, with no gap and
+no duplicate at the seam.
+
+The live queue is joined before the replay is read, so every event is in one or
+both; an event is delivered only when its position is past the last one
+delivered (and, for a snapshot cursor, unseen by that snapshot).
+"""
+
+from collections.abc import AsyncGenerator, AsyncIterator
+
+import strawberry
+from graphql import GraphQLError
+from strawberry import relay
+from strawberry.permission import PermissionExtension
+
+from db import events, reads
+from db.events import BadCursor, Filter, Resume
+from db.feed import (
+    GATE_CHANNEL,
+    GATE_TYPES,
+    OVERFLOWED,
+    Delivered,
+    EventFeed,
+    department_channel,
+    work_order_channel,
+)
+from graph.context import Info
+from graph.errors import bad_request
+from graph.ids import decode_id
+from graph.permissions import IsStaff, SeesDeliveryGate, SeesQueue
+from graph.types.events import DeliveryGateEvent, QueueEvent, WorkOrderEvent
+
+SLOW_CONSUMER = "SLOW_CONSUMER"
+
+
+def _feed(info: Info) -> EventFeed:
+    feed = info.context.services.feed
+    if feed is None:
+        raise GraphQLError("Subscriptions are not available on this server.")
+    return feed
+
+
+def _resume(after: str | None) -> Resume | None:
+    if after is None:
+        return None
+    try:
+        return events.decode_cursor(after)
+    except BadCursor:
+        raise bad_request("'after' is not an event cursor.") from None
+
+
+async def stream(
+    info: Info, channel: str, where: Filter, after: str | None
+) -> AsyncIterator[tuple[Delivered, str]]:
+    """Yields each event with the cursor to resume after it."""
+    feed = _feed(info)
+    resume = _resume(after)
+    async with feed.subscribe(channel) as live:
+        if resume is not None:
+            while True:
+                async with info.context.read() as conn:
+                    page = [e async for e in events.replay(conn, resume, where)]
+                    related = await reads.related(conn, page) if page else None
+                for event in page:
+                    resume = resume.past(event.position)
+                    yield Delivered(event, related), resume.cursor()
+                if len(page) < events.PAGE:
+                    break
+        while True:
+            item = await live.get()
+            if item.message is OVERFLOWED:
+                raise GraphQLError(
+                    "This subscriber fell behind and was dropped; subscribe again with "
+                    "`after` set to the last cursor it received.",
+                    extensions={
+                        "code": SLOW_CONSUMER,
+                        "resumeAfter": resume.cursor() if resume is not None else None,
+                    },
+                )
+            delivered: Delivered = item.message
+            position = delivered.event.position
+            if resume is not None and not resume.wants(position):
+                continue
+            resume = resume.past(position) if resume is not None else Resume(position)
+            yield delivered, resume.cursor()
+
+
+@strawberry.type
+class Subscription:
+    @strawberry.subscription(
+        extensions=[PermissionExtension([SeesQueue()])],
+        description="Changes to a department's queue. With `after` (an event cursor, or "
+        "the queue's eventCursor), every change after it is replayed first.",
+    )
+    async def queue_events(
+        self, info: Info, department: str, after: str | None = None
+    ) -> AsyncGenerator[QueueEvent, None]:
+        dept = (await info.context.loaders.department_codes()).get(department)
+        if dept is None:
+            raise bad_request(f"Unknown department code {department!r}.")
+        where = Filter(department_id=dept.id)
+        async for delivered, cursor in stream(info, department_channel(dept.id), where, after):
+            yield QueueEvent.of(info, delivered, cursor)
+
+    @strawberry.subscription(
+        extensions=[PermissionExtension([SeesDeliveryGate()])],
+        description="Delivery gates opening and closing, on every work order.",
+    )
+    async def delivery_gate_events(
+        self, info: Info, after: str | None = None
+    ) -> AsyncGenerator[DeliveryGateEvent, None]:
+        where = Filter(types=GATE_TYPES)
+        async for delivered, cursor in stream(info, GATE_CHANNEL, where, after):
+            yield DeliveryGateEvent.of(info, delivered, cursor)
+
+    @strawberry.subscription(
+        extensions=[PermissionExtension([IsStaff()])],
+        description="Every change to one work order and its tasks.",
+    )
+    async def work_order_events(
+        self, info: Info, work_order_id: relay.GlobalID, after: str | None = None
+    ) -> AsyncGenerator[WorkOrderEvent, None]:
+        pk = decode_id(work_order_id, "WorkOrder")
+        if pk is None or await info.context.loaders.work_order.load(pk) is None:
+            raise bad_request("'workOrderId' is not the id of a work order.")
+        where = Filter(work_order_id=pk)
+        async for delivered, cursor in stream(info, work_order_channel(pk), where, after):
+            yield WorkOrderEvent.of(info, delivered, cursor)

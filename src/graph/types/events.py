@@ -1,0 +1,122 @@
+"""Events delivered by subscriptions: cursor, kind, time, and the affected object.
+
+A task in an event is the task as that event left it (its state is in the event
+row); related objects (work order, department, picker) are read once per batch
+of events and shared by every subscriber.
+"""
+
+from datetime import datetime
+from typing import Any
+
+import strawberry
+
+from db.events import StoredEvent
+from db.feed import Delivered
+from db.reads import Related
+from domain.enums import EventType
+from graph.context import Info
+from graph.types.nodes import DepartmentTask, WorkOrder
+
+strawberry.enum(EventType, name="EventKind")
+
+
+def _when(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def task_of(payload: dict[str, Any]) -> DepartmentTask:
+    return DepartmentTask(
+        id=payload["taskId"],
+        status=payload["status"],
+        available_at=_when(payload.get("availableAt")),
+        started_at=_when(payload.get("startedAt")),
+        completed_at=_when(payload.get("completedAt")),
+        version=payload["version"],
+        _department_id=payload["departmentId"],
+        _work_order_id=payload["workOrderId"],
+        _picked_up_by=payload.get("pickedUpBy"),
+    )
+
+
+def prime(info: Info, related: Related | None) -> None:
+    """Serve this event's relations from the rows the feed read, not from stale caches."""
+    loaders = info.context.loaders
+    loaders.clear_all()
+    if related is None:
+        return
+    for loader, rows in (
+        (loaders.task, related.tasks),
+        (loaders.work_order, related.work_orders),
+        (loaders.department, related.departments),
+        (loaders.user, related.users),
+        (loaders.customer, related.customers),
+    ):
+        for key, row in rows.items():
+            loader.prime(key, row)
+
+
+@strawberry.type(description="A change to a department's queue.")
+class QueueEvent:
+    cursor: str = strawberry.field(description="Resubscribe with `after:` this to resume.")
+    kind: EventType
+    occurred_at: datetime
+    task: DepartmentTask
+
+    @classmethod
+    def of(cls, info: Info, delivered: Delivered, cursor: str) -> "QueueEvent":
+        prime(info, delivered.related)
+        event = delivered.event
+        return cls(
+            cursor=cursor,
+            kind=EventType(event.type),
+            occurred_at=event.occurred_at,
+            task=task_of(event.payload),
+        )
+
+
+@strawberry.type(description="A delivery gate opened or closed.")
+class DeliveryGateEvent:
+    cursor: str
+    kind: EventType
+    occurred_at: datetime
+    task: DepartmentTask = strawberry.field(description="The delivery task.")
+
+    @classmethod
+    def of(cls, info: Info, delivered: Delivered, cursor: str) -> "DeliveryGateEvent":
+        prime(info, delivered.related)
+        event = delivered.event
+        return cls(
+            cursor=cursor,
+            kind=EventType(event.type),
+            occurred_at=event.occurred_at,
+            task=task_of(event.payload),
+        )
+
+
+@strawberry.type(description="A change to a work order or to one of its tasks.")
+class WorkOrderEvent:
+    cursor: str
+    kind: EventType
+    occurred_at: datetime
+    _event: strawberry.Private[StoredEvent]
+
+    @strawberry.field(description="The work order, as read when the event was delivered.")
+    async def work_order(self, info: Info) -> WorkOrder:
+        row = await info.context.loaders.work_order.load(self._event.work_order_id or 0)
+        assert row is not None
+        return WorkOrder.of(row)
+
+    @strawberry.field(description="The task the event is about, as the event left it.")
+    def task(self) -> DepartmentTask | None:
+        return task_of(self._event.payload) if "taskId" in self._event.payload else None
+
+    @classmethod
+    def of(cls, info: Info, delivered: Delivered, cursor: str) -> "WorkOrderEvent":
+        prime(info, delivered.related)
+        event = delivered.event
+        return cls(
+            cursor=cursor,
+            kind=EventType(event.type),
+            occurred_at=event.occurred_at,
+            _event=event,
+        )

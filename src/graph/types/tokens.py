@@ -1,0 +1,50 @@
+"""Tokens: login sessions, integrators' API tokens and read-only wall display tokens."""
+
+from datetime import datetime
+from typing import Any
+
+import strawberry
+from sqlalchemy import Row
+from strawberry import relay
+
+from domain.enums import TokenKind
+from graph.context import Info
+from graph.types.nodes import Department, User
+
+strawberry.enum(TokenKind)
+
+
+@strawberry.type(description="A bearer token's record; the secret itself is shown only once.")
+class Token:
+    id: relay.GlobalID
+    kind: TokenKind
+    name: str
+    created_at: datetime
+    expires_at: datetime | None
+    revoked_at: datetime | None
+    _user_id: strawberry.Private[int]
+    _department_ids: strawberry.Private[list[int]]
+
+    @classmethod
+    def of(cls, row: Row[Any]) -> "Token":
+        return cls(
+            id=relay.GlobalID("Token", str(row.id)),
+            kind=TokenKind(row.kind),
+            name=row.name,
+            created_at=row.created_at,
+            expires_at=row.expires_at,
+            revoked_at=getattr(row, "revoked_at", None),
+            _user_id=row.user_id,
+            _department_ids=list(row.department_ids or []),
+        )
+
+    @strawberry.field(description="Who it acts as; for a display token, who created it.")
+    async def user(self, info: Info) -> User:
+        row = await info.context.loaders.user.load(self._user_id)
+        assert row is not None
+        return User.of(row)
+
+    @strawberry.field(description="For a display token: the queues it may read.")
+    async def departments(self, info: Info) -> list[Department]:
+        rows = await info.context.loaders.department.load_many(self._department_ids)
+        return [Department.of(r) for r in rows if r is not None]
