@@ -79,9 +79,9 @@ class BoundedBroadcast(Broadcast):
     """broadcaster's fan-out with a bounded queue per subscriber.
 
     broadcaster's own queues are unbounded, so one stalled client could grow the
-    server's memory without limit. Here a full queue is emptied, marked, and
-    dropped from the channel: the subscriber learns it overflowed and resumes
-    from its last cursor, and memory stays bounded.
+    server's memory without limit. Here a full queue gets a final mark and is
+    dropped from the channel: the subscriber drains what it has, learns it fell
+    behind, and resumes from its last cursor; memory stays bounded.
     """
 
     def __init__(self, backend: BroadcastBackend, buffer: int) -> None:
@@ -92,20 +92,17 @@ class BoundedBroadcast(Broadcast):
         while True:
             event = await self._backend.next_published()
             for queue in list(self._subscribers.get(event.channel, ())):
-                try:
+                if queue.qsize() >= self.buffer:
+                    # The last slot is kept for this mark: what is buffered is still
+                    # delivered, then the subscriber learns it must resume.
+                    queue.put_nowait(Event(event.channel, OVERFLOWED))  # type: ignore[arg-type]
+                    self._subscribers[event.channel].discard(queue)
+                else:
                     queue.put_nowait(event)
-                except asyncio.QueueFull:
-                    self._overflow(event.channel, queue)
-
-    def _overflow(self, channel: str, queue: "asyncio.Queue[Any]") -> None:
-        while not queue.empty():
-            queue.get_nowait()
-        queue.put_nowait(Event(channel, OVERFLOWED))  # type: ignore[arg-type]
-        self._subscribers[channel].discard(queue)
 
     @contextlib.asynccontextmanager
     async def subscribe(self, channel: str) -> AsyncIterator["asyncio.Queue[Any]"]:  # type: ignore[override]
-        queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=self.buffer)
+        queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=self.buffer + 1)
         self._subscribers.setdefault(channel, set()).add(queue)
         try:
             yield queue

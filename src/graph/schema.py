@@ -4,6 +4,7 @@ import json
 import logging
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import strawberry
 from graphql import GraphQLError
@@ -40,6 +41,12 @@ class MaskUnexpectedErrors(MaskErrors):
     """Strawberry's masking, plus the `INTERNAL_SERVER_ERROR` code clients can switch on."""
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
+        original = error.original_error
+        log.error(
+            "unexpected error at %s",
+            ".".join(map(str, error.path or [])),
+            exc_info=(type(original), original, original.__traceback__) if original else None,
+        )
         masked = super().anonymise_error(error)
         masked.extensions = {"code": TopLevelCode.INTERNAL_SERVER_ERROR.value}
         return masked
@@ -71,7 +78,13 @@ class RequestLog(SchemaExtension):
         )
 
 
-schema = strawberry.Schema(
+class PressroomSchema(strawberry.Schema):
+    def process_errors(self, errors: list[GraphQLError], execution_context: Any = None) -> None:
+        """Expected errors (user input, permissions) are answers, not server faults; the
+        unexpected ones are logged with their stack trace where they are masked."""
+
+
+schema = PressroomSchema(
     query=Query,
     mutation=Mutation,
     subscription=Subscription,

@@ -57,4 +57,6 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
             "listener": feed.listening,
         }
 
-    return create_graph_app(services, live, ready, lifespan)
+    app = create_graph_app(services, live, ready, lifespan)
+    app.state.services = services
+    return app

@@ -27,11 +27,15 @@ def free_port() -> int:
         return port
 
 
+SUBSCRIBER_BUFFER = 50
+
+
 @pytest.fixture(scope="session")
-async def server(database_url: str) -> AsyncIterator[str]:
+async def running_app(database_url: str) -> AsyncIterator[tuple[str, Any]]:
     """uvicorn serving the real app on a free port, for the whole session."""
     port = free_port()
-    app = create_app(Settings(pool_size=20, max_overflow=40), url=database_url)
+    settings = Settings(pool_size=20, max_overflow=40, subscriber_buffer=SUBSCRIBER_BUFFER)
+    app = create_app(settings, url=database_url)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     srv = uvicorn.Server(config)
     task = asyncio.create_task(srv.serve())
@@ -39,9 +43,14 @@ async def server(database_url: str) -> AsyncIterator[str]:
         if task.done():
             task.result()
         await asyncio.sleep(0.02)
-    yield f"http://127.0.0.1:{port}/graphql"
+    yield f"http://127.0.0.1:{port}/graphql", app
     srv.should_exit = True
     await task
+
+
+@pytest.fixture(scope="session")
+def server(running_app: tuple[str, Any]) -> str:
+    return str(running_app[0])
 
 
 class GraphQLError(AssertionError):

@@ -1,0 +1,284 @@
+"""Subscriptions through real clients: the Python gql client over both websocket
+protocols, replay-then-live with no gap, late-committing transactions, a listener
+killed mid-stream, slow subscribers, display tokens and their revocation."""
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from gql import Client as GqlClient
+from gql import gql
+from gql.transport.exceptions import TransportClosed, TransportQueryError
+from gql.transport.websockets import WebsocketsTransport
+from sqlalchemy import text
+
+from db.engine import unit_of_work
+from db.tasks import Actor, transition_task
+from domain.enums import TaskAction
+from graph.context import Context, Services
+from graph.auth import load_viewer
+from graph.schema import schema
+from tests.integration.conftest import SUBSCRIBER_BUFFER, Client, Shop, gid
+
+PROTOCOLS = ["graphql-transport-ws", "graphql-ws"]
+QUEUE_EVENTS = """subscription($department: String!, $after: String) {
+  queueEvents(department: $department, after: $after) {
+    cursor kind occurredAt task { id status pickedUpBy { name } workOrder { orderNumber } }
+  }
+}"""
+START = """mutation($i: StartTaskInput!) { startTask(input: $i) { changed userErrors { code } } }"""
+QUEUE = """query { queue(department: "print", first: 100) { eventCursor edges { node { id } } } }"""
+
+
+def ws_url(http_url: str) -> str:
+    return http_url.replace("http://", "ws://")
+
+
+@contextlib.asynccontextmanager
+async def subscriber(
+    url: str, token: str, protocol: str, variables: dict[str, Any], document: str = QUEUE_EVENTS
+) -> AsyncIterator[asyncio.Queue[Any]]:
+    """Runs a gql subscription in the background, putting each result on a queue.
+
+    Tests subscribe with `after` set to a cursor taken at a known point, so what they
+    receive does not depend on when the server finished setting the subscription up."""
+    request = gql(document)
+    request.variable_values = variables
+    transport = WebsocketsTransport(
+        url=ws_url(url),
+        init_payload={"authorization": f"Bearer {token}"},
+        subprotocols=[protocol],
+    )
+    received: asyncio.Queue[Any] = asyncio.Queue()
+    subscribed = asyncio.Event()
+
+    async def run() -> None:
+        try:
+            async with GqlClient(transport=transport) as session:
+                stream = session.subscribe(request)
+                subscribed.set()
+                async for result in stream:
+                    await received.put(result)
+        except (TransportQueryError, TransportClosed) as error:
+            await received.put(error)
+        finally:
+            subscribed.set()
+
+    task = asyncio.create_task(run())
+    await subscribed.wait()
+    try:
+        yield received
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def take(queue: asyncio.Queue[Any], count: int, timeout: float = 30) -> list[Any]:
+    async with asyncio.timeout(timeout):
+        return [await queue.get() for _ in range(count)]
+
+
+async def print_tasks(shop: Shop, orders: int) -> list[int]:
+    ids = []
+    for _ in range(orders):
+        order = await shop.order(["print"])
+        async with shop.engine.connect() as conn:
+            ids.append(
+                await conn.scalar(
+                    text(
+                        "SELECT t.id FROM department_tasks t JOIN departments d "
+                        "ON d.id = t.department_id WHERE t.work_order_id = :o AND d.code = 'print'"
+                    ),
+                    {"o": order},
+                )
+            )
+    return ids
+
+
+async def cursor_now(api: Client, token: str) -> str:
+    """An event cursor for 'now': the print queue's snapshot position."""
+    return str((await api.as_(token)(QUEUE))["queue"]["eventCursor"])
+
+
+async def stored_cursors(shop: Shop, department: str) -> list[tuple[str, int]]:
+    async with shop.engine.connect() as conn:
+        rows = await conn.execute(
+            text(
+                "SELECT e.type, (e.payload->>'taskId')::bigint AS task FROM events e "
+                "JOIN departments d ON d.id = e.department_id WHERE d.code = :code "
+                "ORDER BY e.xid, e.id"
+            ),
+            {"code": department},
+        )
+        return [(r.type, r.task) for r in rows]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_gql_client_receives_a_started_task(
+    api: Client, server: str, shop: Shop, protocol: str
+) -> None:
+    [task] = await print_tasks(shop, 1)
+    after = await cursor_now(api, shop.tokens["pat"])
+    variables = {"department": "print", "after": after}
+    async with subscriber(server, shop.tokens["pat"], protocol, variables) as got:
+        await api.as_(shop.tokens["pat"])(START, {"i": {"taskId": gid("DepartmentTask", task)}})
+        [event] = await take(got, 1)
+        with pytest.raises(TimeoutError):
+            await take(got, 1, timeout=1)
+    body = event["queueEvents"]
+    assert body["kind"] == "TASK_CHANGED"
+    assert body["task"]["id"] == gid("DepartmentTask", task)
+    assert body["task"]["status"] == "STARTED"
+    assert body["task"]["pickedUpBy"]["name"] == "Pat"
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_snapshot_then_subscribe_has_no_gap_and_no_duplicate(
+    api: Client, server: str, shop: Shop, protocol: str
+) -> None:
+    tasks = await print_tasks(shop, 30)
+    workers = ["pat", "pia"]
+    before = tasks[:10]
+    for n, task in enumerate(before):
+        await api.as_(shop.tokens[workers[n % 2]])(
+            START, {"i": {"taskId": gid("DepartmentTask", task)}}
+        )
+    snapshot = (await api.as_(shop.tokens["pat"])(QUEUE))["queue"]
+    seen_in_snapshot = {e["node"]["id"] for e in snapshot["edges"]}
+    # Moves racing the subscription: some commit before it is set up, some after.
+    racing = asyncio.gather(
+        *(
+            api.as_(shop.tokens[workers[n % 2]])(
+                START, {"i": {"taskId": gid("DepartmentTask", task)}}
+            )
+            for n, task in enumerate(tasks[10:])
+        )
+    )
+    variables = {"department": "print", "after": snapshot["eventCursor"]}
+    async with subscriber(server, shop.tokens["pat"], protocol, variables) as got:
+        await racing
+        events = await take(got, 20)
+        with pytest.raises(TimeoutError):
+            await take(got, 1, timeout=1.5)
+    started = [e["queueEvents"]["task"]["id"] for e in events]
+    assert sorted(started) == sorted(gid("DepartmentTask", t) for t in tasks[10:])
+    assert len(set(started)) == 20
+    assert seen_in_snapshot >= {gid("DepartmentTask", t) for t in before}
+
+
+async def test_an_event_that_commits_late_is_not_skipped(
+    api: Client, server: str, shop: Shop
+) -> None:
+    tasks = await print_tasks(shop, 6)
+    variables = {"department": "print", "after": await cursor_now(api, shop.tokens["pat"])}
+    async with subscriber(server, shop.tokens["pat"], PROTOCOLS[0], variables) as got:
+        # A writer takes the lower event id and holds its transaction open...
+        async with unit_of_work(shop.engine) as held:
+            await transition_task(held, tasks[0], TaskAction.START, Actor(shop.users["pat"], False))
+            # ...while others commit later-numbered events.
+            for task in tasks[1:]:
+                await api.as_(shop.tokens["pia"])(
+                    START, {"i": {"taskId": gid("DepartmentTask", task)}}
+                )
+            with pytest.raises(TimeoutError):
+                # Nothing after the held transaction may be delivered before it.
+                await take(got, 1, timeout=1.5)
+        events = await take(got, 6)
+    ids = [e["queueEvents"]["task"]["id"] for e in events]
+    assert sorted(ids) == sorted(gid("DepartmentTask", t) for t in tasks)
+    assert ids[0] == gid("DepartmentTask", tasks[0])
+
+
+async def test_listener_killed_mid_stream_loses_nothing(
+    api: Client, running_app: tuple[str, Any], shop: Shop
+) -> None:
+    server, app = running_app
+    feed = app.state.services.feed
+    moves = 500
+    tasks = await print_tasks(shop, moves // 2)
+    connects_before = feed.stats.listener_connects
+    variables = {"department": "print", "after": await cursor_now(api, shop.tokens["pat"])}
+    async with contextlib.AsyncExitStack() as stack:
+        queues = [
+            await stack.enter_async_context(
+                subscriber(server, shop.tokens["pat"], protocol, variables)
+            )
+            for protocol in PROTOCOLS * 2
+        ]
+        workers = ["pat", "pia"]
+        for n, task in enumerate(tasks):
+            who = shop.tokens[workers[n % 2]]
+            await api.as_(who)(START, {"i": {"taskId": gid("DepartmentTask", task)}})
+            await api.as_(who)(
+                "mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }",
+                {"i": {"taskId": gid("DepartmentTask", task)}},
+            )
+            if n == len(tasks) // 2:
+                async with shop.engine.connect() as conn:
+                    killed = await conn.scalar(
+                        text(
+                            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                            "WHERE application_name = 'pressroom-listener'"
+                        )
+                    )
+                assert killed >= 1
+        results = [await take(q, moves, timeout=60) for q in queues]
+    expected = [
+        (kind, gid("DepartmentTask", task)) for task in tasks for kind in ("STARTED", "COMPLETED")
+    ]
+    for events in results:
+        got = [(e["queueEvents"]["task"]["status"], e["queueEvents"]["task"]["id"]) for e in events]
+        assert got == expected
+        cursors = [e["queueEvents"]["cursor"] for e in events]
+        assert len(set(cursors)) == moves
+    assert feed.stats.listener_connects > connects_before
+
+
+async def test_a_slow_subscriber_is_dropped_and_resumes_without_gap(
+    api: Client, running_app: tuple[str, Any], shop: Shop
+) -> None:
+    """A subscriber that does not consume while events pile up keeps a bounded buffer,
+    is told to resume, and resuming from its last cursor loses nothing."""
+    _, app = running_app
+    services: Services = app.state.services
+    viewer = await load_viewer(services, shop.tokens["pat"])
+    document = """subscription($after: String) {
+        queueEvents(department: "print", after: $after) { cursor task { id status } } }"""
+    tasks = await print_tasks(shop, SUBSCRIBER_BUFFER * 3)
+    after = await cursor_now(api, shop.tokens["pat"])
+    stream = await schema.subscribe(
+        document, variable_values={"after": after}, context_value=Context(services, viewer)
+    )
+    assert not isinstance(stream, type(None))
+    first = asyncio.ensure_future(stream.__anext__())  # type: ignore[union-attr]
+    await api.as_(shop.tokens["pat"])(START, {"i": {"taskId": gid("DepartmentTask", tasks[0])}})
+    received = [(await first).data]
+    # Each start commits, then wakes the feed, while this subscriber reads nothing.
+    for task in tasks[1:]:
+        await api.as_(shop.tokens["pat"])(START, {"i": {"taskId": gid("DepartmentTask", task)}})
+    overflow = None
+    async for result in stream:  # type: ignore[union-attr]
+        if result.errors:
+            overflow = result.errors[0]
+            break
+        received.append(result.data)
+    assert overflow is not None
+    assert overflow.extensions["code"] == "SLOW_CONSUMER"
+    # It got at most its buffer's worth before being dropped, not everything.
+    assert 1 < len(received) <= SUBSCRIBER_BUFFER + 1 < len(tasks)
+    resume = overflow.extensions["resumeAfter"]
+    assert resume == received[-1]["queueEvents"]["cursor"]
+    rest = await schema.subscribe(
+        document, variable_values={"after": resume}, context_value=Context(services, viewer)
+    )
+    while len(received) < len(tasks):
+        result = await rest.__anext__()  # type: ignore[union-attr]
+        assert result.errors is None
+        received.append(result.data)
+    ids = [r["queueEvents"]["task"]["id"] for r in received]
+    assert ids == [gid("DepartmentTask", t) for t in tasks]
+    await rest.aclose()  # type: ignore[union-attr]
+    await stream.aclose()  # type: ignore[union-attr]
