@@ -17,8 +17,8 @@ from sqlalchemy import text
 from db.engine import unit_of_work
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from graph.context import Context, Services
 from graph.auth import load_viewer
+from graph.context import Context, Services
 from graph.schema import schema
 from tests.integration.conftest import SUBSCRIBER_BUFFER, Client, Shop, gid
 
@@ -76,8 +76,8 @@ async def subscriber(
             await task
 
 
-async def take(queue: asyncio.Queue[Any], count: int, timeout: float = 30) -> list[Any]:
-    async with asyncio.timeout(timeout):
+async def take(queue: asyncio.Queue[Any], count: int, within: float = 30) -> list[Any]:
+    async with asyncio.timeout(within):
         return [await queue.get() for _ in range(count)]
 
 
@@ -127,7 +127,7 @@ async def test_gql_client_receives_a_started_task(
         await api.as_(shop.tokens["pat"])(START, {"i": {"taskId": gid("DepartmentTask", task)}})
         [event] = await take(got, 1)
         with pytest.raises(TimeoutError):
-            await take(got, 1, timeout=1)
+            await take(got, 1, within=1)
     body = event["queueEvents"]
     assert body["kind"] == "TASK_CHANGED"
     assert body["task"]["id"] == gid("DepartmentTask", task)
@@ -162,7 +162,7 @@ async def test_snapshot_then_subscribe_has_no_gap_and_no_duplicate(
         await racing
         events = await take(got, 20)
         with pytest.raises(TimeoutError):
-            await take(got, 1, timeout=1.5)
+            await take(got, 1, within=1.5)
     started = [e["queueEvents"]["task"]["id"] for e in events]
     assert sorted(started) == sorted(gid("DepartmentTask", t) for t in tasks[10:])
     assert len(set(started)) == 20
@@ -185,7 +185,7 @@ async def test_an_event_that_commits_late_is_not_skipped(
                 )
             with pytest.raises(TimeoutError):
                 # Nothing after the held transaction may be delivered before it.
-                await take(got, 1, timeout=1.5)
+                await take(got, 1, within=1.5)
         events = await take(got, 6)
     ids = [e["queueEvents"]["task"]["id"] for e in events]
     assert sorted(ids) == sorted(gid("DepartmentTask", t) for t in tasks)
@@ -225,7 +225,7 @@ async def test_listener_killed_mid_stream_loses_nothing(
                         )
                     )
                 assert killed >= 1
-        results = [await take(q, moves, timeout=60) for q in queues]
+        results = [await take(q, moves, within=60) for q in queues]
     expected = [
         (kind, gid("DepartmentTask", task)) for task in tasks for kind in ("STARTED", "COMPLETED")
     ]
