@@ -18,6 +18,9 @@ from db.engine import create_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# The real server, HTTP client and shop fixtures, for integration and e2e tests alike.
+pytest_plugins = ["tests.support"]
+
 
 def _server_url() -> str:
     url = os.environ.get("DATABASE_URL")

@@ -1,0 +1,183 @@
+"""Fixtures: a real server on a real socket, an HTTP GraphQL client, a small shop."""
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from db import customers, people
+from db.engine import unit_of_work
+from db.orders import NewWorkOrder, create_work_order
+from domain.enums import DepartmentKind, TokenKind
+from graph.ids import encode_id
+from pressroom.app import create_app
+from pressroom.settings import Settings
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+SUBSCRIBER_BUFFER = 50
+
+
+@pytest.fixture(scope="session")
+async def running_app(database_url: str) -> AsyncIterator[tuple[str, Any]]:
+    """uvicorn serving the real app on a free port, for the whole session."""
+    port = free_port()
+    settings = Settings(pool_size=20, max_overflow=40, subscriber_buffer=SUBSCRIBER_BUFFER)
+    app = create_app(settings, url=database_url)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    srv = uvicorn.Server(config)
+    task = asyncio.create_task(srv.serve())
+    while not srv.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.02)
+    yield f"http://127.0.0.1:{port}/graphql", app
+    srv.should_exit = True
+    await task
+
+
+@pytest.fixture(scope="session")
+def server(running_app: tuple[str, Any]) -> str:
+    return str(running_app[0])
+
+
+class GraphQLError(AssertionError):
+    pass
+
+
+@dataclass
+class Client:
+    """Posts GraphQL over real HTTP; `token` is sent as a bearer token."""
+
+    http: httpx.AsyncClient
+    url: str
+    token: str | None = None
+
+    async def raw(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        headers = {"authorization": f"Bearer {self.token}"} if self.token else {}
+        response = await self.http.post(
+            self.url, json={"query": query, "variables": variables or {}}, headers=headers
+        )
+        body: dict[str, Any] = response.json()
+        return body
+
+    async def __call__(self, query: str, variables: dict[str, Any] | None = None) -> Any:
+        body = await self.raw(query, variables)
+        if body.get("errors"):
+            raise GraphQLError(body["errors"])
+        return body["data"]
+
+    def as_(self, token: str | None) -> "Client":
+        return Client(self.http, self.url, token)
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
+    async with httpx.AsyncClient(timeout=30, limits=limits) as client:
+        yield client
+
+
+@dataclass
+class Shop:
+    """Departments, people (each with a session token), a customer. Ids are raw pks."""
+
+    engine: AsyncEngine
+    departments: dict[str, int] = field(default_factory=dict)
+    users: dict[str, int] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)
+    customer_id: int = 0
+
+    async def add_user(self, key: str, codes: list[str], *, is_admin: bool = False) -> str:
+        async with unit_of_work(self.engine) as conn:
+            user = await people.create_user(
+                conn,
+                email=f"{key}@shop.test",
+                name=key.title(),
+                password=None,
+                is_admin=is_admin,
+                department_ids=[self.departments[c] for c in codes],
+            )
+            issued = await people.issue_token(
+                conn, kind=TokenKind.SESSION, name="test", user_id=user.id, ttl_seconds=3600
+            )
+        self.users[key] = user.id
+        self.tokens[key] = issued.token
+        return issued.token
+
+    async def order(self, codes: list[str], **extra: Any) -> int:
+        """A work order for production `codes` (plus delivery); returns its pk."""
+        ids = sorted({self.departments[c] for c in codes} | {self.departments["delivery"]})
+        async with unit_of_work(self.engine) as conn:
+            row = await create_work_order(
+                conn,
+                NewWorkOrder(
+                    customer_id=self.customer_id,
+                    order_number=extra.get("order_number"),
+                    details={},
+                    department_ids=ids,
+                    needs_installation=False,
+                    needs_transport=False,
+                    needs_repair=False,
+                    quote=None,
+                    created_by=self.users["sam"],
+                ),
+            )
+        return int(row.id)
+
+
+DEPARTMENTS = [
+    ("sales", DepartmentKind.SALES, False),
+    ("accounts", DepartmentKind.ACCOUNTS, False),
+    ("design", DepartmentKind.PRODUCTION, False),
+    ("print", DepartmentKind.PRODUCTION, True),
+    ("finishing", DepartmentKind.PRODUCTION, True),
+    ("delivery", DepartmentKind.DELIVERY, False),
+]
+
+
+@pytest.fixture
+async def shop(clean_db: AsyncEngine) -> Shop:
+    """sam (sales), abe (accounts), dee (design), pat & pia (print), fin (finishing),
+    dan & dot (delivery), ada (admin, no department)."""
+    s = Shop(clean_db)
+    async with unit_of_work(clean_db) as conn:
+        for code, kind, gates in DEPARTMENTS:
+            row = await people.create_department(conn, code, code.title(), kind, gates)
+            s.departments[code] = row.id
+    for key, codes in [
+        ("sam", ["sales"]),
+        ("abe", ["accounts"]),
+        ("dee", ["design"]),
+        ("pat", ["print"]),
+        ("pia", ["print"]),
+        ("fin", ["finishing"]),
+        ("dan", ["delivery"]),
+        ("dot", ["delivery"]),
+    ]:
+        await s.add_user(key, codes)
+    await s.add_user("ada", [], is_admin=True)
+    async with unit_of_work(clean_db) as conn:
+        s.customer_id = (await customers.create_customer(conn, "ACME", s.users["sam"])).id
+    return s
+
+
+@pytest.fixture
+async def api(server: str, http: httpx.AsyncClient) -> Client:
+    return Client(http, server)
+
+
+def gid(type_name: str, pk: int) -> str:
+    return encode_id(type_name, pk)
