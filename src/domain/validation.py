@@ -5,6 +5,7 @@ import re
 from typing import Any
 
 from domain.errors import DomainError, ErrorCode
+from domain.money import Money
 
 MAX_NAME = 200
 MAX_REASON = 1000
@@ -24,12 +25,19 @@ def invalid(message: str, field: str) -> DomainError:
 
 
 def text(value: str, field: str, *, max_len: int = MAX_NAME) -> str:
+    no_nul(value, field)
     cleaned = value.strip()
     if not cleaned:
         raise invalid(f"{field} must not be empty.", field)
     if len(cleaned) > max_len:
         raise invalid(f"{field} is longer than {max_len} characters.", field)
     return cleaned
+
+
+def no_nul(value: str, field: str) -> None:
+    """PostgreSQL text cannot hold NUL characters."""
+    if "\x00" in value:
+        raise invalid(f"{field} must not contain NUL characters.", field)
 
 
 def reason(value: str) -> str:
@@ -57,6 +65,7 @@ def order_number(value: str) -> str:
 
 
 def email(value: str) -> str:
+    no_nul(value, "email")
     cleaned = value.strip()
     if len(cleaned) > MAX_EMAIL or not _EMAIL.fullmatch(cleaned):
         raise invalid(f"{value!r} is not an email address.", "email")
@@ -89,6 +98,8 @@ def details(value: Any) -> dict[str, Any]:
         raise invalid("details is nested too deeply.", "details") from None
     if not isinstance(value, dict):
         raise invalid("details must be a JSON object.", "details")
+    if b"\\u0000" in encoded:
+        raise invalid("details must not contain NUL characters.", "details")
     if len(encoded) > MAX_DETAILS_BYTES:
         raise invalid(f"details is larger than {MAX_DETAILS_BYTES} bytes.", "details")
     return value
@@ -96,6 +107,23 @@ def details(value: Any) -> dict[str, Any]:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(name)
+
+
+def search(value: str | None, max_len: int = 100) -> str | None:
+    """A search term as a LIKE pattern matching it literally (None when blank)."""
+    if value is None or not value.strip():
+        return None
+    if len(value) > max_len:
+        raise invalid(f"search is longer than {max_len} characters.", "search")
+    no_nul(value, "search")
+    escaped = value.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped
+
+
+def quote(amount: Money) -> Money:
+    if amount.minor < 0:
+        raise invalid("A quote cannot be negative.", "quote.amount")
+    return amount
 
 
 def codes(values: list[str], field: str = "departmentCodes") -> list[str]:

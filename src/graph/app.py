@@ -5,13 +5,14 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
+from cross_web import HTTPException
 from graphql import GraphQLError
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
@@ -72,6 +73,23 @@ class PressroomGraphQL(GraphQL[Context, None]):
             self.live.add(viewer.token_id, context.websocket)
         return None
 
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        try:
+            response = await self.run(Request(scope=scope, receive=receive))
+        except HTTPException as error:
+            # Malformed requests get the same JSON error shape as every other failure.
+            response = error_response(error.reason, error.status_code)
+        await response(scope, receive, send)
+
+    def decode_json(self, data: str | bytes) -> object:
+        try:
+            return super().decode_json(data)
+        except RecursionError:
+            raise HTTPException(400, "Request body is nested too deeply.") from None
+
     async def process_result(
         self, request: Request | WebSocket, result: ExecutionResult
     ) -> GraphQLHTTPResponse:
@@ -89,30 +107,59 @@ def _format(error: GraphQLError) -> dict[str, Any]:
     return formatted
 
 
+def error_response(message: str, status_code: int) -> JSONResponse:
+    return JSONResponse(
+        {"errors": [{"message": message, "extensions": {"code": TopLevelCode.BAD_REQUEST.value}}]},
+        status_code=status_code,
+    )
+
+
 class BodyLimit:
-    """Refuse oversized request bodies before anything parses them."""
+    """Refuse oversized request bodies before anything parses them, whether they
+    announce their length or arrive chunked."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            length = dict(scope["headers"]).get(b"content-length")
-            if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-                response = JSONResponse(
-                    {
-                        "errors": [
-                            {
-                                "message": f"Request body is larger than {MAX_BODY_BYTES} bytes.",
-                                "extensions": {"code": TopLevelCode.BAD_REQUEST.value},
-                            }
-                        ]
-                    },
-                    status_code=413,
-                )
-                await response(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_large = error_response(f"Request body is larger than {MAX_BODY_BYTES} bytes.", 413)
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None:
+            if not length.isdigit() or int(length) > MAX_BODY_BYTES:
+                await too_large(scope, receive, send)
                 return
-        await self.app(scope, receive, send)
+            await self.app(scope, receive, send)
+            return
+        # No length given: read up to the limit here, then hand the body on.
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                await self.app(scope, receive, send)
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                await too_large(scope, receive, send)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
 
 
 def create_app(

@@ -8,6 +8,7 @@ from enum import StrEnum
 
 import strawberry
 from graphql import GraphQLError
+from strawberry.relay import GlobalIDValueError
 
 from domain.errors import DomainError, ErrorCode
 from graph.types import enums as _registered  # noqa: F401  (UserErrorCode)
@@ -64,7 +65,7 @@ def should_mask(error: GraphQLError) -> bool:
     if error.path is None:
         return False
     original = error.original_error
-    if original is None:
+    if original is None or isinstance(original, GlobalIDValueError):
         return False
     extensions = original.extensions if isinstance(original, GraphQLError) else error.extensions
     return (extensions or {}).get("code") not in EXPECTED_CODES

@@ -80,7 +80,7 @@ class SeesQueue(Forbidden):
             return True
         code = kwargs.get("department")
         departments = await info.context.loaders.department.load_many(_readable_departments(viewer))
-        # An unknown code passes here so that the resolver can say NOT_FOUND precisely.
+        # An unknown code passes here so that the resolver can say so precisely.
         known = await info.context.loaders.department_codes()
         return code not in known or any(d is not None and d.code == code for d in departments)
 

@@ -8,8 +8,10 @@ from strawberry import relay
 
 from db import reads
 from db.events import Snapshot, encode_snapshot
+from domain import validation
 from domain.enums import DepartmentKind as Kind
 from domain.enums import WorkOrderStatus
+from domain.errors import DomainError
 from graph.context import Info
 from graph.errors import bad_request
 from graph.ids import decode_id
@@ -43,11 +45,10 @@ class QueueConnection(relay.Connection[DepartmentTask]):
 
 
 def _search(value: str | None) -> str | None:
-    if value is None or not value.strip():
-        return None
-    if len(value) > MAX_SEARCH:
-        raise bad_request(f"'search' is longer than {MAX_SEARCH} characters.")
-    return value.strip()
+    try:
+        return validation.search(value, MAX_SEARCH)
+    except DomainError as error:
+        raise bad_request(error.message) from None
 
 
 @strawberry.type

@@ -49,7 +49,7 @@ async def create_work_order(info: Info, input: CreateWorkOrderInput) -> CreateWo
             validation.order_number(input.order_number) if input.order_number is not None else None
         )
         details = validation.details(input.details)
-        quote = input.quote.parse("quote") if input.quote is not None else None
+        quote = validation.quote(input.quote.parse("quote")) if input.quote is not None else None
         chosen = await people.departments_by_codes(conn, validation.codes(input.department_codes))
         wrong = [
             d.code

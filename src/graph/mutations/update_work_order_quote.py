@@ -5,6 +5,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
 from db.orders import update_quote
+from domain import validation
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
@@ -33,7 +34,7 @@ async def update_work_order_quote(
 ) -> UpdateWorkOrderQuotePayload:
     async def work(conn: AsyncConnection) -> UpdateWorkOrderQuotePayload:
         work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
-        quote = input.quote.parse("quote")
+        quote = validation.quote(input.quote.parse("quote"))
         row = await update_quote(conn, work_order_id, quote, input.expected_version)
         return UpdateWorkOrderQuotePayload(work_order=WorkOrder.of(row))
 

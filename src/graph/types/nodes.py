@@ -59,8 +59,11 @@ class User(relay.Node):
 
     _email: strawberry.Private[str]
 
-    @strawberry.field(extensions=[PermissionExtension([SelfOrAdmin()], fail_silently=False)])
-    def email(self) -> str:
+    @strawberry.field(
+        description="Visible to the user and to admins (null with an error to others).",
+        extensions=[PermissionExtension([SelfOrAdmin()], fail_silently=False)],
+    )
+    def email(self) -> str | None:
         return self._email
 
     @strawberry.field
