@@ -1,6 +1,7 @@
 """The Starlette application: /graphql, /healthz, /readyz, /metrics."""
 
 import logging
+from pathlib import Path
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
@@ -10,8 +11,9 @@ from graphql import GraphQLError
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
@@ -28,6 +30,7 @@ from graph.schema import schema
 
 log = logging.getLogger("pressroom.app")
 
+STATIC = Path(__file__).with_name("static")
 MAX_BODY_BYTES = 256 * 1024
 KEEP_ALIVE_SECONDS = 15
 CONNECTION_INIT_TIMEOUT_SECONDS = 10
@@ -175,6 +178,9 @@ def create_app(
         ok = all(checks.values())
         return JSONResponse({"ok": ok, **checks}, status_code=200 if ok else 503)
 
+    async def display(request: Request) -> Response:
+        return FileResponse(STATIC / "display" / "display.html")
+
     async def metrics(request: Request) -> Response:
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
@@ -185,6 +191,8 @@ def create_app(
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics),
+            Route("/display/{department}", display),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         lifespan=lifespan,
     )
