@@ -28,13 +28,21 @@ def free_port() -> int:
 
 
 SUBSCRIBER_BUFFER = 50
+KEEP_ALIVE_SECONDS = 0.5
+CONNECTION_INIT_TIMEOUT_SECONDS = 1.0
 
 
 @pytest.fixture(scope="session")
 async def running_app(database_url: str) -> AsyncIterator[tuple[str, Any]]:
     """uvicorn serving the real app on a free port, for the whole session."""
     port = free_port()
-    settings = Settings(pool_size=20, max_overflow=40, subscriber_buffer=SUBSCRIBER_BUFFER)
+    settings = Settings(
+        pool_size=20,
+        max_overflow=40,
+        subscriber_buffer=SUBSCRIBER_BUFFER,
+        keep_alive_seconds=KEEP_ALIVE_SECONDS,
+        connection_init_timeout_seconds=CONNECTION_INIT_TIMEOUT_SECONDS,
+    )
     app = create_app(settings, url=database_url)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     srv = uvicorn.Server(config)

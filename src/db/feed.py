@@ -16,6 +16,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
@@ -34,6 +35,7 @@ from domain.enums import EventType
 log = logging.getLogger(__name__)
 
 NOTIFY_CHANNEL = "pressroom_events"
+LISTENER_NAME = "pressroom-listener"
 GATE_CHANNEL = "delivery_gate"
 TOKENS_CHANNEL = "tokens"
 GATE_TYPES = (EventType.DELIVERY_GATE_OPENED.value, EventType.DELIVERY_GATE_CLOSED.value)
@@ -150,7 +152,10 @@ class FeedStats:
     delivered: int = 0
     listener_connects: int = 0
     reads: int = 0
-    lag_seconds: float = 0.0
+    # How long the oldest open writing transaction has been holding delivery back.
+    held_back_seconds: float = 0.0
+    # Commit-to-read delay of the newest event delivered.
+    delivery_lag_seconds: float = 0.0
 
 
 @dataclass
@@ -169,6 +174,8 @@ class EventFeed:
         self.backend = LogBackend()
         self.broadcast = BoundedBroadcast(self.backend, self.buffer)
         self._wake = asyncio.Event()
+        # Set whenever `listening` flips, for readiness watchers (and tests) to await.
+        self.listener_changed = asyncio.Event()
         self._notify = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT")
@@ -199,19 +206,25 @@ class EventFeed:
     def subscribe(self, channel: str) -> contextlib.AbstractAsyncContextManager[Any]:
         return self.broadcast.subscribe(channel)
 
+    def _set_listening(self, value: bool) -> None:
+        if self.listening != value:
+            self.listening = value
+            self.listener_changed.set()
+
     async def _listen_forever(self) -> None:
-        dsn = make_url(self.url).set(drivername="postgresql").render_as_string(hide_password=False)
         backoff = 0.05
         while True:
             conn = None
+            dsn = make_url(self.url).set(drivername="postgresql")
             try:
                 conn = await asyncpg.connect(
-                    dsn, server_settings={"application_name": "pressroom-listener"}
+                    dsn.render_as_string(hide_password=False),
+                    server_settings={"application_name": LISTENER_NAME},
                 )
                 closed = asyncio.Event()
                 conn.add_termination_listener(lambda _, closed=closed: closed.set())
                 await conn.add_listener(NOTIFY_CHANNEL, lambda *_: self._wake.set())
-                self.listening = True
+                self._set_listening(True)
                 self.stats.listener_connects += 1
                 backoff = 0.05
                 # Anything committed while we were not listening is read now.
@@ -227,7 +240,7 @@ class EventFeed:
             except Exception as error:  # any failure means: reconnect
                 log.warning("event listener down: %s", error)
             finally:
-                self.listening = False
+                self._set_listening(False)
                 if conn is not None and not conn.is_closed():
                     conn.terminate()
             await asyncio.sleep(backoff)
@@ -246,12 +259,16 @@ class EventFeed:
 
     async def _read_available(self) -> None:
         async with self._reader.connect() as conn:
+            self.stats.held_back_seconds = await events.lag_seconds(conn)
             while True:
                 batch = await events.read_after(conn, self.position)
                 self.stats.reads += 1
                 if not batch:
                     return
                 related = await self.enrich(conn, batch) if self.enrich else None
+                self.stats.delivery_lag_seconds = max(
+                    0.0, (datetime.now(UTC) - batch[-1].occurred_at).total_seconds()
+                )
                 for event in batch:
                     for channel in channels_of(event):
                         await self.backend.publish(channel, Delivered(event, related))

@@ -1,14 +1,14 @@
 """The Starlette application: /graphql, /healthz, /readyz, /metrics."""
 
 import logging
-from pathlib import Path
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from cross_web import HTTPException
 from graphql import GraphQLError
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, Gauge, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -22,6 +22,7 @@ from strawberry.http import GraphQLHTTPResponse
 from strawberry.types import ExecutionResult
 from strawberry.types.unset import UnsetType
 
+from db.feed import EventFeed
 from graph.auth import bearer, load_viewer
 from graph.context import Context, Services
 from graph.errors import TopLevelCode
@@ -32,22 +33,26 @@ log = logging.getLogger("pressroom.app")
 
 STATIC = Path(__file__).with_name("static")
 MAX_BODY_BYTES = 256 * 1024
-KEEP_ALIVE_SECONDS = 15
-CONNECTION_INIT_TIMEOUT_SECONDS = 10
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
 ReadyCheck = Callable[[], Awaitable[dict[str, bool]]]
 
 
 class PressroomGraphQL(GraphQL[Context, None]):
-    def __init__(self, services: Services, live: LiveConnections) -> None:
+    def __init__(
+        self,
+        services: Services,
+        live: LiveConnections,
+        keep_alive_seconds: float,
+        connection_init_timeout_seconds: float,
+    ) -> None:
         super().__init__(
             schema,
             graphql_ide=None,
             # Legacy graphql-ws clients get "ka" keep-alives; both protocols also get
             # websocket pings from uvicorn, so dead wall displays are noticed.
             keep_alive=True,
-            keep_alive_interval=KEEP_ALIVE_SECONDS,
-            connection_init_wait_timeout=timedelta(seconds=CONNECTION_INIT_TIMEOUT_SECONDS),
+            keep_alive_interval=keep_alive_seconds,
+            connection_init_wait_timeout=timedelta(seconds=connection_init_timeout_seconds),
             max_subscriptions_per_connection=MAX_SUBSCRIPTIONS_PER_CONNECTION,
         )
         self.services = services
@@ -165,10 +170,63 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
 
+class FeedMetrics:
+    """Gauges of the live feed, defined once per process; they read whichever app's
+    feed was registered last (one per process outside tests)."""
+
+    def __init__(self) -> None:
+        self.services: Services | None = None
+        self.live: LiveConnections | None = None
+        self._gauge(
+            "pressroom_event_listener_up",
+            "1 while the LISTEN connection is up.",
+            lambda feed: feed.listening,
+        )
+        self._gauge(
+            "pressroom_event_subscribers",
+            "Live subscriptions in this process.",
+            lambda feed: feed.broadcast.subscriber_count(),
+        )
+        self._gauge(
+            "pressroom_event_held_back_seconds",
+            "Age of the oldest open writing transaction, which delays event delivery.",
+            lambda feed: feed.stats.held_back_seconds,
+        )
+        self._gauge(
+            "pressroom_event_delivery_lag_seconds",
+            "Commit-to-read delay of the newest event delivered.",
+            lambda feed: feed.stats.delivery_lag_seconds,
+        )
+        self._gauge(
+            "pressroom_events_delivered",
+            "Events read from the log by this process.",
+            lambda feed: feed.stats.delivered,
+        )
+        Gauge("pressroom_live_connections", "Authenticated websocket connections.").set_function(
+            lambda: float(self.live.count()) if self.live else 0.0
+        )
+
+    def _gauge(self, name: str, doc: str, read: Callable[[EventFeed], Any]) -> None:
+        def value() -> float:
+            feed = self.services.feed if self.services else None
+            return float(read(feed)) if feed is not None else 0.0
+
+        Gauge(name, doc).set_function(value)
+
+
+FEED_METRICS = FeedMetrics()
+
+
 def create_app(
-    services: Services, live: LiveConnections, ready: ReadyCheck, lifespan: Any = None
+    services: Services,
+    live: LiveConnections,
+    ready: ReadyCheck,
+    lifespan: Any = None,
+    keep_alive_seconds: float = 15,
+    connection_init_timeout_seconds: float = 10,
 ) -> Starlette:
-    graphql = PressroomGraphQL(services, live)
+    graphql = PressroomGraphQL(services, live, keep_alive_seconds, connection_init_timeout_seconds)
+    FEED_METRICS.services, FEED_METRICS.live = services, live
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"ok": True})

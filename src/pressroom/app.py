@@ -57,6 +57,13 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
             "listener": feed.listening,
         }
 
-    app = create_graph_app(services, live, ready, lifespan)
+    app = create_graph_app(
+        services,
+        live,
+        ready,
+        lifespan,
+        keep_alive_seconds=settings.keep_alive_seconds,
+        connection_init_timeout_seconds=settings.connection_init_timeout_seconds,
+    )
     app.state.services = services
     return app

@@ -29,6 +29,12 @@ class Settings(BaseSettings):
     subscriber_buffer: int = Field(
         default=1000, description="Events buffered per subscriber before it is dropped."
     )
+    keep_alive_seconds: float = Field(
+        default=15, description="Interval of keep-alive messages to legacy graphql-ws clients."
+    )
+    connection_init_timeout_seconds: float = Field(
+        default=10, description="How long a websocket may wait before its connection_init."
+    )
     feed_poll_seconds: float = Field(
         default=0.5, description="How often the event feed reads the log without a NOTIFY."
     )
