@@ -27,6 +27,30 @@ def free_port() -> int:
         return port
 
 
+class Server(uvicorn.Server):
+    """uvicorn that says when it is listening, so tests wait on that, not on time."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = asyncio.Event()
+
+    async def startup(self, sockets: Any = None) -> None:
+        await super().startup(sockets=sockets)
+        self.ready.set()
+
+
+async def serve(config: uvicorn.Config) -> "tuple[Server, asyncio.Task[None]]":
+    server = Server(config)
+    task = asyncio.create_task(server.serve())
+    ready = asyncio.create_task(server.ready.wait())
+    await asyncio.wait([task, ready], return_when=asyncio.FIRST_COMPLETED)
+    if task.done():
+        ready.cancel()
+        task.result()
+        raise RuntimeError("the server stopped while starting")
+    return server, task
+
+
 SUBSCRIBER_BUFFER = 50
 KEEP_ALIVE_SECONDS = 0.5
 CONNECTION_INIT_TIMEOUT_SECONDS = 1.0
@@ -45,12 +69,7 @@ async def running_app(database_url: str) -> AsyncIterator[tuple[str, Any]]:
     )
     app = create_app(settings, url=database_url)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    srv = uvicorn.Server(config)
-    task = asyncio.create_task(srv.serve())
-    while not srv.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.02)
+    srv, task = await serve(config)
     yield f"http://127.0.0.1:{port}/graphql", app
     srv.should_exit = True
     await task

