@@ -178,6 +178,7 @@ class EventFeed:
         self.listener_changed = asyncio.Event()
         self._notify = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        self._read_lock = asyncio.Lock()
         self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT")
 
     async def start(self) -> None:
@@ -257,8 +258,12 @@ class EventFeed:
                 log.warning("event reader failed, will retry: %s", error)
                 await asyncio.sleep(self.poll_interval)
 
+    async def catch_up(self) -> None:
+        """Deliver everything committed so far, now (the reader may be between polls)."""
+        await self._read_available()
+
     async def _read_available(self) -> None:
-        async with self._reader.connect() as conn:
+        async with self._read_lock, self._reader.connect() as conn:
             self.stats.held_back_seconds = await events.lag_seconds(conn)
             while True:
                 batch = await events.read_after(conn, self.position)

@@ -3,7 +3,6 @@
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 from cross_web import HTTPException
@@ -26,12 +25,12 @@ from db.feed import EventFeed
 from graph.auth import bearer, load_viewer
 from graph.context import Context, Services
 from graph.errors import TopLevelCode
+from graph.graphiql import STATIC_DIR, ServeGraphiQLToBrowsers
 from graph.live import LiveConnections
 from graph.schema import schema
 
 log = logging.getLogger("pressroom.app")
 
-STATIC = Path(__file__).with_name("static")
 MAX_BODY_BYTES = 256 * 1024
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
 ReadyCheck = Callable[[], Awaitable[dict[str, bool]]]
@@ -65,7 +64,7 @@ class PressroomGraphQL(GraphQL[Context, None]):
             # Authenticated from the connection_init payload, in on_ws_connect.
             return Context(self.services, None, websocket=request)
         token = bearer(request.headers.get("authorization"))
-        return Context(self.services, await load_viewer(self.services, token))
+        return Context(self.services, await load_viewer(self.services, token), over_http=True)
 
     async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
         params = context.connection_params or {}
@@ -237,20 +236,20 @@ def create_app(
         return JSONResponse({"ok": ok, **checks}, status_code=200 if ok else 503)
 
     async def display(request: Request) -> Response:
-        return FileResponse(STATIC / "display" / "display.html")
+        return FileResponse(STATIC_DIR / "display" / "display.html")
 
     async def metrics(request: Request) -> Response:
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     app = Starlette(
         routes=[
-            Route("/graphql", graphql, methods=["GET", "POST"]),
+            Route("/graphql", ServeGraphiQLToBrowsers(graphql), methods=["GET", "POST"]),
             WebSocketRoute("/graphql", graphql),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics),
             Route("/display/{department}", display),
-            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
         lifespan=lifespan,
     )

@@ -44,6 +44,8 @@ class Context:
     services: Services
     viewer: Viewer | None
     websocket: WebSocket | None = None
+    # True for plain HTTP requests, which cannot carry a subscription's stream.
+    over_http: bool = False
     # Set by Strawberry from the websocket's connection_init payload.
     connection_params: dict[str, Any] | None = None
     loaders: Loaders = field(init=False)

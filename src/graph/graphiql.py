@@ -11,8 +11,6 @@ from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
-from starlette.routing import Mount
-from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -88,8 +86,3 @@ class ServeGraphiQLToBrowsers:
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
-
-
-def static_routes() -> list[Mount]:
-    """/static/...: the vendored GraphiQL files (and anything else in src/graph/static)."""
-    return [Mount("/static", StaticFiles(directory=STATIC_DIR), name="static")]

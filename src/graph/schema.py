@@ -18,8 +18,9 @@ from strawberry.extensions import (
     SchemaExtension,
     ValidationCache,
 )
+from strawberry.types.graphql import OperationType
 
-from graph.errors import TopLevelCode, should_mask
+from graph.errors import TopLevelCode, bad_request, should_mask
 from graph.mutations import Mutation
 from graph.queries import Query
 from graph.subscriptions import Subscription
@@ -78,6 +79,20 @@ class RequestLog(SchemaExtension):
         )
 
 
+class SubscriptionsOverWebsockets(SchemaExtension):
+    """A subscription streams over a websocket; over plain HTTP it is a bad request."""
+
+    def on_execute(self) -> Iterator[None]:
+        ctx = self.execution_context
+        if ctx.operation_type is OperationType.SUBSCRIPTION and getattr(
+            ctx.context, "over_http", False
+        ):
+            raise bad_request(
+                "Subscriptions need a websocket (graphql-transport-ws or graphql-ws) at /graphql."
+            )
+        yield
+
+
 class PressroomSchema(strawberry.Schema):
     def process_errors(self, errors: list[GraphQLError], execution_context: Any = None) -> None:
         """Expected errors (user input, permissions) are answers, not server faults; the
@@ -92,6 +107,7 @@ schema = PressroomSchema(
     extensions=[
         # Factories: a fresh extension per request (the caches themselves are shared).
         RequestLog,
+        SubscriptionsOverWebsockets,
         lambda: ParserCache(maxsize=1024),
         lambda: ValidationCache(maxsize=1024),
         lambda: QueryDepthLimiter(max_depth=10),

@@ -78,3 +78,15 @@ async def test_queue_pages_follow_each_other(api: Client, shop: Shop) -> None:
             break
         after = page["pageInfo"]["endCursor"]
     assert len(seen) == len(set(seen)) == 5
+
+
+async def test_a_subscription_over_plain_http_is_a_bad_request(api: Client, shop: Shop) -> None:
+    for accept in ["application/json", 'multipart/mixed;subscriptionSpec="1.0", application/json']:
+        response = await api.http.post(
+            api.url,
+            json={"query": 'subscription { queueEvents(department: "print") { kind } }'},
+            headers={"authorization": f"Bearer {shop.tokens['pat']}", "accept": accept},
+        )
+        assert "websocket" in response.text
+        assert "BAD_REQUEST" in response.text
+        assert "INTERNAL_SERVER_ERROR" not in response.text
