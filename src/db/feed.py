@@ -89,11 +89,15 @@ class BoundedBroadcast(Broadcast):
     def __init__(self, backend: BroadcastBackend, buffer: int) -> None:
         super().__init__(backend=backend)
         self.buffer = buffer
+        self._filters: dict[asyncio.Queue[Any], Callable[[Any], bool]] = {}
 
     async def _listener(self) -> None:
         while True:
             event = await self._backend.next_published()
             for queue in list(self._subscribers.get(event.channel, ())):
+                accepts = self._filters.get(queue)
+                if accepts is not None and not accepts(event.message):
+                    continue
                 if queue.qsize() >= self.buffer:
                     # The last slot is kept for this mark: what is buffered is still
                     # delivered, then the subscriber learns it must resume.
@@ -103,12 +107,19 @@ class BoundedBroadcast(Broadcast):
                     queue.put_nowait(event)
 
     @contextlib.asynccontextmanager
-    async def subscribe(self, channel: str) -> AsyncIterator["asyncio.Queue[Any]"]:  # type: ignore[override]
+    async def subscribe(  # type: ignore[override]
+        self, channel: str, accepts: Callable[[Any], bool] | None = None
+    ) -> AsyncIterator["asyncio.Queue[Any]"]:
+        """`accepts` keeps messages the subscriber would skip (older than its cursor)
+        out of its buffer, so a burst of old events cannot overflow a new subscriber."""
         queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=self.buffer + 1)
+        if accepts is not None:
+            self._filters[queue] = accepts
         self._subscribers.setdefault(channel, set()).add(queue)
         try:
             yield queue
         finally:
+            self._filters.pop(queue, None)
             subscribers = self._subscribers.get(channel)
             if subscribers is not None:
                 subscribers.discard(queue)
@@ -204,8 +215,15 @@ class EventFeed:
         self._wake.set()
         self._notify.set()
 
-    def subscribe(self, channel: str) -> contextlib.AbstractAsyncContextManager[Any]:
-        return self.broadcast.subscribe(channel)
+    def subscribe(
+        self, channel: str, after: events.Resume | None = None
+    ) -> contextlib.AbstractAsyncContextManager[Any]:
+        """Live events of a channel; with `after`, only those past it are buffered."""
+        if after is None:
+            return self.broadcast.subscribe(channel)
+        return self.broadcast.subscribe(
+            channel, accepts=lambda delivered: after.wants(delivered.event.position)
+        )
 
     def _set_listening(self, value: bool) -> None:
         if self.listening != value:

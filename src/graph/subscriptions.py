@@ -55,7 +55,7 @@ async def stream(
     """Yields each event with the cursor to resume after it."""
     feed = _feed(info)
     resume = _resume(after)
-    async with feed.subscribe(channel) as live:
+    async with feed.subscribe(channel, after=resume) as live:
         if resume is not None:
             while True:
                 async with info.context.read() as conn:
