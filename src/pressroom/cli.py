@@ -29,6 +29,10 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print("Log in with the login mutation as any of (password 'pressroom'):")
         for email, name, _ in info.logins:
             print(f"  {email:24} {name}")
+        print(
+            f"Wall display: http://{args.host}:{args.port}/display/print?token=<secret> "
+            "(an admin gets a secret from createDisplayToken)."
+        )
     # uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown; turning them into
     # SystemExit lets the embedded PostgreSQL be stopped on the way out.
     for sig in (signal.SIGTERM, signal.SIGINT):

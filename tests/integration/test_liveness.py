@@ -11,6 +11,7 @@ import websockets
 from sqlalchemy import text
 
 from db.feed import LISTENER_NAME
+from graph.app import MAX_SUBSCRIPTIONS_PER_CONNECTION
 from tests.support import CONNECTION_INIT_TIMEOUT_SECONDS, Shop
 
 
@@ -113,3 +114,21 @@ async def test_metrics_expose_the_feed(server: str, http: httpx.AsyncClient) -> 
         "pressroom_graphql_operations_total",
     ]:
         assert name in metrics
+
+
+async def test_subscriptions_per_connection_are_limited(server: str, shop: Shop) -> None:
+    async with websockets.connect(
+        server.replace("http://", "ws://"), subprotocols=["graphql-transport-ws"]
+    ) as ws:
+        init = {"type": "connection_init", "payload": {"authorization": shop.tokens["pat"]}}
+        await ws.send(json.dumps(init))
+        assert json.loads(await ws.recv())["type"] == "connection_ack"
+        query = 'subscription { queueEvents(department: "print") { cursor } }'
+        for n in range(MAX_SUBSCRIPTIONS_PER_CONNECTION + 1):
+            message = {"id": str(n), "type": "subscribe", "payload": {"query": query}}
+            await ws.send(json.dumps(message))
+        async with asyncio.timeout(10):
+            reply = json.loads(await ws.recv())
+    assert reply["type"] == "error"
+    assert reply["id"] == str(MAX_SUBSCRIPTIONS_PER_CONNECTION)
+    assert "limit" in reply["payload"][0]["message"]
