@@ -1,0 +1,314 @@
+"""Load generators: transitions through GraphQL over HTTP, and the same SQL from asyncpg.
+
+Every loop is bounded twice: by a deadline and by its pool of tasks (each task is
+started then finished once, two transitions), and it gives up after a few errors.
+"""
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import asyncpg
+import httpx
+from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
+
+from db.queries import Q
+from domain.enums import TaskAction, WorkOrderStatus
+from domain.transitions import TRANSITIONS, Who
+from graph.ids import encode_id
+
+MAX_ERRORS = 20
+NOTIFY_IN_TRANSACTION = "SELECT pg_notify('pressroom_events', '')"
+
+
+@dataclass
+class LoadResult:
+    transitions: int = 0
+    elapsed: float = 0.0
+    errors: int = 0
+    first_error: str | None = None
+    # Seconds per request (GraphQL) or per transaction (asyncpg).
+    latencies: list[float] = field(default_factory=list)
+    exhausted: bool = False  # the task pool ran out before the deadline
+
+    @property
+    def rate(self) -> float:
+        return self.transitions / self.elapsed if self.elapsed > 0 else 0.0
+
+    def error(self, message: str) -> None:
+        self.errors += 1
+        if self.first_error is None:
+            self.first_error = message[:500]
+
+
+async def run_clients(
+    clients: int,
+    duration: float,
+    pool: list[int],
+    step: Callable[[int, int, LoadResult, float], Awaitable[None]],
+) -> LoadResult:
+    """`clients` loops, each popping a task and calling `step(client, task_id, result,
+    deadline)` until the deadline, the end of the pool, or MAX_ERRORS errors."""
+    result = LoadResult()
+    start = time.perf_counter()
+    deadline = start + duration
+
+    async def client(index: int) -> None:
+        while time.perf_counter() < deadline and result.errors < MAX_ERRORS:
+            if not pool:
+                result.exhausted = True
+                return
+            task_id = pool.pop()
+            await step(index, task_id, result, deadline)
+
+    # A stuck request must not hold the run: bound the whole phase too.
+    await asyncio.wait_for(
+        asyncio.gather(*(client(i) for i in range(clients))), timeout=duration + 60
+    )
+    result.elapsed = time.perf_counter() - start
+    return result
+
+
+# --- GraphQL over HTTP ---------------------------------------------------------------
+
+START_TASK = """
+mutation StartTask($input: StartTaskInput!) {
+  startTask(input: $input) { changed task { id status } userErrors { code message } }
+}"""
+FINISH_TASK = """
+mutation FinishTask($input: FinishTaskInput!) {
+  finishTask(input: $input) { changed task { id status } userErrors { code message } }
+}"""
+
+
+class GraphQLClients:
+    """One keep-alive connection per client, each posting as one worker.
+
+    Each client has an httpx client of its own: one shared pool of 32 connections costs
+    the bench far more CPU (httpcore scans every connection for every request) than the
+    requests themselves.
+    """
+
+    def __init__(self, url: str, tokens: list[str], clients: int) -> None:
+        self.url = url
+        self.tokens = tokens
+        self.clients = clients
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        self.http = [
+            httpx.AsyncClient(timeout=30, limits=limits, trust_env=False) for _ in range(clients)
+        ]
+
+    async def close(self) -> None:
+        await asyncio.gather(*(http.aclose() for http in self.http))
+
+    async def _call(
+        self, client: int, name: str, query: str, task_id: int, result: LoadResult
+    ) -> bool:
+        token = self.tokens[client % len(self.tokens)]
+        body = {
+            "query": query,
+            "operationName": name,
+            "variables": {"input": {"taskId": encode_id("DepartmentTask", task_id)}},
+        }
+        t0 = time.perf_counter()
+        try:
+            response = await self.http[client % self.clients].post(
+                self.url, json=body, headers={"authorization": f"Bearer {token}"}
+            )
+            data = response.json()
+        except (httpx.HTTPError, ValueError) as error:
+            result.error(f"{name}: {error!r}")
+            return False
+        result.latencies.append(time.perf_counter() - t0)
+        field_name = "startTask" if name == "StartTask" else "finishTask"
+        payload = (data.get("data") or {}).get(field_name)
+        if data.get("errors") or not payload or payload["userErrors"] or not payload["changed"]:
+            result.error(f"{name}: {data}")
+            return False
+        result.transitions += 1
+        return True
+
+    async def step(
+        self, client: int, task_id: int, result: LoadResult, deadline: float = math.inf
+    ) -> None:
+        """Start then finish a task; past the deadline, the task is left started."""
+        started = await self._call(client, "StartTask", START_TASK, task_id, result)
+        if started and time.perf_counter() < deadline:
+            await self._call(client, "FinishTask", FINISH_TASK, task_id, result)
+
+    async def run(self, pool: list[int], duration: float) -> LoadResult:
+        return await run_clients(self.clients, duration, pool, self.step)
+
+    async def paced(self, pool: list[int], duration: float, rate: float) -> LoadResult:
+        """`rate` transitions/s on a fixed schedule, whatever the response times: a light,
+        steady load. Each tick starts one task (start then finish) on its own coroutine,
+        at most `clients` at once; ticks that find all of them busy are skipped."""
+        result = LoadResult()
+        start = time.perf_counter()
+        deadline = start + duration
+        interval = 2 / rate  # each tick is a start and a finish
+        busy = asyncio.Semaphore(self.clients)
+        running: set[asyncio.Task[None]] = set()
+
+        async def one(client: int, task_id: int) -> None:
+            try:
+                await self.step(client, task_id, result)
+            finally:
+                busy.release()
+
+        tick = 0
+        while time.perf_counter() < deadline and pool and result.errors < MAX_ERRORS:
+            if not busy.locked():
+                await busy.acquire()
+                task = asyncio.create_task(one(tick % self.clients, pool.pop()))
+                running.add(task)
+                task.add_done_callback(running.discard)
+            tick += 1
+            await asyncio.sleep(max(0.0, start + tick * interval - time.perf_counter()))
+        if running:
+            await asyncio.wait(running, timeout=60)
+        result.elapsed = time.perf_counter() - start
+        return result
+
+
+# --- The same SQL from asyncpg ---------------------------------------------------------
+
+
+def _compiled(name: str) -> tuple[str, tuple[str, ...]]:
+    """A statement of queries.sql as the server's SQLAlchemy asyncpg dialect sends it:
+    the same text, with $n parameters, and the parameter names in $n order."""
+    compiled = Q[name].compile(dialect=asyncpg_dialect.dialect())
+    return compiled.string, tuple(compiled.positiontup or ())
+
+
+TRANSITION_SQL, TRANSITION_PARAMS = _compiled("transition_task")
+SETTLEMENT_SQL, SETTLEMENT_PARAMS = _compiled("settlement_facts")
+
+
+def transition_args(action: TaskAction, task_id: int, actor_id: int) -> list[Any]:
+    """The parameters db.tasks.transition_task binds for this move, in $n order."""
+    rule = TRANSITIONS[action]
+    statuses = (
+        [WorkOrderStatus.ACTIVE]
+        if rule.requires_active_order
+        else [WorkOrderStatus.ACTIVE, WorkOrderStatus.COMPLETED]
+    )
+    params = {
+        "task_id": task_id,
+        "order_statuses": [s.value for s in statuses],
+        "target": rule.target.value,
+        "sources": sorted(s.value for s in rule.sources),
+        "requires_available": rule.requires_available,
+        "requires_member": rule.who is Who.DEPARTMENT_MEMBER,
+        "requires_holder": rule.who is Who.TASK_HOLDER,
+        "action": action.value,
+        "actor_id": actor_id,
+        "reason": None,
+    }
+    return [params[name] for name in TRANSITION_PARAMS]
+
+
+SERVER_SETTINGS = {
+    # What db.engine sets on the server's connections.
+    "application_name": "pressroom-bench",
+    "idle_in_transaction_session_timeout": "15000",
+    "statement_timeout": "30000",
+}
+
+
+class RawClients:
+    """`clients` asyncpg connections sending the transition statement, one transaction
+    per move; a finish also reads the settlement facts, as db.tasks does.
+
+    `mode` "notify" adds pg_notify inside every transaction (the naive design); `poke`, if
+    given, is called after every commit (our design: wake the feed's notifier and reader).
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        actor_ids: list[int],
+        clients: int,
+        *,
+        mode: str = "plain",
+        poke: Callable[[], None] | None = None,
+    ) -> None:
+        assert mode in ("plain", "notify")
+        self.dsn = dsn
+        self.actor_ids = actor_ids
+        self.clients = clients
+        self.mode = mode
+        self.poke = poke
+        self.conns: list[asyncpg.Connection] = []
+
+    async def open(self) -> None:
+        self.conns = list(
+            await asyncio.gather(
+                *(
+                    asyncpg.connect(self.dsn, server_settings=SERVER_SETTINGS)
+                    for _ in range(self.clients)
+                )
+            )
+        )
+
+    async def close(self) -> None:
+        await asyncio.gather(*(c.close() for c in self.conns), return_exceptions=True)
+
+    async def _move(
+        self, client: int, action: TaskAction, task_id: int, result: LoadResult
+    ) -> bool:
+        conn = self.conns[client]
+        args = transition_args(action, task_id, self.actor_ids[client % len(self.actor_ids)])
+        t0 = time.perf_counter()
+        try:
+            async with conn.transaction():
+                moved = await conn.fetchrow(TRANSITION_SQL, *args)
+                if moved is None:
+                    result.error(f"{action.value} of task {task_id} matched no row")
+                    return False
+                if TRANSITIONS[action].settles_order:
+                    await conn.fetch(SETTLEMENT_SQL, moved["work_order_id"])
+                if self.mode == "notify":
+                    await conn.execute(NOTIFY_IN_TRANSACTION)
+        except asyncpg.PostgresError as error:
+            result.error(f"{action.value}: {error!r}")
+            return False
+        if self.poke is not None:
+            self.poke()
+        result.latencies.append(time.perf_counter() - t0)
+        result.transitions += 1
+        return True
+
+    async def step(
+        self, client: int, task_id: int, result: LoadResult, deadline: float = math.inf
+    ) -> None:
+        started = await self._move(client, TaskAction.START, task_id, result)
+        if started and time.perf_counter() < deadline:
+            await self._move(client, TaskAction.FINISH, task_id, result)
+
+    async def run(self, pool: list[int], duration: float) -> LoadResult:
+        return await run_clients(self.clients, duration, pool, self.step)
+
+
+class NotificationCounter:
+    """A LISTEN connection on the feed's channel, as every server process has one."""
+
+    def __init__(self, dsn: str) -> None:
+        self.dsn = dsn
+        self.count = 0
+        self.conn: asyncpg.Connection | None = None
+
+    def _heard(self, *_: object) -> None:
+        self.count += 1
+
+    async def __aenter__(self) -> "NotificationCounter":
+        self.conn = await asyncpg.connect(self.dsn)
+        await self.conn.add_listener("pressroom_events", self._heard)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.conn is not None:
+            await self.conn.close()

@@ -1,0 +1,844 @@
+"""Pressroom benchmarks: ratios measured side by side in one run (DESIGN.md sections 6 and 9).
+
+    .venv/bin/python -m bench.run            # about 2.5 minutes on a 2-core machine
+    .venv/bin/python -m bench.run --quick    # under a minute, noisier
+
+1. Transitions/s through GraphQL over HTTP (`pressroom serve` in a subprocess, 32 httpx
+   keep-alive clients sending startTask then finishTask with variables) versus the same
+   SQL from asyncpg at 32 connections (the raw floor). Target: ratio >= 0.5.
+2. Commits/s of the transition (asyncpg, 1 and 16 clients): (a) plain, (b) pg_notify
+   inside every transaction (the naive design), (c) our path: no NOTIFY in the
+   transaction, `EventFeed.poke()` after the commit, its coalescing notifier and reader
+   running alongside, as in the server. Target: (c)/(a) >= 0.9. A diagnostic (c') runs
+   the notifier alone, to tell its cost from the reader's. The modes take turns in
+   short windows, round after round, so that other load on the machine hits them alike.
+3. Transitions/s through the server with 0 and with N live `queueEvents` subscribers
+   (websockets, graphql-transport-ws, display tokens) in a process of their own, and
+   commit-to-receipt latency at the subscribers (receipt time minus the event's
+   occurredAt), under that load and at a light steady load; then whether every
+   subscriber received every event of its department exactly once.
+
+Uses the embedded PostgreSQL (`.pressroom/bench-pgdata`) or DATABASE_URL, in a fresh
+database built by the migrations and dropped at the end. Prints a table and writes
+bench/results.json.
+"""
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as `python bench/run.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import asyncpg
+from rich.console import Console
+from rich.table import Table
+
+from bench import fixture
+from bench.load import GraphQLClients, LoadResult, NotificationCounter, RawClients
+from bench.stats import CpuMeter, process_tree, summary_ms, this_process
+from db import embedded, reads
+from db.engine import create_engine
+from db.feed import EventFeed
+
+RESULTS = Path(__file__).with_name("results.json")
+console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
+STARTED = time.perf_counter()
+
+
+@dataclass(frozen=True)
+class Plan:
+    graphql_seconds: float
+    raw_seconds: float
+    commit_seconds: float
+    commit_rounds: int
+    subscriber_seconds: float
+    light_seconds: float
+    warmup_seconds: float
+    clients: int
+    commit_clients: tuple[int, ...]
+    commit_modes: tuple[str, ...]
+    subscribers: int
+    departments: int
+    light_rate: float
+    compression: bool
+    separate_baseline: bool
+    server_env: dict[str, str]
+
+
+MODES = {
+    "plain": "(a) plain",
+    "notify": "(b) pg_notify in the transaction",
+    "poke": "(c) our path: poke() a running EventFeed",
+    "notifier": "(c') diagnostic: EventFeed's notifier alone, no reader",
+}
+# Transitions/s no phase can exceed; sizes the warm-up's task pool (the measured phase's
+# pool is sized from the warm-up's rate).
+RAW_CEILING = 8000
+GRAPHQL_CEILING = 2500
+# The subscriber process ends by itself this long after it starts, whatever happens.
+SUBSCRIBER_DEADLINE = 600
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="bench.run", description=(__doc__ or "").split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="short phases: under a minute in all")
+    p.add_argument("--graphql-seconds", type=float, help="each GraphQL phase (12; quick 3)")
+    p.add_argument("--raw-seconds", type=float, help="the asyncpg floor (10; quick 2.5)")
+    p.add_argument(
+        "--commit-seconds",
+        type=float,
+        help="measured time per mode and client count in part 2 (6; quick 1.2)",
+    )
+    p.add_argument(
+        "--commit-rounds", type=int, help="part 2's modes take turns this many times (3; quick 2)"
+    )
+    p.add_argument("--subscriber-seconds", type=float, help="load with subscribers (12; quick 2.5)")
+    p.add_argument("--light-seconds", type=float, help="light-load latency (6; quick 2.5)")
+    p.add_argument("--warmup-seconds", type=float, help="before each phase (1.5; quick 0.5)")
+    p.add_argument("--clients", type=int, default=32, help="HTTP clients and asyncpg conns (32)")
+    p.add_argument("--commit-clients", default="1,16", help="client counts of part 2 (1,16)")
+    p.add_argument(
+        "--commit-modes",
+        help="part 2 modes among plain,notify,poke,notifier (all four; quick: the first three)",
+    )
+    p.add_argument("--subscribers", type=int, default=500, help="live subscribers (500)")
+    p.add_argument(
+        "--departments",
+        type=int,
+        default=10,
+        help="production departments; tasks and subscribers are spread over them, so each "
+        "event reaches subscribers/departments of them (10)",
+    )
+    p.add_argument("--light-rate", type=float, default=10, help="light load, transitions/s (10)")
+    p.add_argument(
+        "--no-ws-compression",
+        action="store_true",
+        help="subscribers do not offer permessage-deflate (browsers do)",
+    )
+    p.add_argument(
+        "--separate-baseline",
+        action=argparse.BooleanOptionalAction,
+        help="measure the 0-subscriber rate again right before connecting subscribers, "
+        "instead of reusing part 1's (default: yes; quick: no)",
+    )
+    p.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="extra environment for `pressroom serve`, e.g. PRESSROOM_POOL_SIZE=40 "
+        "(default: none, the server as shipped)",
+    )
+    p.add_argument("--json", type=Path, default=RESULTS, help="where to write the figures")
+    return p.parse_args(argv)
+
+
+def make_plan(args: argparse.Namespace) -> Plan:
+    quick = args.quick
+
+    def pick(value: float | None, full: float, short: float) -> float:
+        return value if value is not None else (short if quick else full)
+
+    modes = args.commit_modes or ("plain,notify,poke" if quick else ",".join(MODES))
+    chosen = tuple(m.strip() for m in modes.split(",") if m.strip())
+    unknown = [m for m in chosen if m not in MODES]
+    if unknown or "plain" not in chosen:
+        raise SystemExit(f"--commit-modes: need plain, and only {', '.join(MODES)}")
+    if "notifier" in chosen and not hasattr(EventFeed, "_notify_forever"):
+        chosen = tuple(m for m in chosen if m != "notifier")  # the diagnostic needs it
+    server_env = dict(item.split("=", 1) for item in args.server_env if "=" in item)
+    return Plan(
+        graphql_seconds=pick(args.graphql_seconds, 12, 3),
+        raw_seconds=pick(args.raw_seconds, 10, 2.5),
+        commit_seconds=pick(args.commit_seconds, 6, 1.2),
+        commit_rounds=int(pick(args.commit_rounds, 3, 2)),
+        subscriber_seconds=pick(args.subscriber_seconds, 12, 2.5),
+        light_seconds=pick(args.light_seconds, 6, 2.5),
+        warmup_seconds=pick(args.warmup_seconds, 1.5, 0.5),
+        clients=args.clients,
+        commit_clients=tuple(int(c) for c in args.commit_clients.split(",") if c.strip()),
+        commit_modes=chosen,
+        subscribers=args.subscribers,
+        departments=args.departments,
+        light_rate=args.light_rate,
+        compression=not args.no_ws_compression,
+        separate_baseline=(
+            args.separate_baseline if args.separate_baseline is not None else not quick
+        ),
+        server_env=server_env,
+    )
+
+
+def log(message: str) -> None:
+    console.print(f"[dim]{time.perf_counter() - STARTED:6.1f} s[/dim]  {message}", highlight=False)
+
+
+def load_figures(result: LoadResult) -> dict[str, Any]:
+    return {
+        "transitions": result.transitions,
+        "seconds": round(result.elapsed, 2),
+        "per_second": round(result.rate, 1),
+        "errors": result.errors,
+        "first_error": result.first_error,
+        "pool_exhausted": result.exhausted,
+        "latency": summary_ms(result.latencies),
+    }
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return round(a / b, 3) if a is not None and b else None
+
+
+Run = Callable[[list[int], float], Awaitable[LoadResult]]
+
+
+class Bench:
+    def __init__(self, plan: Plan, url: str, embedded_server: bool) -> None:
+        self.plan = plan
+        self.url = url
+        self.dsn = fixture.dsn(url)
+        self.postmaster = fixture.postmaster_pid(embedded_server)
+        self.server: fixture.ServerProcess | None = None
+        self.subscriber_pid: int | None = None
+        self.pool: fixture.TaskPool | None = None
+        self.monitor: asyncpg.Connection | None = None
+        self.results: dict[str, Any] = {}
+
+    def meter(self) -> CpuMeter:
+        return CpuMeter(
+            {
+                "bench": this_process,
+                "server": process_tree(self.server.pid if self.server else None),
+                "subscribers": process_tree(self.subscriber_pid),
+                "postgres": process_tree(self.postmaster),
+            }
+        )
+
+    async def tasks(self, count: int) -> list[int]:
+        assert self.pool is not None
+        return await self.pool.take(count)
+
+    async def warm_up(self, run: Run, ceiling: float, clients: int) -> float:
+        """Run briefly on a pool sized by `ceiling`; the rate seen, to size the next pool."""
+        seconds = self.plan.warmup_seconds
+        if seconds <= 0:
+            return ceiling
+        result = await run(await self.tasks(int(ceiling * seconds / 2) + 2 * clients), seconds)
+        return result.rate
+
+    async def sized_pool(
+        self, rate: float, ceiling: float, seconds: float, clients: int, margin: float = 3
+    ) -> list[int]:
+        """Tasks for `margin` times the warm-up's rate (two transitions per task)."""
+        expected = min(ceiling, max(margin * rate, 100.0))
+        return await self.tasks(int(expected * seconds / 2) + 2 * clients)
+
+    async def measured(
+        self, run: Run, seconds: float, ceiling: float, clients: int
+    ) -> dict[str, Any]:
+        """Warm up, then measure `run` with CPU accounting."""
+        rate = await self.warm_up(run, ceiling, clients)
+        pool = await self.sized_pool(rate, ceiling, seconds, clients)
+        meter = self.meter()
+        sessions = await self.sessions()
+        meter.start()
+        result = await run(pool, seconds)
+        cpu = meter.stop()
+        return load_figures(result) | {
+            "cpu_cores": cpu,
+            "new_connections": await self.sessions() - sessions,
+        }
+
+    async def sessions(self) -> int:
+        """Connections ever opened to the bench database (pg_stat_database.sessions): the
+        server's pool opening and closing connections under load shows here."""
+        assert self.monitor is not None
+        await asyncio.sleep(0.2)  # backends report their statistics within a moment
+        value = await self.monitor.fetchval(
+            "SELECT sessions FROM pg_stat_database WHERE datname = current_database()"
+        )
+        return int(value or 0)
+
+    # --- part 2: the cost of live delivery on commits ----------------------------------
+
+    async def commit_path(self, shop: fixture.Shop) -> None:
+        """Part 2. The modes take turns in short windows on the same connections, round
+        after round, so that a neighbour's load or the database's growth weighs on each
+        mode alike; each mode's rate is its commits over its windows' time."""
+        plan = self.plan
+        part: dict[str, Any] = {"rounds": plan.commit_rounds, "by_clients": {}}
+        for clients in plan.commit_clients:
+            raw = RawClients(self.dsn, shop.worker_ids, clients)
+            await raw.open()
+            try:
+                async with NotificationCounter(self.dsn) as heard:
+                    runs = await self.commit_rounds(raw, clients, heard)
+            finally:
+                await raw.close()
+            plain = runs["plain"]["per_second"]
+            for mode in plan.commit_modes:
+                if mode != "plain":
+                    runs[f"{mode}_over_plain"] = ratio(runs[mode]["per_second"], plain)
+            part["by_clients"][str(clients)] = runs
+        self.results["commit_path"] = part
+
+    async def commit_rounds(
+        self, raw: RawClients, clients: int, heard: NotificationCounter
+    ) -> dict[str, Any]:
+        plan = self.plan
+        window = plan.commit_seconds / plan.commit_rounds
+        settle = min(0.3, plan.warmup_seconds)
+        log(
+            f"commit path, {clients} client(s): {plan.commit_rounds} rounds of "
+            + ", ".join(MODES[m].split(" ", 1)[0] for m in plan.commit_modes)
+        )
+        rate = await self.warm_up(raw.run, RAW_CEILING, clients)
+        # One pool for every window. The warm-up ran in mode (a), the fastest, so 1.6 times
+        # its rate over all the windows is plenty.
+        windows = plan.commit_rounds * len(plan.commit_modes)
+        pool = await self.sized_pool(
+            rate, RAW_CEILING, windows * (window + settle), clients, margin=1.6
+        )
+        totals: dict[str, list[LoadResult]] = {m: [] for m in plan.commit_modes}
+        cpu: dict[str, list[dict[str, float]]] = {m: [] for m in plan.commit_modes}
+        notes: dict[str, dict[str, int]] = {m: {"notifications": 0} for m in plan.commit_modes}
+        for _ in range(plan.commit_rounds):
+            for mode in plan.commit_modes:
+                async with self.delivery_path(mode) as feed:
+                    raw.mode = "notify" if mode == "notify" else "plain"
+                    raw.poke = feed.poke if feed is not None else None
+                    try:
+                        await raw.run(pool, settle)
+                        before = heard.count
+                        meter = self.meter()
+                        meter.start()
+                        result = await raw.run(pool, window)
+                        cpu[mode].append(meter.stop())
+                        notes[mode]["notifications"] += heard.count - before
+                        if mode == "poke" and feed is not None:
+                            notes[mode]["feed_reads"] = notes[mode].get("feed_reads", 0) + (
+                                feed.stats.reads
+                            )
+                    finally:
+                        raw.mode, raw.poke = "plain", None
+                totals[mode].append(result)
+        runs: dict[str, Any] = {}
+        for mode in plan.commit_modes:
+            merged = merge(totals[mode])
+            runs[mode] = (
+                load_figures(merged)
+                | {"cpu_cores": average(cpu[mode])}
+                | {"per_round": [round(r.rate, 1) for r in totals[mode]]}
+                | notes[mode]
+            )
+        return runs
+
+    @contextlib.asynccontextmanager
+    async def delivery_path(self, mode: str) -> AsyncIterator[EventFeed | None]:
+        """What runs beside the writers in each mode: nothing, or an EventFeed wired as the
+        server wires it (its reader enriches every batch), or only its notifier."""
+        if mode not in ("poke", "notifier"):
+            yield None
+            return
+        engine = create_engine(self.url, pool_size=4, max_overflow=4)
+        feed = EventFeed(engine, self.url, enrich=reads.related)
+        notifier: asyncio.Task[None] | None = None
+        try:
+            if mode == "poke":
+                await feed.start()
+            else:
+                # Only the coalescing notifier (a private coroutine of EventFeed): tells
+                # the notifier's share of (c) from the reader's.
+                notifier = asyncio.create_task(feed._notify_forever())
+            yield feed
+        finally:
+            if notifier is not None:
+                notifier.cancel()
+                await asyncio.gather(notifier, return_exceptions=True)
+            else:
+                recancels = await stop_feed(feed)
+                self.results.setdefault("feed_stops", {"stops": 0, "hung": 0})
+                self.results["feed_stops"]["stops"] += 1
+                self.results["feed_stops"]["hung"] += bool(recancels)
+            await engine.dispose()
+
+    # --- part 1: GraphQL versus the raw floor ------------------------------------------
+
+    async def raw_floor(self, shop: fixture.Shop) -> dict[str, Any]:
+        clients = self.plan.clients
+        log(f"raw floor: the same SQL from asyncpg, {clients} connections")
+        raw = RawClients(self.dsn, shop.worker_ids, clients)
+        await raw.open()
+        try:
+            return await self.measured(raw.run, self.plan.raw_seconds, RAW_CEILING, clients)
+        finally:
+            await raw.close()
+
+    async def graphql(self, shop: fixture.Shop, label: str) -> dict[str, Any]:
+        assert self.server is not None
+        clients = self.plan.clients
+        log(f"{label}: GraphQL over HTTP, {clients} clients")
+        http = GraphQLClients(self.server.http_url, shop.worker_tokens, clients)
+        try:
+            return await self.measured(
+                http.run, self.plan.graphql_seconds, GRAPHQL_CEILING, clients
+            )
+        finally:
+            await http.close()
+
+    # --- part 3: subscribers -----------------------------------------------------------
+
+    async def with_subscribers(self, shop: fixture.Shop, baseline: dict[str, Any]) -> None:
+        assert self.server is not None
+        plan = self.plan
+        part: dict[str, Any] = {
+            "subscribers": plan.subscribers,
+            "departments": plan.departments,
+            "subscribers_per_event": round(plan.subscribers / plan.departments, 1),
+            "ws_compression": plan.compression,
+        }
+        if plan.separate_baseline:
+            part["without"] = await self.graphql(shop, "0 subscribers")
+            part["baseline"] = "measured again right before the subscribers connect"
+        else:
+            part["without"] = baseline
+            part["baseline"] = "part 1's GraphQL run"
+
+        log(f"connecting {plan.subscribers} subscribers")
+        ours = SubscriberProcess()
+        await ours.start(self.server.ws_url, shop.displays, plan.compression)
+        self.subscriber_pid = ours.pid
+        http = GraphQLClients(self.server.http_url, shop.worker_tokens, plan.clients)
+        try:
+            meter = self.meter()
+            meter.start()
+            connected = await ours.ask("connect", "connected", 120)
+            part["connect_cpu_cores"] = meter.stop()
+            part["connect_seconds"] = round(meter.elapsed, 2)
+            part["connected"] = connected["connected"]
+            part["failed_to_connect"] = connected["failed_to_connect"]
+            part["connect_errors"] = connected["errors"]
+            # Let the last subscriptions join the feed before any event is written.
+            await asyncio.sleep(1)
+            first_event = await self.last_event_id()
+
+            log(f"{plan.subscribers} subscribers: GraphQL over HTTP, {plan.clients} clients")
+            # The server is warm; the rate without subscribers bounds the rate with them.
+            pool = await self.sized_pool(
+                part["without"]["per_second"],
+                GRAPHQL_CEILING,
+                plan.subscriber_seconds,
+                plan.clients,
+            )
+            await drain(ours)
+            await ours.send("window")
+            meter = self.meter()
+            meter.start()
+            result = await http.run(pool, plan.subscriber_seconds)
+            cpu = meter.stop()
+            # Every event of the phase counts, however late it arrives.
+            part["drain_seconds"] = await drain(ours)
+            part["with"] = (
+                load_figures(result)
+                | {"cpu_cores": cpu}
+                | receipts(await ours.ask("report", "report", 60))
+            )
+
+            log(f"{plan.subscribers} subscribers: light load, {plan.light_rate:g}/s")
+            pool = await self.tasks(int(plan.light_rate * plan.light_seconds / 2) + 10)
+            await ours.send("window")
+            meter.start()
+            light = await http.paced(pool, plan.light_seconds, plan.light_rate)
+            cpu = meter.stop()
+            await drain(ours)
+            part["light"] = (
+                load_figures(light)
+                | {"cpu_cores": cpu}
+                | receipts(await ours.ask("report", "report", 60))
+            )
+            part["delivery"] = await self.delivery_check(ours, shop, first_event)
+        finally:
+            await http.close()
+            await ours.stop()
+            self.subscriber_pid = None
+        part["ratio"] = ratio(part["with"]["per_second"], part["without"]["per_second"])
+        self.results["subscribers"] = part
+
+    async def last_event_id(self) -> int:
+        conn = await asyncpg.connect(self.dsn)
+        try:
+            return int(await conn.fetchval("SELECT coalesce(max(id), 0) FROM events"))
+        finally:
+            await conn.close()
+
+    async def delivery_check(
+        self, ours: "SubscriberProcess", shop: fixture.Shop, first_event: int
+    ) -> dict[str, Any]:
+        """Did every subscriber get every event of its department, once?"""
+        received: list[int] = (await ours.ask("totals", "totals", 30))["received"]
+        conn = await asyncpg.connect(self.dsn)
+        try:
+            rows = await conn.fetch(
+                "SELECT department_id, count(*) AS n FROM events WHERE id > $1 "
+                "GROUP BY department_id",
+                first_event,
+            )
+        finally:
+            await conn.close()
+        by_id = {r["department_id"]: r["n"] for r in rows}
+        code_to_id = dict(zip(shop.department_codes, shop.department_ids, strict=True))
+        expected = [by_id.get(code_to_id[code], 0) for _, code in shop.displays]
+        return {
+            "expected": sum(expected),
+            "received": sum(received),
+            "missing": sum(max(0, e - r) for e, r in zip(expected, received, strict=True)),
+            "extra": sum(max(0, r - e) for e, r in zip(expected, received, strict=True)),
+        }
+
+    # --- all of it ---------------------------------------------------------------------
+
+    async def run(self) -> dict[str, Any]:
+        plan = self.plan
+        started = time.perf_counter()
+        for name in await fixture.drop_stale_databases(self.url):
+            log(f"dropped {name}, left behind by a run that was killed")
+        log("creating the bench database (migrations)")
+        await fixture.create_database(self.url)
+        shop = await fixture.seed_shop(
+            self.url,
+            departments=plan.departments,
+            workers=plan.clients,
+            displays=plan.subscribers,
+        )
+        self.pool = fixture.TaskPool(self.url, shop)
+        self.monitor = await asyncpg.connect(self.dsn)
+        try:
+            return await self.measure_all(shop, started)
+        finally:
+            await self.monitor.close()
+
+    async def measure_all(self, shop: fixture.Shop, started: float) -> dict[str, Any]:
+        assert self.monitor is not None
+        self.results["postgres"] = await self.monitor.fetchval("SHOW server_version")
+
+        # The asyncpg phases run before the server starts, so that no other process
+        # reads the event log while they are measured.
+        await self.commit_path(shop)
+        raw = await self.raw_floor(shop)
+
+        log("starting `pressroom serve`")
+        self.server = fixture.ServerProcess(self.url, extra_env=self.plan.server_env)
+        try:
+            await self.server.start()
+            graphql = await self.graphql(shop, "GraphQL")
+            self.results["graphql_vs_raw"] = {
+                "graphql": graphql,
+                "raw": raw,
+                "ratio": ratio(graphql["per_second"], raw["per_second"]),
+            }
+            await self.with_subscribers(shop, graphql)
+        except Exception:
+            console.print(f"[red]server log tail:[/red]\n{self.server.tail()}")
+            raise
+        finally:
+            self.server.stop()
+        with contextlib.suppress(OSError):
+            os.unlink(self.server.log.name)
+        self.results["seconds"] = round(time.perf_counter() - started, 1)
+        return self.results
+
+
+async def stop_feed(feed: EventFeed) -> int:
+    """`feed.stop()`, bounded. On Python 3.11 `EventFeed.stop()` can wait forever: the
+    reader's `asyncio.wait_for(self._wake.wait(), ...)` swallows the cancellation when it
+    arrives just as a poke wakes it (a known 3.11 wait_for race), and the reader loops on.
+    So its tasks (EventFeed._tasks, private) are cancelled again until they end. Returns
+    how many times that was needed."""
+    stopping = asyncio.ensure_future(feed.stop())
+    for again in range(20):
+        done, _pending = await asyncio.wait({stopping}, timeout=0.5)
+        if done:
+            stopping.result()
+            return again
+        for task in getattr(feed, "_tasks", ()):
+            task.cancel()
+    stopping.cancel()
+    raise RuntimeError("the event feed did not stop")
+
+
+def merge(results: list[LoadResult]) -> LoadResult:
+    merged = LoadResult()
+    for r in results:
+        merged.transitions += r.transitions
+        merged.elapsed += r.elapsed
+        merged.errors += r.errors
+        merged.first_error = merged.first_error or r.first_error
+        merged.latencies += r.latencies
+        merged.exhausted = merged.exhausted or r.exhausted
+    return merged
+
+
+def average(samples: list[dict[str, float]]) -> dict[str, float]:
+    keys = {k for sample in samples for k in sample}
+    return {k: round(sum(s.get(k, 0.0) for s in samples) / len(samples), 2) for k in keys}
+
+
+def receipts(received: dict[str, Any]) -> dict[str, Any]:
+    """What the subscribers saw of a phase."""
+    return {
+        "receipt_latency": summary_ms(received["latencies"]),
+        "events_received": received["events"],
+        "subscribers_receiving": received["subscribers_receiving"],
+        "dropped": received["dropped"],
+        "subscriber_errors": received["errors"],
+    }
+
+
+async def drain(ours: "SubscriberProcess", quiet: float = 1.0, limit: float = 30) -> float:
+    """Wait until the subscribers have received nothing new for `quiet` seconds (the
+    server's backlog is delivered); returns how long that took."""
+    start = time.perf_counter()
+    last: int | None = None
+    since = start
+    while time.perf_counter() - start < limit:
+        total = sum((await ours.ask("totals", "totals", 30))["received"])
+        now = time.perf_counter()
+        if total != last:
+            last, since = total, now
+        elif now - since >= quiet:
+            break
+        await asyncio.sleep(0.2)
+    return round(time.perf_counter() - start, 2)
+
+
+class SubscriberProcess:
+    """`python -m bench.subscribers`, driven by a line per command on its stdin."""
+
+    def __init__(self) -> None:
+        self.process: asyncio.subprocess.Process | None = None
+        self.specs = tempfile.NamedTemporaryFile(  # noqa: SIM115 (removed in stop)
+            "w", prefix="pressroom-bench-displays-", suffix=".json", delete=False
+        )
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    async def start(self, url: str, specs: list[tuple[str, str]], compression: bool) -> None:
+        json.dump(specs, self.specs)
+        self.specs.close()
+        args = ["--url", url, "--specs", self.specs.name, "--seconds", str(SUBSCRIBER_DEADLINE)]
+        if not compression:
+            args.append("--no-compression")
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bench.subscribers",
+            *args,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            cwd=fixture.ROOT,
+            limit=1 << 26,  # a report carries every latency of a window
+        )
+
+    async def send(self, command: str) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        self.process.stdin.write(command.encode() + b"\n")
+        await self.process.stdin.drain()
+
+    async def ask(self, command: str, expected: str, within: float) -> dict[str, Any]:
+        """Send `command`; its answer, which must be of kind `expected`."""
+        assert self.process is not None and self.process.stdout is not None
+        await self.send(command)
+        line = await asyncio.wait_for(self.process.stdout.readline(), within)
+        if not line:
+            raise RuntimeError(f"the subscriber process ended before answering {command!r}")
+        message = json.loads(line)
+        if message["kind"] != expected:
+            raise RuntimeError(f"subscriber process: {message['kind']}: {message['body']}")
+        body: dict[str, Any] = message["body"]
+        return body
+
+    async def stop(self) -> None:
+        process = self.process
+        if process is not None and process.returncode is None:
+            with contextlib.suppress(OSError, RuntimeError):
+                await self.send("quit")
+            try:
+                await asyncio.wait_for(process.wait(), 30)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+        with contextlib.suppress(OSError):
+            os.unlink(self.specs.name)
+
+
+# --- output ------------------------------------------------------------------------------
+
+
+def fmt(value: float | None, unit: str = "", digits: int = 0) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.{digits}f}{unit}"
+
+
+def verdict(value: float | None, ok: Callable[[float], bool]) -> str:
+    if value is None:
+        return ""
+    return "[green]met[/green]" if ok(value) else "[red]missed[/red]"
+
+
+def report(results: dict[str, Any], plan: Plan) -> Table:
+    table = Table(title="Pressroom benchmarks", title_justify="left")
+    table.add_column("measure")
+    table.add_column("figure", justify="right")
+    table.add_column("target", justify="right")
+    table.add_column("")
+    gr = results["graphql_vs_raw"]
+    n = plan.clients
+    table.add_row(
+        f"transitions/s, GraphQL over HTTP, {n} clients", fmt(gr["graphql"]["per_second"])
+    )
+    table.add_row(f"transitions/s, same SQL from asyncpg, {n} conns", fmt(gr["raw"]["per_second"]))
+    table.add_row(
+        "  PostgreSQL connections opened during the GraphQL run",
+        fmt(gr["graphql"].get("new_connections")),
+    )
+    table.add_row(
+        "  GraphQL / asyncpg",
+        fmt(gr["ratio"], digits=2),
+        ">= 0.50",
+        verdict(gr["ratio"], lambda r: r >= 0.5),
+        end_section=True,
+    )
+    for clients, runs in results["commit_path"]["by_clients"].items():
+        modes = [m for m in MODES if m in runs]
+        table.add_row(
+            f"commits/s, {clients} client(s): " + " / ".join(MODES[m][:4].strip() for m in modes),
+            " / ".join(fmt(runs[m]["per_second"]) for m in modes),
+        )
+        if "notify" in runs:
+            table.add_row(
+                "  (b) / (a)  pg_notify in every transaction",
+                fmt(runs["notify_over_plain"], digits=2),
+            )
+        if "poke" in runs:
+            c = runs["poke_over_plain"]
+            table.add_row(
+                "  (c) / (a)  our path", fmt(c, digits=2), ">= 0.90", verdict(c, lambda r: r >= 0.9)
+            )
+        if "notifier" in runs:
+            table.add_row("  (c') / (a) notifier alone", fmt(runs["notifier_over_plain"], digits=2))
+    table.rows[-1].end_section = True
+    subs = results["subscribers"]
+    k = subs["subscribers"]
+    table.add_row(
+        f"transitions/s, 0 / {k} subscribers ({subs['subscribers_per_event']:g} per event)",
+        f"{fmt(subs['without']['per_second'])} / {fmt(subs['with']['per_second'])}",
+    )
+    table.add_row(f"  {k} / 0 subscribers", fmt(subs["ratio"], digits=2))
+    for key, label in (("with", f"{n} clients"), ("light", f"{plan.light_rate:g} transitions/s")):
+        lat = subs[key]["receipt_latency"]
+        table.add_row(
+            f"  commit-to-receipt p50 / p99, {label}",
+            f"{fmt(lat['p50_ms'], digits=1)} / {fmt(lat['p99_ms'], ' ms', 1)}",
+            "p99 < 100 ms",
+            verdict(lat["p99_ms"], lambda p: p < 100),
+        )
+    delivery = subs["delivery"]
+    table.add_row(
+        "  events delivered / expected (missing)",
+        f"{delivery['received']:,} / {delivery['expected']:,} ({delivery['missing']:,})",
+        "all",
+        verdict(delivery["missing"], lambda m: m == 0),
+    )
+    return table
+
+
+def cpu_table(results: dict[str, Any]) -> Table:
+    table = Table(
+        title="CPU used during each phase, in cores (2 on this machine)", title_justify="left"
+    )
+    columns = ("bench", "server", "subscribers", "postgres", "irq", "others")
+    table.add_column("phase")
+    for column in columns:
+        table.add_column(column, justify="right")
+    rows: list[tuple[str, dict[str, float]]] = []
+    gr = results["graphql_vs_raw"]
+    rows += [("GraphQL", gr["graphql"]["cpu_cores"]), ("asyncpg floor", gr["raw"]["cpu_cores"])]
+    for clients, runs in results["commit_path"]["by_clients"].items():
+        for mode in MODES:
+            if mode in runs:
+                rows.append((f"commits, {clients} client(s), {mode}", runs[mode]["cpu_cores"]))
+    subs = results["subscribers"]
+    if subs["baseline"].startswith("measured"):
+        rows.append(("0 subscribers", subs["without"]["cpu_cores"]))
+    rows += [
+        (f"{subs['subscribers']} subscribers", subs["with"]["cpu_cores"]),
+        ("light load", subs["light"]["cpu_cores"]),
+    ]
+    for name, cpu in rows:
+        table.add_row(name, *(fmt(cpu.get(c), digits=2) for c in columns))
+    return table
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # so that SIGTERM, too, stops the server and drops the database
+
+
+def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _interrupt)
+    args = parse_args(argv)
+    plan = make_plan(args)
+    server, embedded_server = fixture.server_url()
+    url = embedded.with_database(server, fixture.database_name())
+    bench = Bench(plan, url, embedded_server)
+    load_before = os.getloadavg()
+    try:
+        results = asyncio.run(bench.run())
+    except KeyboardInterrupt:
+        console.print("[red]interrupted[/red]; dropping the bench database")
+        return 130
+    finally:
+        with contextlib.suppress(Exception):
+            asyncio.run(fixture.drop_database(url))
+        if embedded_server:
+            fixture.stop_embedded()
+    results = {
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": "python -m bench.run" + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else ""),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            # Other work on the machine skews every figure; the CPU table's "others" says
+            # how much there was during each phase.
+            "load_average_before": [round(x, 2) for x in load_before],
+            "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        },
+        "plan": plan.__dict__,
+        **results,
+    }
+    out = Console(width=None if sys.stdout.isatty() else 120)
+    args.json.write_text(json.dumps(results, indent=2) + "\n")
+    out.print(report(results, plan))
+    out.print(cpu_table(results))
+    out.print(f"figures written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

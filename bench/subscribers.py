@@ -1,0 +1,214 @@
+"""Wall-display subscribers in a process of their own, so that receiving events does not
+steal the load generator's event loop (and the load generator does not delay receipts).
+It imports nothing of the project, so it starts in a fraction of a second.
+
+Each subscriber is one websocket speaking graphql-transport-ws, authenticated by a display
+token in connection_init, subscribed to `queueEvents` of its department. The latency of
+an event is its receipt time minus its `occurredAt` (the writing transaction's start,
+`now()` in PostgreSQL, on the same clock): commit-to-receipt plus the transaction's own
+few milliseconds, so an upper bound.
+
+The parent drives it with one command per line on stdin, and it answers with one JSON
+line on stdout: on "connect" it opens every subscription and answers "connected"; it
+records latencies between "window" and "report"; it answers "totals" with the events each
+subscriber received so far; it stops on "quit", at the end of its input, or at its
+deadline, whichever comes first.
+"""
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import WebSocketException
+from websockets.typing import Subprotocol
+
+SUBSCRIPTION = """
+subscription Queue($department: String!) {
+  queueEvents(department: $department) {
+    cursor kind occurredAt task { id status workOrder { orderNumber } }
+  }
+}"""
+CONNECT_CONCURRENCY = 50
+CONNECT_TIMEOUT = 15
+
+
+class Subscribers:
+    def __init__(self, url: str, specs: list[tuple[str, str]], compression: bool) -> None:
+        self.url = url
+        self.specs = specs
+        self.compression = compression
+        self.sockets: list[ClientConnection] = []
+        self.received = [0] * len(specs)
+        self.window_received = [0] * len(specs)
+        self.latencies: list[float] = []
+        self.recording = False
+        self.failed_to_connect = 0
+        self.dropped = 0  # the server ended the subscription (error, complete or close)
+        self.errors: list[str] = []
+        self.readers: list[asyncio.Task[None]] = []
+
+    def _error(self, message: str) -> None:
+        if len(self.errors) < 5:
+            self.errors.append(message[:300])
+
+    async def _open(self, index: int, gate: asyncio.Semaphore) -> None:
+        token, department = self.specs[index]
+        async with gate:
+            try:
+                ws = await asyncio.wait_for(
+                    connect(
+                        self.url,
+                        subprotocols=[Subprotocol("graphql-transport-ws")],
+                        compression="deflate" if self.compression else None,
+                        open_timeout=CONNECT_TIMEOUT,
+                        proxy=None,
+                        max_queue=None,
+                    ),
+                    CONNECT_TIMEOUT,
+                )
+                await ws.send(
+                    json.dumps(
+                        {"type": "connection_init", "payload": {"authorization": f"Bearer {token}"}}
+                    )
+                )
+                ack = json.loads(await asyncio.wait_for(ws.recv(), CONNECT_TIMEOUT))
+                if ack.get("type") != "connection_ack":
+                    raise RuntimeError(f"no connection_ack: {ack}")
+                await ws.send(
+                    json.dumps(
+                        {
+                            "id": "q",
+                            "type": "subscribe",
+                            "payload": {
+                                "query": SUBSCRIPTION,
+                                "operationName": "Queue",
+                                "variables": {"department": department},
+                            },
+                        }
+                    )
+                )
+            except (OSError, TimeoutError, WebSocketException, RuntimeError, ValueError) as error:
+                self.failed_to_connect += 1
+                self._error(f"connect: {error!r}")
+                return
+        self.sockets.append(ws)
+        self.readers.append(asyncio.create_task(self._read(index, ws)))
+
+    async def _read(self, index: int, ws: ClientConnection) -> None:
+        try:
+            async for raw in ws:
+                now = time.time()
+                message: dict[str, Any] = json.loads(raw)
+                kind = message.get("type")
+                if kind == "next":
+                    payload = message.get("payload") or {}
+                    if payload.get("errors"):
+                        self._error(f"next: {payload['errors']}")
+                        continue
+                    event = payload["data"]["queueEvents"]
+                    self.received[index] += 1
+                    if self.recording:
+                        occurred = datetime.fromisoformat(event["occurredAt"]).timestamp()
+                        self.latencies.append(now - occurred)
+                        self.window_received[index] += 1
+                elif kind == "ping":
+                    await ws.send('{"type": "pong"}')
+                elif kind in ("error", "complete"):
+                    self.dropped += 1
+                    self._error(f"{kind}: {message}")
+                    return
+        except WebSocketException as error:
+            self.dropped += 1
+            self._error(f"closed: {error!r}")
+
+    async def connect_all(self) -> None:
+        gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
+        await asyncio.gather(*(self._open(i, gate) for i in range(len(self.specs))))
+
+    def window(self) -> None:
+        self.latencies = []
+        self.window_received = [0] * len(self.specs)
+        self.recording = True
+
+    def report(self) -> dict[str, Any]:
+        self.recording = False
+        return {
+            "latencies": self.latencies,
+            "events": sum(self.window_received),
+            "subscribers_receiving": sum(1 for n in self.window_received if n),
+            "connected": len(self.sockets),
+            "failed_to_connect": self.failed_to_connect,
+            "dropped": self.dropped,
+            "errors": list(self.errors),
+        }
+
+    async def close(self) -> None:
+        for task in self.readers:
+            task.cancel()
+        await asyncio.gather(*self.readers, return_exceptions=True)
+        await asyncio.gather(
+            *(asyncio.wait_for(ws.close(), 5) for ws in self.sockets), return_exceptions=True
+        )
+
+
+async def _main(url: str, specs: list[tuple[str, str]], compression: bool, deadline: float) -> None:
+    loop = asyncio.get_running_loop()
+    stdin = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdin), sys.stdin)
+
+    async def command() -> str:
+        """The parent's next command; "quit" at end of input or at the deadline."""
+        try:
+            line = await asyncio.wait_for(stdin.readline(), max(0.0, deadline - time.time()))
+        except TimeoutError:
+            return "quit"
+        return line.decode().strip() or "quit"
+
+    subscribers = Subscribers(url, specs, compression)
+    try:
+        if await command() != "connect":
+            return
+        await asyncio.wait_for(subscribers.connect_all(), max(1.0, deadline - time.time()))
+        answer("connected", subscribers.report())
+        while (what := await command()) != "quit":
+            if what == "window":
+                subscribers.window()
+            elif what == "report":
+                answer("report", subscribers.report())
+            elif what == "totals":
+                answer("totals", {"received": list(subscribers.received)})
+    finally:
+        await subscribers.close()
+
+
+def answer(kind: str, body: Any) -> None:
+    sys.stdout.write(json.dumps({"kind": kind, "body": body}) + "\n")
+    sys.stdout.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m bench.subscribers --url WS --specs FILE --seconds N`: FILE holds the
+    [token, department code] pairs as JSON; the process ends by itself after N seconds."""
+    p = argparse.ArgumentParser(prog="bench.subscribers")
+    p.add_argument("--url", required=True)
+    p.add_argument("--specs", type=Path, required=True)
+    p.add_argument("--seconds", type=float, required=True)
+    p.add_argument("--no-compression", action="store_true")
+    args = p.parse_args(argv)
+    specs = [(token, code) for token, code in json.loads(args.specs.read_text())]
+    try:
+        asyncio.run(_main(args.url, specs, not args.no_compression, time.time() + args.seconds))
+    except Exception as error:  # reported to the parent, which decides
+        answer("failed", repr(error))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
