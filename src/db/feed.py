@@ -14,6 +14,8 @@ pokes that arrive while the previous one is in flight, from its own connection.
 import asyncio
 import contextlib
 import logging
+import secrets
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -129,6 +131,9 @@ class BoundedBroadcast(Broadcast):
     def subscriber_count(self) -> int:
         return sum(len(queues) for queues in self._subscribers.values())
 
+    def listens_to(self, channels: set[str]) -> bool:
+        return any(self._subscribers.get(channel) for channel in channels)
+
 
 class LogBackend(BroadcastBackend):
     """A broadcaster backend whose messages are rows of the event log, read in order."""
@@ -190,6 +195,8 @@ class EventFeed:
         self._notify = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._read_lock = asyncio.Lock()
+        self._origin = secrets.token_hex(8)
+        self._lag_checked = 0.0
         self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT")
 
     async def start(self) -> None:
@@ -225,6 +232,11 @@ class EventFeed:
             channel, accepts=lambda delivered: after.wants(delivered.event.position)
         )
 
+    def _on_notify(self, connection: Any, pid: int, channel: str, payload: str) -> None:
+        # Our own notifier's NOTIFY comes back here too; poke() already woke the reader.
+        if payload != self._origin:
+            self._wake.set()
+
     def _set_listening(self, value: bool) -> None:
         if self.listening != value:
             self.listening = value
@@ -242,7 +254,7 @@ class EventFeed:
                 )
                 closed = asyncio.Event()
                 conn.add_termination_listener(lambda _, closed=closed: closed.set())
-                await conn.add_listener(NOTIFY_CHANNEL, lambda *_: self._wake.set())
+                await conn.add_listener(NOTIFY_CHANNEL, self._on_notify)
                 self._set_listening(True)
                 self.stats.listener_connects += 1
                 backoff = 0.05
@@ -250,10 +262,12 @@ class EventFeed:
                 self._wake.set()
                 while not closed.is_set():
                     try:
-                        await asyncio.wait_for(closed.wait(), self.listener_probe_interval)
+                        async with asyncio.timeout(self.listener_probe_interval):
+                            await closed.wait()
                     except TimeoutError:
                         # A killed backend is only noticed when the socket is used.
-                        await asyncio.wait_for(conn.fetchval("SELECT 1"), 5)
+                        async with asyncio.timeout(5):
+                            await conn.fetchval("SELECT 1")
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # any failure means: reconnect
@@ -267,8 +281,11 @@ class EventFeed:
 
     async def _read_forever(self) -> None:
         while True:
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow the
+            # cancellation that stop() sends, and the loop would never end.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+                async with asyncio.timeout(self.poll_interval):
+                    await self._wake.wait()
             self._wake.clear()
             try:
                 await self._read_available()
@@ -282,13 +299,20 @@ class EventFeed:
 
     async def _read_available(self) -> None:
         async with self._read_lock, self._reader.connect() as conn:
-            self.stats.held_back_seconds = await events.lag_seconds(conn)
+            # pg_stat_activity is not cheap: look at the lag at most once per second.
+            now = time.monotonic()
+            if now - self._lag_checked >= 1.0:
+                self._lag_checked = now
+                self.stats.held_back_seconds = await events.lag_seconds(conn)
             while True:
                 batch = await events.read_after(conn, self.position)
                 self.stats.reads += 1
                 if not batch:
                     return
-                related = await self.enrich(conn, batch) if self.enrich else None
+                # Related rows serve GraphQL subscribers only; with none, skip reading them.
+                channels = {c for e in batch for c in channels_of(e)} - {TOKENS_CHANNEL}
+                wanted = self.enrich is not None and self.broadcast.listens_to(channels)
+                related = await self.enrich(conn, batch) if wanted and self.enrich else None
                 self.stats.delivery_lag_seconds = max(
                     0.0, (datetime.now(UTC) - batch[-1].occurred_at).total_seconds()
                 )
@@ -306,7 +330,7 @@ class EventFeed:
             self._notify.clear()
             try:
                 async with self._reader.connect() as conn:
-                    await conn.execute(Q["notify_events"])
+                    await conn.execute(Q["notify_events"], {"origin": self._origin})
             except (DBAPIError, OperationalError, OSError) as error:
                 # Other processes then learn of the event from their poll instead.
                 log.warning("event notify failed: %s", error)

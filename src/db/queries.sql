@@ -391,7 +391,8 @@ FROM pg_stat_activity
 WHERE backend_xid IS NOT NULL AND datname = current_database()
 
 -- name: notify_events
-SELECT pg_notify('pressroom_events', '')
+-- The payload names the sending process, so that it can ignore its own wake-up.
+SELECT pg_notify('pressroom_events', :origin)
 
 -- name: revoke_token
 WITH revoked AS (

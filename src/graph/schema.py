@@ -93,6 +93,10 @@ class SubscriptionsOverWebsockets(SchemaExtension):
         yield
 
 
+DEPTH_LIMIT = QueryDepthLimiter(max_depth=10)
+ALIAS_LIMIT = MaxAliasesLimiter(max_alias_count=30)
+
+
 class PressroomSchema(strawberry.Schema):
     def process_errors(self, errors: list[GraphQLError], execution_context: Any = None) -> None:
         """Expected errors (user input, permissions) are answers, not server faults; the
@@ -110,9 +114,11 @@ schema = PressroomSchema(
         SubscriptionsOverWebsockets,
         lambda: ParserCache(maxsize=1024),
         lambda: ValidationCache(maxsize=1024),
-        lambda: QueryDepthLimiter(max_depth=10),
+        # One shared instance each: the validation cache keys on the rule classes,
+        # which these limiters create per instance.
+        lambda: DEPTH_LIMIT,
         lambda: MaxTokensLimiter(max_token_count=5000),
-        lambda: MaxAliasesLimiter(max_alias_count=30),
+        lambda: ALIAS_LIMIT,
         lambda: MaskUnexpectedErrors(should_mask_error=should_mask),
     ],
 )

@@ -24,8 +24,10 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     session_ttl_seconds: int = 12 * 3600
-    pool_size: int = 10
-    max_overflow: int = 20
+    # Overflow connections are closed on return and reopened under load, which costs
+    # PostgreSQL a connection start each time: keep the steady pool large instead.
+    pool_size: int = 30
+    max_overflow: int = 10
     subscriber_buffer: int = Field(
         default=1000, description="Events buffered per subscriber before it is dropped."
     )
