@@ -145,13 +145,6 @@ class Filter:
     work_order_id: int | None = None
     types: tuple[str, ...] | None = None
 
-    def matches(self, event: StoredEvent) -> bool:
-        return (
-            (self.department_id is None or event.department_id == self.department_id)
-            and (self.work_order_id is None or event.work_order_id == self.work_order_id)
-            and (self.types is None or event.type in self.types)
-        )
-
 
 async def read_after(
     conn: AsyncConnection, after: Position, limit: int = PAGE, where: Filter = Filter()

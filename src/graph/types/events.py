@@ -62,6 +62,17 @@ def prime(info: Info, event: StoredEvent, related: Related | None) -> None:
             loader.prime(key, rows[key])
 
 
+def task_event_fields(info: Info, delivered: Delivered, cursor: str) -> dict[str, Any]:
+    prime(info, delivered.event, delivered.related)
+    event = delivered.event
+    return {
+        "cursor": cursor,
+        "kind": EventType(event.type),
+        "occurred_at": event.occurred_at,
+        "task": task_of(event.payload),
+    }
+
+
 @strawberry.type(description="A change to a department's queue.")
 class QueueEvent:
     cursor: str = strawberry.field(description="Resubscribe with `after:` this to resume.")
@@ -71,14 +82,7 @@ class QueueEvent:
 
     @classmethod
     def of(cls, info: Info, delivered: Delivered, cursor: str) -> "QueueEvent":
-        prime(info, delivered.event, delivered.related)
-        event = delivered.event
-        return cls(
-            cursor=cursor,
-            kind=EventType(event.type),
-            occurred_at=event.occurred_at,
-            task=task_of(event.payload),
-        )
+        return cls(**task_event_fields(info, delivered, cursor))
 
 
 @strawberry.type(description="A delivery gate opened or closed.")
@@ -90,14 +94,7 @@ class DeliveryGateEvent:
 
     @classmethod
     def of(cls, info: Info, delivered: Delivered, cursor: str) -> "DeliveryGateEvent":
-        prime(info, delivered.event, delivered.related)
-        event = delivered.event
-        return cls(
-            cursor=cursor,
-            kind=EventType(event.type),
-            occurred_at=event.occurred_at,
-            task=task_of(event.payload),
-        )
+        return cls(**task_event_fields(info, delivered, cursor))
 
 
 @strawberry.type(description="A change to a work order or to one of its tasks.")
