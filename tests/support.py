@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import customers, people
@@ -208,3 +209,50 @@ async def api(server: str, http: httpx.AsyncClient) -> Client:
 
 def gid(type_name: str, pk: int) -> str:
     return encode_id(type_name, pk)
+
+
+# Every table of the schema, for tests that prove a request wrote nothing.
+TABLES = (
+    "departments",
+    "users",
+    "user_departments",
+    "tokens",
+    "customers",
+    "work_orders",
+    "department_tasks",
+    "task_transitions",
+    "work_order_transitions",
+    "events",
+)
+
+Snapshot = dict[str, tuple[int, str]]
+
+
+async def table_snapshot(engine: AsyncEngine) -> Snapshot:
+    """Row count and a digest of every row of every table: any insert, update or delete shows."""
+    out: Snapshot = {}
+    async with engine.connect() as conn:
+        for table in TABLES:
+            row = (
+                await conn.execute(
+                    text(
+                        "SELECT count(*), coalesce(md5(string_agg(CAST(x AS text), '|' "
+                        f"ORDER BY CAST(x AS text))), '') FROM {table} x"
+                    )
+                )
+            ).one()
+            out[table] = (int(row[0]), str(row[1]))
+    return out
+
+
+async def task_ids(engine: AsyncEngine, order: int) -> dict[str, int]:
+    """A work order's task ids by department code."""
+    async with engine.connect() as conn:
+        rows = await conn.execute(
+            text(
+                "SELECT d.code, t.id FROM department_tasks t "
+                "JOIN departments d ON d.id = t.department_id WHERE t.work_order_id = :o"
+            ),
+            {"o": order},
+        )
+        return {r.code: r.id for r in rows}

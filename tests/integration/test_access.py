@@ -19,39 +19,9 @@ from db import customers, people
 from db.engine import unit_of_work
 from domain.enums import TokenKind
 from tests.integration.conftest import Client, Shop, gid
+from tests.support import table_snapshot, task_ids
 
-TABLES = (
-    "departments",
-    "users",
-    "user_departments",
-    "tokens",
-    "customers",
-    "work_orders",
-    "department_tasks",
-    "task_transitions",
-    "work_order_transitions",
-    "events",
-)
 PASSWORD = "correct-horse-battery"
-
-Snapshot = dict[str, tuple[int, str]]
-
-
-async def snapshot(engine: AsyncEngine) -> Snapshot:
-    """Row count and a digest of every row of every table."""
-    out: Snapshot = {}
-    async with engine.connect() as conn:
-        for table in TABLES:
-            row = (
-                await conn.execute(
-                    text(
-                        "SELECT count(*), coalesce(md5(string_agg(CAST(x AS text), '|' "
-                        f"ORDER BY CAST(x AS text))), '') FROM {table} x"
-                    )
-                )
-            ).one()
-            out[table] = (int(row[0]), str(row[1]))
-    return out
 
 
 async def post(
@@ -77,16 +47,6 @@ async def sql(engine: AsyncEngine, statement: str, **params: Any) -> list[Any]:
     async with engine.begin() as conn:
         result = await conn.execute(text(statement), params)
         return list(result.all()) if result.returns_rows else []
-
-
-async def task_ids(engine: AsyncEngine, order: int) -> dict[str, int]:
-    rows = await sql(
-        engine,
-        "SELECT d.code, t.id FROM department_tasks t "
-        "JOIN departments d ON d.id = t.department_id WHERE t.work_order_id = :o",
-        o=order,
-    )
-    return {code: int(pk) for code, pk in rows}
 
 
 async def display_token(shop: Shop, *codes_: str) -> str:
@@ -192,7 +152,7 @@ async def test_revoked_expired_or_inactive_credentials_stop_working(
     assert codes(await post(api, shop.tokens["pat"], read)) == ["UNAUTHENTICATED"], label
     assert codes(await post(api, shop.tokens["pat"], READS["queue"])) == ["UNAUTHENTICATED"]
     assert (await post(api, shop.tokens["pat"], "{ me { id } }"))["data"]["me"] is None
-    before = await snapshot(shop.engine)
+    before = await table_snapshot(shop.engine)
     start = await post(
         api,
         shop.tokens["pat"],
@@ -200,7 +160,7 @@ async def test_revoked_expired_or_inactive_credentials_stop_working(
         {"t": gid("DepartmentTask", tasks["print"])},
     )
     assert codes(start) == ["UNAUTHENTICATED"]
-    assert await snapshot(shop.engine) == before
+    assert await table_snapshot(shop.engine) == before
     # Only pat's credentials were touched: pia, in the same department, still works.
     assert "errors" not in await post(api, shop.tokens["pia"], READS["queue"])
 
@@ -256,13 +216,13 @@ async def test_login_returns_a_token_that_works_for_me(api: Client, shop: Shop) 
 
 async def test_login_with_a_wrong_password_issues_no_token(api: Client, shop: Shop) -> None:
     await _user_with_password(shop)
-    before = await snapshot(shop.engine)
+    before = await table_snapshot(shop.engine)
     body = await post(api, None, LOGIN, {"e": "wal@shop.test", "p": PASSWORD + "!"})
     login = body["data"]["login"]
     assert login["token"] is None
     assert login["user"] is None
     assert [(e["code"], e["field"]) for e in login["userErrors"]] == [("INVALID_INPUT", None)]
-    assert await snapshot(shop.engine) == before
+    assert await table_snapshot(shop.engine) == before
 
 
 async def test_login_of_an_inactive_user_is_refused(api: Client, shop: Shop) -> None:
@@ -448,7 +408,7 @@ async def test_display_token_reads_only_its_queues(api: Client, shop: Shop) -> N
     )
     assert codes(quote) == ["FORBIDDEN"]
 
-    before = await snapshot(shop.engine)
+    before = await table_snapshot(shop.engine)
     start = await post(
         api,
         wall,
@@ -456,7 +416,7 @@ async def test_display_token_reads_only_its_queues(api: Client, shop: Shop) -> N
         {"t": gid("DepartmentTask", tasks["print"])},
     )
     assert codes(start) == ["FORBIDDEN"]
-    assert await snapshot(shop.engine) == before
+    assert await table_snapshot(shop.engine) == before
 
 
 # ---------------------------------------------------------------------------------------------
@@ -551,26 +511,26 @@ PEOPLE = ["sam", "abe", "dee", "pat", "fin", "dan", "ada"]
 )
 async def test_mutation_permissions(api: Client, shop: Shop, name: str, who: str) -> None:
     variables = {"input": await _input(shop, name)}
-    before = await snapshot(shop.engine)
+    before = await table_snapshot(shop.engine)
     body = await post(api, shop.tokens[who], _mutation(name), variables)
     if who in ALLOWED[name]:
         assert "errors" not in body, body
         assert body["data"][name]["userErrors"] == []
-        assert await snapshot(shop.engine) != before
+        assert await table_snapshot(shop.engine) != before
     else:
         assert codes(body) == ["FORBIDDEN"], body
         assert body["errors"][0]["path"] == [name]
         assert body["data"] is None
-        assert await snapshot(shop.engine) == before
+        assert await table_snapshot(shop.engine) == before
 
 
 @pytest.mark.parametrize("name", sorted(MUTATIONS))
 async def test_anonymous_mutations_are_unauthenticated(api: Client, shop: Shop, name: str) -> None:
     variables = {"input": await _input(shop, name)}
-    before = await snapshot(shop.engine)
+    before = await table_snapshot(shop.engine)
     body = await post(api, None, _mutation(name), variables)
     assert codes(body) == ["UNAUTHENTICATED"]
-    assert await snapshot(shop.engine) == before
+    assert await table_snapshot(shop.engine) == before
 
 
 async def test_new_membership_grants_the_queue_on_the_next_request(api: Client, shop: Shop) -> None:
@@ -620,11 +580,11 @@ async def test_api_token_acts_as_its_creator_until_revoked(api: Client, shop: Sh
     assert me == {"data": {"me": {"name": "Sam"}}}
 
     # Someone else's token: not even its existence is confirmed, and it keeps working.
-    before = await snapshot(shop.engine)
+    before = await table_snapshot(shop.engine)
     other = await post(api, shop.tokens["pat"], REVOKE_TOKEN, {"id": token_id})
     errors = other["data"]["revokeToken"]["userErrors"]
     assert [(e["code"], e["field"]) for e in errors] == [("NOT_FOUND", "tokenId")]
-    assert await snapshot(shop.engine) == before
+    assert await table_snapshot(shop.engine) == before
     assert "errors" not in await post(api, secret, WORK_ORDER_IDS)
 
     revoked = await post(api, shop.tokens["sam"], REVOKE_TOKEN, {"id": token_id})
@@ -647,10 +607,10 @@ async def test_admin_revokes_anyones_token(api: Client, shop: Shop) -> None:
 
 
 async def test_display_tokens_are_created_by_admins_and_read_only(api: Client, shop: Shop) -> None:
-    before = await snapshot(shop.engine)
+    before = await table_snapshot(shop.engine)
     denied = await post(api, shop.tokens["sam"], CREATE_DISPLAY_TOKEN, {"n": "w", "d": ["print"]})
     assert codes(denied) == ["FORBIDDEN"]
-    assert await snapshot(shop.engine) == before
+    assert await table_snapshot(shop.engine) == before
 
     created = await post(api, shop.tokens["ada"], CREATE_DISPLAY_TOKEN, {"n": "w", "d": ["print"]})
     payload = created["data"]["createDisplayToken"]
@@ -662,14 +622,14 @@ async def test_display_tokens_are_created_by_admins_and_read_only(api: Client, s
     q = "query($d: String!) { queue(department: $d) { edges { node { id } } } }"
     assert "errors" not in await post(api, wall, q, {"d": "print"})
     assert codes(await post(api, wall, q, {"d": "finishing"})) == ["FORBIDDEN"]
-    before = await snapshot(shop.engine)
+    before = await table_snapshot(shop.engine)
     for query, variables in [
         (CREATE_API_TOKEN, {"n": "escalate"}),
         (CREATE_DISPLAY_TOKEN, {"n": "more", "d": ["finishing"]}),
         (REVOKE_TOKEN, {"id": payload["token"]["id"]}),
     ]:
         assert codes(await post(api, wall, query, variables)) == ["FORBIDDEN"], query
-    assert await snapshot(shop.engine) == before
+    assert await table_snapshot(shop.engine) == before
 
     revoked = await post(api, shop.tokens["ada"], REVOKE_TOKEN, {"id": payload["token"]["id"]})
     assert revoked["data"]["revokeToken"]["userErrors"] == []

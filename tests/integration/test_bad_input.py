@@ -24,40 +24,10 @@ from db.engine import unit_of_work
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from tests.integration.conftest import Client, Shop, gid
+from tests.support import table_snapshot
 
-TABLES = (
-    "departments",
-    "users",
-    "user_departments",
-    "tokens",
-    "customers",
-    "work_orders",
-    "department_tasks",
-    "task_transitions",
-    "work_order_transitions",
-    "events",
-)
 MAX_BODY = 256 * 1024
 PASSWORD = "correct-horse-battery"
-
-Snapshot = dict[str, tuple[int, str]]
-
-
-async def snapshot(engine: AsyncEngine) -> Snapshot:
-    """Row count and a digest of every row of every table: any insert, update or delete shows."""
-    out: Snapshot = {}
-    async with engine.connect() as conn:
-        for table in TABLES:
-            row = (
-                await conn.execute(
-                    text(
-                        "SELECT count(*), coalesce(md5(string_agg(CAST(x AS text), '|' "
-                        f"ORDER BY CAST(x AS text))), '') FROM {table} x"
-                    )
-                )
-            ).one()
-            out[table] = (int(row[0]), str(row[1]))
-    return out
 
 
 def assert_clean(response: httpx.Response) -> None:
@@ -907,7 +877,7 @@ def _params() -> list[Any]:
 async def test_bad_input_gets_a_specific_error_and_writes_nothing(
     api: Client, world: World, case: Case
 ) -> None:
-    before = await snapshot(world.shop.engine)
+    before = await table_snapshot(world.shop.engine)
     query = case.query or mutation(case.name)
     variables = case.inputs(world) if case.query else {"input": case.inputs(world)}
     body = await post(api, world.token(case.who), query, variables)
@@ -924,13 +894,13 @@ async def test_bad_input_gets_a_specific_error_and_writes_nothing(
         errors = body["errors"]
         assert [e["extensions"]["code"] for e in errors] == [expect.code], errors
         assert expect.says.lower() in errors[0]["message"].lower(), errors[0]["message"]
-    assert await snapshot(world.shop.engine) == before
+    assert await table_snapshot(world.shop.engine) == before
 
 
 async def test_the_valid_baseline_inputs_do_write(api: Client, world: World) -> None:
     """The cases above differ from these requests only in their bad part; these succeed and
     the snapshot notices, so 'nothing written' above is a real check."""
-    before = await snapshot(world.shop.engine)
+    before = await table_snapshot(world.shop.engine)
     body = await post(api, world.token("sam"), mutation("createWorkOrder"), {"input": wo()(world)})
     assert body["data"]["createWorkOrder"]["userErrors"] == []
     body = await post(
@@ -941,7 +911,7 @@ async def test_the_valid_baseline_inputs_do_write(api: Client, world: World) -> 
     )
     assert body["data"]["updateWorkOrderQuote"]["userErrors"] == []
     assert body["data"]["updateWorkOrderQuote"]["workOrder"]["version"] == 2
-    after = await snapshot(world.shop.engine)
+    after = await table_snapshot(world.shop.engine)
     assert after["work_orders"][0] == before["work_orders"][0] + 1
     assert after["department_tasks"][0] == before["department_tasks"][0] + 2
     assert after["events"][0] > before["events"][0]
@@ -958,7 +928,7 @@ async def test_stale_version_after_a_concurrent_edit(api: Client, world: World) 
         {"input": quote("10.00", expectedVersion=1)(world)},
     )
     assert first["data"]["updateWorkOrderQuote"]["userErrors"] == []
-    before = await snapshot(world.shop.engine)
+    before = await table_snapshot(world.shop.engine)
     second = await post(
         api,
         sam,
@@ -968,7 +938,7 @@ async def test_stale_version_after_a_concurrent_edit(api: Client, world: World) 
     errors = second["data"]["updateWorkOrderQuote"]["userErrors"]
     assert [(e["code"], e["field"]) for e in errors] == [("STALE_OBJECT", "expectedVersion")]
     assert "version 2, not 1" in errors[0]["message"]
-    assert await snapshot(world.shop.engine) == before
+    assert await table_snapshot(world.shop.engine) == before
     read = await post(
         api,
         sam,
@@ -995,7 +965,7 @@ async def _raw_post(
 
 
 async def test_body_over_256_kib_is_413_and_writes_nothing(api: Client, world: World) -> None:
-    before = await snapshot(world.shop.engine)
+    before = await table_snapshot(world.shop.engine)
     body = json.dumps(
         {
             "query": mutation("createCustomer"),
@@ -1009,7 +979,7 @@ async def test_body_over_256_kib_is_413_and_writes_nothing(api: Client, world: W
     errors = response.json()["errors"]
     assert [e["extensions"]["code"] for e in errors] == ["BAD_REQUEST"]
     assert "larger than 262144 bytes" in errors[0]["message"]
-    assert await snapshot(world.shop.engine) == before
+    assert await table_snapshot(world.shop.engine) == before
 
 
 async def test_body_just_under_the_limit_is_parsed(api: Client, world: World) -> None:
@@ -1019,17 +989,17 @@ async def test_body_just_under_the_limit_is_parsed(api: Client, world: World) ->
         {"query": mutation("createCustomer"), "variables": {"input": {"name": name}}}
     ).encode()
     assert len(body) <= MAX_BODY
-    before = await snapshot(world.shop.engine)
+    before = await table_snapshot(world.shop.engine)
     response = await _raw_post(api, body, world.token("sam"))
     assert response.status_code == 200
     assert_clean(response)
     errors = response.json()["data"]["createCustomer"]["userErrors"]
     assert [(e["code"], e["field"]) for e in errors] == [("INVALID_INPUT", "name")]
-    assert await snapshot(world.shop.engine) == before
+    assert await table_snapshot(world.shop.engine) == before
 
 
 async def test_chunked_body_over_256_kib_is_413(api: Client, world: World) -> None:
-    before = await snapshot(world.shop.engine)
+    before = await table_snapshot(world.shop.engine)
     payload = json.dumps(
         {"query": mutation("createCustomer"), "variables": {"input": {"name": "Chunky"}}},
     ).encode()
@@ -1051,7 +1021,7 @@ async def test_chunked_body_over_256_kib_is_413(api: Client, world: World) -> No
     assert "content-length" not in response.request.headers
     assert response.status_code == 413
     assert response.json()["errors"][0]["extensions"]["code"] == "BAD_REQUEST"
-    assert await snapshot(world.shop.engine) == before
+    assert await table_snapshot(world.shop.engine) == before
 
 
 @pytest.mark.parametrize(
@@ -1088,7 +1058,7 @@ async def test_chunked_body_over_256_kib_is_413(api: Client, world: World) -> No
 async def test_malformed_graphql_is_bad_request(
     api: Client, world: World, query: str, says: str
 ) -> None:
-    before = await snapshot(world.shop.engine)
+    before = await table_snapshot(world.shop.engine)
     variables = {"n": "ten"} if "$n" in query else {}
     body = await post(api, world.token("sam"), query, variables)
     assert body.get("data") is None
@@ -1096,7 +1066,7 @@ async def test_malformed_graphql_is_bad_request(
     assert errors, body
     assert {e["extensions"]["code"] for e in errors} == {"BAD_REQUEST"}
     assert says in errors[0]["message"]
-    assert await snapshot(world.shop.engine) == before
+    assert await table_snapshot(world.shop.engine) == before
 
 
 @pytest.mark.parametrize(
@@ -1112,11 +1082,11 @@ async def test_malformed_graphql_is_bad_request(
 async def test_malformed_http_body_is_a_client_error(
     api: Client, world: World, content: bytes
 ) -> None:
-    before = await snapshot(world.shop.engine)
+    before = await table_snapshot(world.shop.engine)
     response = await _raw_post(api, content, world.token("sam"))
     assert response.status_code == 400
     assert_clean(response)
-    assert await snapshot(world.shop.engine) == before
+    assert await table_snapshot(world.shop.engine) == before
 
 
 async def test_invalid_json_body_answers_with_a_bad_request_error(

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import text
 
 from tests.integration.conftest import Client, Shop, gid
+from tests.support import task_ids
 
 START = """mutation Start($i: StartTaskInput!) {
   startTask(input: $i) { changed task { status pickedUpBy { id } } userErrors { code message } }
@@ -27,18 +28,6 @@ TASKS_RACED = 8
 REPEATS = 50
 
 
-async def task_ids(shop: Shop, order: int) -> dict[str, int]:
-    async with shop.engine.connect() as conn:
-        rows = await conn.execute(
-            text(
-                "SELECT d.code, t.id FROM department_tasks t "
-                "JOIN departments d ON d.id = t.department_id WHERE t.work_order_id = :o"
-            ),
-            {"o": order},
-        )
-        return {r.code: r.id for r in rows}
-
-
 async def scalar(shop: Shop, sql: str, **params: Any) -> Any:
     async with shop.engine.connect() as conn:
         return await conn.scalar(text(sql), params)
@@ -50,7 +39,7 @@ async def test_fifty_concurrent_starts_have_exactly_one_winner(api: Client, shop
         workers.append(f"printer{n}")
         await shop.add_user(f"printer{n}", ["print"])
     for _ in range(TASKS_RACED):
-        task = (await task_ids(shop, await shop.order(["print"])))["print"]
+        task = (await task_ids(shop.engine, await shop.order(["print"])))["print"]
         callers = [workers[n % len(workers)] for n in range(CONCURRENT_STARTS)]
         results = await asyncio.gather(
             *(
@@ -91,7 +80,7 @@ async def test_finishing_the_last_two_gating_tasks_at_once_opens_the_gate_once(
     pat, fin = api.as_(shop.tokens["pat"]), api.as_(shop.tokens["fin"])
     for _ in range(REPEATS):
         order = await shop.order(["print", "finishing"])
-        ids = await task_ids(shop, order)
+        ids = await task_ids(shop.engine, order)
         await pat(START, {"i": {"taskId": gid("DepartmentTask", ids["print"])}})
         await fin(START, {"i": {"taskId": gid("DepartmentTask", ids["finishing"])}})
         done = await asyncio.gather(
@@ -124,7 +113,7 @@ async def test_a_start_racing_a_cancel_never_leaves_a_started_task(api: Client, 
     outcomes = set()
     for _ in range(REPEATS):
         order = await shop.order(["print"])
-        task = (await task_ids(shop, order))["print"]
+        task = (await task_ids(shop.engine, order))["print"]
         started, cancelled = await asyncio.gather(
             pat(START, {"i": {"taskId": gid("DepartmentTask", task)}}),
             sam(CANCEL, {"i": {"workOrderId": gid("WorkOrder", order), "reason": "Race"}}),

@@ -21,6 +21,7 @@ from db import people
 from db.engine import unit_of_work
 from domain.enums import TokenKind
 from tests.integration.conftest import Client, Shop, gid
+from tests.support import task_ids
 
 REASON = "Customer changed the artwork"
 ADMIN_ACTIONS = ("RELEASE", "OVERRIDE_COMPLETE", "REOPEN")
@@ -104,18 +105,6 @@ class Snapshot:
     last_event: int
     work_order_transitions: int
     task: TaskRow
-
-
-async def task_ids(shop: Shop, order: int) -> dict[str, int]:
-    async with shop.engine.connect() as conn:
-        rows = await conn.execute(
-            text(
-                "SELECT d.code, t.id FROM department_tasks t "
-                "JOIN departments d ON d.id = t.department_id WHERE t.work_order_id = :o"
-            ),
-            {"o": order},
-        )
-        return {r.code: r.id for r in rows}
 
 
 async def task_row(shop: Shop, task: int) -> TaskRow:
@@ -291,7 +280,7 @@ async def print_task_in(api: Client, shop: Shop, state: str) -> tuple[int, int]:
     """A work order for print and finishing; its print task brought to `state` by pat."""
     await shop.add_user("ari", ["print"], is_admin=True)
     order = await shop.order(["print", "finishing"])
-    task = (await task_ids(shop, order))["print"]
+    task = (await task_ids(shop.engine, order))["print"]
     if state in ("STARTED", "COMPLETED"):
         await do(api, shop, "pat", "START", task)
     if state == "COMPLETED":
@@ -470,7 +459,7 @@ async def test_delivery_is_not_available_until_every_gating_task_completes(
     api: Client, shop: Shop, completed: list[str]
 ) -> None:
     order = await shop.order(["design", "print", "finishing"])
-    tasks = await task_ids(shop, order)
+    tasks = await task_ids(shop.engine, order)
     workers = {"print": "pat", "finishing": "fin"}
     for code in completed:
         await do(api, shop, workers[code], "START", tasks[code])
@@ -489,7 +478,7 @@ async def test_gate_opens_when_gating_tasks_complete_even_with_design_pending(
     api: Client, shop: Shop
 ) -> None:
     order = await shop.order(["design", "print", "finishing"])
-    tasks = await task_ids(shop, order)
+    tasks = await task_ids(shop.engine, order)
     for who, code in [("pat", "print"), ("fin", "finishing")]:
         await do(api, shop, who, "START", tasks[code])
         await do(api, shop, who, "FINISH", tasks[code])
@@ -509,7 +498,7 @@ async def test_override_completing_the_last_gating_task_opens_the_gate(
     api: Client, shop: Shop
 ) -> None:
     order = await shop.order(["print"])
-    tasks = await task_ids(shop, order)
+    tasks = await task_ids(shop.engine, order)
     before = await snapshot(shop, tasks["delivery"])
 
     done = await do(api, shop, "ada", "OVERRIDE_COMPLETE", tasks["print"])
@@ -524,7 +513,7 @@ async def test_override_completing_the_last_gating_task_opens_the_gate(
 
 async def complete_gating(api: Client, shop: Shop) -> tuple[int, dict[str, int]]:
     order = await shop.order(["design", "print", "finishing"])
-    tasks = await task_ids(shop, order)
+    tasks = await task_ids(shop.engine, order)
     for who, code in [("pat", "print"), ("fin", "finishing")]:
         await do(api, shop, who, "START", tasks[code])
         await do(api, shop, who, "FINISH", tasks[code])
@@ -607,7 +596,7 @@ async def test_completing_every_task_completes_the_order_and_reopen_reactivates_
     api: Client, shop: Shop, reopened: str
 ) -> None:
     order = await shop.order(["print"])
-    tasks = await task_ids(shop, order)
+    tasks = await task_ids(shop.engine, order)
     await do(api, shop, "pat", "START", tasks["print"])
     await do(api, shop, "pat", "FINISH", tasks["print"])
     assert (await work_order(api, shop, order))["status"] == "ACTIVE"
@@ -643,7 +632,7 @@ async def test_completing_every_task_completes_the_order_and_reopen_reactivates_
 
 async def test_override_completing_every_task_completes_the_order(api: Client, shop: Shop) -> None:
     order = await shop.order(["design", "print"])
-    tasks = await task_ids(shop, order)
+    tasks = await task_ids(shop.engine, order)
     await do(api, shop, "pat", "START", tasks["print"])
     for code in ("design", "print", "delivery"):
         await do(api, shop, "ada", "OVERRIDE_COMPLETE", tasks[code])
@@ -660,7 +649,7 @@ async def test_override_completing_every_task_completes_the_order(api: Client, s
 
 async def test_task_history_lists_every_transition_with_its_actor(api: Client, shop: Shop) -> None:
     order = await shop.order(["print"])
-    task = (await task_ids(shop, order))["print"]
+    task = (await task_ids(shop.engine, order))["print"]
     await do(api, shop, "pat", "START", task)
     await do(api, shop, "ada", "RELEASE", task)
     await do(api, shop, "pia", "START", task)
@@ -706,7 +695,7 @@ CANCEL = (
 async def cancelled_order(api: Client, shop: Shop) -> tuple[int, dict[str, int]]:
     """print STARTED by pat, finishing COMPLETED by fin, design and delivery PENDING; cancelled."""
     order = await shop.order(["design", "print", "finishing"])
-    tasks = await task_ids(shop, order)
+    tasks = await task_ids(shop.engine, order)
     await do(api, shop, "pat", "START", tasks["print"])
     await do(api, shop, "fin", "START", tasks["finishing"])
     await do(api, shop, "fin", "FINISH", tasks["finishing"])
@@ -720,7 +709,7 @@ async def cancelled_order(api: Client, shop: Shop) -> tuple[int, dict[str, int]]
 
 async def test_cancelling_releases_started_tasks(api: Client, shop: Shop) -> None:
     order = await shop.order(["design", "print", "finishing"])
-    tasks = await task_ids(shop, order)
+    tasks = await task_ids(shop.engine, order)
     await do(api, shop, "pat", "START", tasks["print"])
     before = await snapshot(shop, tasks["print"])
 
