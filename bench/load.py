@@ -16,8 +16,9 @@ import httpx
 from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
 
 from db.queries import Q
-from domain.enums import TaskAction, WorkOrderStatus
-from domain.transitions import TRANSITIONS, Who
+from db.tasks import transition_params
+from domain.enums import TaskAction
+from domain.transitions import TRANSITIONS
 from graph.ids import encode_id
 
 MAX_ERRORS = 20
@@ -190,24 +191,7 @@ SETTLEMENT_SQL, SETTLEMENT_PARAMS = _compiled("settlement_facts")
 
 def transition_args(action: TaskAction, task_id: int, actor_id: int) -> list[Any]:
     """The parameters db.tasks.transition_task binds for this move, in $n order."""
-    rule = TRANSITIONS[action]
-    statuses = (
-        [WorkOrderStatus.ACTIVE]
-        if rule.requires_active_order
-        else [WorkOrderStatus.ACTIVE, WorkOrderStatus.COMPLETED]
-    )
-    params = {
-        "task_id": task_id,
-        "order_statuses": [s.value for s in statuses],
-        "target": rule.target.value,
-        "sources": sorted(s.value for s in rule.sources),
-        "requires_available": rule.requires_available,
-        "requires_member": rule.who is Who.DEPARTMENT_MEMBER,
-        "requires_holder": rule.who is Who.TASK_HOLDER,
-        "action": action.value,
-        "actor_id": actor_id,
-        "reason": None,
-    }
+    params = transition_params(task_id, action, actor_id)
     return [params[name] for name in TRANSITION_PARAMS]
 
 

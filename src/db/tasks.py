@@ -29,6 +29,30 @@ class TaskMove:
     changed: bool
 
 
+def transition_params(
+    task_id: int, action: TaskAction, actor_id: int, reason: str | None = None
+) -> dict[str, Any]:
+    """The binds of the `transition_task` statement for one move of the table."""
+    rule = TRANSITIONS[action]
+    order_statuses = (
+        [WorkOrderStatus.ACTIVE]
+        if rule.requires_active_order
+        else [WorkOrderStatus.ACTIVE, WorkOrderStatus.COMPLETED]
+    )
+    return {
+        "task_id": task_id,
+        "order_statuses": [s.value for s in order_statuses],
+        "target": rule.target.value,
+        "sources": sorted(s.value for s in rule.sources),
+        "requires_available": rule.requires_available,
+        "requires_member": rule.who is Who.DEPARTMENT_MEMBER,
+        "requires_holder": rule.who is Who.TASK_HOLDER,
+        "action": action.value,
+        "actor_id": actor_id,
+        "reason": reason,
+    }
+
+
 async def transition_task(
     conn: AsyncConnection,
     task_id: int,
@@ -38,28 +62,12 @@ async def transition_task(
 ) -> TaskMove:
     """Apply one move of the transition table as a single guarded statement.
 
-    The statement writes the history and event rows with the change. A move into or
-    out of COMPLETED then settles the work order (gate, status) under the lock the
-    statement took. Must run inside a unit of work; never commits.
+    The statement writes the history and event rows with the change. Every move but a
+    start then settles the work order (gate, status) under the lock the statement
+    took. Must run inside a unit of work; never commits.
     """
     rule = TRANSITIONS[action]
-    order_statuses = (
-        [WorkOrderStatus.ACTIVE]
-        if rule.requires_active_order
-        else [WorkOrderStatus.ACTIVE, WorkOrderStatus.COMPLETED]
-    )
-    params = {
-        "task_id": task_id,
-        "order_statuses": [s.value for s in order_statuses],
-        "target": rule.target.value,
-        "sources": [s.value for s in rule.sources],
-        "requires_available": rule.requires_available,
-        "requires_member": rule.who is Who.DEPARTMENT_MEMBER,
-        "requires_holder": rule.who is Who.TASK_HOLDER,
-        "action": action.value,
-        "actor_id": actor.user_id,
-        "reason": reason,
-    }
+    params = transition_params(task_id, action, actor.user_id, reason)
     for _ in range(MAX_ATTEMPTS):
         moved = (await conn.execute(Q["transition_task"], params)).first()
         if moved is not None:
