@@ -7,8 +7,11 @@ connection that died, costs latency (the reader also polls), never an event.
 
 Writers never NOTIFY inside their transactions (that serialises commits, see
 DESIGN.md section 6). After a commit they `poke()` the feed: the local reader
-wakes at once, and one notifier task sends a single NOTIFY for any number of
-pokes that arrive while the previous one is in flight, from its own connection.
+wakes, and one notifier task sends a single NOTIFY for any number of pokes, from
+its own connection. Under a stream of commits the reader and the notifier each
+act at most once per `batch_window`: a read then carries a batch of events
+instead of one, and writers keep their commit rate. An isolated commit is read
+at once.
 """
 
 import asyncio
@@ -26,7 +29,6 @@ from broadcaster import Broadcast
 from broadcaster._backends.base import BroadcastBackend
 from broadcaster._base import Event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import events
@@ -168,6 +170,7 @@ class FeedStats:
     delivered: int = 0
     listener_connects: int = 0
     reads: int = 0
+    read_errors: int = 0
     # How long the oldest open writing transaction has been holding delivery back.
     held_back_seconds: float = 0.0
     # Commit-to-read delay of the newest event delivered.
@@ -181,6 +184,7 @@ class EventFeed:
     enrich: Enrich | None = None
     buffer: int = 1000
     poll_interval: float = 0.5
+    batch_window: float = 0.01
     listener_probe_interval: float = 1.0
     position: Position = events.START
     listening: bool = False
@@ -223,13 +227,13 @@ class EventFeed:
         self._notify.set()
 
     def subscribe(
-        self, channel: str, after: events.Resume | None = None
+        self, channel: str, wants: Callable[[Position], bool] | None = None
     ) -> contextlib.AbstractAsyncContextManager[Any]:
-        """Live events of a channel; with `after`, only those past it are buffered."""
-        if after is None:
+        """Live events of a channel; with `wants`, only the positions it wants are buffered."""
+        if wants is None:
             return self.broadcast.subscribe(channel)
         return self.broadcast.subscribe(
-            channel, accepts=lambda delivered: after.wants(delivered.event.position)
+            channel, accepts=lambda delivered: wants(delivered.event.position)
         )
 
     def _on_notify(self, connection: Any, pid: int, channel: str, payload: str) -> None:
@@ -280,6 +284,7 @@ class EventFeed:
             backoff = min(backoff * 2, 2.0)
 
     async def _read_forever(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow the
             # cancellation that stop() sends, and the loop would never end.
@@ -287,11 +292,19 @@ class EventFeed:
                 async with asyncio.timeout(self.poll_interval):
                     await self._wake.wait()
             self._wake.clear()
+            began = loop.time()
             try:
                 await self._read_available()
-            except (DBAPIError, OperationalError, OSError) as error:
-                log.warning("event reader failed, will retry: %s", error)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                # Whatever went wrong, the reader must live on: it is the only path from
+                # the log to subscribers. Its position is unchanged, so nothing is lost.
+                self.stats.read_errors += 1
+                log.warning("event reader failed, will retry: %r", error)
                 await asyncio.sleep(self.poll_interval)
+                continue
+            await asyncio.sleep(max(0.0, began + self.batch_window - loop.time()))
 
     async def catch_up(self) -> None:
         """Deliver everything committed so far, now (the reader may be between polls)."""
@@ -325,12 +338,17 @@ class EventFeed:
                     return
 
     async def _notify_forever(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
             await self._notify.wait()
             self._notify.clear()
+            began = loop.time()
             try:
                 async with self._reader.connect() as conn:
                     await conn.execute(Q["notify_events"], {"origin": self._origin})
-            except (DBAPIError, OperationalError, OSError) as error:
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
                 # Other processes then learn of the event from their poll instead.
-                log.warning("event notify failed: %s", error)
+                log.warning("event notify failed: %r", error)
+            await asyncio.sleep(max(0.0, began + self.batch_window - loop.time()))

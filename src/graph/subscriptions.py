@@ -55,7 +55,13 @@ async def stream(
     """Yields each event with the cursor to resume after it."""
     feed = _feed(info)
     resume = _resume(after)
-    async with feed.subscribe(channel, after=resume) as live:
+
+    def wants(position: events.Position) -> bool:
+        # Reads `resume` as it stands when the feed hands over an event: whatever the
+        # replay already delivered stays out of the buffer, leaving its room for news.
+        return resume is None or resume.wants(position)
+
+    async with feed.subscribe(channel, wants=wants) as live:
         if resume is not None:
             while True:
                 async with info.context.read() as conn:

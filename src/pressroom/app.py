@@ -27,6 +27,7 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         enrich=reads.related,
         buffer=settings.subscriber_buffer,
         poll_interval=settings.feed_poll_seconds,
+        batch_window=settings.feed_batch_seconds,
     )
     services = Services(engine, settings.session_ttl_seconds, feed)
     live = LiveConnections()

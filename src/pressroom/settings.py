@@ -40,3 +40,8 @@ class Settings(BaseSettings):
     feed_poll_seconds: float = Field(
         default=0.5, description="How often the event feed reads the log without a NOTIFY."
     )
+    feed_batch_seconds: float = Field(
+        default=0.01,
+        description="Under a stream of commits, the event feed reads (and notifies other "
+        "processes) at most once per this interval; an isolated commit is read at once.",
+    )

@@ -1,0 +1,80 @@
+"""The feed's reader outlives its own failures, and batches what a stream of commits wrote."""
+
+import asyncio
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from db import reads
+from db.engine import unit_of_work
+from db.events import StoredEvent
+from db.feed import EventFeed, department_channel
+from db.tasks import Actor, transition_task
+from domain.enums import TaskAction
+from tests.integration.test_realtime import print_tasks
+from tests.support import Shop
+
+
+async def moves(live: "asyncio.Queue[Any]", count: int) -> list[StoredEvent]:
+    """The next `count` task moves; creation events are skipped (an old transaction
+    elsewhere on the server can hold them back until after the feed started)."""
+    got: list[StoredEvent] = []
+    async with asyncio.timeout(10):
+        while len(got) < count:
+            event = (await live.get()).message.event
+            if event.type == "TASK_CHANGED":
+                got.append(event)
+    return got
+
+
+async def start(shop: Shop, task: int) -> None:
+    async with unit_of_work(shop.engine) as conn:
+        await transition_task(conn, task, TaskAction.START, Actor(shop.users["pat"], False))
+
+
+async def test_an_unexpected_error_in_the_reader_loses_nothing(
+    database_url: str, shop: Shop
+) -> None:
+    failures = 1
+
+    async def enrich(conn: AsyncConnection, batch: list[StoredEvent]) -> Any:
+        nonlocal failures
+        if failures:
+            failures -= 1
+            raise RuntimeError("a bug while reading related rows")
+        return await reads.related(conn, batch)
+
+    tasks = await print_tasks(shop, 2)
+    feed = EventFeed(shop.engine, database_url, enrich=enrich, poll_interval=0.05)
+    await feed.start()
+    try:
+        async with feed.subscribe(department_channel(shop.departments["print"])) as live:
+            for task in tasks:
+                await start(shop, task)
+                feed.poke()
+            got = await moves(live, len(tasks))
+    finally:
+        await feed.stop()
+    assert feed.stats.read_errors == 1
+    assert [e.payload["taskId"] for e in got] == tasks
+
+
+async def test_a_stream_of_commits_is_read_in_batches(database_url: str, shop: Shop) -> None:
+    """Commits that arrive faster than the batch window are read together, not one by one."""
+    tasks = await print_tasks(shop, 40)
+    feed = EventFeed(shop.engine, database_url, poll_interval=60, batch_window=0.5)
+    await feed.start()
+    try:
+        async with feed.subscribe(department_channel(shop.departments["print"])) as live:
+            reads_before = feed.stats.reads
+            for task in tasks:
+                await start(shop, task)
+                feed.poke()
+            got = await moves(live, len(tasks))
+            reads = feed.stats.reads - reads_before
+    finally:
+        await feed.stop()
+    assert [e.payload["taskId"] for e in got] == tasks
+    # One read per commit would be 40 or more; each read that finds events is followed
+    # by one that finds none.
+    assert reads < len(tasks) // 2
