@@ -67,7 +67,8 @@ async def test_wall_display_follows_the_queue_live(
         killed = await conn.scalar(
             text(
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                "WHERE application_name = 'pressroom-listener'"
+                "WHERE application_name = 'pressroom-listener' "
+                "AND datname = current_database()"
             )
         )
     assert killed >= 1

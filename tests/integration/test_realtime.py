@@ -232,7 +232,8 @@ async def test_listener_killed_mid_stream_loses_nothing(
                     killed = await conn.scalar(
                         text(
                             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                            "WHERE application_name = 'pressroom-listener'"
+                            "WHERE application_name = 'pressroom-listener' "
+                            "AND datname = current_database()"
                         )
                     )
                 assert killed >= 1
@@ -268,12 +269,19 @@ async def test_a_slow_subscriber_is_dropped_and_resumes_without_gap(
         document, variable_values={"after": after}, context_value=Context(services, viewer)
     )
     assert not isinstance(stream, type(None))
+
+    async def start(task: int) -> None:
+        moved = await api.as_(shop.tokens["pat"])(
+            START, {"i": {"taskId": gid("DepartmentTask", task)}}
+        )
+        assert moved["startTask"] == {"changed": True, "userErrors": []}
+
     first = asyncio.ensure_future(stream.__anext__())  # type: ignore[union-attr]
-    await api.as_(shop.tokens["pat"])(START, {"i": {"taskId": gid("DepartmentTask", tasks[0])}})
+    await start(tasks[0])
     received = [(await first).data]
     # Each start commits, then wakes the feed, while this subscriber reads nothing.
     for task in tasks[1:]:
-        await api.as_(shop.tokens["pat"])(START, {"i": {"taskId": gid("DepartmentTask", task)}})
+        await start(task)
     overflow = None
     async for result in stream:  # type: ignore[union-attr]
         if result.errors:
@@ -286,14 +294,24 @@ async def test_a_slow_subscriber_is_dropped_and_resumes_without_gap(
     assert 1 < len(received) <= SUBSCRIBER_BUFFER + 1 < len(tasks)
     resume = overflow.extensions["resumeAfter"]
     assert resume == received[-1]["queueEvents"]["cursor"]
-    rest = await schema.subscribe(
-        document, variable_values={"after": resume}, context_value=Context(services, viewer)
-    )
+    resumes = 0
     while len(received) < len(tasks):
-        result = await rest.__anext__()  # type: ignore[union-attr]
-        assert result.errors is None
-        received.append(result.data)
-    ids = [r["queueEvents"]["task"]["id"] for r in received]
-    assert ids == [gid("DepartmentTask", t) for t in tasks]
-    await rest.aclose()  # type: ignore[union-attr]
+        rest = await schema.subscribe(
+            document, variable_values={"after": resume}, context_value=Context(services, viewer)
+        )
+        async for result in rest:  # type: ignore[union-attr]
+            if result.errors:
+                # A burst the feed held back (an old transaction elsewhere) can fill
+                # even a fast reader's buffer; a careful client resumes again.
+                assert result.errors[0].extensions["code"] == "SLOW_CONSUMER"
+                resume = result.errors[0].extensions["resumeAfter"]
+                resumes += 1
+                assert resumes < 10
+                break
+            received.append(result.data)
+            if len(received) == len(tasks):
+                break
+        await rest.aclose()  # type: ignore[union-attr]
+    moves = [(r["queueEvents"]["task"]["id"], r["queueEvents"]["task"]["status"]) for r in received]
+    assert moves == [(gid("DepartmentTask", t), "STARTED") for t in tasks]
     await stream.aclose()  # type: ignore[union-attr]
