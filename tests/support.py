@@ -154,7 +154,7 @@ class Shop:
                 NewWorkOrder(
                     customer_id=self.customer_id,
                     order_number=extra.get("order_number"),
-                    details={},
+                    details=extra.get("details", {}),
                     department_ids=ids,
                     needs_installation=False,
                     needs_transport=False,

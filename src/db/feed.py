@@ -28,8 +28,9 @@ import asyncpg
 from broadcaster import Broadcast
 from broadcaster._backends.base import BroadcastBackend
 from broadcaster._base import Event
+from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from db import events
 from db.events import Position, StoredEvent
@@ -43,6 +44,8 @@ LISTENER_NAME = "pressroom-listener"
 GATE_CHANNEL = "delivery_gate"
 TOKENS_CHANNEL = "tokens"
 GATE_TYPES = (EventType.DELIVERY_GATE_OPENED.value, EventType.DELIVERY_GATE_CLOSED.value)
+# queries.sql's NOTIFY as asyncpg takes it ($1): it is sent on the listener's own connection.
+NOTIFY_SQL = str(Q["notify_events"].compile(dialect=asyncpg_dialect.dialect()))  # type: ignore[no-untyped-call]
 
 
 def department_channel(department_id: int) -> str:
@@ -130,7 +133,9 @@ class BoundedBroadcast(Broadcast):
                 if not subscribers:
                     del self._subscribers[channel]
 
-    def subscriber_count(self) -> int:
+    def subscriber_count(self, channel: str | None = None) -> int:
+        if channel is not None:
+            return len(self._subscribers.get(channel, ()))
         return sum(len(queues) for queues in self._subscribers.values())
 
     def listens_to(self, channels: set[str]) -> bool:
@@ -202,6 +207,11 @@ class EventFeed:
         self._origin = secrets.token_hex(8)
         self._lag_checked = 0.0
         self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        # Held, not checked out per read: each checkout's pre-ping is one more query.
+        self._reader_conn: AsyncConnection | None = None
+        self._listener_conn: asyncpg.Connection | None = None
+        # The listener's connection also sends the NOTIFYs and its probe; one at a time.
+        self._listener_lock = asyncio.Lock()
 
     async def start(self) -> None:
         async with self._reader.connect() as conn:
@@ -219,6 +229,7 @@ class EventFeed:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await self._drop_reader_connection()
         await self.broadcast.disconnect()
 
     def poke(self) -> None:
@@ -259,6 +270,7 @@ class EventFeed:
                 closed = asyncio.Event()
                 conn.add_termination_listener(lambda _, closed=closed: closed.set())
                 await conn.add_listener(NOTIFY_CHANNEL, self._on_notify)
+                self._listener_conn = conn
                 self._set_listening(True)
                 self.stats.listener_connects += 1
                 backoff = 0.05
@@ -270,13 +282,14 @@ class EventFeed:
                             await closed.wait()
                     except TimeoutError:
                         # A killed backend is only noticed when the socket is used.
-                        async with asyncio.timeout(5):
+                        async with asyncio.timeout(5), self._listener_lock:
                             await conn.fetchval("SELECT 1")
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # any failure means: reconnect
                 log.warning("event listener down: %s", error)
             finally:
+                self._listener_conn = None
                 self._set_listening(False)
                 if conn is not None and not conn.is_closed():
                     conn.terminate()
@@ -310,32 +323,48 @@ class EventFeed:
         """Deliver everything committed so far, now (the reader may be between polls)."""
         await self._read_available()
 
+    async def _drop_reader_connection(self) -> None:
+        conn, self._reader_conn = self._reader_conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await conn.close()
+
     async def _read_available(self) -> None:
-        async with self._read_lock, self._reader.connect() as conn:
-            # pg_stat_activity is not cheap: look at the lag at most once per second.
-            now = time.monotonic()
-            if now - self._lag_checked >= 1.0:
-                self._lag_checked = now
-                self.stats.held_back_seconds = await events.lag_seconds(conn)
-            while True:
-                batch = await events.read_after(conn, self.position)
-                self.stats.reads += 1
-                if not batch:
-                    return
-                # Related rows serve GraphQL subscribers only; with none, skip reading them.
-                channels = {c for e in batch for c in channels_of(e)} - {TOKENS_CHANNEL}
-                wanted = self.enrich is not None and self.broadcast.listens_to(channels)
-                related = await self.enrich(conn, batch) if wanted and self.enrich else None
-                self.stats.delivery_lag_seconds = max(
-                    0.0, (datetime.now(UTC) - batch[-1].occurred_at).total_seconds()
-                )
-                for event in batch:
-                    for channel in channels_of(event):
-                        await self.backend.publish(channel, Delivered(event, related))
-                self.position = batch[-1].position
-                self.stats.delivered += len(batch)
-                if len(batch) < events.PAGE:
-                    return
+        async with self._read_lock:
+            if self._reader_conn is None:
+                self._reader_conn = await self._reader.connect()
+            try:
+                await self._read_batches(self._reader_conn)
+            except BaseException:
+                # A connection that failed, or was cancelled mid-read, is not used again.
+                await self._drop_reader_connection()
+                raise
+
+    async def _read_batches(self, conn: AsyncConnection) -> None:
+        # pg_stat_activity is not cheap: look at the lag at most once per second.
+        now = time.monotonic()
+        if now - self._lag_checked >= 1.0:
+            self._lag_checked = now
+            self.stats.held_back_seconds = await events.lag_seconds(conn)
+        while True:
+            batch = await events.read_after(conn, self.position)
+            self.stats.reads += 1
+            if not batch:
+                return
+            # Related rows serve GraphQL subscribers only; with none, skip reading them.
+            channels = {c for e in batch for c in channels_of(e)} - {TOKENS_CHANNEL}
+            wanted = self.enrich is not None and self.broadcast.listens_to(channels)
+            related = await self.enrich(conn, batch) if wanted and self.enrich else None
+            self.stats.delivery_lag_seconds = max(
+                0.0, (datetime.now(UTC) - batch[-1].occurred_at).total_seconds()
+            )
+            for event in batch:
+                for channel in channels_of(event):
+                    await self.backend.publish(channel, Delivered(event, related))
+            self.position = batch[-1].position
+            self.stats.delivered += len(batch)
+            if len(batch) < events.PAGE:
+                return
 
     async def _notify_forever(self) -> None:
         loop = asyncio.get_running_loop()
@@ -343,12 +372,14 @@ class EventFeed:
             await self._notify.wait()
             self._notify.clear()
             began = loop.time()
-            try:
-                async with self._reader.connect() as conn:
-                    await conn.execute(Q["notify_events"], {"origin": self._origin})
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
-                # Other processes then learn of the event from their poll instead.
-                log.warning("event notify failed: %r", error)
+            conn = self._listener_conn
+            if conn is not None:
+                try:
+                    async with self._listener_lock:
+                        await conn.execute(NOTIFY_SQL, self._origin)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as error:
+                    # Other processes then learn of the event from their poll instead.
+                    log.warning("event notify failed: %r", error)
             await asyncio.sleep(max(0.0, began + self.batch_window - loop.time()))
