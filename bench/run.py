@@ -355,19 +355,28 @@ class Bench:
             return
         engine = create_engine(self.url, pool_size=4, max_overflow=4)
         feed = EventFeed(engine, self.url, enrich=reads.related)
-        notifier: asyncio.Task[None] | None = None
+        notifier: list[asyncio.Task[None]] = []
         try:
             if mode == "poke":
                 await feed.start()
             else:
-                # Only the coalescing notifier (a private coroutine of EventFeed): tells
-                # the notifier's share of (c) from the reader's.
-                notifier = asyncio.create_task(feed._notify_forever())
+                # Only the coalescing notifier and the listener whose connection it sends
+                # on (private coroutines of EventFeed): tells their share of (c) from the
+                # reader's.
+                notifier = [
+                    asyncio.create_task(feed._listen_forever()),
+                    asyncio.create_task(feed._notify_forever()),
+                ]
+                async with asyncio.timeout(10):
+                    while not feed.listening:
+                        await feed.listener_changed.wait()
+                        feed.listener_changed.clear()
             yield feed
         finally:
-            if notifier is not None:
-                notifier.cancel()
-                await asyncio.gather(notifier, return_exceptions=True)
+            if notifier:
+                for task in notifier:
+                    task.cancel()
+                await asyncio.gather(*notifier, return_exceptions=True)
             else:
                 recancels = await stop_feed(feed)
                 self.results.setdefault("feed_stops", {"stops": 0, "hung": 0})
