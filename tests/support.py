@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import customers, people
 from db.engine import unit_of_work
+from db.feed import LISTENER_NAME
 from db.orders import NewWorkOrder, create_work_order
 from domain.enums import DepartmentKind, TokenKind
 from graph.ids import encode_id
@@ -243,6 +244,19 @@ async def table_snapshot(engine: AsyncEngine) -> Snapshot:
             ).one()
             out[table] = (int(row[0]), str(row[1]))
     return out
+
+
+async def kill_listeners(engine: AsyncEngine) -> int:
+    """Terminates this database's event listeners (not other test workers'); how many."""
+    async with engine.connect() as conn:
+        killed = await conn.scalar(
+            text(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE application_name = :name AND datname = current_database()"
+            ),
+            {"name": LISTENER_NAME},
+        )
+    return int(killed or 0)
 
 
 async def task_ids(engine: AsyncEngine, order: int) -> dict[str, int]:

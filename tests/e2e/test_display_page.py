@@ -9,7 +9,7 @@ from sqlalchemy import text
 
 from tests.e2e.browser import browser  # noqa: F401  (fixture)
 from tests.integration.test_realtime import START, print_tasks
-from tests.support import Client, Shop, gid
+from tests.support import Client, Shop, gid, kill_listeners
 
 pytestmark = pytest.mark.e2e
 
@@ -63,15 +63,7 @@ async def test_wall_display_follows_the_queue_live(
     await expect(page.locator(f"li:has-text('{numbers[0]}')")).to_have_count(0)
 
     # The server's listener dies; the page still hears of the next move.
-    async with shop.engine.connect() as conn:
-        killed = await conn.scalar(
-            text(
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                "WHERE application_name = 'pressroom-listener' "
-                "AND datname = current_database()"
-            )
-        )
-    assert killed >= 1
+    assert await kill_listeners(shop.engine) >= 1
     await api.as_(shop.tokens["pia"])(START, {"i": {"taskId": gid("DepartmentTask", tasks[1])}})
     await expect(working.locator("li", has_text=numbers[1])).to_contain_text("Pia")
 

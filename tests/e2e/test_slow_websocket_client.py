@@ -5,7 +5,6 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import text
 from websockets.asyncio.client import ClientConnection, connect
 
 from db.engine import unit_of_work
@@ -13,7 +12,7 @@ from db.feed import EventFeed, department_channel
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from tests.integration.test_realtime import cursor_now
-from tests.support import SUBSCRIBER_BUFFER, Client, Shop
+from tests.support import SUBSCRIBER_BUFFER, Client, Shop, task_ids
 
 DOCUMENT = """subscription($after: String) {
   queueEvents(department: "print", after: $after) {
@@ -53,14 +52,7 @@ async def test_a_client_that_stops_reading_costs_a_bounded_buffer_and_resumes(
     feed: EventFeed = app.state.services.feed
     channel = department_channel(shop.departments["print"])
     order = await shop.order(["print"], details=DETAILS)
-    async with shop.engine.connect() as conn:
-        task = await conn.scalar(
-            text(
-                "SELECT t.id FROM department_tasks t JOIN departments d ON d.id = t.department_id"
-                " WHERE t.work_order_id = :o AND d.code = 'print'"
-            ),
-            {"o": order},
-        )
+    task = (await task_ids(shop.engine, order))["print"]
     token = f"Bearer {shop.tokens['pat']}"
     address = urlsplit(server)
     url = f"ws://{address.netloc}/graphql"

@@ -8,11 +8,9 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from sqlalchemy import text
 
-from db.feed import LISTENER_NAME
 from graph.app import MAX_SUBSCRIPTIONS_PER_CONNECTION
-from tests.support import CONNECTION_INIT_TIMEOUT_SECONDS, Shop
+from tests.support import CONNECTION_INIT_TIMEOUT_SECONDS, Shop, kill_listeners
 
 
 def base(server: str) -> str:
@@ -30,14 +28,7 @@ async def test_readyz_is_false_while_the_listener_is_down(
     feed.url = real_url.replace("/pressroom_test_", "/missing_")
     try:
         feed.listener_changed.clear()
-        async with shop.engine.connect() as conn:
-            await conn.execute(
-                text(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                    "WHERE application_name = :name AND datname = current_database()"
-                ),
-                {"name": LISTENER_NAME},
-            )
+        await kill_listeners(shop.engine)
         async with asyncio.timeout(10):
             await feed.listener_changed.wait()
         response = await http.get(f"{base(server)}/readyz")

@@ -21,6 +21,7 @@ from graph.auth import load_viewer
 from graph.context import Context, Services
 from graph.schema import schema
 from tests.integration.conftest import SUBSCRIBER_BUFFER, Client, Shop, gid
+from tests.support import kill_listeners
 
 PROTOCOLS = ["graphql-transport-ws", "graphql-ws"]
 QUEUE_EVENTS = """subscription($department: String!, $after: String) {
@@ -228,15 +229,7 @@ async def test_listener_killed_mid_stream_loses_nothing(
                 {"i": {"taskId": gid("DepartmentTask", task)}},
             )
             if n == len(tasks) // 2:
-                async with shop.engine.connect() as conn:
-                    killed = await conn.scalar(
-                        text(
-                            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                            "WHERE application_name = 'pressroom-listener' "
-                            "AND datname = current_database()"
-                        )
-                    )
-                assert killed >= 1
+                assert await kill_listeners(shop.engine) >= 1
         results = [await take(q, moves, within=60) for q in queues]
     expected = [
         (kind, gid("DepartmentTask", task)) for task in tasks for kind in ("STARTED", "COMPLETED")
