@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import admin, embedded, migrate
 from db.engine import create_engine
+from db.tables import metadata
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,17 +57,11 @@ async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
     await engine.dispose()
 
 
-TABLES = (
-    "events, task_transitions, work_order_transitions, department_tasks, work_orders, "
-    "customers, tokens, user_departments, users, departments"
-)
-
-
 @pytest.fixture
 async def clean_db(engine: AsyncEngine) -> AsyncEngine:
     """Every test that writes starts from empty tables. Ids are not restarted: the
     session's server outlives each test, and a row id never names two different rows."""
     async with engine.begin() as conn:
-        await conn.execute(text(f"TRUNCATE {TABLES} CASCADE"))
+        await conn.execute(text(f"TRUNCATE {', '.join(metadata.tables)} CASCADE"))
         await conn.execute(text("ALTER SEQUENCE work_order_number_seq RESTART"))
     return engine

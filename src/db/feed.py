@@ -43,6 +43,7 @@ NOTIFY_CHANNEL = "pressroom_events"
 LISTENER_NAME = "pressroom-listener"
 GATE_CHANNEL = "delivery_gate"
 TOKENS_CHANNEL = "tokens"
+LEDGER_CHANNEL = "ledger"
 GATE_TYPES = (EventType.DELIVERY_GATE_OPENED.value, EventType.DELIVERY_GATE_CLOSED.value)
 # queries.sql's NOTIFY as asyncpg takes it ($1): it is sent on the listener's own connection.
 NOTIFY_SQL = str(Q["notify_events"].compile(dialect=asyncpg_dialect.dialect()))  # type: ignore[no-untyped-call]
@@ -66,6 +67,8 @@ def channels_of(event: StoredEvent) -> list[str]:
         found.append(GATE_CHANNEL)
     if event.type == EventType.TOKEN_REVOKED:
         found.append(TOKENS_CHANNEL)
+    if event.type == EventType.LEDGER_ENTRY_POSTED:
+        found.append(LEDGER_CHANNEL)
     return found
 
 

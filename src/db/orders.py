@@ -138,30 +138,45 @@ async def transition_work_order(
     raise refuse_order_move(action, WorkOrderStatus(current.status))
 
 
+NO_QUOTE = "NONE"
+
+
 async def update_quote(
-    conn: AsyncConnection, work_order_id: int, quote: Money, expected_version: int | None
+    conn: AsyncConnection,
+    work_order_id: int,
+    quote: Money,
+    expected_version: int | None,
+    actor_id: int,
 ) -> Row[Any]:
-    moved = (
-        await conn.execute(
-            Q["update_quote"],
-            {
-                "work_order_id": work_order_id,
-                "quote_minor": quote.minor,
-                "quote_currency": quote.currency,
-                "expected_version": expected_version,
-            },
-        )
+    """Change the quote under the order's row lock; history names the old and new money."""
+    current = (
+        await conn.execute(Q["lock_work_order_quote"], {"work_order_id": work_order_id})
     ).first()
-    if moved is not None:
-        return moved
-    current = (await conn.execute(Q["work_order_status"], {"work_order_id": work_order_id})).first()
     if current is None:
         raise DomainError(ErrorCode.NOT_FOUND, "No such work order.", "workOrderId")
     if current.status == WorkOrderStatus.CANCELLED:
         raise DomainError(ErrorCode.WORK_ORDER_CLOSED, "The work order is CANCELLED.")
-    raise DomainError(
-        ErrorCode.STALE_OBJECT,
-        f"The work order is at version {current.version}, not {expected_version}; "
-        "reload it and try again.",
-        "expectedVersion",
+    if expected_version is not None and current.version != expected_version:
+        raise DomainError(
+            ErrorCode.STALE_OBJECT,
+            f"The work order is at version {current.version}, not {expected_version}; "
+            "reload it and try again.",
+            "expectedVersion",
+        )
+    old = (
+        Money(current.quote_minor, current.quote_currency).text()
+        if current.quote_minor is not None
+        else NO_QUOTE
     )
+    moved = await conn.execute(
+        Q["update_quote"],
+        {
+            "work_order_id": work_order_id,
+            "quote_minor": quote.minor,
+            "quote_currency": quote.currency,
+            "from_quote": old,
+            "to_quote": quote.text(),
+            "actor_id": actor_id,
+        },
+    )
+    return moved.one()

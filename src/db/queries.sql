@@ -181,14 +181,24 @@ WITH created AS (
 )
 SELECT * FROM created ORDER BY id
 
+-- name: lock_work_order_quote
+-- Read under the row lock, so the history row names the quote this update replaces.
+SELECT id, status, version, quote_minor, quote_currency
+FROM work_orders WHERE id = :work_order_id
+FOR NO KEY UPDATE
+
 -- name: update_quote
+-- Runs under lock_work_order_quote's lock. Quotes never post to the ledger; a change
+-- is a QUOTE_CHANGED history row (old and new money, actor) and an event.
 WITH moved AS (
     UPDATE work_orders SET
         quote_minor = :quote_minor, quote_currency = :quote_currency,
         version = version + 1, updated_at = now()
-    WHERE id = :work_order_id AND status <> 'CANCELLED'
-      AND (CAST(:expected_version AS integer) IS NULL OR version = :expected_version)
+    WHERE id = :work_order_id
     RETURNING *
+), history AS (
+    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id)
+    SELECT id, 'QUOTE_CHANGED', :from_quote, :to_quote, :actor_id FROM moved
 ), event AS (
     INSERT INTO events (type, work_order_id, payload)
     SELECT 'WORK_ORDER_CHANGED', id, jsonb_build_object(
@@ -408,3 +418,69 @@ SELECT * FROM revoked
 
 -- name: token_by_id
 SELECT * FROM tokens WHERE id = :token_id
+
+-- name: ledger_entry_by_key
+SELECT * FROM customer_ledger_entries WHERE idempotency_key = :idempotency_key
+
+-- name: ledger_post_facts
+-- Whether the customer exists, and the work order's customer and status. The share
+-- lock makes a CHARGE and a concurrent cancel of its order serialise.
+SELECT EXISTS (SELECT 1 FROM customers WHERE id = :customer_id) AS customer_exists,
+       w.customer_id AS order_customer_id, w.status AS order_status
+FROM (SELECT 1) AS one
+LEFT JOIN LATERAL (
+    SELECT customer_id, status FROM work_orders
+    WHERE id = CAST(:work_order_id AS bigint)
+    FOR SHARE
+) w ON true
+
+-- name: post_ledger_entry
+-- Appends an entry and its event in one statement. A key already used inserts
+-- nothing; concurrent posts with one key wait on the unique index, so one inserts.
+-- The event names no work order: work order subscribers are not all allowed to see money.
+WITH posted AS (
+    INSERT INTO customer_ledger_entries (customer_id, work_order_id, kind, amount_minor,
+                                         currency, memo, idempotency_key, posted_by)
+    VALUES (:customer_id, :work_order_id, :kind, :amount_minor, :currency, :memo,
+            :idempotency_key, :posted_by)
+    ON CONFLICT (idempotency_key) DO NOTHING
+    RETURNING *
+), event AS (
+    INSERT INTO events (type, payload)
+    SELECT 'LEDGER_ENTRY_POSTED', jsonb_build_object(
+        'entryId', id, 'customerId', customer_id, 'workOrderId', work_order_id,
+        'kind', kind, 'amountMinor', amount_minor, 'currency', currency)
+    FROM posted
+)
+SELECT * FROM posted
+
+-- name: ledger_entries_by_id
+-- Ledger reads go through the customer_ledger view (its running balance per entry);
+-- filtering on customer_id first lets PostgreSQL window over those customers only.
+SELECT * FROM customer_ledger
+WHERE customer_id = ANY(ARRAY(SELECT customer_id FROM customer_ledger_entries
+                              WHERE id = ANY(CAST(:ids AS bigint[]))))
+  AND id = ANY(CAST(:ids AS bigint[]))
+
+-- name: ledger_of_work_orders
+SELECT * FROM customer_ledger
+WHERE customer_id = ANY(ARRAY(SELECT customer_id FROM work_orders
+                              WHERE id = ANY(CAST(:ids AS bigint[]))))
+  AND work_order_id = ANY(CAST(:ids AS bigint[]))
+ORDER BY work_order_id, id DESC
+
+-- name: customer_ledger_page
+-- Newest first, keyset on id.
+SELECT * FROM customer_ledger
+WHERE customer_id = :customer_id
+  AND (CAST(:after_id AS bigint) IS NULL OR id < :after_id)
+ORDER BY id DESC
+LIMIT :limit
+
+-- name: customer_balances
+-- One sum per currency the customer has entries in; positive when the customer owes.
+SELECT customer_id, currency, sum(amount_minor) AS minor
+FROM customer_ledger_entries
+WHERE customer_id = ANY(CAST(:ids AS bigint[]))
+GROUP BY customer_id, currency
+ORDER BY customer_id, currency

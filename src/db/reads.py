@@ -56,6 +56,25 @@ async def memberships(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any
     return await _by_ids(conn, "memberships_by_user", ids)
 
 
+async def ledger_entries(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
+    return await _by_ids(conn, "ledger_entries_by_id", ids)
+
+
+async def ledger_of_work_orders(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
+    return await _by_ids(conn, "ledger_of_work_orders", ids)
+
+
+async def customer_balances(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
+    return await _by_ids(conn, "customer_balances", ids)
+
+
+async def customer_ledger_page(
+    conn: AsyncConnection, *, customer_id: int, limit: int, after_id: int | None
+) -> list[Row[Any]]:
+    params = {"customer_id": customer_id, "limit": limit, "after_id": after_id}
+    return list((await conn.execute(Q["customer_ledger_page"], params)).all())
+
+
 async def all_departments(conn: AsyncConnection) -> list[Row[Any]]:
     return list((await conn.execute(Q["departments_all"])).all())
 

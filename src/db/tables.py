@@ -7,6 +7,7 @@ from sqlalchemy.dialects.postgresql.base import ischema_names
 
 from domain.enums import (
     DepartmentKind,
+    LedgerEntryKind,
     TaskAction,
     TaskStatus,
     TokenKind,
@@ -142,6 +143,8 @@ work_orders = sa.Table(
     sa.Column("created_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=True),
     _now("created_at"),
     _now("updated_at"),
+    # The legacy order it was imported from (null for orders made here).
+    sa.Column("legacy_id", sa.BigInteger, nullable=True, unique=True),
     sa.CheckConstraint(one_of("status", WorkOrderStatus), name="status"),
     sa.CheckConstraint(
         "(quote_minor IS NULL) = (quote_currency IS NULL)", name="quote_has_currency"
@@ -229,4 +232,30 @@ events = sa.Table(
     sa.Column("payload", pg.JSONB, nullable=False),
     _now("occurred_at"),
     sa.Index("ix_events_xid_id", "xid", "id"),
+)
+
+customer_ledger_entries = sa.Table(
+    "customer_ledger_entries",
+    metadata,
+    _id(),
+    sa.Column("customer_id", sa.BigInteger, sa.ForeignKey("customers.id"), nullable=False),
+    sa.Column("work_order_id", sa.BigInteger, sa.ForeignKey("work_orders.id"), nullable=True),
+    sa.Column("kind", sa.Text, nullable=False),
+    # Signed minor units: positive raises what the customer owes (domain.ledger.SIGNS).
+    sa.Column("amount_minor", sa.BigInteger, nullable=False),
+    sa.Column("currency", sa.Text, nullable=False),
+    sa.Column("memo", sa.Text, nullable=True),
+    sa.Column("idempotency_key", sa.Text, nullable=False, unique=True),
+    sa.Column("posted_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=False),
+    _now("posted_at"),
+    sa.CheckConstraint(one_of("kind", LedgerEntryKind), name="kind"),
+    sa.CheckConstraint(
+        "CASE WHEN kind IN ('CHARGE', 'REFUND') THEN amount_minor > 0 "
+        "WHEN kind IN ('PAYMENT', 'CREDIT') THEN amount_minor < 0 "
+        "ELSE amount_minor <> 0 END",
+        name="sign_follows_kind",
+    ),
+    sa.CheckConstraint("currency ~ '^[A-Z]{3}$'", name="currency_code"),
+    sa.Index("ix_customer_ledger_entries_customer_id_id", "customer_id", "id"),
+    sa.Index("ix_customer_ledger_entries_work_order_id_id", "work_order_id", "id"),
 )

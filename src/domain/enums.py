@@ -31,13 +31,23 @@ class TaskAction(StrEnum):
 
 
 class WorkOrderAction(StrEnum):
-    """What moved a work order's own history: its status or its delivery gate."""
+    """What moved a work order's own history: its status, its delivery gate or its quote."""
 
     COMPLETE = "COMPLETE"
     REACTIVATE = "REACTIVATE"
     CANCEL = "CANCEL"
     OPEN_GATE = "OPEN_GATE"
     CLOSE_GATE = "CLOSE_GATE"
+    # The quote changed (never a posting): Sales, Accounts and admins see these entries.
+    QUOTE_CHANGED = "QUOTE_CHANGED"
+
+
+class LedgerEntryKind(StrEnum):
+    CHARGE = "CHARGE"
+    PAYMENT = "PAYMENT"
+    CREDIT = "CREDIT"
+    REFUND = "REFUND"
+    ADJUSTMENT = "ADJUSTMENT"
 
 
 class GateState(StrEnum):
@@ -62,3 +72,4 @@ class EventType(StrEnum):
     WORK_ORDER_CHANGED = "WORK_ORDER_CHANGED"
     # A token was revoked: every process closes the live connections that use it.
     TOKEN_REVOKED = "TOKEN_REVOKED"
+    LEDGER_ENTRY_POSTED = "LEDGER_ENTRY_POSTED"

@@ -1,30 +1,26 @@
-"""Money as integer minor units with an explicit ISO 4217 currency."""
+"""Money as integer minor units with an explicit ISO 4217 currency.
 
-import re
+The currency list and each currency's minor unit come from the `iso4217` package
+(the ISO 4217 tables), never from a pattern: `ABC` has the shape of a code and is
+not a currency. Funds and metals without a minor unit (XAU, XDR, ...) are not money
+here.
+"""
+
 from dataclasses import dataclass
 from decimal import Decimal
 
+from iso4217 import Currency
+
 from domain.errors import DomainError, ErrorCode
 
-# ISO 4217 currencies whose minor unit is not 1/100; every other code uses two decimals.
-_EXPONENTS = {
-    **dict.fromkeys(["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"], 3),
-    **dict.fromkeys(
-        [
-            "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF",
-            "UGX", "VND", "VUV", "XAF", "XOF", "XPF",
-        ],
-        0,
-    ),
-}  # fmt: skip
-_CURRENCY = re.compile(r"[A-Z]{3}")
+EXPONENTS: dict[str, int] = {c.code: c.exponent for c in Currency if c.exponent is not None}
 # Keeps every amount inside a signed 64-bit column with room for sums.
 MAX_MINOR_DIGITS = 15
 MAX_MINOR_UNITS = 10**MAX_MINOR_DIGITS
 
 
 def exponent(currency: str) -> int:
-    return _EXPONENTS.get(currency, 2)
+    return EXPONENTS[currency]
 
 
 @dataclass(frozen=True)
@@ -36,21 +32,37 @@ class Money:
     def amount(self) -> Decimal:
         return Decimal(self.minor).scaleb(-exponent(self.currency))
 
+    def text(self) -> str:
+        """`120.00 EUR`: every decimal the currency has, never a float in between."""
+        return f"{self.amount:.{exponent(self.currency)}f} {self.currency}"
 
-def parse_money(amount: Decimal, currency: str, field: str) -> Money:
-    """Exact conversion to minor units: never rounds, never goes through a float.
 
-    Works on the decimal's digits directly, because Decimal arithmetic in the default
-    context would round past 28 digits and overflow on huge exponents.
-    """
-    if not _CURRENCY.fullmatch(currency):
+def _field(prefix: str | None, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def currency_code(value: str, prefix: str | None = None) -> str:
+    if value not in EXPONENTS:
         raise DomainError(
             ErrorCode.INVALID_INPUT,
-            f"Currency must be a three-letter ISO 4217 code such as EUR, got {currency!r}.",
-            f"{field}.currency",
+            f"Currency must be an ISO 4217 currency code such as EUR, got {value!r}.",
+            _field(prefix, "currency"),
         )
+    return value
+
+
+def parse_money(amount: Decimal, currency: str, prefix: str | None) -> Money:
+    """Exact conversion to minor units: never rounds, never goes through a float.
+
+    Errors name `<prefix>.amount` / `<prefix>.currency` (or plain `amount` /
+    `currency` without a prefix). Works on the decimal's digits directly, because
+    Decimal arithmetic in the default context would round past 28 digits and
+    overflow on huge exponents.
+    """
+    currency_code(currency, prefix)
+    amount_field = _field(prefix, "amount")
     if not amount.is_finite():
-        raise DomainError(ErrorCode.INVALID_INPUT, "Amount must be a number.", f"{field}.amount")
+        raise DomainError(ErrorCode.INVALID_INPUT, "Amount must be a number.", amount_field)
     sign, digits, exp = amount.as_tuple()
     assert isinstance(exp, int)
     significant = list(digits)
@@ -64,9 +76,9 @@ def parse_money(amount: Decimal, currency: str, field: str) -> Money:
         raise DomainError(
             ErrorCode.INVALID_INPUT,
             f"{currency} amounts have at most {places} decimal places.",
-            f"{field}.amount",
+            amount_field,
         )
     if len(significant) + exp + places > MAX_MINOR_DIGITS:
-        raise DomainError(ErrorCode.INVALID_INPUT, "Amount is too large.", f"{field}.amount")
+        raise DomainError(ErrorCode.INVALID_INPUT, "Amount is too large.", amount_field)
     minor = int("".join(map(str, significant))) * 10 ** (exp + places)
     return Money(-minor if sign else minor, currency)

@@ -37,6 +37,8 @@ class Services:
     engine: AsyncEngine
     session_ttl_seconds: int
     feed: EventFeed | None = None
+    # The shop's currency: ledger entries posted without one are in it.
+    currency: str = "EUR"
 
 
 @dataclass

@@ -119,3 +119,8 @@ class SelfOrAdmin(Forbidden):
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
         viewer = _viewer(info)
         return viewer.is_person and (viewer.is_admin or viewer.user_id == source.id)
+
+
+# Rules used from more than one place: a field's extension and a type's node lookup.
+READS_LEDGER = InDepartmentOfKind(DepartmentKind.ACCOUNTS)
+SEES_QUOTES = InDepartmentOfKind(DepartmentKind.SALES, DepartmentKind.ACCOUNTS)

@@ -16,6 +16,7 @@ from graph.context import Info
 from graph.errors import bad_request
 from graph.ids import decode_id
 from graph.permissions import InDepartmentOfKind, IsAdmin, IsStaff, SeesQueue
+from graph.types.ledger import LedgerEntry
 from graph.types.nodes import Customer, Department, DepartmentTask, User, WorkOrder
 from graph.types.pagination import (
     build_edges,
@@ -25,7 +26,7 @@ from graph.types.pagination import (
 )
 
 NODE_TYPES: dict[str, type[relay.Node]] = {
-    t.__name__: t for t in (WorkOrder, DepartmentTask, Department, User, Customer)
+    t.__name__: t for t in (WorkOrder, DepartmentTask, Department, User, Customer, LedgerEntry)
 }
 MAX_SEARCH = 100
 

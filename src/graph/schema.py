@@ -24,6 +24,7 @@ from graph.errors import TopLevelCode, bad_request, should_mask
 from graph.mutations import Mutation
 from graph.queries import Query
 from graph.subscriptions import Subscription
+from graph.types.ledger import LedgerEntry
 from graph.types.nodes import Customer, Department, DepartmentTask, User, WorkOrder
 
 log = logging.getLogger("pressroom.request")
@@ -107,7 +108,7 @@ schema = PressroomSchema(
     query=Query,
     mutation=Mutation,
     subscription=Subscription,
-    types=[WorkOrder, DepartmentTask, Department, User, Customer],
+    types=[WorkOrder, DepartmentTask, Department, User, Customer, LedgerEntry],
     extensions=[
         # Factories: a fresh extension per request (the caches themselves are shared).
         RequestLog,

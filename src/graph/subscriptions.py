@@ -18,17 +18,19 @@ from db.events import BadCursor, Filter, Resume
 from db.feed import (
     GATE_CHANNEL,
     GATE_TYPES,
+    LEDGER_CHANNEL,
     OVERFLOWED,
     Delivered,
     EventFeed,
     department_channel,
     work_order_channel,
 )
+from domain.enums import EventType
 from graph.context import Info
 from graph.errors import bad_request
 from graph.ids import decode_id
-from graph.permissions import IsStaff, SeesDeliveryGate, SeesQueue
-from graph.types.events import DeliveryGateEvent, QueueEvent, WorkOrderEvent
+from graph.permissions import READS_LEDGER, IsStaff, SeesDeliveryGate, SeesQueue
+from graph.types.events import DeliveryGateEvent, LedgerEvent, QueueEvent, WorkOrderEvent
 
 SLOW_CONSUMER = "SLOW_CONSUMER"
 
@@ -132,3 +134,14 @@ class Subscription:
         where = Filter(work_order_id=pk)
         async for delivered, cursor in stream(info, work_order_channel(pk), where, after):
             yield WorkOrderEvent.of(info, delivered, cursor)
+
+    @strawberry.subscription(
+        extensions=[PermissionExtension([READS_LEDGER])],
+        description="Entries posted to any customer's ledger. Accounts only.",
+    )
+    async def ledger_events(
+        self, info: Info, after: str | None = None
+    ) -> AsyncGenerator[LedgerEvent, None]:
+        where = Filter(types=(EventType.LEDGER_ENTRY_POSTED.value,))
+        async for delivered, cursor in stream(info, LEDGER_CHANNEL, where, after):
+            yield LedgerEvent.of(info, delivered, cursor)

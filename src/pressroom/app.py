@@ -29,7 +29,7 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         poll_interval=settings.feed_poll_seconds,
         batch_window=settings.feed_batch_seconds,
     )
-    services = Services(engine, settings.session_ttl_seconds, feed)
+    services = Services(engine, settings.session_ttl_seconds, feed, settings.currency)
     live = LiveConnections()
 
     @asynccontextmanager

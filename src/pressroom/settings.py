@@ -2,8 +2,11 @@
 
 from pathlib import Path
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from domain.errors import DomainError
+from domain.money import currency_code
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,6 +27,11 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     session_ttl_seconds: int = 12 * 3600
+    currency: str = Field(
+        default="EUR",
+        description="The shop's ISO 4217 currency: ledger entries posted without a currency, "
+        "and legacy amounts, are in it.",
+    )
     # Overflow connections are closed on return and reopened under load, which costs
     # PostgreSQL a connection start each time: keep the steady pool large instead.
     pool_size: int = 30
@@ -45,3 +53,11 @@ class Settings(BaseSettings):
         description="Under a stream of commits, the event feed reads (and notifies other "
         "processes) at most once per this interval; an isolated commit is read at once.",
     )
+
+    @field_validator("currency")
+    @classmethod
+    def _iso_4217(cls, value: str) -> str:
+        try:
+            return currency_code(value)
+        except DomainError as error:
+            raise ValueError(error.message) from None

@@ -129,6 +129,28 @@ def test_bad_currency_codes(currency: str) -> None:
     assert repr(currency) in message
 
 
+@pytest.mark.parametrize("currency", ["ABC", "QQQ", "XAU", "XXX", "XDR"])
+def test_codes_shaped_like_currencies_but_not_money_are_refused(currency: str) -> None:
+    """The ISO 4217 list decides, not the shape: unknown codes, metals and funds are refused."""
+    message = invalid("quote.currency", parse_money, Decimal("1"), currency, "quote")
+    assert repr(currency) in message
+
+
+def test_no_prefix_names_the_plain_fields() -> None:
+    invalid("amount", parse_money, Decimal("0.001"), "EUR", None)
+    invalid("currency", parse_money, Decimal("1"), "ABC", None)
+
+
+@pytest.mark.parametrize(
+    ("minor", "currency", "text"),
+    [(12000, "EUR", "120.00 EUR"), (5, "JPY", "5 JPY"), (-1, "BHD", "-0.001 BHD")],
+)
+def test_money_text_shows_every_decimal_of_the_currency(
+    minor: int, currency: str, text: str
+) -> None:
+    assert Money(minor, currency).text() == text
+
+
 def test_currency_with_a_trailing_newline_is_refused() -> None:
     invalid("quote.currency", parse_money, Decimal("1"), "EUR\n", "quote")
 

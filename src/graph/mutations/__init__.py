@@ -11,11 +11,12 @@ from graph.mutations import (
     create_work_order,
     login,
     people,
+    post_ledger_entry,
     tasks,
     tokens,
     update_work_order_quote,
 )
-from graph.permissions import InDepartmentOfKind, IsAdmin, IsStaff, StartsTask
+from graph.permissions import READS_LEDGER, InDepartmentOfKind, IsAdmin, IsStaff, StartsTask
 
 
 def allowed(*permissions: BasePermission) -> list[FieldExtension]:
@@ -49,6 +50,13 @@ class Mutation:
     cancel_work_order = strawberry.mutation(
         resolver=cancel_work_order.cancel_work_order,
         extensions=allowed(InDepartmentOfKind(Kind.SALES)),
+    )
+
+    post_ledger_entry = strawberry.mutation(
+        resolver=post_ledger_entry.post_ledger_entry,
+        extensions=allowed(READS_LEDGER),
+        description="Accounts: append an entry to a customer's ledger (never edited; a "
+        "correction is a new entry).",
     )
 
     start_task = strawberry.mutation(resolver=tasks.start_task, extensions=allowed(StartsTask()))

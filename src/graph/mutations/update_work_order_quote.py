@@ -9,7 +9,7 @@ from domain import validation
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
-from graph.mutations.base import mutate
+from graph.mutations.base import mutate, viewer_of
 from graph.types.money import MoneyInput
 from graph.types.nodes import WorkOrder
 
@@ -35,7 +35,9 @@ async def update_work_order_quote(
     async def work(conn: AsyncConnection) -> UpdateWorkOrderQuotePayload:
         work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
         quote = validation.quote(input.quote.parse("quote"))
-        row = await update_quote(conn, work_order_id, quote, input.expected_version)
+        row = await update_quote(
+            conn, work_order_id, quote, input.expected_version, viewer_of(info).user_id
+        )
         return UpdateWorkOrderQuotePayload(work_order=WorkOrder.of(row))
 
     return await mutate(info, UpdateWorkOrderQuotePayload, work)

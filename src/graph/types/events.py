@@ -15,6 +15,7 @@ from db.feed import Delivered
 from db.reads import Related
 from domain.enums import EventType
 from graph.context import Info
+from graph.types.ledger import LedgerEntry
 from graph.types.nodes import DepartmentTask, WorkOrder
 
 strawberry.enum(EventType, name="EventKind")
@@ -123,4 +124,29 @@ class WorkOrderEvent:
             kind=EventType(event.type),
             occurred_at=event.occurred_at,
             _event=event,
+        )
+
+
+@strawberry.type(description="An entry was posted to a customer's ledger.")
+class LedgerEvent:
+    cursor: str
+    kind: EventType
+    occurred_at: datetime
+    _entry_id: strawberry.Private[int]
+
+    @strawberry.field(description="The entry, with the balance after it.")
+    async def entry(self, info: Info) -> LedgerEntry:
+        row = await info.context.loaders.ledger_entry.load(self._entry_id)
+        assert row is not None
+        return LedgerEntry.of(row)
+
+    @classmethod
+    def of(cls, info: Info, delivered: Delivered, cursor: str) -> "LedgerEvent":
+        prime(info, delivered.event, delivered.related)
+        event = delivered.event
+        return cls(
+            cursor=cursor,
+            kind=EventType(event.type),
+            occurred_at=event.occurred_at,
+            _entry_id=event.payload["entryId"],
         )

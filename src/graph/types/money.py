@@ -17,7 +17,11 @@ class Money:
     def of(cls, minor: int | None, currency: str | None) -> "Money | None":
         if minor is None or currency is None:
             return None
-        return cls(amount=DomainMoney(minor, currency).amount, currency=currency)
+        return cls.of_domain(DomainMoney(minor, currency))
+
+    @classmethod
+    def of_domain(cls, money: DomainMoney) -> "Money":
+        return cls(amount=money.amount, currency=money.currency)
 
 
 @strawberry.input

@@ -2,7 +2,7 @@
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 import strawberry
 from sqlalchemy import Row
@@ -11,12 +11,26 @@ from strawberry.dataloader import DataLoader
 from strawberry.permission import PermissionExtension
 from strawberry.scalars import JSON
 
-from domain.enums import DepartmentKind, TaskAction, TaskStatus, WorkOrderAction, WorkOrderStatus
+from db import reads
+from domain import ledger
+from domain.enums import (
+    DepartmentKind,
+    LedgerEntryKind,
+    TaskAction,
+    TaskStatus,
+    WorkOrderAction,
+    WorkOrderStatus,
+)
 from domain.enums import DepartmentKind as Kind
+from domain.money import Money as DomainMoney
 from graph.context import Info
-from graph.permissions import InDepartmentOfKind, SelfOrAdmin
+from graph.permissions import READS_LEDGER, SEES_QUOTES, SelfOrAdmin
 from graph.types import enums as _registered  # noqa: F401  (makes the enums GraphQL enums)
 from graph.types.money import Money
+from graph.types.pagination import build_edges, decode_id_cursor, page_size
+
+if TYPE_CHECKING:
+    from graph.types.ledger import LedgerEntry, LedgerEntryConnection
 
 
 class _FromRow(Protocol):
@@ -24,12 +38,17 @@ class _FromRow(Protocol):
     def of(cls, row: Row[Any]) -> Any: ...
 
 
+async def node_rows(
+    loader: DataLoader[int, Row[Any] | None], node_ids: Iterable[str]
+) -> list[Row[Any] | None]:
+    """The rows of `Node.resolve_nodes`, in one batch, None where absent."""
+    return await loader.load_many([int(i) if i.isdigit() else 0 for i in node_ids])
+
+
 async def _nodes(
     cls: type[_FromRow], loader: DataLoader[int, Row[Any] | None], node_ids: Iterable[str]
 ) -> list[Any]:
-    """`Node.resolve_nodes` for every type: load the rows in one batch, None where absent."""
-    ids = [int(i) if i.isdigit() else 0 for i in node_ids]
-    return [cls.of(r) if r else None for r in await loader.load_many(ids)]
+    return [cls.of(r) if r else None for r in await node_rows(loader, node_ids)]
 
 
 @strawberry.type
@@ -114,6 +133,33 @@ class Customer(relay.Node):
     @classmethod
     def of(cls, row: Row[Any]) -> "Customer":
         return cls(id=row.id, name=row.name, created_at=row.created_at)
+
+    @strawberry.field(
+        description="What the customer owes, one amount per currency it has entries in "
+        "(never summed across currencies); positive when the customer owes. Accounts only.",
+        extensions=[PermissionExtension([READS_LEDGER])],
+    )
+    async def balance(self, info: Info) -> list[Money]:
+        rows = await info.context.loaders.customer_balances.load(self.id)
+        return [Money.of_domain(DomainMoney(r.minor, r.currency)) for r in rows]
+
+    @strawberry.field(
+        description="Ledger entries, newest first, each with the balance after it. Accounts only.",
+        extensions=[PermissionExtension([READS_LEDGER])],
+    )
+    async def ledger(
+        self, info: Info, first: int | None = None, after: str | None = None
+    ) -> Annotated["LedgerEntryConnection", strawberry.lazy("graph.types.ledger")]:
+        from graph.types.ledger import LedgerEntry, LedgerEntryConnection
+
+        limit = page_size(first)
+        after_id = decode_id_cursor(after)
+        async with info.context.read() as conn:
+            rows = await reads.customer_ledger_page(
+                conn, customer_id=self.id, limit=limit + 1, after_id=after_id
+            )
+        edges, page = build_edges(rows, limit, after, lambda r: [r.id], LedgerEntry.of)
+        return LedgerEntryConnection(edges=edges, page_info=page)
 
     @classmethod
     async def resolve_nodes(  # type: ignore[override]
@@ -255,11 +301,43 @@ class WorkOrder(relay.Node):
         )
 
     @strawberry.field(
-        description="The price offered; Sales, Accounts and admins only.",
-        extensions=[PermissionExtension([InDepartmentOfKind(Kind.SALES, Kind.ACCOUNTS)])],
+        description="The price offered; Sales, Accounts and admins only. Never posted.",
+        extensions=[PermissionExtension([SEES_QUOTES])],
     )
     def quote(self) -> Money | None:
         return self._quote
+
+    @strawberry.field(
+        description="Ledger entries posted against this order, newest first. Accounts only.",
+        extensions=[PermissionExtension([READS_LEDGER])],
+    )
+    async def ledger(
+        self, info: Info
+    ) -> list[Annotated["LedgerEntry", strawberry.lazy("graph.types.ledger")]]:
+        from graph.types.ledger import LedgerEntry
+
+        return [
+            LedgerEntry.of(r) for r in await info.context.loaders.work_order_ledger.load(self.id)
+        ]
+
+    @strawberry.field(
+        description="Charged against this order (CHARGE less CREDIT), per currency. Accounts only.",
+        extensions=[PermissionExtension([READS_LEDGER])],
+    )
+    async def charged(self, info: Info) -> list[Money]:
+        return await self._total(info, ledger.CHARGED_KINDS)
+
+    @strawberry.field(
+        description="Paid against this order (PAYMENT less REFUND), per currency. Accounts only.",
+        extensions=[PermissionExtension([READS_LEDGER])],
+    )
+    async def paid(self, info: Info) -> list[Money]:
+        return await self._total(info, ledger.PAID_KINDS)
+
+    async def _total(self, info: Info, kinds: tuple[LedgerEntryKind, ...]) -> list[Money]:
+        rows = await info.context.loaders.work_order_ledger.load(self.id)
+        entries = [(LedgerEntryKind(r.kind), DomainMoney(r.amount_minor, r.currency)) for r in rows]
+        return [Money.of_domain(m) for m in ledger.total(entries, kinds)]
 
     @strawberry.field
     async def customer(self, info: Info) -> Customer:
@@ -281,9 +359,15 @@ class WorkOrder(relay.Node):
         rows = await info.context.loaders.tasks_of_work_order.load(self.id)
         return next(DepartmentTask.of(r) for r in rows if r.department_kind == Kind.DELIVERY)
 
-    @strawberry.field(description="Status changes and delivery gate openings/closings.")
+    @strawberry.field(
+        description="Status changes, delivery gate openings/closings and, for Sales, "
+        "Accounts and admins, quote changes (QUOTE_CHANGED: fromState and toState are "
+        "the old and new quote, e.g. '120.00 EUR', or NONE)."
+    )
     async def history(self, info: Info) -> list[WorkOrderTransition]:
         rows = await info.context.loaders.work_order_history.load(self.id)
+        if not await SEES_QUOTES.has_permission(self, info):
+            rows = [r for r in rows if r.action != WorkOrderAction.QUOTE_CHANGED]
         return [
             WorkOrderTransition(
                 action=r.action,

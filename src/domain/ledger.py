@@ -1,0 +1,113 @@
+"""The customer ledger's rules: which way each kind moves a balance, and what a post needs.
+
+A balance is positive when the customer owes. Clients send a positive amount and
+the kind gives the sign: CHARGE and REFUND raise what is owed, PAYMENT and CREDIT
+lower it. Only ADJUSTMENT takes a signed amount as given (never zero). The
+database enforces the same table with a CHECK constraint (a test compares them).
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from domain.enums import LedgerEntryKind
+from domain.errors import DomainError, ErrorCode
+from domain.money import Money
+from domain.validation import invalid, no_nul, text
+
+# +1 raises what is owed, -1 lowers it, 0: the amount's own sign (ADJUSTMENT).
+SIGNS: dict[LedgerEntryKind, int] = {
+    LedgerEntryKind.CHARGE: 1,
+    LedgerEntryKind.REFUND: 1,
+    LedgerEntryKind.PAYMENT: -1,
+    LedgerEntryKind.CREDIT: -1,
+    LedgerEntryKind.ADJUSTMENT: 0,
+}
+
+# What `WorkOrder.charged` and `WorkOrder.paid` add up, from the signed amounts: charged
+# is CHARGE less CREDIT (the stored sum), paid is PAYMENT less REFUND (the stored sum,
+# negated). Adjustments count in the balance only.
+CHARGED_KINDS = (LedgerEntryKind.CHARGE, LedgerEntryKind.CREDIT)
+PAID_KINDS = (LedgerEntryKind.PAYMENT, LedgerEntryKind.REFUND)
+
+MAX_IDEMPOTENCY_KEY = 200
+MAX_MEMO = 1000
+
+
+def signed(kind: LedgerEntryKind, amount: Money) -> Money:
+    """The stored, signed amount of an entry the client sent as `amount`."""
+    sign = SIGNS[kind]
+    if sign == 0:
+        if amount.minor == 0:
+            raise invalid("An ADJUSTMENT must not be zero.", "amount")
+        return amount
+    if amount.minor <= 0:
+        raise invalid(
+            f"A {kind} amount must be positive; the kind gives the sign "
+            "(use ADJUSTMENT for a signed correction).",
+            "amount",
+        )
+    return Money(sign * amount.minor, amount.currency)
+
+
+def sign_allowed(kind: LedgerEntryKind, minor: int) -> bool:
+    """Whether a stored amount fits its kind (the rule the database CHECK enforces)."""
+    sign = SIGNS[kind]
+    return minor != 0 if sign == 0 else minor * sign > 0
+
+
+def idempotency_key(value: str) -> str:
+    no_nul(value, "idempotencyKey")
+    if not value.strip():
+        raise invalid("idempotencyKey must not be empty.", "idempotencyKey")
+    if len(value) > MAX_IDEMPOTENCY_KEY:
+        raise invalid(
+            f"idempotencyKey is longer than {MAX_IDEMPOTENCY_KEY} characters.", "idempotencyKey"
+        )
+    return value
+
+
+def memo(value: str | None) -> str | None:
+    return text(value, "memo", max_len=MAX_MEMO) if value is not None else None
+
+
+@dataclass(frozen=True)
+class EntryContent:
+    """What makes two posts with one idempotency key the same post."""
+
+    customer_id: int
+    work_order_id: int | None
+    kind: LedgerEntryKind
+    amount: Money
+    memo: str | None
+
+
+def same_post(key: str, stored: EntryContent, asked: EntryContent) -> None:
+    """A repeated key is a retry only when it carries the same content."""
+    if stored != asked:
+        raise DomainError(
+            ErrorCode.DUPLICATE,
+            f"Idempotency key {key!r} was already used for a different entry.",
+            "idempotencyKey",
+        )
+
+
+def order_for_charge(kind: LedgerEntryKind, order_cancelled: bool) -> None:
+    if kind is LedgerEntryKind.CHARGE and order_cancelled:
+        raise DomainError(
+            ErrorCode.WORK_ORDER_CLOSED,
+            "The work order is CANCELLED; it cannot be charged.",
+            "workOrderId",
+        )
+
+
+def total(
+    entries: Iterable[tuple[LedgerEntryKind, Money]], kinds: tuple[LedgerEntryKind, ...]
+) -> list[Money]:
+    """Per currency, the signed sum of the entries of `kinds`, shown positive when it goes
+    the way the first kind does (charged: CHARGE less CREDIT; paid: PAYMENT less REFUND)."""
+    direction = SIGNS[kinds[0]]
+    sums: dict[str, int] = {}
+    for kind, amount in entries:
+        if kind in kinds:
+            sums[amount.currency] = sums.get(amount.currency, 0) + direction * amount.minor
+    return [Money(minor, currency) for currency, minor in sorted(sums.items())]

@@ -1,0 +1,77 @@
+"""postLedgerEntry (Accounts): append one entry to a customer's ledger, idempotently."""
+
+from decimal import Decimal
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
+
+from db.ledger import NewEntry, post_entry
+from domain import ledger
+from domain.enums import LedgerEntryKind
+from domain.ledger import EntryContent
+from domain.money import parse_money
+from graph.context import Info
+from graph.errors import UserError
+from graph.ids import require_id
+from graph.mutations.base import mutate, viewer_of
+from graph.types.ledger import LedgerEntry
+
+
+@strawberry.input
+class PostLedgerEntryInput:
+    customer_id: relay.GlobalID
+    work_order_id: relay.GlobalID | None = strawberry.field(
+        default=None, description="The work order it is posted against (of the same customer)."
+    )
+    kind: LedgerEntryKind
+    amount: Decimal = strawberry.field(
+        description="Positive; the kind gives the sign. Only an ADJUSTMENT is signed as given "
+        "(positive raises what the customer owes)."
+    )
+    currency: str | None = strawberry.field(
+        default=None, description="ISO 4217 code; the shop's currency when omitted."
+    )
+    memo: str | None = None
+    idempotency_key: str = strawberry.field(
+        description="One per intended entry (e.g. a UUID made when the form opens): a retry "
+        "with the same key and content returns the original entry, changed: false."
+    )
+
+
+@strawberry.type
+class PostLedgerEntryPayload:
+    entry: LedgerEntry | None = None
+    changed: bool = strawberry.field(
+        default=False, description="False when this key was already posted with this content."
+    )
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+async def post_ledger_entry(info: Info, input: PostLedgerEntryInput) -> PostLedgerEntryPayload:
+    async def work(conn: AsyncConnection) -> PostLedgerEntryPayload:
+        customer_id = require_id(input.customer_id, "Customer", "customerId")
+        work_order_id = (
+            require_id(input.work_order_id, "WorkOrder", "workOrderId")
+            if input.work_order_id is not None
+            else None
+        )
+        currency = input.currency if input.currency is not None else info.context.services.currency
+        amount = ledger.signed(input.kind, parse_money(input.amount, currency, None))
+        posted = await post_entry(
+            conn,
+            NewEntry(
+                content=EntryContent(
+                    customer_id=customer_id,
+                    work_order_id=work_order_id,
+                    kind=input.kind,
+                    amount=amount,
+                    memo=ledger.memo(input.memo),
+                ),
+                idempotency_key=ledger.idempotency_key(input.idempotency_key),
+                posted_by=viewer_of(info).user_id,
+            ),
+        )
+        return PostLedgerEntryPayload(entry=LedgerEntry.of(posted.entry), changed=posted.changed)
+
+    return await mutate(info, PostLedgerEntryPayload, work)

@@ -1,0 +1,89 @@
+"""The customer ledger as clients see it: entries with the balance after each, and totals."""
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+import strawberry
+from sqlalchemy import Row
+from strawberry import relay
+
+from domain.enums import LedgerEntryKind
+from domain.money import Money as DomainMoney
+from graph.context import Info
+from graph.errors import forbidden
+from graph.permissions import READS_LEDGER
+from graph.types.money import Money
+from graph.types.nodes import Customer, User, WorkOrder, node_rows
+
+strawberry.enum(LedgerEntryKind)
+
+
+@strawberry.type(description="One posting; append-only (a correction is a new entry).")
+class LedgerEntry(relay.Node):
+    id: relay.NodeID[int]
+    kind: LedgerEntryKind
+    amount: Money = strawberry.field(
+        description="Signed: positive raises what the customer owes (CHARGE, REFUND), "
+        "negative lowers it (PAYMENT, CREDIT); an ADJUSTMENT either way."
+    )
+    balance_after: Money = strawberry.field(
+        description="The customer's balance in this currency right after this entry."
+    )
+    memo: str | None
+    idempotency_key: str
+    posted_at: datetime
+    _customer_id: strawberry.Private[int]
+    _work_order_id: strawberry.Private[int | None]
+    _posted_by: strawberry.Private[int]
+
+    @classmethod
+    def of(cls, row: Row[Any]) -> "LedgerEntry":
+        return cls(
+            id=row.id,
+            kind=row.kind,
+            amount=Money.of_domain(DomainMoney(row.amount_minor, row.currency)),
+            balance_after=Money.of_domain(DomainMoney(row.balance_after_minor, row.currency)),
+            memo=row.memo,
+            idempotency_key=row.idempotency_key,
+            posted_at=row.posted_at,
+            _customer_id=row.customer_id,
+            _work_order_id=row.work_order_id,
+            _posted_by=row.posted_by,
+        )
+
+    @strawberry.field
+    async def customer(self, info: Info) -> Customer:
+        row = await info.context.loaders.customer.load(self._customer_id)
+        assert row is not None
+        return Customer.of(row)
+
+    @strawberry.field
+    async def work_order(self, info: Info) -> WorkOrder | None:
+        if self._work_order_id is None:
+            return None
+        row = await info.context.loaders.work_order.load(self._work_order_id)
+        return WorkOrder.of(row) if row else None
+
+    @strawberry.field
+    async def posted_by(self, info: Info) -> User:
+        row = await info.context.loaders.user.load(self._posted_by)
+        assert row is not None
+        return User.of(row)
+
+    @classmethod
+    async def resolve_nodes(  # type: ignore[override]
+        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
+    ) -> list["LedgerEntry | None"]:
+        # `node(id:)` is open to staff; the ledger is not, so the ledger's rule applies here.
+        if not await READS_LEDGER.has_permission(None, info):
+            raise forbidden(READS_LEDGER.message or "")
+        return [
+            cls.of(r) if r else None
+            for r in await node_rows(info.context.loaders.ledger_entry, node_ids)
+        ]
+
+
+@strawberry.type
+class LedgerEntryConnection(relay.Connection[LedgerEntry]):
+    pass
