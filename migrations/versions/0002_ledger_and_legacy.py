@@ -109,6 +109,20 @@ def upgrade() -> None:
         "work_order_transitions",
         f"action IN ({OLD_ACTIONS}, 'QUOTE_CHANGED')",
     )
+    # One definition of what a task event says about its task, for every statement
+    # that writes one (transitions, gate moves, creation, withdrawal, the legacy import).
+    op.execute(
+        """
+        CREATE FUNCTION task_event_payload(t department_tasks) RETURNS jsonb
+        LANGUAGE sql STABLE AS $$
+            SELECT jsonb_build_object(
+                'taskId', t.id, 'workOrderId', t.work_order_id,
+                'departmentId', t.department_id, 'status', t.status,
+                'pickedUpBy', t.picked_up_by, 'availableAt', t.available_at,
+                'startedAt', t.started_at, 'completedAt', t.completed_at, 'version', t.version)
+        $$
+        """
+    )
     # The legacy order a work order was imported from: re-running the import skips it.
     op.add_column("work_orders", sa.Column("legacy_id", sa.BigInteger(), nullable=True))
     op.create_unique_constraint(op.f("uq_work_orders_legacy_id"), "work_orders", ["legacy_id"])
@@ -124,6 +138,7 @@ def downgrade() -> None:
         "work_order_transitions",
         f"action IN ({OLD_ACTIONS})",
     )
+    op.execute("DROP FUNCTION task_event_payload(department_tasks)")
     op.execute("DROP VIEW customer_ledger")
     op.drop_table("customer_ledger_entries")
     op.execute("DROP FUNCTION refuse_ledger_change()")

@@ -39,16 +39,13 @@ WITH wo AS (
             SELECT 1 FROM user_departments ud
             WHERE ud.user_id = :actor_id AND ud.department_id = t.department_id))
       AND (NOT :requires_holder OR t.picked_up_by = :actor_id)
-    RETURNING t.*, old.status AS from_status
+    RETURNING t.*, old.status AS from_status, task_event_payload(t) AS event_payload
 ), history AS (
     INSERT INTO task_transitions (task_id, from_status, to_status, action, actor_id, reason)
     SELECT id, from_status, status, :action, :actor_id, :reason FROM moved
 ), event AS (
     INSERT INTO events (type, work_order_id, department_id, payload)
-    SELECT 'TASK_CHANGED', work_order_id, department_id, jsonb_build_object(
-        'taskId', id, 'workOrderId', work_order_id, 'departmentId', department_id,
-        'status', status, 'pickedUpBy', picked_up_by, 'availableAt', available_at,
-        'startedAt', started_at, 'completedAt', completed_at, 'version', version,
+    SELECT 'TASK_CHANGED', work_order_id, department_id, event_payload || jsonb_build_object(
         'action', CAST(:action AS text), 'fromStatus', from_status, 'toStatus', status,
         'actorId', CAST(:actor_id AS bigint))
     FROM moved
@@ -86,7 +83,7 @@ WITH moved AS (
     FROM departments d
     WHERE t.work_order_id = :work_order_id AND d.id = t.department_id AND d.kind = 'DELIVERY'
       AND (t.available_at IS NULL) = :open
-    RETURNING t.*
+    RETURNING t.*, task_event_payload(t) AS event_payload
 ), history AS (
     INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id, reason)
     SELECT work_order_id,
@@ -98,10 +95,7 @@ WITH moved AS (
 ), event AS (
     INSERT INTO events (type, work_order_id, department_id, payload)
     SELECT CASE WHEN :open THEN 'DELIVERY_GATE_OPENED' ELSE 'DELIVERY_GATE_CLOSED' END,
-           work_order_id, department_id, jsonb_build_object(
-        'taskId', id, 'workOrderId', work_order_id, 'departmentId', department_id,
-        'status', status, 'pickedUpBy', picked_up_by, 'availableAt', available_at,
-        'startedAt', started_at, 'completedAt', completed_at, 'version', version)
+           work_order_id, department_id, event_payload
     FROM moved
 )
 SELECT * FROM moved
@@ -137,12 +131,9 @@ ORDER BY id
 -- Cancelling takes the order's pending tasks out of every queue: one event per task
 -- so each department's queue subscribers hear of it.
 INSERT INTO events (type, work_order_id, department_id, payload)
-SELECT 'TASK_WITHDRAWN', work_order_id, department_id, jsonb_build_object(
-        'taskId', id, 'workOrderId', work_order_id, 'departmentId', department_id,
-        'status', status, 'pickedUpBy', picked_up_by, 'availableAt', available_at,
-        'startedAt', started_at, 'completedAt', completed_at, 'version', version)
-FROM department_tasks
-WHERE work_order_id = :work_order_id AND status = 'PENDING'
+SELECT 'TASK_WITHDRAWN', t.work_order_id, t.department_id, task_event_payload(t)
+FROM department_tasks t
+WHERE t.work_order_id = :work_order_id AND t.status = 'PENDING'
 
 -- name: insert_work_order
 WITH created AS (
@@ -170,13 +161,10 @@ WITH created AS (
     FROM departments d
     WHERE d.id = ANY(CAST(:department_ids AS bigint[]))
     ORDER BY d.id
-    RETURNING *
+    RETURNING *, task_event_payload(department_tasks) AS event_payload
 ), event AS (
     INSERT INTO events (type, work_order_id, department_id, payload)
-    SELECT 'TASK_CREATED', work_order_id, department_id, jsonb_build_object(
-        'taskId', id, 'workOrderId', work_order_id, 'departmentId', department_id,
-        'status', status, 'pickedUpBy', picked_up_by, 'availableAt', available_at,
-        'startedAt', started_at, 'completedAt', completed_at, 'version', version)
+    SELECT 'TASK_CREATED', work_order_id, department_id, event_payload
     FROM created
 )
 SELECT * FROM created ORDER BY id
