@@ -123,6 +123,15 @@ def upgrade() -> None:
         $$
         """
     )
+    op.execute(
+        """
+        CREATE FUNCTION work_order_created_payload(w work_orders) RETURNS jsonb
+        LANGUAGE sql STABLE AS $$
+            SELECT jsonb_build_object('workOrderId', w.id, 'orderNumber', w.order_number,
+                                      'status', w.status, 'version', w.version)
+        $$
+        """
+    )
     # The legacy order a work order was imported from: re-running the import skips it.
     op.add_column("work_orders", sa.Column("legacy_id", sa.BigInteger(), nullable=True))
     op.create_unique_constraint(op.f("uq_work_orders_legacy_id"), "work_orders", ["legacy_id"])
@@ -138,6 +147,7 @@ def downgrade() -> None:
         "work_order_transitions",
         f"action IN ({OLD_ACTIONS})",
     )
+    op.execute("DROP FUNCTION work_order_created_payload(work_orders)")
     op.execute("DROP FUNCTION task_event_payload(department_tasks)")
     op.execute("DROP VIEW customer_ledger")
     op.drop_table("customer_ledger_entries")

@@ -145,12 +145,10 @@ WITH created AS (
             :customer_id, CAST(:details AS jsonb), :needs_installation, :needs_transport,
             :needs_repair, :quote_minor, :quote_currency, :created_by)
     ON CONFLICT (order_number) DO NOTHING
-    RETURNING *
+    RETURNING *, work_order_created_payload(work_orders) AS event_payload
 ), event AS (
     INSERT INTO events (type, work_order_id, payload)
-    SELECT 'WORK_ORDER_CREATED', id, jsonb_build_object(
-        'workOrderId', id, 'orderNumber', order_number, 'status', status, 'version', version)
-    FROM created
+    SELECT 'WORK_ORDER_CREATED', id, event_payload FROM created
 )
 SELECT * FROM created
 
@@ -472,3 +470,161 @@ FROM customer_ledger_entries
 WHERE customer_id = ANY(CAST(:ids AS bigint[]))
 GROUP BY customer_id, currency
 ORDER BY customer_id, currency
+
+-- Legacy import: the old system's tables, read from schema `legacy` of the source.
+
+-- name: legacy_users
+SELECT u.id, u.email, u.name, u.department, u.is_admin,
+       array_remove(array_agg(r.role ORDER BY r.role), NULL) AS roles
+FROM legacy.users u
+LEFT JOIN legacy.roles r ON r.user_id = u.id
+GROUP BY u.id, u.email, u.name, u.department, u.is_admin
+ORDER BY u.id
+
+-- name: legacy_order_numbers
+SELECT id, order_no FROM legacy.orders ORDER BY id
+
+-- name: legacy_orders_page
+SELECT id, order_no, customer_name, status, created_at, notes, install, transport, repair
+FROM legacy.orders
+WHERE id > :after_id
+ORDER BY id
+LIMIT :limit
+
+-- name: legacy_steps_of
+SELECT order_id, id, step, status, operator_id, started_at, finished_at
+FROM legacy.workflow_steps
+WHERE order_id = ANY(CAST(:ids AS bigint[]))
+ORDER BY order_id, id
+
+-- name: legacy_items_of
+SELECT order_id, id, description, qty, unit_price_cents
+FROM legacy.line_items
+WHERE order_id = ANY(CAST(:ids AS bigint[]))
+ORDER BY order_id, id
+
+-- name: legacy_payments
+SELECT id, order_id, amount_cents, paid_at FROM legacy.payments ORDER BY id
+
+-- Legacy import: what the target already holds, and the batched writes.
+
+-- name: import_known_users
+SELECT lower(u.email) AS email, u.id, u.is_admin,
+       array_remove(array_agg(ud.department_id ORDER BY ud.department_id), NULL)
+           AS department_ids
+FROM users u
+LEFT JOIN user_departments ud ON ud.user_id = u.id
+GROUP BY u.id
+
+-- name: import_order_numbers
+SELECT order_number, legacy_id FROM work_orders
+
+-- name: import_customers
+SELECT id, name FROM customers ORDER BY id
+
+-- name: import_posted_keys
+SELECT idempotency_key FROM customer_ledger_entries
+WHERE idempotency_key LIKE 'legacy-payment:%'
+
+-- name: ensure_system_user
+-- The actor of imported history: inactive, with no password, so it can never sign in.
+WITH made AS (
+    INSERT INTO users (email, name, is_admin, is_active)
+    VALUES (:email, :name, false, false)
+    ON CONFLICT DO NOTHING
+    RETURNING id
+)
+SELECT id FROM made
+UNION ALL
+SELECT id FROM users WHERE lower(email) = lower(:email)
+LIMIT 1
+
+-- name: import_customers_insert
+INSERT INTO customers (name, created_by)
+SELECT unnest(CAST(:names AS text[])), :created_by
+RETURNING id, name
+
+-- name: import_orders
+-- One batch of planned legacy orders with their tasks and history in one statement; live
+-- (active) orders also get their creation events, so queues and displays learn of them.
+-- An order already imported, or whose number was taken meanwhile, is skipped whole.
+WITH xo AS (
+    SELECT * FROM unnest(
+        CAST(:o_legacy AS bigint[]), CAST(:o_number AS text[]), CAST(:o_customer AS bigint[]),
+        CAST(:o_details AS jsonb[]), CAST(:o_install AS boolean[]),
+        CAST(:o_transport AS boolean[]), CAST(:o_repair AS boolean[]),
+        CAST(:o_quote AS bigint[]), CAST(:o_status AS text[]),
+        CAST(:o_created AS timestamptz[]), CAST(:o_live AS boolean[]))
+        AS x(legacy_id, order_number, customer_id, details, install, transport, repair,
+             quote_minor, status, created_at, live)
+), xt AS (
+    SELECT * FROM unnest(
+        CAST(:t_legacy AS bigint[]), CAST(:t_department AS bigint[]), CAST(:t_status AS text[]),
+        CAST(:t_picker AS bigint[]), CAST(:t_available AS timestamptz[]),
+        CAST(:t_started AS timestamptz[]), CAST(:t_completed AS timestamptz[]),
+        CAST(:t_action AS text[]), CAST(:t_occurred AS timestamptz[]))
+        AS x(legacy_id, department_id, status, picked_up_by, available_at, started_at,
+             completed_at, action, occurred_at)
+), o AS (
+    INSERT INTO work_orders AS w (legacy_id, order_number, customer_id, details,
+                                  needs_installation, needs_transport, needs_repair,
+                                  quote_minor, quote_currency, status, created_by,
+                                  created_at, updated_at)
+    SELECT legacy_id, order_number, customer_id, details, install, transport, repair,
+           quote_minor, CASE WHEN quote_minor IS NOT NULL THEN CAST(:currency AS text) END,
+           status, :system_user, created_at, created_at
+    FROM xo
+    ON CONFLICT DO NOTHING
+    RETURNING w.id, w.legacy_id, w.created_at, work_order_created_payload(w) AS event_payload
+), t AS (
+    INSERT INTO department_tasks AS dt (work_order_id, department_id, status, picked_up_by,
+                                        available_at, started_at, completed_at,
+                                        created_at, updated_at)
+    SELECT o.id, xt.department_id, xt.status, xt.picked_up_by, xt.available_at,
+           xt.started_at, xt.completed_at, o.created_at, o.created_at
+    FROM xt JOIN o ON o.legacy_id = xt.legacy_id
+    RETURNING dt.id, dt.work_order_id, dt.department_id, task_event_payload(dt) AS event_payload
+), task_history AS (
+    INSERT INTO task_transitions (task_id, from_status, to_status, action, actor_id, reason,
+                                  occurred_at)
+    SELECT t.id, 'PENDING', xt.status, xt.action, :system_user, :reason, xt.occurred_at
+    FROM t
+    JOIN o ON o.id = t.work_order_id
+    JOIN xt ON xt.legacy_id = o.legacy_id AND xt.department_id = t.department_id
+    WHERE xt.action IS NOT NULL
+), order_history AS (
+    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id,
+                                        reason, occurred_at)
+    SELECT o.id, x.action, x.from_state, x.to_state, :system_user, :reason, x.occurred_at
+    FROM unnest(CAST(:h_legacy AS bigint[]), CAST(:h_action AS text[]),
+                CAST(:h_from AS text[]), CAST(:h_to AS text[]),
+                CAST(:h_occurred AS timestamptz[]))
+         AS x(legacy_id, action, from_state, to_state, occurred_at)
+    JOIN o ON o.legacy_id = x.legacy_id
+), order_events AS (
+    INSERT INTO events (type, work_order_id, payload)
+    SELECT 'WORK_ORDER_CREATED', o.id, o.event_payload
+    FROM o JOIN xo ON xo.legacy_id = o.legacy_id
+    WHERE xo.live
+), task_events AS (
+    INSERT INTO events (type, work_order_id, department_id, payload)
+    SELECT 'TASK_CREATED', t.work_order_id, t.department_id, t.event_payload
+    FROM t JOIN o ON o.id = t.work_order_id JOIN xo ON xo.legacy_id = o.legacy_id
+    WHERE xo.live
+)
+SELECT legacy_id FROM o
+
+-- name: import_payments
+-- Payments of imported orders (this run's or an earlier one's) as PAYMENT entries; a key
+-- already posted is skipped, so a re-run never posts twice.
+INSERT INTO customer_ledger_entries (customer_id, work_order_id, kind, amount_minor, currency,
+                                     memo, idempotency_key, posted_by, posted_at)
+SELECT w.customer_id, w.id, 'PAYMENT', x.amount_minor, :currency, x.memo, x.idempotency_key,
+       :system_user, coalesce(x.paid_at, w.created_at)
+FROM unnest(CAST(:legacy_order AS bigint[]), CAST(:amount AS bigint[]),
+            CAST(:memo AS text[]), CAST(:idempotency_key AS text[]),
+            CAST(:paid_at AS timestamptz[]))
+     AS x(legacy_order, amount_minor, memo, idempotency_key, paid_at)
+JOIN work_orders w ON w.legacy_id = x.legacy_order
+ON CONFLICT (idempotency_key) DO NOTHING
+RETURNING idempotency_key

@@ -184,6 +184,10 @@ class PlannedTask:
     completed_at: datetime | None
 
     @property
+    def occurred_at(self) -> datetime | None:
+        return self.completed_at or self.started_at
+
+    @property
     def action(self) -> TaskAction | None:
         """The history row that explains how the task got its state (None for PENDING)."""
         return {
@@ -247,9 +251,9 @@ def _norm(value: str | None) -> str:
     return (value or "").strip().lower()
 
 
-def order_number(order: LegacyOrder) -> str:
-    number = (order.order_no or "").strip()
-    return number or f"LEGACY-{order.id}"
+def order_number(legacy_id: int, order_no: str | None) -> str:
+    number = (order_no or "").strip()
+    return number or f"LEGACY-{legacy_id}"
 
 
 # --- users --------------------------------------------------------------------------------
@@ -307,8 +311,9 @@ class OrderContext:
     now: datetime
 
 
-def duplicate_numbers(orders: Iterable[LegacyOrder]) -> frozenset[str]:
-    counts = Counter(order_number(o) for o in orders)
+def duplicate_numbers(numbers: Mapping[int, str | None]) -> frozenset[str]:
+    """Numbers that several legacy orders share (`numbers`: legacy id -> order_no)."""
+    counts = Counter(order_number(i, n) for i, n in numbers.items())
     return frozenset(n for n, c in counts.items() if c > 1)
 
 
@@ -319,7 +324,7 @@ class _Excluded(Exception):
 
 
 def plan_order(order: LegacyOrder, ctx: OrderContext) -> PlannedOrder | Exclusion:
-    number = order_number(order)
+    number = order_number(order.id, order.order_no)
     try:
         return _plan(order, number, ctx)
     except _Excluded as excluded:
@@ -528,11 +533,10 @@ def _settle(
 
 def plan_payment(
     payment: LegacyPayment,
-    orders: Mapping[int, str],  # legacy order id -> its number, for every legacy order
+    numbers: Mapping[int, str | None],  # every legacy order: id -> order_no
     excluded: Mapping[int, Reason],  # legacy order id -> why it was excluded
 ) -> PlannedPayment | Exclusion:
-    number = orders.get(payment.order_id) if payment.order_id is not None else None
-    if payment.order_id is None or number is None:
+    if payment.order_id is None or payment.order_id not in numbers:
         return Exclusion(
             Record.PAYMENT,
             payment.id,
@@ -540,6 +544,7 @@ def plan_payment(
             Reason.PAYMENT_ORDER_MISSING,
             f"order {payment.order_id} does not exist",
         )
+    number = order_number(payment.order_id, numbers[payment.order_id])
     if payment.order_id in excluded:
         return Exclusion(
             Record.PAYMENT,

@@ -125,6 +125,47 @@ def cmd_create_user(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_import_legacy(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from db import migrate
+    from db.legacy import Summary
+    from domain.errors import DomainError
+    from domain.money import currency_code, exponent
+    from pressroom.database import database_url, prepare
+    from pressroom.legacy_import import import_legacy, summary_table, write_report
+
+    try:
+        currency = currency_code(args.currency or settings.currency)
+    except DomainError as error:
+        print(f"error: {error.message}", file=sys.stderr)
+        return 2
+    if exponent(currency) != 2:
+        print(f"error: legacy amounts are cents; {currency} has no cents.", file=sys.stderr)
+        return 2
+    url = database_url(settings)
+
+    async def run() -> "Summary":
+        await prepare(settings, url)
+        await migrate.upgrade(url)
+        return await import_legacy(
+            args.source_url,
+            url,
+            currency=currency,
+            dry_run=args.dry_run,
+            progress=sys.stderr.isatty(),
+        )
+
+    summary = asyncio.run(run())
+    Console().print(summary_table(summary, args.dry_run))
+    if args.report:
+        write_report(Path(args.report), summary.exclusions)
+        print(f"Exclusion report ({len(summary.exclusions)} rows): {args.report}")
+    return 0
+
+
 def cmd_db_url(args: argparse.Namespace, settings: Settings) -> int:
     from pressroom.database import database_url
 
@@ -150,6 +191,17 @@ def parser() -> argparse.ArgumentParser:
     user.add_argument("--admin", action="store_true", help="grant admin (never revoked here)")
     user.add_argument("--department", action="append", metavar="CODE")
     user.set_defaults(func=cmd_create_user)
+    legacy = sub.add_parser(
+        "import-legacy",
+        help="import the old system's users, orders and payments (safe to run again)",
+    )
+    legacy.add_argument("--source-url", required=True, help="database holding schema `legacy`")
+    legacy.add_argument("--dry-run", action="store_true", help="plan and report; write nothing")
+    legacy.add_argument("--report", metavar="PATH", help="write the exclusions as CSV")
+    legacy.add_argument(
+        "--currency", help="currency of the legacy amounts (default: PRESSROOM_CURRENCY)"
+    )
+    legacy.set_defaults(func=cmd_import_legacy)
     sub.add_parser("db-url", help="print the database URL in use").set_defaults(func=cmd_db_url)
     return p
 
