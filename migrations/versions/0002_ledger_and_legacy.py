@@ -98,8 +98,9 @@ def upgrade() -> None:
     op.execute(
         """
         CREATE VIEW customer_ledger AS
-        SELECT e.*, sum(e.amount_minor) OVER (
-                   PARTITION BY e.customer_id, e.currency ORDER BY e.id) AS balance_after_minor
+        SELECT e.*, CAST(sum(e.amount_minor) OVER (
+                   PARTITION BY e.customer_id, e.currency ORDER BY e.id) AS bigint)
+               AS balance_after_minor
         FROM customer_ledger_entries e
         """
     )

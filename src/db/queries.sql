@@ -465,7 +465,7 @@ LIMIT :limit
 
 -- name: customer_balances
 -- One sum per currency the customer has entries in; positive when the customer owes.
-SELECT customer_id, currency, sum(amount_minor) AS minor
+SELECT customer_id, currency, CAST(sum(amount_minor) AS bigint) AS minor
 FROM customer_ledger_entries
 WHERE customer_id = ANY(CAST(:ids AS bigint[]))
 GROUP BY customer_id, currency

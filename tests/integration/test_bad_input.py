@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from db import people
+from db import customers, people
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from db.tasks import Actor, transition_task
@@ -72,6 +72,7 @@ class World:
     finishing_task: int  # of `order`, PENDING and available
     delivery_task: int  # of `order`, PENDING, gate closed
     cancelled_task: int  # the print task of `cancelled`
+    other_customer: int  # a second customer, with no orders
 
     def token(self, who: str | None) -> str | None:
         return self.shop.tokens[who] if who else None
@@ -101,6 +102,7 @@ async def world(shop: Shop) -> World:
         )
         await cancel_work_order(conn, cancelled, shop.users["sam"], "Customer withdrew.")
     async with unit_of_work(shop.engine) as conn:
+        other = await customers.create_customer(conn, "Other Ltd", shop.users["sam"])
         await people.create_user(
             conn,
             email="wal@shop.test",
@@ -117,6 +119,7 @@ async def world(shop: Shop) -> World:
         finishing_task=tasks["finishing"],
         delivery_task=tasks["delivery"],
         cancelled_task=cancelled_tasks["print"],
+        other_customer=other.id,
     )
 
 
@@ -139,6 +142,7 @@ OBJECT = {
     "createApiToken": "secret token { id }",
     "createDisplayToken": "secret token { id }",
     "revokeToken": "token { id }",
+    "postLedgerEntry": "entry { id } changed",
 }
 
 
@@ -206,6 +210,22 @@ def user(**over: Any) -> Inputs:
         "departmentCodes": ["print"],
     }
     return fixed({**base, **over})
+
+
+def ledger(**over: Any) -> Inputs:
+    """A valid CHARGE against the world's order, but for what `over` changes."""
+
+    def build(w: World) -> dict[str, Any]:
+        base = {
+            "customerId": gid("Customer", w.shop.customer_id),
+            "workOrderId": gid("WorkOrder", w.order),
+            "kind": "CHARGE",
+            "amount": "10.00",
+            "idempotencyKey": "key-1",
+        }
+        return {**base, **{k: v(w) if callable(v) else v for k, v in over.items()}}
+
+    return build
 
 
 def dept(**over: Any) -> Inputs:
@@ -363,6 +383,109 @@ CASES: dict[str, Case] = {
         "createWorkOrder",
         wo(quote={"amount": "-5.00", "currency": "EUR"}),
         UserErr("INVALID_INPUT", "quote.amount", "negative"),
+    ),
+    # --- postLedgerEntry -----------------------------------------------------------------
+    "ledger-unknown-customer": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(customerId=gid("Customer", 999_999), workOrderId=None),
+        UserErr("NOT_FOUND", "customerId", "no such customer"),
+    ),
+    "ledger-unknown-work-order": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(workOrderId=gid("WorkOrder", 999_999)),
+        UserErr("NOT_FOUND", "workOrderId", "no such work order"),
+    ),
+    "ledger-work-order-of-another-customer": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(customerId=lambda w: gid("Customer", w.other_customer)),
+        UserErr("INVALID_INPUT", "workOrderId", "another customer"),
+    ),
+    "ledger-zero-charge": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(amount="0.00"),
+        UserErr("INVALID_INPUT", "amount", "must be positive"),
+    ),
+    "ledger-negative-payment": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(kind="PAYMENT", amount="-5.00"),
+        UserErr("INVALID_INPUT", "amount", "must be positive"),
+    ),
+    "ledger-zero-adjustment": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(kind="ADJUSTMENT", amount="0"),
+        UserErr("INVALID_INPUT", "amount", "must not be zero"),
+    ),
+    "ledger-too-many-decimals": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(amount="10.001"),
+        UserErr("INVALID_INPUT", "amount", "at most 2 decimal places"),
+    ),
+    "ledger-decimals-for-jpy": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(amount="10.5", currency="JPY"),
+        UserErr("INVALID_INPUT", "amount", "at most 0 decimal places"),
+    ),
+    "ledger-unknown-currency": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(currency="ABC"),
+        UserErr("INVALID_INPUT", "currency", "'ABC'"),
+    ),
+    "ledger-metal-is-not-money": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(currency="XAU"),
+        UserErr("INVALID_INPUT", "currency", "ISO 4217"),
+    ),
+    "ledger-empty-key": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(idempotencyKey=""),
+        UserErr("INVALID_INPUT", "idempotencyKey", "must not be empty"),
+    ),
+    "ledger-blank-key": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(idempotencyKey="   "),
+        UserErr("INVALID_INPUT", "idempotencyKey", "must not be empty"),
+    ),
+    "ledger-overlong-key": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(idempotencyKey="k" * 201),
+        UserErr("INVALID_INPUT", "idempotencyKey", "longer than 200"),
+    ),
+    "ledger-key-with-nul": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(idempotencyKey="k\u0000"),
+        UserErr("INVALID_INPUT", "idempotencyKey", "NUL"),
+    ),
+    "ledger-charge-on-cancelled-order": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(workOrderId=lambda w: gid("WorkOrder", w.cancelled)),
+        UserErr("WORK_ORDER_CLOSED", "workOrderId", "cancelled"),
+    ),
+    "ledger-memo-too-long": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(memo="m" * 1001),
+        UserErr("INVALID_INPUT", "memo", "longer than 1000"),
+    ),
+    "ledger-unknown-kind": Case(
+        "abe",
+        "postLedgerEntry",
+        ledger(kind="GIFT"),
+        TopErr("BAD_REQUEST", "LedgerEntryKind"),
     ),
     # --- createCustomer ------------------------------------------------------------------
     "customer-empty-name": Case(
@@ -911,7 +1034,12 @@ async def test_the_valid_baseline_inputs_do_write(api: Client, world: World) -> 
     )
     assert body["data"]["updateWorkOrderQuote"]["userErrors"] == []
     assert body["data"]["updateWorkOrderQuote"]["workOrder"]["version"] == 2
+    body = await post(
+        api, world.token("abe"), mutation("postLedgerEntry"), {"input": ledger()(world)}
+    )
+    assert body["data"]["postLedgerEntry"]["changed"] is True
     after = await table_snapshot(world.shop.engine)
+    assert after["customer_ledger_entries"][0] == before["customer_ledger_entries"][0] + 1
     assert after["work_orders"][0] == before["work_orders"][0] + 1
     assert after["department_tasks"][0] == before["department_tasks"][0] + 2
     assert after["events"][0] > before["events"][0]
