@@ -1,12 +1,19 @@
 """Fixtures: a real server on a real socket, an HTTP GraphQL client, a small shop."""
 
 import asyncio
+import os
+import signal
 import socket
-from collections.abc import AsyncIterator
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 import pytest
 import uvicorn
 from sqlalchemy import text
@@ -21,6 +28,9 @@ from domain.enums import DepartmentKind, TokenKind
 from graph.ids import encode_id
 from pressroom.app import create_app
 from pressroom.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+STARTUP_TIMEOUT = 120
 
 
 def free_port() -> int:
@@ -261,3 +271,51 @@ async def task_ids(engine: AsyncEngine, order: int) -> dict[str, int]:
             {"o": order},
         )
         return {r.code: r.id for r in rows}
+
+
+def postgres_processes(data_dir: Path) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["name", "cmdline"]):
+        cmdline = proc.info["cmdline"] or []
+        if proc.info["name"] == "postgres" and any(str(data_dir) in part for part in cmdline):
+            found.append(proc)
+    return found
+
+
+@contextmanager
+def serving(
+    data_dir: Path | None, *args: str, database_url: str | None = None
+) -> Iterator[tuple[str, list[str]]]:
+    """`pressroom serve` as a subprocess: on the embedded PostgreSQL under `data_dir`, or on
+    `database_url`. Yields once uvicorn says it is up; stops it with SIGTERM and expects
+    a clean exit."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    if data_dir is not None:
+        env["PRESSROOM_DATA_DIR"] = str(data_dir)
+    if database_url is not None:
+        env["DATABASE_URL"] = database_url
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pressroom.cli", "serve", "--port", str(port), *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    try:
+        assert proc.stdout is not None
+        # Synchronise on the server saying it is up, not on time passing.
+        for line in proc.stdout:
+            lines.append(line)
+            if "Application startup complete" in line:
+                break
+        else:
+            pytest.fail("server exited before starting:\n" + "".join(lines))
+        yield f"http://127.0.0.1:{port}", lines
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rest, _ = proc.communicate(timeout=STARTUP_TIMEOUT)
+        lines.append(rest)
+    assert proc.returncode == 0, "".join(lines)

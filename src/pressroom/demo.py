@@ -3,17 +3,21 @@
 import random
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from db import customers, people, reads
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
+from db.ledger import NewEntry, post_entry
 from db.orders import NewWorkOrder, create_work_order
 from db.tasks import Actor, transition_task
-from domain.enums import DepartmentKind, TaskAction
-from domain.money import parse_money
+from domain import ledger
+from domain.enums import DepartmentKind, LedgerEntryKind, TaskAction, WorkOrderStatus
+from domain.ledger import EntryContent
+from domain.money import Money, parse_money
 
 PASSWORD = "pressroom"
 
@@ -79,6 +83,7 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
             "delivery": users["dan@pressroom.test"].id,
         }
         admin = users["admin@pressroom.test"].id
+        orders = []
         for n in range(12):
             codes = rng.sample(["design", "print", "finishing"], k=rng.randint(1, 3))
             order = await create_work_order(
@@ -122,4 +127,40 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
                 )
             if n == 2:
                 await cancel_work_order(conn, order.id, admin, "Customer withdrew the order.")
+            orders.append(order)
+        await _ledger(conn, orders, users["abe@pressroom.test"].id)
     return DemoInfo(seeded=True, logins=logins)
+
+
+async def _ledger(conn: AsyncConnection, orders: list[Any], accountant: int) -> None:
+    """A few postings, so Accounts sees balances at once: completed orders are charged
+    their quote, some are paid in full or in part, one gets a credit."""
+    postings = []
+    orders = sorted(await reads.work_orders(conn, [o.id for o in orders]), key=lambda o: o.id)
+    for order in orders:
+        if order.status == WorkOrderStatus.CANCELLED or order.quote_minor is None:
+            continue
+        quote = Money(order.quote_minor, order.quote_currency)
+        postings.append((order, LedgerEntryKind.CHARGE, quote, "Invoice"))
+        if order.id % 3 == 0:
+            postings.append((order, LedgerEntryKind.PAYMENT, quote, "Bank transfer"))
+        elif order.id % 3 == 1:
+            part = Money(quote.minor // 2, quote.currency)
+            postings.append((order, LedgerEntryKind.PAYMENT, part, "Deposit"))
+    first = orders[0]
+    postings.append((first, LedgerEntryKind.CREDIT, Money(1500, "EUR"), "Goodwill: late delivery"))
+    for n, (order, kind, amount, memo) in enumerate(postings):
+        await post_entry(
+            conn,
+            NewEntry(
+                content=EntryContent(
+                    customer_id=order.customer_id,
+                    work_order_id=order.id,
+                    kind=kind,
+                    amount=ledger.signed(kind, amount),
+                    memo=memo,
+                ),
+                idempotency_key=f"demo-{n}",
+                posted_by=accountant,
+            ),
+        )
