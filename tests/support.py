@@ -1,6 +1,7 @@
 """Fixtures: a real server on a real socket, an HTTP GraphQL client, a small shop."""
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -19,7 +20,7 @@ import uvicorn
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from db import customers, people
+from db import admin, customers, embedded, people
 from db.engine import unit_of_work
 from db.feed import LISTENER_NAME
 from db.orders import NewWorkOrder, create_work_order
@@ -31,6 +32,18 @@ from pressroom.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP_TIMEOUT = 120
+
+
+@contextlib.asynccontextmanager
+async def scratch_database(server_url: str, prefix: str) -> AsyncIterator[str]:
+    """An empty database of its own on the test server, dropped afterwards."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    url = embedded.with_database(server_url, f"{prefix}_{worker}_{os.getpid()}")
+    await admin.recreate_database(url)
+    try:
+        yield url
+    finally:
+        await admin.drop_database(url)
 
 
 def free_port() -> int:

@@ -8,6 +8,7 @@ interrupted import resumes where it stopped when run again. A dry run reads and
 plans exactly the same way and writes nothing.
 """
 
+import asyncio
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -190,14 +191,34 @@ async def run_import(
         taken_numbers=state.taken_numbers,
         now=now,
     )
-    excluded: dict[int, Reason] = {}
     async with source.connect() as src:
+        excluded = await _import_all_orders(run, src, target, ctx, len(numbers), progress)
+    await _import_payments(run, target, payments, numbers, excluded, progress)
+    run.summary.customers_created += len(run.new_customers)
+    return run.summary
+
+
+async def _import_all_orders(
+    run: _Run,
+    src: AsyncConnection,
+    target: AsyncEngine,
+    ctx: OrderContext,
+    total: int,
+    progress: Progress | None,
+) -> dict[int, Reason]:
+    """Every legacy order, page by page; returns the excluded ones with their reasons.
+
+    One batch is written while the next is read and planned, never two at once, so
+    customers are made once and batches commit in order."""
+    excluded: dict[int, Reason] = {}
+    writing: asyncio.Task[None] | None = None
+    try:
         after = 0
         while page := await legacy_source.orders(src, after, BATCH):
             after = page[-1].id
             planned: list[PlannedOrder] = []
             for order in page:
-                if order.id in state.imported:
+                if order.id in run.target.imported:
                     run.summary.orders_already += 1
                     continue
                 plan = plan_order(order, ctx)
@@ -206,12 +227,15 @@ async def run_import(
                     excluded[order.id] = plan.reason
                 else:
                     planned.append(plan)
-            await _import_orders(run, target, planned)
+            if writing is not None:
+                await writing
+            writing = asyncio.create_task(_import_orders(run, target, planned))
             if progress:
-                progress(Step.ORDERS, len(page), len(numbers))
-    await _import_payments(run, target, payments, numbers, excluded, progress)
-    run.summary.customers_created += len(run.new_customers)
-    return run.summary
+                progress(Step.ORDERS, len(page), total)
+    finally:
+        if writing is not None:
+            await writing
+    return excluded
 
 
 async def _import_users(run: _Run, target: AsyncEngine, legacy_users: list[LegacyUser]) -> None:

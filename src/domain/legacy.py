@@ -41,6 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from domain import validation
@@ -310,6 +311,14 @@ class OrderContext:
     taken_numbers: frozenset[str]  # numbers of work orders made in Pressroom
     now: datetime
 
+    @cached_property
+    def delivery(self) -> Department:
+        return next(d for d in self.departments.values() if d.kind is DepartmentKind.DELIVERY)
+
+    @cached_property
+    def by_id(self) -> dict[int, Department]:
+        return {d.id: d for d in self.departments.values()}
+
 
 def duplicate_numbers(numbers: Mapping[int, str | None]) -> frozenset[str]:
     """Numbers that several legacy orders share (`numbers`: legacy id -> order_no)."""
@@ -400,10 +409,6 @@ def _department_of(step: LegacyStep, ctx: OrderContext) -> Department | None:
     return dept
 
 
-def _delivery(ctx: OrderContext) -> Department:
-    return next(d for d in ctx.departments.values() if d.kind is DepartmentKind.DELIVERY)
-
-
 def _live_tasks(order: LegacyOrder, created: datetime, ctx: OrderContext) -> list[PlannedTask]:
     if not order.steps:
         raise _Excluded(Reason.NO_STEPS, "an active order without workflow steps")
@@ -434,7 +439,7 @@ def _live_tasks(order: LegacyOrder, created: datetime, ctx: OrderContext) -> lis
                 Reason.UNKNOWN_OPERATOR, f"step {step.id} names operator {step.operator_id}"
             )
         tasks.append(_task(dept, status, step, created, step.operator_id if worked else None))
-    delivery = _delivery(ctx)
+    delivery = ctx.delivery
     if delivery.id not in seen:
         tasks.append(_task(delivery, TaskStatus.PENDING, None, created, None))
     return tasks
@@ -448,7 +453,7 @@ def _history_tasks(
         dept = _department_of(step, ctx)
         if dept is not None:
             last[dept.id] = (dept, step)
-    delivery = _delivery(ctx)
+    delivery = ctx.delivery
     tasks = []
     for dept, step in last.values():
         done = status is WorkOrderStatus.COMPLETED or _norm(step.status) == "done"
@@ -490,7 +495,7 @@ def _settle(
     status: WorkOrderStatus, tasks: list[PlannedTask], created: datetime, ctx: OrderContext
 ) -> tuple[WorkOrderStatus, list[OrderMove]]:
     """The order's history: what Pressroom would have recorded, stamped with legacy times."""
-    kinds = {d.id: d for d in ctx.departments.values()}
+    kinds = ctx.by_id
     latest = max(
         (t for t in (x.completed_at or x.started_at for x in tasks) if t is not None),
         default=created,
@@ -513,7 +518,7 @@ def _settle(
     if outcome.open_gate:
         # The gate opens now, on import: the delivery task enters its queue.
         moves.append(OrderMove(WorkOrderAction.OPEN_GATE, "CLOSED", "OPEN", ctx.now))
-        delivery = _delivery(ctx).id
+        delivery = ctx.delivery.id
         tasks[:] = [
             PlannedTask(
                 t.department_id, t.status, t.operator_id, ctx.now, t.started_at, t.completed_at

@@ -13,9 +13,10 @@ from alembic.migration import MigrationContext
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from db import admin, embedded, migrate
+from db import migrate
 from db.engine import create_engine
 from db.tables import metadata
+from tests.support import scratch_database
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,11 +36,9 @@ ORDER BY 1, 2
 
 
 @pytest.fixture
-async def empty_db(server_url: str, worker_id: str) -> AsyncIterator[str]:
-    url = embedded.with_database(server_url, f"pressroom_mig_{worker_id}_{os.getpid()}")
-    await admin.recreate_database(url)
-    yield url
-    await admin.drop_database(url)
+async def empty_db(server_url: str) -> AsyncIterator[str]:
+    async with scratch_database(server_url, "pressroom_mig") as url:
+        yield url
 
 
 async def snapshot(engine: AsyncEngine) -> list[tuple[str, str]]:
