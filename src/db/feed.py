@@ -28,13 +28,12 @@ import asyncpg
 from broadcaster import Broadcast
 from broadcaster._backends.base import BroadcastBackend
 from broadcaster._base import Event
-from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from db import events
 from db.events import Position, StoredEvent
-from db.queries import Q
+from db.queries import native
 from domain.enums import EventType
 
 log = logging.getLogger(__name__)
@@ -46,7 +45,7 @@ TOKENS_CHANNEL = "tokens"
 LEDGER_CHANNEL = "ledger"
 GATE_TYPES = (EventType.DELIVERY_GATE_OPENED.value, EventType.DELIVERY_GATE_CLOSED.value)
 # queries.sql's NOTIFY as asyncpg takes it ($1): it is sent on the listener's own connection.
-NOTIFY_SQL = str(Q["notify_events"].compile(dialect=asyncpg_dialect.dialect()))  # type: ignore[no-untyped-call]
+NOTIFY_SQL = native("notify_events")[0]
 
 
 def department_channel(department_id: int) -> str:

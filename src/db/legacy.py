@@ -42,7 +42,7 @@ from domain.legacy import (
     plan_users,
 )
 
-BATCH = 2000
+BATCH = 5000
 
 
 class Step(StrEnum):

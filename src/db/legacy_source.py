@@ -1,11 +1,10 @@
 """Reading the old system's tables (schema `legacy` of the source database)."""
 
 from collections import defaultdict
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from db.queries import Q
+from db.queries import Q, fetch_native
 from domain.legacy import LegacyItem, LegacyOrder, LegacyPayment, LegacyStep, LegacyUser
 
 
@@ -22,36 +21,23 @@ async def order_numbers(conn: AsyncConnection) -> dict[int, str | None]:
 
 
 async def orders(conn: AsyncConnection, after_id: int, limit: int) -> list[LegacyOrder]:
-    """A page of orders in id order, each with its steps and line items (three statements)."""
-    rows = list(await conn.execute(Q["legacy_orders_page"], {"after_id": after_id, "limit": limit}))
+    """A page of orders in id order, each with its steps and line items (three statements).
+
+    Read as asyncpg records, whose columns are the dataclasses' fields, in their order."""
+    rows = await fetch_native(conn, "legacy_orders_page", after_id=after_id, limit=limit)
     if not rows:
         return []
-    ids = [r.id for r in rows]
+    ids = [r["id"] for r in rows]
     steps: dict[int, list[LegacyStep]] = defaultdict(list)
-    for s in await conn.execute(Q["legacy_steps_of"], {"ids": ids}):
-        steps[s.order_id].append(
-            LegacyStep(s.id, s.step, s.status, s.operator_id, s.started_at, s.finished_at)
-        )
+    for s in await fetch_native(conn, "legacy_steps_of", ids=ids):
+        steps[s[0]].append(LegacyStep(*s[1:]))
     items: dict[int, list[LegacyItem]] = defaultdict(list)
-    for i in await conn.execute(Q["legacy_items_of"], {"ids": ids}):
-        items[i.order_id].append(LegacyItem(i.description, i.qty, i.unit_price_cents))
-    return [_order(r, tuple(steps.get(r.id, ())), tuple(items.get(r.id, ()))) for r in rows]
-
-
-def _order(row: Any, steps: tuple[LegacyStep, ...], items: tuple[LegacyItem, ...]) -> LegacyOrder:
-    return LegacyOrder(
-        id=row.id,
-        order_no=row.order_no,
-        customer_name=row.customer_name,
-        status=row.status,
-        created_at=row.created_at,
-        notes=row.notes,
-        install=row.install,
-        transport=row.transport,
-        repair=row.repair,
-        steps=steps,
-        items=items,
-    )
+    for i in await fetch_native(conn, "legacy_items_of", ids=ids):
+        items[i[0]].append(LegacyItem(*i[2:]))
+    return [
+        LegacyOrder(**r, steps=tuple(steps.get(r[0], ())), items=tuple(items.get(r[0], ())))
+        for r in rows
+    ]
 
 
 async def payments(conn: AsyncConnection) -> list[LegacyPayment]:

@@ -5,6 +5,7 @@ rules are `domain.legacy`.
 """
 
 import csv
+import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -38,6 +39,9 @@ async def import_legacy(
 ) -> Summary:
     source = create_engine(source_url, pool_size=1, max_overflow=1)
     target = create_engine(target_url, pool_size=2, max_overflow=0)
+    # A batch job that builds few reference cycles: without the cyclic collector it no
+    # longer rescans every planned order again and again (a third of its time).
+    gc.disable()
     try:
         with _progress(progress) as advance:
             return await run_import(
@@ -49,6 +53,7 @@ async def import_legacy(
                 progress=advance,
             )
     finally:
+        gc.enable()
         await source.dispose()
         await target.dispose()
 
