@@ -172,7 +172,6 @@ class Shop:
 
     async def order(self, codes: list[str], **extra: Any) -> int:
         """A work order for production `codes` (plus delivery); returns its pk."""
-        ids = sorted({self.departments[c] for c in codes} | {self.departments["delivery"]})
         async with unit_of_work(self.engine) as conn:
             row = await create_work_order(
                 conn,
@@ -180,7 +179,7 @@ class Shop:
                     customer_id=self.customer_id,
                     order_number=extra.get("order_number"),
                     details=extra.get("details", {}),
-                    department_ids=ids,
+                    department_codes=codes,
                     needs_installation=False,
                     needs_transport=False,
                     needs_repair=False,

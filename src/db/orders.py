@@ -7,6 +7,8 @@ from typing import Any
 from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from db import reads
+from db.people import facts
 from db.queries import Q
 from domain.enums import (
     DepartmentKind,
@@ -17,7 +19,7 @@ from domain.enums import (
 from domain.errors import DomainError, ErrorCode
 from domain.money import Money
 from domain.transitions import ORDER_TRANSITIONS, refuse_order_move
-from domain.workflow import TaskFacts, settle
+from domain.workflow import TaskFacts, settle, task_departments
 
 # Generated numbers may collide with numbers someone typed in; skip past those.
 MAX_NUMBER_ATTEMPTS = 20
@@ -30,7 +32,7 @@ class NewWorkOrder:
     customer_id: int
     order_number: str | None
     details: dict[str, Any]
-    department_ids: list[int]  # production departments plus the delivery department
+    department_codes: list[str]  # the PRODUCTION departments (domain.workflow.task_departments)
     needs_installation: bool
     needs_transport: bool
     needs_repair: bool
@@ -39,8 +41,19 @@ class NewWorkOrder:
 
 
 async def create_work_order(conn: AsyncConnection, new: NewWorkOrder) -> Row[Any]:
+    """The order, a task per department domain.workflow.task_departments names, the gate."""
     if (await conn.execute(Q["customer_exists"], {"customer_id": new.customer_id})).first() is None:
         raise DomainError(ErrorCode.NOT_FOUND, "No such customer.", "customerId")
+    every = [facts(d) for d in await reads.all_departments(conn)]
+    by_code = {d.code: d for d in every}
+    unknown = [c for c in new.department_codes if c not in by_code]
+    if unknown:
+        raise DomainError(
+            ErrorCode.NOT_FOUND,
+            f"Unknown department code(s): {', '.join(unknown)}.",
+            "departmentCodes",
+        )
+    department_ids = task_departments([by_code[c] for c in new.department_codes], every)
     params = {
         "order_number": new.order_number,
         "customer_id": new.customer_id,
@@ -64,7 +77,7 @@ async def create_work_order(conn: AsyncConnection, new: NewWorkOrder) -> Row[Any
             "orderNumber",
         )
     await conn.execute(
-        Q["insert_tasks"], {"work_order_id": order.id, "department_ids": new.department_ids}
+        Q["insert_tasks"], {"work_order_id": order.id, "department_ids": department_ids}
     )
     # With no gating task the gate is open from the start; settle records that.
     await settle_work_order(conn, order.id, new.created_by)

@@ -6,25 +6,33 @@ from typing import Any
 from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from db import reads
 from db.credentials import hash_password, new_token, token_hash, verify_password
 from db.queries import Q
+from domain import workflow
 from domain.enums import DepartmentKind, TokenKind
 from domain.errors import DomainError, ErrorCode
 
 
 async def create_department(
-    conn: AsyncConnection, code: str, name: str, kind: DepartmentKind, gates_delivery: bool
+    conn: AsyncConnection,
+    code: str,
+    name: str,
+    kind: DepartmentKind,
+    gates_delivery: bool | None = None,
 ) -> Row[Any]:
-    row = (
-        await conn.execute(
-            Q["insert_department"],
-            {"code": code, "name": name, "kind": kind.value, "gates_delivery": gates_delivery},
-        )
-    ).first()
+    """`gates_delivery` None takes the domain's default for the kind."""
+    params = {
+        "code": code,
+        "name": name,
+        "kind": kind.value,
+        "gates_delivery": workflow.gates_delivery(kind, gates_delivery),
+    }
+    row = (await conn.execute(Q["insert_department"], params)).first()
     if row is not None:
         return row
     if kind is DepartmentKind.DELIVERY and any(
-        d.kind == DepartmentKind.DELIVERY for d in await all_departments(conn)
+        d.kind == DepartmentKind.DELIVERY for d in await reads.all_departments(conn)
     ):
         raise DomainError(
             ErrorCode.DUPLICATE,
@@ -34,14 +42,14 @@ async def create_department(
     raise DomainError(ErrorCode.DUPLICATE, f"Department {code!r} already exists.", "code")
 
 
-async def all_departments(conn: AsyncConnection) -> list[Row[Any]]:
-    return list((await conn.execute(Q["departments_all"])).all())
+def facts(row: Row[Any]) -> workflow.DepartmentFacts:
+    return workflow.DepartmentFacts(row.id, row.code, DepartmentKind(row.kind))
 
 
 async def departments_by_codes(
     conn: AsyncConnection, codes: list[str], field: str = "departmentCodes"
 ) -> list[Row[Any]]:
-    by_code = {d.code: d for d in await all_departments(conn)}
+    by_code = {d.code: d for d in await reads.all_departments(conn)}
     unknown = [c for c in codes if c not in by_code]
     if unknown:
         raise DomainError(

@@ -7,10 +7,55 @@ admin reopening production decides separately whether delivery goes back too
 (by reopening or releasing the delivery task).
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from domain.enums import DepartmentKind, TaskStatus, WorkOrderStatus
+from domain.errors import DomainError, ErrorCode
+
+
+@dataclass(frozen=True)
+class DepartmentFacts:
+    id: int
+    code: str
+    kind: DepartmentKind
+
+
+def gates_delivery(kind: DepartmentKind, asked: bool | None) -> bool:
+    """Production departments gate delivery unless told otherwise (Design does not);
+    no other kind can."""
+    if asked and kind is not DepartmentKind.PRODUCTION:
+        raise DomainError(
+            ErrorCode.INVALID_INPUT,
+            "Only PRODUCTION departments can gate delivery.",
+            "gatesDelivery",
+        )
+    return asked if asked is not None else kind is DepartmentKind.PRODUCTION
+
+
+def task_departments(
+    chosen: Sequence[DepartmentFacts], every: Iterable[DepartmentFacts]
+) -> list[int]:
+    """Which departments get a task on a new work order: each chosen PRODUCTION department,
+    plus the delivery department always (naming it is accepted). Sales and Accounts get
+    none. Returns their ids in order."""
+    wrong = [
+        d.code for d in chosen if d.kind not in (DepartmentKind.PRODUCTION, DepartmentKind.DELIVERY)
+    ]
+    if wrong:
+        raise DomainError(
+            ErrorCode.INVALID_INPUT,
+            f"Only PRODUCTION departments get tasks; not {', '.join(wrong)}.",
+            "departmentCodes",
+        )
+    delivery = [d for d in every if d.kind is DepartmentKind.DELIVERY]
+    if not delivery:
+        raise DomainError(
+            ErrorCode.NOT_FOUND,
+            "There is no DELIVERY department yet; an admin must create one first.",
+            "departmentCodes",
+        )
+    return sorted({d.id for d in chosen} | {delivery[0].id})
 
 
 @dataclass(frozen=True)

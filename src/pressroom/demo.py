@@ -92,7 +92,7 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
                     customer_id=clients[n % len(clients)].id,
                     order_number=None,
                     details={"product": rng.choice(PRODUCTS), "quantity": rng.randint(1, 20) * 50},
-                    department_ids=sorted([depts[c].id for c in codes] + [depts["delivery"].id]),
+                    department_codes=codes,
                     needs_installation=n % 4 == 0,
                     needs_transport=n % 3 == 0,
                     needs_repair=False,

@@ -14,7 +14,16 @@ import itertools
 import pytest
 
 from domain.enums import DepartmentKind, TaskStatus, WorkOrderStatus
-from domain.workflow import Settlement, TaskFacts, gate_should_be_open, settle
+from domain.errors import DomainError, ErrorCode
+from domain.workflow import (
+    DepartmentFacts,
+    Settlement,
+    TaskFacts,
+    gate_should_be_open,
+    gates_delivery,
+    settle,
+    task_departments,
+)
 
 P, S, C = TaskStatus.PENDING, TaskStatus.STARTED, TaskStatus.COMPLETED
 ACTIVE = WorkOrderStatus.ACTIVE
@@ -309,3 +318,73 @@ def test_after_settling_a_pending_delivery_is_available_exactly_when_production_
             continue
         _, settled = _apply(order, tasks, settle(order, tasks))
         assert settled[-1].gate_open == gate_should_be_open(settled), (order, tasks)
+
+
+# --- which departments get tasks, and who gates delivery ------------------------------------
+
+DEPTS = {
+    code: DepartmentFacts(i, code, kind)
+    for i, (code, kind) in enumerate(
+        [
+            ("sales", DepartmentKind.SALES),
+            ("accounts", DepartmentKind.ACCOUNTS),
+            ("design", DepartmentKind.PRODUCTION),
+            ("print", DepartmentKind.PRODUCTION),
+            ("delivery", DepartmentKind.DELIVERY),
+        ],
+        start=1,
+    )
+}
+
+
+@pytest.mark.parametrize(
+    ("chosen", "ids"),
+    [
+        (["print"], [4, 5]),
+        (["design", "print"], [3, 4, 5]),
+        ([], [5]),
+        (["delivery", "print"], [4, 5]),
+    ],
+)
+def test_each_production_department_gets_a_task_and_delivery_always_does(
+    chosen: list[str], ids: list[int]
+) -> None:
+    assert task_departments([DEPTS[c] for c in chosen], DEPTS.values()) == ids
+
+
+@pytest.mark.parametrize("code", ["sales", "accounts"])
+def test_sales_and_accounts_get_no_tasks(code: str) -> None:
+    with pytest.raises(DomainError) as info:
+        task_departments([DEPTS["print"], DEPTS[code]], DEPTS.values())
+    assert (info.value.code, info.value.field) == (ErrorCode.INVALID_INPUT, "departmentCodes")
+    assert code in info.value.message
+
+
+def test_no_delivery_department_is_not_found() -> None:
+    every = [d for d in DEPTS.values() if d.kind is not DepartmentKind.DELIVERY]
+    with pytest.raises(DomainError) as info:
+        task_departments([DEPTS["print"]], every)
+    assert info.value.code is ErrorCode.NOT_FOUND
+
+
+@pytest.mark.parametrize(
+    ("kind", "asked", "gates"),
+    [
+        (DepartmentKind.PRODUCTION, None, True),
+        (DepartmentKind.PRODUCTION, False, False),
+        (DepartmentKind.PRODUCTION, True, True),
+        (DepartmentKind.DELIVERY, None, False),
+        (DepartmentKind.SALES, False, False),
+    ],
+)
+def test_gates_delivery_defaults_by_kind(
+    kind: DepartmentKind, asked: bool | None, gates: bool
+) -> None:
+    assert gates_delivery(kind, asked) is gates
+
+
+@pytest.mark.parametrize("kind", [DepartmentKind.SALES, DepartmentKind.DELIVERY])
+def test_only_production_can_gate_delivery(kind: DepartmentKind) -> None:
+    with pytest.raises(DomainError) as info:
+        gates_delivery(kind, True)
+    assert info.value.field == "gatesDelivery"

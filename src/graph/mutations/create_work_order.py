@@ -5,12 +5,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 from strawberry.scalars import JSON
 
-from db import people
 from db.orders import NewWorkOrder
 from db.orders import create_work_order as create
 from domain import validation
-from domain.enums import DepartmentKind
-from domain.errors import DomainError, ErrorCode
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
@@ -50,35 +47,13 @@ async def create_work_order(info: Info, input: CreateWorkOrderInput) -> CreateWo
         )
         details = validation.details(input.details)
         quote = validation.quote(input.quote.parse("quote")) if input.quote is not None else None
-        chosen = await people.departments_by_codes(conn, validation.codes(input.department_codes))
-        wrong = [
-            d.code
-            for d in chosen
-            if d.kind not in (DepartmentKind.PRODUCTION, DepartmentKind.DELIVERY)
-        ]
-        if wrong:
-            raise DomainError(
-                ErrorCode.INVALID_INPUT,
-                f"Only PRODUCTION departments get tasks; not {', '.join(wrong)}.",
-                "departmentCodes",
-            )
-        delivery = [
-            d for d in await people.all_departments(conn) if d.kind == DepartmentKind.DELIVERY
-        ]
-        if not delivery:
-            raise DomainError(
-                ErrorCode.NOT_FOUND,
-                "There is no DELIVERY department yet; an admin must create one first.",
-                "departmentCodes",
-            )
-        ids = sorted({d.id for d in chosen} | {delivery[0].id})
         row = await create(
             conn,
             NewWorkOrder(
                 customer_id=customer_id,
                 order_number=order_number,
                 details=details,
-                department_ids=ids,
+                department_codes=validation.codes(input.department_codes),
                 needs_installation=input.needs_installation,
                 needs_transport=input.needs_transport,
                 needs_repair=input.needs_repair,

@@ -8,7 +8,6 @@ from db import people
 from domain import validation
 from domain.enums import DepartmentKind
 from domain.enums import DepartmentKind as Kind
-from domain.errors import DomainError, ErrorCode
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
@@ -36,20 +35,12 @@ class CreateDepartmentPayload:
 
 async def create_department(info: Info, input: CreateDepartmentInput) -> CreateDepartmentPayload:
     async def work(conn: AsyncConnection) -> CreateDepartmentPayload:
-        kind = Kind(input.kind)
-        gates = input.gates_delivery
-        if gates and kind is not Kind.PRODUCTION:
-            raise DomainError(
-                ErrorCode.INVALID_INPUT,
-                "Only PRODUCTION departments can gate delivery.",
-                "gatesDelivery",
-            )
         row = await people.create_department(
             conn,
             validation.slug(input.code),
             validation.text(input.name, "name"),
-            kind,
-            gates if gates is not None else kind is Kind.PRODUCTION,
+            Kind(input.kind),
+            input.gates_delivery,
         )
         return CreateDepartmentPayload(department=Department.of(row))
 
