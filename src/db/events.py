@@ -13,11 +13,13 @@ import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db.queries import Q
+from domain.enums import EventType, TaskStatus
 
 PAGE = 500
 
@@ -78,17 +80,64 @@ class Resume:
 
 
 @dataclass(frozen=True)
+class TaskSnapshot:
+    """A task as an event left it: what `task_event_payload` (migration 0002) writes.
+
+    The one decoder of that payload; tests/integration/test_event_payloads.py checks the
+    two agree."""
+
+    id: int
+    work_order_id: int
+    department_id: int
+    status: TaskStatus
+    picked_up_by: int | None
+    available_at: datetime | None
+    started_at: datetime | None
+    completed_at: datetime | None
+    version: int
+
+    @classmethod
+    def decode(cls, payload: dict[str, Any]) -> "TaskSnapshot":
+        return cls(
+            id=payload["taskId"],
+            work_order_id=payload["workOrderId"],
+            department_id=payload["departmentId"],
+            status=TaskStatus(payload["status"]),
+            picked_up_by=payload["pickedUpBy"],
+            available_at=_when(payload["availableAt"]),
+            started_at=_when(payload["startedAt"]),
+            completed_at=_when(payload["completedAt"]),
+            version=payload["version"],
+        )
+
+
+def _when(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value is not None else None
+
+
+@dataclass(frozen=True)
 class StoredEvent:
     position: Position
-    type: str
+    type: EventType
     work_order_id: int | None
     department_id: int | None
     payload: dict[str, Any]
     occurred_at: datetime
 
+    @cached_property
+    def task(self) -> TaskSnapshot | None:
+        """The task the event is about, as the event left it (task and gate events)."""
+        return TaskSnapshot.decode(self.payload) if "taskId" in self.payload else None
+
     @property
-    def cursor(self) -> str:
-        return encode_position(self.position)
+    def entry_id(self) -> int:
+        """The ledger entry of a LEDGER_ENTRY_POSTED event."""
+        return int(self.payload["entryId"])
+
+    @property
+    def token_id(self) -> int:
+        """The token of a TOKEN_REVOKED event."""
+        return int(self.payload["tokenId"])
 
 
 class BadCursor(ValueError):
@@ -126,7 +175,7 @@ def decode_cursor(cursor: str) -> Resume:
 def _event(row: Any) -> StoredEvent:
     return StoredEvent(
         position=Position(int(row.xid), row.id),
-        type=row.type,
+        type=EventType(row.type),
         work_order_id=row.work_order_id,
         department_id=row.department_id,
         payload=row.payload,

@@ -139,11 +139,12 @@ class Related:
 
 
 async def related(conn: AsyncConnection, batch: Sequence[StoredEvent]) -> Related:
-    task_ids = {e.payload["taskId"] for e in batch if "taskId" in e.payload}
+    snapshots = [e.task for e in batch if e.task is not None]
+    task_ids = {t.id for t in snapshots}
     order_ids = {e.work_order_id for e in batch if e.work_order_id is not None}
     tasks_ = {r.id: r for r in await tasks(conn, sorted(task_ids))} if task_ids else {}
     orders = {r.id: r for r in await work_orders(conn, sorted(order_ids))} if order_ids else {}
-    pickers = [e.payload.get("pickedUpBy") for e in batch]
+    pickers = [t.picked_up_by for t in snapshots]
     pickers += [r.picked_up_by for r in tasks_.values()]
     user_ids: set[int] = {p for p in pickers if p is not None}
     department_ids = {e.department_id for e in batch if e.department_id is not None}

@@ -7,6 +7,7 @@ from sqlalchemy.dialects.postgresql.base import ischema_names
 
 from domain.enums import (
     DepartmentKind,
+    EventType,
     LedgerEntryKind,
     TaskAction,
     TaskStatus,
@@ -231,6 +232,7 @@ events = sa.Table(
     sa.Column("department_id", sa.BigInteger, nullable=True),
     sa.Column("payload", pg.JSONB, nullable=False),
     _now("occurred_at"),
+    sa.CheckConstraint(one_of("type", EventType), name="type"),
     sa.Index("ix_events_xid_id", "xid", "id"),
 )
 

@@ -73,3 +73,6 @@ class EventType(StrEnum):
     # A token was revoked: every process closes the live connections that use it.
     TOKEN_REVOKED = "TOKEN_REVOKED"
     LEDGER_ENTRY_POSTED = "LEDGER_ENTRY_POSTED"
+    # A user's memberships or active flag changed: every process re-checks that user's
+    # live subscriptions before delivering anything later.
+    USER_ACCESS_CHANGED = "USER_ACCESS_CHANGED"

@@ -60,4 +60,4 @@ class LiveConnections:
                     if item.message is OVERFLOWED:
                         break  # resubscribe; a burst of revocations is rare
                     delivered: Delivered = item.message
-                    await self.close_token(int(delivered.event.payload["tokenId"]))
+                    await self.close_token(delivered.event.token_id)

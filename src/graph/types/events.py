@@ -10,7 +10,7 @@ from typing import Any
 
 import strawberry
 
-from db.events import StoredEvent
+from db.events import StoredEvent, TaskSnapshot
 from db.feed import Delivered
 from db.reads import Related
 from domain.enums import EventType
@@ -21,21 +21,17 @@ from graph.types.nodes import DepartmentTask, WorkOrder
 strawberry.enum(EventType, name="EventKind")
 
 
-def _when(value: str | None) -> datetime | None:
-    return datetime.fromisoformat(value) if value else None
-
-
-def task_of(payload: dict[str, Any]) -> DepartmentTask:
+def task_of(task: TaskSnapshot) -> DepartmentTask:
     return DepartmentTask(
-        id=payload["taskId"],
-        status=payload["status"],
-        available_at=_when(payload.get("availableAt")),
-        started_at=_when(payload.get("startedAt")),
-        completed_at=_when(payload.get("completedAt")),
-        version=payload["version"],
-        _department_id=payload["departmentId"],
-        _work_order_id=payload["workOrderId"],
-        _picked_up_by=payload.get("pickedUpBy"),
+        id=task.id,
+        status=task.status,
+        available_at=task.available_at,
+        started_at=task.started_at,
+        completed_at=task.completed_at,
+        version=task.version,
+        _department_id=task.department_id,
+        _work_order_id=task.work_order_id,
+        _picked_up_by=task.picked_up_by,
     )
 
 
@@ -47,10 +43,10 @@ def prime(info: Info, event: StoredEvent, related: Related | None) -> None:
     loaders.clear_all()
     if related is None:
         return
-    task_id = event.payload.get("taskId")
+    task_id = event.task.id if event.task is not None else None
     task = related.tasks.get(task_id) if task_id is not None else None
     order = related.work_orders.get(event.work_order_id or 0)
-    picker = event.payload.get("pickedUpBy")
+    picker = event.task.picked_up_by if event.task is not None else None
     for loader, rows, key in (
         (loaders.task, related.tasks, task_id),
         (loaders.work_order, related.work_orders, event.work_order_id),
@@ -68,9 +64,9 @@ def task_event_fields(info: Info, delivered: Delivered, cursor: str) -> dict[str
     event = delivered.event
     return {
         "cursor": cursor,
-        "kind": EventType(event.type),
+        "kind": event.type,
         "occurred_at": event.occurred_at,
-        "task": task_of(event.payload),
+        "task": task_of(event.task) if event.task is not None else None,
     }
 
 
@@ -113,7 +109,7 @@ class WorkOrderEvent:
 
     @strawberry.field(description="The task the event is about, as the event left it.")
     def task(self) -> DepartmentTask | None:
-        return task_of(self._event.payload) if "taskId" in self._event.payload else None
+        return task_of(self._event.task) if self._event.task is not None else None
 
     @classmethod
     def of(cls, info: Info, delivered: Delivered, cursor: str) -> "WorkOrderEvent":
@@ -121,7 +117,7 @@ class WorkOrderEvent:
         event = delivered.event
         return cls(
             cursor=cursor,
-            kind=EventType(event.type),
+            kind=event.type,
             occurred_at=event.occurred_at,
             _event=event,
         )
@@ -146,7 +142,7 @@ class LedgerEvent:
         event = delivered.event
         return cls(
             cursor=cursor,
-            kind=EventType(event.type),
+            kind=event.type,
             occurred_at=event.occurred_at,
-            _entry_id=event.payload["entryId"],
+            _entry_id=event.entry_id,
         )
