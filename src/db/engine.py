@@ -1,5 +1,6 @@
 """Engine creation and the one place a unit of work is opened and committed."""
 
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -38,4 +39,26 @@ async def unit_of_work(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
     Services receive the connection and never commit; this is the only commit.
     """
     async with engine.begin() as conn:
+        yield conn
+
+
+_autocommit: "weakref.WeakKeyDictionary[AsyncEngine, AsyncEngine]" = weakref.WeakKeyDictionary()
+
+
+@asynccontextmanager
+async def reading(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """A pooled connection in autocommit mode, for reads of one statement each: no
+    BEGIN/COMMIT round trips."""
+    reader = _autocommit.get(engine)
+    if reader is None:
+        reader = _autocommit[engine] = engine.execution_options(isolation_level="AUTOCOMMIT")
+    async with reader.connect() as conn:
+        yield conn
+
+
+@asynccontextmanager
+async def one_snapshot(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """A read-only REPEATABLE READ transaction: every statement sees the same snapshot."""
+    snapshot = engine.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+    async with snapshot.connect() as conn, conn.begin():
         yield conn

@@ -172,7 +172,7 @@ def decode_cursor(cursor: str) -> Resume:
     raise BadCursor("not an event cursor")
 
 
-def _event(row: Any) -> StoredEvent:
+def from_row(row: Any) -> StoredEvent:
     return StoredEvent(
         position=Position(int(row.xid), row.id),
         type=EventType(row.type),
@@ -209,7 +209,7 @@ async def read_after(
             "types": list(where.types) if where.types else None,
         },
     )
-    return [_event(r) for r in rows]
+    return [from_row(r) for r in rows]
 
 
 async def replay(
@@ -232,7 +232,7 @@ async def replay(
             params["snapshot"] = resume.snapshot.text()
             rows = list(await conn.execute(Q["events_after_snapshot"], params))
         for row in rows:
-            event = _event(row)
+            event = from_row(row)
             after = event.position
             yield event
         if len(rows) < PAGE:

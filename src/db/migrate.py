@@ -7,7 +7,9 @@ from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from db.queries import Q
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 
@@ -40,3 +42,14 @@ async def current_revision(conn: AsyncConnection) -> str | None:
         return None
     revision: str | None = await conn.scalar(text("SELECT version_num FROM alembic_version"))
     return revision
+
+
+async def readiness(engine: AsyncEngine) -> tuple[bool, bool]:
+    """Whether the database answers, and whether it is at the migrations' head."""
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(Q["ping"])
+            revision = await current_revision(conn)
+    except Exception:
+        return False, False
+    return True, revision == head_revision()

@@ -202,6 +202,9 @@ VALUES (:code, :name, :kind, :gates_delivery)
 ON CONFLICT DO NOTHING
 RETURNING *
 
+-- name: ping
+SELECT 1
+
 -- name: departments_all
 SELECT * FROM departments ORDER BY kind, code
 
@@ -342,6 +345,10 @@ WHERE t.department_id = :department_id
        OR (q.lane, q.since, t.id) > (:after_lane, CAST(:after_since AS timestamptz), :after_id))
 ORDER BY q.lane, q.since, t.id
 LIMIT :limit
+
+-- name: current_snapshot
+-- What the reading transaction's snapshot saw, as text (`xmin:xmax:xip,...`).
+SELECT CAST(pg_current_snapshot() AS text)
 
 -- name: events_head
 -- The newest event every reader may already see: all transactions below the

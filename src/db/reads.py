@@ -10,9 +10,10 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from db.events import StoredEvent
+from db.engine import one_snapshot
+from db.events import Snapshot, StoredEvent
 from db.queries import Q
 
 
@@ -110,12 +111,14 @@ async def users_page(conn: AsyncConnection, *, limit: int, after_id: int | None)
 
 
 async def queue_page(
-    conn: AsyncConnection,
+    engine: AsyncEngine,
     *,
     department_id: int,
     limit: int,
     after: tuple[int, datetime, int] | None,
-) -> list[Row[Any]]:
+) -> tuple[Snapshot, list[Row[Any]]]:
+    """A page of a department's queue and the snapshot it was read in, so that the page
+    and its event cursor agree exactly."""
     lane, since, after_id = after if after else (None, None, None)
     params = {
         "department_id": department_id,
@@ -124,7 +127,10 @@ async def queue_page(
         "after_since": since,
         "after_id": after_id,
     }
-    return list((await conn.execute(Q["queue_page"], params)).all())
+    async with one_snapshot(engine) as conn:
+        snapshot = Snapshot.parse(await conn.scalar(Q["current_snapshot"]))
+        rows = list((await conn.execute(Q["queue_page"], params)).all())
+    return snapshot, rows
 
 
 @dataclass(frozen=True)

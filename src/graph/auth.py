@@ -2,6 +2,7 @@
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from db.engine import reading
 from db.people import authenticate
 from domain.enums import TokenKind
 from graph.context import Services, Viewer
@@ -26,8 +27,7 @@ async def load_viewer(
     if conn is not None:
         row = await authenticate(conn, token)
     else:
-        engine = services.engine.execution_options(isolation_level="AUTOCOMMIT")
-        async with engine.connect() as fresh:
+        async with reading(services.engine) as fresh:
             row = await authenticate(fresh, token)
     if row is None:
         return None

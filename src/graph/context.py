@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from starlette.websockets import WebSocket
 from strawberry.types import Info as StrawberryInfo
 
+from db.engine import reading
 from db.feed import EventFeed
 from domain.enums import TokenKind
 from graph.loaders import Loaders
@@ -58,8 +59,7 @@ class Context:
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
         """A pooled connection in autocommit mode: one statement, no BEGIN/COMMIT round trips."""
-        engine = self.services.engine.execution_options(isolation_level="AUTOCOMMIT")
-        async with engine.connect() as conn:
+        async with reading(self.services.engine) as conn:
             yield conn
 
 

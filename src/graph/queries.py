@@ -3,11 +3,10 @@
 from typing import Annotated
 
 import strawberry
-from sqlalchemy import text
 from strawberry import relay
 
 from db import reads
-from db.events import Snapshot, encode_snapshot
+from db.events import encode_snapshot
 from domain import validation
 from domain.enums import DepartmentKind as Kind
 from domain.enums import WorkOrderStatus
@@ -138,24 +137,13 @@ class Query:
         dept = (await info.context.loaders.department_codes()).get(department)
         if dept is None:
             raise bad_request(f"Unknown department code {department!r}.")
-        engine = info.context.services.engine.execution_options(
-            isolation_level="REPEATABLE READ", postgresql_readonly=True
+        snapshot, rows = await reads.queue_page(
+            info.context.services.engine, department_id=dept.id, limit=limit + 1, after=cursor
         )
-        # One snapshot for the page and its event cursor, so the two agree exactly.
-        async with engine.connect() as conn, conn.begin():
-            snapshot = await conn.scalar(text("SELECT CAST(pg_current_snapshot() AS text)"))
-            rows = await reads.queue_page(
-                conn,
-                department_id=dept.id,
-                limit=limit + 1,
-                after=cursor,
-            )
         edges, page = build_edges(
             rows, limit, after, lambda r: [r.lane, r.since.isoformat(), r.id], DepartmentTask.of
         )
-        return QueueConnection(
-            edges=edges, page_info=page, event_cursor=encode_snapshot(Snapshot.parse(snapshot))
-        )
+        return QueueConnection(edges=edges, page_info=page, event_cursor=encode_snapshot(snapshot))
 
     @strawberry.field(extensions=[sales_or_accounts])
     async def customers(

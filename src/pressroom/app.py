@@ -3,7 +3,6 @@
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from sqlalchemy import text
 from starlette.applications import Starlette
 
 from db import migrate, reads
@@ -46,17 +45,8 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
             await engine.dispose()
 
     async def ready() -> dict[str, bool]:
-        try:
-            async with engine.connect() as conn:
-                await conn.execute(text("SELECT 1"))
-                revision = await migrate.current_revision(conn)
-        except Exception:
-            return {"database": False, "migrations": False, "listener": feed.listening}
-        return {
-            "database": True,
-            "migrations": revision == migrate.head_revision(),
-            "listener": feed.listening,
-        }
+        database, migrations = await migrate.readiness(engine)
+        return {"database": database, "migrations": migrations, "listener": feed.listening}
 
     app = create_graph_app(
         services,

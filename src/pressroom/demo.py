@@ -5,7 +5,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from db import customers, people, reads
@@ -57,7 +56,7 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
     logins = [(email, name, PASSWORD) for email, name, _, _ in PEOPLE]
     async with unit_of_work(engine) as conn:
         # Once only: a shop that already has departments is left as it is.
-        if await conn.scalar(text("SELECT count(*) FROM departments")):
+        if await reads.all_departments(conn):
             return DemoInfo(seeded=False, logins=logins)
         depts = {
             code: await people.create_department(conn, code, name, kind, gates)

@@ -45,3 +45,59 @@ def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("from graph.schema import schema\nimport sqlalchemy as sa\n")
     assert imported_roots(bad) == {"graph", "sqlalchemy"}
+
+
+# Only src/db talks SQL: no statement text, no engine or connection handling elsewhere.
+DATABASE_CALLS = {
+    "execute",
+    "scalar",
+    "connect",
+    "begin",
+    "execution_options",
+    "create_async_engine",
+}
+
+
+def database_access(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.startswith("sqlalchemy")
+        ):
+            found += [
+                f"imports {a.name}" for a in node.names if a.name in {"text", "create_engine"}
+            ]
+        elif isinstance(node, ast.Attribute) and node.attr == "text":
+            if isinstance(node.value, ast.Name) and node.value.id in {"sa", "sqlalchemy"}:
+                found.append("sqlalchemy.text")
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in DATABASE_CALLS:
+                found.append(f"calls {name}()")
+    return found
+
+
+@pytest.mark.parametrize("layer", ["graph", "pressroom"])
+def test_only_db_runs_sql_or_handles_connections(layer: str) -> None:
+    for path in sorted((SRC / layer).rglob("*.py")):
+        assert database_access(path) == [], f"{path.relative_to(SRC)}"
+
+
+def test_the_sql_checker_sees_a_violation(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "from sqlalchemy import text\n"
+        "import sqlalchemy as sa\n"
+        "async def f(engine):\n"
+        "    async with engine.connect() as conn:\n"
+        "        await conn.execute(sa.text('SELECT 1'))\n"
+    )
+    assert sorted(database_access(bad)) == [
+        "calls connect()",
+        "calls execute()",
+        "imports text",
+        "sqlalchemy.text",
+    ]
