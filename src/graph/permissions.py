@@ -1,4 +1,7 @@
-"""Declared permissions. Every field and mutation names its rule here; no resolver checks roles.
+"""The access rules, and `allowed(...)`, the one way a field or mutation declares the
+rules it needs, next to its definition. No resolver checks roles by hand; the two
+places that need a rule's verdict without failing the field (quote changes in a
+history, a ledger entry reached through `node`) ask the same rule objects.
 
 A missing or invalid token is `UNAUTHENTICATED`; a valid one without the right is
 `FORBIDDEN`. Admins pass every rule but the department-membership rules for
@@ -7,7 +10,8 @@ working on tasks (admins have their own override actions).
 
 from typing import Any
 
-from strawberry.permission import BasePermission
+from strawberry.extensions.field_extension import FieldExtension
+from strawberry.permission import BasePermission, PermissionExtension
 
 from domain.enums import DepartmentKind
 from graph.context import Info, Viewer
@@ -22,7 +26,8 @@ def _readable_departments(viewer: Viewer) -> list[int]:
     )
 
 
-def _viewer(info: Info) -> Viewer:
+def viewer_of(info: Info) -> Viewer:
+    """The caller; UNAUTHENTICATED when there is none."""
     viewer = info.context.viewer
     if viewer is None:
         raise unauthenticated()
@@ -39,14 +44,14 @@ class IsStaff(Forbidden):
     message = "Wall display tokens can only read their departments' queues."
 
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        return _viewer(info).is_person
+        return viewer_of(info).is_person
 
 
 class IsAdmin(Forbidden):
     message = "Only admins can do this."
 
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        viewer = _viewer(info)
+        viewer = viewer_of(info)
         return viewer.is_person and viewer.is_admin
 
 
@@ -58,7 +63,7 @@ class InDepartmentOfKind(Forbidden):
         self.message = f"Only members of {' or '.join(sorted(self.kinds))} (or admins) can do this."
 
     async def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        viewer = _viewer(info)
+        viewer = viewer_of(info)
         if not viewer.is_person:
             return False
         if viewer.is_admin:
@@ -75,7 +80,7 @@ class SeesQueue(Forbidden):
     message = "Only members of this department (or admins, or its wall displays) can see its queue."
 
     async def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        viewer = _viewer(info)
+        viewer = viewer_of(info)
         if viewer.is_person and viewer.is_admin:
             return True
         code = kwargs.get("department")
@@ -91,7 +96,7 @@ class SeesDeliveryGate(Forbidden):
     message = "Only the delivery department (or admins, or its wall displays) can see this."
 
     async def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        viewer = _viewer(info)
+        viewer = viewer_of(info)
         if viewer.is_person and viewer.is_admin:
             return True
         departments = await info.context.loaders.department.load_many(_readable_departments(viewer))
@@ -104,7 +109,7 @@ class StartsTask(Forbidden):
     message = "Only members of the task's department can start it."
 
     async def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        viewer = _viewer(info)
+        viewer = viewer_of(info)
         if not viewer.is_person:
             return False
         task_id = decode_id(kwargs["input"].task_id, "DepartmentTask")
@@ -117,10 +122,21 @@ class SelfOrAdmin(Forbidden):
     message = "Only admins and the user themselves can see this."
 
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        viewer = _viewer(info)
+        viewer = viewer_of(info)
         return viewer.is_person and (viewer.is_admin or viewer.user_id == source.id)
 
 
-# Rules used from more than one place: a field's extension and a type's node lookup.
-READS_LEDGER = InDepartmentOfKind(DepartmentKind.ACCOUNTS)
+def allowed(*rules: BasePermission) -> list[FieldExtension]:
+    """`extensions=allowed(STAFF)`: the caller must pass every rule listed."""
+    return [PermissionExtension(list(rules))]
+
+
+STAFF = IsStaff()
+ADMINS = IsAdmin()
+SALES = InDepartmentOfKind(DepartmentKind.SALES)
 SEES_QUOTES = InDepartmentOfKind(DepartmentKind.SALES, DepartmentKind.ACCOUNTS)
+READS_LEDGER = InDepartmentOfKind(DepartmentKind.ACCOUNTS)
+SEES_QUEUE = SeesQueue()
+SEES_DELIVERY_GATE = SeesDeliveryGate()
+STARTS_TASK = StartsTask()
+SELF_OR_ADMIN = SelfOrAdmin()

@@ -8,13 +8,12 @@ from strawberry import relay
 from db import reads
 from db.events import encode_snapshot
 from domain import validation
-from domain.enums import DepartmentKind as Kind
 from domain.enums import WorkOrderStatus
 from domain.errors import DomainError
 from graph.context import Info
 from graph.errors import bad_request
 from graph.ids import decode_id
-from graph.permissions import InDepartmentOfKind, IsAdmin, IsStaff, SeesQueue
+from graph.permissions import ADMINS, SEES_QUEUE, SEES_QUOTES, STAFF, allowed
 from graph.types.ledger import LedgerEntry
 from graph.types.nodes import Customer, Department, DepartmentTask, User, WorkOrder
 from graph.types.pagination import (
@@ -28,12 +27,6 @@ NODE_TYPES: dict[str, type[relay.Node]] = {
     t.__name__: t for t in (WorkOrder, DepartmentTask, Department, User, Customer, LedgerEntry)
 }
 MAX_SEARCH = 100
-
-staff = strawberry.permission.PermissionExtension([IsStaff()])
-admins = strawberry.permission.PermissionExtension([IsAdmin()])
-sales_or_accounts = strawberry.permission.PermissionExtension(
-    [InDepartmentOfKind(Kind.SALES, Kind.ACCOUNTS)]
-)
 
 
 @strawberry.type
@@ -53,7 +46,7 @@ def _search(value: str | None) -> str | None:
 
 @strawberry.type
 class Query:
-    @strawberry.field(extensions=[staff])
+    @strawberry.field(extensions=allowed(STAFF))
     async def node(self, info: Info, id: relay.GlobalID) -> relay.Node | None:
         node_type = NODE_TYPES.get(id.type_name)
         pk = decode_id(id, id.type_name) if node_type else None
@@ -73,11 +66,11 @@ class Query:
         row = await info.context.loaders.user.load(viewer.user_id)
         return User.of(row) if row else None
 
-    @strawberry.field(extensions=[staff])
+    @strawberry.field(extensions=allowed(STAFF))
     async def departments(self, info: Info) -> list[Department]:
         return [Department.of(r) for r in await info.context.loaders.all_departments()]
 
-    @strawberry.field(extensions=[admins])
+    @strawberry.field(extensions=allowed(ADMINS))
     async def users(
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> relay.Connection[User]:
@@ -88,13 +81,13 @@ class Query:
         edges, page = build_edges(rows, limit, after, lambda r: [r.id], User.of)
         return relay.Connection(edges=edges, page_info=page)
 
-    @strawberry.field(extensions=[staff])
+    @strawberry.field(extensions=allowed(STAFF))
     async def work_order(self, info: Info, id: relay.GlobalID) -> WorkOrder | None:
         pk = decode_id(id, "WorkOrder")
         row = await info.context.loaders.work_order.load(pk) if pk else None
         return WorkOrder.of(row) if row else None
 
-    @strawberry.field(extensions=[staff], description="Newest first.")
+    @strawberry.field(extensions=allowed(STAFF), description="Newest first.")
     async def work_orders(
         self,
         info: Info,
@@ -125,7 +118,7 @@ class Query:
         return relay.Connection(edges=edges, page_info=page)
 
     @strawberry.field(
-        extensions=[strawberry.permission.PermissionExtension([SeesQueue()])],
+        extensions=allowed(SEES_QUEUE),
         description="The department's available PENDING tasks (oldest available first), "
         "then its STARTED tasks; only tasks of ACTIVE work orders.",
     )
@@ -145,7 +138,7 @@ class Query:
         )
         return QueueConnection(edges=edges, page_info=page, event_cursor=encode_snapshot(snapshot))
 
-    @strawberry.field(extensions=[sales_or_accounts])
+    @strawberry.field(extensions=allowed(SEES_QUOTES))
     async def customers(
         self,
         info: Info,
@@ -165,7 +158,7 @@ class Query:
         edges, page = build_edges(rows, limit, after, lambda r: [r.id], Customer.of)
         return relay.Connection(edges=edges, page_info=page)
 
-    @strawberry.field(extensions=[staff])
+    @strawberry.field(extensions=allowed(STAFF))
     async def customer(self, info: Info, id: relay.GlobalID) -> Customer | None:
         pk = decode_id(id, "Customer")
         row = await info.context.loaders.customer.load(pk) if pk else None

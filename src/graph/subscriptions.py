@@ -11,7 +11,6 @@ from collections.abc import AsyncGenerator, AsyncIterator
 import strawberry
 from graphql import GraphQLError
 from strawberry import relay
-from strawberry.permission import PermissionExtension
 
 from db import events, reads
 from db.events import BadCursor, Filter, Resume
@@ -29,7 +28,7 @@ from domain.enums import EventType
 from graph.context import Info
 from graph.errors import bad_request
 from graph.ids import decode_id
-from graph.permissions import READS_LEDGER, IsStaff, SeesDeliveryGate, SeesQueue
+from graph.permissions import READS_LEDGER, SEES_DELIVERY_GATE, SEES_QUEUE, STAFF, allowed
 from graph.types.events import DeliveryGateEvent, LedgerEvent, QueueEvent, WorkOrderEvent
 
 SLOW_CONSUMER = "SLOW_CONSUMER"
@@ -96,7 +95,7 @@ async def stream(
 @strawberry.type
 class Subscription:
     @strawberry.subscription(
-        extensions=[PermissionExtension([SeesQueue()])],
+        extensions=allowed(SEES_QUEUE),
         description="Changes to a department's queue. With `after` (an event cursor, or "
         "the queue's eventCursor), every change after it is replayed first.",
     )
@@ -111,7 +110,7 @@ class Subscription:
             yield QueueEvent.of(info, delivered, cursor)
 
     @strawberry.subscription(
-        extensions=[PermissionExtension([SeesDeliveryGate()])],
+        extensions=allowed(SEES_DELIVERY_GATE),
         description="Delivery gates opening and closing, on every work order.",
     )
     async def delivery_gate_events(
@@ -122,7 +121,7 @@ class Subscription:
             yield DeliveryGateEvent.of(info, delivered, cursor)
 
     @strawberry.subscription(
-        extensions=[PermissionExtension([IsStaff()])],
+        extensions=allowed(STAFF),
         description="Every change to one work order and its tasks.",
     )
     async def work_order_events(
@@ -136,7 +135,7 @@ class Subscription:
             yield WorkOrderEvent.of(info, delivered, cursor)
 
     @strawberry.subscription(
-        extensions=[PermissionExtension([READS_LEDGER])],
+        extensions=allowed(READS_LEDGER),
         description="Entries posted to any customer's ledger. Accounts only.",
     )
     async def ledger_events(

@@ -1,10 +1,7 @@
 """The Mutation type: each mutation lives in its own module; permissions are declared here."""
 
 import strawberry
-from strawberry.extensions.field_extension import FieldExtension
-from strawberry.permission import BasePermission, PermissionExtension
 
-from domain.enums import DepartmentKind as Kind
 from graph.mutations import (
     cancel_work_order,
     create_customer,
@@ -16,11 +13,7 @@ from graph.mutations import (
     tokens,
     update_work_order_quote,
 )
-from graph.permissions import READS_LEDGER, InDepartmentOfKind, IsAdmin, IsStaff, StartsTask
-
-
-def allowed(*permissions: BasePermission) -> list[FieldExtension]:
-    return [PermissionExtension(list(permissions))]
+from graph.permissions import ADMINS, READS_LEDGER, SALES, STAFF, STARTS_TASK, allowed
 
 
 @strawberry.type
@@ -28,28 +21,28 @@ class Mutation:
     login = strawberry.mutation(resolver=login.login)
 
     create_department = strawberry.mutation(
-        resolver=people.create_department, extensions=allowed(IsAdmin())
+        resolver=people.create_department, extensions=allowed(ADMINS)
     )
-    create_user = strawberry.mutation(resolver=people.create_user, extensions=allowed(IsAdmin()))
+    create_user = strawberry.mutation(resolver=people.create_user, extensions=allowed(ADMINS))
     set_user_departments = strawberry.mutation(
-        resolver=people.set_user_departments, extensions=allowed(IsAdmin())
+        resolver=people.set_user_departments, extensions=allowed(ADMINS)
     )
 
     create_customer = strawberry.mutation(
         resolver=create_customer.create_customer,
-        extensions=allowed(InDepartmentOfKind(Kind.SALES)),
+        extensions=allowed(SALES),
     )
     create_work_order = strawberry.mutation(
         resolver=create_work_order.create_work_order,
-        extensions=allowed(InDepartmentOfKind(Kind.SALES)),
+        extensions=allowed(SALES),
     )
     update_work_order_quote = strawberry.mutation(
         resolver=update_work_order_quote.update_work_order_quote,
-        extensions=allowed(InDepartmentOfKind(Kind.SALES)),
+        extensions=allowed(SALES),
     )
     cancel_work_order = strawberry.mutation(
         resolver=cancel_work_order.cancel_work_order,
-        extensions=allowed(InDepartmentOfKind(Kind.SALES)),
+        extensions=allowed(SALES),
     )
 
     post_ledger_entry = strawberry.mutation(
@@ -59,28 +52,28 @@ class Mutation:
         "correction is a new entry).",
     )
 
-    start_task = strawberry.mutation(resolver=tasks.start_task, extensions=allowed(StartsTask()))
-    finish_task = strawberry.mutation(resolver=tasks.finish_task, extensions=allowed(IsStaff()))
-    release_task = strawberry.mutation(resolver=tasks.release_task, extensions=allowed(IsAdmin()))
+    start_task = strawberry.mutation(resolver=tasks.start_task, extensions=allowed(STARTS_TASK))
+    finish_task = strawberry.mutation(resolver=tasks.finish_task, extensions=allowed(STAFF))
+    release_task = strawberry.mutation(resolver=tasks.release_task, extensions=allowed(ADMINS))
     complete_task = strawberry.mutation(
         resolver=tasks.complete_task,
-        extensions=allowed(IsAdmin()),
+        extensions=allowed(ADMINS),
         description="Admin override: complete a PENDING or STARTED task, with a reason.",
     )
-    reopen_task = strawberry.mutation(resolver=tasks.reopen_task, extensions=allowed(IsAdmin()))
+    reopen_task = strawberry.mutation(resolver=tasks.reopen_task, extensions=allowed(ADMINS))
 
     create_api_token = strawberry.mutation(
         resolver=tokens.create_api_token,
-        extensions=allowed(IsStaff()),
+        extensions=allowed(STAFF),
         description="A token for an integrator, acting as the caller; it does not expire.",
     )
     create_display_token = strawberry.mutation(
         resolver=tokens.create_display_token,
-        extensions=allowed(IsAdmin()),
+        extensions=allowed(ADMINS),
         description="A read-only token for wall displays, limited to the named queues.",
     )
     revoke_token = strawberry.mutation(
         resolver=tokens.revoke_token,
-        extensions=allowed(IsStaff()),
+        extensions=allowed(STAFF),
         description="Admins revoke any token, others their own. Live connections using it close.",
     )

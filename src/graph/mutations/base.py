@@ -7,8 +7,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db.engine import unit_of_work
 from domain.errors import DomainError, NotAllowed
-from graph.context import Info, Viewer
-from graph.errors import UserError, forbidden, unauthenticated
+from graph.context import Info
+from graph.errors import UserError, forbidden
 
 
 class Payload(Protocol):
@@ -37,11 +37,3 @@ async def mutate(
         raise forbidden(str(error)) from error
     finally:
         info.context.loaders.clear_all()
-
-
-def viewer_of(info: Info) -> Viewer:
-    """The caller; permissions have already ensured there is one."""
-    viewer = info.context.viewer
-    if viewer is None:
-        raise unauthenticated()
-    return viewer

@@ -7,7 +7,8 @@ from db import customers
 from domain import validation
 from graph.context import Info
 from graph.errors import UserError
-from graph.mutations.base import mutate, viewer_of
+from graph.mutations.base import mutate
+from graph.permissions import viewer_of
 from graph.types.nodes import Customer
 
 

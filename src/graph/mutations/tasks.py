@@ -16,7 +16,8 @@ from domain.enums import TaskAction
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
-from graph.mutations.base import mutate, viewer_of
+from graph.mutations.base import mutate
+from graph.permissions import viewer_of
 from graph.types.nodes import DepartmentTask
 
 

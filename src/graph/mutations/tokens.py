@@ -10,7 +10,8 @@ from domain.enums import TokenKind
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
-from graph.mutations.base import mutate, viewer_of
+from graph.mutations.base import mutate
+from graph.permissions import viewer_of
 from graph.types.tokens import Token
 
 

@@ -8,7 +8,6 @@ import strawberry
 from sqlalchemy import Row
 from strawberry import relay
 from strawberry.dataloader import DataLoader
-from strawberry.permission import PermissionExtension
 from strawberry.scalars import JSON
 
 from db import reads
@@ -24,7 +23,7 @@ from domain.enums import (
 from domain.enums import DepartmentKind as Kind
 from domain.money import Money as DomainMoney
 from graph.context import Info
-from graph.permissions import READS_LEDGER, SEES_QUOTES, SelfOrAdmin
+from graph.permissions import READS_LEDGER, SEES_QUOTES, SELF_OR_ADMIN, allowed
 from graph.types import enums as _registered  # noqa: F401  (makes the enums GraphQL enums)
 from graph.types.money import Money
 from graph.types.pagination import build_edges, decode_id_cursor, page_size
@@ -89,7 +88,7 @@ class User(relay.Node):
 
     @strawberry.field(
         description="Visible to the user and to admins (null with an error to others).",
-        extensions=[PermissionExtension([SelfOrAdmin()], fail_silently=False)],
+        extensions=allowed(SELF_OR_ADMIN),
     )
     def email(self) -> str | None:
         return self._email
@@ -137,7 +136,7 @@ class Customer(relay.Node):
     @strawberry.field(
         description="What the customer owes, one amount per currency it has entries in "
         "(never summed across currencies); positive when the customer owes. Accounts only.",
-        extensions=[PermissionExtension([READS_LEDGER])],
+        extensions=allowed(READS_LEDGER),
     )
     async def balance(self, info: Info) -> list[Money]:
         rows = await info.context.loaders.customer_balances.load(self.id)
@@ -145,7 +144,7 @@ class Customer(relay.Node):
 
     @strawberry.field(
         description="Ledger entries, newest first, each with the balance after it. Accounts only.",
-        extensions=[PermissionExtension([READS_LEDGER])],
+        extensions=allowed(READS_LEDGER),
     )
     async def ledger(
         self, info: Info, first: int | None = None, after: str | None = None
@@ -302,14 +301,14 @@ class WorkOrder(relay.Node):
 
     @strawberry.field(
         description="The price offered; Sales, Accounts and admins only. Never posted.",
-        extensions=[PermissionExtension([SEES_QUOTES])],
+        extensions=allowed(SEES_QUOTES),
     )
     def quote(self) -> Money | None:
         return self._quote
 
     @strawberry.field(
         description="Ledger entries posted against this order, newest first. Accounts only.",
-        extensions=[PermissionExtension([READS_LEDGER])],
+        extensions=allowed(READS_LEDGER),
     )
     async def ledger(
         self, info: Info
@@ -322,14 +321,14 @@ class WorkOrder(relay.Node):
 
     @strawberry.field(
         description="Charged against this order (CHARGE less CREDIT), per currency. Accounts only.",
-        extensions=[PermissionExtension([READS_LEDGER])],
+        extensions=allowed(READS_LEDGER),
     )
     async def charged(self, info: Info) -> list[Money]:
         return await self._total(info, ledger.CHARGED_KINDS)
 
     @strawberry.field(
         description="Paid against this order (PAYMENT less REFUND), per currency. Accounts only.",
-        extensions=[PermissionExtension([READS_LEDGER])],
+        extensions=allowed(READS_LEDGER),
     )
     async def paid(self, info: Info) -> list[Money]:
         return await self._total(info, ledger.PAID_KINDS)
