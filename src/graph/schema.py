@@ -1,6 +1,5 @@
 """The Strawberry schema and its extensions (caches, limits, error masking, request logs)."""
 
-import json
 import logging
 import time
 from collections.abc import Iterator
@@ -8,7 +7,6 @@ from typing import Any
 
 import strawberry
 from graphql import GraphQLError
-from prometheus_client import Counter, Histogram
 from strawberry.extensions import (
     MaskErrors,
     MaxAliasesLimiter,
@@ -21,6 +19,7 @@ from strawberry.extensions import (
 from strawberry.types.graphql import OperationType
 
 from graph.errors import TopLevelCode, bad_request, should_mask
+from graph.metrics import root_field
 from graph.mutations import Mutation
 from graph.queries import Query
 from graph.subscriptions import Subscription
@@ -28,15 +27,6 @@ from graph.types.ledger import LedgerEntry
 from graph.types.nodes import Customer, Department, DepartmentTask, User, WorkOrder
 
 log = logging.getLogger("pressroom.request")
-
-OPERATIONS = Counter(
-    "pressroom_graphql_operations_total",
-    "GraphQL operations by name and outcome.",
-    ["operation", "outcome"],
-)
-DURATION = Histogram(
-    "pressroom_graphql_operation_seconds", "GraphQL operation duration.", ["operation"]
-)
 
 
 class MaskUnexpectedErrors(MaskErrors):
@@ -62,22 +52,42 @@ class RequestLog(SchemaExtension):
         yield
         elapsed = time.perf_counter() - started
         ctx = self.execution_context
-        name = ctx.operation_name or "anonymous"
-        errors = ctx.result.errors if ctx.result else None
-        outcome = "error" if errors else "ok"
-        OPERATIONS.labels(name, outcome).inc()
-        DURATION.labels(name).observe(elapsed)
+        context = ctx.context
+        result = ctx.result
+        errors = result.errors if result else None
+        codes = _user_error_codes(result.data if result else None)
+        outcome = "error" if errors else "user_error" if codes else "ok"
+        kind = ctx.operation_type.value if ctx.operation_type else "invalid"
+        field = root_field(ctx.graphql_document, ctx.operation_name, ROOT_FIELDS)
+        metrics = context.services.metrics if context is not None else None
+        if metrics is not None:
+            metrics.operations.labels(field, kind, outcome).inc()
+            metrics.duration.labels(kind).observe(elapsed)
+            for code in codes:
+                metrics.user_errors.labels(field, code).inc()
+        viewer = context.viewer if context is not None else None
         log.info(
-            json.dumps(
-                {
-                    "event": "graphql",
-                    "operation": name,
-                    "type": ctx.operation_type.value if ctx.operation_type else None,
-                    "ms": round(elapsed * 1000, 2),
-                    "outcome": outcome,
-                }
-            )
+            "graphql",
+            extra={
+                "request_id": context.request_id if context is not None else None,
+                "operation": ctx.operation_name,
+                "field": field,
+                "type": kind,
+                "user_id": viewer.user_id if viewer is not None else None,
+                "outcome": outcome,
+                "user_errors": codes,
+                "ms": round(elapsed * 1000, 2),
+            },
         )
+
+
+def _user_error_codes(data: dict[str, Any] | None) -> list[str]:
+    """The userErrors codes in a result's payloads (the ones the client selected)."""
+    codes: list[str] = []
+    for value in (data or {}).values():
+        if isinstance(value, dict):
+            codes += [e["code"] for e in value.get("userErrors") or [] if "code" in e]
+    return codes
 
 
 class SubscriptionsOverWebsockets(SchemaExtension):
@@ -104,7 +114,7 @@ class PressroomSchema(strawberry.Schema):
         unexpected ones are logged with their stack trace where they are masked."""
 
 
-schema = PressroomSchema(
+schema: strawberry.Schema = PressroomSchema(
     query=Query,
     mutation=Mutation,
     subscription=Subscription,
@@ -123,3 +133,12 @@ schema = PressroomSchema(
         lambda: MaskUnexpectedErrors(should_mask_error=should_mask),
     ],
 )
+
+
+def _root_fields(kind: str) -> set[str]:
+    root = getattr(schema._schema, f"{kind}_type")
+    return set(root.fields) if root is not None else set()
+
+
+# What operations are counted by in the metrics: a bounded set, known to the server.
+ROOT_FIELDS = {kind: _root_fields(kind) for kind in ("query", "mutation", "subscription")}

@@ -55,6 +55,7 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         lifespan,
         keep_alive_seconds=settings.keep_alive_seconds,
         connection_init_timeout_seconds=settings.connection_init_timeout_seconds,
+        metrics_token=settings.metrics_token,
     )
     app.state.services = services
     return app

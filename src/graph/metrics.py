@@ -1,0 +1,104 @@
+"""Prometheus metrics of one app, in a registry of its own (no process-global state).
+
+Label values come from bounded sets only, so no client can grow /metrics: operations
+are counted by their root field (a field of the schema's Query, Mutation or
+Subscription type, `multiple` for several, `invalid` when the request did not parse or
+validate), user errors by their `UserErrorCode`.
+"""
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from graphql import DocumentNode, FieldNode, OperationDefinitionNode, get_operation_ast
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from db.feed import EventFeed
+from graph.live import LiveConnections
+
+if TYPE_CHECKING:
+    from graph.context import Services
+
+MULTIPLE = "multiple"
+INVALID = "invalid"
+
+
+class Metrics:
+    def __init__(self, services: "Services", live: LiveConnections) -> None:
+        self.registry = CollectorRegistry()
+        self.operations = Counter(
+            "pressroom_graphql_operations",
+            "GraphQL operations by root field, type and outcome "
+            "(ok, user_error: a payload with userErrors, error: top-level errors).",
+            ["field", "type", "outcome"],
+            registry=self.registry,
+        )
+        self.user_errors = Counter(
+            "pressroom_graphql_user_errors",
+            "userErrors returned by mutations, by root field and code.",
+            ["field", "code"],
+            registry=self.registry,
+        )
+        self.duration = Histogram(
+            "pressroom_graphql_operation_seconds",
+            "GraphQL operation duration by type.",
+            ["type"],
+            registry=self.registry,
+        )
+        self.subscriptions = Counter(
+            "pressroom_subscriptions_ended",
+            "Subscriptions that ended, by root field and how.",
+            ["field", "end"],
+            registry=self.registry,
+        )
+        feed = services.feed
+        self._gauge("pressroom_event_listener_up", "1 while the LISTEN connection is up.",
+                    feed, lambda f: f.listening)  # fmt: skip
+        self._gauge("pressroom_event_subscribers", "Live subscriptions in this process.",
+                    feed, lambda f: f.broadcast.subscriber_count())  # fmt: skip
+        self._gauge(
+            "pressroom_event_held_back_seconds",
+            "Age of the oldest open writing transaction, which delays event delivery.",
+            feed,
+            lambda f: f.stats.held_back_seconds,
+        )
+        self._gauge(
+            "pressroom_event_delivery_lag_seconds",
+            "Commit-to-read delay of the newest event delivered.",
+            feed,
+            lambda f: f.stats.delivery_lag_seconds,
+        )
+        self._gauge("pressroom_events_delivered", "Events read from the log by this process.",
+                    feed, lambda f: f.stats.delivered)  # fmt: skip
+        Gauge(
+            "pressroom_live_connections",
+            "Authenticated websocket connections.",
+            registry=self.registry,
+        ).set_function(lambda: float(live.count()))
+
+    def _gauge(
+        self, name: str, doc: str, feed: EventFeed | None, read: Callable[[EventFeed], Any]
+    ) -> None:
+        gauge = Gauge(name, doc, registry=self.registry)
+        gauge.set_function(lambda: float(read(feed)) if feed is not None else 0.0)
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+def root_field(
+    document: DocumentNode | None, operation_name: str | None, fields: dict[str, set[str]]
+) -> str:
+    """The label of an operation: its one root field, `multiple` or `invalid`.
+
+    `fields` maps each operation type (query, mutation, subscription) to its root fields."""
+    operation: OperationDefinitionNode | None = (
+        get_operation_ast(document, operation_name) if document is not None else None
+    )
+    if operation is None:
+        return INVALID
+    names = {s.name.value for s in operation.selection_set.selections if isinstance(s, FieldNode)}
+    if len(names) != 1:
+        return MULTIPLE if names else INVALID
+    name = names.pop()
+    known = fields.get(operation.operation.value, set()) | {"__typename", "__schema", "__type"}
+    return name if name in known else INVALID

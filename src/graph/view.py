@@ -1,0 +1,111 @@
+"""The GraphQL view: context per request, websocket authentication, error shapes."""
+
+import re
+from datetime import timedelta
+from typing import Any
+
+from cross_web import HTTPException
+from graphql import GraphQLError
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+from strawberry.exceptions import ConnectionRejectionError
+from strawberry.http import GraphQLHTTPResponse
+from strawberry.types import ExecutionResult
+from strawberry.types.unset import UnsetType
+
+from graph.auth import bearer, load_viewer
+from graph.context import Context, Services
+from graph.errors import TopLevelCode, error_response
+from graph.live import LiveConnections
+from graph.schema import schema
+
+MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
+# A caller's own request id is kept (for tracing across services) when it is this tame.
+REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+class PressroomGraphQL(GraphQL[Context, None]):
+    def __init__(
+        self,
+        services: Services,
+        live: LiveConnections,
+        keep_alive_seconds: float,
+        connection_init_timeout_seconds: float,
+    ) -> None:
+        super().__init__(
+            schema,
+            graphql_ide=None,
+            # Legacy graphql-ws clients get "ka" keep-alives; both protocols also get
+            # websocket pings from uvicorn, so dead wall displays are noticed.
+            keep_alive=True,
+            keep_alive_interval=keep_alive_seconds,
+            connection_init_wait_timeout=timedelta(seconds=connection_init_timeout_seconds),
+            max_subscriptions_per_connection=MAX_SUBSCRIPTIONS_PER_CONNECTION,
+        )
+        self.services = services
+        self.live = live
+
+    async def get_context(
+        self, request: Request | WebSocket, response: Response | WebSocket
+    ) -> Context:
+        if isinstance(request, WebSocket):
+            # Authenticated from the connection_init payload, in on_ws_connect.
+            return Context(self.services, None, websocket=request)
+        token = bearer(request.headers.get("authorization"))
+        context = Context(self.services, await load_viewer(self.services, token), over_http=True)
+        asked = request.headers.get("x-request-id", "")
+        if REQUEST_ID.fullmatch(asked):
+            context.request_id = asked
+        if isinstance(response, Response):
+            response.headers["x-request-id"] = context.request_id
+        return context
+
+    async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
+        params = context.connection_params or {}
+        raw = params.get("authorization") or params.get("Authorization")
+        if raw is None:
+            return None
+        token = bearer(raw) if isinstance(raw, str) and " " in raw else raw
+        viewer = await load_viewer(self.services, token if isinstance(token, str) else None)
+        if viewer is None:
+            raise ConnectionRejectionError({"message": "Invalid or revoked token."})
+        context.viewer = viewer
+        if context.websocket is not None:
+            self.live.add(viewer.token_id, context.websocket)
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        try:
+            response = await self.run(Request(scope=scope, receive=receive))
+        except HTTPException as error:
+            # Malformed requests get the same JSON error shape as every other failure.
+            response = error_response(error.reason, error.status_code)
+        await response(scope, receive, send)
+
+    def decode_json(self, data: str | bytes) -> object:
+        try:
+            return super().decode_json(data)
+        except RecursionError:
+            raise HTTPException(400, "Request body is nested too deeply.") from None
+
+    async def process_result(
+        self, request: Request | WebSocket, result: ExecutionResult
+    ) -> GraphQLHTTPResponse:
+        data: GraphQLHTTPResponse = {"data": result.data}
+        if result.errors:
+            data["errors"] = [_format(e) for e in result.errors]
+        return data
+
+
+def _format(error: GraphQLError) -> dict[str, Any]:
+    formatted: dict[str, Any] = dict(error.formatted)
+    extensions = formatted.setdefault("extensions", {})
+    # Errors that never reached a resolver are about the request itself.
+    extensions.setdefault("code", TopLevelCode.BAD_REQUEST.value)
+    return formatted

