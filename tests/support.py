@@ -17,6 +17,10 @@ import httpx
 import psutil
 import pytest
 import uvicorn
+from gql import Client as GqlClient
+from gql import gql
+from gql.transport.exceptions import TransportClosed, TransportQueryError
+from gql.transport.websockets import WebsocketsTransport
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -331,3 +335,98 @@ def serving(
         rest, _ = proc.communicate(timeout=STARTUP_TIMEOUT)
         lines.append(rest)
     assert proc.returncode == 0, "".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Subscriptions through the Python gql client, and the queries the real-time tests share.
+
+PROTOCOLS = ["graphql-transport-ws", "graphql-ws"]
+QUEUE_EVENTS = """subscription($department: String!, $after: String) {
+  queueEvents(department: $department, after: $after) {
+    cursor kind occurredAt task { id status pickedUpBy { name } workOrder { orderNumber } }
+  }
+}"""
+START = """mutation($i: StartTaskInput!) { startTask(input: $i) { changed userErrors { code } } }"""
+QUEUE = """query { queue(department: "print", first: 100) { eventCursor edges { node { id } } } }"""
+
+
+def ws_url(http_url: str) -> str:
+    return http_url.replace("http://", "ws://")
+
+
+@contextlib.asynccontextmanager
+async def subscriber(
+    url: str, token: str, protocol: str, variables: dict[str, Any], document: str = QUEUE_EVENTS
+) -> AsyncIterator[asyncio.Queue[Any]]:
+    """Runs a gql subscription in the background, putting each result on a queue.
+
+    Tests subscribe with `after` set to a cursor taken at a known point, so what they
+    receive does not depend on when the server finished setting the subscription up.
+    Like a careful client, it resubscribes from `resumeAfter` when the server drops it
+    for falling behind (the test server's buffer is small)."""
+    received: asyncio.Queue[Any] = asyncio.Queue()
+    subscribed = asyncio.Event()
+    current = dict(variables)
+
+    async def run() -> None:
+        try:
+            while True:
+                request = gql(document)
+                request.variable_values = current
+                transport = WebsocketsTransport(
+                    url=ws_url(url),
+                    init_payload={"authorization": f"Bearer {token}"},
+                    subprotocols=[protocol],
+                )
+                try:
+                    async with GqlClient(transport=transport) as session:
+                        stream = session.subscribe(request)
+                        subscribed.set()
+                        async for result in stream:
+                            await received.put(result)
+                    return
+                except TransportQueryError as error:
+                    extensions = (error.errors or [{}])[0].get("extensions") or {}
+                    if extensions.get("code") != "SLOW_CONSUMER":
+                        raise
+                    current["after"] = extensions["resumeAfter"]
+        except (TransportQueryError, TransportClosed) as error:
+            await received.put(error)
+        finally:
+            subscribed.set()
+
+    task = asyncio.create_task(run())
+    await subscribed.wait()
+    try:
+        yield received
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def take(queue: asyncio.Queue[Any], count: int, within: float = 30) -> list[Any]:
+    async with asyncio.timeout(within):
+        return [await queue.get() for _ in range(count)]
+
+
+async def print_tasks(shop: Shop, orders: int) -> list[int]:
+    ids = []
+    for _ in range(orders):
+        order = await shop.order(["print"])
+        async with shop.engine.connect() as conn:
+            ids.append(
+                await conn.scalar(
+                    text(
+                        "SELECT t.id FROM department_tasks t JOIN departments d "
+                        "ON d.id = t.department_id WHERE t.work_order_id = :o AND d.code = 'print'"
+                    ),
+                    {"o": order},
+                )
+            )
+    return ids
+
+
+async def cursor_now(api: Client, token: str) -> str:
+    """An event cursor for 'now': the print queue's snapshot position."""
+    return str((await api.as_(token)(QUEUE))["queue"]["eventCursor"])

@@ -82,10 +82,6 @@ class Delivered:
 OVERFLOWED = object()
 
 
-class SlowConsumer(Exception):
-    """The subscriber's buffer filled up; it must resume from its last cursor."""
-
-
 class BoundedBroadcast(Broadcast):
     """broadcaster's fan-out with a bounded queue per subscriber.
 

@@ -28,13 +28,6 @@ class LiveConnections:
     def add(self, token_id: int, websocket: WebSocket) -> None:
         self._by_token[token_id].add(websocket)
 
-    def discard(self, token_id: int, websocket: WebSocket) -> None:
-        sockets = self._by_token.get(token_id)
-        if sockets is not None:
-            sockets.discard(websocket)
-            if not sockets:
-                del self._by_token[token_id]
-
     def count(self) -> int:
         return sum(len(s) for s in self._by_token.values())
 

@@ -15,8 +15,7 @@ from db.engine import create_engine, unit_of_work
 from domain.enums import DepartmentKind, TokenKind
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.integration.test_realtime import subscriber, take
-from tests.support import free_port, serve
+from tests.support import free_port, serve, subscriber, take
 
 pytestmark = pytest.mark.e2e
 

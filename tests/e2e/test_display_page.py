@@ -8,8 +8,7 @@ from playwright.async_api import Browser, expect
 from sqlalchemy import text
 
 from tests.e2e.browser import browser  # noqa: F401  (fixture)
-from tests.integration.test_realtime import START, print_tasks
-from tests.support import Client, Shop, gid, kill_listeners
+from tests.support import START, Client, Shop, gid, kill_listeners, print_tasks
 
 pytestmark = pytest.mark.e2e
 

@@ -8,8 +8,7 @@ import pytest
 from playwright.async_api import Browser, Route, expect
 
 from tests.e2e.browser import browser  # noqa: F401  (fixture)
-from tests.integration.test_realtime import QUEUE, START, print_tasks
-from tests.support import Client, Shop, gid
+from tests.support import QUEUE, START, Client, Shop, gid, print_tasks
 
 pytestmark = pytest.mark.e2e
 

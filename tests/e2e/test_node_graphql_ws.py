@@ -14,8 +14,7 @@ from typing import Any, NoReturn
 
 import pytest
 
-from tests.integration.conftest import Client, Shop, gid
-from tests.integration.test_realtime import START, cursor_now, print_tasks, ws_url
+from tests.support import START, Client, Shop, cursor_now, gid, print_tasks, ws_url
 
 pytestmark = pytest.mark.e2e
 

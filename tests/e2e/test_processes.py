@@ -10,8 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import Client, Shop, free_port, gid
-from tests.integration.test_realtime import START, cursor_now, print_tasks, subscriber, take
+from tests.support import (
+    START,
+    Client,
+    Shop,
+    cursor_now,
+    free_port,
+    gid,
+    print_tasks,
+    subscriber,
+    take,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,8 +11,7 @@ from db.engine import unit_of_work
 from db.feed import EventFeed, department_channel
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from tests.integration.test_realtime import cursor_now
-from tests.support import SUBSCRIBER_BUFFER, Client, Shop, task_ids
+from tests.support import SUBSCRIBER_BUFFER, Client, Shop, cursor_now, task_ids
 
 DOCUMENT = """subscription($after: String) {
   queueEvents(department: "print", after: $after) {

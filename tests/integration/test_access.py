@@ -18,8 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from db import customers, people
 from db.engine import unit_of_work
 from domain.enums import TokenKind
-from tests.integration.conftest import Client, Shop, gid
-from tests.support import table_snapshot, task_ids
+from tests.support import Client, Shop, gid, table_snapshot, task_ids
 
 PASSWORD = "correct-horse-battery"
 

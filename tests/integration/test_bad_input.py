@@ -23,8 +23,7 @@ from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from tests.integration.conftest import Client, Shop, gid
-from tests.support import table_snapshot
+from tests.support import Client, Shop, gid, table_snapshot
 
 MAX_BODY = 256 * 1024
 PASSWORD = "correct-horse-battery"

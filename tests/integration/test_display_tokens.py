@@ -10,7 +10,7 @@ import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-from tests.integration.conftest import Client, Shop
+from tests.support import Client, Shop
 
 CREATE_DISPLAY = """mutation($i: CreateDisplayTokenInput!) { createDisplayToken(input: $i) {
   secret token { id kind name departments { code } } userErrors { code field message } } }"""

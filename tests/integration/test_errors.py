@@ -6,7 +6,7 @@ import json
 import pytest
 
 from db import reads
-from tests.integration.conftest import Client, Shop, gid
+from tests.support import Client, Shop, gid
 
 ORDERS = "query($after: String) { workOrders(first: 2, after: $after) { edges { node { id } } } }"
 

@@ -11,8 +11,7 @@ from db.events import StoredEvent
 from db.feed import EventFeed, department_channel
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from tests.integration.test_realtime import print_tasks
-from tests.support import Shop
+from tests.support import Shop, print_tasks
 
 
 async def moves(live: "asyncio.Queue[Any]", count: int) -> list[StoredEvent]:

@@ -21,8 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from db.engine import unit_of_work
 from domain.enums import LedgerEntryKind
 from domain.ledger import SIGNS, sign_allowed
-from tests.integration.conftest import Client, Shop, gid
-from tests.support import table_snapshot
+from tests.support import Client, Shop, gid, table_snapshot
 
 POST = """mutation Post($i: PostLedgerEntryInput!) { postLedgerEntry(input: $i) {
   changed entry { id kind amount { amount currency } balanceAfter { amount currency }

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from tests.integration.conftest import Client, Shop, gid
-from tests.support import task_ids
+from tests.support import Client, Shop, gid, task_ids
 
 START = """mutation Start($i: StartTaskInput!) {
   startTask(input: $i) { changed task { status pickedUpBy { id } } userErrors { code message } }

@@ -1,4 +1,4 @@
-from tests.integration.conftest import Client, Shop, gid
+from tests.support import Client, Shop, gid
 
 
 async def test_worker_starts_task_and_sees_it_in_queue(api: Client, shop: Shop) -> None:
@@ -15,3 +15,15 @@ async def test_worker_starts_task_and_sees_it_in_queue(api: Client, shop: Shop) 
     )
     assert moved["startTask"]["changed"] is True
     assert moved["startTask"]["task"]["pickedUpBy"]["name"] == "Pat"
+    history = await api.as_(shop.tokens["pat"])(
+        "query($id: ID!) { node(id: $id) { ... on DepartmentTask { history {"
+        " action actor { name } task { id status } } } } }",
+        {"id": task["id"]},
+    )
+    assert history["node"]["history"] == [
+        {
+            "action": "START",
+            "actor": {"name": "Pat"},
+            "task": {"id": task["id"], "status": "STARTED"},
+        }
+    ]

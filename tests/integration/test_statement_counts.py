@@ -13,7 +13,7 @@ from domain.enums import TaskAction
 from graph.auth import load_viewer
 from graph.context import Context, Services
 from graph.schema import schema
-from tests.integration.conftest import Shop
+from tests.support import Shop
 
 PAGE = """query Page($first: Int!) {
   workOrders(first: $first) {

@@ -20,8 +20,7 @@ from sqlalchemy import text
 from db import people
 from db.engine import unit_of_work
 from domain.enums import TokenKind
-from tests.integration.conftest import Client, Shop, gid
-from tests.support import task_ids
+from tests.support import Client, Shop, gid, task_ids
 
 REASON = "Customer changed the artwork"
 ADMIN_ACTIONS = ("RELEASE", "OVERRIDE_COMPLETE", "REOPEN")

@@ -175,12 +175,19 @@ class TaskTransition:
     reason: str | None
     occurred_at: datetime
     _actor_id: strawberry.Private[int]
+    _task_id: strawberry.Private[int]
 
     @strawberry.field
     async def actor(self, info: Info) -> User:
         user = await _user(info, self._actor_id)
         assert user is not None
         return user
+
+    @strawberry.field(description="The task that moved.")
+    async def task(self, info: Info) -> "DepartmentTask":
+        row = await info.context.loaders.task.load(self._task_id)
+        assert row is not None
+        return DepartmentTask.of(row)
 
 
 @strawberry.type(
@@ -254,6 +261,7 @@ class DepartmentTask(relay.Node):
                 reason=r.reason,
                 occurred_at=r.occurred_at,
                 _actor_id=r.actor_id,
+                _task_id=r.task_id,
             )
             for r in rows
         ]
