@@ -20,6 +20,8 @@ def create_engine(url: str, *, pool_size: int = 10, max_overflow: int = 10) -> A
         pool_size=pool_size,
         max_overflow=max_overflow,
         pool_pre_ping=True,
+        # Bound values (password hashes, tokens) never reach an error message or a log.
+        hide_parameters=True,
         connect_args={
             "server_settings": {
                 "application_name": "pressroom",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from domain.enums import LedgerEntryKind
 from domain.errors import DomainError, ErrorCode
 from domain.money import Money
-from domain.validation import invalid, no_nul, text
+from domain.validation import invalid, storable, text
 
 # +1 raises what is owed, -1 lowers it, 0: the amount's own sign (ADJUSTMENT).
 SIGNS: dict[LedgerEntryKind, int] = {
@@ -56,7 +56,7 @@ def sign_allowed(kind: LedgerEntryKind, minor: int) -> bool:
 
 
 def idempotency_key(value: str) -> str:
-    no_nul(value, "idempotencyKey")
+    storable(value, "idempotencyKey")
     if not value.strip():
         raise invalid("idempotencyKey must not be empty.", "idempotencyKey")
     if len(value) > MAX_IDEMPOTENCY_KEY:

@@ -25,7 +25,7 @@ def invalid(message: str, field: str) -> DomainError:
 
 
 def text(value: str, field: str, *, max_len: int = MAX_NAME) -> str:
-    no_nul(value, field)
+    storable(value, field)
     cleaned = value.strip()
     if not cleaned:
         raise invalid(f"{field} must not be empty.", field)
@@ -34,10 +34,16 @@ def text(value: str, field: str, *, max_len: int = MAX_NAME) -> str:
     return cleaned
 
 
-def no_nul(value: str, field: str) -> None:
-    """PostgreSQL text cannot hold NUL characters."""
+# Lone UTF-16 surrogates (JSON "\ud800") are not characters: no UTF-8 encodes them.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable(value: str, field: str) -> None:
+    """PostgreSQL text holds neither NUL characters nor lone surrogates."""
     if "\x00" in value:
         raise invalid(f"{field} must not contain NUL characters.", field)
+    if _SURROGATE.search(value):
+        raise invalid(f"{field} contains an unpaired surrogate (not valid Unicode).", field)
 
 
 def reason(value: str) -> str:
@@ -65,7 +71,7 @@ def order_number(value: str) -> str:
 
 
 def email(value: str) -> str:
-    no_nul(value, "email")
+    storable(value, "email")
     cleaned = value.strip()
     if len(cleaned) > MAX_EMAIL or not _EMAIL.fullmatch(cleaned):
         raise invalid(f"{value!r} is not an email address.", "email")
@@ -73,6 +79,7 @@ def email(value: str) -> str:
 
 
 def password(value: str) -> str:
+    storable(value, "password")
     if not MIN_PASSWORD <= len(value) <= MAX_PASSWORD:
         raise invalid(
             f"password must be {MIN_PASSWORD} to {MAX_PASSWORD} characters long.", "password"
@@ -87,7 +94,7 @@ def details(value: Any) -> dict[str, Any]:
     try:
         if isinstance(value, str):
             value = json.loads(value, parse_constant=_reject_constant)
-        encoded = json.dumps(value, ensure_ascii=False, allow_nan=False).encode()
+        dumped = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except json.JSONDecodeError as exc:
         raise invalid(f"details is not valid JSON: {exc.msg}.", "details") from None
     except ValueError:
@@ -98,6 +105,8 @@ def details(value: Any) -> dict[str, Any]:
         raise invalid("details is nested too deeply.", "details") from None
     if not isinstance(value, dict):
         raise invalid("details must be a JSON object.", "details")
+    storable(dumped, "details")
+    encoded = dumped.encode()
     if b"\\u0000" in encoded:
         raise invalid("details must not contain NUL characters.", "details")
     if len(encoded) > MAX_DETAILS_BYTES:
@@ -115,7 +124,7 @@ def search(value: str | None, max_len: int = 100) -> str | None:
         return None
     if len(value) > max_len:
         raise invalid(f"search is longer than {max_len} characters.", "search")
-    no_nul(value, "search")
+    storable(value, "search")
     escaped = value.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return escaped
 

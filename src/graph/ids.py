@@ -7,14 +7,21 @@ from domain.errors import DomainError, ErrorCode
 MAX_PK = 2**63 - 1
 
 
+def parse_pk(raw: str) -> int | None:
+    """A primary key written in ASCII digits, in range; None for anything else.
+
+    str.isdigit() alone also accepts '²' and Arabic-Indic digits, which int() would
+    turn into a second name for the same object."""
+    if not (raw.isascii() and raw.isdigit()) or not 0 < int(raw) <= MAX_PK:
+        return None
+    return int(raw)
+
+
 def decode_id(gid: relay.GlobalID, type_name: str) -> int | None:
     """The primary key inside `gid` if it names a `type_name`, else None."""
     if gid.type_name != type_name:
         return None
-    raw = gid.node_id
-    if not raw.isdigit() or not 0 < int(raw) <= MAX_PK:
-        return None
-    return int(raw)
+    return parse_pk(gid.node_id)
 
 
 def require_id(gid: relay.GlobalID, type_name: str, field: str) -> int:

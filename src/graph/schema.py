@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import strawberry
-from graphql import GraphQLError
+from graphql import GraphQLError, OperationDefinitionNode
 from strawberry.extensions import (
     MaskErrors,
     MaxAliasesLimiter,
@@ -104,6 +104,23 @@ class SubscriptionsOverWebsockets(SchemaExtension):
         yield
 
 
+class OneOperation(SchemaExtension):
+    """A document with several operations must name the one to run (the spec's rule;
+    Strawberry would otherwise run the first)."""
+
+    def on_execute(self) -> Iterator[None]:
+        ctx = self.execution_context
+        document = ctx.graphql_document
+        # `operation_name` falls back to the first operation's name: ask what was sent.
+        if ctx._provided_operation_name is None and document is not None:
+            operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+            if len(operations) > 1:
+                raise bad_request(
+                    "Must provide operation name if query contains multiple operations."
+                )
+        yield
+
+
 DEPTH_LIMIT = QueryDepthLimiter(max_depth=10)
 ALIAS_LIMIT = MaxAliasesLimiter(max_alias_count=30)
 
@@ -123,6 +140,7 @@ schema: strawberry.Schema = PressroomSchema(
         # Factories: a fresh extension per request (the caches themselves are shared).
         RequestLog,
         SubscriptionsOverWebsockets,
+        OneOperation,
         lambda: ParserCache(maxsize=1024),
         lambda: ValidationCache(maxsize=1024),
         # One shared instance each: the validation cache keys on the rule classes,

@@ -93,6 +93,8 @@ class PressroomGraphQL(GraphQL[Context, None]):
             return super().decode_json(data)
         except RecursionError:
             raise HTTPException(400, "Request body is nested too deeply.") from None
+        except UnicodeDecodeError:
+            raise HTTPException(400, "Request body is not valid UTF-8.") from None
 
     async def process_result(
         self, request: Request | WebSocket, result: ExecutionResult

@@ -41,10 +41,12 @@ def assert_clean(response: httpx.Response) -> None:
 async def post(
     api: Client, token: str | None, query: str, variables: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    headers = {"authorization": f"Bearer {token}"} if token else {}
-    response = await api.http.post(
-        api.url, json={"query": query, "variables": variables or {}}, headers=headers
-    )
+    headers = {"content-type": "application/json"}
+    if token:
+        headers["authorization"] = f"Bearer {token}"
+    # ASCII JSON, as browsers send it: a lone surrogate travels as the escape "\ud800".
+    payload = json.dumps({"query": query, "variables": variables or {}}, ensure_ascii=True)
+    response = await api.http.post(api.url, content=payload.encode(), headers=headers)
     assert_clean(response)
     body: dict[str, Any] = response.json()
     return body
@@ -991,6 +993,45 @@ CASES: dict[str, Case] = {
 }
 
 
+# A lone surrogate ("\ud800" in JSON) in any string input: INVALID_INPUT on that field.
+LONE = "a\ud800b"
+SURROGATES: dict[str, tuple[str | None, str, Inputs, str]] = {
+    "customer-name": ("sam", "createCustomer", fixed({"name": LONE}), "name"),
+    "wo-details": ("sam", "createWorkOrder", wo(details={"notes": LONE}), "details"),
+    "wo-details-key": ("sam", "createWorkOrder", wo(details={LONE: 1}), "details"),
+    "cancel-reason": (
+        "sam",
+        "cancelWorkOrder",
+        lambda w: {"workOrderId": gid("WorkOrder", w.order), "reason": LONE},
+        "reason",
+    ),
+    "release-reason": (
+        "ada",
+        "releaseTask",
+        lambda w: {"taskId": gid("DepartmentTask", w.print_task), "reason": LONE},
+        "reason",
+    ),
+    "login-email": (None, "login", fixed({"email": LONE, "password": PASSWORD}), "email"),
+    "login-password": (
+        None,
+        "login",
+        fixed({"email": "wal@shop.test", "password": LONE + PASSWORD}),
+        "password",
+    ),
+    "user-name": ("ada", "createUser", user(name=LONE), "name"),
+    "user-password": ("ada", "createUser", user(password=LONE * 4), "password"),
+    "user-email": ("ada", "createUser", user(email=f"{LONE}@shop.test"), "email"),
+    "department-name": ("ada", "createDepartment", dept(name=LONE), "name"),
+    "api-token-name": ("sam", "createApiToken", fixed({"name": LONE}), "name"),
+    "ledger-memo": ("abe", "postLedgerEntry", ledger(memo=LONE), "memo"),
+    "ledger-key": ("abe", "postLedgerEntry", ledger(idempotencyKey=LONE), "idempotencyKey"),
+}
+for _key, (_who, _name, _inputs, _field) in SURROGATES.items():
+    CASES[f"surrogate-{_key}"] = Case(
+        _who, _name, _inputs, UserErr("INVALID_INPUT", _field, "unpaired surrogate")
+    )
+
+
 def _params() -> list[Any]:
     return [pytest.param(case, id=key) for key, case in CASES.items()]
 
@@ -1223,6 +1264,55 @@ async def test_invalid_json_body_answers_with_a_bad_request_error(
     assert response.status_code == 400
     assert response.headers["content-type"].startswith("application/json")
     assert response.json()["errors"][0]["extensions"]["code"] == "BAD_REQUEST"
+
+
+async def test_invalid_utf8_body_answers_with_a_bad_request_error(
+    api: Client, world: World
+) -> None:
+    response = await _raw_post(api, b'{"query": "{ me { id } }", "x": "\xff\xfe"}', None)
+    assert_clean(response)
+    assert response.status_code == 400
+    assert response.headers["content-type"].startswith("application/json")
+    error = response.json()["errors"][0]
+    assert error["extensions"]["code"] == "BAD_REQUEST"
+    assert "UTF-8" in error["message"]
+
+
+async def test_several_operations_need_an_operation_name(api: Client, world: World) -> None:
+    document = 'query A { me { id } } mutation B { createCustomer(input: {name: "X"}) { customer { id } } }'
+    before = await table_snapshot(world.shop.engine)
+    body = await post(api, world.token("sam"), document)
+    assert [e["extensions"]["code"] for e in body["errors"]] == ["BAD_REQUEST"]
+    assert "Must provide operation name" in body["errors"][0]["message"]
+    assert await table_snapshot(world.shop.engine) == before
+    named = await api.http.post(
+        api.url,
+        json={"query": document, "operationName": "A"},
+        headers={"authorization": f"Bearer {world.token('sam')}"},
+    )
+    assert named.json()["data"]["me"]["id"] == gid("User", world.shop.users["sam"])
+
+
+@pytest.mark.parametrize("digits", ["\u00b2", "\u0663", "\uff11", " 1", "+1", "1_0"])
+async def test_global_ids_take_ascii_digits_only(api: Client, world: World, digits: str) -> None:
+    """'²', Arabic-Indic or full-width digits are never a second name for an object."""
+    malformed = b64(f"WorkOrder:{digits}")
+    body = await post(
+        api, world.token("sam"), "query($id: ID!) { node(id: $id) { id } }", {"id": malformed}
+    )
+    assert body.get("data", {}) in (None, {"node": None}) or body["data"]["node"] is None
+    read = await post(
+        api, world.token("sam"), "query($id: ID!) { workOrder(id: $id) { id } }", {"id": malformed}
+    )
+    assert read["data"]["workOrder"] is None
+    moved = await post(
+        api,
+        world.token("pat"),
+        mutation("startTask"),
+        {"input": {"taskId": b64(f"DepartmentTask:{digits}")}},
+    )
+    errors = moved["data"]["startTask"]["userErrors"]
+    assert [e["code"] for e in errors] == ["NOT_FOUND"]
 
 
 async def test_deeply_nested_json_body_is_not_a_500(api: Client, world: World) -> None:

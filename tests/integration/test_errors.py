@@ -4,6 +4,9 @@ import base64
 import json
 
 import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import reads
 from tests.support import Client, Shop, gid
@@ -90,3 +93,14 @@ async def test_a_subscription_over_plain_http_is_a_bad_request(api: Client, shop
         assert "websocket" in response.text
         assert "BAD_REQUEST" in response.text
         assert "INTERNAL_SERVER_ERROR" not in response.text
+
+
+async def test_bound_values_never_reach_an_error_message(engine: AsyncEngine) -> None:
+    """A failing statement's parameters (a password hash, a token) stay out of the error
+    SQLAlchemy raises, and so out of every log line built from it."""
+    secret = "$argon2id$v=19$m=65536,t=3,p=4$c2VjcmV0LXNhbHQ"
+    with pytest.raises(DBAPIError) as failed:
+        async with engine.connect() as conn:
+            await conn.execute(text("SELECT CAST(:secret AS integer)"), {"secret": secret})
+    assert secret not in str(failed.value)
+    assert "hidden" in str(failed.value)

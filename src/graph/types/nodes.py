@@ -23,6 +23,7 @@ from domain.enums import (
 from domain.enums import DepartmentKind as Kind
 from domain.money import Money as DomainMoney
 from graph.context import Info
+from graph.ids import parse_pk
 from graph.permissions import READS_LEDGER, SEES_QUOTES, SELF_OR_ADMIN, allowed
 from graph.types import enums as _registered  # noqa: F401  (makes the enums GraphQL enums)
 from graph.types.money import Money
@@ -41,7 +42,7 @@ async def node_rows(
     loader: DataLoader[int, Row[Any] | None], node_ids: Iterable[str]
 ) -> list[Row[Any] | None]:
     """The rows of `Node.resolve_nodes`, in one batch, None where absent."""
-    return await loader.load_many([int(i) if i.isdigit() else 0 for i in node_ids])
+    return await loader.load_many([parse_pk(i) or 0 for i in node_ids])
 
 
 async def _nodes(
