@@ -1279,7 +1279,10 @@ async def test_invalid_utf8_body_answers_with_a_bad_request_error(
 
 
 async def test_several_operations_need_an_operation_name(api: Client, world: World) -> None:
-    document = 'query A { me { id } } mutation B { createCustomer(input: {name: "X"}) { customer { id } } }'
+    document = (
+        "query A { me { id } } "
+        + 'mutation B { createCustomer(input: {name: "X"}) { customer { id } } }'
+    )
     before = await table_snapshot(world.shop.engine)
     body = await post(api, world.token("sam"), document)
     assert [e["extensions"]["code"] for e in body["errors"]] == ["BAD_REQUEST"]
