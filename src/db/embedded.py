@@ -10,6 +10,7 @@ one to leave stops it, so no stray server is left behind.
 import atexit
 import logging
 import os
+import signal
 import subprocess
 import warnings
 from pathlib import Path
@@ -97,12 +98,16 @@ def _stop_postmaster(data_dir: Path, user: str | None) -> None:
             timeout=60,
         )
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
-        log.warning("pg_ctl stop failed (%s); terminating the postmaster", error)
-        postmaster.terminate()
+        import psutil
+
+        log.warning("pg_ctl stop failed (%s); signalling the postmaster", error)
         try:
+            postmaster.send_signal(signal.SIGINT)  # fast shutdown, as pg_ctl -m fast
             postmaster.wait(10)
-        except Exception:
-            postmaster.kill()
+        except psutil.TimeoutExpired:
+            postmaster.send_signal(signal.SIGQUIT)  # immediate shutdown
+        except psutil.NoSuchProcess:
+            pass
 
 
 def _postmaster(data_dir: Path) -> Any:

@@ -4,6 +4,8 @@ import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import asyncpg
+from sqlalchemy import exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
@@ -64,3 +66,27 @@ async def one_snapshot(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
     snapshot = engine.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
     async with snapshot.connect() as conn, conn.begin():
         yield conn
+
+
+_UNAVAILABLE = (
+    OSError,  # refused, reset, unreachable
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.CannotConnectNowError,  # starting up or shutting down
+    asyncpg.exceptions.AdminShutdownError,
+    asyncpg.exceptions.CrashShutdownError,
+    asyncpg.exceptions.ConnectionDoesNotExistError,
+    exc.TimeoutError,  # no pooled connection came free
+)
+
+
+def unavailable(error: BaseException | None) -> bool:
+    """Whether an error means the database cannot be reached now (rather than a bug)."""
+    seen = 0
+    while error is not None and seen < 10:
+        if isinstance(error, _UNAVAILABLE):
+            return True
+        if isinstance(error, exc.DBAPIError) and error.connection_invalidated:
+            return True
+        error = getattr(error, "orig", None) or error.__cause__ or error.__context__
+        seen += 1
+    return False

@@ -1,12 +1,15 @@
 """Per-request context: who is asking, the database, and the request's dataloaders."""
 
+import logging
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from starlette.responses import Response
 from starlette.websockets import WebSocket
 from strawberry.types import Info as StrawberryInfo
 
@@ -17,6 +20,8 @@ from graph.loaders import Loaders
 
 if TYPE_CHECKING:
     from graph.metrics import Metrics
+
+log = logging.getLogger("pressroom.database")
 
 
 @dataclass(frozen=True)
@@ -29,10 +34,29 @@ class Viewer:
     is_admin: bool
     member_department_ids: frozenset[int]
     display_department_ids: frozenset[int]
+    expires_at: datetime | None = None
 
     @property
     def is_person(self) -> bool:
         return self.token_kind is not TokenKind.DISPLAY
+
+
+class Outage:
+    """Whether the database was last found unreachable: one log line when that changes,
+    not one per failed request."""
+
+    def __init__(self) -> None:
+        self.down = False
+
+    def failed(self) -> None:
+        if not self.down:
+            self.down = True
+            log.warning("database unavailable: requests answer SERVICE_UNAVAILABLE (503)")
+
+    def answered(self) -> None:
+        if self.down:
+            self.down = False
+            log.warning("database available again")
 
 
 @dataclass
@@ -46,6 +70,7 @@ class Services:
     currency: str = "EUR"
     # Set by graph.app.create_app: the app's own metrics registry.
     metrics: "Metrics | None" = None
+    outage: Outage = field(default_factory=Outage)
 
 
 @dataclass
@@ -55,6 +80,8 @@ class Context:
     websocket: WebSocket | None = None
     # True for plain HTTP requests, which cannot carry a subscription's stream.
     over_http: bool = False
+    # The HTTP response being built (its status can still change), None on a websocket.
+    response: Response | None = None
     # Set by Strawberry from the websocket's connection_init payload.
     connection_params: dict[str, Any] | None = None
     # Logged with every line about this request; sent back as X-Request-ID.

@@ -32,6 +32,7 @@ class TopLevelCode(StrEnum):
     UNAUTHENTICATED = "UNAUTHENTICATED"
     FORBIDDEN = "FORBIDDEN"
     BAD_REQUEST = "BAD_REQUEST"
+    SERVICE_UNAVAILABLE = "SERVICE_UNAVAILABLE"
     INTERNAL_SERVER_ERROR = "INTERNAL_SERVER_ERROR"
 
 
@@ -62,6 +63,31 @@ def error_response(message: str, status_code: int) -> JSONResponse:
     return JSONResponse(
         {"errors": [{"message": message, "extensions": {"code": TopLevelCode.BAD_REQUEST.value}}]},
         status_code=status_code,
+    )
+
+
+UNAVAILABLE_MESSAGE = "The database is unavailable right now; try again in a few seconds."
+RETRY_AFTER_SECONDS = 5
+
+
+def service_unavailable() -> GraphQLError:
+    return top_level(TopLevelCode.SERVICE_UNAVAILABLE, UNAVAILABLE_MESSAGE)
+
+
+def unavailable_response() -> JSONResponse:
+    """HTTP 503 for a request that could not reach the database at all."""
+    return JSONResponse(
+        {
+            "data": None,
+            "errors": [
+                {
+                    "message": UNAVAILABLE_MESSAGE,
+                    "extensions": {"code": TopLevelCode.SERVICE_UNAVAILABLE.value},
+                }
+            ],
+        },
+        status_code=503,
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
     )
 
 

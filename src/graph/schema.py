@@ -18,7 +18,14 @@ from strawberry.extensions import (
 )
 from strawberry.types.graphql import OperationType
 
-from graph.errors import TopLevelCode, bad_request, should_mask
+from db.engine import unavailable
+from graph.errors import (
+    RETRY_AFTER_SECONDS,
+    TopLevelCode,
+    bad_request,
+    service_unavailable,
+    should_mask,
+)
 from graph.metrics import root_field
 from graph.mutations import Mutation
 from graph.queries import Query
@@ -34,6 +41,17 @@ class MaskUnexpectedErrors(MaskErrors):
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         original = error.original_error
+        context = self.execution_context.context
+        if unavailable(original):
+            # Not a bug: answered as 503, logged once per outage, not once per request.
+            if context is not None:
+                context.services.outage.failed()
+                if context.response is not None:
+                    context.response.status_code = 503
+                    context.response.headers["retry-after"] = str(RETRY_AFTER_SECONDS)
+            unavailable_error = service_unavailable()
+            unavailable_error.path = error.path
+            return unavailable_error
         log.error(
             "unexpected error at %s",
             ".".join(map(str, error.path or [])),

@@ -16,9 +16,10 @@ from strawberry.http import GraphQLHTTPResponse
 from strawberry.types import ExecutionResult
 from strawberry.types.unset import UnsetType
 
+from db.engine import unavailable
 from graph.auth import bearer, load_viewer
 from graph.context import Context, Services
-from graph.errors import TopLevelCode, error_response
+from graph.errors import TopLevelCode, error_response, unavailable_response
 from graph.live import LiveConnections
 from graph.schema import schema
 
@@ -55,12 +56,16 @@ class PressroomGraphQL(GraphQL[Context, None]):
             # Authenticated from the connection_init payload, in on_ws_connect.
             return Context(self.services, None, websocket=request)
         token = bearer(request.headers.get("authorization"))
-        context = Context(self.services, await load_viewer(self.services, token), over_http=True)
+        viewer = await load_viewer(self.services, token)
+        if token is not None:
+            self.services.outage.answered()
+        context = Context(self.services, viewer, over_http=True)
         asked = request.headers.get("x-request-id", "")
         if REQUEST_ID.fullmatch(asked):
             context.request_id = asked
         if isinstance(response, Response):
             response.headers["x-request-id"] = context.request_id
+            context.response = response
         return context
 
     async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
@@ -86,6 +91,12 @@ class PressroomGraphQL(GraphQL[Context, None]):
         except HTTPException as error:
             # Malformed requests get the same JSON error shape as every other failure.
             response = error_response(error.reason, error.status_code)
+        except Exception as error:
+            # Authentication reads the database before GraphQL runs.
+            if not unavailable(error):
+                raise
+            self.services.outage.failed()
+            response = unavailable_response()
         await response(scope, receive, send)
 
     def decode_json(self, data: str | bytes) -> object:

@@ -167,6 +167,52 @@ def cmd_db_url(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    from db import backup
+    from pressroom.database import database_url, stop_embedded
+
+    url = database_url(settings)
+    try:
+        done = backup.dump(url, Path(args.path))
+    except backup.BackupError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    finally:
+        stop_embedded(settings)
+    print(f"Backed up database {done.database} to {done.path} ({done.size:,} bytes).")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    from db import backup
+    from pressroom.database import database_url, stop_embedded
+
+    url = database_url(settings)
+    try:
+        done = asyncio.run(backup.restore(url, Path(args.path), force=args.force))
+    except backup.BadBackupFile as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except backup.RestoreRefused as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 3
+    except backup.BackupError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    finally:
+        stop_embedded(settings)
+    print(
+        f"Restored {done.path} into database {done.database}"
+        + (" (its previous data replaced)" if done.replaced else "")
+        + f"; it is at revision {done.revision}."
+    )
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="pressroom", description="Run the print shop's floor.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -197,6 +243,15 @@ def parser() -> argparse.ArgumentParser:
     )
     legacy.set_defaults(func=cmd_import_legacy)
     sub.add_parser("db-url", help="print the database URL in use").set_defaults(func=cmd_db_url)
+    backup = sub.add_parser("backup", help="write the database to a file (pg_dump custom format)")
+    backup.add_argument("path", metavar="PATH")
+    backup.set_defaults(func=cmd_backup)
+    restore = sub.add_parser(
+        "restore", help="replace the database with a backup, then migrate it to the latest revision"
+    )
+    restore.add_argument("path", metavar="PATH")
+    restore.add_argument("--force", action="store_true", help="replace a database that holds data")
+    restore.set_defaults(func=cmd_restore)
     return p
 
 

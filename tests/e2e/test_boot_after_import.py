@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import text
 
-from db import migrate, people
+from db import migrate, people, reads
 from db.engine import create_engine, unit_of_work
 from domain.enums import DepartmentKind
 from pressroom.legacy_import import import_legacy
@@ -62,7 +62,7 @@ async def test_three_boots_after_the_import_change_no_one(databases: tuple[str, 
                 conn, email="boss@shop.test", name="Boss", password="long-password",
                 is_admin=True, department_ids=[],
             )  # fmt: skip
-            print_dept = next(d for d in await people.all_departments(conn) if d.code == "print")
+            print_dept = next(d for d in await reads.all_departments(conn) if d.code == "print")
             assert print_dept.kind == DepartmentKind.PRODUCTION
             await people.create_user(
                 conn, email="pat@shop.test", name="Pat", password="long-password",

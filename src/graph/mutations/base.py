@@ -27,6 +27,7 @@ async def mutate(
     try:
         async with unit_of_work(info.context.services.engine) as conn:
             result = await work(conn)
+        info.context.services.outage.answered()
         # After the commit, never before: the feed then reads what was committed.
         if info.context.services.feed is not None:
             info.context.services.feed.poke()
