@@ -135,6 +135,16 @@ class StoredEvent:
         return int(self.payload["entryId"])
 
     @property
+    def user_id(self) -> int:
+        """The user of a USER_ACCESS_CHANGED event."""
+        return int(self.payload["userId"])
+
+    @property
+    def deactivates(self) -> bool:
+        """A USER_ACCESS_CHANGED event that deactivated its user."""
+        return self.payload.get("change") == "DEACTIVATED"
+
+    @property
     def token_id(self) -> int:
         """The token of a TOKEN_REVOKED event."""
         return int(self.payload["tokenId"])

@@ -43,6 +43,7 @@ LISTENER_NAME = "pressroom-listener"
 GATE_CHANNEL = "delivery_gate"
 TOKENS_CHANNEL = "tokens"
 LEDGER_CHANNEL = "ledger"
+ACCESS_CHANNEL = "access"
 GATE_TYPES = (EventType.DELIVERY_GATE_OPENED.value, EventType.DELIVERY_GATE_CLOSED.value)
 # queries.sql's NOTIFY as asyncpg takes it ($1): it is sent on the listener's own connection.
 NOTIFY_SQL = native("notify_events")[0]
@@ -68,6 +69,8 @@ def channels_of(event: StoredEvent) -> list[str]:
         found.append(TOKENS_CHANNEL)
     if event.type == EventType.LEDGER_ENTRY_POSTED:
         found.append(LEDGER_CHANNEL)
+    if event.type == EventType.USER_ACCESS_CHANGED:
+        found.append(ACCESS_CHANNEL)
     return found
 
 
@@ -80,6 +83,17 @@ class Delivered:
 
 
 OVERFLOWED = object()
+# Put in a subscriber's queue, in log order, when its user's access or its token changed:
+# the subscriber checks its rights again before it delivers anything that came later.
+RECHECK = object()
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Whose subscription a queue serves."""
+
+    user_id: int
+    token_id: int
 
 
 class BoundedBroadcast(Broadcast):
@@ -95,10 +109,14 @@ class BoundedBroadcast(Broadcast):
         super().__init__(backend=backend)
         self.buffer = buffer
         self._filters: dict[asyncio.Queue[Any], Callable[[Any], bool]] = {}
+        self._owners: dict[asyncio.Queue[Any], Owner] = {}
 
     async def _listener(self) -> None:
         while True:
             event = await self._backend.next_published()
+            if event.channel in (ACCESS_CHANNEL, TOKENS_CHANNEL):
+                delivered: Delivered = event.message  # type: ignore[assignment]
+                self._recheck(delivered.event)
             for queue in list(self._subscribers.get(event.channel, ())):
                 accepts = self._filters.get(queue)
                 if accepts is not None and not accepts(event.message):
@@ -111,20 +129,45 @@ class BoundedBroadcast(Broadcast):
                 else:
                     queue.put_nowait(event)
 
+    def _recheck(self, event: StoredEvent) -> None:
+        """Mark, before any later event, the queues whose rights this event may have changed."""
+        if event.type == EventType.USER_ACCESS_CHANGED:
+            user = event.user_id
+            affected = [q for q, o in self._owners.items() if o.user_id == user]
+        else:
+            token = event.token_id
+            affected = [q for q, o in self._owners.items() if o.token_id == token]
+        for queue in affected:
+            # A full queue already ends with its overflow mark: it resubscribes, checked anew.
+            if not queue.full():
+                queue.put_nowait(Event(ACCESS_CHANNEL, RECHECK))  # type: ignore[arg-type]
+
+    def recheck_token(self, token_id: int) -> None:
+        """For expiry, which is no event: the token's subscriptions check their rights."""
+        for queue, owner in self._owners.items():
+            if owner.token_id == token_id and not queue.full():
+                queue.put_nowait(Event(TOKENS_CHANNEL, RECHECK))  # type: ignore[arg-type]
+
     @contextlib.asynccontextmanager
     async def subscribe(  # type: ignore[override]
-        self, channel: str, accepts: Callable[[Any], bool] | None = None
+        self,
+        channel: str,
+        accepts: Callable[[Any], bool] | None = None,
+        owner: Owner | None = None,
     ) -> AsyncIterator["asyncio.Queue[Any]"]:
         """`accepts` keeps messages the subscriber would skip (older than its cursor)
         out of its buffer, so a burst of old events cannot overflow a new subscriber."""
         queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=self.buffer + 1)
         if accepts is not None:
             self._filters[queue] = accepts
+        if owner is not None:
+            self._owners[queue] = owner
         self._subscribers.setdefault(channel, set()).add(queue)
         try:
             yield queue
         finally:
             self._filters.pop(queue, None)
+            self._owners.pop(queue, None)
             subscribers = self._subscribers.get(channel)
             if subscribers is not None:
                 subscribers.discard(queue)
@@ -236,14 +279,15 @@ class EventFeed:
         self._notify.set()
 
     def subscribe(
-        self, channel: str, wants: Callable[[Position], bool] | None = None
+        self,
+        channel: str,
+        wants: Callable[[Position], bool] | None = None,
+        owner: Owner | None = None,
     ) -> contextlib.AbstractAsyncContextManager[Any]:
-        """Live events of a channel; with `wants`, only the positions it wants are buffered."""
-        if wants is None:
-            return self.broadcast.subscribe(channel)
-        return self.broadcast.subscribe(
-            channel, accepts=lambda delivered: wants(delivered.event.position)
-        )
+        """Live events of a channel; with `wants`, only the positions it wants are buffered;
+        with `owner`, RECHECK marks arrive when that user's access or token changes."""
+        accepts = None if wants is None else lambda d: wants(d.event.position)
+        return self.broadcast.subscribe(channel, accepts=accepts, owner=owner)
 
     def _on_notify(self, connection: Any, pid: int, channel: str, payload: str) -> None:
         # Our own notifier's NOTIFY comes back here too; poke() already woke the reader.

@@ -1,6 +1,7 @@
 """Departments, users, memberships and tokens."""
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row
@@ -142,7 +143,9 @@ async def issue_token(
     user_id: int,
     ttl_seconds: int | None,
     department_ids: list[int] | None = None,
+    expires_at: datetime | None = None,
 ) -> IssuedToken:
+    """A new token; it expires after `ttl_seconds`, at `expires_at`, or never."""
     token = new_token(kind)
     row = (
         await conn.execute(
@@ -154,6 +157,7 @@ async def issue_token(
                 "user_id": user_id,
                 "department_ids": department_ids,
                 "ttl_seconds": ttl_seconds,
+                "expires_at": expires_at,
             },
         )
     ).one()
@@ -173,23 +177,81 @@ async def login(
     return issued, user
 
 
-async def authenticate(conn: AsyncConnection, token: str) -> Row[Any] | None:
-    return (await conn.execute(Q["authenticate"], {"token_hash": token_hash(token)})).first()
+async def authenticate(
+    conn: AsyncConnection, token: str | None = None, *, token_id: int | None = None
+) -> Row[Any] | None:
+    """The live token (by its secret, or by id) with its user's rights; None if it is
+    unknown, revoked, expired or its user is deactivated."""
+    params = {"token_hash": token_hash(token) if token else None, "token_id": token_id}
+    return (await conn.execute(Q["authenticate"], params)).first()
+
+
+async def revoke_tokens(conn: AsyncConnection, token_ids: list[int]) -> list[Row[Any]]:
+    """Revoke these tokens (those not revoked yet), each with a TOKEN_REVOKED event, so
+    every server process closes the live connections that use them."""
+    return list((await conn.execute(Q["revoke_tokens"], {"ids": token_ids})).all())
 
 
 async def revoke_token(
     conn: AsyncConnection, token_id: int, user_id: int, is_admin: bool
 ) -> Row[Any]:
-    """Revoke a token: admins any, others their own. Writes a TOKEN_REVOKED event, so
-    every server process closes the live connections that use it."""
-    row = (
-        await conn.execute(
-            Q["revoke_token"], {"token_id": token_id, "user_id": user_id, "is_admin": is_admin}
-        )
-    ).first()
-    if row is not None:
-        return row
+    """Revoke a token: admins any, others their own."""
     existing = (await conn.execute(Q["token_by_id"], {"token_id": token_id})).first()
     if existing is None or not (is_admin or existing.user_id == user_id):
         raise DomainError(ErrorCode.NOT_FOUND, "No such token.", "tokenId")
-    raise DomainError(ErrorCode.INVALID_TRANSITION, "The token is already revoked.", "tokenId")
+    revoked = await revoke_tokens(conn, [token_id])
+    if not revoked:
+        raise DomainError(ErrorCode.INVALID_TRANSITION, "The token is already revoked.", "tokenId")
+    return revoked[0]
+
+
+async def revoke_sessions(conn: AsyncConnection, user_id: int, keep: int | None = None) -> int:
+    """Sign a user out everywhere (but for the session `keep`); how many sessions ended."""
+    ids = (await conn.execute(Q["live_sessions_of"], {"user_id": user_id})).scalars()
+    return len(await revoke_tokens(conn, [i for i in ids if i != keep]))
+
+
+async def _user(conn: AsyncConnection, user_id: int) -> Row[Any]:
+    user = (await conn.execute(Q["users_by_id"], {"ids": [user_id]})).first()
+    if user is None:
+        raise DomainError(ErrorCode.NOT_FOUND, "No such user.", "userId")
+    return user
+
+
+async def set_active(conn: AsyncConnection, user_id: int, active: bool, actor_id: int) -> Row[Any]:
+    """Deactivate (or reactivate) a user. A deactivated user cannot sign in and every token
+    of theirs stops working at once; the event closes their live subscriptions."""
+    if not active and user_id == actor_id:
+        raise DomainError(ErrorCode.INVALID_INPUT, "Admins cannot deactivate themselves.", "userId")
+    user = await _user(conn, user_id)
+    moved = (
+        await conn.execute(Q["set_user_active"], {"user_id": user_id, "active": active})
+    ).first()
+    if moved is None:
+        state = "active" if user.is_active else "deactivated"
+        raise DomainError(ErrorCode.INVALID_TRANSITION, f"The user is already {state}.", "userId")
+    return moved
+
+
+async def set_password(conn: AsyncConnection, user_id: int, password: str) -> Row[Any]:
+    """An admin sets a password: the user's sessions end (they sign in with the new one)."""
+    await _user(conn, user_id)
+    params = {"user_id": user_id, "password_hash": await hash_password(password)}
+    user = (await conn.execute(Q["set_password"], params)).one()
+    await revoke_sessions(conn, user_id)
+    return user
+
+
+async def change_password(
+    conn: AsyncConnection, user_id: int, session_id: int, old: str, new: str
+) -> Row[Any]:
+    """A user changes their own password, proving the old one; their other sessions end."""
+    user = await _user(conn, user_id)
+    if not await verify_password(user.password_hash, old):
+        raise DomainError(
+            ErrorCode.INVALID_INPUT, "The current password is incorrect.", "oldPassword"
+        )
+    params = {"user_id": user_id, "password_hash": await hash_password(new)}
+    changed = (await conn.execute(Q["set_password"], params)).one()
+    await revoke_sessions(conn, user_id, keep=session_id)
+    return changed

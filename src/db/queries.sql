@@ -226,13 +226,34 @@ WHERE id = :user_id
 RETURNING *
 
 -- name: replace_memberships
+-- With an event: every process checks that user's live subscriptions again.
 WITH gone AS (
     DELETE FROM user_departments
     WHERE user_id = :user_id AND department_id <> ALL(CAST(:department_ids AS bigint[]))
+), added AS (
+    INSERT INTO user_departments (user_id, department_id)
+    SELECT :user_id, unnest(CAST(:department_ids AS bigint[]))
+    ON CONFLICT DO NOTHING
 )
-INSERT INTO user_departments (user_id, department_id)
-SELECT :user_id, unnest(CAST(:department_ids AS bigint[]))
-ON CONFLICT DO NOTHING
+INSERT INTO events (type, payload)
+VALUES ('USER_ACCESS_CHANGED',
+        jsonb_build_object('userId', CAST(:user_id AS bigint), 'change', 'MEMBERSHIP'))
+
+-- name: set_user_active
+WITH moved AS (
+    UPDATE users SET is_active = :active
+    WHERE id = :user_id AND is_active <> :active
+    RETURNING *
+), event AS (
+    INSERT INTO events (type, payload)
+    SELECT 'USER_ACCESS_CHANGED', jsonb_build_object(
+        'userId', id, 'change', CASE WHEN is_active THEN 'REACTIVATED' ELSE 'DEACTIVATED' END)
+    FROM moved
+)
+SELECT * FROM moved
+
+-- name: set_password
+UPDATE users SET password_hash = :password_hash WHERE id = :user_id RETURNING *
 
 -- name: add_memberships
 INSERT INTO user_departments (user_id, department_id)
@@ -242,18 +263,21 @@ ON CONFLICT DO NOTHING
 -- name: insert_token
 INSERT INTO tokens (kind, name, token_hash, user_id, department_ids, expires_at)
 VALUES (:kind, :name, :token_hash, :user_id, CAST(:department_ids AS bigint[]),
-        now() + CAST(:ttl_seconds AS integer) * interval '1 second')
+        coalesce(CAST(:expires_at AS timestamptz),
+                 now() + CAST(:ttl_seconds AS integer) * interval '1 second'))
 RETURNING id, kind, name, user_id, department_ids, created_at, expires_at
 
 -- name: authenticate
+-- A live token and who it acts as, by its secret's hash (requests) or by its id (live
+-- subscriptions checked again after their user's access changed).
 SELECT tk.id AS token_id, tk.kind, tk.department_ids AS display_department_ids,
-       u.id AS user_id, u.is_admin,
+       tk.expires_at, u.id AS user_id, u.is_admin,
        coalesce(array_agg(ud.department_id ORDER BY ud.department_id)
                 FILTER (WHERE ud.department_id IS NOT NULL), '{}') AS member_department_ids
 FROM tokens tk
 JOIN users u ON u.id = tk.user_id
 LEFT JOIN user_departments ud ON ud.user_id = u.id
-WHERE tk.token_hash = :token_hash
+WHERE (tk.token_hash = :token_hash OR tk.id = :token_id)
   AND tk.revoked_at IS NULL
   AND (tk.expires_at IS NULL OR tk.expires_at > now())
   AND u.is_active
@@ -397,17 +421,34 @@ WHERE backend_xid IS NOT NULL AND datname = current_database()
 -- The payload names the sending process, so that it can ignore its own wake-up.
 SELECT pg_notify('pressroom_events', :origin)
 
--- name: revoke_token
+-- name: revoke_tokens
+-- Revocation is an event, so every server process closes the live connections using them.
 WITH revoked AS (
     UPDATE tokens SET revoked_at = now()
-    WHERE id = :token_id AND revoked_at IS NULL
-      AND (:is_admin OR user_id = :user_id)
+    WHERE id = ANY(CAST(:ids AS bigint[])) AND revoked_at IS NULL
     RETURNING *
 ), event AS (
     INSERT INTO events (type, payload)
-    SELECT 'TOKEN_REVOKED', jsonb_build_object('tokenId', id, 'kind', kind) FROM revoked
+    SELECT 'TOKEN_REVOKED', jsonb_build_object('tokenId', id, 'kind', kind, 'userId', user_id)
+    FROM revoked
 )
 SELECT * FROM revoked
+
+-- name: live_sessions_of
+SELECT id FROM tokens
+WHERE user_id = :user_id AND kind = 'SESSION' AND revoked_at IS NULL
+  AND (expires_at IS NULL OR expires_at > now())
+
+-- name: tokens_page
+-- Newest first, keyset on id; one user's or everyone's. Secrets are never stored.
+SELECT * FROM tokens
+WHERE (CAST(:user_id AS bigint) IS NULL OR user_id = :user_id)
+  AND (CAST(:after_id AS bigint) IS NULL OR id < :after_id)
+ORDER BY id DESC
+LIMIT :limit
+
+-- name: tokens_by_id
+SELECT * FROM tokens WHERE id = ANY(CAST(:ids AS bigint[]))
 
 -- name: token_by_id
 SELECT * FROM tokens WHERE id = :token_id

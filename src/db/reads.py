@@ -57,6 +57,17 @@ async def memberships(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any
     return await _by_ids(conn, "memberships_by_user", ids)
 
 
+async def tokens(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
+    return await _by_ids(conn, "tokens_by_id", ids)
+
+
+async def tokens_page(
+    conn: AsyncConnection, *, user_id: int | None, limit: int, after_id: int | None
+) -> list[Row[Any]]:
+    params = {"user_id": user_id, "limit": limit, "after_id": after_id}
+    return list((await conn.execute(Q["tokens_page"], params)).all())
+
+
 async def ledger_entries(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
     return await _by_ids(conn, "ledger_entries_by_id", ids)
 

@@ -2,6 +2,7 @@
 
 import json
 import re
+from datetime import UTC, datetime
 from typing import Any
 
 from domain.errors import DomainError, ErrorCode
@@ -78,12 +79,10 @@ def email(value: str) -> str:
     return cleaned
 
 
-def password(value: str) -> str:
-    storable(value, "password")
+def password(value: str, field: str = "password") -> str:
+    storable(value, field)
     if not MIN_PASSWORD <= len(value) <= MAX_PASSWORD:
-        raise invalid(
-            f"password must be {MIN_PASSWORD} to {MAX_PASSWORD} characters long.", "password"
-        )
+        raise invalid(f"{field} must be {MIN_PASSWORD} to {MAX_PASSWORD} characters long.", field)
     return value
 
 
@@ -141,3 +140,14 @@ def codes(values: list[str], field: str = "departmentCodes") -> list[str]:
     for value in values:
         seen[slug(value, field)] = None
     return list(seen)
+
+
+def future(value: datetime | None, field: str) -> datetime | None:
+    """An optional moment that must be ahead, with its time zone given."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        raise invalid(f"{field} needs a time zone (e.g. 2027-01-31T18:00:00Z).", field)
+    if value <= datetime.now(UTC):
+        raise invalid(f"{field} must be in the future.", field)
+    return value

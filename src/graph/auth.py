@@ -20,15 +20,21 @@ def bearer(value: str | None) -> str | None:
 
 
 async def load_viewer(
-    services: Services, token: str | None, conn: AsyncConnection | None = None
+    services: Services,
+    token: str | None,
+    conn: AsyncConnection | None = None,
+    *,
+    token_id: int | None = None,
 ) -> Viewer | None:
-    if token is None or len(token) > MAX_TOKEN_LENGTH:
+    """The caller of a bearer token, or again of a known token id (a live subscription
+    re-checked after its user's access changed); None when the token no longer works."""
+    if token_id is None and (token is None or len(token) > MAX_TOKEN_LENGTH):
         return None
     if conn is not None:
-        row = await authenticate(conn, token)
+        row = await authenticate(conn, token, token_id=token_id)
     else:
         async with reading(services.engine) as fresh:
-            row = await authenticate(fresh, token)
+            row = await authenticate(fresh, token, token_id=token_id)
     if row is None:
         return None
     return Viewer(
@@ -38,4 +44,5 @@ async def load_viewer(
         is_admin=row.is_admin,
         member_department_ids=frozenset(row.member_department_ids),
         display_department_ids=frozenset(row.display_department_ids or ()),
+        expires_at=row.expires_at,
     )

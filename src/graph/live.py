@@ -1,56 +1,109 @@
-"""Live websocket connections by token, so that revoking a token closes them everywhere.
+"""Live websocket connections, so that a change of access closes them everywhere.
 
-A revocation is an event in the log; every server process's feed delivers it,
-and the process closes its own connections that authenticated with that token.
+Revoking a token and deactivating a user are events in the log; every server
+process's feed delivers them, and the process closes its own connections that use
+that token or belong to that user. Expiry is no event: a sweep each second closes
+connections whose token has expired. (Subscriptions themselves also check their rights
+again, in log order, through the feed's RECHECK marks: see graph/subscriptions.py.)
 """
 
 import asyncio
 import contextlib
 import logging
 import weakref
-from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from starlette.websockets import WebSocket
 
-from db.feed import OVERFLOWED, TOKENS_CHANNEL, Delivered, EventFeed
+from db.feed import ACCESS_CHANNEL, OVERFLOWED, TOKENS_CHANNEL, Delivered, EventFeed
+from domain.enums import EventType
+from graph.context import Viewer
 
 log = logging.getLogger(__name__)
 
 REVOKED_CLOSE_CODE = 4403
+EXPIRED_CLOSE_CODE = 4401
+SWEEP_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class _Holder:
+    token_id: int
+    user_id: int
+    expires_at: datetime | None
 
 
 class LiveConnections:
     def __init__(self) -> None:
         # Weak: a connection that ended on its own simply drops out.
-        self._by_token: dict[int, weakref.WeakSet[WebSocket]] = defaultdict(weakref.WeakSet)
-        self._task: asyncio.Task[None] | None = None
+        self._sockets: weakref.WeakKeyDictionary[WebSocket, _Holder] = weakref.WeakKeyDictionary()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._feed: EventFeed | None = None
 
-    def add(self, token_id: int, websocket: WebSocket) -> None:
-        self._by_token[token_id].add(websocket)
+    def add(self, viewer: Viewer, websocket: WebSocket) -> None:
+        self._sockets[websocket] = _Holder(viewer.token_id, viewer.user_id, viewer.expires_at)
 
     def count(self) -> int:
-        return sum(len(s) for s in self._by_token.values())
+        return len(self._sockets)
+
+    async def _close(self, sockets: list[WebSocket], code: int, reason: str) -> None:
+        for websocket in sockets:
+            self._sockets.pop(websocket, None)
+            with contextlib.suppress(RuntimeError, OSError):
+                await websocket.close(code=code, reason=reason)
 
     async def close_token(self, token_id: int) -> None:
-        for websocket in list(self._by_token.pop(token_id, ())):
-            with contextlib.suppress(RuntimeError, OSError):
-                await websocket.close(code=REVOKED_CLOSE_CODE, reason="Token revoked")
+        sockets = [w for w, h in list(self._sockets.items()) if h.token_id == token_id]
+        await self._close(sockets, REVOKED_CLOSE_CODE, "Token revoked")
+
+    async def close_user(self, user_id: int) -> None:
+        sockets = [w for w, h in list(self._sockets.items()) if h.user_id == user_id]
+        await self._close(sockets, REVOKED_CLOSE_CODE, "User deactivated")
+
+    async def close_expired(self) -> None:
+        now = datetime.now(UTC)
+        expired = [
+            (w, h)
+            for w, h in list(self._sockets.items())
+            if h.expires_at is not None and h.expires_at <= now
+        ]
+        for _, holder in expired:
+            if self._feed is not None:
+                self._feed.broadcast.recheck_token(holder.token_id)
+        await self._close([w for w, _ in expired], EXPIRED_CLOSE_CODE, "Token expired")
 
     def start(self, feed: EventFeed) -> None:
-        self._task = asyncio.create_task(self._watch(feed), name="token-watcher")
+        self._feed = feed
+        self._tasks = [
+            asyncio.create_task(self._watch(feed, TOKENS_CHANNEL), name="token-watcher"),
+            asyncio.create_task(self._watch(feed, ACCESS_CHANNEL), name="access-watcher"),
+            asyncio.create_task(self._sweep(), name="expiry-sweeper"),
+        ]
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+                await task
 
-    async def _watch(self, feed: EventFeed) -> None:
+    async def _sweep(self) -> None:
         while True:
-            async with feed.subscribe(TOKENS_CHANNEL) as queue:
+            await asyncio.sleep(SWEEP_SECONDS)
+            await self.close_expired()
+
+    async def _watch(self, feed: EventFeed, channel: str) -> None:
+        while True:
+            async with feed.subscribe(channel) as queue:
                 while True:
                     item = await queue.get()
                     if item.message is OVERFLOWED:
                         break  # resubscribe; a burst of revocations is rare
-                    delivered: Delivered = item.message
-                    await self.close_token(delivered.event.token_id)
+                    event = item.message.event if isinstance(item.message, Delivered) else None
+                    if event is None:
+                        continue
+                    if event.type == EventType.TOKEN_REVOKED:
+                        await self.close_token(event.token_id)
+                    elif event.type == EventType.USER_ACCESS_CHANGED and event.deactivates:
+                        await self.close_user(event.user_id)

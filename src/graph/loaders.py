@@ -47,6 +47,7 @@ class Loaders:
         self.work_order_history = _grouped(read, reads.work_order_history, "work_order_id")
         self.memberships = _grouped(read, reads.memberships, "user_id")
         self.ledger_entry = _by_id(read, reads.ledger_entries)
+        self.token = _by_id(read, reads.tokens)
         self.work_order_ledger = _grouped(read, reads.ledger_of_work_orders, "work_order_id")
         self.customer_balances = _grouped(read, reads.customer_balances, "customer_id")
 

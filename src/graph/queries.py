@@ -13,7 +13,7 @@ from domain.errors import DomainError
 from graph.context import Info
 from graph.errors import bad_request
 from graph.ids import decode_id
-from graph.permissions import ADMINS, SEES_QUEUE, SEES_QUOTES, STAFF, allowed
+from graph.permissions import ADMINS, SEES_QUEUE, SEES_QUOTES, STAFF, allowed, viewer_of
 from graph.types.ledger import LedgerEntry
 from graph.types.nodes import Customer, Department, DepartmentTask, User, WorkOrder
 from graph.types.pagination import (
@@ -22,9 +22,11 @@ from graph.types.pagination import (
     decode_queue_cursor,
     page_size,
 )
+from graph.types.tokens import Token, TokenConnection
 
 NODE_TYPES: dict[str, type[relay.Node]] = {
-    t.__name__: t for t in (WorkOrder, DepartmentTask, Department, User, Customer, LedgerEntry)
+    t.__name__: t
+    for t in (WorkOrder, DepartmentTask, Department, User, Customer, LedgerEntry, Token)
 }
 MAX_SEARCH = 100
 
@@ -42,6 +44,17 @@ def _search(value: str | None) -> str | None:
         return validation.search(value, MAX_SEARCH)
     except DomainError as error:
         raise bad_request(error.message) from None
+
+
+async def _tokens(
+    info: Info, user_id: int | None, first: int | None, after: str | None
+) -> TokenConnection:
+    limit = page_size(first)
+    after_id = decode_id_cursor(after)
+    async with info.context.read() as conn:
+        rows = await reads.tokens_page(conn, user_id=user_id, limit=limit + 1, after_id=after_id)
+    edges, page = build_edges(rows, limit, after, lambda r: [r.id], Token.of)
+    return TokenConnection(edges=edges, page_info=page)
 
 
 @strawberry.type
@@ -80,6 +93,21 @@ class Query:
             rows = await reads.users_page(conn, limit=limit + 1, after_id=after_id)
         edges, page = build_edges(rows, limit, after, lambda r: [r.id], User.of)
         return relay.Connection(edges=edges, page_info=page)
+
+    @strawberry.field(
+        extensions=allowed(STAFF),
+        description="The caller's own tokens (sessions, API tokens, displays made), newest first.",
+    )
+    async def my_tokens(
+        self, info: Info, first: int | None = None, after: str | None = None
+    ) -> TokenConnection:
+        return await _tokens(info, viewer_of(info).user_id, first, after)
+
+    @strawberry.field(extensions=allowed(ADMINS), description="Every token, newest first.")
+    async def tokens(
+        self, info: Info, first: int | None = None, after: str | None = None
+    ) -> TokenConnection:
+        return await _tokens(info, None, first, after)
 
     @strawberry.field(extensions=allowed(STAFF))
     async def work_order(self, info: Info, id: relay.GlobalID) -> WorkOrder | None:

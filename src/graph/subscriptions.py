@@ -6,11 +6,14 @@ both; an event is delivered only when its position is past the last one
 delivered (and, for a snapshot cursor, unseen by that snapshot).
 """
 
+import inspect
 from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any
 
 import strawberry
 from graphql import GraphQLError
 from strawberry import relay
+from strawberry.permission import BasePermission
 
 from db import events, reads
 from db.events import BadCursor, Filter, Resume
@@ -19,16 +22,26 @@ from db.feed import (
     GATE_TYPES,
     LEDGER_CHANNEL,
     OVERFLOWED,
+    RECHECK,
     Delivered,
     EventFeed,
+    Owner,
     department_channel,
     work_order_channel,
 )
 from domain.enums import EventType
+from graph.auth import load_viewer
 from graph.context import Info
-from graph.errors import bad_request
+from graph.errors import TopLevelCode, bad_request, forbidden
 from graph.ids import decode_id
-from graph.permissions import READS_LEDGER, SEES_DELIVERY_GATE, SEES_QUEUE, STAFF, allowed
+from graph.permissions import (
+    READS_LEDGER,
+    SEES_DELIVERY_GATE,
+    SEES_QUEUE,
+    STAFF,
+    allowed,
+    viewer_of,
+)
 from graph.types.events import DeliveryGateEvent, LedgerEvent, QueueEvent, WorkOrderEvent
 
 SLOW_CONSUMER = "SLOW_CONSUMER"
@@ -50,19 +63,46 @@ def _resume(after: str | None) -> Resume | None:
         raise bad_request("'after' is not an event cursor.") from None
 
 
+async def reauthorize(info: Info, rule: BasePermission, **arguments: Any) -> None:
+    """Check a live subscription's rights again, after its user's access or token changed:
+    the token must still work (UNAUTHENTICATED) and the rule still pass (FORBIDDEN)."""
+    viewer = viewer_of(info)
+    again = await load_viewer(info.context.services, None, token_id=viewer.token_id)
+    if again is None:
+        raise GraphQLError(
+            "This token no longer works (signed out, revoked, expired or deactivated).",
+            extensions={"code": TopLevelCode.UNAUTHENTICATED.value},
+        )
+    info.context.viewer = again
+    verdict = rule.has_permission(None, info, **arguments)
+    if inspect.isawaitable(verdict):
+        verdict = await verdict
+    if not verdict:
+        raise forbidden(rule.message or "No longer allowed.")
+
+
 async def stream(
-    info: Info, channel: str, where: Filter, after: str | None
+    info: Info,
+    channel: str,
+    where: Filter,
+    after: str | None,
+    rule: BasePermission,
+    **arguments: Any,
 ) -> AsyncIterator[tuple[Delivered, str]]:
-    """Yields each event with the cursor to resume after it."""
+    """Yields each event with the cursor to resume after it. `rule` (with the field's
+    `arguments`) is the subscription's permission, checked again whenever its user's
+    access changes, before any event committed after that change is delivered."""
     feed = _feed(info)
     resume = _resume(after)
+    viewer = viewer_of(info)
+    owner = Owner(user_id=viewer.user_id, token_id=viewer.token_id)
 
     def wants(position: events.Position) -> bool:
         # Reads `resume` as it stands when the feed hands over an event: whatever the
         # replay already delivered stays out of the buffer, leaving its room for news.
         return resume is None or resume.wants(position)
 
-    async with feed.subscribe(channel, wants=wants) as live:
+    async with feed.subscribe(channel, wants=wants, owner=owner) as live:
         if resume is not None:
             while True:
                 async with info.context.read() as conn:
@@ -75,6 +115,9 @@ async def stream(
                     break
         while True:
             item = await live.get()
+            if item.message is RECHECK:
+                await reauthorize(info, rule, **arguments)
+                continue
             if item.message is OVERFLOWED:
                 raise GraphQLError(
                     "This subscriber fell behind and was dropped; subscribe again with "
@@ -106,7 +149,9 @@ class Subscription:
         if dept is None:
             raise bad_request(f"Unknown department code {department!r}.")
         where = Filter(department_id=dept.id)
-        async for delivered, cursor in stream(info, department_channel(dept.id), where, after):
+        channel = department_channel(dept.id)
+        live = stream(info, channel, where, after, SEES_QUEUE, department=department)
+        async for delivered, cursor in live:
             yield QueueEvent.of(info, delivered, cursor)
 
     @strawberry.subscription(
@@ -117,7 +162,7 @@ class Subscription:
         self, info: Info, after: str | None = None
     ) -> AsyncGenerator[DeliveryGateEvent, None]:
         where = Filter(types=GATE_TYPES)
-        async for delivered, cursor in stream(info, GATE_CHANNEL, where, after):
+        async for delivered, cursor in stream(info, GATE_CHANNEL, where, after, SEES_DELIVERY_GATE):
             yield DeliveryGateEvent.of(info, delivered, cursor)
 
     @strawberry.subscription(
@@ -131,7 +176,7 @@ class Subscription:
         if pk is None or await info.context.loaders.work_order.load(pk) is None:
             raise bad_request("'workOrderId' is not the id of a work order.")
         where = Filter(work_order_id=pk)
-        async for delivered, cursor in stream(info, work_order_channel(pk), where, after):
+        async for delivered, cursor in stream(info, work_order_channel(pk), where, after, STAFF):
             yield WorkOrderEvent.of(info, delivered, cursor)
 
     @strawberry.subscription(
@@ -142,5 +187,5 @@ class Subscription:
         self, info: Info, after: str | None = None
     ) -> AsyncGenerator[LedgerEvent, None]:
         where = Filter(types=(EventType.LEDGER_ENTRY_POSTED.value,))
-        async for delivered, cursor in stream(info, LEDGER_CHANNEL, where, after):
+        async for delivered, cursor in stream(info, LEDGER_CHANNEL, where, after, READS_LEDGER):
             yield LedgerEvent.of(info, delivered, cursor)

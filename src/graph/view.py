@@ -79,7 +79,7 @@ class PressroomGraphQL(GraphQL[Context, None]):
             raise ConnectionRejectionError({"message": "Invalid or revoked token."})
         context.viewer = viewer
         if context.websocket is not None:
-            self.live.add(viewer.token_id, context.websocket)
+            self.live.add(viewer, context.websocket)
         return None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

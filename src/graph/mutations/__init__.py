@@ -3,6 +3,7 @@
 import strawberry
 
 from graph.mutations import (
+    account,
     cancel_work_order,
     create_customer,
     create_work_order,
@@ -26,6 +27,30 @@ class Mutation:
     create_user = strawberry.mutation(resolver=people.create_user, extensions=allowed(ADMINS))
     set_user_departments = strawberry.mutation(
         resolver=people.set_user_departments, extensions=allowed(ADMINS)
+    )
+    deactivate_user = strawberry.mutation(
+        resolver=people.deactivate_user,
+        extensions=allowed(ADMINS),
+        description="The user can no longer sign in; every token of theirs stops working "
+        "at once, live subscriptions included.",
+    )
+    reactivate_user = strawberry.mutation(
+        resolver=people.reactivate_user, extensions=allowed(ADMINS)
+    )
+    set_password = strawberry.mutation(
+        resolver=people.set_password,
+        extensions=allowed(ADMINS),
+        description="Sets a user's password (e.g. for imported users); their sessions end.",
+    )
+    logout = strawberry.mutation(
+        resolver=account.logout,
+        extensions=allowed(STAFF),
+        description="Revokes the token the request came with.",
+    )
+    change_password = strawberry.mutation(
+        resolver=account.change_password,
+        extensions=allowed(STAFF),
+        description="The caller's own password, given the current one; other sessions end.",
     )
 
     create_customer = strawberry.mutation(

@@ -2,6 +2,7 @@
 
 import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
 
 from db import people
 from domain import validation
@@ -23,6 +24,9 @@ class LoginPayload:
     token: str | None = strawberry.field(
         default=None, description="Send as 'Authorization: Bearer <token>'; it expires."
     )
+    token_id: relay.GlobalID | None = strawberry.field(
+        default=None, description="The session's id (for myTokens, revokeToken)."
+    )
     user: User | None = None
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
@@ -37,6 +41,10 @@ async def login(info: Info, input: LoginInput) -> LoginPayload:
         # The rest of this request acts as the user who just signed in (so that, for
         # example, `login { user { email } }` is readable).
         info.context.viewer = await load_viewer(info.context.services, issued.token, conn)
-        return LoginPayload(token=issued.token, user=User.of(user))
+        return LoginPayload(
+            token=issued.token,
+            token_id=relay.GlobalID("Token", str(issued.row.id)),
+            user=User.of(user),
+        )
 
     return await mutate(info, LoginPayload, work)

@@ -1,5 +1,7 @@
 """createApiToken, createDisplayToken and revokeToken."""
 
+from datetime import datetime
+
 import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
@@ -28,6 +30,9 @@ class CreateApiTokenPayload:
 @strawberry.input
 class CreateApiTokenInput:
     name: str
+    expires_at: datetime | None = strawberry.field(
+        default=None, description="When it stops working; never when omitted."
+    )
 
 
 async def create_api_token(info: Info, input: CreateApiTokenInput) -> CreateApiTokenPayload:
@@ -38,6 +43,7 @@ async def create_api_token(info: Info, input: CreateApiTokenInput) -> CreateApiT
             name=validation.text(input.name, "name"),
             user_id=viewer_of(info).user_id,
             ttl_seconds=None,
+            expires_at=validation.future(input.expires_at, "expiresAt"),
         )
         return CreateApiTokenPayload(token=Token.of(issued.row), secret=issued.token)
 

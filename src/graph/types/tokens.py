@@ -1,5 +1,6 @@
 """Tokens: login sessions, integrators' API tokens and read-only wall display tokens."""
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -9,14 +10,15 @@ from strawberry import relay
 
 from domain.enums import TokenKind
 from graph.context import Info
-from graph.types.nodes import Department, User
+from graph.permissions import viewer_of
+from graph.types.nodes import Department, User, node_rows
 
 strawberry.enum(TokenKind)
 
 
-@strawberry.type(description="A bearer token's record; the secret itself is shown only once.")
-class Token:
-    id: relay.GlobalID
+@strawberry.type(description="A bearer token's record; the secret itself is never stored.")
+class Token(relay.Node):
+    id: relay.NodeID[int]
     kind: TokenKind
     name: str
     created_at: datetime
@@ -28,7 +30,7 @@ class Token:
     @classmethod
     def of(cls, row: Row[Any]) -> "Token":
         return cls(
-            id=relay.GlobalID("Token", str(row.id)),
+            id=row.id,
             kind=TokenKind(row.kind),
             name=row.name,
             created_at=row.created_at,
@@ -48,3 +50,20 @@ class Token:
     async def departments(self, info: Info) -> list[Department]:
         rows = await info.context.loaders.department.load_many(self._department_ids)
         return [Department.of(r) for r in rows if r is not None]
+
+    @classmethod
+    async def resolve_nodes(  # type: ignore[override]
+        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
+    ) -> list["Token | None"]:
+        """Only the caller's own tokens, or any for admins: others' do not exist here."""
+        viewer = viewer_of(info)
+        rows = await node_rows(info.context.loaders.token, node_ids)
+        return [
+            cls.of(r) if r and (viewer.is_admin or r.user_id == viewer.user_id) else None
+            for r in rows
+        ]
+
+
+@strawberry.type
+class TokenConnection(relay.Connection[Token]):
+    pass

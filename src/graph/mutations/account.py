@@ -1,0 +1,64 @@
+"""The caller's own account: logout and changePassword."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from db import people
+from domain import validation
+from graph.context import Info
+from graph.errors import UserError
+from graph.mutations.base import mutate
+from graph.permissions import viewer_of
+from graph.types.nodes import User
+from graph.types.tokens import Token
+
+
+@strawberry.input
+class LogoutInput:
+    everywhere: bool = strawberry.field(
+        default=False, description="Also end every other session of this user."
+    )
+
+
+@strawberry.type
+class LogoutPayload:
+    token: Token | None = strawberry.field(default=None, description="The revoked token.")
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+async def logout(info: Info, input: LogoutInput) -> LogoutPayload:
+    """Revokes the token this request came with (a session, or an API token)."""
+
+    async def work(conn: AsyncConnection) -> LogoutPayload:
+        viewer = viewer_of(info)
+        if input.everywhere:
+            await people.revoke_sessions(conn, viewer.user_id, keep=viewer.token_id)
+        [revoked] = await people.revoke_tokens(conn, [viewer.token_id])
+        return LogoutPayload(token=Token.of(revoked))
+
+    return await mutate(info, LogoutPayload, work)
+
+
+@strawberry.input
+class ChangePasswordInput:
+    old_password: str
+    new_password: str
+
+
+@strawberry.type
+class ChangePasswordPayload:
+    user: User | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+async def change_password(info: Info, input: ChangePasswordInput) -> ChangePasswordPayload:
+    async def work(conn: AsyncConnection) -> ChangePasswordPayload:
+        viewer = viewer_of(info)
+        validation.storable(input.old_password, "oldPassword")
+        new = validation.password(input.new_password, "newPassword")
+        row = await people.change_password(
+            conn, viewer.user_id, viewer.token_id, input.old_password, new
+        )
+        return ChangePasswordPayload(user=User.of(row))
+
+    return await mutate(info, ChangePasswordPayload, work)

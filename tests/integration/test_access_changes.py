@@ -1,0 +1,294 @@
+"""Access that follows changes: live subscriptions end when their user loses the right to
+them (membership, deactivation, expiry), on both websocket protocols, before any event
+committed after the change; and the people and token operations behind those changes."""
+
+import asyncio
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import websockets
+from websockets.exceptions import ConnectionClosed
+
+from db import people
+from db.engine import unit_of_work
+from domain.enums import TokenKind
+from tests.support import PROTOCOLS, START, Client, Shop, cursor_now, gid, print_tasks
+
+SET_DEPARTMENTS = """mutation($i: SetUserDepartmentsInput!) { setUserDepartments(input: $i) {
+  user { id } userErrors { code } } }"""
+DEACTIVATE = """mutation($i: DeactivateUserInput!) { deactivateUser(input: $i) {
+  user { isActive } userErrors { code field message } } }"""
+REACTIVATE = """mutation($i: ReactivateUserInput!) { reactivateUser(input: $i) {
+  user { isActive } userErrors { code field message } } }"""
+LOGIN = """mutation($i: LoginInput!) { login(input: $i) { token tokenId userErrors { code } } }"""
+QUEUE_EVENTS = """subscription($after: String) {
+  queueEvents(department: "print", after: $after) { cursor task { id status } } }"""
+
+
+class Socket:
+    """A raw websocket speaking either protocol, one subscription with id 1."""
+
+    def __init__(self, ws: Any, protocol: str) -> None:
+        self.ws = ws
+        self.protocol = protocol
+
+    @classmethod
+    async def open(cls, server: str, token: str, protocol: str) -> "Socket":
+        ws = await websockets.connect(server.replace("http://", "ws://"), subprotocols=[protocol])
+        await ws.send(
+            json.dumps({"type": "connection_init", "payload": {"authorization": f"Bearer {token}"}})
+        )
+        assert json.loads(await ws.recv())["type"] == "connection_ack"
+        return cls(ws, protocol)
+
+    async def subscribe(self, query: str, variables: dict[str, Any]) -> None:
+        kind = "subscribe" if self.protocol == "graphql-transport-ws" else "start"
+        payload = {"query": query, "variables": variables}
+        await self.ws.send(json.dumps({"id": "1", "type": kind, "payload": payload}))
+
+    async def next(self, within: float = 10) -> dict[str, Any]:
+        """The next message about the subscription (keep-alives skipped)."""
+        async with asyncio.timeout(within):
+            while True:
+                message: dict[str, Any] = json.loads(await self.ws.recv())
+                if message["type"] not in ("ka", "ping", "pong"):
+                    return message
+
+
+def error_codes(message: dict[str, Any]) -> list[str]:
+    """The error codes of a subscription message of either protocol."""
+    payload = message.get("payload")
+    if message["type"] == "error":
+        errors = payload if isinstance(payload, list) else payload.get("errors", [payload])
+    else:
+        errors = (payload or {}).get("errors") or []
+    return [e.get("extensions", {}).get("code") for e in errors]
+
+
+async def start(api: Client, shop: Shop, who: str, task: int) -> None:
+    moved = await api.as_(shop.tokens[who])(START, {"i": {"taskId": gid("DepartmentTask", task)}})
+    assert moved["startTask"]["changed"] is True
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_worker_removed_from_print_receives_nothing_committed_after(
+    api: Client, server: str, shop: Shop, protocol: str
+) -> None:
+    before, after = await print_tasks(shop, 2)
+    cursor = await cursor_now(api, shop.tokens["pat"])
+    socket = await Socket.open(server, shop.tokens["pat"], protocol)
+    try:
+        await socket.subscribe(QUEUE_EVENTS, {"after": cursor})
+        await start(api, shop, "pia", before)
+        first = await socket.next()
+        assert first["type"] in ("next", "data")
+        assert first["payload"]["data"]["queueEvents"]["task"]["id"] == gid(
+            "DepartmentTask", before
+        )
+        removed = await api.as_(shop.tokens["ada"])(
+            SET_DEPARTMENTS,
+            {"i": {"userId": gid("User", shop.users["pat"]), "departmentCodes": []}},
+        )
+        assert removed["setUserDepartments"]["userErrors"] == []
+        await start(api, shop, "pia", after)
+        ended = await socket.next()
+        assert error_codes(ended) == ["FORBIDDEN"], ended
+        # Nothing else arrives: the later start was never delivered to her.
+        if ended["type"] in ("next", "data"):
+            done = await socket.next()
+            assert done["type"] == "complete"
+        with pytest.raises(TimeoutError):
+            await socket.next(within=1)
+    finally:
+        await socket.ws.close()
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_deactivating_a_user_ends_her_tokens_and_sockets_at_once(
+    api: Client, server: str, shop: Shop, protocol: str
+) -> None:
+    [task] = await print_tasks(shop, 1)
+    cursor = await cursor_now(api, shop.tokens["pat"])
+    socket = await Socket.open(server, shop.tokens["pat"], protocol)
+    await socket.subscribe(QUEUE_EVENTS, {"after": cursor})
+    user = gid("User", shop.users["pat"])
+    done = await api.as_(shop.tokens["ada"])(DEACTIVATE, {"i": {"userId": user}})
+    assert done["deactivateUser"] == {"user": {"isActive": False}, "userErrors": []}
+    await start(api, shop, "pia", task)
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            message = await socket.next()
+            assert message["type"] != "next" or error_codes(message), message
+            assert message["type"] != "data" or error_codes(message), message
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
+    body = await api.as_(shop.tokens["pat"]).raw("{ me { id } }")
+    assert body["data"]["me"] is None
+    body = await api.as_(shop.tokens["pat"]).raw("{ workOrders { edges { cursor } } }")
+    assert [e["extensions"]["code"] for e in body["errors"]] == ["UNAUTHENTICATED"]
+    # Reactivated, her token works again.
+    again = await api.as_(shop.tokens["ada"])(REACTIVATE, {"i": {"userId": user}})
+    assert again["reactivateUser"]["user"] == {"isActive": True}
+    assert (await api.as_(shop.tokens["pat"])("{ me { id } }"))["me"]["id"] == user
+
+
+async def test_admins_cannot_deactivate_themselves_or_twice(api: Client, shop: Shop) -> None:
+    ada = api.as_(shop.tokens["ada"])
+    own = await ada(DEACTIVATE, {"i": {"userId": gid("User", shop.users["ada"])}})
+    assert [e["code"] for e in own["deactivateUser"]["userErrors"]] == ["INVALID_INPUT"]
+    pat = {"i": {"userId": gid("User", shop.users["pat"])}}
+    await ada(DEACTIVATE, pat)
+    twice = await ada(DEACTIVATE, pat)
+    assert [e["code"] for e in twice["deactivateUser"]["userErrors"]] == ["INVALID_TRANSITION"]
+    refused = await api.as_(shop.tokens["sam"]).raw(DEACTIVATE, pat)
+    assert [e["extensions"]["code"] for e in refused["errors"]] == ["FORBIDDEN"]
+
+
+async def test_an_expired_session_is_closed_within_seconds(server: str, shop: Shop) -> None:
+    async with unit_of_work(shop.engine) as conn:
+        issued = await people.issue_token(
+            conn, kind=TokenKind.SESSION, name="short", user_id=shop.users["pat"], ttl_seconds=2
+        )
+    socket = await Socket.open(server, issued.token, "graphql-transport-ws")
+    await socket.subscribe(QUEUE_EVENTS, {"after": None})
+    with pytest.raises(ConnectionClosed) as closed:
+        async with asyncio.timeout(10):
+            while True:
+                await socket.ws.recv()
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+
+
+# ---------------------------------------------------------------------------------------------
+# Passwords, sessions and tokens.
+
+PASSWORD = "correct-horse-battery"
+CHANGE = """mutation($i: ChangePasswordInput!) { changePassword(input: $i) {
+  user { id } userErrors { code field } } }"""
+SET = """mutation($i: SetPasswordInput!) { setPassword(input: $i) {
+  user { id } userErrors { code field } } }"""
+LOGOUT = """mutation($i: LogoutInput!) { logout(input: $i) { token { id revokedAt }
+  userErrors { code } } }"""
+MY_TOKENS = "{ myTokens(first: 100) { edges { node { id kind name expiresAt revokedAt } } } }"
+
+
+async def login(api: Client, email: str, password: str) -> dict[str, Any]:
+    result = await api(LOGIN, {"i": {"email": email, "password": password}})
+    payload: dict[str, Any] = result["login"]
+    return payload
+
+
+@pytest.fixture
+async def wal(api: Client, shop: Shop) -> str:
+    async with unit_of_work(shop.engine) as conn:
+        await people.create_user(
+            conn,
+            email="wal@shop.test",
+            name="Wal",
+            password=PASSWORD,
+            is_admin=False,
+            department_ids=[shop.departments["print"]],
+        )
+    return "wal@shop.test"
+
+
+async def test_login_returns_the_sessions_id_and_my_tokens_lists_it(api: Client, wal: str) -> None:
+    session = await login(api, wal, PASSWORD)
+    mine = await api.as_(session["token"])(MY_TOKENS)
+    nodes = [e["node"] for e in mine["myTokens"]["edges"]]
+    assert [n["id"] for n in nodes] == [session["tokenId"]]
+    assert nodes[0]["kind"] == "SESSION"
+    assert session["token"] not in json.dumps(mine)
+
+
+async def test_only_admins_list_every_token(api: Client, shop: Shop) -> None:
+    refused = await api.as_(shop.tokens["pat"]).raw("{ tokens { edges { cursor } } }")
+    assert [e["extensions"]["code"] for e in refused["errors"]] == ["FORBIDDEN"]
+    every = await api.as_(shop.tokens["ada"])(
+        "{ tokens(first: 100) { edges { node { id user { name } } } } }"
+    )
+    nodes = [e["node"] for e in every["tokens"]["edges"]]
+    assert len(nodes) == len(shop.tokens)
+    # Someone else's token is no node of yours; your own is.
+    node = "query($id: ID!) { node(id: $id) { id } }"
+    theirs = next(n["id"] for n in nodes if n["user"]["name"] != "Pat")
+    mine = next(n["id"] for n in nodes if n["user"]["name"] == "Pat")
+    assert (await api.as_(shop.tokens["pat"])(node, {"id": theirs}))["node"] is None
+    assert (await api.as_(shop.tokens["pat"])(node, {"id": mine}))["node"] == {"id": mine}
+
+
+async def test_change_password_needs_the_old_one_and_ends_other_sessions(
+    api: Client, wal: str
+) -> None:
+    here = await login(api, wal, PASSWORD)
+    there = await login(api, wal, PASSWORD)
+    wrong = await api.as_(here["token"])(
+        CHANGE, {"i": {"oldPassword": "nope-nope-nope", "newPassword": "brand-new-secret"}}
+    )
+    assert wrong["changePassword"]["userErrors"] == [
+        {"code": "INVALID_INPUT", "field": "oldPassword"}
+    ]
+    short = await api.as_(here["token"])(
+        CHANGE, {"i": {"oldPassword": PASSWORD, "newPassword": "short"}}
+    )
+    assert short["changePassword"]["userErrors"] == [
+        {"code": "INVALID_INPUT", "field": "newPassword"}
+    ]
+    done = await api.as_(here["token"])(
+        CHANGE, {"i": {"oldPassword": PASSWORD, "newPassword": "brand-new-secret"}}
+    )
+    assert done["changePassword"]["userErrors"] == []
+    assert (await api.as_(here["token"])("{ me { name } }"))["me"] == {"name": "Wal"}
+    assert (await api.as_(there["token"]).raw("{ me { name } }"))["data"]["me"] is None
+    assert (await login(api, wal, PASSWORD))["userErrors"] == [{"code": "INVALID_INPUT"}]
+    assert (await login(api, wal, "brand-new-secret"))["token"]
+
+
+async def test_an_admin_sets_a_password_and_the_users_sessions_end(
+    api: Client, shop: Shop, wal: str
+) -> None:
+    before = await login(api, wal, PASSWORD)
+    users = await api.as_(shop.tokens["ada"])(
+        "{ users(first: 100) { edges { node { id name } } } }"
+    )
+    wal_id = next(e["node"]["id"] for e in users["users"]["edges"] if e["node"]["name"] == "Wal")
+    done = await api.as_(shop.tokens["ada"])(
+        SET, {"i": {"userId": wal_id, "password": "set-by-admin-1"}}
+    )
+    assert done["setPassword"]["userErrors"] == []
+    assert (await api.as_(before["token"]).raw("{ me { id } }"))["data"]["me"] is None
+    assert (await login(api, wal, "set-by-admin-1"))["token"]
+    refused = await api.as_(shop.tokens["pat"]).raw(
+        SET, {"i": {"userId": wal_id, "password": "set-by-admin-2"}}
+    )
+    assert [e["extensions"]["code"] for e in refused["errors"]] == ["FORBIDDEN"]
+
+
+@pytest.mark.parametrize("everywhere", [False, True])
+async def test_logout_revokes_the_callers_token(api: Client, wal: str, everywhere: bool) -> None:
+    here = await login(api, wal, PASSWORD)
+    there = await login(api, wal, PASSWORD)
+    out = await api.as_(here["token"])(LOGOUT, {"i": {"everywhere": everywhere}})
+    assert out["logout"]["token"]["id"] == here["tokenId"]
+    assert out["logout"]["token"]["revokedAt"] is not None
+    assert (await api.as_(here["token"]).raw("{ me { id } }"))["data"]["me"] is None
+    other = (await api.as_(there["token"]).raw("{ me { id } }"))["data"]["me"]
+    assert (other is None) is everywhere
+
+
+async def test_api_tokens_take_an_optional_expiry(api: Client, shop: Shop) -> None:
+    create = """mutation($i: CreateApiTokenInput!) { createApiToken(input: $i) {
+      secret token { expiresAt } userErrors { code field } } }"""
+    sam = api.as_(shop.tokens["sam"])
+    past = (datetime.now(UTC) - timedelta(minutes=1)).isoformat()
+    refused = await sam(create, {"i": {"name": "old", "expiresAt": past}})
+    assert refused["createApiToken"]["userErrors"] == [
+        {"code": "INVALID_INPUT", "field": "expiresAt"}
+    ]
+    soon = datetime.now(UTC) + timedelta(days=30)
+    made = await sam(create, {"i": {"name": "ci", "expiresAt": soon.isoformat()}})
+    expires = datetime.fromisoformat(made["createApiToken"]["token"]["expiresAt"])
+    assert abs((expires - soon).total_seconds()) < 1
+    forever = await sam(create, {"i": {"name": "forever"}})
+    assert forever["createApiToken"]["token"]["expiresAt"] is None
+    assert (await api.as_(made["createApiToken"]["secret"])("{ me { name } }"))["me"]
