@@ -10,7 +10,7 @@ import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-from tests.support import Client, Shop
+from tests.support import Client, Shop, gid
 
 CREATE_DISPLAY = """mutation($i: CreateDisplayTokenInput!) { createDisplayToken(input: $i) {
   secret token { id kind name departments { code } } userErrors { code field message } } }"""
@@ -123,3 +123,68 @@ async def test_revoking_a_display_token_closes_its_live_subscription(
             await ws.send(json.dumps(init(secret)))
             reply = json.loads(await ws.recv())
             assert reply["type"] != "connection_ack"
+
+
+# What a wall display may reach from a queue item, and what it may not.
+DISPLAY_SHOWS = [
+    "id status availableAt startedAt",
+    "department { code name }",
+    "workOrder { orderNumber jobLine status }",
+    "workOrder { customer { name } }",
+    "pickedUpBy { name }",
+]
+DISPLAY_NEVER = [
+    "history { action }",
+    "workOrder { details }",
+    "workOrder { history { action } }",
+    "workOrder { createdBy { name } }",
+    "workOrder { tasks { id } }",
+    "workOrder { deliveryTask { id } }",
+    "workOrder { quote { amount } }",
+    "workOrder { ledger { id } }",
+    "workOrder { customer { balance { amount } } }",
+    "pickedUpBy { departments { code } }",
+    "pickedUpBy { isAdmin }",
+    "pickedUpBy { email }",
+]
+
+
+@pytest.mark.parametrize("selection", DISPLAY_SHOWS + DISPLAY_NEVER)
+async def test_the_walk_from_a_queue_item_ends_where_a_display_stops(
+    api: Client, shop: Shop, selection: str
+) -> None:
+    created = await display_token(api, shop, ["print"])
+    order = await shop.order(["print"], details={"product": "Menus", "quantity": 40})
+    task = next(
+        t
+        for t in (await api.as_(shop.tokens["pat"])(
+            "query($id: ID!) { workOrder(id: $id) { tasks { id department { code } } } }",
+            {"id": gid("WorkOrder", order)},
+        ))["workOrder"]["tasks"]
+        if t["department"]["code"] == "print"
+    )  # fmt: skip
+    await api.as_(shop.tokens["pat"])(
+        "mutation($i: StartTaskInput!) { startTask(input: $i) { changed } }",
+        {"i": {"taskId": task["id"]}},
+    )
+    query = f'{{ queue(department: "print") {{ edges {{ node {{ {selection} }} }} }} }}'
+    body = await api.as_(created["secret"]).raw(query)
+    codes = [e["extensions"]["code"] for e in body.get("errors") or []]
+    if selection in DISPLAY_SHOWS:
+        assert codes == [], body
+        assert body["data"]["queue"]["edges"]
+    else:
+        assert codes and set(codes) == {"FORBIDDEN"}, body
+    # The same walk is open to the print worker, but for the money and others' emails.
+    if not any(word in selection for word in ("quote", "ledger", "balance", "email")):
+        worker = await api.as_(shop.tokens["pat"]).raw(query)
+        assert "errors" not in worker, worker
+
+
+async def test_the_job_line_is_what_the_display_shows(api: Client, shop: Shop) -> None:
+    created = await display_token(api, shop, ["print"])
+    await shop.order(["print"], details={"product": "Menus", "quantity": 40, "size": "A4"})
+    body = await api.as_(created["secret"])(
+        '{ queue(department: "print") { edges { node { workOrder { jobLine } } } } }'
+    )
+    assert [e["node"]["workOrder"]["jobLine"] for e in body["queue"]["edges"]] == ["40 x Menus"]

@@ -2,7 +2,7 @@
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, cast
 
 import strawberry
 from sqlalchemy import Row
@@ -21,10 +21,11 @@ from domain.enums import (
     WorkOrderStatus,
 )
 from domain.enums import DepartmentKind as Kind
+from domain.jobs import job_line
 from domain.money import Money as DomainMoney
 from graph.context import Info
 from graph.ids import parse_pk
-from graph.permissions import READS_LEDGER, SEES_QUOTES, SELF_OR_ADMIN, allowed
+from graph.permissions import READS_LEDGER, SEES_QUOTES, SELF_OR_ADMIN, STAFF, allowed
 from graph.types import enums as _registered  # noqa: F401  (makes the enums GraphQL enums)
 from graph.types.money import Money
 from graph.types.pagination import build_edges, decode_id_cursor, page_size
@@ -82,8 +83,8 @@ class Department(relay.Node):
 class User(relay.Node):
     id: relay.NodeID[int]
     name: str
-    is_admin: bool
-    is_active: bool
+    is_admin: bool = strawberry.field(extensions=allowed(STAFF))
+    is_active: bool = strawberry.field(extensions=allowed(STAFF))
 
     _email: strawberry.Private[str]
 
@@ -94,7 +95,7 @@ class User(relay.Node):
     def email(self) -> str | None:
         return self._email
 
-    @strawberry.field
+    @strawberry.field(extensions=allowed(STAFF))
     async def departments(self, info: Info) -> list[Department]:
         links = await info.context.loaders.memberships.load(self.id)
         rows = await info.context.loaders.department.load_many([m.department_id for m in links])
@@ -251,7 +252,7 @@ class DepartmentTask(relay.Node):
     async def picked_up_by(self, info: Info) -> User | None:
         return await _user(info, self._picked_up_by)
 
-    @strawberry.field
+    @strawberry.field(extensions=allowed(STAFF))
     async def history(self, info: Info) -> list[TaskTransition]:
         rows = await info.context.loaders.task_history.load(self.id)
         return [
@@ -278,7 +279,6 @@ class DepartmentTask(relay.Node):
 class WorkOrder(relay.Node):
     id: relay.NodeID[int]
     order_number: str
-    details: JSON
     needs_installation: bool
     needs_transport: bool
     needs_repair: bool
@@ -289,13 +289,14 @@ class WorkOrder(relay.Node):
     _customer_id: strawberry.Private[int]
     _created_by: strawberry.Private[int | None]
     _quote: strawberry.Private[Money | None]
+    _details: strawberry.Private[dict[str, Any]]
 
     @classmethod
     def of(cls, row: Row[Any]) -> "WorkOrder":
         return cls(
             id=row.id,
             order_number=row.order_number,
-            details=row.details,
+            _details=row.details,
             needs_installation=row.needs_installation,
             needs_transport=row.needs_transport,
             needs_repair=row.needs_repair,
@@ -307,6 +308,20 @@ class WorkOrder(relay.Node):
             _created_by=row.created_by,
             _quote=Money.of(row.quote_minor, row.quote_currency),
         )
+
+    @strawberry.field(
+        description="A JSON object (not for wall displays: see jobLine).",
+        extensions=allowed(STAFF),
+    )
+    def details(self) -> JSON:
+        return cast(JSON, self._details)
+
+    @strawberry.field(
+        description="One short line saying what the job is, from its details (a title, the "
+        "product and quantity, the first line item, or the notes)."
+    )
+    def job_line(self) -> str | None:
+        return job_line(self._details)
 
     @strawberry.field(
         description="The price offered; Sales, Accounts and admins only. Never posted.",
@@ -353,16 +368,19 @@ class WorkOrder(relay.Node):
         assert row is not None
         return Customer.of(row)
 
-    @strawberry.field
+    @strawberry.field(extensions=allowed(STAFF))
     async def created_by(self, info: Info) -> User | None:
         return await _user(info, self._created_by)
 
-    @strawberry.field(description="One task per production department, then the delivery task.")
+    @strawberry.field(
+        description="One task per production department, then the delivery task.",
+        extensions=allowed(STAFF),
+    )
     async def tasks(self, info: Info) -> list[DepartmentTask]:
         rows = await info.context.loaders.tasks_of_work_order.load(self.id)
         return [DepartmentTask.of(r) for r in rows]
 
-    @strawberry.field
+    @strawberry.field(extensions=allowed(STAFF))
     async def delivery_task(self, info: Info) -> DepartmentTask:
         rows = await info.context.loaders.tasks_of_work_order.load(self.id)
         return next(DepartmentTask.of(r) for r in rows if r.department_kind == Kind.DELIVERY)
@@ -370,7 +388,8 @@ class WorkOrder(relay.Node):
     @strawberry.field(
         description="Status changes, delivery gate openings/closings and, for Sales, "
         "Accounts and admins, quote changes (QUOTE_CHANGED: fromState and toState are "
-        "the old and new quote, e.g. '120.00 EUR', or NONE)."
+        "the old and new quote, e.g. '120.00 EUR', or NONE).",
+        extensions=allowed(STAFF),
     )
     async def history(self, info: Info) -> list[WorkOrderTransition]:
         rows = await info.context.loaders.work_order_history.load(self.id)

@@ -1,0 +1,38 @@
+"""The job line: one short line saying what a work order is, from its free-form details.
+
+Wall displays and queues show it instead of the whole `details` object. The first of
+these that is present wins: `title`; `product` (with `quantity`: "500 x Flyers A5"); the
+first line item's `description` (with its `quantity`); the first line of `notes`.
+"""
+
+from typing import Any
+
+MAX_JOB_LINE = 80
+
+
+def job_line(details: dict[str, Any]) -> str | None:
+    line = _text(details.get("title"))
+    if line is None:
+        line = _with_quantity(details.get("product"), details.get("quantity"))
+    items = details.get("items")
+    if line is None and isinstance(items, list) and items and isinstance(items[0], dict):
+        line = _with_quantity(items[0].get("description"), items[0].get("quantity"))
+    if line is None:
+        notes = _text(details.get("notes"))
+        line = notes.splitlines()[0] if notes else None
+    if line is None:
+        return None
+    return line if len(line) <= MAX_JOB_LINE else line[: MAX_JOB_LINE - 1] + "…"
+
+
+def _text(value: Any) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _with_quantity(what: Any, quantity: Any) -> str | None:
+    name = _text(what)
+    if name is None:
+        return None
+    if isinstance(quantity, int) and not isinstance(quantity, bool) and quantity > 0:
+        return f"{quantity} x {name}"
+    return name
