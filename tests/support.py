@@ -21,7 +21,7 @@ from gql import Client as GqlClient
 from gql import gql
 from gql.transport.exceptions import TransportClosed, TransportQueryError
 from gql.transport.websockets import WebsocketsTransport
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import admin, customers, embedded, people
@@ -430,3 +430,40 @@ async def print_tasks(shop: Shop, orders: int) -> list[int]:
 async def cursor_now(api: Client, token: str) -> str:
     """An event cursor for 'now': the print queue's snapshot position."""
     return str((await api.as_(token)(QUEUE))["queue"]["eventCursor"])
+
+
+# ---------------------------------------------------------------------------------------------
+# What the dashboard asks for, and counting the SQL a piece of work sends.
+
+DASHBOARD_PAGE = """query Page($first: Int!) {
+  workOrders(first: $first) {
+    edges { node {
+      orderNumber status quote { amount currency }
+      customer { name }
+      createdBy { name }
+      history { action actor { name } }
+      deliveryTask { availableAt }
+      tasks {
+        status availableAt
+        department { code name }
+        pickedUpBy { name departments { code } }
+        history { action actor { name } }
+      }
+    } }
+    pageInfo { hasNextPage endCursor }
+  }
+}"""
+
+
+@contextmanager
+def counting(engine: AsyncEngine) -> Iterator[list[str]]:
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+        statements.append(statement)
+
+    event.listen(engine.sync_engine, "before_cursor_execute", record)
+    try:
+        yield statements
+    finally:
+        event.remove(engine.sync_engine, "before_cursor_execute", record)

@@ -19,6 +19,7 @@ from strawberry.extensions import (
 from strawberry.types.graphql import OperationType
 
 from db.engine import unavailable
+from graph.cost import QueryCost
 from graph.errors import (
     RETRY_AFTER_SECONDS,
     TopLevelCode,
@@ -159,6 +160,7 @@ schema: strawberry.Schema = PressroomSchema(
         RequestLog,
         SubscriptionsOverWebsockets,
         OneOperation,
+        QueryCost,
         lambda: ParserCache(maxsize=1024),
         lambda: ValidationCache(maxsize=1024),
         # One shared instance each: the validation cache keys on the rule classes,

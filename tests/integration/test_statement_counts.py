@@ -1,11 +1,5 @@
 """A dashboard page costs the same number of SQL statements for 5 work orders as for 50."""
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
-from sqlalchemy import event
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from db.engine import unit_of_work
 from db.reads import tasks_of_work_orders
 from db.tasks import Actor, transition_task
@@ -13,40 +7,8 @@ from domain.enums import TaskAction
 from graph.auth import load_viewer
 from graph.context import Context, Services
 from graph.schema import schema
-from tests.support import Shop
-
-PAGE = """query Page($first: Int!) {
-  workOrders(first: $first) {
-    edges { node {
-      orderNumber status quote { amount currency }
-      customer { name }
-      createdBy { name }
-      history { action actor { name } }
-      deliveryTask { availableAt }
-      tasks {
-        status availableAt
-        department { code name }
-        pickedUpBy { name departments { code } }
-        history { action actor { name } }
-      }
-    } }
-    pageInfo { hasNextPage endCursor }
-  }
-}"""
-
-
-@contextmanager
-def counting(engine: AsyncEngine) -> Iterator[list[str]]:
-    statements: list[str] = []
-
-    def record(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
-        statements.append(statement)
-
-    event.listen(engine.sync_engine, "before_cursor_execute", record)
-    try:
-        yield statements
-    finally:
-        event.remove(engine.sync_engine, "before_cursor_execute", record)
+from tests.support import DASHBOARD_PAGE as PAGE
+from tests.support import Shop, counting
 
 
 async def run_page(shop: Shop, first: int) -> list[str]:

@@ -1,0 +1,154 @@
+"""A cost budget per request, checked before anything runs.
+
+Every field costs 1 plus what it selects. A connection (a field taking `first`) costs
+`first` (20 when omitted) times what one of its edges selects; any other list costs
+LIST_FACTOR times one item. A request over BUDGET is refused with BAD_REQUEST naming
+its cost and the budget, alongside the depth, alias and token limits. A dashboard page
+of 50 work orders with their tasks, pickers and histories costs about 27,000.
+"""
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from graphql import (
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLField,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLSchema,
+    InlineFragmentNode,
+    IntValueNode,
+    OperationDefinitionNode,
+    SelectionSetNode,
+    VariableNode,
+    get_named_type,
+    get_operation_ast,
+)
+from strawberry.extensions import SchemaExtension
+
+from graph.errors import bad_request
+from graph.types.pagination import DEFAULT_PAGE, MAX_PAGE
+
+BUDGET = 50_000
+LIST_FACTOR = 10
+
+
+class QueryCost(SchemaExtension):
+    def on_execute(self) -> Iterator[None]:
+        ctx = self.execution_context
+        document = ctx.graphql_document
+        operation = get_operation_ast(document, ctx._provided_operation_name) if document else None
+        if operation is not None:
+            schema = ctx.schema._schema
+            cost = operation_cost(schema, document_fragments(document), operation, ctx.variables)
+            if cost > BUDGET:
+                raise bad_request(
+                    f"This request would cost {cost}, over the budget of {BUDGET}: ask for "
+                    "fewer items per page (first), fewer aliases or less nesting."
+                )
+        yield
+
+
+def document_fragments(document: Any) -> dict[str, FragmentDefinitionNode]:
+    return {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+
+
+def operation_cost(
+    schema: GraphQLSchema,
+    fragments: Mapping[str, FragmentDefinitionNode],
+    operation: OperationDefinitionNode,
+    variables: Mapping[str, Any] | None,
+) -> int:
+    root = schema.get_root_type(operation.operation)
+    if root is None:
+        return 0
+    return _selection(schema, fragments, root, operation.selection_set, variables or {}, set())
+
+
+def _selection(
+    schema: GraphQLSchema,
+    fragments: Mapping[str, FragmentDefinitionNode],
+    parent: Any,
+    selections: SelectionSetNode | None,
+    variables: Mapping[str, Any],
+    seen: set[str],
+) -> int:
+    if selections is None:
+        return 0
+    total = 0
+    for node in selections.selections:
+        if isinstance(node, FieldNode):
+            total += _field(schema, fragments, parent, node, variables, seen)
+        elif isinstance(node, InlineFragmentNode):
+            target = (
+                schema.get_type(node.type_condition.name.value) if node.type_condition else parent
+            )
+            total += _selection(schema, fragments, target, node.selection_set, variables, seen)
+        elif isinstance(node, FragmentSpreadNode) and node.name.value not in seen:
+            fragment = fragments.get(node.name.value)
+            if fragment is not None:
+                target = schema.get_type(fragment.type_condition.name.value)
+                inner = seen | {node.name.value}
+                total += _selection(
+                    schema, fragments, target, fragment.selection_set, variables, inner
+                )
+    return total
+
+
+def _field(
+    schema: GraphQLSchema,
+    fragments: Mapping[str, FragmentDefinitionNode],
+    parent: Any,
+    node: FieldNode,
+    variables: Mapping[str, Any],
+    seen: set[str],
+) -> int:
+    if node.name.value.startswith("__"):
+        return 0
+    definition: GraphQLField | None = (
+        parent.fields.get(node.name.value) if isinstance(parent, GraphQLObjectType) else None
+    )
+    if definition is None:
+        # Interfaces (Node): cost the selection as if on an object with those fields.
+        fields = getattr(parent, "fields", {})
+        definition = fields.get(node.name.value)
+    if definition is None:
+        return 1
+    inner = _selection(
+        schema, fragments, get_named_type(definition.type), node.selection_set, variables, seen
+    )
+    return 1 + _multiplier(parent, definition, node, variables) * inner
+
+
+def _multiplier(
+    parent: Any, definition: GraphQLField, node: FieldNode, variables: Mapping[str, Any]
+) -> int:
+    if "first" in definition.args:
+        return _first(node, variables)
+    if getattr(parent, "name", "").endswith("Connection"):
+        return 1  # a connection's edges: `first` already counted them
+    kind = (
+        definition.type.of_type if isinstance(definition.type, GraphQLNonNull) else definition.type
+    )
+    return LIST_FACTOR if isinstance(kind, GraphQLList) else 1
+
+
+def _first(node: FieldNode, variables: Mapping[str, Any]) -> int:
+    for argument in node.arguments or ():
+        if argument.name.value != "first":
+            continue
+        value = argument.value
+        if isinstance(value, IntValueNode):
+            return _clamp(int(value.value))
+        if isinstance(value, VariableNode):
+            given = variables.get(value.name.value)
+            return _clamp(given) if isinstance(given, int) else DEFAULT_PAGE
+    return DEFAULT_PAGE
+
+
+def _clamp(first: int) -> int:
+    # Out-of-range values are refused by the field itself; count what it would allow.
+    return max(0, min(first, MAX_PAGE))

@@ -1,0 +1,70 @@
+"""Bounded cost: a request over the budget is refused before anything runs, naming its
+cost and the budget; a real dashboard page is well within it."""
+
+from typing import Any
+
+import pytest
+from graphql import parse
+
+from graph.cost import BUDGET, document_fragments, operation_cost
+from graph.schema import schema
+from tests.support import DASHBOARD_PAGE as PAGE
+from tests.support import Client, Shop, counting
+
+HEAVY = (
+    "{ "
+    + " ".join(
+        f"a{n}: workOrders(first: 100) {{ edges {{ node {{ orderNumber"
+        " tasks { status history { action actor { name } } } } } }"
+        for n in range(30)
+    )
+    + " }"
+)
+
+
+def cost(document: str, variables: dict[str, int] | None = None) -> int:
+    parsed = parse(document)
+    operation = next(d for d in parsed.definitions if d.kind == "operation_definition")
+    return operation_cost(schema._schema, document_fragments(parsed), operation, variables)
+
+
+def test_the_dashboard_page_fits_and_the_heavy_request_does_not() -> None:
+    page = cost(PAGE, {"first": 50})
+    assert 10_000 < page < BUDGET
+    assert cost(PAGE, {"first": 5}) < page / 5
+    assert cost(HEAVY) > 10 * BUDGET
+
+
+@pytest.mark.parametrize(
+    ("document", "expected"),
+    [
+        ("{ me { id name } }", 3),
+        ("{ workOrders(first: 3) { edges { node { id } } } }", 1 + 3 * 3),
+        ("{ workOrders { edges { node { id } } } }", 1 + 20 * 3),
+        ("{ departments { code } }", 1 + 10 * 1),
+        ("query { ...F } fragment F on Query { me { id } }", 2),
+        ("{ __typename me { __typename } }", 1),
+    ],
+)
+def test_what_fields_cost(document: str, expected: int) -> None:
+    assert cost(document) == expected
+
+
+async def test_a_request_over_the_budget_is_refused_before_it_runs(
+    api: Client, shop: Shop, running_app: tuple[str, Any]
+) -> None:
+    for _ in range(3):
+        await shop.order(["print"])
+    with counting(running_app[1].state.services.engine) as statements:
+        body = await api.as_(shop.tokens["ada"]).raw(HEAVY)
+    # Only the token was looked up: nothing of the request itself ran.
+    assert len(statements) == 1 and "FROM tokens" in statements[0], statements
+    assert body.get("data") is None
+    [error] = body["errors"]
+    assert error["extensions"]["code"] == "BAD_REQUEST"
+    assert f"budget of {BUDGET}" in error["message"]
+    assert str(cost(HEAVY)) in error["message"]
+    # The same shape, asked reasonably, is answered.
+    small = "{ " + HEAVY.replace("first: 100", "first: 2")[2:].split(" a1:")[0] + " }"
+    answered = await api.as_(shop.tokens["ada"])(small)
+    assert len(answered["a0"]["edges"]) == 2
