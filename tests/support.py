@@ -96,6 +96,10 @@ async def running_app(database_url: str) -> AsyncIterator[tuple[str, Any]]:
         subscriber_buffer=SUBSCRIBER_BUFFER,
         keep_alive_seconds=KEEP_ALIVE_SECONDS,
         connection_init_timeout_seconds=CONNECTION_INIT_TIMEOUT_SECONDS,
+        # The suite signs in far more often than people do; tests of throttling make
+        # servers of their own.
+        signin_per_address="100000/minute",
+        signin_failures_per_account="100000/minute",
     )
     app = create_app(settings, url=database_url)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")

@@ -17,6 +17,7 @@ from db.engine import reading
 from db.feed import EventFeed
 from domain.enums import TokenKind
 from graph.loaders import Loaders
+from graph.throttle import SignInThrottle
 
 if TYPE_CHECKING:
     from graph.metrics import Metrics
@@ -71,6 +72,7 @@ class Services:
     # Set by graph.app.create_app: the app's own metrics registry.
     metrics: "Metrics | None" = None
     outage: Outage = field(default_factory=Outage)
+    throttle: SignInThrottle = field(default_factory=SignInThrottle)
 
 
 @dataclass
@@ -82,6 +84,8 @@ class Context:
     over_http: bool = False
     # The HTTP response being built (its status can still change), None on a websocket.
     response: Response | None = None
+    # The client's address, as the connection shows it (sign-in throttling counts by it).
+    client: str = "unknown"
     # Set by Strawberry from the websocket's connection_init payload.
     connection_params: dict[str, Any] | None = None
     # Logged with every line about this request; sent back as X-Request-ID.

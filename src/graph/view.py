@@ -66,6 +66,8 @@ class PressroomGraphQL(GraphQL[Context, None]):
         if isinstance(response, Response):
             response.headers["x-request-id"] = context.request_id
             context.response = response
+        if request.client is not None:
+            context.client = request.client.host
         return context
 
     async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:

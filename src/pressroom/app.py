@@ -11,6 +11,7 @@ from db.feed import EventFeed
 from graph.app import create_app as create_graph_app
 from graph.context import Services
 from graph.live import LiveConnections
+from graph.throttle import SignInThrottle
 from pressroom.database import database_url, prepare
 from pressroom.settings import Settings
 
@@ -28,7 +29,13 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         poll_interval=settings.feed_poll_seconds,
         batch_window=settings.feed_batch_seconds,
     )
-    services = Services(engine, settings.session_ttl_seconds, feed, settings.currency)
+    services = Services(
+        engine,
+        settings.session_ttl_seconds,
+        feed,
+        settings.currency,
+        throttle=SignInThrottle(settings.signin_per_address, settings.signin_failures_per_account),
+    )
     live = LiveConnections()
 
     @asynccontextmanager

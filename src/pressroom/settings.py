@@ -45,6 +45,14 @@ class Settings(BaseSettings):
     connection_init_timeout_seconds: float = Field(
         default=10, description="How long a websocket may wait before its connection_init."
     )
+    signin_per_address: str = Field(
+        default="20/minute",
+        description="Sign-in attempts one client address may make (a `limits` rate).",
+    )
+    signin_failures_per_account: str = Field(
+        default="10/5 minutes",
+        description="Failed sign-ins one account takes before it waits (a `limits` rate).",
+    )
     metrics_token: str | None = Field(
         default=None,
         description="When set, /metrics answers only requests with 'Authorization: Bearer "

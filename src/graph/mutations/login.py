@@ -6,9 +6,10 @@ from strawberry import relay
 
 from db import people
 from domain import validation
+from domain.errors import DomainError
 from graph.auth import load_viewer
 from graph.context import Info
-from graph.errors import UserError
+from graph.errors import TopLevelCode, UserError, top_level
 from graph.mutations.base import mutate
 from graph.types.nodes import User
 
@@ -35,12 +36,27 @@ async def login(info: Info, input: LoginInput) -> LoginPayload:
     async def work(conn: AsyncConnection) -> LoginPayload:
         email = validation.text(input.email, "email", max_len=validation.MAX_EMAIL)
         password = validation.text(input.password, "password", max_len=validation.MAX_PASSWORD)
-        issued, user = await people.login(
-            conn, email, password, info.context.services.session_ttl_seconds
-        )
+        context = info.context
+        throttle = context.services.throttle
+        refusal = await throttle.attempt(context.client, email)
+        if refusal is not None:
+            if context.response is not None:
+                context.response.status_code = 429
+                context.response.headers["retry-after"] = str(refusal.retry_after)
+            raise top_level(
+                TopLevelCode.RATE_LIMITED,
+                f"Too many sign-in attempts; try again in {refusal.retry_after} seconds.",
+            )
+        try:
+            issued, user = await people.login(
+                conn, email, password, context.services.session_ttl_seconds
+            )
+        except DomainError:
+            await throttle.failed(email)
+            raise
         # The rest of this request acts as the user who just signed in (so that, for
         # example, `login { user { email } }` is readable).
-        info.context.viewer = await load_viewer(info.context.services, issued.token, conn)
+        context.viewer = await load_viewer(context.services, issued.token, conn)
         return LoginPayload(
             token=issued.token,
             token_id=relay.GlobalID("Token", str(issued.row.id)),
