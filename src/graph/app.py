@@ -20,6 +20,7 @@ from graph.graphiql import STATIC_DIR, ServeGraphiQLToBrowsers
 from graph.live import LiveConnections
 from graph.metrics import Metrics
 from graph.view import PressroomGraphQL
+from graph.ws_guard import WebsocketGuard
 
 ReadyCheck = Callable[[], Awaitable[dict[str, bool]]]
 
@@ -67,4 +68,5 @@ def create_app(
         lifespan=lifespan,
     )
     app.add_middleware(BodyLimit)
+    app.add_middleware(WebsocketGuard, init_timeout_seconds=connection_init_timeout_seconds)
     return app

@@ -74,7 +74,9 @@ class PressroomGraphQL(GraphQL[Context, None]):
         params = context.connection_params or {}
         raw = params.get("authorization") or params.get("Authorization")
         if raw is None:
-            return None
+            raise ConnectionRejectionError(
+                {"message": "Send 'authorization': 'Bearer <token>' in connection_init."}
+            )
         token = bearer(raw) if isinstance(raw, str) and " " in raw else raw
         viewer = await load_viewer(self.services, token if isinstance(token, str) else None)
         if viewer is None:
