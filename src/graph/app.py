@@ -7,6 +7,7 @@ from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.applications import Starlette
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -57,7 +58,11 @@ def create_app(
 
     app = Starlette(
         routes=[
-            Route("/graphql", ServeGraphiQLToBrowsers(graphql), methods=["GET", "POST"]),
+            Route(
+                "/graphql",
+                ServeGraphiQLToBrowsers(graphql) if services.exposure.graphiql else graphql,
+                methods=["GET", "POST", "OPTIONS"],
+            ),
             WebSocketRoute("/graphql", graphql),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
@@ -69,4 +74,13 @@ def create_app(
     )
     app.add_middleware(BodyLimit)
     app.add_middleware(WebsocketGuard, init_timeout_seconds=connection_init_timeout_seconds)
+    if services.exposure.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(services.exposure.cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["authorization", "content-type", "x-request-id"],
+            expose_headers=["x-request-id", "retry-after"],
+            max_age=600,
+        )
     return app

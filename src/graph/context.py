@@ -60,6 +60,17 @@ class Outage:
             log.warning("database available again")
 
 
+@dataclass(frozen=True)
+class Exposure:
+    """What the API shows beyond answers (PRESSROOM_ENV=production turns the first three off)."""
+
+    introspection: bool = True
+    graphiql: bool = True
+    suggestions: bool = True  # "Did you mean ...?" in validation errors
+    cors_origins: tuple[str, ...] = ()
+    websocket_origins: tuple[str, ...] = ()  # besides the server's own; '*' for any
+
+
 @dataclass
 class Services:
     """What the app wires in once: the engine and the settings the API needs."""
@@ -73,6 +84,7 @@ class Services:
     metrics: "Metrics | None" = None
     outage: Outage = field(default_factory=Outage)
     throttle: SignInThrottle = field(default_factory=SignInThrottle)
+    exposure: Exposure = field(default_factory=Exposure)
 
 
 @dataclass

@@ -46,8 +46,8 @@ class Metrics:
         )
         self.subscriptions = Counter(
             "pressroom_subscriptions_ended",
-            "Subscriptions that ended, by root field and how.",
-            ["field", "end"],
+            "Subscriptions that ended, by kind of channel and how (closed, or an error code).",
+            ["channel", "end"],
             registry=self.registry,
         )
         feed = services.feed

@@ -6,7 +6,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import strawberry
-from graphql import GraphQLError, OperationDefinitionNode
+from graphql import (
+    DocumentNode,
+    FieldNode,
+    GraphQLError,
+    OperationDefinitionNode,
+    Visitor,
+    visit,
+)
 from strawberry.extensions import (
     MaskErrors,
     MaxAliasesLimiter,
@@ -140,6 +147,30 @@ class OneOperation(SchemaExtension):
         yield
 
 
+class Introspection(SchemaExtension):
+    """Schema introspection only where the server allows it (not in production)."""
+
+    def on_execute(self) -> Iterator[None]:
+        ctx = self.execution_context
+        context = ctx.context
+        allowed = context is None or context.services.exposure.introspection
+        if not allowed and ctx.graphql_document is not None and _introspects(ctx.graphql_document):
+            raise bad_request("Introspection is turned off on this server.")
+        yield
+
+
+def _introspects(document: DocumentNode) -> bool:
+    found = False
+
+    class Finder(Visitor):
+        def enter_field(self, node: FieldNode, *_: Any) -> None:
+            nonlocal found
+            found = found or node.name.value in ("__schema", "__type")
+
+    visit(document, Finder())
+    return found
+
+
 DEPTH_LIMIT = QueryDepthLimiter(max_depth=10)
 ALIAS_LIMIT = MaxAliasesLimiter(max_alias_count=30)
 
@@ -160,6 +191,7 @@ schema: strawberry.Schema = PressroomSchema(
         RequestLog,
         SubscriptionsOverWebsockets,
         OneOperation,
+        Introspection,
         QueryCost,
         lambda: ParserCache(maxsize=1024),
         lambda: ValidationCache(maxsize=1024),

@@ -7,6 +7,7 @@ delivered (and, for a snapshot cursor, unseen by that snapshot).
 """
 
 import inspect
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
@@ -45,6 +46,7 @@ from graph.permissions import (
 from graph.types.events import DeliveryGateEvent, LedgerEvent, QueueEvent, WorkOrderEvent
 
 SLOW_CONSUMER = "SLOW_CONSUMER"
+log = logging.getLogger("pressroom.subscriptions")
 
 
 def _feed(info: Info) -> EventFeed:
@@ -96,6 +98,43 @@ async def stream(
     resume = _resume(after)
     viewer = viewer_of(info)
     owner = Owner(user_id=viewer.user_id, token_id=viewer.token_id)
+    delivered_count = 0
+    ended = "closed"
+    log.info(
+        "subscription started",
+        extra={"channel": channel, "user_id": viewer.user_id, "replay": after is not None},
+    )
+    try:
+        async for item in _stream(info, feed, channel, where, resume, owner, rule, arguments):
+            delivered_count += 1
+            yield item
+    except GraphQLError as error:
+        ended = str((error.extensions or {}).get("code", "error"))
+        raise
+    finally:
+        log.info(
+            "subscription ended",
+            extra={
+                "channel": channel,
+                "user_id": viewer.user_id,
+                "events": delivered_count,
+                "end": ended,
+            },
+        )
+        if info.context.services.metrics is not None:
+            info.context.services.metrics.subscriptions.labels(channel.split(":")[0], ended).inc()
+
+
+async def _stream(
+    info: Info,
+    feed: EventFeed,
+    channel: str,
+    where: Filter,
+    resume: Resume | None,
+    owner: Owner,
+    rule: BasePermission,
+    arguments: dict[str, Any],
+) -> AsyncIterator[tuple[Delivered, str]]:
 
     def wants(position: events.Position) -> bool:
         # Reads `resume` as it stands when the feed hands over an event: whatever the

@@ -2,7 +2,7 @@
 
 import re
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from cross_web import HTTPException
 from graphql import GraphQLError
@@ -24,6 +24,8 @@ from graph.live import LiveConnections
 from graph.schema import schema
 
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
+# graphql-core's hints at field and type names the caller may not know of.
+SUGGESTION = re.compile(r" Did you mean .*\?$")
 # A caller's own request id is kept (for tracing across services) when it is this tame.
 REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
@@ -45,6 +47,9 @@ class PressroomGraphQL(GraphQL[Context, None]):
             keep_alive_interval=keep_alive_seconds,
             connection_init_wait_timeout=timedelta(seconds=connection_init_timeout_seconds),
             max_subscriptions_per_connection=MAX_SUBSCRIPTIONS_PER_CONNECTION,
+            # Browser pages from the server's own origin, and these (Strawberry refuses the
+            # rest: cross-site websocket hijacking).
+            allowed_origins=services.exposure.websocket_origins,
         )
         self.services = services
         self.live = live
@@ -116,7 +121,11 @@ class PressroomGraphQL(GraphQL[Context, None]):
     ) -> GraphQLHTTPResponse:
         data: GraphQLHTTPResponse = {"data": result.data}
         if result.errors:
-            data["errors"] = [_format(e) for e in result.errors]
+            errors = [_format(e) for e in result.errors]
+            if not self.services.exposure.suggestions:
+                for error in errors:
+                    error["message"] = SUGGESTION.sub("", error["message"])
+            data["errors"] = cast(list[object], errors)
         return data
 
 

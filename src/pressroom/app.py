@@ -35,6 +35,7 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         feed,
         settings.currency,
         throttle=SignInThrottle(settings.signin_per_address, settings.signin_failures_per_account),
+        exposure=settings.exposure(),
     )
     live = LiveConnections()
 

@@ -7,6 +7,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from domain.errors import DomainError
 from domain.money import currency_code
+from graph.context import Exposure
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,6 +54,25 @@ class Settings(BaseSettings):
         default="10/5 minutes",
         description="Failed sign-ins one account takes before it waits (a `limits` rate).",
     )
+    env: str = Field(
+        default="development",
+        description="'production' turns introspection, GraphiQL and field suggestions off.",
+    )
+    introspection: bool | None = Field(
+        default=None, description="Schema introspection (default: on, off in production)."
+    )
+    graphiql: bool | None = Field(
+        default=None, description="GraphiQL at GET /graphql (default: on, off in production)."
+    )
+    cors_origins: str = Field(
+        default="",
+        description="Comma-separated origins allowed to call the API from a browser (CORS).",
+    )
+    websocket_origins: str = Field(
+        default="",
+        description="Comma-separated origins whose pages may open a websocket, besides the "
+        "server's own ('*' for any; clients that send no Origin are not browsers and pass).",
+    )
     metrics_token: str | None = Field(
         default=None,
         description="When set, /metrics answers only requests with 'Authorization: Bearer "
@@ -74,3 +94,17 @@ class Settings(BaseSettings):
             return currency_code(value)
         except DomainError as error:
             raise ValueError(error.message) from None
+
+    def exposure(self) -> Exposure:
+        production = self.env == "production"
+        return Exposure(
+            introspection=self.introspection if self.introspection is not None else not production,
+            graphiql=self.graphiql if self.graphiql is not None else not production,
+            suggestions=not production,
+            cors_origins=_origins(self.cors_origins),
+            websocket_origins=_origins(self.websocket_origins),
+        )
+
+
+def _origins(value: str) -> tuple[str, ...]:
+    return tuple(o.strip().rstrip("/") for o in value.split(",") if o.strip())

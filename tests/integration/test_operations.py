@@ -1,6 +1,7 @@
 """Operating the server: structured request logs with a request id, metrics whose labels
 come from bounded sets, user errors counted as such, and a token for /metrics."""
 
+import asyncio
 import json
 import logging
 import uuid
@@ -12,7 +13,17 @@ import pytest
 from pressroom import logs
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.support import Client, Shop, gid, task_ids
+from tests.support import (
+    PROTOCOLS,
+    Client,
+    Shop,
+    cursor_now,
+    gid,
+    print_tasks,
+    subscriber,
+    take,
+    task_ids,
+)
 
 START = """mutation StartIt($i: StartTaskInput!) { startTask(input: $i) {
   changed userErrors { code } } }"""
@@ -117,3 +128,34 @@ async def test_metrics_can_require_a_token(database_url: str) -> None:
     assert refused.json()["errors"][0]["extensions"]["code"] == "BAD_REQUEST"
     assert allowed.status_code == 200
     assert "pressroom_graphql_operations_total" in allowed.text
+
+
+async def test_subscriptions_log_their_start_and_end_with_event_counts(
+    api: Client, server: str, shop: Shop, caplog: pytest.LogCaptureFixture
+) -> None:
+    [task] = await print_tasks(shop, 1)
+    after = await cursor_now(api, shop.tokens["pat"])
+    variables = {"department": "print", "after": after}
+    ended_now = asyncio.Event()
+
+    class Ended(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.getMessage() == "subscription ended":
+                ended_now.set()
+
+    watcher = Ended()
+    logging.getLogger("pressroom.subscriptions").addHandler(watcher)
+    try:
+        with caplog.at_level(logging.INFO, logger="pressroom.subscriptions"):
+            async with subscriber(server, shop.tokens["pat"], PROTOCOLS[0], variables) as got:
+                task_id = gid("DepartmentTask", task)
+                await api.as_(shop.tokens["pat"])(START, {"i": {"taskId": task_id}})
+                await take(got, 1)
+            async with asyncio.timeout(10):
+                await ended_now.wait()
+    finally:
+        logging.getLogger("pressroom.subscriptions").removeHandler(watcher)
+    started = [r for r in caplog.records if r.getMessage() == "subscription started"]
+    ended = [r for r in caplog.records if r.getMessage() == "subscription ended"]
+    assert len(started) == 1 and started[0].user_id == shop.users["pat"]  # type: ignore[attr-defined]
+    assert ended[0].events == 1 and ended[0].end == "closed"  # type: ignore[attr-defined]
