@@ -1,57 +1,31 @@
 """Two server processes on one database: a move made through either reaches the
 subscribers of the other."""
 
-import os
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from gql.transport.exceptions import TransportQueryError
 
 from tests.support import (
     START,
     Client,
     Shop,
     cursor_now,
-    free_port,
     gid,
     print_tasks,
+    serving,
     subscriber,
     take,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
 def second_server(database_url: str) -> Iterator[str]:
-    port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pressroom.cli", "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines = []
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        lines.append(line)
-        if "Application startup complete" in line:
-            break
-    else:
-        pytest.fail("second server did not start:\n" + "".join(lines))
-    try:
-        yield f"http://127.0.0.1:{port}/graphql"
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=60)
+    """`pressroom serve` in a process of its own, on the test database."""
+    with serving(None, database_url=database_url) as (base, _):
+        yield f"{base}/graphql"
 
 
 async def test_moves_cross_between_processes(
@@ -71,3 +45,24 @@ async def test_moves_cross_between_processes(
         await second.as_(token)(START, {"i": {"taskId": gid("DepartmentTask", tasks[1])}})
         [event] = await take(on_first, 1)
     assert event["queueEvents"]["task"]["id"] == gid("DepartmentTask", tasks[1])
+
+
+async def test_a_membership_change_made_on_one_process_ends_a_subscription_on_the_other(
+    api: Client, second_server: str, shop: Shop
+) -> None:
+    first, second = api, Client(api.http, second_server)
+    [task] = await print_tasks(shop, 1)
+    token = shop.tokens["pat"]
+    variables = {"department": "print", "after": await cursor_now(second, token)}
+    async with subscriber(second_server, token, "graphql-transport-ws", variables) as on_second:
+        removed = await first.as_(shop.tokens["ada"])(
+            "mutation($i: SetUserDepartmentsInput!) { setUserDepartments(input: $i) {"
+            " userErrors { code } } }",
+            {"i": {"userId": gid("User", shop.users["pat"]), "departmentCodes": []}},
+        )
+        assert removed["setUserDepartments"]["userErrors"] == []
+        await first.as_(shop.tokens["pia"])(START, {"i": {"taskId": gid("DepartmentTask", task)}})
+        [ended] = await take(on_second, 1)
+    assert isinstance(ended, TransportQueryError), ended
+    assert ended.errors is not None
+    assert ended.errors[0]["extensions"]["code"] == "FORBIDDEN"
