@@ -4,6 +4,7 @@ import argparse
 import asyncio
 import signal
 import sys
+from typing import Any
 
 from pressroom import logs
 from pressroom.settings import Settings
@@ -28,27 +29,41 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             "(an admin gets a secret from createDisplayToken)."
         )
     # uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown; turning them into
-    # SystemExit lets the embedded PostgreSQL be stopped on the way out.
+    # an exception of our own lets the embedded PostgreSQL be stopped on the way out,
+    # while uvicorn's own exits (a port already in use: 1) keep their code.
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, _exit_on_signal)
+        signal.signal(sig, _stop_on_signal)
+    options: dict[str, Any] = {
+        "host": args.host,
+        "port": args.port,
+        "access_log": False,
+        "log_config": logs.config(),
+        "lifespan": "on",
+    }
+    code = 0
     try:
-        uvicorn.run(
-            create_app(settings, url=url),
-            host=args.host,
-            port=args.port,
-            access_log=False,
-            log_config=logs.config(),
-            lifespan="on",
-        )
-    except SystemExit:
+        if args.workers > 1:
+            # Each worker process builds its own app, with its own event feed.
+            uvicorn.run("pressroom.app:create_app", factory=True, workers=args.workers, **options)
+        else:
+            uvicorn.run(create_app(settings, url=url), **options)
+    except _Stopped:
         pass
+    except SystemExit as exit:
+        code = exit.code if isinstance(exit.code, int) else 1
+        if code:
+            print(f"error: the server could not start on {args.host}:{args.port}.", file=sys.stderr)
     finally:
         stop_embedded(settings)
-    return 0
+    return code
 
 
-def _exit_on_signal(signum: int, frame: object) -> None:
-    raise SystemExit(0)
+class _Stopped(Exception):
+    pass
+
+
+def _stop_on_signal(signum: int, frame: object) -> None:
+    raise _Stopped
 
 
 async def _seed_demo(settings: Settings, url: str):  # type: ignore[no-untyped-def]
@@ -220,6 +235,9 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=None)
     serve.add_argument("--port", type=int, default=None)
     serve.add_argument("--demo", action="store_true", help="seed a demo shop once")
+    serve.add_argument(
+        "--workers", type=int, default=1, help="server processes, each with its own feed (1)"
+    )
     serve.set_defaults(func=cmd_serve)
     sub.add_parser("migrate", help="upgrade the database to the latest revision").set_defaults(
         func=cmd_migrate

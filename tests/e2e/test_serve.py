@@ -1,13 +1,16 @@
 """`pressroom serve --demo` as a new user runs it: a fresh embedded PostgreSQL under the
 data directory, migrated, seeded once, served, and stopped without leaving a server behind."""
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.support import postgres_processes, serving
+from tests.support import ROOT, postgres_processes, serving
 
 pytestmark = pytest.mark.e2e
 
@@ -58,4 +61,36 @@ def test_demo_server_boots_twice_and_leaves_no_database_running(tmp_path: Path) 
     with serving(data_dir, "--demo") as (base, lines):
         assert any("Demo shop already seeded." in line for line in lines)
         assert orders(base) == first
+    assert postgres_processes(data_dir) == []
+
+
+def test_a_second_server_on_a_port_in_use_exits_with_an_error(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    with serving(data_dir) as (base, _):
+        port = base.rsplit(":", 1)[1]
+        env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+        env["PRESSROOM_DATA_DIR"] = str(data_dir)
+        second = subprocess.run(
+            [sys.executable, "-m", "pressroom.cli", "serve", "--port", port],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert second.returncode != 0
+        assert f"could not start on 127.0.0.1:{port}" in second.stderr
+        # The first one is unharmed.
+        with httpx.Client(base_url=base, timeout=30) as client:
+            assert client.get("/readyz").json()["ok"] is True
+    assert postgres_processes(data_dir) == []
+
+
+def test_several_worker_processes_serve_one_shop(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    with serving(data_dir, "--demo", "--workers", "2") as (base, lines):
+        assert any("Started parent process" in line for line in lines)
+        # Requests land on either worker; each is ready (its own listener up) and answers.
+        for _ in range(10):
+            assert len(orders(base)) == 12
     assert postgres_processes(data_dir) == []
