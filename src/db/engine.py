@@ -3,9 +3,10 @@
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import asyncpg
-from sqlalchemy import exc
+from sqlalchemy import event, exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
@@ -17,11 +18,10 @@ def async_url(url: str) -> str:
 
 
 def create_engine(url: str, *, pool_size: int = 10, max_overflow: int = 10) -> AsyncEngine:
-    return create_async_engine(
+    engine = create_async_engine(
         async_url(url),
         pool_size=pool_size,
         max_overflow=max_overflow,
-        pool_pre_ping=True,
         # Bound values (password hashes, tokens) never reach an error message or a log.
         hide_parameters=True,
         connect_args={
@@ -34,6 +34,16 @@ def create_engine(url: str, *, pool_size: int = 10, max_overflow: int = 10) -> A
             },
         },
     )
+    event.listen(engine.sync_engine.pool, "checkout", _refuse_closed)
+    return engine
+
+
+def _refuse_closed(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+    """A pooled connection whose server went away (a restart, a terminated backend) is
+    known closed to asyncpg without a round trip: the pool drops it and checks out
+    another. Pinging every checkout instead would cost BEGIN, a query and ROLLBACK."""
+    if dbapi_connection.driver_connection.is_closed():
+        raise exc.DisconnectionError("connection closed by the server")
 
 
 @asynccontextmanager

@@ -30,6 +30,9 @@ async def load_viewer(
     re-checked after its user's access changed); None when the token no longer works."""
     if token_id is None and (token is None or len(token) > MAX_TOKEN_LENGTH):
         return None
+    cached = services.viewers.get(token) if token is not None and conn is None else None
+    if cached is not None:
+        return cached
     if conn is not None:
         row = await authenticate(conn, token, token_id=token_id)
     else:
@@ -37,7 +40,7 @@ async def load_viewer(
             row = await authenticate(fresh, token, token_id=token_id)
     if row is None:
         return None
-    return Viewer(
+    viewer = Viewer(
         token_id=row.token_id,
         token_kind=TokenKind(row.kind),
         user_id=row.user_id,
@@ -46,3 +49,6 @@ async def load_viewer(
         display_department_ids=frozenset(row.display_department_ids or ()),
         expires_at=row.expires_at,
     )
+    if token is not None:
+        services.viewers.put(token, viewer)
+    return viewer

@@ -1,11 +1,12 @@
 """Per-request context: who is asking, the database, and the request's dataloaders."""
 
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -60,6 +61,47 @@ class Outage:
             log.warning("database available again")
 
 
+class ViewerCache:
+    """Who a bearer token is, kept for a few seconds per process, so a request needs no
+    query for it. Forgotten at once when this process changes access (a mutation that
+    revokes, deactivates or changes memberships) and, for other processes' changes, when
+    the feed delivers their event (see graph/live.py)."""
+
+    def __init__(self, ttl_seconds: float = 5.0, size: int = 10_000) -> None:
+        self.ttl_seconds = ttl_seconds
+        self.size = size
+        self._viewers: dict[str, tuple[Viewer, float]] = {}
+
+    def get(self, token: str) -> Viewer | None:
+        found = self._viewers.get(token)
+        if found is None:
+            return None
+        viewer, at = found
+        now = time.monotonic()
+        expired = viewer.expires_at is not None and viewer.expires_at <= datetime.now(UTC)
+        if now - at > self.ttl_seconds or expired:
+            del self._viewers[token]
+            return None
+        return viewer
+
+    def put(self, token: str, viewer: Viewer) -> None:
+        if len(self._viewers) >= self.size:
+            self._viewers.clear()  # rare: many distinct live tokens within a few seconds
+        self._viewers[token] = (viewer, time.monotonic())
+
+    def forget(self, *, token_id: int | None = None, user_id: int | None = None) -> None:
+        stale = [
+            t
+            for t, (v, _) in self._viewers.items()
+            if v.token_id == token_id or v.user_id == user_id
+        ]
+        for token in stale:
+            del self._viewers[token]
+
+    def clear(self) -> None:
+        self._viewers.clear()
+
+
 @dataclass(frozen=True)
 class Exposure:
     """What the API shows beyond answers (PRESSROOM_ENV=production turns the first three off)."""
@@ -85,6 +127,7 @@ class Services:
     outage: Outage = field(default_factory=Outage)
     throttle: SignInThrottle = field(default_factory=SignInThrottle)
     exposure: Exposure = field(default_factory=Exposure)
+    viewers: ViewerCache = field(default_factory=ViewerCache)
 
 
 @dataclass
@@ -112,6 +155,7 @@ class Context:
         """A pooled connection in autocommit mode: one statement, no BEGIN/COMMIT round trips."""
         async with reading(self.services.engine) as conn:
             yield conn
+        self.services.outage.answered()
 
 
 Info = StrawberryInfo[Context, Any]

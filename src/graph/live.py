@@ -18,7 +18,7 @@ from starlette.websockets import WebSocket
 
 from db.feed import ACCESS_CHANNEL, OVERFLOWED, TOKENS_CHANNEL, Delivered, EventFeed
 from domain.enums import EventType
-from graph.context import Viewer
+from graph.context import Viewer, ViewerCache
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,9 @@ class _Holder:
 
 
 class LiveConnections:
-    def __init__(self) -> None:
+    def __init__(self, viewers: ViewerCache) -> None:
+        # Other processes' access changes reach this process's viewer cache through here.
+        self.viewers = viewers
         # Weak: a connection that ended on its own simply drops out.
         self._sockets: weakref.WeakKeyDictionary[WebSocket, _Holder] = weakref.WeakKeyDictionary()
         self._tasks: list[asyncio.Task[None]] = []
@@ -104,6 +106,9 @@ class LiveConnections:
                     if event is None:
                         continue
                     if event.type == EventType.TOKEN_REVOKED:
+                        self.viewers.forget(token_id=event.token_id)
                         await self.close_token(event.token_id)
-                    elif event.type == EventType.USER_ACCESS_CHANGED and event.deactivates:
-                        await self.close_user(event.user_id)
+                    elif event.type == EventType.USER_ACCESS_CHANGED:
+                        self.viewers.forget(user_id=event.user_id)
+                        if event.deactivates:
+                            await self.close_user(event.user_id)

@@ -3,6 +3,7 @@
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
+from functools import cached_property
 from typing import Any
 
 from sqlalchemy import Row
@@ -36,23 +37,63 @@ def _grouped(read: Reader, fetch: Fetch, key: str) -> DataLoader[int, list[Row[A
 
 
 class Loaders:
-    def __init__(self, read: Reader) -> None:
-        self.department = _by_id(read, reads.departments)
-        self.user = _by_id(read, reads.users)
-        self.customer = _by_id(read, reads.customers)
-        self.work_order = _by_id(read, reads.work_orders)
-        self.task = _by_id(read, reads.tasks)
-        self.tasks_of_work_order = _grouped(read, reads.tasks_of_work_orders, "work_order_id")
-        self.task_history = _grouped(read, reads.task_history, "task_id")
-        self.work_order_history = _grouped(read, reads.work_order_history, "work_order_id")
-        self.memberships = _grouped(read, reads.memberships, "user_id")
-        self.ledger_entry = _by_id(read, reads.ledger_entries)
-        self.token = _by_id(read, reads.tokens)
-        self.work_order_ledger = _grouped(read, reads.ledger_of_work_orders, "work_order_id")
-        self.customer_balances = _grouped(read, reads.customer_balances, "customer_id")
+    """A request's loaders, each made on first use: most requests need two or three."""
 
+    def __init__(self, read: Reader) -> None:
         self._read = read
         self._all_departments: list[Row[Any]] | None = None
+
+    @cached_property
+    def department(self) -> DataLoader[int, Row[Any] | None]:
+        return _by_id(self._read, reads.departments)
+
+    @cached_property
+    def user(self) -> DataLoader[int, Row[Any] | None]:
+        return _by_id(self._read, reads.users)
+
+    @cached_property
+    def customer(self) -> DataLoader[int, Row[Any] | None]:
+        return _by_id(self._read, reads.customers)
+
+    @cached_property
+    def work_order(self) -> DataLoader[int, Row[Any] | None]:
+        return _by_id(self._read, reads.work_orders)
+
+    @cached_property
+    def task(self) -> DataLoader[int, Row[Any] | None]:
+        return _by_id(self._read, reads.tasks)
+
+    @cached_property
+    def ledger_entry(self) -> DataLoader[int, Row[Any] | None]:
+        return _by_id(self._read, reads.ledger_entries)
+
+    @cached_property
+    def token(self) -> DataLoader[int, Row[Any] | None]:
+        return _by_id(self._read, reads.tokens)
+
+    @cached_property
+    def tasks_of_work_order(self) -> DataLoader[int, list[Row[Any]]]:
+        return _grouped(self._read, reads.tasks_of_work_orders, "work_order_id")
+
+    @cached_property
+    def task_history(self) -> DataLoader[int, list[Row[Any]]]:
+        return _grouped(self._read, reads.task_history, "task_id")
+
+    @cached_property
+    def work_order_history(self) -> DataLoader[int, list[Row[Any]]]:
+        return _grouped(self._read, reads.work_order_history, "work_order_id")
+
+    @cached_property
+    def memberships(self) -> DataLoader[int, list[Row[Any]]]:
+        return _grouped(self._read, reads.memberships, "user_id")
+
+    @cached_property
+    def work_order_ledger(self) -> DataLoader[int, list[Row[Any]]]:
+        return _grouped(self._read, reads.ledger_of_work_orders, "work_order_id")
+
+    @cached_property
+    def customer_balances(self) -> DataLoader[int, list[Row[Any]]]:
+        return _grouped(self._read, reads.customer_balances, "customer_id")
 
     async def all_departments(self) -> list[Row[Any]]:
         if self._all_departments is None:

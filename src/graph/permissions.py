@@ -16,7 +16,6 @@ from strawberry.permission import BasePermission, PermissionExtension
 from domain.enums import DepartmentKind
 from graph.context import Info, Viewer
 from graph.errors import unauthenticated
-from graph.ids import decode_id
 
 
 def _readable_departments(viewer: Viewer) -> list[int]:
@@ -103,21 +102,6 @@ class SeesDeliveryGate(Forbidden):
         return any(d is not None and d.kind == DepartmentKind.DELIVERY for d in departments)
 
 
-class StartsTask(Forbidden):
-    """Starting a task: members of the task's department. The write re-checks it in SQL."""
-
-    message = "Only members of the task's department can start it."
-
-    async def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        viewer = viewer_of(info)
-        if not viewer.is_person:
-            return False
-        task_id = decode_id(kwargs["input"].task_id, "DepartmentTask")
-        task = await info.context.loaders.task.load(task_id) if task_id is not None else None
-        # Unknown tasks pass, so that the mutation answers NOT_FOUND as a user error.
-        return task is None or task.department_id in viewer.member_department_ids
-
-
 class SelfOrAdmin(Forbidden):
     message = "Only admins and the user themselves can see this."
 
@@ -138,5 +122,4 @@ SEES_QUOTES = InDepartmentOfKind(DepartmentKind.SALES, DepartmentKind.ACCOUNTS)
 READS_LEDGER = InDepartmentOfKind(DepartmentKind.ACCOUNTS)
 SEES_QUEUE = SeesQueue()
 SEES_DELIVERY_GATE = SeesDeliveryGate()
-STARTS_TASK = StartsTask()
 SELF_OR_ADMIN = SelfOrAdmin()

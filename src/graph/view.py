@@ -61,10 +61,7 @@ class PressroomGraphQL(GraphQL[Context, None]):
             # Authenticated from the connection_init payload, in on_ws_connect.
             return Context(self.services, None, websocket=request)
         token = bearer(request.headers.get("authorization"))
-        viewer = await load_viewer(self.services, token)
-        if token is not None:
-            self.services.outage.answered()
-        context = Context(self.services, viewer, over_http=True)
+        context = Context(self.services, await load_viewer(self.services, token), over_http=True)
         asked = request.headers.get("x-request-id", "")
         if REQUEST_ID.fullmatch(asked):
             context.request_id = asked

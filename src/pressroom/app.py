@@ -1,5 +1,6 @@
 """The app factory: database chosen, migrated, then served."""
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -14,6 +15,8 @@ from graph.live import LiveConnections
 from graph.throttle import SignInThrottle
 from pressroom.database import database_url, prepare
 from pressroom.settings import Settings
+
+GC_THRESHOLDS = (10_000, 20, 20)
 
 
 def create_app(settings: Settings | None = None, *, url: str | None = None) -> Starlette:
@@ -37,13 +40,18 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         throttle=SignInThrottle(settings.signin_per_address, settings.signin_failures_per_account),
         exposure=settings.exposure(),
     )
-    live = LiveConnections()
+    live = LiveConnections(services.viewers)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await prepare(settings, db_url)
         await migrate.upgrade(db_url)
         await feed.start()
+        # What start-up built lives as long as the process: keep it out of every later
+        # collection, and collect young objects less often (requests make many, few cycles).
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(*GC_THRESHOLDS)
         live.start(feed)
         try:
             yield

@@ -14,7 +14,7 @@ from graph.mutations import (
     tokens,
     update_work_order_quote,
 )
-from graph.permissions import ADMINS, READS_LEDGER, SALES, STAFF, STARTS_TASK, allowed
+from graph.permissions import ADMINS, READS_LEDGER, SALES, STAFF, allowed
 
 
 @strawberry.type
@@ -77,7 +77,7 @@ class Mutation:
         "correction is a new entry).",
     )
 
-    start_task = strawberry.mutation(resolver=tasks.start_task, extensions=allowed(STARTS_TASK))
+    start_task = strawberry.mutation(resolver=tasks.start_task, extensions=allowed(STAFF))
     finish_task = strawberry.mutation(resolver=tasks.finish_task, extensions=allowed(STAFF))
     release_task = strawberry.mutation(resolver=tasks.release_task, extensions=allowed(ADMINS))
     complete_task = strawberry.mutation(

@@ -36,7 +36,7 @@ async def logout(info: Info, input: LogoutInput) -> LogoutPayload:
         [revoked] = await people.revoke_tokens(conn, [viewer.token_id])
         return LogoutPayload(token=Token.of(revoked))
 
-    return await mutate(info, LogoutPayload, work)
+    return await mutate(info, LogoutPayload, work, changes_access=True)
 
 
 @strawberry.input
@@ -61,4 +61,4 @@ async def change_password(info: Info, input: ChangePasswordInput) -> ChangePassw
         )
         return ChangePasswordPayload(user=User.of(row))
 
-    return await mutate(info, ChangePasswordPayload, work)
+    return await mutate(info, ChangePasswordPayload, work, changes_access=True)

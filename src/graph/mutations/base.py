@@ -19,15 +19,23 @@ P = TypeVar("P", bound=Payload)
 
 
 async def mutate(
-    info: Info, payload: type[P], work: Callable[[AsyncConnection], Awaitable[P]]
+    info: Info,
+    payload: type[P],
+    work: Callable[[AsyncConnection], Awaitable[P]],
+    *,
+    changes_access: bool = False,
 ) -> P:
     """Run `work` in one transaction. A DomainError rolls everything back and becomes a
     user error; a NotAllowed becomes a top-level FORBIDDEN. Loaders are cleared after,
-    so fields of the payload read the committed state."""
+    so fields of the payload read the committed state. Mutations that revoke tokens or
+    change who may do what say `changes_access`, so that no cached viewer outlives them."""
     try:
         async with unit_of_work(info.context.services.engine) as conn:
             result = await work(conn)
         info.context.services.outage.answered()
+        if changes_access:
+            # Who a token is may have changed: no request may act on the cached answer.
+            info.context.services.viewers.clear()
         # After the commit, never before: the feed then reads what was committed.
         if info.context.services.feed is not None:
             info.context.services.feed.poke()

@@ -109,7 +109,7 @@ async def set_user_departments(
         row = await people.set_user_departments(conn, user_id, [d.id for d in departments])
         return SetUserDepartmentsPayload(user=User.of(row))
 
-    return await mutate(info, SetUserDepartmentsPayload, work)
+    return await mutate(info, SetUserDepartmentsPayload, work, changes_access=True)
 
 
 @strawberry.input
@@ -129,7 +129,7 @@ async def deactivate_user(info: Info, input: DeactivateUserInput) -> DeactivateU
         row = await people.set_active(conn, user_id, False, viewer_of(info).user_id)
         return DeactivateUserPayload(user=User.of(row))
 
-    return await mutate(info, DeactivateUserPayload, work)
+    return await mutate(info, DeactivateUserPayload, work, changes_access=True)
 
 
 @strawberry.input
@@ -149,7 +149,7 @@ async def reactivate_user(info: Info, input: ReactivateUserInput) -> ReactivateU
         row = await people.set_active(conn, user_id, True, viewer_of(info).user_id)
         return ReactivateUserPayload(user=User.of(row))
 
-    return await mutate(info, ReactivateUserPayload, work)
+    return await mutate(info, ReactivateUserPayload, work, changes_access=True)
 
 
 @strawberry.input
@@ -170,4 +170,4 @@ async def set_password(info: Info, input: SetPasswordInput) -> SetPasswordPayloa
         row = await people.set_password(conn, user_id, validation.password(input.password))
         return SetPasswordPayload(user=User.of(row))
 
-    return await mutate(info, SetPasswordPayload, work)
+    return await mutate(info, SetPasswordPayload, work, changes_access=True)

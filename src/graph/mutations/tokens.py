@@ -108,4 +108,4 @@ async def revoke_token(info: Info, input: RevokeTokenInput) -> RevokeTokenPayloa
         row = await people.revoke_token(conn, token_id, viewer.user_id, viewer.is_admin)
         return RevokeTokenPayload(token=Token.of(row))
 
-    return await mutate(info, RevokeTokenPayload, work)
+    return await mutate(info, RevokeTokenPayload, work, changes_access=True)

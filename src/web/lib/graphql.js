@@ -1,0 +1,144 @@
+// The one way the app and the wall display talk to the server: POST /graphql for
+// queries and mutations, and a graphql-transport-ws websocket at /graphql for
+// subscriptions (the vendored graphql-ws client). No other module may call fetch,
+// open a websocket or name a server URL (tests/unit/test_web_operations.py checks).
+import { createClient } from "../vendor/graphql-ws/client.js";
+
+export const ENDPOINT = "/graphql";
+
+// Tags every GraphQL operation in src/web so that a test can find and validate it
+// against schema.graphql. Operations are plain text: no ${...} inside.
+export function gql(strings, ...values) {
+  if (values.length) throw new Error("GraphQL operations take variables, not ${...}");
+  return strings.join("");
+}
+
+export function operationName(query) {
+  const match = /^\s*(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/.exec(query);
+  return match ? match[1] : null;
+}
+
+// A response with top-level errors. `code` is the first error's extensions.code.
+export class RequestError extends Error {
+  constructor(errors) {
+    super(errors.map((e) => e.message).join(" "));
+    this.errors = errors;
+    this.code = (errors[0] && errors[0].extensions && errors[0].extensions.code) || null;
+  }
+}
+
+// The server could not be reached, or answered with something that is not GraphQL.
+export class NetworkError extends Error {}
+
+// Closing codes the server uses for a token that no longer works.
+const EXPIRED = 4401;
+const REFUSED = 4403;
+
+export function isAuthClose(event) {
+  return Boolean(event) && (event.code === EXPIRED || event.code === REFUSED);
+}
+
+function socketUrl() {
+  const url = new URL(ENDPOINT, window.location.href);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  url.search = "";
+  url.hash = "";
+  return url.toString();
+}
+
+// `token()` is read on every request; `onAuthFailure(message)` runs when the server
+// says the token no longer works (UNAUTHENTICATED, or a websocket closed 4401/4403).
+export function createTransport({ token, onAuthFailure = () => {} }) {
+  let client = null;
+  let clientToken = null;
+  let connected = false;
+  const connectedListeners = new Set();
+  const stats = { connects: 0 };
+
+  async function request(query, variables = {}) {
+    const headers = { "content-type": "application/json", accept: "application/json" };
+    const bearer = token();
+    if (bearer) headers.authorization = "Bearer " + bearer;
+    let response;
+    try {
+      response = await fetch(ENDPOINT, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ query, variables, operationName: operationName(query) }),
+      });
+    } catch (error) {
+      throw new NetworkError("The server could not be reached. Check the connection and try again.");
+    }
+    let body;
+    try {
+      body = await response.json();
+    } catch (error) {
+      throw new NetworkError(`The server answered ${response.status} without a GraphQL response.`);
+    }
+    if (body.errors && body.errors.length) {
+      const error = new RequestError(body.errors);
+      if (error.code === "UNAUTHENTICATED") onAuthFailure(error.message);
+      throw error;
+    }
+    return body.data;
+  }
+
+  function socket() {
+    const bearer = token();
+    if (client !== null && clientToken === bearer) return client;
+    if (client !== null) client.dispose();
+    clientToken = bearer;
+    connected = false;
+    client = createClient({
+      url: socketUrl(),
+      lazy: true,
+      // live.js resubscribes itself, from the last cursor it saw.
+      retryAttempts: 0,
+      connectionParams: () => ({ authorization: "Bearer " + (bearer || "") }),
+      on: {
+        connected: () => {
+          connected = true;
+          stats.connects += 1;
+          connectedListeners.forEach((listener) => listener());
+        },
+        closed: (event) => {
+          connected = false;
+          if (isAuthClose(event)) {
+            onAuthFailure(
+              event.code === EXPIRED
+                ? "Your session has expired."
+                : "Your session was ended (signed out or revoked).",
+            );
+          }
+        },
+      },
+    });
+    return client;
+  }
+
+  return {
+    request,
+    stats,
+    // graphql-ws's sink protocol: {next, error, complete}; returns an unsubscribe function.
+    subscribe(payload, sink) {
+      return socket().subscribe(payload, sink);
+    },
+    get connected() {
+      return connected;
+    },
+    onConnected(listener) {
+      connectedListeners.add(listener);
+      return () => connectedListeners.delete(listener);
+    },
+    // Drops the websocket as a network failure would (tests use it through window.__pressroom).
+    drop() {
+      if (client !== null) client.terminate();
+    },
+    close() {
+      if (client !== null) client.dispose();
+      client = null;
+      clientToken = null;
+      connected = false;
+    },
+  };
+}

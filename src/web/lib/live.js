@@ -1,0 +1,110 @@
+// A subscription that never misses an event: it starts from a snapshot's cursor, keeps
+// the cursor of every event it receives, and after any drop (network, server restart,
+// SLOW_CONSUMER) subscribes again from that cursor. Status: "connecting", "live",
+// "reconnecting", or "failed" (refused: the token or the arguments are not accepted).
+import { isAuthClose, operationName } from "./graphql.js";
+
+const FIRST_RETRY_MS = 1000;
+const MAX_RETRY_MS = 10000;
+
+function codeOf(errors) {
+  const first = Array.isArray(errors) ? errors[0] : null;
+  return (first && first.extensions && first.extensions.code) || null;
+}
+
+// `field` names the subscription's root field; `variables.after` is the starting cursor.
+export function follow(transport, { query, variables, field, onEvent, onStatus, onFailure }) {
+  const payload = { query, operationName: operationName(query), variables: { ...variables } };
+  let stopped = false;
+  let attempt = 0;
+  let timer = null;
+  let unsubscribe = null;
+
+  function status(name, detail) {
+    if (!stopped && onStatus) onStatus(name, detail);
+  }
+
+  function retry(now) {
+    if (stopped) return;
+    status("reconnecting");
+    const delay = now ? 0 : Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * Math.pow(2, attempt));
+    attempt += 1;
+    timer = setTimeout(start, delay);
+  }
+
+  function fail(kind, message) {
+    status("failed", { kind, message });
+    if (onFailure) onFailure({ kind, message });
+  }
+
+  function start() {
+    if (stopped) return;
+    let settled = false;
+    const offConnected = transport.onConnected(() => {
+      if (!settled) status("live");
+    });
+    const settle = () => {
+      if (settled) return false;
+      settled = true;
+      offConnected();
+      return true;
+    };
+    const onErrors = (errors) => {
+      if (!settle()) return;
+      const code = codeOf(errors);
+      const message = errors.map((e) => e.message).join(" ");
+      const extensions = (errors[0] && errors[0].extensions) || {};
+      if (code === "SLOW_CONSUMER") {
+        if (extensions.resumeAfter) payload.variables.after = extensions.resumeAfter;
+        retry(true);
+      } else if (code === "UNAUTHENTICATED") {
+        fail("auth", message);
+      } else if (code === "FORBIDDEN" || code === "BAD_REQUEST") {
+        fail(code === "FORBIDDEN" ? "forbidden" : "bad-request", message);
+      } else {
+        retry(false);
+      }
+    };
+    unsubscribe = transport.subscribe(payload, {
+      next(result) {
+        if (result.errors && result.errors.length) return onErrors(result.errors);
+        const event = result.data && result.data[field];
+        if (!event) return;
+        attempt = 0;
+        // Also used by graphql-ws itself if it ever resubscribes on its own.
+        payload.variables.after = event.cursor;
+        status("live");
+        onEvent(event);
+      },
+      error(error) {
+        if (Array.isArray(error)) return onErrors(error);
+        if (!settle()) return;
+        if (isAuthClose(error)) {
+          fail("auth", error.reason || "The server refused the token.");
+        } else if (error && error.code === 4400) {
+          fail("bad-request", error.reason || "The server refused the subscription.");
+        } else {
+          retry(false);
+        }
+      },
+      complete() {
+        // The server ended the stream without an error: follow on from the last cursor.
+        if (settle()) retry(true);
+      },
+    });
+    if (transport.connected) status("live");
+  }
+
+  status("connecting");
+  start();
+  return {
+    get cursor() {
+      return payload.variables.after;
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      if (unsubscribe) unsubscribe();
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// The signed-in session: its token lives in sessionStorage (this tab, until it closes),
+// the signed-in person in memory. One transport per page, reading the token each time.
+import { createTransport } from "./graphql.js";
+
+const KEY = "pressroom.session";
+const listeners = new Set();
+
+let state = { token: null, me: null, notice: null };
+try {
+  const stored = JSON.parse(window.sessionStorage.getItem(KEY) || "null");
+  if (stored && typeof stored.token === "string") state = { ...state, token: stored.token };
+} catch (error) {
+  window.sessionStorage.removeItem(KEY);
+}
+
+function set(next) {
+  state = { ...state, ...next };
+  if (state.token) window.sessionStorage.setItem(KEY, JSON.stringify({ token: state.token }));
+  else window.sessionStorage.removeItem(KEY);
+  listeners.forEach((listener) => listener(state));
+}
+
+export const transport = createTransport({
+  token: () => state.token,
+  onAuthFailure: (message) => end(message),
+});
+
+export function session() {
+  return state;
+}
+
+export function onSession(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function signedIn(token, me) {
+  transport.close();
+  set({ token, me, notice: null });
+}
+
+export function setMe(me) {
+  set({ me });
+}
+
+// The token stopped working (expired, revoked, signed out elsewhere): back to sign-in.
+export function end(reason) {
+  if (!state.token) return;
+  transport.close();
+  set({
+    token: null,
+    me: null,
+    notice: `${reason || "Your session has ended."} Please sign in again.`,
+  });
+}
+
+export function signedOut() {
+  transport.close();
+  set({ token: null, me: null, notice: "You have signed out." });
+}
+
+// What the signed-in person may use, from `me` (the server checks every request anyway).
+export function rolesOf(me) {
+  const kinds = new Set((me ? me.departments : []).map((d) => d.kind));
+  const admin = Boolean(me && me.isAdmin);
+  return {
+    admin,
+    sales: admin || kinds.has("SALES"),
+    accounts: admin || kinds.has("ACCOUNTS"),
+    seesQuote: admin || kinds.has("SALES") || kinds.has("ACCOUNTS"),
+    queues: (me ? me.departments : []).filter((d) => d.kind === "PRODUCTION" || d.kind === "DELIVERY"),
+  };
+}
+
+// For tests and for the browser console.
+window.__pressroom = {
+  get connects() {
+    return transport.stats.connects;
+  },
+  drop() {
+    transport.drop();
+  },
+};

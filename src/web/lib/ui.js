@@ -1,0 +1,257 @@
+// Small shared pieces: data loading, messages, dialogs, formatting. No GraphQL here:
+// every operation lives in the screen that shows its result.
+import { Fragment, html, useCallback, useEffect, useRef, useState } from "./html.js";
+import { transport } from "./session.js";
+import { NetworkError, RequestError } from "./graphql.js";
+
+let counter = 0;
+export function useId(prefix = "id") {
+  const ref = useRef(null);
+  if (ref.current === null) {
+    counter += 1;
+    ref.current = `${prefix}-${counter}`;
+  }
+  return ref.current;
+}
+
+export function request(query, variables) {
+  return transport.request(query, variables);
+}
+
+// Runs `query` whenever `variables` change (compared as JSON). `skip` waits.
+export function useQuery(query, variables = {}, { skip = false } = {}) {
+  const key = JSON.stringify(variables);
+  const [state, setState] = useState({ data: null, error: null, loading: !skip });
+  const sequence = useRef(0);
+  const refetch = useCallback(() => {
+    const mine = ++sequence.current;
+    setState((s) => ({ ...s, loading: true }));
+    return request(query, JSON.parse(key)).then(
+      (data) => {
+        if (mine === sequence.current) setState({ data, error: null, loading: false });
+        return data;
+      },
+      (error) => {
+        if (mine === sequence.current) setState((s) => ({ data: s.data, error, loading: false }));
+        return null;
+      },
+    );
+  }, [query, key]);
+  useEffect(() => {
+    if (!skip) refetch();
+  }, [refetch, skip]);
+  return { ...state, refetch, setData: (data) => setState((s) => ({ ...s, data })) };
+}
+
+export function useTitle(title) {
+  useEffect(() => {
+    document.title = title ? `${title} · Pressroom` : "Pressroom";
+  }, [title]);
+}
+
+// Re-renders every `ms` so that "waiting 12 min" keeps counting.
+export function useNow(ms = 30000) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(timer);
+  }, [ms]);
+  return now;
+}
+
+export function messageOf(error) {
+  if (!error) return "";
+  if (error instanceof RequestError) {
+    if (error.code === "FORBIDDEN") return `Not allowed: ${error.message}`;
+    return error.message;
+  }
+  if (error instanceof NetworkError) return error.message;
+  return error.message || String(error);
+}
+
+export function ErrorMessage({ error, children }) {
+  const text = children || messageOf(error);
+  if (!text) return null;
+  return html`<p class="message error" role="alert"><span aria-hidden="true">⚠ </span>${text}</p>`;
+}
+
+export function Loading({ what = "Loading" }) {
+  return html`<p class="message" role="status">${what}…</p>`;
+}
+
+// The field errors a mutation returned, by input field ("quote.amount" counts for "quote").
+export function errorsFor(userErrors, ...fields) {
+  return (userErrors || [])
+    .filter((e) => e.field && fields.some((f) => e.field === f || e.field.startsWith(f + ".")))
+    .map((e) => e.message)
+    .join(" ");
+}
+
+export function otherErrors(userErrors, known) {
+  return (userErrors || [])
+    .filter((e) => !e.field || !known.some((f) => e.field === f || e.field.startsWith(f + ".")))
+    .map((e) => e.message)
+    .join(" ");
+}
+
+// A labelled input with its error message tied to it (aria-describedby).
+export function Field({ label, error, hint, type = "text", value, onInput, required, ...rest }) {
+  const id = useId("field");
+  const describedBy = [hint ? id + "-hint" : null, error ? id + "-error" : null]
+    .filter(Boolean)
+    .join(" ");
+  const input =
+    type === "textarea"
+      ? html`<textarea id=${id} value=${value} onInput=${(e) => onInput(e.currentTarget.value)}
+          required=${required} aria-invalid=${error ? "true" : undefined}
+          aria-describedby=${describedBy || undefined} ...${rest}></textarea>`
+      : html`<input id=${id} type=${type} value=${value}
+          onInput=${(e) => onInput(e.currentTarget.value)} required=${required}
+          aria-invalid=${error ? "true" : undefined} aria-describedby=${describedBy || undefined}
+          ...${rest} />`;
+  return html`<div class="field">
+    <label for=${id}>${label}${required ? html`<span class="required"> (required)</span>` : null}</label>
+    ${input}
+    ${hint ? html`<p class="hint" id=${id + "-hint"}>${hint}</p>` : null}
+    ${error ? html`<p class="field-error" id=${id + "-error"}><span aria-hidden="true">⚠ </span>${error}</p>` : null}
+  </div>`;
+}
+
+export function Checkbox({ label, checked, onChange, ...rest }) {
+  const id = useId("check");
+  return html`<div class="check">
+    <input type="checkbox" id=${id} checked=${checked}
+      onChange=${(e) => onChange(e.currentTarget.checked)} ...${rest} />
+    <label for=${id}>${label}</label>
+  </div>`;
+}
+
+// A modal <dialog>: focus moves into it, Escape closes it, the page behind is inert.
+export function Dialog({ title, onClose, children }) {
+  const ref = useRef(null);
+  const titleId = useId("dialog");
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => {
+      if (dialog && dialog.open) dialog.close();
+    };
+  }, []);
+  return html`<dialog ref=${ref} aria-labelledby=${titleId}
+      onCancel=${(e) => { e.preventDefault(); onClose(); }}>
+    <h2 id=${titleId}>${title}</h2>
+    ${children}
+  </dialog>`;
+}
+
+// Asks for a reason, then runs `onConfirm(reason)`; it resolves to an error message or null.
+export function ReasonDialog({ title, intro, action, onConfirm, onClose, cancelLabel = "Back" }) {
+  const [reason, setReason] = useState("");
+  const [missing, setMissing] = useState(false);
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  async function submit(event) {
+    event.preventDefault();
+    if (!reason.trim()) {
+      setMissing(true);
+      return;
+    }
+    setBusy(true);
+    setError("");
+    const problem = await onConfirm(reason.trim());
+    setBusy(false);
+    if (problem) setError(problem);
+    else onClose();
+  }
+  return html`<${Dialog} title=${title} onClose=${onClose}>
+    <form onSubmit=${submit} novalidate>
+      ${intro ? html`<p>${intro}</p>` : null}
+      <${Field} label="Reason" type="textarea" value=${reason} required=${true} rows="3"
+        onInput=${(v) => { setReason(v); setMissing(false); }}
+        error=${missing ? "Give a reason: it is kept in the history." : ""} />
+      <${ErrorMessage}>${error}<//>
+      <div class="actions">
+        <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>${action}</button>
+        <button type="button" onClick=${onClose}>${cancelLabel}</button>
+      </div>
+    </form>
+  <//>`;
+}
+
+// Live connection state, spoken politely by screen readers.
+export function LiveStatus({ status }) {
+  const text = {
+    connecting: "Connecting…",
+    live: "Live",
+    reconnecting: "Reconnecting…",
+    failed: "Not live",
+  }[status] || status;
+  const icon = { live: "●", failed: "✕" }[status] || "↻";
+  return html`<span class=${"live-status " + status} role="status">
+    <span aria-hidden="true">${icon} </span>${text}</span>`;
+}
+
+const TASK_STATUS = {
+  PENDING: ["Waiting", "○"],
+  STARTED: ["In progress", "◐"],
+  COMPLETED: ["Done", "●"],
+};
+const ORDER_STATUS = {
+  ACTIVE: ["Active", "○"],
+  COMPLETED: ["Completed", "●"],
+  CANCELLED: ["Cancelled", "✕"],
+};
+
+// Status as words with a shape, never as colour alone.
+export function Badge({ status, order = false }) {
+  const [text, icon] = (order ? ORDER_STATUS : TASK_STATUS)[status] || [status, "·"];
+  return html`<span class=${"badge " + status.toLowerCase()}><span aria-hidden="true">${icon} </span>${text}</span>`;
+}
+
+function pad(n) {
+  return String(n).padStart(2, "0");
+}
+
+// 24-hour times, with the date when it is not today.
+export function when(iso) {
+  if (!iso) return "";
+  const d = new Date(iso);
+  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  const today = new Date();
+  if (d.toDateString() === today.toDateString()) return time;
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${time}`;
+}
+
+export function Time({ iso }) {
+  if (!iso) return html`<span>—</span>`;
+  return html`<time datetime=${iso}>${when(iso)}</time>`;
+}
+
+export function duration(since, now = Date.now()) {
+  const minutes = Math.max(0, Math.floor((now - Date.parse(since)) / 60000));
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} days`;
+}
+
+// Exact decimals as the server sent them, with their currency.
+export function money(m) {
+  return m ? `${m.amount} ${m.currency}` : "—";
+}
+
+export function balances(list) {
+  if (!list || !list.length) return "0.00";
+  return list.map(money).join(", ");
+}
+
+// A v4 UUID. crypto.randomUUID needs a secure context; getRandomValues does not.
+export function uuid() {
+  const bytes = window.crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export { Fragment };

@@ -1,0 +1,235 @@
+// New work order (Sales and admins): pick or create the customer, tick the production
+// departments, the delivery flags, what the job is, an optional quote.
+import { gql } from "../lib/graphql.js";
+import { html, useEffect, useRef, useState } from "../lib/html.js";
+import { Link, navigate } from "../lib/router.js";
+import {
+  Checkbox,
+  ErrorMessage,
+  Field,
+  Loading,
+  errorsFor,
+  messageOf,
+  otherErrors,
+  request,
+  useId,
+  useQuery,
+  useTitle,
+} from "../lib/ui.js";
+
+export const NEW_WORK_ORDER_FORM = gql`
+  query NewWorkOrderForm {
+    departments { code name kind }
+  }
+`;
+
+export const CUSTOMER_SEARCH = gql`
+  query CustomerSearch($search: String) {
+    customers(search: $search, first: 8) {
+      edges { node { id name } }
+    }
+  }
+`;
+
+export const CREATE_CUSTOMER = gql`
+  mutation CreateCustomer($input: CreateCustomerInput!) {
+    createCustomer(input: $input) {
+      customer { id name }
+      userErrors { code field message }
+    }
+  }
+`;
+
+export const CREATE_WORK_ORDER = gql`
+  mutation CreateWorkOrder($input: CreateWorkOrderInput!) {
+    createWorkOrder(input: $input) {
+      workOrder { id orderNumber }
+      userErrors { code field message }
+    }
+  }
+`;
+
+const KNOWN_FIELDS = ["customerId", "departmentCodes", "details", "quote", "needsInstallation",
+  "needsTransport", "needsRepair"];
+
+// "Customer": type to search, pick one of the matches, or create the customer here.
+function CustomerPicker({ value, onChange, error }) {
+  const [text, setText] = useState("");
+  const [matches, setMatches] = useState([]);
+  const [problem, setProblem] = useState("");
+  const [busy, setBusy] = useState(false);
+  const inputId = useId("customer");
+  const listId = useId("matches");
+  const timer = useRef(null);
+
+  useEffect(() => {
+    clearTimeout(timer.current);
+    if (value) return undefined;
+    timer.current = setTimeout(() => {
+      request(CUSTOMER_SEARCH, { search: text.trim() || null }).then(
+        (data) => setMatches(data.customers.edges.map((e) => e.node)),
+        (failure) => setProblem(messageOf(failure)),
+      );
+    }, 200);
+    return () => clearTimeout(timer.current);
+  }, [text, value]);
+
+  async function create() {
+    setBusy(true);
+    setProblem("");
+    try {
+      const { createCustomer } = await request(CREATE_CUSTOMER, { input: { name: text.trim() } });
+      if (createCustomer.userErrors.length) {
+        setProblem(createCustomer.userErrors.map((e) => e.message).join(" "));
+      } else {
+        onChange(createCustomer.customer);
+      }
+    } catch (failure) {
+      setProblem(messageOf(failure));
+    }
+    setBusy(false);
+  }
+
+  if (value) {
+    return html`<div class="field">
+      <span class="label" id=${inputId}>Customer</span>
+      <p class="picked" aria-labelledby=${inputId}><strong>${value.name}</strong>
+        <button type="button" class="small" onClick=${() => { onChange(null); setText(""); }}>Change customer</button></p>
+      ${error ? html`<p class="field-error"><span aria-hidden="true">⚠ </span>${error}</p>` : null}
+    </div>`;
+  }
+  const exact = matches.some((m) => m.name.toLowerCase() === text.trim().toLowerCase());
+  const describedBy = [listId, error ? inputId + "-error" : null].filter(Boolean).join(" ");
+  return html`<div class="field">
+    <label for=${inputId}>Customer<span class="required"> (required)</span></label>
+    <input id=${inputId} type="search" value=${text} autocomplete="off"
+      placeholder="Type to search customers" aria-describedby=${describedBy}
+      aria-invalid=${error ? "true" : undefined}
+      onInput=${(e) => setText(e.currentTarget.value)} />
+    ${error ? html`<p class="field-error" id=${inputId + "-error"}><span aria-hidden="true">⚠ </span>${error}</p>` : null}
+    <fieldset class="matches" id=${listId}>
+      <legend>${matches.length ? "Pick a customer" : "No customer matches"}</legend>
+      ${matches.map((m) => html`<label class="match" key=${m.id}>
+        <input type="radio" name=${listId} value=${m.id} onChange=${() => onChange(m)} /> ${m.name}
+      </label>`)}
+      ${text.trim() && !exact
+        ? html`<button type="button" class="small" onClick=${create} aria-busy=${busy ? "true" : undefined}>
+            Create customer “${text.trim()}”</button>`
+        : null}
+    </fieldset>
+    <${ErrorMessage}>${problem}<//>
+  </div>`;
+}
+
+export function NewWorkOrder() {
+  useTitle("New work order");
+  const form = useQuery(NEW_WORK_ORDER_FORM);
+  const [customer, setCustomer] = useState(null);
+  const [codes, setCodes] = useState([]);
+  const [flags, setFlags] = useState({ needsInstallation: false, needsTransport: false, needsRepair: false });
+  const [product, setProduct] = useState("");
+  const [quantity, setQuantity] = useState("");
+  const [notes, setNotes] = useState("");
+  const [amount, setAmount] = useState("");
+  const [currency, setCurrency] = useState("EUR");
+  const [errors, setErrors] = useState([]);
+  const [failure, setFailure] = useState(null);
+  const [busy, setBusy] = useState(false);
+
+  const production = form.data ? form.data.departments.filter((d) => d.kind === "PRODUCTION") : [];
+
+  function toggle(code, on) {
+    setCodes((now) => (on ? [...now, code] : now.filter((c) => c !== code)));
+  }
+
+  async function submit(event) {
+    event.preventDefault();
+    if (busy) return;
+    const local = [];
+    if (!customer) local.push({ field: "customerId", message: "Pick a customer, or create one." });
+    const count = quantity.trim() ? Number(quantity) : null;
+    if (count !== null && !(Number.isInteger(count) && count > 0)) {
+      local.push({ field: "details", message: "Quantity must be a whole number above zero." });
+    }
+    setErrors(local);
+    setFailure(null);
+    if (local.length) return;
+    const details = {};
+    if (product.trim()) details.product = product.trim();
+    if (count !== null) details.quantity = count;
+    if (notes.trim()) details.notes = notes.trim();
+    const input = {
+      customerId: customer.id,
+      departmentCodes: production.filter((d) => codes.includes(d.code)).map((d) => d.code),
+      details,
+      ...flags,
+      quote: amount.trim() ? { amount: amount.trim(), currency: currency.trim().toUpperCase() } : null,
+    };
+    setBusy(true);
+    try {
+      const { createWorkOrder } = await request(CREATE_WORK_ORDER, { input });
+      if (createWorkOrder.userErrors.length) {
+        setErrors(createWorkOrder.userErrors);
+      } else {
+        navigate("/orders/" + createWorkOrder.workOrder.id);
+        return;
+      }
+    } catch (error) {
+      setFailure(error);
+    }
+    setBusy(false);
+  }
+
+  if (!form.data) {
+    return html`<h1>New work order</h1>${form.error ? html`<${ErrorMessage} error=${form.error} />` : html`<${Loading} />`}`;
+  }
+  const general = otherErrors(errors, KNOWN_FIELDS);
+  const deptError = errorsFor(errors, "departmentCodes");
+  return html`<h1>New work order</h1>
+    <form class="stack narrow" onSubmit=${submit} novalidate>
+      <${CustomerPicker} value=${customer} onChange=${setCustomer} error=${errorsFor(errors, "customerId")} />
+      <fieldset aria-describedby=${deptError ? "dept-error" : undefined}>
+        <legend>Production departments</legend>
+        <p class="hint">Each gets one task; delivery is always added.</p>
+        <div class="checks">
+          ${production.map((d) => html`<${Checkbox} key=${d.code} label=${d.name}
+            checked=${codes.includes(d.code)} onChange=${(on) => toggle(d.code, on)} />`)}
+        </div>
+        ${deptError ? html`<p class="field-error" id="dept-error"><span aria-hidden="true">⚠ </span>${deptError}</p>` : null}
+      </fieldset>
+      <fieldset>
+        <legend>On delivery</legend>
+        <div class="checks">
+          <${Checkbox} label="Needs installation" checked=${flags.needsInstallation}
+            onChange=${(on) => setFlags({ ...flags, needsInstallation: on })} />
+          <${Checkbox} label="Needs transport" checked=${flags.needsTransport}
+            onChange=${(on) => setFlags({ ...flags, needsTransport: on })} />
+          <${Checkbox} label="Needs repair" checked=${flags.needsRepair}
+            onChange=${(on) => setFlags({ ...flags, needsRepair: on })} />
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Details</legend>
+        <div class="row">
+          <${Field} label="Product" value=${product} onInput=${setProduct} hint="For example: Flyers A5" />
+          <${Field} label="Quantity" value=${quantity} onInput=${setQuantity} inputmode="numeric" class="short" />
+        </div>
+        <${Field} label="Notes" type="textarea" value=${notes} onInput=${setNotes} rows="3"
+          error=${errorsFor(errors, "details")} />
+      </fieldset>
+      <fieldset>
+        <legend>Quote (optional)</legend>
+        <div class="row">
+          <${Field} label="Quote amount" value=${amount} onInput=${setAmount} inputmode="decimal"
+            hint="Leave empty for no quote." error=${errorsFor(errors, "quote")} />
+          <${Field} label="Currency" value=${currency} onInput=${setCurrency} maxlength="3" class="short" />
+        </div>
+      </fieldset>
+      <${ErrorMessage}>${general}<//>
+      <${ErrorMessage} error=${failure} />
+      <div class="actions">
+        <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Create work order</button>
+        <${Link} href="/orders">Back to work orders<//>
+      </div>
+    </form>`;
+}

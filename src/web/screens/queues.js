@@ -1,0 +1,277 @@
+// My queues: one live column per production or delivery department of the signed-in
+// person. Each column takes a snapshot (all pages, one eventCursor), then follows
+// queueEvents from that cursor, resuming from the last cursor after any drop.
+import { gql } from "../lib/graphql.js";
+import { follow } from "../lib/live.js";
+import { html, useEffect, useReducer, useRef, useState } from "../lib/html.js";
+import { Link } from "../lib/router.js";
+import { rolesOf, transport } from "../lib/session.js";
+import { ErrorMessage, LiveStatus, duration, messageOf, useId, useNow, useTitle } from "../lib/ui.js";
+
+export const QUEUE_SNAPSHOT = gql`
+  query QueueSnapshot($department: String!, $after: String) {
+    queue(department: $department, first: 100, after: $after) {
+      eventCursor
+      pageInfo { hasNextPage endCursor }
+      edges {
+        node {
+          id status availableAt startedAt
+          pickedUpBy { id name }
+          workOrder { id orderNumber jobLine customer { name } }
+        }
+      }
+    }
+  }
+`;
+
+export const QUEUE_EVENTS = gql`
+  subscription QueueEvents($department: String!, $after: String) {
+    queueEvents(department: $department, after: $after) {
+      cursor
+      kind
+      task {
+        id status availableAt startedAt
+        pickedUpBy { id name }
+        workOrder { id orderNumber jobLine customer { name } }
+      }
+    }
+  }
+`;
+
+// After a refused start: the task as it is now, so the column is current at once.
+export const QUEUE_TASK = gql`
+  query QueueTask($id: ID!) {
+    node(id: $id) {
+      ... on DepartmentTask {
+        id status availableAt startedAt
+        pickedUpBy { id name }
+        workOrder { id orderNumber jobLine customer { name } }
+      }
+    }
+  }
+`;
+
+export const START_TASK = gql`
+  mutation StartTask($input: StartTaskInput!) {
+    startTask(input: $input) {
+      changed
+      task {
+        id status availableAt startedAt
+        pickedUpBy { id name }
+        workOrder { id orderNumber jobLine customer { name } }
+      }
+      userErrors { code message }
+    }
+  }
+`;
+
+export const FINISH_TASK = gql`
+  mutation FinishTask($input: FinishTaskInput!) {
+    finishTask(input: $input) {
+      changed
+      task { id status }
+      userErrors { code message }
+    }
+  }
+`;
+
+// Whether a task belongs in the column, as an event or a snapshot left it.
+function belongs(task, kind) {
+  if (kind === "TASK_WITHDRAWN") return false;
+  if (task.status === "PENDING") return Boolean(task.availableAt);
+  return task.status === "STARTED";
+}
+
+function tasksReducer(tasks, action) {
+  const next = new Map(tasks);
+  if (action.type === "reset") return new Map(action.tasks.map((t) => [t.id, t]));
+  if (action.type === "apply") {
+    if (belongs(action.task, action.kind)) next.set(action.task.id, action.task);
+    else next.delete(action.task.id);
+  }
+  return next;
+}
+
+function byTime(field) {
+  return (a, b) => Date.parse(a[field]) - Date.parse(b[field]) || (a.id < b.id ? -1 : 1);
+}
+
+function WaitingTask({ task, now, onStart, busy }) {
+  const labelId = useId("task");
+  return html`<li class="task" data-task-id=${task.id}>
+    <div class="task-text" id=${labelId}>
+      <span class="task-order"><${Link} href=${"/orders/" + task.workOrder.id}>${task.workOrder.orderNumber}<//></span>
+      <span class="task-customer">${task.workOrder.customer.name}</span>
+      <span class="task-job">${task.workOrder.jobLine || "No description"}</span>
+      <span class="task-since">Waiting <time datetime=${task.availableAt}>${duration(task.availableAt, now)}</time></span>
+    </div>
+    <button type="button" class="primary touch" onClick=${() => onStart(task)}
+      aria-describedby=${labelId} aria-busy=${busy ? "true" : undefined}>Start</button>
+  </li>`;
+}
+
+function StartedTask({ task, now, me, onFinish, busy }) {
+  const labelId = useId("task");
+  const mine = task.pickedUpBy && task.pickedUpBy.id === me.id;
+  return html`<li class=${"task started" + (mine ? " mine" : "")} data-task-id=${task.id}>
+    <div class="task-text" id=${labelId}>
+      <span class="task-order"><${Link} href=${"/orders/" + task.workOrder.id}>${task.workOrder.orderNumber}<//></span>
+      <span class="task-customer">${task.workOrder.customer.name}</span>
+      <span class="task-job">${task.workOrder.jobLine || "No description"}</span>
+      <span class="task-holder">
+        ${mine ? html`<strong>You</strong>` : task.pickedUpBy ? task.pickedUpBy.name : "Someone"},
+        for <time datetime=${task.startedAt}>${duration(task.startedAt, now)}</time>
+      </span>
+    </div>
+    ${mine
+      ? html`<button type="button" class="primary touch" onClick=${() => onFinish(task)}
+          aria-describedby=${labelId} aria-busy=${busy ? "true" : undefined}>Finish</button>`
+      : null}
+  </li>`;
+}
+
+function QueueColumn({ department, me }) {
+  const [tasks, dispatch] = useReducer(tasksReducer, new Map());
+  const [status, setStatus] = useState("connecting");
+  const [failure, setFailure] = useState(null);
+  const [alert, setAlert] = useState(null);
+  const [busy, setBusy] = useState(null);
+  const [attempt, setAttempt] = useState(0);
+  const now = useNow(30000);
+  const headingId = useId("queue");
+  const alive = useRef(true);
+
+  useEffect(() => {
+    alive.current = true;
+    let live = null;
+    let retry = null;
+    async function snapshot() {
+      const all = [];
+      let cursor = null;
+      let after = null;
+      for (;;) {
+        const { queue } = await transport.request(QUEUE_SNAPSHOT, { department: department.code, after });
+        if (cursor === null) cursor = queue.eventCursor;
+        queue.edges.forEach((edge) => all.push(edge.node));
+        if (!queue.pageInfo.hasNextPage) break;
+        after = queue.pageInfo.endCursor;
+      }
+      return { all, cursor };
+    }
+    snapshot().then(
+      ({ all, cursor }) => {
+        if (!alive.current) return;
+        dispatch({ type: "reset", tasks: all.filter((t) => belongs(t, "SNAPSHOT")) });
+        setFailure(null);
+        live = follow(transport, {
+          query: QUEUE_EVENTS,
+          variables: { department: department.code, after: cursor },
+          field: "queueEvents",
+          onEvent: (event) => dispatch({ type: "apply", task: event.task, kind: event.kind }),
+          onStatus: (name) => alive.current && setStatus(name),
+          onFailure: (problem) => alive.current && setFailure(problem.message),
+        });
+      },
+      (error) => {
+        if (!alive.current) return;
+        if (error.code === "UNAUTHENTICATED") return;
+        setStatus("reconnecting");
+        setFailure(messageOf(error));
+        // The first snapshot failed (network, database restarting): try again shortly.
+        retry = setTimeout(() => setAttempt((n) => n + 1), 3000);
+      },
+    );
+    return () => {
+      alive.current = false;
+      clearTimeout(retry);
+      if (live) live.stop();
+    };
+  }, [department.code, attempt]);
+
+  async function refresh(taskId) {
+    try {
+      const { node } = await transport.request(QUEUE_TASK, { id: taskId });
+      if (node && alive.current) dispatch({ type: "apply", task: node, kind: "REFRESH" });
+    } catch (error) {
+      // The live feed brings it anyway.
+    }
+  }
+
+  async function start(task) {
+    setBusy(task.id);
+    setAlert(null);
+    try {
+      const { startTask } = await transport.request(START_TASK, { input: { taskId: task.id } });
+      if (startTask.userErrors.length) {
+        const [problem] = startTask.userErrors;
+        setAlert(`${task.workOrder.orderNumber}: ${problem.message}`);
+        await refresh(task.id);
+      } else if (startTask.task) {
+        dispatch({ type: "apply", task: startTask.task, kind: "STARTED" });
+      }
+    } catch (error) {
+      setAlert(`${task.workOrder.orderNumber}: ${messageOf(error)}`);
+    }
+    setBusy(null);
+  }
+
+  async function finish(task) {
+    setBusy(task.id);
+    setAlert(null);
+    try {
+      const { finishTask } = await transport.request(FINISH_TASK, { input: { taskId: task.id } });
+      if (finishTask.userErrors.length) {
+        setAlert(`${task.workOrder.orderNumber}: ${finishTask.userErrors[0].message}`);
+        await refresh(task.id);
+      } else {
+        dispatch({ type: "apply", task: { ...task, status: "COMPLETED" }, kind: "FINISHED" });
+      }
+    } catch (error) {
+      setAlert(`${task.workOrder.orderNumber}: ${messageOf(error)}`);
+    }
+    setBusy(null);
+  }
+
+  const all = Array.from(tasks.values());
+  const waiting = all.filter((t) => t.status === "PENDING").sort(byTime("availableAt"));
+  const started = all.filter((t) => t.status === "STARTED").sort(byTime("startedAt"));
+
+  return html`<section class="queue" aria-labelledby=${headingId} data-department=${department.code}>
+    <div class="queue-head">
+      <h2 id=${headingId}>${department.name}</h2>
+      <${LiveStatus} status=${status} />
+    </div>
+    ${failure && status !== "live" ? html`<p class="message notice">${failure}</p>` : null}
+    <div class="alert-slot">
+      ${alert
+        ? html`<div class="message error" role="alert">
+            <span><span aria-hidden="true">⚠ </span>${alert}</span>
+            <button type="button" class="small" onClick=${() => setAlert(null)}>Dismiss</button>
+          </div>`
+        : null}
+    </div>
+    <h3>Waiting <span class="count">${waiting.length}</span></h3>
+    ${waiting.length
+      ? html`<ol class="tasks waiting" aria-label=${department.name + ": waiting"}>
+          ${waiting.map((t) => html`<${WaitingTask} key=${t.id} task=${t} now=${now} onStart=${start} busy=${busy === t.id} />`)}
+        </ol>`
+      : html`<p class="empty">Nothing waiting.</p>`}
+    <h3>In progress <span class="count">${started.length}</span></h3>
+    ${started.length
+      ? html`<ol class="tasks in-progress" aria-label=${department.name + ": in progress"}>
+          ${started.map((t) => html`<${StartedTask} key=${t.id} task=${t} now=${now} me=${me} onFinish=${finish} busy=${busy === t.id} />`)}
+        </ol>`
+      : html`<p class="empty">Nobody is working on this queue.</p>`}
+  </section>`;
+}
+
+export function Queues({ me }) {
+  useTitle("My queues");
+  const departments = rolesOf(me).queues;
+  return html`<h1>My queues</h1>
+    ${departments.length
+      ? html`<div class="queues">
+          ${departments.map((d) => html`<${QueueColumn} key=${d.code} department=${d} me=${me} />`)}
+        </div>`
+      : html`<${ErrorMessage}>You are not a member of any production or delivery department.<//>`}`;
+}
