@@ -1,4 +1,4 @@
-"""Benchmarks for Pressroom (DESIGN.md section 9). Not part of the test suite.
+"""Benchmarks for Pressroom (the README's Benchmarks section). Not part of the test suite.
 
 Run from the project root: `.venv/bin/python -m bench.run` (or `--quick`).
 """

@@ -1,4 +1,4 @@
-"""Pressroom benchmarks: ratios measured side by side in one run (DESIGN.md sections 6 and 9).
+"""Pressroom benchmarks: ratios measured side by side in one run (the README's Benchmarks section).
 
     .venv/bin/python -m bench.run            # about 2.5 minutes on a 2-core machine
     .venv/bin/python -m bench.run --quick    # under a minute, noisier

@@ -27,7 +27,7 @@ def create_engine(url: str, *, pool_size: int = 10, max_overflow: int = 10) -> A
         connect_args={
             "server_settings": {
                 "application_name": "pressroom",
-                # Event readers wait for the oldest open transaction (DESIGN.md section 6),
+                # Event readers wait for the oldest open transaction (docs/realtime.md),
                 # so no request may hold one open for long.
                 "idle_in_transaction_session_timeout": "15000",
                 "statement_timeout": "30000",

@@ -6,7 +6,7 @@ to in-process subscribers with broadcaster. A lost notification, or a listener
 connection that died, costs latency (the reader also polls), never an event.
 
 Writers never NOTIFY inside their transactions (that serialises commits, see
-DESIGN.md section 6). After a commit they `poke()` the feed: the local reader
+docs/realtime.md). After a commit they `poke()` the feed: the local reader
 wakes, and one notifier task sends a single NOTIFY for any number of pokes, from
 its own connection. Under a stream of commits the reader and the notifier each
 act at most once per `batch_window`: a read then carries a batch of events

@@ -1,6 +1,6 @@
 """Rules that follow from task states: the delivery gate and the work order's status.
 
-Decision (DESIGN.md leaves it open): reopening a gating task closes the gate
+Decision (see docs/decisions.md): reopening a gating task closes the gate
 only while the delivery task is still PENDING. Once delivery has started or
 completed, the gate stays open: the goods are already on their way, so the
 admin reopening production decides separately whether delivery goes back too

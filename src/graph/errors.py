@@ -5,6 +5,7 @@
 """
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 import strawberry
 from graphql import GraphQLError
@@ -13,6 +14,10 @@ from strawberry.relay import GlobalIDValueError
 
 from domain.errors import DomainError, ErrorCode
 from graph.types import enums as _registered  # noqa: F401  (UserErrorCode)
+
+if TYPE_CHECKING:
+    from graph.context import Info
+    from graph.throttle import Refusal
 
 
 @strawberry.type(description="An expected failure: the request changed nothing.")
@@ -89,6 +94,18 @@ def unavailable_response() -> JSONResponse:
         },
         status_code=503,
         headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+    )
+
+
+def rate_limited(info: "Info", refusal: "Refusal") -> GraphQLError:
+    """429 with Retry-After, and a top-level RATE_LIMITED error to raise."""
+    response = info.context.response
+    if response is not None:
+        response.status_code = 429
+        response.headers["retry-after"] = str(refusal.retry_after)
+    return top_level(
+        TopLevelCode.RATE_LIMITED,
+        f"Too many attempts; try again in {refusal.retry_after} seconds.",
     )
 
 

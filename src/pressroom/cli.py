@@ -140,6 +140,7 @@ def cmd_import_legacy(args: argparse.Namespace, settings: Settings) -> int:
     from rich.console import Console
 
     from db import migrate
+    from db.engine import unavailable
     from db.legacy import Summary
     from domain.errors import DomainError
     from domain.money import currency_code, exponent
@@ -167,7 +168,13 @@ def cmd_import_legacy(args: argparse.Namespace, settings: Settings) -> int:
             progress=sys.stderr.isatty(),
         )
 
-    summary = asyncio.run(run())
+    try:
+        summary = asyncio.run(run())
+    except Exception as error:
+        if not unavailable(error):
+            raise
+        print(f"error: cannot reach the legacy database: {error}", file=sys.stderr)
+        return 2
     Console().print(summary_table(summary, args.dry_run))
     if args.report:
         write_report(Path(args.report), summary.exclusions)

@@ -24,7 +24,8 @@ def json_formatter() -> logging.Formatter:
 
 def config(level: str = "INFO") -> dict[str, Any]:
     """A logging.dictConfig for the whole process; also given to uvicorn as its log_config,
-    so that its startup lines and errors are JSON too."""
+    so that its startup lines and errors are JSON too. Logs go to stderr, leaving stdout
+    to what a command prints (`$(pressroom db-url)` is the URL alone)."""
     return {
         "version": 1,
         "disable_existing_loggers": False,
@@ -33,7 +34,7 @@ def config(level: str = "INFO") -> dict[str, Any]:
             "stdout": {
                 "class": "logging.StreamHandler",
                 "formatter": "json",
-                "stream": "ext://sys.stdout",
+                "stream": "ext://sys.stderr",
             }
         },
         "root": {"handlers": ["stdout"], "level": level},

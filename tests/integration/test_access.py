@@ -1,4 +1,4 @@
-"""Authorization (DESIGN.md section 5) and keyset pagination, through the real HTTP API.
+"""Authorization (docs/api.md) and keyset pagination, through the real HTTP API.
 
 Who may read and do what: anonymous callers are UNAUTHENTICATED; signed-in callers
 without the right get FORBIDDEN (and nothing is written); revoked, expired and

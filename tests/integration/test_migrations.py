@@ -157,3 +157,12 @@ def test_concurrent_boots_migrate_once(empty_db: str) -> None:
     ]
     results = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0], results
+
+
+def test_import_from_an_unreachable_database_is_a_clear_error(empty_db: str) -> None:
+    result = run_cli(
+        empty_db, "import-legacy", "--source-url", "postgresql://nobody@127.0.0.1:1/legacy"
+    )
+    assert result.returncode == 2
+    assert "cannot reach the legacy database" in result.stderr
+    assert "Traceback" not in result.stderr

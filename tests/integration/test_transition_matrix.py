@@ -1,4 +1,4 @@
-"""Every row of the task transition table (DESIGN.md section 3), through real HTTP and PostgreSQL.
+"""Every row of the task transition table (docs/state-machine.md), through real HTTP and PostgreSQL.
 
 Each move is asserted twice: on the GraphQL answer (changed, status, pickedUpBy, userErrors or
 the top-level extensions.code) and on the database (task_transitions and events rows written

@@ -1,4 +1,4 @@
-"""The layer arrows of DESIGN.md section 1, enforced on the import statements themselves."""
+"""The layer arrows of the README's Layout section, enforced on the import statements themselves."""
 
 import ast
 from pathlib import Path

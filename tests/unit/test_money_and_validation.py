@@ -1,6 +1,6 @@
 """Money parsing and the shared input rules: each failure is INVALID_INPUT on a named field.
 
-DESIGN.md: money is integer minor units plus an explicit ISO 4217 currency; bad input
+Money is integer minor units plus an explicit ISO 4217 currency; bad input
 gets a clear error and changes nothing, and no request can produce a 500.
 """
 

@@ -1,4 +1,4 @@
-"""The task state machine of DESIGN.md section 3, and the judge that explains a refused move.
+"""The task state machine of docs/state-machine.md, and the judge that explains a refused move.
 
 Expectations come from the design's table, written out again here (not read back from
 `TRANSITIONS`), so a drift in either the table or the judge fails a test.
@@ -31,7 +31,7 @@ CANCELLED = WorkOrderStatus.CANCELLED
 
 @dataclass(frozen=True)
 class Row:
-    """One row of the table in DESIGN.md section 3."""
+    """One row of the table in docs/state-machine.md, written out by hand."""
 
     sources: frozenset[TaskStatus]
     target: TaskStatus
@@ -41,14 +41,14 @@ class Row:
     requires_active_order: bool
 
 
-DESIGN_TABLE: dict[TaskAction, Row] = {
+DOCUMENTED: dict[TaskAction, Row] = {
     TaskAction.START: Row(frozenset({P}), S, "member of the task's department", False, True, True),
     TaskAction.FINISH: Row(frozenset({S}), C, "the worker who started it", False, False, False),
     TaskAction.RELEASE: Row(frozenset({S}), P, "admin", True, False, False),
     TaskAction.OVERRIDE_COMPLETE: Row(frozenset({P, S}), C, "admin", True, False, False),
     TaskAction.REOPEN: Row(frozenset({C}), P, "admin", True, False, False),
 }
-ADMIN_ACTIONS = [a for a, row in DESIGN_TABLE.items() if row.who == "admin"]
+ADMIN_ACTIONS = [a for a, row in DOCUMENTED.items() if row.who == "admin"]
 
 HOLDER_ID, HOLDER_NAME = 7, "Grace Hopper"
 OTHER_ID = 9
@@ -95,12 +95,12 @@ def names(message: str, word: str) -> bool:
 
 
 def test_table_has_exactly_the_actions_of_the_design() -> None:
-    assert set(TRANSITIONS) == set(DESIGN_TABLE) == set(TaskAction)
+    assert set(TRANSITIONS) == set(DOCUMENTED) == set(TaskAction)
 
 
-@pytest.mark.parametrize("action", list(DESIGN_TABLE))
+@pytest.mark.parametrize("action", list(DOCUMENTED))
 def test_table_row_matches_design(action: TaskAction) -> None:
-    rule, row = TRANSITIONS[action], DESIGN_TABLE[action]
+    rule, row = TRANSITIONS[action], DOCUMENTED[action]
     assert rule.action is action
     assert rule.sources == row.sources
     assert rule.target is row.target
@@ -111,7 +111,7 @@ def test_table_row_matches_design(action: TaskAction) -> None:
 
 
 def test_who_values_are_the_design_column_text() -> None:
-    assert {w.value for w in Who} == {row.who for row in DESIGN_TABLE.values()}
+    assert {w.value for w in Who} == {row.who for row in DOCUMENTED.values()}
 
 
 def test_no_move_leads_from_a_state_to_itself() -> None:
@@ -161,12 +161,12 @@ PERMITTED: dict[TaskAction, ActorFacts] = {
     TaskAction.REOPEN: ADMIN,
 }
 
-MATRIX = [(action, status) for action in DESIGN_TABLE for status in TaskStatus]
+MATRIX = [(action, status) for action in DOCUMENTED for status in TaskStatus]
 
 
 @pytest.mark.parametrize(("action", "status"), MATRIX)
 def test_judge_every_action_in_every_state(action: TaskAction, status: TaskStatus) -> None:
-    row = DESIGN_TABLE[action]
+    row = DOCUMENTED[action]
     actor = PERMITTED[action]
     state = task(status)
     if action is TaskAction.FINISH and status is C:
@@ -346,20 +346,20 @@ def test_admin_actions_are_not_allowed_to_non_admins(
 @pytest.mark.parametrize("action", ADMIN_ACTIONS)
 @pytest.mark.parametrize("actor", [ADMIN, ADMIN_MEMBER, ADMIN_HOLDER], ids=["out", "in", "holder"])
 def test_admin_actions_need_no_membership_or_holding(action: TaskAction, actor: ActorFacts) -> None:
-    source = sorted(DESIGN_TABLE[action].sources)[0]
+    source = sorted(DOCUMENTED[action].sources)[0]
     assert judge(action, task(source), actor) is Verdict.RETRY
 
 
 @pytest.mark.parametrize("action", ADMIN_ACTIONS)
 def test_admin_actions_are_allowed_on_a_completed_order(action: TaskAction) -> None:
     # Only START needs an ACTIVE order; REOPEN of a completed order's task is the normal case.
-    for source in DESIGN_TABLE[action].sources:
+    for source in DOCUMENTED[action].sources:
         assert judge(action, task(source, order=COMPLETED_ORDER), ADMIN) is Verdict.RETRY
 
 
 @pytest.mark.parametrize("action", ADMIN_ACTIONS)
 def test_admin_actions_ignore_availability(action: TaskAction) -> None:
-    for source in DESIGN_TABLE[action].sources:
+    for source in DOCUMENTED[action].sources:
         assert judge(action, task(source, available=False), ADMIN) is Verdict.RETRY
 
 

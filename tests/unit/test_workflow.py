@@ -1,6 +1,6 @@
 """The delivery gate and the work order's status as they follow from task states.
 
-DESIGN.md section 3: the gate opens when the last `gatesDelivery` production task
+docs/state-machine.md: the gate opens when the last `gatesDelivery` production task
 completes, exactly once; a work order with no gating task has its gate open at
 creation; reopening a gating task while delivery is still PENDING closes it again
 (once delivery has started, workflow.py documents that it stays open). The order is

@@ -90,7 +90,8 @@ class Mutation:
     create_api_token = strawberry.mutation(
         resolver=tokens.create_api_token,
         extensions=allowed(STAFF),
-        description="A token for an integrator, acting as the caller; it does not expire.",
+        description="A token for an integrator, acting as the caller; it expires at expiresAt, "
+        "or never.",
     )
     create_display_token = strawberry.mutation(
         resolver=tokens.create_display_token,

@@ -5,8 +5,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import people
 from domain import validation
+from domain.errors import DomainError
 from graph.context import Info
-from graph.errors import UserError
+from graph.errors import UserError, rate_limited
 from graph.mutations.base import mutate
 from graph.permissions import viewer_of
 from graph.types.nodes import User
@@ -56,9 +57,18 @@ async def change_password(info: Info, input: ChangePasswordInput) -> ChangePassw
         viewer = viewer_of(info)
         validation.storable(input.old_password, "oldPassword")
         new = validation.password(input.new_password, "newPassword")
-        row = await people.change_password(
-            conn, viewer.user_id, viewer.token_id, input.old_password, new
-        )
+        # Guessing the old password is throttled like signing in.
+        account = f"user:{viewer.user_id}"
+        refusal = await info.context.services.throttle.attempt(info.context.client, account)
+        if refusal is not None:
+            raise rate_limited(info, refusal)
+        try:
+            row = await people.change_password(
+                conn, viewer.user_id, viewer.token_id, input.old_password, new
+            )
+        except DomainError:
+            await info.context.services.throttle.failed(account)
+            raise
         return ChangePasswordPayload(user=User.of(row))
 
     return await mutate(info, ChangePasswordPayload, work, changes_access=True)

@@ -9,7 +9,7 @@ from domain import validation
 from domain.errors import DomainError
 from graph.auth import load_viewer
 from graph.context import Info
-from graph.errors import TopLevelCode, UserError, top_level
+from graph.errors import UserError, rate_limited
 from graph.mutations.base import mutate
 from graph.types.nodes import User
 
@@ -40,13 +40,7 @@ async def login(info: Info, input: LoginInput) -> LoginPayload:
         throttle = context.services.throttle
         refusal = await throttle.attempt(context.client, email)
         if refusal is not None:
-            if context.response is not None:
-                context.response.status_code = 429
-                context.response.headers["retry-after"] = str(refusal.retry_after)
-            raise top_level(
-                TopLevelCode.RATE_LIMITED,
-                f"Too many sign-in attempts; try again in {refusal.retry_after} seconds.",
-            )
+            raise rate_limited(info, refusal)
         try:
             issued, user = await people.login(
                 conn, email, password, context.services.session_ttl_seconds
