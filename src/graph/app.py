@@ -1,17 +1,23 @@
 """The Starlette application: its routes (/graphql, /healthz, /readyz, /metrics, the wall
 display, static files) and middleware."""
 
+import base64
+import hashlib
 import hmac
+import re
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import Message, Receive, Scope, Send
 
 from graph.auth import bearer
 from graph.body_limit import BodyLimit
@@ -24,6 +30,66 @@ from graph.view import PressroomGraphQL
 from graph.ws_guard import WebsocketGuard
 
 ReadyCheck = Callable[[], Awaitable[dict[str, bool]]]
+
+# The shop's own single-page app and the wall display (src/web, see its README): the
+# shell at / and at every path no other route takes (history-API routing), its files
+# under /app/. They load only this host's files and talk only to /graphql.
+WEB_DIR = Path(__file__).resolve().parents[1] / "web"
+
+
+def _web_policy(page: bytes) -> str:
+    """A CSP allowing this host's files and, by hash, the page's own import map only."""
+    hashes = [
+        "'sha256-" + base64.b64encode(hashlib.sha256(body).digest()).decode() + "'"
+        for body in re.findall(rb'<script type="importmap">(.*?)</script>', page, re.S)
+    ]
+    return "; ".join(
+        [
+            "default-src 'self'",
+            " ".join(["script-src 'self'", *hashes]),
+            "style-src 'self'",
+            "img-src 'self' data:",
+            "font-src 'self'",
+            "connect-src 'self'",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "frame-ancestors 'none'",
+            "form-action 'none'",
+        ]
+    )
+
+
+def _web_page(path: Path) -> Callable[[Request], Awaitable[Response]]:
+    page = path.read_bytes()
+    headers = {
+        "Cache-Control": "no-cache",
+        "Content-Security-Policy": _web_policy(page),
+        "X-Content-Type-Options": "nosniff",
+        # Display links carry their token in the query string.
+        "Referrer-Policy": "no-referrer",
+    }
+
+    async def serve(request: Request) -> Response:
+        return HTMLResponse(page, headers=headers)
+
+    return serve
+
+
+class _WebFiles:
+    """src/web's files, revalidated on every load (so an upgrade shows at once)."""
+
+    def __init__(self) -> None:
+        self.files = StaticFiles(directory=WEB_DIR)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers["Cache-Control"] = "no-cache"
+                headers["X-Content-Type-Options"] = "nosniff"
+            await send(message)
+
+        await self.files(scope, receive, with_headers)
 
 
 def create_app(
@@ -46,8 +112,8 @@ def create_app(
         ok = all(checks.values())
         return JSONResponse({"ok": ok, **checks}, status_code=200 if ok else 503)
 
-    async def display(request: Request) -> Response:
-        return FileResponse(STATIC_DIR / "display" / "display.html")
+    display = _web_page(WEB_DIR / "display" / "display.html")
+    shell = _web_page(WEB_DIR / "index.html")
 
     async def exposition(request: Request) -> Response:
         if metrics_token is not None and not hmac.compare_digest(
@@ -69,6 +135,8 @@ def create_app(
             Route("/metrics", exposition),
             Route("/display/{department}", display),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+            Mount("/app", _WebFiles(), name="app"),
+            Route("/{path:path}", shell, methods=["GET", "HEAD"]),
         ],
         lifespan=lifespan,
     )

@@ -130,6 +130,10 @@ export function createTransport({ token, onAuthFailure = () => {} }) {
       connectedListeners.add(listener);
       return () => connectedListeners.delete(listener);
     },
+    // A subscription was refused because the token no longer works.
+    authFailed(message) {
+      onAuthFailure(message);
+    },
     // Drops the websocket as a network failure would (tests use it through window.__pressroom).
     drop() {
       if (client !== null) client.terminate();

@@ -35,6 +35,7 @@ export function follow(transport, { query, variables, field, onEvent, onStatus, 
   function fail(kind, message) {
     status("failed", { kind, message });
     if (onFailure) onFailure({ kind, message });
+    if (kind === "auth") transport.authFailed(message);
   }
 
   function start() {

@@ -110,7 +110,7 @@ export function Field({ label, error, hint, type = "text", value, onInput, requi
           aria-invalid=${error ? "true" : undefined} aria-describedby=${describedBy || undefined}
           ...${rest} />`;
   return html`<div class="field">
-    <label for=${id}>${label}${required ? html`<span class="required"> (required)</span>` : null}</label>
+    <label for=${id}>${label}${required ? html`<span class="required" aria-hidden="true"> (required)</span>` : null}</label>
     ${input}
     ${hint ? html`<p class="hint" id=${id + "-hint"}>${hint}</p>` : null}
     ${error ? html`<p class="field-error" id=${id + "-error"}><span aria-hidden="true">⚠ </span>${error}</p>` : null}

@@ -101,8 +101,8 @@ function CustomerPicker({ value, onChange, error }) {
   const exact = matches.some((m) => m.name.toLowerCase() === text.trim().toLowerCase());
   const describedBy = [listId, error ? inputId + "-error" : null].filter(Boolean).join(" ");
   return html`<div class="field">
-    <label for=${inputId}>Customer<span class="required"> (required)</span></label>
-    <input id=${inputId} type="search" value=${text} autocomplete="off"
+    <label for=${inputId}>Customer<span class="required" aria-hidden="true"> (required)</span></label>
+    <input id=${inputId} type="search" value=${text} autocomplete="off" required
       placeholder="Type to search customers" aria-describedby=${describedBy}
       aria-invalid=${error ? "true" : undefined}
       onInput=${(e) => setText(e.currentTarget.value)} />
@@ -137,6 +137,16 @@ export function NewWorkOrder() {
   const [busy, setBusy] = useState(false);
 
   const production = form.data ? form.data.departments.filter((d) => d.kind === "PRODUCTION") : [];
+
+  // After a refused submit, keyboard and screen reader users land on the first problem.
+  useEffect(() => {
+    if (!errors.length) return;
+    const invalid = document.querySelector('form [aria-invalid="true"], form .field-error, form [role="alert"]');
+    if (invalid) {
+      if (!invalid.matches("input, select, textarea")) invalid.setAttribute("tabindex", "-1");
+      invalid.focus();
+    }
+  }, [errors]);
 
   function toggle(code, on) {
     setCodes((now) => (on ? [...now, code] : now.filter((c) => c !== code)));

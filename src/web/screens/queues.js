@@ -6,7 +6,7 @@ import { follow } from "../lib/live.js";
 import { html, useEffect, useReducer, useRef, useState } from "../lib/html.js";
 import { Link } from "../lib/router.js";
 import { rolesOf, transport } from "../lib/session.js";
-import { ErrorMessage, LiveStatus, duration, messageOf, useId, useNow, useTitle } from "../lib/ui.js";
+import { LiveStatus, duration, messageOf, useId, useNow, useTitle } from "../lib/ui.js";
 
 export const QUEUE_SNAPSHOT = gql`
   query QueueSnapshot($department: String!, $after: String) {
@@ -175,8 +175,13 @@ function QueueColumn({ department, me }) {
       (error) => {
         if (!alive.current) return;
         if (error.code === "UNAUTHENTICATED") return;
-        setStatus("reconnecting");
         setFailure(messageOf(error));
+        if (error.code === "FORBIDDEN" || error.code === "BAD_REQUEST") {
+          // No longer a member, or the department is gone: waiting will not help.
+          setStatus("failed");
+          return;
+        }
+        setStatus("reconnecting");
         // The first snapshot failed (network, database restarting): try again shortly.
         retry = setTimeout(() => setAttempt((n) => n + 1), 3000);
       },
@@ -273,5 +278,5 @@ export function Queues({ me }) {
       ? html`<div class="queues">
           ${departments.map((d) => html`<${QueueColumn} key=${d.code} department=${d} me=${me} />`)}
         </div>`
-      : html`<${ErrorMessage}>You are not a member of any production or delivery department.<//>`}`;
+      : html`<p class="message notice">You are not a member of any production or delivery department.</p>`}`;
 }

@@ -73,8 +73,11 @@ export function WorkOrders({ me, path }) {
   useEffect(() => setPages([]), [JSON.stringify(variables)]);
   useEffect(() => setTyped(filters.q), [filters.q]);
 
+  // Reads the address when it runs: a debounced search must not restore older filters.
   function setFilter(change) {
-    navigate(address({ ...filters, ...change }), { replace: true });
+    const now = query(window.location.pathname + window.location.search);
+    const current = { q: now.get("q") || "", status: now.get("status") || "", customer: now.get("customer") || "" };
+    navigate(address({ ...current, ...change }), { replace: true });
   }
 
   function onSearch(value) {

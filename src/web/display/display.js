@@ -1,0 +1,243 @@
+// The wall display: one department's queue, live, for a screen on the shop floor.
+// /display/{departmentCode}?token=<display token>[&clock=12]
+// A snapshot, then queueEvents from its cursor; after any drop it resumes from the last
+// cursor, so it never misses a move. A token the server refuses, or a department that
+// does not exist, is said plainly on screen instead of retrying forever.
+import { RequestError, createTransport, gql } from "../lib/graphql.js";
+import { follow } from "../lib/live.js";
+
+export const WALL_QUEUE = gql`
+  query WallQueue($department: String!, $after: String) {
+    queue(department: $department, first: 100, after: $after) {
+      eventCursor
+      pageInfo { hasNextPage endCursor }
+      edges {
+        node {
+          id status availableAt startedAt
+          department { code name }
+          pickedUpBy { name }
+          workOrder { orderNumber jobLine customer { name } }
+        }
+      }
+    }
+  }
+`;
+
+export const WALL_QUEUE_EVENTS = gql`
+  subscription WallQueueEvents($department: String!, $after: String) {
+    queueEvents(department: $department, after: $after) {
+      cursor
+      kind
+      task {
+        id status availableAt startedAt
+        department { code name }
+        pickedUpBy { name }
+        workOrder { orderNumber jobLine customer { name } }
+      }
+    }
+  }
+`;
+
+const params = new URLSearchParams(window.location.search);
+const department = decodeURIComponent(window.location.pathname.split("/").filter(Boolean).pop() || "");
+const token = params.get("token") || "";
+const twelveHour = params.get("clock") === "12";
+const SNAPSHOT_RETRY_MS = 3000;
+
+const tasks = new Map();
+let departmentName = null;
+let live = null;
+let refused = false;
+const state = { status: "connecting", received: 0, connects: 0 };
+
+const transport = createTransport({ token: () => token });
+window.__pressroom = state;
+state.drop = () => transport.drop();
+Object.defineProperty(state, "connects", { get: () => transport.stats.connects });
+
+const $ = (id) => document.getElementById(id);
+
+function setStatus(name, text) {
+  state.status = name;
+  $("status").className = "status " + name;
+  $("status").textContent = text;
+}
+
+function title() {
+  if (refused) return;
+  const name = departmentName || department.charAt(0).toUpperCase() + department.slice(1);
+  $("title").textContent = name + " queue";
+  document.title = name + " queue · Pressroom";
+}
+
+// The screen says what is wrong, in words a passer-by can act on; it stops retrying.
+function refuse(message) {
+  refused = true;
+  if (live) live.stop();
+  setStatus("failed", "Not live");
+  $("problem").textContent = message;
+  $("problem").hidden = false;
+}
+
+function explain(kind, message) {
+  if (kind === "bad-request" && /unknown department/i.test(message)) {
+    $("title").textContent = "Pressroom wall display";
+    return `There is no department “${department}”. Check the display's address.`;
+  }
+  if (kind === "forbidden") {
+    return `This display's token may not show the “${department}” queue. Ask an admin for a display link for it.`;
+  }
+  if (kind === "auth") {
+    return "This display's token was refused: it is missing, revoked or expired. Ask an admin for a new display link.";
+  }
+  return message;
+}
+
+function apply(task, kind) {
+  if (task.department && task.department.name) departmentName = task.department.name;
+  const waiting = task.status === "PENDING" && task.availableAt;
+  if (kind !== "TASK_WITHDRAWN" && (waiting || task.status === "STARTED")) tasks.set(task.id, task);
+  else tasks.delete(task.id);
+}
+
+function minutes(since) {
+  const m = Math.max(0, Math.floor((Date.now() - Date.parse(since)) / 60000));
+  return m < 60 ? m + " min" : Math.floor(m / 60) + " h " + (m % 60) + " min";
+}
+
+function item(task, working) {
+  const li = document.createElement("li");
+  const since = working ? task.startedAt : task.availableAt;
+  li.className = "task" + (Date.now() - Date.parse(since) > 3600000 ? " old" : "");
+  li.dataset.taskId = task.id;
+  const parts = [
+    ["order", task.workOrder.orderNumber],
+    ["since", minutes(since)],
+    ["customer", task.workOrder.customer.name],
+    ["worker", working && task.pickedUpBy ? task.pickedUpBy.name : ""],
+    ["job", task.workOrder.jobLine || ""],
+  ];
+  parts.forEach(([name, text]) => {
+    if (!text && name !== "since") return;
+    const span = document.createElement("span");
+    span.className = name;
+    span.textContent = text;
+    li.appendChild(span);
+  });
+  return li;
+}
+
+// Shows what fits; the rest is counted in "+ N more" (the count line takes a row too).
+function fit(list, more, word) {
+  const items = Array.from(list.children);
+  items.forEach((li) => { li.hidden = false; });
+  more.hidden = true;
+  const bottom = () => list.getBoundingClientRect().bottom;
+  const overflows = (li) => li.getBoundingClientRect().bottom > bottom() + 0.5;
+  let shown = items.length;
+  while (shown > 0 && overflows(items[shown - 1])) {
+    shown -= 1;
+    items[shown].hidden = true;
+  }
+  if (shown < items.length) {
+    more.hidden = false;
+    // Hiding items made room; give one more up while the count line itself would not fit.
+    const fitsWithCount = () => {
+      more.textContent = `+ ${items.length - shown} more ${word}`;
+      return shown === 0 || !overflows(items[shown - 1]);
+    };
+    while (!fitsWithCount()) {
+      shown -= 1;
+      items[shown].hidden = true;
+    }
+  }
+}
+
+function render() {
+  const all = Array.from(tasks.values());
+  const waiting = all.filter((t) => t.status === "PENDING")
+    .sort((a, b) => Date.parse(a.availableAt) - Date.parse(b.availableAt));
+  const working = all.filter((t) => t.status === "STARTED")
+    .sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt));
+  $("waiting").replaceChildren(...waiting.map((t) => item(t, false)));
+  $("working").replaceChildren(...working.map((t) => item(t, true)));
+  $("waiting-count").textContent = waiting.length;
+  $("working-count").textContent = working.length;
+  fit($("waiting"), $("waiting-more"), "waiting");
+  fit($("working"), $("working-more"), "in progress");
+  title();
+  clock();
+}
+
+function pad(n) {
+  return String(n).padStart(2, "0");
+}
+
+function clock() {
+  const now = new Date();
+  if (twelveHour) {
+    const hours = now.getHours() % 12 || 12;
+    $("clock").textContent = `${hours}:${pad(now.getMinutes())} ${now.getHours() < 12 ? "AM" : "PM"}`;
+  } else {
+    $("clock").textContent = `${pad(now.getHours())}:${pad(now.getMinutes())}`;
+  }
+}
+
+async function snapshot() {
+  tasks.clear();
+  let cursor = null;
+  let after = null;
+  for (;;) {
+    const { queue } = await transport.request(WALL_QUEUE, { department, after });
+    if (cursor === null) cursor = queue.eventCursor;
+    queue.edges.forEach((edge) => apply(edge.node, "SNAPSHOT"));
+    if (!queue.pageInfo.hasNextPage) return cursor;
+    after = queue.pageInfo.endCursor;
+  }
+}
+
+async function start() {
+  if (!token) {
+    refuse("This display has no token. Open the link an admin made for it (…?token=…).");
+    return;
+  }
+  let cursor;
+  try {
+    cursor = await snapshot();
+  } catch (error) {
+    if (error instanceof RequestError) {
+      const kind = { UNAUTHENTICATED: "auth", FORBIDDEN: "forbidden", BAD_REQUEST: "bad-request" }[error.code];
+      if (kind) {
+        refuse(explain(kind, error.message));
+        return;
+      }
+    }
+    setStatus("reconnecting", "Reconnecting…");
+    setTimeout(start, SNAPSHOT_RETRY_MS);
+    return;
+  }
+  render();
+  live = follow(transport, {
+    query: WALL_QUEUE_EVENTS,
+    variables: { department, after: cursor },
+    field: "queueEvents",
+    onEvent: (event) => {
+      apply(event.task, event.kind);
+      state.received += 1;
+      render();
+    },
+    onStatus: (name) => {
+      if (refused) return;
+      if (name === "live") setStatus("live", "Live");
+      else if (name === "reconnecting") setStatus("reconnecting", "Reconnecting…");
+      else if (name === "connecting") setStatus("connecting", "Connecting…");
+    },
+    onFailure: ({ kind, message }) => refuse(explain(kind, message)),
+  });
+}
+
+title();
+clock();
+setInterval(render, 30000);
+window.addEventListener("resize", render);
+start();

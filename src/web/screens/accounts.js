@@ -1,0 +1,294 @@
+// Accounts (Accounts members and admins): customers with what they owe, a customer's
+// ledger with the balance after each entry, and "Post entry". The form makes one
+// idempotency key when it opens, so a double click or a retry after a network error
+// posts one entry.
+import { gql } from "../lib/graphql.js";
+import { html, useEffect, useRef, useState } from "../lib/html.js";
+import { Link, navigate, query } from "../lib/router.js";
+import {
+  ErrorMessage,
+  Field,
+  Loading,
+  Time,
+  balances,
+  errorsFor,
+  messageOf,
+  money,
+  request,
+  useId,
+  useQuery,
+  useTitle,
+  uuid,
+} from "../lib/ui.js";
+
+export const ACCOUNTS_CUSTOMERS = gql`
+  query AccountsCustomers($search: String, $after: String) {
+    customers(search: $search, first: 25, after: $after) {
+      pageInfo { hasNextPage endCursor }
+      edges { node { id name balance { amount currency } } }
+    }
+  }
+`;
+
+export const CUSTOMER_LEDGER = gql`
+  query CustomerLedger($id: ID!, $after: String) {
+    customer(id: $id) {
+      id
+      name
+      balance { amount currency }
+      ledger(first: 50, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        edges {
+          node {
+            id kind memo postedAt
+            amount { amount currency }
+            balanceAfter { amount currency }
+            postedBy { name }
+            workOrder { id orderNumber }
+          }
+        }
+      }
+    }
+  }
+`;
+
+// The customer's orders, to post an entry against one.
+export const CUSTOMER_ORDERS = gql`
+  query CustomerOrders($customerId: ID!) {
+    workOrders(customerId: $customerId, first: 100) {
+      edges { node { id orderNumber status jobLine } }
+    }
+  }
+`;
+
+export const POST_ENTRY = gql`
+  mutation PostEntry($input: PostLedgerEntryInput!) {
+    postLedgerEntry(input: $input) {
+      changed
+      entry { id kind amount { amount currency } balanceAfter { amount currency } }
+      userErrors { code field message }
+    }
+  }
+`;
+
+const KINDS = [
+  ["CHARGE", "Charge (an invoice)"],
+  ["PAYMENT", "Payment received"],
+  ["CREDIT", "Credit (discount, goodwill)"],
+  ["REFUND", "Refund paid back"],
+  ["ADJUSTMENT", "Adjustment (signed)"],
+];
+const KIND_NAMES = Object.fromEntries(KINDS.map(([k, label]) => [k, label.split(" (")[0]]));
+
+export function Accounts({ path }) {
+  useTitle("Accounts");
+  const search = query(path).get("q") || "";
+  const [typed, setTyped] = useState(search);
+  const [pages, setPages] = useState([]);
+  const [more, setMore] = useState({ busy: false, error: null });
+  const searchId = useId("search");
+  const first = useQuery(ACCOUNTS_CUSTOMERS, { search: search || null, after: null });
+  const loaded = first.data ? [first.data.customers, ...pages] : [];
+  const customers = loaded.flatMap((p) => p.edges.map((e) => e.node));
+  const last = loaded[loaded.length - 1];
+
+  async function showMore() {
+    setMore({ busy: true, error: null });
+    try {
+      const data = await request(ACCOUNTS_CUSTOMERS, { search: search || null, after: last.pageInfo.endCursor });
+      setPages((p) => [...p, data.customers]);
+      setMore({ busy: false, error: null });
+    } catch (error) {
+      setMore({ busy: false, error });
+    }
+  }
+
+  function submit(event) {
+    event.preventDefault();
+    setPages([]);
+    navigate("/accounts" + (typed.trim() ? "?q=" + encodeURIComponent(typed.trim()) : ""), { replace: true });
+  }
+
+  return html`<h1>Accounts</h1>
+    <form class="filters" role="search" onSubmit=${submit}>
+      <div class="field">
+        <label for=${searchId}>Search customers</label>
+        <input id=${searchId} type="search" value=${typed} onInput=${(e) => setTyped(e.currentTarget.value)} />
+      </div>
+      <button type="submit">Search</button>
+    </form>
+    <${ErrorMessage} error=${first.error} />
+    ${!first.data && first.loading ? html`<${Loading} what="Loading customers" />` : null}
+    ${first.data
+      ? customers.length
+        ? html`<div class="table-wrap"><table>
+            <caption class="visually-hidden">Customers and what they owe</caption>
+            <thead><tr><th scope="col">Customer</th><th scope="col" class="num">Balance (positive: owes us)</th></tr></thead>
+            <tbody>${customers.map((c) => html`<tr key=${c.id}>
+              <th scope="row"><${Link} href=${"/accounts/" + c.id}>${c.name}<//></th>
+              <td class="num">${balances(c.balance)}</td>
+            </tr>`)}</tbody>
+          </table></div>
+          <${ErrorMessage} error=${more.error} />
+          ${last.pageInfo.hasNextPage
+            ? html`<button type="button" onClick=${showMore} aria-busy=${more.busy ? "true" : undefined}>Show more</button>`
+            : null}`
+        : html`<p class="empty">No customers match.</p>`
+      : null}`;
+}
+
+function PostEntryForm({ customer, onPosted, onClose }) {
+  // One key per opening of this form: every submit from it is the same intended entry.
+  const [key] = useState(uuid);
+  const [kind, setKind] = useState("CHARGE");
+  const [amount, setAmount] = useState("");
+  const [currency, setCurrency] = useState(customer.balance.length ? customer.balance[0].currency : "EUR");
+  const [memo, setMemo] = useState("");
+  const [workOrderId, setWorkOrderId] = useState("");
+  const [errors, setErrors] = useState([]);
+  const [failure, setFailure] = useState(null);
+  const [pending, setPending] = useState(0);
+  const orders = useQuery(CUSTOMER_ORDERS, { customerId: customer.id });
+  const kindId = useId("kind");
+  const orderId = useId("order");
+  const first = useRef(null);
+  useEffect(() => first.current && first.current.focus(), []);
+
+  async function submit(event) {
+    event.preventDefault();
+    setErrors([]);
+    setFailure(null);
+    setPending((n) => n + 1);
+    try {
+      const { postLedgerEntry: result } = await request(POST_ENTRY, {
+        input: {
+          customerId: customer.id,
+          workOrderId: workOrderId || null,
+          kind,
+          amount: amount.trim(),
+          currency: currency.trim().toUpperCase() || null,
+          memo: memo.trim() || null,
+          idempotencyKey: key,
+        },
+      });
+      if (result.userErrors.length) setErrors(result.userErrors);
+      else onPosted(result);
+    } catch (error) {
+      setFailure(error);
+    }
+    setPending((n) => n - 1);
+  }
+
+  const general = errors.filter((e) => !["amount", "currency", "memo", "workOrderId", "kind"].includes(e.field));
+  return html`<section class="panel" aria-labelledby="post-heading">
+    <h2 id="post-heading">New ledger entry</h2>
+    <form class="stack" onSubmit=${submit} novalidate>
+      <div class="row">
+        <div class="field">
+          <label for=${kindId}>Kind</label>
+          <select id=${kindId} ref=${first} value=${kind} onChange=${(e) => setKind(e.currentTarget.value)}>
+            ${KINDS.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
+          </select>
+        </div>
+        <${Field} label="Amount" value=${amount} onInput=${setAmount} inputmode="decimal" required=${true}
+          hint=${kind === "ADJUSTMENT" ? "Positive raises what the customer owes, negative lowers it." : "Positive; the kind gives the sign."}
+          error=${errorsFor(errors, "amount")} />
+        <${Field} label="Currency" value=${currency} onInput=${setCurrency} maxlength="3" class="short"
+          error=${errorsFor(errors, "currency")} />
+      </div>
+      <${Field} label="Memo" value=${memo} onInput=${setMemo} error=${errorsFor(errors, "memo")} />
+      <div class="field">
+        <label for=${orderId}>Work order (optional)</label>
+        <select id=${orderId} value=${workOrderId} onChange=${(e) => setWorkOrderId(e.currentTarget.value)}>
+          <option value="">None</option>
+          ${orders.data
+            ? orders.data.workOrders.edges.map(({ node }) => html`<option value=${node.id}>
+                ${node.orderNumber}${node.jobLine ? " · " + node.jobLine : ""}${node.status !== "ACTIVE" ? " (" + node.status.toLowerCase() + ")" : ""}</option>`)
+            : null}
+        </select>
+        ${errorsFor(errors, "workOrderId") ? html`<p class="field-error">${errorsFor(errors, "workOrderId")}</p>` : null}
+      </div>
+      <${ErrorMessage}>${general.map((e) => e.message).join(" ")}<//>
+      ${failure
+        ? html`<${ErrorMessage}>${messageOf(failure)} Nothing is lost: press “Post entry” again and it is posted once.<//>`
+        : null}
+      <div class="actions">
+        <button type="submit" class="primary" aria-busy=${pending ? "true" : undefined}>Post entry</button>
+        <button type="button" onClick=${onClose}>Close</button>
+      </div>
+    </form>
+  </section>`;
+}
+
+export function CustomerLedger({ id }) {
+  const page = useQuery(CUSTOMER_LEDGER, { id, after: null });
+  const [older, setOlder] = useState([]);
+  const [more, setMore] = useState({ busy: false, error: null });
+  const [form, setForm] = useState(0);
+  const [posted, setPosted] = useState(null);
+  const customer = page.data && page.data.customer;
+  useTitle(customer ? customer.name + " · ledger" : "Ledger");
+
+  if (!customer) {
+    return html`<h1>Ledger</h1>
+      ${page.error ? html`<${ErrorMessage} error=${page.error} />` : page.loading ? html`<${Loading} />` : html`<p>No such customer.</p>`}`;
+  }
+  const pages = [customer.ledger, ...older];
+  const entries = pages.flatMap((p) => p.edges.map((e) => e.node));
+  const last = pages[pages.length - 1];
+
+  async function showMore() {
+    setMore({ busy: true, error: null });
+    try {
+      const data = await request(CUSTOMER_LEDGER, { id, after: last.pageInfo.endCursor });
+      setOlder((p) => [...p, data.customer.ledger]);
+      setMore({ busy: false, error: null });
+    } catch (error) {
+      setMore({ busy: false, error });
+    }
+  }
+
+  function onPosted(result) {
+    setForm(0);
+    // A double click answers twice for one entry: keep the first answer.
+    setPosted((shown) => (shown && shown.entry.id === result.entry.id ? shown : result));
+    setOlder([]);
+    page.refetch();
+  }
+
+  return html`
+    <p class="crumbs"><${Link} href="/accounts">Accounts<//> › ${customer.name}</p>
+    <div class="title-row">
+      <h1>${customer.name}</h1>
+      ${form ? null : html`<button type="button" class="primary" onClick=${() => { setPosted(null); setForm((n) => n + 1); }}>New ledger entry</button>`}
+    </div>
+    <p class="lead">Balance: <strong>${balances(customer.balance)}</strong> <span class="hint">(positive: the customer owes us)</span></p>
+    ${posted
+      ? html`<p class="message success" role="status"><span aria-hidden="true">✓ </span>
+          Posted: ${KIND_NAMES[posted.entry.kind]} ${money(posted.entry.amount)};
+          balance after it ${money(posted.entry.balanceAfter)}.
+          ${posted.changed ? "" : " (It had already reached the server, so it was not posted twice.)"}</p>`
+      : null}
+    ${form ? html`<${PostEntryForm} key=${form} customer=${customer} onPosted=${onPosted} onClose=${() => setForm(0)} />` : null}
+    <h2>Ledger</h2>
+    ${entries.length
+      ? html`<div class="table-wrap"><table class="ledger">
+          <caption class="visually-hidden">Ledger entries, newest first</caption>
+          <thead><tr><th scope="col">Posted</th><th scope="col">Kind</th><th scope="col" class="num">Amount</th>
+            <th scope="col" class="num">Balance after</th><th scope="col">Work order</th><th scope="col">Memo</th><th scope="col">By</th></tr></thead>
+          <tbody>${entries.map((e) => html`<tr key=${e.id} data-entry-id=${e.id}>
+            <td><${Time} iso=${e.postedAt} /></td>
+            <td>${KIND_NAMES[e.kind]}</td>
+            <td class="num">${money(e.amount)}</td>
+            <td class="num">${money(e.balanceAfter)}</td>
+            <td>${e.workOrder ? html`<${Link} href=${"/orders/" + e.workOrder.id}>${e.workOrder.orderNumber}<//>` : "—"}</td>
+            <td>${e.memo || ""}</td>
+            <td>${e.postedBy.name}</td>
+          </tr>`)}</tbody>
+        </table></div>
+        <${ErrorMessage} error=${more.error} />
+        ${last.pageInfo.hasNextPage
+          ? html`<button type="button" onClick=${showMore} aria-busy=${more.busy ? "true" : undefined}>Show older entries</button>`
+          : null}`
+      : html`<p class="empty">No entries yet.</p>`}`;
+}

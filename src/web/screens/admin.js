@@ -1,0 +1,465 @@
+// Admin (admins): people and their departments, departments, and tokens (create wall
+// display tokens, list and revoke any token). Release / Complete / Reopen of a task are
+// on the work order's page (screens/workorder.js), where the task is.
+import { gql } from "../lib/graphql.js";
+import { html, useState } from "../lib/html.js";
+import { Link } from "../lib/router.js";
+import {
+  Checkbox,
+  Dialog,
+  ErrorMessage,
+  Field,
+  Loading,
+  Time,
+  errorsFor,
+  messageOf,
+  request,
+  useId,
+  useQuery,
+  useTitle,
+} from "../lib/ui.js";
+
+export const ADMIN_PEOPLE = gql`
+  query AdminPeople($after: String) {
+    users(first: 50, after: $after) {
+      pageInfo { hasNextPage endCursor }
+      edges { node { id name email isAdmin isActive departments { code name } } }
+    }
+    departments { code name }
+  }
+`;
+
+export const CREATE_USER = gql`
+  mutation CreateUser($input: CreateUserInput!) {
+    createUser(input: $input) {
+      user { id name }
+      userErrors { code field message }
+    }
+  }
+`;
+
+export const SET_USER_DEPARTMENTS = gql`
+  mutation SetUserDepartments($input: SetUserDepartmentsInput!) {
+    setUserDepartments(input: $input) {
+      user { id departments { code name } }
+      userErrors { code field message }
+    }
+  }
+`;
+
+export const ADMIN_DEPARTMENTS = gql`
+  query AdminDepartments {
+    departments { id code name kind gatesDelivery }
+  }
+`;
+
+export const CREATE_DEPARTMENT = gql`
+  mutation CreateDepartment($input: CreateDepartmentInput!) {
+    createDepartment(input: $input) {
+      department { id code name }
+      userErrors { code field message }
+    }
+  }
+`;
+
+export const ADMIN_TOKENS = gql`
+  query AdminTokens($after: String) {
+    tokens(first: 50, after: $after) {
+      pageInfo { hasNextPage endCursor }
+      edges {
+        node {
+          id kind name createdAt expiresAt revokedAt
+          user { name }
+          departments { code name }
+        }
+      }
+    }
+    departments { code name kind }
+  }
+`;
+
+export const CREATE_DISPLAY_TOKEN = gql`
+  mutation CreateDisplayToken($input: CreateDisplayTokenInput!) {
+    createDisplayToken(input: $input) {
+      secret
+      token { id name departments { code name } }
+      userErrors { code field message }
+    }
+  }
+`;
+
+export const REVOKE_TOKEN = gql`
+  mutation RevokeToken($input: RevokeTokenInput!) {
+    revokeToken(input: $input) {
+      token { id revokedAt }
+      userErrors { code message }
+    }
+  }
+`;
+
+const SECTIONS = [
+  ["people", "People"],
+  ["departments", "Departments"],
+  ["tokens", "Tokens"],
+];
+
+function useList(query, field) {
+  const first = useQuery(query, { after: null });
+  const [pages, setPages] = useState([]);
+  const [more, setMore] = useState({ busy: false, error: null });
+  const loaded = first.data ? [first.data[field], ...pages] : [];
+  const last = loaded[loaded.length - 1];
+  return {
+    first,
+    items: loaded.flatMap((p) => p.edges.map((e) => e.node)),
+    hasMore: Boolean(last && last.pageInfo.hasNextPage),
+    more,
+    async showMore() {
+      setMore({ busy: true, error: null });
+      try {
+        const data = await request(query, { after: last.pageInfo.endCursor });
+        setPages((p) => [...p, data[field]]);
+        setMore({ busy: false, error: null });
+      } catch (error) {
+        setMore({ busy: false, error });
+      }
+    },
+    reload() {
+      setPages([]);
+      return first.refetch();
+    },
+  };
+}
+
+function DepartmentChecks({ departments, chosen, onChange, legend }) {
+  return html`<fieldset>
+    <legend>${legend}</legend>
+    <div class="checks">
+      ${departments.map((d) => html`<${Checkbox} key=${d.code} label=${d.name} checked=${chosen.includes(d.code)}
+        onChange=${(on) => onChange(on ? [...chosen, d.code] : chosen.filter((c) => c !== d.code))} />`)}
+    </div>
+  </fieldset>`;
+}
+
+function CreateUserForm({ departments, onCreated }) {
+  const [name, setName] = useState("");
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [codes, setCodes] = useState([]);
+  const [isAdmin, setIsAdmin] = useState(false);
+  const [errors, setErrors] = useState([]);
+  const [failure, setFailure] = useState(null);
+  const [done, setDone] = useState("");
+
+  async function submit(event) {
+    event.preventDefault();
+    setErrors([]);
+    setFailure(null);
+    setDone("");
+    try {
+      const { createUser } = await request(CREATE_USER, {
+        input: { name: name.trim(), email: email.trim(), password, departmentCodes: codes, isAdmin },
+      });
+      if (createUser.userErrors.length) {
+        setErrors(createUser.userErrors);
+        return;
+      }
+      setDone(`${createUser.user.name} can now sign in.`);
+      setName("");
+      setEmail("");
+      setPassword("");
+      setCodes([]);
+      setIsAdmin(false);
+      onCreated();
+    } catch (error) {
+      setFailure(error);
+    }
+  }
+
+  const other = errors.filter((e) => !["name", "email", "password"].includes(e.field));
+  return html`<section class="panel" aria-labelledby="new-user">
+    <h2 id="new-user">Add a person</h2>
+    <form class="stack" onSubmit=${submit} novalidate>
+      <${Field} label="Name" value=${name} onInput=${setName} required=${true} error=${errorsFor(errors, "name")} />
+      <${Field} label="Email" type="email" value=${email} onInput=${setEmail} required=${true}
+        autocomplete="off" error=${errorsFor(errors, "email")} />
+      <${Field} label="Password" type="password" value=${password} onInput=${setPassword} required=${true}
+        autocomplete="new-password" error=${errorsFor(errors, "password")} />
+      <${DepartmentChecks} legend="Departments" departments=${departments} chosen=${codes} onChange=${setCodes} />
+      <${Checkbox} label="Administrator" checked=${isAdmin} onChange=${setIsAdmin} />
+      <${ErrorMessage}>${other.map((e) => e.message).join(" ")}<//>
+      <${ErrorMessage} error=${failure} />
+      ${done ? html`<p class="message success" role="status"><span aria-hidden="true">✓ </span>${done}</p>` : null}
+      <div class="actions"><button type="submit" class="primary">Create user</button></div>
+    </form>
+  </section>`;
+}
+
+function DepartmentsDialog({ user, departments, onClose, onSaved }) {
+  const [codes, setCodes] = useState(user.departments.map((d) => d.code));
+  const [error, setError] = useState("");
+  async function submit(event) {
+    event.preventDefault();
+    try {
+      const { setUserDepartments: result } = await request(SET_USER_DEPARTMENTS, {
+        input: { userId: user.id, departmentCodes: codes },
+      });
+      if (result.userErrors.length) {
+        setError(result.userErrors.map((e) => e.message).join(" "));
+        return;
+      }
+      onSaved();
+      onClose();
+    } catch (failure) {
+      setError(messageOf(failure));
+    }
+  }
+  return html`<${Dialog} title=${"Departments of " + user.name} onClose=${onClose}>
+    <form onSubmit=${submit}>
+      <${DepartmentChecks} legend="Member of" departments=${departments} chosen=${codes} onChange=${setCodes} />
+      <${ErrorMessage}>${error}<//>
+      <div class="actions">
+        <button type="submit" class="primary">Save departments</button>
+        <button type="button" onClick=${onClose}>Back</button>
+      </div>
+    </form>
+  <//>`;
+}
+
+function People() {
+  const list = useList(ADMIN_PEOPLE, "users");
+  const [editing, setEditing] = useState(null);
+  const departments = list.first.data ? list.first.data.departments : [];
+  if (!list.first.data) {
+    return list.first.error ? html`<${ErrorMessage} error=${list.first.error} />` : html`<${Loading} />`;
+  }
+  return html`
+    <h2>People</h2>
+    <div class="table-wrap"><table>
+      <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Departments</th>
+        <th scope="col">Admin</th><th scope="col">Account</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody>${list.items.map((u) => html`<tr key=${u.id}>
+        <th scope="row">${u.name}</th>
+        <td>${u.email}</td>
+        <td>${u.departments.map((d) => d.name).join(", ") || "—"}</td>
+        <td>${u.isAdmin ? html`<strong>Admin</strong>` : "No"}</td>
+        <td>${u.isActive ? "Active" : "Deactivated"}</td>
+        <td><button type="button" class="small" aria-label=${"Set departments of " + u.name}
+          onClick=${() => setEditing(u)}>Set departments</button></td>
+      </tr>`)}</tbody>
+    </table></div>
+    <${ErrorMessage} error=${list.more.error} />
+    ${list.hasMore ? html`<button type="button" onClick=${list.showMore}>Show more</button>` : null}
+    <${CreateUserForm} departments=${departments} onCreated=${list.reload} />
+    ${editing
+      ? html`<${DepartmentsDialog} user=${editing} departments=${departments}
+          onClose=${() => setEditing(null)} onSaved=${list.reload} />`
+      : null}`;
+}
+
+const KINDS = ["PRODUCTION", "DELIVERY", "SALES", "ACCOUNTS"];
+
+function Departments() {
+  const list = useQuery(ADMIN_DEPARTMENTS);
+  const [code, setCode] = useState("");
+  const [name, setName] = useState("");
+  const [kind, setKind] = useState("PRODUCTION");
+  const [gates, setGates] = useState(true);
+  const [errors, setErrors] = useState([]);
+  const [failure, setFailure] = useState(null);
+  const [done, setDone] = useState("");
+  const kindId = useId("kind");
+
+  async function submit(event) {
+    event.preventDefault();
+    setErrors([]);
+    setFailure(null);
+    setDone("");
+    try {
+      const { createDepartment } = await request(CREATE_DEPARTMENT, {
+        input: { code: code.trim(), name: name.trim(), kind, gatesDelivery: kind === "PRODUCTION" ? gates : false },
+      });
+      if (createDepartment.userErrors.length) {
+        setErrors(createDepartment.userErrors);
+        return;
+      }
+      setDone(`${createDepartment.department.name} created.`);
+      setCode("");
+      setName("");
+      list.refetch();
+    } catch (error) {
+      setFailure(error);
+    }
+  }
+
+  return html`
+    <h2>Departments</h2>
+    <${ErrorMessage} error=${list.error} />
+    ${list.data
+      ? html`<div class="table-wrap"><table>
+          <thead><tr><th scope="col">Name</th><th scope="col">Code</th><th scope="col">Kind</th><th scope="col">Gates delivery</th></tr></thead>
+          <tbody>${list.data.departments.map((d) => html`<tr key=${d.id}>
+            <th scope="row">${d.name}</th><td><code>${d.code}</code></td>
+            <td>${d.kind.charAt(0) + d.kind.slice(1).toLowerCase()}</td><td>${d.gatesDelivery ? "Yes" : "No"}</td>
+          </tr>`)}</tbody>
+        </table></div>`
+      : html`<${Loading} />`}
+    <section class="panel" aria-labelledby="new-dept">
+      <h2 id="new-dept">Add a department</h2>
+      <form class="stack" onSubmit=${submit} novalidate>
+        <div class="row">
+          <${Field} label="Name" value=${name} onInput=${setName} required=${true} error=${errorsFor(errors, "name")} />
+          <${Field} label="Code" value=${code} onInput=${setCode} required=${true}
+            hint="Lowercase letters, digits and hyphens, e.g. large-format" error=${errorsFor(errors, "code")} />
+        </div>
+        <div class="field">
+          <label for=${kindId}>Kind</label>
+          <select id=${kindId} value=${kind} onChange=${(e) => setKind(e.currentTarget.value)}>
+            ${KINDS.map((k) => html`<option value=${k}>${k.charAt(0) + k.slice(1).toLowerCase()}</option>`)}
+          </select>
+        </div>
+        ${kind === "PRODUCTION"
+          ? html`<${Checkbox} label="Delivery waits for this department" checked=${gates} onChange=${setGates} />`
+          : null}
+        <${ErrorMessage}>${errors.filter((e) => !["name", "code"].includes(e.field)).map((e) => e.message).join(" ")}<//>
+        <${ErrorMessage} error=${failure} />
+        ${done ? html`<p class="message success" role="status"><span aria-hidden="true">✓ </span>${done}</p>` : null}
+        <div class="actions"><button type="submit" class="primary">Create department</button></div>
+      </form>
+    </section>`;
+}
+
+function displayLink(code, secret) {
+  return `/display/${encodeURIComponent(code)}?token=${encodeURIComponent(secret)}`;
+}
+
+function CreateDisplayToken({ departments, onCreated }) {
+  const [name, setName] = useState("");
+  const [codes, setCodes] = useState([]);
+  const [errors, setErrors] = useState([]);
+  const [failure, setFailure] = useState(null);
+  const [created, setCreated] = useState(null);
+
+  async function submit(event) {
+    event.preventDefault();
+    setErrors([]);
+    setFailure(null);
+    try {
+      const { createDisplayToken: result } = await request(CREATE_DISPLAY_TOKEN, {
+        input: { name: name.trim(), departmentCodes: codes },
+      });
+      if (result.userErrors.length) {
+        setErrors(result.userErrors);
+        return;
+      }
+      setCreated(result);
+      setName("");
+      setCodes([]);
+      onCreated();
+    } catch (error) {
+      setFailure(error);
+    }
+  }
+
+  return html`<section class="panel" aria-labelledby="new-token">
+    <h2 id="new-token">New wall display token</h2>
+    ${created
+      ? html`<div class="secret" role="status">
+          <p><strong>${created.token.name}</strong> was created. Its secret is shown only this once:</p>
+          <p><code class="secret-value">${created.secret}</code></p>
+          <ul>${created.token.departments.map((d) => html`<li key=${d.code}>
+            <a href=${displayLink(d.code, created.secret)} target="_blank" rel="noopener noreferrer">
+              Open the ${d.name} wall display</a></li>`)}</ul>
+          <button type="button" class="small" onClick=${() => setCreated(null)}>Done, hide the secret</button>
+        </div>`
+      : null}
+    <form class="stack" onSubmit=${submit} novalidate>
+      <${Field} label="Token name" value=${name} onInput=${setName} required=${true}
+        hint="Where it hangs, e.g. Print room wall" error=${errorsFor(errors, "name")} />
+      <${DepartmentChecks} legend="Queues it may show" departments=${departments} chosen=${codes} onChange=${setCodes} />
+      ${errorsFor(errors, "departmentCodes") ? html`<p class="field-error">${errorsFor(errors, "departmentCodes")}</p>` : null}
+      <${ErrorMessage}>${errors.filter((e) => !["name", "departmentCodes"].includes(e.field)).map((e) => e.message).join(" ")}<//>
+      <${ErrorMessage} error=${failure} />
+      <div class="actions"><button type="submit" class="primary">Create display token</button></div>
+    </form>
+  </section>`;
+}
+
+function tokenState(t) {
+  if (t.revokedAt) return html`Revoked <${Time} iso=${t.revokedAt} />`;
+  if (t.expiresAt && Date.parse(t.expiresAt) < Date.now()) return html`Expired <${Time} iso=${t.expiresAt} />`;
+  if (t.expiresAt) return html`Active, expires <${Time} iso=${t.expiresAt} />`;
+  return "Active";
+}
+
+function Tokens() {
+  const list = useList(ADMIN_TOKENS, "tokens");
+  const [revoking, setRevoking] = useState(null);
+  const [error, setError] = useState("");
+  const queues = list.first.data
+    ? list.first.data.departments.filter((d) => d.kind === "PRODUCTION" || d.kind === "DELIVERY")
+    : [];
+
+  async function revoke() {
+    setError("");
+    try {
+      const { revokeToken } = await request(REVOKE_TOKEN, { input: { tokenId: revoking.id } });
+      if (revokeToken.userErrors.length) {
+        setError(revokeToken.userErrors.map((e) => e.message).join(" "));
+        return;
+      }
+      setRevoking(null);
+      list.reload();
+    } catch (failure) {
+      setError(messageOf(failure));
+    }
+  }
+
+  if (!list.first.data) {
+    return list.first.error ? html`<${ErrorMessage} error=${list.first.error} />` : html`<${Loading} />`;
+  }
+  return html`
+    <${CreateDisplayToken} departments=${queues} onCreated=${list.reload} />
+    <h2>All tokens</h2>
+    <div class="table-wrap"><table>
+      <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">For</th>
+        <th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody>${list.items.map((t) => html`<tr key=${t.id}>
+        <th scope="row">${t.name}</th>
+        <td>${t.kind.charAt(0) + t.kind.slice(1).toLowerCase()}</td>
+        <td>${t.kind === "DISPLAY" ? t.departments.map((d) => d.name).join(", ") + " (made by " + t.user.name + ")" : t.user.name}</td>
+        <td><${Time} iso=${t.createdAt} /></td>
+        <td>${tokenState(t)}</td>
+        <td>${t.revokedAt ? null : html`<button type="button" class="small" aria-label=${"Revoke " + t.name}
+          onClick=${() => { setError(""); setRevoking(t); }}>Revoke</button>`}</td>
+      </tr>`)}</tbody>
+    </table></div>
+    <${ErrorMessage} error=${list.more.error} />
+    ${list.hasMore ? html`<button type="button" onClick=${list.showMore}>Show more</button>` : null}
+    ${revoking
+      ? html`<${Dialog} title=${"Revoke " + revoking.name + "?"} onClose=${() => setRevoking(null)}>
+          <p>It stops working at once; live connections using it close.</p>
+          <${ErrorMessage}>${error}<//>
+          <div class="actions">
+            <button type="button" class="danger" onClick=${revoke}>Revoke token</button>
+            <button type="button" onClick=${() => setRevoking(null)}>Keep it</button>
+          </div>
+        <//>`
+      : null}`;
+}
+
+export function Admin({ section }) {
+  const current = SECTIONS.find(([key]) => key === section);
+  useTitle(current ? `Admin: ${current[1]}` : "Admin");
+  return html`<h1>Admin</h1>
+    <nav aria-label="Admin sections" class="tabs">
+      <ul>${SECTIONS.map(([key, label]) => html`<li key=${key}>
+        <${Link} href=${"/admin/" + key} aria-current=${key === section ? "page" : undefined}>${label}<//></li>`)}
+      </ul>
+    </nav>
+    ${section === "people" ? html`<${People} />` : null}
+    ${section === "departments" ? html`<${Departments} />` : null}
+    ${section === "tokens" ? html`<${Tokens} />` : null}
+    ${current ? null : html`<p>No such section. <${Link} href="/admin/people">People<//></p>`}
+    <p class="hint">Release, Complete and Reopen of a task are on its work order’s page.</p>`;
+}

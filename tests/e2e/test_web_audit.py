@@ -1,0 +1,165 @@
+"""Every screen of the app, at 1366x768 and on an 800x1280 tablet: axe-core finds no
+serious or critical violation, the page does not scroll sideways, and a screenshot is
+written (the folder is printed; set PRESSROOM_SCREENSHOTS to choose it)."""
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import Page, expect
+
+from tests.e2e.browser import browser  # noqa: F401  (fixture)
+from tests.e2e.web.support import (  # noqa: F401  (fixtures)
+    DESKTOP,
+    TABLET,
+    OpenTab,
+    axe_source,
+    axe_violations,
+    base,
+    screenshots,
+    tabs,
+)
+from tests.support import START, Client, Shop, gid, task_ids
+
+pytestmark = pytest.mark.e2e
+
+FINISH = """mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }"""
+POST = """mutation($i: PostLedgerEntryInput!) { postLedgerEntry(input: $i) {
+  userErrors { message } } }"""
+DISPLAY = """mutation($i: CreateDisplayTokenInput!) { createDisplayToken(input: $i) {
+  secret } }"""
+
+Prepare = Callable[[Page], Awaitable[None]]
+
+# Controls a finger must hit (buttons, fields, menus) that are under 44 x 44 CSS pixels.
+# Checkboxes and radios are 24 px boxes on 44 px rows whose label is part of the target.
+SMALL_TARGETS = """() => Array.from(document.querySelectorAll(
+    "button, a.button, select, textarea, input:not([type=checkbox]):not([type=radio])"))
+  .filter((e) => e.getClientRects().length > 0)
+  .map((e) => [e.getBoundingClientRect(), e.textContent.trim() || e.id || e.tagName])
+  .filter(([r]) => r.height < 44 || r.width < 44)
+  .map(([r, name]) => `${name} ${Math.round(r.width)}x${Math.round(r.height)}`)"""
+
+
+async def nothing(page: Page) -> None:
+    return None
+
+
+async def floor(shop: Shop, api: Client) -> dict[str, Any]:
+    """A few orders in mixed states, a ledger, a display token."""
+    pat, pia = api.as_(shop.tokens["pat"]), api.as_(shop.tokens["pia"])
+    orders = []
+    for n, details in enumerate(
+        [
+            {"product": "Flyers A5", "quantity": 500},
+            {"title": "Menus for the summer terrace"},
+            {"product": "Posters A2", "quantity": 40},
+            {"notes": "Repair the shop sign\nbring ladder"},
+        ]
+    ):
+        orders.append(
+            await shop.order(["print", "finishing"] if n % 2 else ["print"], details=details)
+        )
+    first = await task_ids(shop.engine, orders[0])
+    await pat(START, {"i": {"taskId": gid("DepartmentTask", first["print"])}})
+    await pat(FINISH, {"i": {"taskId": gid("DepartmentTask", first["print"])}})
+    second = await task_ids(shop.engine, orders[1])
+    await pia(START, {"i": {"taskId": gid("DepartmentTask", second["print"])}})
+    third = await task_ids(shop.engine, orders[2])
+    await pat(START, {"i": {"taskId": gid("DepartmentTask", third["print"])}})
+    abe = api.as_(shop.tokens["abe"])
+    customer = gid("Customer", shop.customer_id)
+    for kind, amount, key in [("CHARGE", "240.00", "a"), ("PAYMENT", "100.00", "b")]:
+        result = await abe(
+            POST,
+            {"i": {"customerId": customer, "workOrderId": gid("WorkOrder", orders[0]),
+                   "kind": kind, "amount": amount, "idempotencyKey": key, "memo": "Audit"}},
+        )  # fmt: skip
+        assert result["postLedgerEntry"]["userErrors"] == []
+    secret = (await api.as_(shop.tokens["ada"])(
+        DISPLAY, {"i": {"name": "Print wall", "departmentCodes": ["print"]}}
+    ))["createDisplayToken"]["secret"]  # fmt: skip
+    return {"order": gid("WorkOrder", orders[0]), "customer": customer, "secret": secret}
+
+
+async def test_every_screen_passes_axe_and_holds_its_layout_at_both_sizes(
+    api: Client,
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,  # noqa: F811
+    axe_source: str,  # noqa: F811
+    screenshots: Path,  # noqa: F811
+) -> None:
+    data = await floor(shop, api)
+
+    async def new_order(page: Page) -> None:
+        await page.get_by_label("Customer").fill("AC")
+        await expect(page.get_by_role("radio", name="ACME")).to_be_visible()
+        await page.get_by_role("button", name="Create work order").click()
+        await expect(page.locator(".field-error").first).to_be_visible()
+
+    async def reason_dialog(page: Page) -> None:
+        await page.get_by_role("button", name="Reopen").first.click()
+        await expect(page.get_by_role("dialog")).to_be_visible()
+
+    async def quote_dialog(page: Page) -> None:
+        await page.get_by_role("button", name="Edit quote").click()
+        await expect(page.get_by_role("dialog")).to_be_visible()
+
+    async def post_entry(page: Page) -> None:
+        await page.get_by_role("button", name="New ledger entry").click()
+        await expect(page.get_by_role("button", name="Post entry")).to_be_visible()
+
+    async def new_display(page: Page) -> None:
+        await page.get_by_label("Token name").fill("Finishing wall")
+        await page.get_by_role("checkbox", name="Finishing").check()
+        await page.get_by_role("button", name="Create display token").click()
+        await expect(
+            page.get_by_role("link", name="Open the Finishing wall display")
+        ).to_be_visible()
+
+    order, customer, secret = data["order"], data["customer"], data["secret"]
+    screens: list[tuple[str, str | None, str, Prepare, str]] = [
+        # name, who, path, what to do first, what shows it is ready
+        ("sign-in", None, "/", nothing, "button >> text=Sign in"),
+        ("queues", "pat", "/queues", nothing, "text=● Live"),
+        ("work-orders", "sam", "/orders", nothing, "table.orders"),
+        ("new-work-order", "sam", "/orders/new", new_order, "form"),
+        ("work-order", "ada", f"/orders/{order}", nothing, ".timeline li"),
+        ("work-order-reopen", "ada", f"/orders/{order}", reason_dialog, ".timeline li"),
+        ("work-order-quote", "sam", f"/orders/{order}", quote_dialog, ".timeline li"),
+        ("accounts", "abe", "/accounts", nothing, "table"),
+        ("ledger", "abe", f"/accounts/{customer}", post_entry, "table.ledger"),
+        ("admin-people", "ada", "/admin/people", nothing, "table"),
+        ("admin-departments", "ada", "/admin/departments", nothing, "table"),
+        ("admin-tokens", "ada", "/admin/tokens", new_display, "table"),
+        ("not-found", "ada", "/no/such/screen", nothing, "text=Page not found"),
+        ("wall-display", None, f"/display/print?token={secret}", nothing, "text=Live"),
+    ]
+    found: dict[str, list[dict[str, Any]]] = {}
+    overflow: list[str] = []
+    small_targets: dict[str, list[str]] = {}
+    for size_name, size in [("desktop", DESKTOP), ("tablet", TABLET)]:
+        for name, who, path, prepare, ready in screens:
+            tab = await tabs(token=shop.tokens[who] if who else None, viewport=size)
+            page = tab.page
+            await page.goto(base(server) + path)
+            await expect(page.locator(ready).first).to_be_visible()
+            await prepare(page)
+            # Let fonts, focus rings and live updates settle before looking.
+            await page.wait_for_timeout(150)
+            label = f"{name}@{size_name}"
+            if violations := await axe_violations(page, axe_source):
+                found[label] = violations
+            if await page.evaluate("document.documentElement.scrollWidth > window.innerWidth + 1"):
+                overflow.append(label)
+            if small := await page.evaluate(SMALL_TARGETS):
+                small_targets[label] = small
+            await page.screenshot(path=str(screenshots / f"{name}-{size_name}.png"), full_page=True)
+            tab.assert_clean()
+            await tab.close()
+    print(f"\n{len(screens) * 2} screenshots in {screenshots}")
+    assert found == {}
+    assert overflow == []
+    assert small_targets == {}

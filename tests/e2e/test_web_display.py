@@ -1,0 +1,122 @@
+"""The improved wall display: the department's name, a job line per task, "+ N more"
+when the queue does not fit, a plain message for an unknown department or a refused
+token, and a 24-hour clock unless ?clock=12."""
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.async_api import expect
+
+from tests.e2e.browser import browser  # noqa: F401  (fixture)
+from tests.e2e.web.support import (
+    OpenTab,
+    base,
+    screenshots,  # noqa: F401  (fixture)
+    tabs,  # noqa: F401  (fixture)
+)
+from tests.support import Client, Shop
+
+pytestmark = pytest.mark.e2e
+
+DISPLAY = """mutation($i: CreateDisplayTokenInput!) { createDisplayToken(input: $i) {
+  secret token { id } userErrors { code message } } }"""
+DEPARTMENT = """mutation($i: CreateDepartmentInput!) { createDepartment(input: $i) {
+  department { code } userErrors { code message } } }"""
+REVOKE = """mutation($i: RevokeTokenInput!) { revokeToken(input: $i) { token { revokedAt } } }"""
+
+
+async def display_token(api: Client, shop: Shop, codes: list[str]) -> tuple[str, str]:
+    created = (await api.as_(shop.tokens["ada"])(
+        DISPLAY, {"i": {"name": "Wall", "departmentCodes": codes}}
+    ))["createDisplayToken"]  # fmt: skip
+    assert created["userErrors"] == []
+    return created["secret"], created["token"]["id"]
+
+
+async def test_the_display_shows_names_job_lines_and_how_many_more(
+    api: Client,
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,  # noqa: F811
+    screenshots: Path,  # noqa: F811
+) -> None:
+    made = await api.as_(shop.tokens["ada"])(
+        DEPARTMENT, {"i": {"code": "wide", "name": "Wide format", "kind": "PRODUCTION"}}
+    )
+    assert made["createDepartment"]["userErrors"] == []
+    for n in range(14):
+        await shop.order(["wide"], details={"product": f"Banner {n}", "quantity": 10 + n})
+    secret, _ = await display_token(api, shop, ["wide"])
+    tab = await tabs()
+    page = tab.page
+    await page.goto(f"{base(server)}/display/wide?token={secret}")
+    await expect(page.locator("#status")).to_have_text("Live")
+    await expect(page.locator("#title")).to_have_text("Wide format queue")
+    await expect(page.locator("#waiting-count")).to_have_text("14")
+    first = page.locator("#waiting li").first
+    await expect(first).to_contain_text("10 x Banner 0")
+
+    # 14 do not fit on 1366x768: the ones that fit are whole, the rest are counted.
+    more = page.locator("#waiting-more")
+    await expect(more).to_be_visible()
+    shown = await page.locator("#waiting li:visible").count()
+    assert 0 < shown < 14
+    await expect(more).to_have_text(f"+ {14 - shown} more waiting")
+    list_box = await page.locator("#waiting").bounding_box()
+    last_box = await page.locator("#waiting li:visible").last.bounding_box()
+    assert list_box is not None and last_box is not None
+    assert last_box["y"] + last_box["height"] <= list_box["y"] + list_box["height"] + 1
+    await page.screenshot(path=str(screenshots / "wall-display-more-desktop.png"))
+
+    # 24-hour clock by default.
+    await expect(page.locator("#clock")).to_have_text(re.compile(r"^([01]\d|2[0-3]):[0-5]\d$"))
+    # On a taller screen more fit, and the count follows.
+    await page.set_viewport_size({"width": 800, "height": 1280})
+    await expect(page.locator("#waiting li:visible")).not_to_have_count(shown)
+    await page.screenshot(path=str(screenshots / "wall-display-more-tablet.png"))
+    tab.assert_clean()
+    await tab.close()
+
+    tab = await tabs()
+    await tab.page.goto(f"{base(server)}/display/wide?token={secret}&clock=12")
+    await expect(tab.page.locator("#clock")).to_have_text(
+        re.compile(r"^(1[0-2]|[1-9]):[0-5]\d (AM|PM)$")
+    )
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_the_display_says_what_is_wrong_instead_of_reconnecting(
+    api: Client,
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,  # noqa: F811
+    screenshots: Path,  # noqa: F811
+) -> None:
+    secret, token_id = await display_token(api, shop, ["print"])
+    cases = [
+        (f"/display/nope?token={secret}", "There is no department “nope”"),
+        ("/display/print?token=not-a-token", "This display's token was refused"),
+        (f"/display/finishing?token={secret}", "may not show the “finishing” queue"),
+        ("/display/print", "This display has no token"),
+    ]
+    for path, message in cases:
+        tab = await tabs()
+        await tab.page.goto(base(server) + path)
+        await expect(tab.page.locator("#problem")).to_contain_text(message)
+        await expect(tab.page.locator("#status")).to_have_text("Not live")
+        if "nope" in path:
+            await tab.page.screenshot(path=str(screenshots / "wall-display-unknown-desktop.png"))
+        tab.assert_clean()
+        await tab.close()
+
+    # Revoked while it is live: the server closes its websocket, the screen says so.
+    tab = await tabs()
+    await tab.page.goto(f"{base(server)}/display/print?token={secret}")
+    await expect(tab.page.locator("#status")).to_have_text("Live")
+    await api.as_(shop.tokens["ada"])(REVOKE, {"i": {"tokenId": token_id}})
+    await expect(tab.page.locator("#problem")).to_contain_text("This display's token was refused")
+    await expect(tab.page.locator("#status")).to_have_text("Not live")
+    tab.assert_clean()
+    await tab.close()

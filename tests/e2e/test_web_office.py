@@ -1,0 +1,330 @@
+"""The office through the app: an admin reopens a task with a reason and it shows in
+the order's timeline; Sales edits a quote someone else changed meanwhile, and cancels an
+order with a reason; Accounts posts an entry by double click, and after a lost response,
+and exactly one entry exists each time."""
+
+import json
+
+import pytest
+from playwright.async_api import Route, expect
+
+from db import customers
+from db.engine import unit_of_work
+from tests.e2e.browser import browser  # noqa: F401  (fixture)
+from tests.e2e.web.support import (
+    OpenTab,
+    base,
+    scalar,
+    tabs,  # noqa: F401  (fixture)
+)
+from tests.support import START, Client, Shop, gid, task_ids
+
+pytestmark = pytest.mark.e2e
+
+FINISH = """mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }"""
+QUOTE = """mutation($i: UpdateWorkOrderQuoteInput!) {
+  updateWorkOrderQuote(input: $i) { userErrors { code } } }"""
+
+
+async def test_an_admin_reopens_a_task_with_a_reason_and_it_shows_in_the_timeline(
+    api: Client,
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,  # noqa: F811
+) -> None:
+    order = await shop.order(["print"], details={"product": "Menus", "quantity": 40})
+    task = (await task_ids(shop.engine, order))["print"]
+    pat = api.as_(shop.tokens["pat"])
+    await pat(START, {"i": {"taskId": gid("DepartmentTask", task)}})
+    await pat(FINISH, {"i": {"taskId": gid("DepartmentTask", task)}})
+
+    tab = await tabs(token=shop.tokens["ada"])
+    page = tab.page
+    await page.goto(base(server) + "/orders/" + gid("WorkOrder", order))
+    row = page.locator(f"tr[data-task-id='{gid('DepartmentTask', task)}']")
+    await expect(row).to_contain_text("Done")
+    await expect(page.locator(".timeline")).to_contain_text("Print: finished")
+    await row.get_by_role("button", name="Reopen").click()
+    dialog = page.get_by_role("dialog")
+    await expect(dialog).to_contain_text("Reopen the Print task")
+    # The reason is required.
+    await dialog.get_by_role("button", name="Reopen task").click()
+    await expect(dialog.get_by_label("Reason")).to_have_attribute("aria-invalid", "true")
+    await dialog.get_by_label("Reason").fill("Colours are off; reprint")
+    await dialog.get_by_role("button", name="Reopen task").click()
+    await expect(dialog).to_have_count(0)
+
+    entry = page.locator(".timeline li", has_text="Print: reopened")
+    await expect(entry).to_contain_text("by Ada")
+    await expect(entry).to_contain_text("Reason: Colours are off; reprint")
+    await expect(row).to_contain_text("Waiting")
+    assert await scalar(
+        shop,
+        "SELECT reason FROM task_transitions WHERE task_id = :t AND action = 'REOPEN'",
+        t=task,
+    ) == ("Colours are off; reprint")
+    # Live: a worker's move elsewhere shows up on the open page.
+    await pat(START, {"i": {"taskId": gid("DepartmentTask", task)}})
+    await expect(page.locator(".timeline li").last).to_contain_text("Print: started")
+    await expect(row).to_contain_text("In progress")
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_sales_edits_a_stale_quote_and_cancels_with_a_reason(
+    api: Client,
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,  # noqa: F811
+) -> None:
+    order = await shop.order(["print"])
+    order_id = gid("WorkOrder", order)
+    tab = await tabs(token=shop.tokens["sam"])
+    page = tab.page
+    await page.goto(base(server) + "/orders/" + order_id)
+    await expect(page.locator(".quote")).to_have_text("Quote: none")
+    await page.get_by_role("button", name="Edit quote").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_label("Amount").fill("120.00")
+    # Meanwhile someone else changes the quote.
+    changed = await api.as_(shop.tokens["ada"])(
+        QUOTE, {"i": {"workOrderId": order_id, "quote": {"amount": "99.00", "currency": "EUR"}}}
+    )
+    assert changed["updateWorkOrderQuote"]["userErrors"] == []
+    await dialog.get_by_role("button", name="Save quote").click()
+    await expect(dialog.get_by_role("alert")).to_contain_text("the quote is now 99.00 EUR")
+    await expect(dialog.get_by_label("Amount")).to_have_value("120.00")
+    await dialog.get_by_role("button", name="Save quote again").click()
+    await expect(dialog).to_have_count(0)
+    await expect(page.locator(".quote")).to_have_text("Quote: 120.00 EUR")
+    timeline = page.locator(".timeline")
+    await expect(timeline).to_contain_text("Quote changed from NONE to 99.00 EUR")
+    await expect(timeline).to_contain_text("Quote changed from 99.00 EUR to 120.00 EUR")
+
+    await page.get_by_role("button", name="Cancel work order").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_role("button", name="Keep work order").click()
+    await expect(dialog).to_have_count(0)
+    assert await scalar(shop, "SELECT status FROM work_orders WHERE id = :o", o=order) == "ACTIVE"
+    await page.get_by_role("button", name="Cancel work order").click()
+    await dialog.get_by_label("Reason").fill("Customer withdrew the order")
+    await dialog.get_by_role("button", name="Confirm cancellation").click()
+    await expect(page.get_by_role("heading", level=1)).to_contain_text("Cancelled")
+    await expect(timeline).to_contain_text("Reason: Customer withdrew the order")
+    await expect(page.get_by_role("button", name="Cancel work order")).to_have_count(0)
+    assert await scalar(shop, "SELECT status FROM work_orders WHERE id = :o", o=order) == (
+        "CANCELLED"
+    )
+    tab.assert_clean()
+    await tab.close()
+
+
+async def ledger_entries(shop: Shop) -> int:
+    return int(await scalar(shop, "SELECT count(*) FROM customer_ledger_entries"))
+
+
+async def test_accounts_posts_an_entry_by_double_click_once(
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,  # noqa: F811
+) -> None:
+    order = await shop.order(["print"])
+    tab = await tabs(token=shop.tokens["abe"])
+    page = tab.page
+    posts: list[str] = []
+    page.on(
+        "request",
+        lambda r: (
+            posts.append(r.post_data or "")
+            if r.method == "POST" and "PostEntry" in (r.post_data or "")
+            else None
+        ),
+    )
+    await page.goto(base(server) + "/accounts")
+    await page.get_by_role("link", name="ACME").click()
+    await expect(page.get_by_role("heading", name="ACME")).to_be_visible()
+    await page.get_by_role("button", name="New ledger entry").click()
+    await page.get_by_label("Kind").select_option("CHARGE")
+    await page.get_by_label("Amount").fill("240.00")
+    await page.get_by_label("Memo").fill("Invoice 2026-0042")
+    await page.get_by_label("Work order (optional)").select_option(gid("WorkOrder", order))
+    await page.get_by_role("button", name="Post entry").dblclick()
+
+    await expect(page.get_by_role("status")).to_contain_text("Posted: Charge 240.00 EUR")
+    rows = page.locator("table.ledger tbody tr")
+    await expect(rows).to_have_count(1)
+    await expect(rows.first).to_contain_text("Invoice 2026-0042")
+    await expect(page.locator(".lead")).to_contain_text("Balance: 240.00 EUR")
+    assert await ledger_entries(shop) == 1
+    keys = {json.loads(body)["variables"]["input"]["idempotencyKey"] for body in posts}
+    print(f"double click sent {len(posts)} PostEntry request(s), with {len(keys)} key(s)")
+    assert len(posts) == 2 and len(keys) == 1
+
+    # A new opening of the form is a new entry, with a new key.
+    await page.get_by_role("button", name="New ledger entry").click()
+    await page.get_by_label("Kind").select_option("PAYMENT")
+    await page.get_by_label("Amount").fill("100.00")
+    await page.get_by_role("button", name="Post entry").click()
+    await expect(rows).to_have_count(2)
+    await expect(rows.first).to_contain_text("-100.00 EUR")
+    await expect(rows.first).to_contain_text("140.00 EUR")
+    assert await ledger_entries(shop) == 2
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_accounts_retries_after_a_lost_response_and_posts_once(
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,  # noqa: F811
+) -> None:
+    tab = await tabs(token=shop.tokens["abe"])
+    page = tab.page
+    lost = []
+
+    async def lose_the_first_answer(route: Route) -> None:
+        if "PostEntry" in (route.request.post_data or "") and not lost:
+            # The server posts the entry; the answer never reaches the page.
+            lost.append(await route.fetch())
+            await route.abort("connectionreset")
+        else:
+            await route.continue_()
+
+    await page.route("**/graphql", lose_the_first_answer)
+    await page.goto(base(server) + "/accounts/" + gid("Customer", shop.customer_id))
+    await page.get_by_role("button", name="New ledger entry").click()
+    await page.get_by_label("Amount").fill("75.50")
+    await page.get_by_role("button", name="Post entry").click()
+    await expect(page.get_by_role("alert")).to_contain_text("could not be reached")
+    assert await ledger_entries(shop) == 1
+    await page.get_by_role("button", name="Post entry").click()
+    await expect(page.get_by_role("status")).to_contain_text("Posted: Charge 75.50 EUR")
+    await expect(page.get_by_role("status")).to_contain_text("not posted twice")
+    await expect(page.locator("table.ledger tbody tr")).to_have_count(1)
+    assert await ledger_entries(shop) == 1
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_an_admin_manages_people_departments_and_display_tokens(
+    api: Client,
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,  # noqa: F811
+) -> None:
+    tab = await tabs(token=shop.tokens["ada"])
+    page = tab.page
+    await page.goto(base(server) + "/")
+    await page.get_by_role("link", name="Admin").click()
+    await expect(page).to_have_url(base(server) + "/admin/people")
+    ada = page.get_by_role("row", name="Ada")
+    await expect(ada).to_contain_text("Admin")
+    await expect(page.get_by_role("row", name="Pat")).to_contain_text("No")
+
+    # Departments: create one.
+    await page.get_by_role("link", name="Departments").click()
+    await page.get_by_label("Name").fill("Large format")
+    await page.get_by_label("Code").fill("large-format")
+    await page.get_by_label("Kind").select_option("PRODUCTION")
+    await page.get_by_role("button", name="Create department").click()
+    await expect(page.get_by_role("row", name="Large format")).to_contain_text("large-format")
+
+    # People: create a user in it, then move Pat into it as well.
+    await page.get_by_role("link", name="People").click()
+    await page.get_by_label("Name").fill("Lena")
+    await page.get_by_label("Email").fill("lena@shop.test")
+    await page.get_by_label("Password").fill("long enough password")
+    await page.get_by_role("checkbox", name="Large format").check()
+    await page.get_by_role("button", name="Create user").click()
+    await expect(page.get_by_role("row", name="Lena")).to_contain_text("Large format")
+    login = await api(
+        "mutation($i: LoginInput!) { login(input: $i) { user { name } } }",
+        {"i": {"email": "lena@shop.test", "password": "long enough password"}},
+    )
+    assert login["login"]["user"] == {"name": "Lena"}
+    await page.get_by_role("row", name="Pat").get_by_role("button", name="Set departments").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_role("checkbox", name="Large format").check()
+    await dialog.get_by_role("button", name="Save departments").click()
+    await expect(page.get_by_role("row", name="Pat")).to_contain_text("Large format, Print")
+
+    # Tokens: a display token, its secret once with a ready link, then revoked.
+    await page.get_by_role("link", name="Tokens").click()
+    await page.get_by_label("Token name").fill("Press hall")
+    await page.get_by_role("checkbox", name="Print").check()
+    await page.get_by_role("button", name="Create display token").click()
+    link = page.get_by_role("link", name="Open the Print wall display")
+    href = await link.get_attribute("href")
+    assert href is not None and href.startswith("/display/print?token=prs_")
+    secret = href.split("token=")[1]
+    await expect(page.locator(".secret-value")).to_have_text(secret)
+    queue = '{ queue(department: "print") { eventCursor } }'
+    assert "queue" in await api.as_(secret)(queue)
+    await page.get_by_role("button", name="Done, hide the secret").click()
+    await expect(page.locator(".secret-value")).to_have_count(0)
+    row = page.get_by_role("row", name="Press hall")
+    await row.get_by_role("button", name="Revoke").click()
+    await page.get_by_role("dialog").get_by_role("button", name="Revoke token").click()
+    await expect(row).to_contain_text("Revoked")
+    body = await api.as_(secret).raw(queue)
+    assert body["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_the_work_order_list_searches_filters_and_pages(
+    api: Client,
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,  # noqa: F811
+) -> None:
+    for n in range(27):
+        await shop.order(["print"], details={"product": f"Job {n}"})
+    acme = shop.customer_id
+    async with unit_of_work(shop.engine) as conn:
+        shop.customer_id = (
+            await customers.create_customer(conn, "Zeta Print Co", shop.users["sam"])
+        ).id
+    zeta = [await shop.order(["print"]) for _ in range(2)]
+    shop.customer_id = acme
+    cancelled = await api.as_(shop.tokens["sam"])(
+        "mutation($i: CancelWorkOrderInput!) { cancelWorkOrder(input: $i) {"
+        " userErrors { code } } }",
+        {"i": {"workOrderId": gid("WorkOrder", zeta[0]), "reason": "Test"}},
+    )
+    assert cancelled["cancelWorkOrder"]["userErrors"] == []
+
+    tab = await tabs(token=shop.tokens["pat"])
+    page = tab.page
+    await page.goto(base(server) + "/orders")
+    rows = page.locator("table.orders tbody tr")
+    await expect(rows).to_have_count(25)
+    # Newest first; keyset paging continues after the last one shown.
+    await expect(rows.first).to_contain_text("Zeta Print Co")
+    await page.get_by_role("button", name="Show more").click()
+    await expect(rows).to_have_count(29)
+    await expect(page.get_by_role("button", name="Show more")).to_have_count(0)
+    numbers = [await rows.nth(i).locator("th").inner_text() for i in range(29)]
+    assert len(set(numbers)) == 29
+
+    await page.get_by_label("Search").fill("zeta")
+    await expect(rows).to_have_count(2)
+    await expect(page).to_have_url(base(server) + "/orders?q=zeta")
+    await page.get_by_label("Status").select_option("CANCELLED")
+    await expect(rows).to_have_count(1)
+    await expect(rows.first).to_contain_text("Cancelled")
+    await page.get_by_label("Search").fill("")
+    await page.get_by_label("Status").select_option("")
+    await expect(rows).to_have_count(25)
+
+    # Filter by customer from a row; the filter names the customer and can be cleared.
+    await rows.first.get_by_role("link", name="Zeta Print Co").click()
+    await expect(rows).to_have_count(2)
+    await expect(page.locator(".chip")).to_contain_text("Customer: Zeta Print Co")
+    await page.go_back()
+    await expect(rows).to_have_count(25)
+    await page.go_forward()
+    await expect(rows).to_have_count(2)
+    await page.get_by_role("button", name="Clear customer filter").click()
+    await expect(rows).to_have_count(25)
+    tab.assert_clean()

@@ -1,0 +1,189 @@
+"""Helpers for the app's browser tests (tests/e2e/test_web_*.py): pages with every
+non-local request blocked, signing in, people with passwords, axe-core, screenshots."""
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+from playwright.async_api import Browser, BrowserContext, Page, Route, expect
+from sqlalchemy import text
+
+from db import people
+from db.engine import unit_of_work
+from tests.support import Shop
+
+HERE = Path(__file__).resolve().parent
+AXE = HERE / "node_modules" / "axe-core" / "axe.min.js"
+PASSWORD = "correct horse battery"
+DESKTOP = {"width": 1366, "height": 768}
+TABLET = {"width": 800, "height": 1280}
+SESSION_KEY = "pressroom.session"
+
+
+def base(server: str) -> str:
+    return server.removesuffix("/graphql")
+
+
+@dataclass
+class Tab:
+    """A page in its own browser context (its own sessionStorage, its own websocket)."""
+
+    context: BrowserContext
+    page: Page
+    errors: list[Any] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)
+
+    async def close(self) -> None:
+        await self.context.close()
+
+    def assert_clean(self) -> None:
+        assert self.errors == [], self.errors
+        assert self.outside == [], self.outside
+
+
+async def open_tab(
+    browser: Browser,
+    *,
+    token: str | None = None,
+    viewport: dict[str, int] | None = None,
+) -> Tab:
+    """A new context whose requests may only go to this host; with `token`, the tab is
+    signed in (the token is in its sessionStorage, as after signing in)."""
+    context = await browser.new_context(viewport=viewport or DESKTOP)  # type: ignore[arg-type]
+    tab = Tab(context, await context.new_page())
+
+    async def only_this_host(route: Route) -> None:
+        if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost"):
+            await route.continue_()
+        else:
+            tab.outside.append(route.request.url)
+            await route.abort()
+
+    await context.route("**/*", only_this_host)
+    if token is not None:
+        await context.add_init_script(
+            f"window.sessionStorage.setItem({json.dumps(SESSION_KEY)}, "
+            f"{json.dumps(json.dumps({'token': token}))});"
+        )
+    tab.page.on("pageerror", lambda error: tab.errors.append(error))
+    return tab
+
+
+OpenTab = Callable[..., Awaitable[Tab]]
+
+
+@pytest.fixture
+async def tabs(browser: Browser) -> AsyncIterator[OpenTab]:
+    """Opens tabs like open_tab, and closes whatever a test left open, pass or fail, before
+    the next test empties the database (a page left running would race its TRUNCATE)."""
+    opened: list[Tab] = []
+
+    async def opener(**options: Any) -> Tab:
+        tab = await open_tab(browser, **options)
+        opened.append(tab)
+        return tab
+
+    yield opener
+    for tab in opened:
+        with contextlib.suppress(Exception):
+            await tab.context.close()
+
+
+async def user_with_password(
+    shop: Shop, key: str, codes: list[str], *, is_admin: bool = False
+) -> str:
+    """A person who signs in through the form (the shop's people have no password)."""
+    async with unit_of_work(shop.engine) as conn:
+        user = await people.create_user(
+            conn,
+            email=f"{key}@shop.test",
+            name=key.title(),
+            password=PASSWORD,
+            is_admin=is_admin,
+            department_ids=[shop.departments[c] for c in codes],
+        )
+    shop.users[key] = user.id
+    return f"{key}@shop.test"
+
+
+async def sign_in(page: Page, server: str, email: str, password: str = PASSWORD) -> None:
+    await page.goto(base(server) + "/")
+    await page.get_by_label("Email").fill(email)
+    await page.get_by_label("Password").fill(password)
+    await page.get_by_role("button", name="Sign in").click()
+    await expect(page.get_by_role("button", name="Sign out")).to_be_visible()
+
+
+async def session_token(page: Page) -> str | None:
+    stored = await page.evaluate(f"window.sessionStorage.getItem({json.dumps(SESSION_KEY)})")
+    return None if stored is None else str(json.loads(stored)["token"])
+
+
+async def scalar(shop: Shop, sql: str, **params: Any) -> Any:
+    async with shop.engine.connect() as conn:
+        return await conn.scalar(text(sql), params)
+
+
+# --- axe-core ----------------------------------------------------------------------------
+
+
+def _pinned_axe() -> str:
+    return str(json.loads((HERE / "package.json").read_text())["dependencies"]["axe-core"])
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's browser build, installed with npm into tests/e2e/web when missing."""
+    installed = HERE / "node_modules" / "axe-core" / "package.json"
+    if not installed.is_file() or json.loads(installed.read_text())["version"] != _pinned_axe():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail(f"the accessibility audit needs npm on PATH to install {HERE}")
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"],
+            cwd=HERE,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if done.returncode != 0:
+            pytest.fail(f"npm ci in {HERE} exited {done.returncode}:\n{done.stdout}{done.stderr}")
+    return AXE.read_text()
+
+
+async def axe_violations(page: Page, source: str) -> list[dict[str, Any]]:
+    """Serious and critical axe-core violations on the page as it is now. axe is
+    evaluated through the DevTools protocol, so the page's CSP stays as strict as served."""
+    if not await page.evaluate("typeof window.axe !== 'undefined'"):
+        await page.evaluate(source)
+    result = await page.evaluate(
+        """async () => {
+          const r = await window.axe.run(document, {resultTypes: ["violations"]});
+          return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.map(n => n.target.join(" ")).slice(0, 5)}));
+        }"""
+    )
+    return [v for v in result if v["impact"] in ("serious", "critical")]
+
+
+# --- screenshots -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Where the screenshots go: $PRESSROOM_SCREENSHOTS, or a fresh temporary folder."""
+    chosen = os.environ.get("PRESSROOM_SCREENSHOTS")
+    # One folder per run, whichever test module asks first.
+    folder = Path(chosen) if chosen else tmp_path_factory.getbasetemp() / "web-screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"\nScreenshots of the app: {folder}")
+    yield folder
+    print(f"\nScreenshots of the app were written to {folder}")

@@ -1,0 +1,152 @@
+"""The shop's app (src/web) is a client of schema.graphql like any other: every GraphQL
+operation it sends is named, lives in one place, and validates against the schema; and
+it reaches the server only through /graphql (HTTP and the websocket)."""
+
+import re
+from pathlib import Path
+
+import pytest
+from graphql import OperationDefinitionNode, build_schema, parse, validate
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB = ROOT / "src" / "web"
+SCHEMA = build_schema((ROOT / "schema.graphql").read_text())
+
+OPERATION = re.compile(r"\bgql`(.*?)`", re.S)
+# What an operation looks like when it is not tagged: `query Name(` / `mutation Name {`.
+UNTAGGED = re.compile(r"\b(?:query|mutation|subscription)\s+[A-Za-z_]\w*\s*[({]")
+
+
+def sources() -> list[Path]:
+    """The app's own JavaScript and HTML (vendored libraries are checked by their README)."""
+    files = sorted(
+        p for p in WEB.rglob("*") if p.suffix in {".js", ".html"} and "vendor" not in p.parts
+    )
+    assert files, f"no sources under {WEB}"
+    return files
+
+
+def operations() -> list[tuple[str, str]]:
+    found = []
+    for path in sources():
+        for text in OPERATION.findall(path.read_text()):
+            found.append((str(path.relative_to(WEB)), text))
+    return found
+
+
+def test_the_app_has_operations_in_every_screen() -> None:
+    where = {path for path, _ in operations()}
+    screens = {str(p.relative_to(WEB)) for p in (WEB / "screens").glob("*.js")}
+    assert screens <= where, f"screens without operations: {screens - where}"
+    assert "display/display.js" in where
+    assert len(operations()) >= 30
+
+
+@pytest.mark.parametrize(
+    "path,text", operations(), ids=[f"{p}:{i}" for i, (p, _) in enumerate(operations())]
+)
+def test_each_operation_is_named_and_valid_against_the_schema(path: str, text: str) -> None:
+    assert "${" not in text, f"{path}: operations are plain text, with variables for values"
+    document = parse(text)
+    definitions = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    assert len(definitions) == 1, f"{path}: one operation per gql`...`"
+    assert definitions[0].name is not None, f"{path}: every operation is named:\n{text}"
+    errors = validate(SCHEMA, document)
+    assert errors == [], f"{path}: {definitions[0].name.value}: {[e.message for e in errors]}"
+
+
+def test_operation_names_are_unique() -> None:
+    names = [
+        d.name.value
+        for _, text in operations()
+        for d in parse(text).definitions
+        if isinstance(d, OperationDefinitionNode) and d.name is not None
+    ]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+
+
+def untagged_operations(source: str) -> list[str]:
+    return UNTAGGED.findall(OPERATION.sub("", source))
+
+
+def test_no_operation_hides_outside_gql() -> None:
+    for path in sources():
+        assert untagged_operations(path.read_text()) == [], path.relative_to(WEB)
+
+
+def test_the_extractor_sees_an_untagged_operation() -> None:
+    source = 'const Q = "query Sneaky($id: ID!) { node(id: $id) { id } }";\n'
+    assert untagged_operations(source) == ["query Sneaky("]
+    assert untagged_operations("const Q = gql`query Fine { me { id } }`;") == []
+
+
+# --- Only through /graphql ---------------------------------------------------------------
+
+TRANSPORT = "lib/graphql.js"
+# Ways a page reaches a server. Only the transport module may use them.
+NETWORK = re.compile(
+    r"\bfetch\s*\(|XMLHttpRequest|new\s+WebSocket\b|\bEventSource\b|sendBeacon|"
+    r"\bimport\s*\(|\bcreateClient\s*\(|\.src\s*=|location\s*\.\s*(?:href|assign|replace)\s*="
+)
+ABSOLUTE = re.compile(r"\b(?:https?|wss?)://", re.I)
+# Every string that starts with "/" is one of these: app routes (links), the API, or the
+# wall display's address (a link an admin hands out; the display itself uses /graphql).
+LITERAL = re.compile(r"""["'`](/[^"'`\s]*)""")
+APP_ROUTES = ("/queues", "/orders", "/accounts", "/admin", "/signin")
+
+
+def network_uses(source: str) -> list[str]:
+    return NETWORK.findall(source)
+
+
+def bad_paths(relative: str, source: str) -> list[str]:
+    bad = []
+    for literal in LITERAL.findall(source):
+        if literal == "/" or literal.startswith(APP_ROUTES):
+            continue
+        if literal == "/graphql" and relative == TRANSPORT:
+            continue
+        if literal.startswith("/display/") and relative == "screens/admin.js":
+            continue
+        bad.append(literal)
+    return bad
+
+
+def test_only_the_transport_module_talks_to_the_network() -> None:
+    for path in sources():
+        relative = str(path.relative_to(WEB))
+        if path.suffix != ".js" or relative == TRANSPORT:
+            continue
+        assert network_uses(path.read_text()) == [], relative
+    transport = (WEB / TRANSPORT).read_text()
+    assert 'export const ENDPOINT = "/graphql";' in transport
+    # fetch and the websocket both go to ENDPOINT, and nowhere else.
+    assert re.findall(r"fetch\(([^,]+),", transport) == ["ENDPOINT"]
+    assert re.findall(r"new URL\(([^,]+),", transport) == ["ENDPOINT"]
+
+
+def test_no_other_server_address_in_the_app() -> None:
+    for path in sources():
+        relative = str(path.relative_to(WEB))
+        source = path.read_text()
+        assert ABSOLUTE.findall(source) == [], f"{relative}: absolute URL"
+        if path.suffix == ".js":
+            assert bad_paths(relative, source) == [], relative
+
+
+def test_pages_load_only_the_apps_own_files() -> None:
+    for path in sources():
+        if path.suffix != ".html":
+            continue
+        for url in re.findall(r'(?:src|href)="([^"]*)"', path.read_text()):
+            assert url.startswith("/app/") or url in {"data:,"}, f"{path.name}: {url}"
+
+
+def test_the_network_checker_sees_violations() -> None:
+    source = (
+        'fetch("/metrics"); const s = new WebSocket("ws://x"); import("./x.js");\n'
+        'const url = "/healthz"; window.location.href = "/graphql";\n'
+    )
+    assert len(network_uses(source)) == 4
+    assert bad_paths("screens/queues.js", source) == ["/metrics", "/healthz", "/graphql"]
+    assert ABSOLUTE.findall(source) == ["ws://"]
