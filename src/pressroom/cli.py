@@ -20,8 +20,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     if args.demo:
         info = asyncio.run(_seed_demo(settings, url))
         print("Demo shop " + ("seeded." if info.seeded else "already seeded."))
+        print(f"The shop's app: http://{args.host}:{args.port}/")
         print(f"GraphQL endpoint: http://{args.host}:{args.port}/graphql")
-        print("Log in with the login mutation as any of (password 'pressroom'):")
+        print("Sign in as any of (password 'pressroom'):")
         for email, name, _ in info.logins:
             print(f"  {email:24} {name}")
         print(
