@@ -76,10 +76,13 @@ def channels_of(event: StoredEvent) -> list[str]:
 
 @dataclass(frozen=True)
 class Delivered:
-    """An event as handed to subscribers, with rows it refers to, read once per batch."""
+    """An event as handed to subscribers, with rows it refers to, read once per batch.
+    One object per event and channel: `results` holds the GraphQL results made for it,
+    which subscribers that would get the same answer share (see graph/sharing.py)."""
 
     event: StoredEvent
     related: Any = None
+    results: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 OVERFLOWED = object()

@@ -42,6 +42,19 @@ class Viewer:
     def is_person(self) -> bool:
         return self.token_kind is not TokenKind.DISPLAY
 
+    @property
+    def scope(self) -> tuple[object, ...]:
+        """Everything of the viewer that access rules and resolvers read: viewers with the
+        same scope are shown the same answers. The token's own id and expiry are left out;
+        whether a token still works is checked per subscriber (graph/subscriptions.py)."""
+        return (
+            self.token_kind,
+            self.user_id,
+            self.is_admin,
+            self.member_department_ids,
+            self.display_department_ids,
+        )
+
 
 class Outage:
     """Whether the database was last found unreachable: one log line when that changes,

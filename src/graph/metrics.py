@@ -50,6 +50,13 @@ class Metrics:
             ["channel", "end"],
             registry=self.registry,
         )
+        self.subscription_results = Counter(
+            "pressroom_subscription_results",
+            "Results of live events for subscribers: made by this subscriber's execution "
+            "(executed), or shared from one with the same operation and scope (shared).",
+            ["made"],
+            registry=self.registry,
+        )
         feed = services.feed
         self._gauge("pressroom_event_listener_up", "1 while the LISTEN connection is up.",
                     feed, lambda f: f.listening)  # fmt: skip

@@ -191,7 +191,7 @@ class Subscription:
         channel = department_channel(dept.id)
         live = stream(info, channel, where, after, SEES_QUEUE, department=department)
         async for delivered, cursor in live:
-            yield QueueEvent.of(info, delivered, cursor)
+            yield QueueEvent.of(delivered, cursor)
 
     @strawberry.subscription(
         extensions=allowed(SEES_DELIVERY_GATE),
@@ -202,7 +202,7 @@ class Subscription:
     ) -> AsyncGenerator[DeliveryGateEvent, None]:
         where = Filter(types=GATE_TYPES)
         async for delivered, cursor in stream(info, GATE_CHANNEL, where, after, SEES_DELIVERY_GATE):
-            yield DeliveryGateEvent.of(info, delivered, cursor)
+            yield DeliveryGateEvent.of(delivered, cursor)
 
     @strawberry.subscription(
         extensions=allowed(STAFF),
@@ -216,7 +216,7 @@ class Subscription:
             raise bad_request("'workOrderId' is not the id of a work order.")
         where = Filter(work_order_id=pk)
         async for delivered, cursor in stream(info, work_order_channel(pk), where, after, STAFF):
-            yield WorkOrderEvent.of(info, delivered, cursor)
+            yield WorkOrderEvent.of(delivered, cursor)
 
     @strawberry.subscription(
         extensions=allowed(READS_LEDGER),
@@ -227,4 +227,4 @@ class Subscription:
     ) -> AsyncGenerator[LedgerEvent, None]:
         where = Filter(types=(EventType.LEDGER_ENTRY_POSTED.value,))
         async for delivered, cursor in stream(info, LEDGER_CHANNEL, where, after, READS_LEDGER):
-            yield LedgerEvent.of(info, delivered, cursor)
+            yield LedgerEvent.of(delivered, cursor)

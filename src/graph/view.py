@@ -22,6 +22,7 @@ from graph.context import Context, Services
 from graph.errors import TopLevelCode, error_response, unavailable_response
 from graph.live import LiveConnections
 from graph.schema import schema
+from graph.sharing import SharedMessages
 
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
 # graphql-core's hints at field and type names the caller may not know of.
@@ -53,6 +54,7 @@ class PressroomGraphQL(GraphQL[Context, None]):
         )
         self.services = services
         self.live = live
+        self.messages = SharedMessages()
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
@@ -104,6 +106,10 @@ class PressroomGraphQL(GraphQL[Context, None]):
             self.services.outage.failed()
             response = unavailable_response()
         await response(scope, receive, send)
+
+    def encode_json(self, data: object) -> str | bytes:
+        shared = self.messages.encode(data)
+        return shared if shared is not None else super().encode_json(data)
 
     def decode_json(self, data: str | bytes) -> object:
         try:

@@ -40,6 +40,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         "access_log": False,
         "log_config": logs.config(),
         "lifespan": "on",
+        "ws_per_message_deflate": settings.ws_compression,
     }
     code = 0
     try:

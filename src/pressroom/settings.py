@@ -78,6 +78,11 @@ class Settings(BaseSettings):
         description="When set, /metrics answers only requests with 'Authorization: Bearer "
         "<this token>'.",
     )
+    ws_compression: bool = Field(
+        default=False,
+        description="permessage-deflate on websockets. Off by default: live messages are "
+        "small, and compressing each one per socket costs more CPU than it saves bytes.",
+    )
     feed_poll_seconds: float = Field(
         default=0.5, description="How often the event feed reads the log without a NOTIFY."
     )

@@ -12,7 +12,6 @@ import strawberry
 
 from db.events import StoredEvent, TaskSnapshot
 from db.feed import Delivered
-from db.reads import Related
 from domain.enums import EventType
 from graph.context import Info
 from graph.types.ledger import LedgerEntry
@@ -35,34 +34,10 @@ def task_of(task: TaskSnapshot) -> DepartmentTask:
     )
 
 
-def prime(info: Info, event: StoredEvent, related: Related | None) -> None:
-    """Serve this event's relations from the rows the feed read once for its batch, not
-    from stale caches. Only this event's rows: the cost per subscriber stays constant
-    whatever the size of the batch."""
-    loaders = info.context.loaders
-    loaders.clear_all()
-    if related is None:
-        return
-    task_id = event.task.id if event.task is not None else None
-    task = related.tasks.get(task_id) if task_id is not None else None
-    order = related.work_orders.get(event.work_order_id or 0)
-    picker = event.task.picked_up_by if event.task is not None else None
-    for loader, rows, key in (
-        (loaders.task, related.tasks, task_id),
-        (loaders.work_order, related.work_orders, event.work_order_id),
-        (loaders.department, related.departments, event.department_id),
-        (loaders.user, related.users, picker),
-        (loaders.user, related.users, task.picked_up_by if task is not None else None),
-        (loaders.customer, related.customers, order.customer_id if order is not None else None),
-    ):
-        if key is not None and key in rows:
-            loader.prime(key, rows[key])
-
-
-def task_event_fields(info: Info, delivered: Delivered, cursor: str) -> dict[str, Any]:
-    prime(info, delivered.event, delivered.related)
+def task_event_fields(delivered: Delivered, cursor: str) -> dict[str, Any]:
     event = delivered.event
     return {
+        "delivered": delivered,
         "cursor": cursor,
         "kind": event.type,
         "occurred_at": event.occurred_at,
@@ -75,11 +50,12 @@ class QueueEvent:
     cursor: str = strawberry.field(description="Resubscribe with `after:` this to resume.")
     kind: EventType
     occurred_at: datetime
+    delivered: strawberry.Private[Delivered]
     task: DepartmentTask
 
     @classmethod
-    def of(cls, info: Info, delivered: Delivered, cursor: str) -> "QueueEvent":
-        return cls(**task_event_fields(info, delivered, cursor))
+    def of(cls, delivered: Delivered, cursor: str) -> "QueueEvent":
+        return cls(**task_event_fields(delivered, cursor))
 
 
 @strawberry.type(description="A delivery gate opened or closed.")
@@ -87,11 +63,12 @@ class DeliveryGateEvent:
     cursor: str
     kind: EventType
     occurred_at: datetime
+    delivered: strawberry.Private[Delivered]
     task: DepartmentTask = strawberry.field(description="The delivery task.")
 
     @classmethod
-    def of(cls, info: Info, delivered: Delivered, cursor: str) -> "DeliveryGateEvent":
-        return cls(**task_event_fields(info, delivered, cursor))
+    def of(cls, delivered: Delivered, cursor: str) -> "DeliveryGateEvent":
+        return cls(**task_event_fields(delivered, cursor))
 
 
 @strawberry.type(description="A change to a work order or to one of its tasks.")
@@ -99,6 +76,7 @@ class WorkOrderEvent:
     cursor: str
     kind: EventType
     occurred_at: datetime
+    delivered: strawberry.Private[Delivered]
     _event: strawberry.Private[StoredEvent]
 
     @strawberry.field(description="The work order, as read when the event was delivered.")
@@ -112,10 +90,10 @@ class WorkOrderEvent:
         return task_of(self._event.task) if self._event.task is not None else None
 
     @classmethod
-    def of(cls, info: Info, delivered: Delivered, cursor: str) -> "WorkOrderEvent":
-        prime(info, delivered.event, delivered.related)
+    def of(cls, delivered: Delivered, cursor: str) -> "WorkOrderEvent":
         event = delivered.event
         return cls(
+            delivered=delivered,
             cursor=cursor,
             kind=event.type,
             occurred_at=event.occurred_at,
@@ -128,6 +106,7 @@ class LedgerEvent:
     cursor: str
     kind: EventType
     occurred_at: datetime
+    delivered: strawberry.Private[Delivered]
     _entry_id: strawberry.Private[int]
 
     @strawberry.field(description="The entry, with the balance after it.")
@@ -137,10 +116,10 @@ class LedgerEvent:
         return LedgerEntry.of(row)
 
     @classmethod
-    def of(cls, info: Info, delivered: Delivered, cursor: str) -> "LedgerEvent":
-        prime(info, delivered.event, delivered.related)
+    def of(cls, delivered: Delivered, cursor: str) -> "LedgerEvent":
         event = delivered.event
         return cls(
+            delivered=delivered,
             cursor=cursor,
             kind=event.type,
             occurred_at=event.occurred_at,
