@@ -43,6 +43,7 @@ if __package__ in (None, ""):  # run as `python bench/run.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import asyncpg
+import psutil
 from rich.console import Console
 from rich.table import Table
 
@@ -73,6 +74,7 @@ class Plan:
     subscribers: int
     departments: int
     light_rate: float
+    scale: tuple[int, ...]
     compression: bool
     separate_baseline: bool
     server_env: dict[str, str]
@@ -124,6 +126,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--light-rate", type=float, default=10, help="light load, transitions/s (10)")
     p.add_argument(
+        "--scale",
+        help="subscriber counts of part 4, each measured at the light load; the last also "
+        "under full load (500,1000,2000,5000; quick: 500,1000)",
+    )
+    p.add_argument(
         "--no-ws-compression",
         action="store_true",
         help="subscribers do not offer permessage-deflate (browsers do)",
@@ -160,6 +167,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
     if "notifier" in chosen and not hasattr(EventFeed, "_notify_forever"):
         chosen = tuple(m for m in chosen if m != "notifier")  # the diagnostic needs it
     server_env = dict(item.split("=", 1) for item in args.server_env if "=" in item)
+    default_scale = "500,1000" if quick else "500,1000,2000,5000"
     return Plan(
         graphql_seconds=pick(args.graphql_seconds, 12, 3),
         raw_seconds=pick(args.raw_seconds, 10, 2.5),
@@ -174,6 +182,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         subscribers=args.subscribers,
         departments=args.departments,
         light_rate=args.light_rate,
+        scale=tuple(int(n) for n in (args.scale or default_scale).split(",")),
         compression=not args.no_ws_compression,
         separate_baseline=(
             args.separate_baseline if args.separate_baseline is not None else not quick
@@ -212,7 +221,7 @@ class Bench:
         self.dsn = fixture.dsn(url)
         self.postmaster = fixture.postmaster_pid(embedded_server)
         self.server: fixture.ServerProcess | None = None
-        self.subscriber_pid: int | None = None
+        self.fleet: SubscriberFleet | None = None
         self.pool: fixture.TaskPool | None = None
         self.monitor: asyncpg.Connection | None = None
         self.results: dict[str, Any] = {}
@@ -222,7 +231,7 @@ class Bench:
             {
                 "bench": this_process,
                 "server": process_tree(self.server.pid if self.server else None),
-                "subscribers": process_tree(self.subscriber_pid),
+                "subscribers": lambda: self.fleet.processes_now() if self.fleet else [],
                 "postgres": process_tree(self.postmaster),
             }
         )
@@ -427,14 +436,12 @@ class Bench:
             part["baseline"] = "part 1's GraphQL run"
 
         log(f"connecting {plan.subscribers} subscribers")
-        ours = SubscriberProcess()
-        await ours.start(self.server.ws_url, shop.displays, plan.compression)
-        self.subscriber_pid = ours.pid
+        ours = self.fleet = SubscriberFleet(self.server.ws_url, plan.compression)
         http = GraphQLClients(self.server.http_url, shop.worker_tokens, plan.clients)
         try:
             meter = self.meter()
             meter.start()
-            connected = await ours.ask("connect", "connected", 120)
+            connected = await ours.add(shop.displays[: plan.subscribers])
             part["connect_cpu_cores"] = meter.stop()
             part["connect_seconds"] = round(meter.elapsed, 2)
             part["connected"] = connected["connected"]
@@ -482,9 +489,83 @@ class Bench:
         finally:
             await http.close()
             await ours.stop()
-            self.subscriber_pid = None
+            self.fleet = None
         part["ratio"] = ratio(part["with"]["per_second"], part["without"]["per_second"])
         self.results["subscribers"] = part
+
+    # --- part 4: delivery as subscribers grow ----------------------------------------
+
+    async def scaling(self, shop: fixture.Shop) -> None:
+        """Subscribers added step by step up to the last count of `plan.scale`: at each
+        step the server's memory, idle, then commit-to-receipt at the light load; at the
+        last step also the full-load rate, beside the rate without subscribers."""
+        assert self.server is not None
+        plan = self.plan
+        server = psutil.Process(self.server.pid)
+        steps: list[dict[str, Any]] = []
+        part: dict[str, Any] = {"steps": steps, "departments": plan.departments}
+        ours = self.fleet = SubscriberFleet(self.server.ws_url, plan.compression)
+        http = GraphQLClients(self.server.http_url, shop.worker_tokens, plan.clients)
+        try:
+            part["server_rss_mb_before"] = round(await self.server_rss(server) / 2**20, 1)
+            for count in plan.scale:
+                log(f"scaling: {count} subscribers, connecting")
+                added = await ours.add(shop.displays[len(ours.specs) : count])
+                await asyncio.sleep(1)  # the last subscriptions join the feed
+                step: dict[str, Any] = {
+                    "subscribers": len(ours.specs),
+                    "per_event": round(len(ours.specs) / plan.departments, 1),
+                    "failed_to_connect": added["failed_to_connect"],
+                    "server_rss_mb": round(await self.server_rss(server) / 2**20, 1),
+                }
+                log(f"scaling: {count} subscribers, light load {plan.light_rate:g}/s")
+                pool = await self.tasks(int(plan.light_rate * plan.light_seconds / 2) + 10)
+                await drain(ours)
+                await ours.send("window")
+                meter = self.meter()
+                meter.start()
+                light = await http.paced(pool, plan.light_seconds, plan.light_rate)
+                cpu = meter.stop()
+                await drain(ours)
+                step["light"] = (
+                    load_figures(light)
+                    | {"cpu_cores": cpu}
+                    | receipts(await ours.ask("report", "report", 60))
+                )
+                steps.append(step)
+            first, last = steps[0], steps[-1]
+            added_subscribers = last["subscribers"] - first["subscribers"]
+            if added_subscribers > 0:
+                grown = last["server_rss_mb"] - first["server_rss_mb"]
+                part["kb_per_idle_subscriber"] = round(grown * 1024 / added_subscribers, 1)
+            baseline = self.results["subscribers"]["without"]["per_second"]
+            log(f"scaling: {last['subscribers']} subscribers, GraphQL over HTTP")
+            pool = await self.sized_pool(
+                baseline, GRAPHQL_CEILING, plan.subscriber_seconds, plan.clients
+            )
+            await drain(ours)
+            await ours.send("window")
+            meter = self.meter()
+            meter.start()
+            result = await http.run(pool, plan.subscriber_seconds)
+            cpu = meter.stop()
+            part["drain_seconds"] = await drain(ours, limit=120)
+            part["loaded"] = (
+                load_figures(result)
+                | {"cpu_cores": cpu}
+                | receipts(await ours.ask("report", "report", 60))
+            )
+            part["ratio"] = ratio(result.rate, baseline)
+        finally:
+            await http.close()
+            await ours.stop()
+            self.fleet = None
+        self.results["scaling"] = part
+
+    async def server_rss(self, server: psutil.Process) -> int:
+        """The server's resident memory once it has been idle for a moment."""
+        await asyncio.sleep(1)
+        return int(server.memory_info().rss)
 
     async def last_event_id(self) -> int:
         conn = await asyncpg.connect(self.dsn)
@@ -494,7 +575,7 @@ class Bench:
             await conn.close()
 
     async def delivery_check(
-        self, ours: "SubscriberProcess", shop: fixture.Shop, first_event: int
+        self, ours: "SubscriberFleet", shop: fixture.Shop, first_event: int
     ) -> dict[str, Any]:
         """Did every subscriber get every event of its department, once?"""
         received: list[int] = (await ours.ask("totals", "totals", 30))["received"]
@@ -509,7 +590,7 @@ class Bench:
             await conn.close()
         by_id = {r["department_id"]: r["n"] for r in rows}
         code_to_id = dict(zip(shop.department_codes, shop.department_ids, strict=True))
-        expected = [by_id.get(code_to_id[code], 0) for _, code in shop.displays]
+        expected = [by_id.get(code_to_id[code], 0) for _, code in ours.specs]
         return {
             "expected": sum(expected),
             "received": sum(received),
@@ -530,7 +611,7 @@ class Bench:
             self.url,
             departments=plan.departments,
             workers=plan.clients,
-            displays=plan.subscribers,
+            displays=max(plan.subscribers, *plan.scale),
         )
         self.pool = fixture.TaskPool(self.url, shop)
         self.monitor = await asyncpg.connect(self.dsn)
@@ -559,6 +640,7 @@ class Bench:
                 "ratio": ratio(graphql["per_second"], raw["per_second"]),
             }
             await self.with_subscribers(shop, graphql)
+            await self.scaling(shop)
         except Exception:
             console.print(f"[red]server log tail:[/red]\n{self.server.tail()}")
             raise
@@ -616,7 +698,7 @@ def receipts(received: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def drain(ours: "SubscriberProcess", quiet: float = 1.0, limit: float = 30) -> float:
+async def drain(ours: "SubscriberFleet", quiet: float = 1.0, limit: float = 30) -> float:
     """Wait until the subscribers have received nothing new for `quiet` seconds (the
     server's backlog is delivered); returns how long that took."""
     start = time.perf_counter()
@@ -693,6 +775,62 @@ class SubscriberProcess:
                 await process.wait()
         with contextlib.suppress(OSError):
             os.unlink(self.specs.name)
+
+
+# Subscribers per process: one Python process receives about this many messages of a
+# light-load event burst without itself becoming the bottleneck.
+PER_PROCESS = 2500
+
+
+class SubscriberFleet:
+    """Subscriber processes of up to PER_PROCESS subscribers each, asked as one."""
+
+    def __init__(self, url: str, compression: bool) -> None:
+        self.url = url
+        self.compression = compression
+        self.processes: list[SubscriberProcess] = []
+        # (token, department code) of every subscriber, in the order of their totals.
+        self.specs: list[tuple[str, str]] = []
+
+    def processes_now(self) -> list[psutil.Process]:
+        found = []
+        for process in self.processes:
+            with contextlib.suppress(psutil.Error, TypeError):
+                found.append(psutil.Process(process.pid))
+        return found
+
+    async def add(self, specs: list[tuple[str, str]]) -> dict[str, Any]:
+        """Start processes for `specs` and connect them; their merged "connected" answer."""
+        new = []
+        for start in range(0, len(specs), PER_PROCESS):
+            process = SubscriberProcess()
+            await process.start(self.url, specs[start : start + PER_PROCESS], self.compression)
+            new.append(process)
+        self.processes += new
+        self.specs += specs
+        return merged(await asyncio.gather(*(p.ask("connect", "connected", 180) for p in new)))
+
+    async def send(self, command: str) -> None:
+        await asyncio.gather(*(p.send(command) for p in self.processes))
+
+    async def ask(self, command: str, expected: str, within: float) -> dict[str, Any]:
+        answers = [p.ask(command, expected, within) for p in self.processes]
+        return merged(await asyncio.gather(*answers))
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(p.stop() for p in self.processes))
+
+
+def merged(answers: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several processes' answers as one: lists joined in process order, numbers added."""
+    out: dict[str, Any] = {}
+    for answer in answers:
+        for key, value in answer.items():
+            if isinstance(value, list):
+                out[key] = out.get(key, []) + value
+            else:
+                out[key] = out.get(key, 0) + value
+    return out
 
 
 # --- output ------------------------------------------------------------------------------
@@ -773,6 +911,32 @@ def report(results: dict[str, Any], plan: Plan) -> Table:
         f"{delivery['received']:,} / {delivery['expected']:,} ({delivery['missing']:,})",
         "all",
         verdict(delivery["missing"], lambda m: m == 0),
+        end_section=True,
+    )
+    scaling = results["scaling"]
+    for step in scaling["steps"]:
+        lat = step["light"]["receipt_latency"]
+        table.add_row(
+            f"{step['subscribers']:,} subscribers ({step['per_event']:g} per event), "
+            f"{plan.light_rate:g}/s: p50 / p99, server",
+            f"{fmt(lat['p50_ms'], digits=1)} / {fmt(lat['p99_ms'], ' ms', 1)}, "
+            f"{fmt(step['light']['cpu_cores'].get('server'), digits=2)} core",
+            "p99 <= 100 ms",
+            verdict(lat["p99_ms"], lambda p: p <= 100),
+        )
+    table.add_row(
+        "  server memory per idle subscriber",
+        fmt(scaling.get("kb_per_idle_subscriber"), " KB", 1),
+        "<= 40 KB",
+        verdict(scaling.get("kb_per_idle_subscriber"), lambda k: k <= 40),
+    )
+    last = scaling["steps"][-1]["subscribers"]
+    table.add_row(
+        f"  transitions/s with {last:,} / with 0 subscribers",
+        f"{fmt(scaling['loaded']['per_second'])} / {fmt(subs['without']['per_second'])} "
+        f"= {fmt(scaling['ratio'], digits=2)}",
+        ">= 0.80",
+        verdict(scaling["ratio"], lambda r: r >= 0.8),
     )
     return table
 
@@ -799,6 +963,12 @@ def cpu_table(results: dict[str, Any]) -> Table:
         (f"{subs['subscribers']} subscribers", subs["with"]["cpu_cores"]),
         ("light load", subs["light"]["cpu_cores"]),
     ]
+    for step in results["scaling"]["steps"]:
+        rows.append((f"{step['subscribers']:,} subscribers, light", step["light"]["cpu_cores"]))
+    scaling = results["scaling"]
+    rows.append(
+        (f"{scaling['steps'][-1]['subscribers']:,} subscribers", scaling["loaded"]["cpu_cores"])
+    )
     for name, cpu in rows:
         table.add_row(name, *(fmt(cpu.get(c), digits=2) for c in columns))
     return table
