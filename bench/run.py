@@ -864,6 +864,18 @@ def report(results: dict[str, Any], plan: Plan) -> Table:
         "  PostgreSQL connections opened during the GraphQL run",
         fmt(gr["graphql"].get("new_connections")),
     )
+    server_cores = gr["graphql"]["cpu_cores"].get("server")
+    per_transition = (
+        server_cores * 1000 / gr["graphql"]["per_second"]
+        if server_cores and gr["graphql"]["per_second"]
+        else None
+    )
+    table.add_row(
+        "  server CPU per transition",
+        fmt(per_transition, " ms", 2),
+        "<= 1.0 ms",
+        verdict(per_transition, lambda ms: ms <= 1.0),
+    )
     table.add_row(
         "  GraphQL / asyncpg",
         fmt(gr["ratio"], digits=2),
