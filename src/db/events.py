@@ -9,6 +9,7 @@ received) or a snapshot (the `eventCursor` of a queue page): both resume exactly
 
 import base64
 import binascii
+import functools
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -158,6 +159,8 @@ def _b64(text: str) -> str:
     return base64.urlsafe_b64encode(text.encode()).decode()
 
 
+# Every subscriber of an event asks for its cursor: made once, not once per subscriber.
+@functools.lru_cache(maxsize=4096)
 def encode_position(position: Position) -> str:
     return _b64(json.dumps(["e", position.xid, position.id]))
 

@@ -19,6 +19,7 @@ import contextlib
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -99,6 +100,41 @@ class Owner:
     token_id: int
 
 
+class Mailbox:
+    """A subscriber's bounded buffer: the part of asyncio.Queue the feed uses (one reader),
+    in one deque. An asyncio.Queue holds four deques and an Event; with thousands of idle
+    subscribers that was several KB each."""
+
+    __slots__ = ("_items", "_reader", "maxsize")
+
+    def __init__(self, maxsize: int) -> None:
+        self._items: deque[Any] = deque()
+        self._reader: asyncio.Future[None] | None = None
+        self.maxsize = maxsize
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+    def full(self) -> bool:
+        return len(self._items) >= self.maxsize
+
+    def put_nowait(self, item: Any) -> None:
+        if self.full():
+            raise asyncio.QueueFull
+        self._items.append(item)
+        if self._reader is not None and not self._reader.done():
+            self._reader.set_result(None)
+
+    async def get(self) -> Any:
+        while not self._items:
+            self._reader = asyncio.get_running_loop().create_future()
+            try:
+                await self._reader
+            finally:
+                self._reader = None
+        return self._items.popleft()
+
+
 class BoundedBroadcast(Broadcast):
     """broadcaster's fan-out with a bounded queue per subscriber.
 
@@ -111,8 +147,10 @@ class BoundedBroadcast(Broadcast):
     def __init__(self, backend: BroadcastBackend, buffer: int) -> None:
         super().__init__(backend=backend)
         self.buffer = buffer
-        self._filters: dict[asyncio.Queue[Any], Callable[[Any], bool]] = {}
-        self._owners: dict[asyncio.Queue[Any], Owner] = {}
+        self._filters: dict[Mailbox, Callable[[Any], bool]] = {}
+        self._owners: dict[Mailbox, Owner] = {}
+        # Our own map of channels to buffers (broadcaster's is typed for its queues).
+        self._mailboxes: dict[str, set[Mailbox]] = {}
 
     async def _listener(self) -> None:
         while True:
@@ -120,7 +158,7 @@ class BoundedBroadcast(Broadcast):
             if event.channel in (ACCESS_CHANNEL, TOKENS_CHANNEL):
                 delivered: Delivered = event.message  # type: ignore[assignment]
                 self._recheck(delivered.event)
-            for queue in list(self._subscribers.get(event.channel, ())):
+            for queue in list(self._mailboxes.get(event.channel, ())):
                 accepts = self._filters.get(queue)
                 if accepts is not None and not accepts(event.message):
                     continue
@@ -128,7 +166,7 @@ class BoundedBroadcast(Broadcast):
                     # The last slot is kept for this mark: what is buffered is still
                     # delivered, then the subscriber learns it must resume.
                     queue.put_nowait(Event(event.channel, OVERFLOWED))  # type: ignore[arg-type]
-                    self._subscribers[event.channel].discard(queue)
+                    self._mailboxes[event.channel].discard(queue)
                 else:
                     queue.put_nowait(event)
 
@@ -157,33 +195,33 @@ class BoundedBroadcast(Broadcast):
         channel: str,
         accepts: Callable[[Any], bool] | None = None,
         owner: Owner | None = None,
-    ) -> AsyncIterator["asyncio.Queue[Any]"]:
+    ) -> AsyncIterator[Mailbox]:
         """`accepts` keeps messages the subscriber would skip (older than its cursor)
         out of its buffer, so a burst of old events cannot overflow a new subscriber."""
-        queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=self.buffer + 1)
+        queue = Mailbox(maxsize=self.buffer + 1)
         if accepts is not None:
             self._filters[queue] = accepts
         if owner is not None:
             self._owners[queue] = owner
-        self._subscribers.setdefault(channel, set()).add(queue)
+        self._mailboxes.setdefault(channel, set()).add(queue)
         try:
             yield queue
         finally:
             self._filters.pop(queue, None)
             self._owners.pop(queue, None)
-            subscribers = self._subscribers.get(channel)
+            subscribers = self._mailboxes.get(channel)
             if subscribers is not None:
                 subscribers.discard(queue)
                 if not subscribers:
-                    del self._subscribers[channel]
+                    del self._mailboxes[channel]
 
     def subscriber_count(self, channel: str | None = None) -> int:
         if channel is not None:
-            return len(self._subscribers.get(channel, ()))
-        return sum(len(queues) for queues in self._subscribers.values())
+            return len(self._mailboxes.get(channel, ()))
+        return sum(len(queues) for queues in self._mailboxes.values())
 
     def listens_to(self, channels: set[str]) -> bool:
-        return any(self._subscribers.get(channel) for channel in channels)
+        return any(self._mailboxes.get(channel) for channel in channels)
 
 
 class LogBackend(BroadcastBackend):

@@ -96,19 +96,25 @@ class Loaders:
         return _grouped(self._read, reads.customer_balances, "customer_id")
 
     async def all_departments(self) -> list[Row[Any]]:
-        if self._all_departments is None:
+        # Local, not the attribute: a subscription on the same connection may clear the
+        # loaders while this one awaits the read.
+        departments = self._all_departments
+        if departments is None:
             async with self._read() as conn:
-                self._all_departments = await reads.all_departments(conn)
-            for row in self._all_departments:
+                departments = await reads.all_departments(conn)
+            self._all_departments = departments
+            for row in departments:
                 self.department.prime(row.id, row)
-        return self._all_departments
+        return departments
 
     async def department_codes(self) -> dict[str, Row[Any]]:
         return {d.code: d for d in await self.all_departments()}
 
     def clear_all(self) -> None:
-        """After a mutation commits, later fields must not see what was cached before it."""
-        for loader in vars(self).values():
-            if isinstance(loader, DataLoader):
-                loader.clear_all()
+        """After a mutation commits, later fields must not see what was cached before it.
+        The loaders themselves go too (made again on first use): a live subscription
+        then holds no rows while it waits for events."""
+        for name, value in list(vars(self).items()):
+            if isinstance(value, DataLoader):
+                del self.__dict__[name]
         self._all_departments = None

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 MULTIPLE = "multiple"
 INVALID = "invalid"
+# Garbage collector pauses: the target is none over 20 ms.
+GC_PAUSE_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0)
 
 
 class Metrics:
@@ -81,12 +83,36 @@ class Metrics:
             "Authenticated websocket connections.",
             registry=self.registry,
         ).set_function(lambda: float(live.count()))
+        gc_pause = Histogram(
+            "pressroom_gc_pause_seconds",
+            "Pauses of the cyclic garbage collector (the whole process), by generation.",
+            ["generation"],
+            buckets=GC_PAUSE_BUCKETS,
+            registry=self.registry,
+        )
+        # One child per generation made now: making one inside a collection would take
+        # the histogram's lock, which that collection may have interrupted.
+        self._gc_pauses = [gc_pause.labels(str(generation)) for generation in range(3)]
+        self._gc_pause_max = Gauge(
+            "pressroom_gc_pause_max_seconds",
+            "The longest garbage collector pause since the server started serving.",
+            registry=self.registry,
+        )
+        self._longest_gc_pause = 0.0
 
     def _gauge(
         self, name: str, doc: str, feed: EventFeed | None, read: Callable[[EventFeed], Any]
     ) -> None:
         gauge = Gauge(name, doc, registry=self.registry)
         gauge.set_function(lambda: float(read(feed)) if feed is not None else 0.0)
+
+    def gc_paused(self, generation: int, seconds: float) -> None:
+        """A collection of `generation` stopped the process for `seconds` (called from a
+        gc.callbacks hook, so it only updates values made beforehand)."""
+        self._gc_pauses[generation].observe(seconds)
+        if seconds > self._longest_gc_pause:
+            self._longest_gc_pause = seconds
+            self._gc_pause_max.set(seconds)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

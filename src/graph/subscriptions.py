@@ -152,6 +152,9 @@ async def _stream(
                     yield Delivered(event, related), resume.cursor()
                 if len(page) < events.PAGE:
                     break
+        # Rows read to set the subscription up are not kept while it waits (memory per
+        # idle subscriber); each event's execution primes what it needs.
+        info.context.loaders.clear_all()
         while True:
             item = await live.get()
             if item.message is RECHECK:

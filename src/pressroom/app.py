@@ -1,6 +1,7 @@
 """The app factory: database chosen, migrated, then served."""
 
 import gc
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -12,11 +13,27 @@ from db.feed import EventFeed
 from graph.app import create_app as create_graph_app
 from graph.context import Services
 from graph.live import LiveConnections
+from graph.metrics import Metrics
 from graph.throttle import SignInThrottle
 from pressroom.database import database_url, prepare
 from pressroom.settings import Settings
 
 GC_THRESHOLDS = (10_000, 20, 20)
+
+
+class GcPauses:
+    """A gc.callbacks hook: how long each collection stops the process, into the app's
+    metrics (a pause stops every request and every subscriber at once)."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+        self.began = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.began = time.perf_counter()
+        else:
+            self.metrics.gc_paused(info["generation"], time.perf_counter() - self.began)
 
 
 def create_app(settings: Settings | None = None, *, url: str | None = None) -> Starlette:
@@ -52,10 +69,17 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         gc.collect()
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLDS)
+        # Timed from here: start-up's full collection above pauses no client.
+        assert services.metrics is not None, "graph.app.create_app makes the app's metrics"
+        pauses = GcPauses(services.metrics)
+        gc.callbacks.append(pauses)
         live.start(feed)
         try:
             yield
         finally:
+            # Removed, or every app made in this process (tests make many) would keep
+            # timing collections into its registry, and stay alive.
+            gc.callbacks.remove(pauses)
             await live.stop()
             await feed.stop()
             await engine.dispose()
