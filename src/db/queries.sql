@@ -273,10 +273,14 @@ RETURNING id, kind, name, user_id, department_ids, created_at, expires_at
 SELECT tk.id AS token_id, tk.kind, tk.department_ids AS display_department_ids,
        tk.expires_at, u.id AS user_id, u.is_admin,
        coalesce(array_agg(ud.department_id ORDER BY ud.department_id)
-                FILTER (WHERE ud.department_id IS NOT NULL), '{}') AS member_department_ids
+                FILTER (WHERE ud.department_id IS NOT NULL), '{}') AS member_department_ids,
+       -- Kinds never change, so rules by kind (Sales, Accounts) need no further read.
+       coalesce(array_agg(DISTINCT d.kind) FILTER (WHERE d.kind IS NOT NULL), '{}')
+           AS member_department_kinds
 FROM tokens tk
 JOIN users u ON u.id = tk.user_id
 LEFT JOIN user_departments ud ON ud.user_id = u.id
+LEFT JOIN departments d ON d.id = ud.department_id
 WHERE (tk.token_hash = :token_hash OR tk.id = :token_id)
   AND tk.revoked_at IS NULL
   AND (tk.expires_at IS NULL OR tk.expires_at > now())

@@ -4,7 +4,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db.engine import reading
 from db.people import authenticate
-from domain.enums import TokenKind
+from domain.enums import DepartmentKind, TokenKind
 from graph.context import Services, Viewer
 
 MAX_TOKEN_LENGTH = 200
@@ -48,6 +48,7 @@ async def load_viewer(
         member_department_ids=frozenset(row.member_department_ids),
         display_department_ids=frozenset(row.display_department_ids or ()),
         expires_at=row.expires_at,
+        member_department_kinds=frozenset(DepartmentKind(k) for k in row.member_department_kinds),
     )
     if token is not None:
         services.viewers.put(token, viewer)

@@ -16,7 +16,7 @@ from strawberry.types import Info as StrawberryInfo
 
 from db.engine import reading
 from db.feed import EventFeed
-from domain.enums import TokenKind
+from domain.enums import DepartmentKind, TokenKind
 from graph.loaders import Loaders
 from graph.throttle import SignInThrottle
 
@@ -37,6 +37,8 @@ class Viewer:
     member_department_ids: frozenset[int]
     display_department_ids: frozenset[int]
     expires_at: datetime | None = None
+    # The kinds of the departments they belong to (Sales, Accounts, ...).
+    member_department_kinds: frozenset[DepartmentKind] = frozenset()
 
     @property
     def is_person(self) -> bool:

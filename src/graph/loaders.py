@@ -1,10 +1,17 @@
-"""Dataloaders: every relation on a page resolves in one statement per relation."""
+"""Dataloaders: every relation on a page resolves in one statement per relation.
 
+Relation fields read their loader through `now_or_later`: when the loader already holds
+the value (the page's rows were fetched ahead, see graph/prefetch.py), the field resolves
+at once, with no coroutine and no asyncio task; otherwise GraphQL awaits it.
+"""
+
+import asyncio
+import inspect
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -12,6 +19,8 @@ from strawberry.dataloader import DataLoader
 
 from db import reads
 
+T = TypeVar("T")
+R = TypeVar("R")
 Reader = Callable[[], AbstractAsyncContextManager[AsyncConnection]]
 Fetch = Callable[[AsyncConnection, Sequence[int]], Awaitable[list[Row[Any]]]]
 
@@ -34,6 +43,28 @@ def _grouped(read: Reader, fetch: Fetch, key: str) -> DataLoader[int, list[Row[A
         return [groups.get(i, []) for i in ids]
 
     return DataLoader(load_fn=load)
+
+
+def now_or_later(pending: Awaitable[T], convert: Callable[[T], R]) -> R:
+    """`convert` of a loaded value: the result itself when the loader holds the value
+    already, else an awaitable of it. Typed as the result because Strawberry reads a
+    field's GraphQL type from its resolver's annotation, and graphql-core awaits an
+    awaitable wherever a value may be; `convert` may itself return either."""
+    if isinstance(pending, asyncio.Future) and pending.done():
+        return convert(pending.result())
+    return cast(R, _later(pending, convert))
+
+
+def all_now_or_later(pending: list[Awaitable[T]], convert: Callable[[list[T]], R]) -> R:
+    """`now_or_later` for several loads (asyncio.gather would defer even finished ones)."""
+    if all(isinstance(p, asyncio.Future) and p.done() for p in pending):
+        return convert([cast("asyncio.Future[T]", p).result() for p in pending])
+    return cast(R, _later(asyncio.gather(*pending), convert))
+
+
+async def _later(pending: Awaitable[Any], convert: Callable[[Any], Any]) -> Any:
+    value = convert(await pending)
+    return await value if inspect.isawaitable(value) else value
 
 
 class Loaders:

@@ -10,6 +10,7 @@ from db.events import encode_snapshot
 from domain import validation
 from domain.enums import WorkOrderStatus
 from domain.errors import DomainError
+from graph import prefetch
 from graph.context import Info
 from graph.errors import bad_request
 from graph.ids import decode_id
@@ -143,6 +144,7 @@ class Query:
                 search=_search(search),
             )
         edges, page = build_edges(rows, limit, after, lambda r: [r.id], WorkOrder.of)
+        await prefetch.work_orders(info, [e.node for e in edges])
         return relay.Connection(edges=edges, page_info=page)
 
     @strawberry.field(

@@ -76,7 +76,7 @@ class LedgerEntry(relay.Node):
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list["LedgerEntry | None"]:
         # `node(id:)` is open to staff; the ledger is not, so the ledger's rule applies here.
-        if not await READS_LEDGER.has_permission(None, info):
+        if not READS_LEDGER.has_permission(None, info):
             raise forbidden(READS_LEDGER.message or "")
         return [
             cls.of(r) if r else None

@@ -1,8 +1,8 @@
 """The object types clients rely on. Relations resolve through the request's dataloaders."""
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, Protocol, cast
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar, cast
 
 import strawberry
 from sqlalchemy import Row
@@ -25,13 +25,23 @@ from domain.jobs import job_line
 from domain.money import Money as DomainMoney
 from graph.context import Info
 from graph.ids import parse_pk
-from graph.permissions import READS_LEDGER, SEES_QUOTES, SELF_OR_ADMIN, STAFF, allowed
+from graph.loaders import all_now_or_later, now_or_later
+from graph.permissions import (
+    READS_LEDGER,
+    SEES_QUOTES,
+    SELF_OR_ADMIN,
+    STAFF,
+    allowed,
+)
 from graph.types import enums as _registered  # noqa: F401  (makes the enums GraphQL enums)
 from graph.types.money import Money
 from graph.types.pagination import build_edges, decode_id_cursor, page_size
 
 if TYPE_CHECKING:
     from graph.types.ledger import LedgerEntry, LedgerEntryConnection
+
+
+N = TypeVar("N")
 
 
 class _FromRow(Protocol):
@@ -96,10 +106,15 @@ class User(relay.Node):
         return self._email
 
     @strawberry.field(extensions=allowed(STAFF))
-    async def departments(self, info: Info) -> list[Department]:
-        links = await info.context.loaders.memberships.load(self.id)
-        rows = await info.context.loaders.department.load_many([m.department_id for m in links])
-        return [Department.of(r) for r in rows if r is not None]
+    def departments(self, info: Info) -> list[Department]:
+        loaders = info.context.loaders
+        return now_or_later(
+            loaders.memberships.load(self.id),
+            lambda links: all_now_or_later(
+                [loaders.department.load(m.department_id) for m in links],
+                lambda rows: [Department.of(r) for r in rows if r is not None],
+            ),
+        )
 
     @classmethod
     def of(cls, row: Row[Any]) -> "User":
@@ -118,11 +133,18 @@ class User(relay.Node):
         return await _nodes(cls, info.context.loaders.user, node_ids)
 
 
-async def _user(info: Info, user_id: int | None) -> User | None:
+def _user(info: Info, user_id: int | None) -> User | None:
+    """The user, now or (as an awaitable) once loaded; None for no id or no such user."""
     if user_id is None:
         return None
-    row = await info.context.loaders.user.load(user_id)
-    return User.of(row) if row else None
+    return now_or_later(
+        info.context.loaders.user.load(user_id), lambda r: User.of(r) if r else None
+    )
+
+
+def _required(row: Row[Any] | None, make: Callable[[Row[Any]], N]) -> N:
+    assert row is not None, "a foreign key pointed at nothing"
+    return make(row)
 
 
 @strawberry.type
@@ -180,10 +202,10 @@ class TaskTransition:
     _task_id: strawberry.Private[int]
 
     @strawberry.field
-    async def actor(self, info: Info) -> User:
-        user = await _user(info, self._actor_id)
-        assert user is not None
-        return user
+    def actor(self, info: Info) -> User:
+        return now_or_later(
+            info.context.loaders.user.load(self._actor_id), lambda r: _required(r, User.of)
+        )
 
     @strawberry.field(description="The task that moved.")
     async def task(self, info: Info) -> "DepartmentTask":
@@ -204,8 +226,8 @@ class WorkOrderTransition:
     _actor_id: strawberry.Private[int | None]
 
     @strawberry.field(description="Who caused it; for gate moves, whose task move opened it.")
-    async def actor(self, info: Info) -> User | None:
-        return await _user(info, self._actor_id)
+    def actor(self, info: Info) -> User | None:
+        return _user(info, self._actor_id)
 
 
 @strawberry.type
@@ -237,42 +259,64 @@ class DepartmentTask(relay.Node):
         )
 
     @strawberry.field
-    async def department(self, info: Info) -> Department:
-        row = await info.context.loaders.department.load(self._department_id)
-        assert row is not None
-        return Department.of(row)
+    def department(self, info: Info) -> Department:
+        return now_or_later(
+            info.context.loaders.department.load(self._department_id),
+            lambda r: _required(r, Department.of),
+        )
 
     @strawberry.field
-    async def work_order(self, info: Info) -> "WorkOrder":
-        row = await info.context.loaders.work_order.load(self._work_order_id)
-        assert row is not None
-        return WorkOrder.of(row)
+    def work_order(self, info: Info) -> "WorkOrder":
+        return now_or_later(
+            info.context.loaders.work_order.load(self._work_order_id),
+            lambda r: _required(r, WorkOrder.of),
+        )
 
     @strawberry.field(description="The worker holding the task; null exactly while PENDING.")
-    async def picked_up_by(self, info: Info) -> User | None:
-        return await _user(info, self._picked_up_by)
+    def picked_up_by(self, info: Info) -> User | None:
+        return _user(info, self._picked_up_by)
 
     @strawberry.field(extensions=allowed(STAFF))
-    async def history(self, info: Info) -> list[TaskTransition]:
-        rows = await info.context.loaders.task_history.load(self.id)
-        return [
-            TaskTransition(
-                from_status=r.from_status,
-                to_status=r.to_status,
-                action=r.action,
-                reason=r.reason,
-                occurred_at=r.occurred_at,
-                _actor_id=r.actor_id,
-                _task_id=r.task_id,
-            )
-            for r in rows
-        ]
+    def history(self, info: Info) -> list[TaskTransition]:
+        return now_or_later(
+            info.context.loaders.task_history.load(self.id),
+            lambda rows: [
+                TaskTransition(
+                    from_status=r.from_status,
+                    to_status=r.to_status,
+                    action=r.action,
+                    reason=r.reason,
+                    occurred_at=r.occurred_at,
+                    _actor_id=r.actor_id,
+                    _task_id=r.task_id,
+                )
+                for r in rows
+            ],
+        )
 
     @classmethod
     async def resolve_nodes(  # type: ignore[override]
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list["DepartmentTask | None"]:
         return await _nodes(cls, info.context.loaders.task, node_ids)
+
+
+def _seen_history(info: Info, rows: list[Row[Any]]) -> list["WorkOrderTransition"]:
+    """A work order's history as the viewer may see it: quote changes only for those who
+    see quotes."""
+    sees_quotes = SEES_QUOTES.has_permission(None, info)
+    return [
+        WorkOrderTransition(
+            action=r.action,
+            from_state=r.from_state,
+            to_state=r.to_state,
+            reason=r.reason,
+            occurred_at=r.occurred_at,
+            _actor_id=r.actor_id,
+        )
+        for r in rows
+        if sees_quotes or r.action != WorkOrderAction.QUOTE_CHANGED
+    ]
 
 
 @strawberry.type
@@ -363,27 +407,34 @@ class WorkOrder(relay.Node):
         return [Money.of_domain(m) for m in ledger.total(entries, kinds)]
 
     @strawberry.field
-    async def customer(self, info: Info) -> Customer:
-        row = await info.context.loaders.customer.load(self._customer_id)
-        assert row is not None
-        return Customer.of(row)
+    def customer(self, info: Info) -> Customer:
+        return now_or_later(
+            info.context.loaders.customer.load(self._customer_id),
+            lambda r: _required(r, Customer.of),
+        )
 
     @strawberry.field(extensions=allowed(STAFF))
-    async def created_by(self, info: Info) -> User | None:
-        return await _user(info, self._created_by)
+    def created_by(self, info: Info) -> User | None:
+        return _user(info, self._created_by)
 
     @strawberry.field(
         description="One task per production department, then the delivery task.",
         extensions=allowed(STAFF),
     )
-    async def tasks(self, info: Info) -> list[DepartmentTask]:
-        rows = await info.context.loaders.tasks_of_work_order.load(self.id)
-        return [DepartmentTask.of(r) for r in rows]
+    def tasks(self, info: Info) -> list[DepartmentTask]:
+        return now_or_later(
+            info.context.loaders.tasks_of_work_order.load(self.id),
+            lambda rows: [DepartmentTask.of(r) for r in rows],
+        )
 
     @strawberry.field(extensions=allowed(STAFF))
-    async def delivery_task(self, info: Info) -> DepartmentTask:
-        rows = await info.context.loaders.tasks_of_work_order.load(self.id)
-        return next(DepartmentTask.of(r) for r in rows if r.department_kind == Kind.DELIVERY)
+    def delivery_task(self, info: Info) -> DepartmentTask:
+        return now_or_later(
+            info.context.loaders.tasks_of_work_order.load(self.id),
+            lambda rows: next(
+                DepartmentTask.of(r) for r in rows if r.department_kind == Kind.DELIVERY
+            ),
+        )
 
     @strawberry.field(
         description="Status changes, delivery gate openings/closings and, for Sales, "
@@ -391,21 +442,11 @@ class WorkOrder(relay.Node):
         "the old and new quote, e.g. '120.00 EUR', or NONE).",
         extensions=allowed(STAFF),
     )
-    async def history(self, info: Info) -> list[WorkOrderTransition]:
-        rows = await info.context.loaders.work_order_history.load(self.id)
-        if not await SEES_QUOTES.has_permission(self, info):
-            rows = [r for r in rows if r.action != WorkOrderAction.QUOTE_CHANGED]
-        return [
-            WorkOrderTransition(
-                action=r.action,
-                from_state=r.from_state,
-                to_state=r.to_state,
-                reason=r.reason,
-                occurred_at=r.occurred_at,
-                _actor_id=r.actor_id,
-            )
-            for r in rows
-        ]
+    def history(self, info: Info) -> list[WorkOrderTransition]:
+        return now_or_later(
+            info.context.loaders.work_order_history.load(self.id),
+            lambda rows: _seen_history(info, rows),
+        )
 
     @classmethod
     async def resolve_nodes(  # type: ignore[override]
