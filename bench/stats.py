@@ -1,11 +1,14 @@
-"""Small helpers: percentiles and CPU accounting per process group."""
+"""Small helpers: percentiles, CPU accounting per process group, and the server's
+garbage collector pauses as its /metrics shows them."""
 
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import psutil
+from prometheus_client.parser import text_string_to_metric_families
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -110,3 +113,62 @@ def process_tree(pid: int | None) -> Callable[[], list[psutil.Process]]:
             return []
 
     return group
+
+
+@dataclass(frozen=True)
+class GcReading:
+    """The server's garbage collector figures (pressroom_gc_pause_*) at one moment."""
+
+    collections: dict[str, float]  # by generation
+    buckets: dict[float, float]  # collections of every generation by histogram bound
+    paused: float  # seconds, in all
+    longest: float  # seconds, the longest pause since the server started serving
+
+
+# The figures when the server starts serving.
+SERVING = GcReading({}, {}, 0.0, 0.0)
+
+
+def gc_reading(exposition: str) -> GcReading:
+    collections: dict[str, float] = {}
+    buckets: dict[float, float] = {}
+    paused = longest = 0.0
+    for family in text_string_to_metric_families(exposition):
+        for sample in family.samples:
+            if sample.name == "pressroom_gc_pause_seconds_count":
+                collections[sample.labels["generation"]] = sample.value
+            elif sample.name == "pressroom_gc_pause_seconds_bucket":
+                bound = float(sample.labels["le"])
+                buckets[bound] = buckets.get(bound, 0.0) + sample.value
+            elif sample.name == "pressroom_gc_pause_seconds_sum":
+                paused += sample.value
+            elif sample.name == "pressroom_gc_pause_max_seconds":
+                longest = sample.value
+    return GcReading(collections, buckets, paused, longest)
+
+
+def gc_between(before: GcReading, after: GcReading) -> dict[str, Any]:
+    """Collections by generation, time paused and the longest pause between two readings.
+    The longest is exact when it raised the server's maximum, or was the only pause;
+    otherwise it is a bound: the lowest of the smallest histogram bound holding every
+    collection between, the maximum before, and the time paused (`longest_exact` says)."""
+    collections = {
+        g: int(after.collections[g] - before.collections.get(g, 0.0)) for g in after.collections
+    }
+    count = sum(collections.values())
+    paused = after.paused - before.paused
+    exact = True
+    if after.longest > before.longest:
+        longest = after.longest
+    elif count <= 1:
+        longest = paused
+    else:
+        exact = False
+        bound = min(b for b, n in after.buckets.items() if n - before.buckets.get(b, 0.0) >= count)
+        longest = min(bound, before.longest, paused)
+    return {
+        "collections": collections,
+        "paused_ms": round(paused * 1000, 2),
+        "longest_ms": round(longest * 1000, 2),
+        "longest_exact": exact,
+    }
