@@ -330,6 +330,43 @@ FROM user_departments ud JOIN departments d ON d.id = ud.department_id
 WHERE ud.user_id = ANY(CAST(:ids AS bigint[]))
 ORDER BY ud.user_id, d.code
 
+-- name: work_order_page_relations
+-- Everything a page of work orders may show about them, in one round trip, as arrays of
+-- table rows; each part is read only when its flag asks for it. Users are the creators,
+-- history actors, pickers and task-history actors; departments are the tasks' and the
+-- pickers'. Rows come in the order of the per-relation statements above.
+WITH page AS (SELECT * FROM work_orders WHERE id = ANY(CAST(:ids AS bigint[]))),
+     page_tasks AS (SELECT t.* FROM department_tasks t
+                    WHERE :tasks AND t.work_order_id IN (SELECT id FROM page)),
+     moves AS (SELECT m.* FROM task_transitions m
+               WHERE :task_history AND m.task_id IN (SELECT id FROM page_tasks)),
+     history AS (SELECT h.* FROM work_order_transitions h
+                 WHERE :history AND h.work_order_id IN (SELECT id FROM page)),
+     pickers AS (SELECT DISTINCT picked_up_by AS id FROM page_tasks
+                 WHERE :pickers AND picked_up_by IS NOT NULL),
+     links AS (SELECT ud.user_id, ud.department_id, d.code FROM user_departments ud
+               JOIN departments d ON d.id = ud.department_id
+               WHERE :picker_departments AND ud.user_id IN (SELECT id FROM pickers))
+SELECT
+  ARRAY(SELECT c FROM customers c
+        WHERE :customers AND c.id IN (SELECT customer_id FROM page)) AS customers,
+  -- From the tables, not the CTEs: the tables' row types come back with their names.
+  ARRAY(SELECT t FROM department_tasks t WHERE t.id IN (SELECT id FROM page_tasks)) AS tasks,
+  ARRAY(SELECT m FROM task_transitions m WHERE m.id IN (SELECT id FROM moves)
+        ORDER BY m.task_id, m.id) AS task_history,
+  ARRAY(SELECT h FROM work_order_transitions h WHERE h.id IN (SELECT id FROM history)
+        ORDER BY h.work_order_id, h.id) AS history,
+  ARRAY(SELECT d FROM departments d
+        WHERE d.id IN (SELECT department_id FROM page_tasks)
+           OR d.id IN (SELECT department_id FROM links)) AS departments,
+  ARRAY(SELECT u FROM users u
+        WHERE (:creators AND u.id IN (SELECT created_by FROM page))
+           OR u.id IN (SELECT actor_id FROM history)
+           OR u.id IN (SELECT id FROM pickers)
+           OR u.id IN (SELECT actor_id FROM moves)) AS users,
+  ARRAY(SELECT ROW(l.user_id, l.department_id) FROM links l
+        ORDER BY l.user_id, l.code) AS memberships
+
 -- name: work_orders_page
 -- Newest first, keyset on id. Filters are optional (NULL means any).
 SELECT w.* FROM work_orders w

@@ -7,6 +7,7 @@ does not grow with its size.
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import Row
@@ -15,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from db.engine import one_snapshot
 from db.events import Snapshot, StoredEvent
 from db.queries import Q
+from domain.enums import DepartmentKind
 
 
 async def _by_ids(conn: AsyncConnection, name: str, ids: Sequence[int]) -> list[Row[Any]]:
@@ -89,6 +91,75 @@ async def customer_ledger_page(
 
 async def all_departments(conn: AsyncConnection) -> list[Row[Any]]:
     return list((await conn.execute(Q["departments_all"])).all())
+
+
+@dataclass(frozen=True)
+class PageParts:
+    """What to read along with a page of work orders (what its selection shows)."""
+
+    customers: bool = False
+    creators: bool = False
+    history: bool = False
+    tasks: bool = False
+    pickers: bool = False
+    picker_departments: bool = False
+    task_history: bool = False
+
+    def any(self) -> bool:
+        return any(vars(self).values())
+
+
+class TableRow(SimpleNamespace):
+    """A row that came as a composite value (`ARRAY(SELECT t FROM table t)`), read by
+    attribute like the rows of the per-relation statements."""
+
+
+@dataclass(frozen=True)
+class PageRelations:
+    customers: list[TableRow]
+    users: list[TableRow]
+    departments: list[TableRow]
+    tasks_of: dict[int, list[TableRow]]  # by work order, in the order tasks_by_work_order has
+    history_of: dict[int, list[TableRow]]  # by work order
+    moves_of: dict[int, list[TableRow]]  # task history, by task
+    memberships_of: dict[int, list[TableRow]]  # by user
+
+
+def _rows(records: Sequence[Any]) -> list[TableRow]:
+    return [TableRow(**dict(r.items())) for r in records]
+
+
+def _grouped(rows: list[TableRow], key: str) -> dict[int, list[TableRow]]:
+    groups: dict[int, list[TableRow]] = {}
+    for row in rows:
+        groups.setdefault(getattr(row, key), []).append(row)
+    return groups
+
+
+async def work_order_page_relations(
+    conn: AsyncConnection, ids: Sequence[int], parts: PageParts
+) -> PageRelations:
+    """One statement for what a page of work orders shows besides the orders themselves."""
+    row = (
+        await conn.execute(Q["work_order_page_relations"], {"ids": list(ids), **vars(parts)})
+    ).one()
+    departments = _rows(row.departments)
+    kinds = {d.id: d.kind for d in departments}
+    tasks = _rows(row.tasks)
+    for task in tasks:
+        task.department_kind = kinds[task.department_id]
+    tasks.sort(key=lambda t: (t.work_order_id, t.department_kind == DepartmentKind.DELIVERY, t.id))
+    return PageRelations(
+        customers=_rows(row.customers),
+        users=_rows(row.users),
+        departments=departments,
+        tasks_of=_grouped(tasks, "work_order_id"),
+        history_of=_grouped(_rows(row.history), "work_order_id"),
+        moves_of=_grouped(_rows(row.task_history), "task_id"),
+        memberships_of=_grouped(
+            [TableRow(user_id=u, department_id=d) for u, d in row.memberships], "user_id"
+        ),
+    )
 
 
 async def work_orders_page(

@@ -1,13 +1,14 @@
-"""Looking ahead at a page's selection: what its fields will load is loaded first, one
-statement per relation and level, so that every field of the page then resolves at once
-(see `now_or_later` in graph/loaders.py) instead of as one coroutine and task each."""
+"""Looking ahead at a page's selection: what its fields will load is read first, in one
+statement, so that every field of the page then resolves at once (see `now_or_later` in
+graph/loaders.py) instead of as one query per relation and one coroutine per field."""
 
-import asyncio
-from collections.abc import Awaitable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
+from strawberry.dataloader import DataLoader
 from strawberry.types.nodes import FragmentSpread, InlineFragment, SelectedField, Selection
 
+from db import reads
 from graph.context import Info
 from graph.types.nodes import WorkOrder
 
@@ -38,56 +39,42 @@ def selected_paths(info: Info, *under: str) -> set[str]:
     return paths
 
 
-async def _all(loads: list[Awaitable[Any]]) -> list[Any]:
-    return list(await asyncio.gather(*loads)) if loads else []
-
-
 async def work_orders(info: Info, orders: list[WorkOrder]) -> None:
-    """Load what a page of work orders selects, level by level, into the request's loaders."""
+    """Read what a page of work orders selects in one statement, into the request's
+    loaders (whatever it does not cover, its fields still load by themselves)."""
     wanted = selected_paths(info, "edges", "node")
-    if not orders or not wanted:
-        return
-    loaders = info.context.loaders
-    ids = [o.id for o in orders]
-    first: list[Awaitable[Any]] = []
-    if "customer" in wanted:
-        first += [loaders.customer.load(o._customer_id) for o in orders]
-    if "createdBy" in wanted:
-        first += [loaders.user.load(o._created_by) for o in orders if o._created_by is not None]
-    if "history" in wanted:
-        first += [loaders.work_order_history.load(i) for i in ids]
-    tasks_wanted = "tasks" in wanted or "deliveryTask" in wanted
-    if tasks_wanted:
-        first += [loaders.tasks_of_work_order.load(i) for i in ids]
-    await _all(first)
-
-    histories = (
-        await _all([loaders.work_order_history.load(i) for i in ids])
-        if ("history.actor" in wanted)
-        else []
-    )
-    groups = await _all([loaders.tasks_of_work_order.load(i) for i in ids]) if tasks_wanted else []
-    tasks = [t for group in groups for t in group]
-    second: list[Awaitable[Any]] = [
-        loaders.user.load(h.actor_id) for group in histories for h in group if h.actor_id
-    ]
     task_paths = {p.split(".", 1)[1] for p in wanted if p.startswith(("tasks.", "deliveryTask."))}
-    pickers = sorted({t.picked_up_by for t in tasks if t.picked_up_by is not None})
-    if "department" in task_paths:
-        second += [loaders.department.load(t.department_id) for t in tasks]
-    if "pickedUpBy" in task_paths:
-        second += [loaders.user.load(p) for p in pickers]
-    if "pickedUpBy.departments" in task_paths:
-        second += [loaders.memberships.load(p) for p in pickers]
-    if "history" in task_paths:
-        second += [loaders.task_history.load(t.id) for t in tasks]
-    await _all(second)
+    parts = reads.PageParts(
+        customers="customer" in wanted,
+        creators="createdBy" in wanted,
+        history="history" in wanted,
+        tasks="tasks" in wanted or "deliveryTask" in wanted,
+        pickers="pickedUpBy" in task_paths,
+        picker_departments="pickedUpBy.departments" in task_paths,
+        task_history="history" in task_paths,
+    )
+    if not orders or not parts.any():
+        return
+    async with info.context.read() as conn:
+        found = await reads.work_order_page_relations(conn, [o.id for o in orders], parts)
+    loaders = info.context.loaders
+    _prime(loaders.customer, ((r.id, r) for r in found.customers))
+    _prime(loaders.user, ((r.id, r) for r in found.users))
+    _prime(loaders.department, ((r.id, r) for r in found.departments))
+    order_ids = [o.id for o in orders]
+    tasks = [t for group in found.tasks_of.values() for t in group]
+    pickers = {t.picked_up_by for t in tasks if t.picked_up_by is not None}
+    for loader, groups, keys, asked in (
+        (loaders.tasks_of_work_order, found.tasks_of, order_ids, parts.tasks),
+        (loaders.work_order_history, found.history_of, order_ids, parts.history),
+        (loaders.task_history, found.moves_of, [t.id for t in tasks], parts.task_history),
+        (loaders.memberships, found.memberships_of, pickers, parts.picker_departments),
+    ):
+        if asked:
+            _prime(loader, ((key, groups.get(key, [])) for key in keys))
 
-    third: list[Awaitable[Any]] = []
-    if "pickedUpBy.departments" in task_paths:
-        links = await _all([loaders.memberships.load(p) for p in pickers])
-        third += [loaders.department.load(m.department_id) for group in links for m in group]
-    if "history.actor" in task_paths:
-        moves = await _all([loaders.task_history.load(t.id) for t in tasks])
-        third += [loaders.user.load(m.actor_id) for group in moves for m in group]
-    await _all(third)
+
+def _prime(loader: DataLoader[int, Any], values: Iterable[tuple[int, Any]]) -> None:
+    """Rows read as composites serve as the loaders' rows: fields read both by attribute."""
+    for key, value in values:
+        loader.prime(key, value)
