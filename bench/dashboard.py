@@ -3,6 +3,9 @@
     .venv/bin/python -m bench.dashboard              # about a minute on a 2-core machine
     .venv/bin/python -m bench.dashboard --seconds 3  # shorter, noisier
 
+`python -m bench.run` runs the same measurement (`measure()`) as its part 5, on the
+server and database of its other parts; alone, this module makes its own.
+
 The page is the dashboard's query (tests/support.py's DASHBOARD_PAGE, copied here: the
 bench does not import the tests): 50 work orders, newest first, each with its customer,
 creator, history with actors, delivery task, and tasks with department, picker, the
@@ -53,7 +56,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 if __package__ in (None, ""):  # run as `python bench/dashboard.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -406,6 +409,30 @@ def backends_cpu(postmaster_pid: int | None, database: str) -> Readings | None:
     return readings
 
 
+class Meter(Protocol):
+    """CPU of groups of processes over a window, in cores (bench.stats.CpuMeter)."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> dict[str, float]: ...
+
+
+# A Meter for one window, given the servers' pids by name ("pressroom", "postgraphile").
+MeterFactory = Callable[[dict[str, int | None]], Meter]
+
+
+def weighted_cores(samples: list[tuple[float, dict[str, float]]]) -> dict[str, float]:
+    """Cores of several windows as one, each window weighing as long as it lasted."""
+    seconds = sum(elapsed for elapsed, _ in samples)
+    if seconds <= 0:
+        return {}
+    keys = sorted({key for _, cores in samples for key in cores})
+    return {
+        key: round(sum(elapsed * cores.get(key, 0.0) for elapsed, cores in samples) / seconds, 2)
+        for key in keys
+    }
+
+
 class CpuWatch:
     """CPU seconds of groups of processes over a phase. What a process used before the
     phase is taken off; a process that started during it counts in full, one that ended
@@ -697,13 +724,16 @@ async def measure(
     round_trip_pages: int = 50,
     postgraphile: bool = True,
     cache: Path = POSTGRAPHILE_CACHE,
+    meter: MeterFactory | None = None,
 ) -> dict[str, Any]:
     """The dashboard page through Pressroom (at `http_url`, as the admin whose bearer
     token is `token`) and through PostGraphile 4 started here on the same database: at
     each concurrency, pages/s and server CPU per page, `seconds` of each in `rounds`
     alternating windows after a warm-up; then database round trips per page; then the
     ratios Pressroom / PostGraphile. The database must already hold more than a page of
-    work orders with tasks (seed_orders)."""
+    work orders with tasks (seed_orders), the newest of them (the page) made by
+    seed_orders. With `meter`, each server's figures also hold "cpu_cores": what the
+    meters made for its windows read, averaged over them."""
     dsn = fixture.dsn(url)
     warmup = warmup_seconds if warmup_seconds is not None else max(0.5, min(2.0, seconds / 4))
     results: dict[str, Any] = {
@@ -776,7 +806,7 @@ async def measure(
             targets = targets[:1]
         database = str(make_url(url).database)
         results["by_clients"] = await throughput(
-            targets, postmaster_pid, database, seconds, concurrency, rounds, warmup
+            targets, postmaster_pid, database, seconds, concurrency, rounds, warmup, meter
         )
         results["round_trips"] = await round_trips(dsn, targets, round_trip_pages)
         if peer_info["skipped"]:
@@ -823,15 +853,18 @@ async def throughput(
     concurrency: tuple[int, ...],
     rounds: int,
     warmup: float,
+    meter: MeterFactory | None = None,
 ) -> dict[str, Any]:
     by_clients: dict[str, Any] = {}
     window = seconds / rounds
+    pids = {t.name: t.pid for t in targets}
     for n in concurrency:
         pools = {t.name: PageClients(t, n) for t in targets}
         totals = {t.name: PageRun() for t in targets}
         cpu: dict[str, dict[str, float | None]] = {
             t.name: {"server": 0.0, "postgres": 0.0} for t in targets
         }
+        cores: dict[str, list[tuple[float, dict[str, float]]]] = {t.name: [] for t in targets}
         try:
             for t in targets:
                 log(f"{t.name}: warm-up, {n} client(s)")
@@ -847,8 +880,13 @@ async def throughput(
                             "postgres": functools.partial(backends_cpu, postmaster_pid, database),
                         }
                     )
+                    metered = meter(pids) if meter is not None else None
                     watch.start()
+                    if metered is not None:
+                        metered.start()
                     run = await pools[t.name].run(window)
+                    if metered is not None:
+                        cores[t.name].append((run.elapsed, metered.stop()))
                     used = watch.stop()
                     total = totals[t.name]
                     total.pages += run.pages
@@ -877,6 +915,8 @@ async def throughput(
                 "errors": total.errors,
                 "first_error": total.first_error,
             }
+            if meter is not None:
+                figures[t.name]["cpu_cores"] = weighted_cores(cores[t.name])
         peer = figures.get("postgraphile", {}).get("pages_per_second")
         figures["ratio"] = ratio(figures["pressroom"]["pages_per_second"], peer)
         by_clients[str(n)] = figures

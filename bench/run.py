@@ -1,6 +1,6 @@
 """Pressroom benchmarks: ratios measured side by side in one run (the README's Benchmarks section).
 
-    .venv/bin/python -m bench.run            # about 5 minutes on a 2-core machine
+    .venv/bin/python -m bench.run            # a little over 5 minutes on a 2-core machine
     .venv/bin/python -m bench.run --quick    # about a minute and a half, noisier
 
 1. Transitions/s through GraphQL over HTTP (`pressroom serve` in a subprocess, 1, 8 and
@@ -22,13 +22,28 @@
    commit-to-receipt latency at the subscribers (receipt time minus the event's
    occurredAt), under that load and at a light steady load; then whether every
    subscriber received every event of its department exactly once.
+4. Delivery as subscribers grow (500, 1,000, 2,000, 5,000; quick: 500, 1,000): at each
+   step the server's memory, idle, and commit-to-receipt latency at the light load; at
+   the last step the full-load rate beside the rate without subscribers.
+5. The dashboard page, through the same server (bench/dashboard.py's measurement, which
+   also runs alone as `python -m bench.dashboard`): 200 work orders made as the server
+   makes them, after every other part's tasks, so that the page (newest first) is
+   theirs; then the dashboard's query through Pressroom and through PostGraphile 4 on
+   the same database (installed with npm into ~/.cache/pressroom-bench/postgraphile,
+   started and stopped within the part), at 1 and 8 clients, taking turns in short
+   windows: pages/s, server CPU per page, and database round trips per page
+   (pg_stat_statements). Targets: <= 3 round trips per page, <= 15 ms of server CPU
+   per page, Pressroom / PostGraphile >= 0.5 at each concurrency. Without node or npm
+   (or with --no-postgraphile) Pressroom is measured alone and the table says
+   "PostGraphile skipped: <reason>"; --no-dashboard leaves the part out.
 
 In every phase with the server, its garbage collector pauses (its /metrics, before and
 after): collections and the longest pause. Target: no pause over 20 ms.
 
 Uses the embedded PostgreSQL (`.pressroom/bench-pgdata`) or DATABASE_URL, in a fresh
-database built by the migrations and dropped at the end. Prints a table and writes
-bench/results.json.
+database built by the migrations and dropped at the end. Prints three tables (every
+figure beside its target or peer, CPU per phase, the server's GC per phase) and writes
+bench/results.json (part 5's figures under "dashboard").
 """
 
 import argparse
@@ -55,7 +70,7 @@ import psutil
 from rich.console import Console
 from rich.table import Table
 
-from bench import fixture
+from bench import dashboard, fixture
 from bench.load import GraphQLClients, LoadResult, NotificationCounter, RawClients
 from bench.statements import StatementCounter
 from bench.stats import (
@@ -98,6 +113,12 @@ class Plan:
     compression: bool
     separate_baseline: bool
     server_env: dict[str, str]
+    dashboard: bool
+    dashboard_seconds: float
+    dashboard_rounds: int
+    dashboard_orders: int
+    dashboard_round_trip_pages: int
+    postgraphile: bool
 
 
 MODES = {
@@ -112,6 +133,8 @@ RAW_CEILING = 8000
 GRAPHQL_CEILING = 2500
 # The subscriber process ends by itself this long after it starts, whatever happens.
 SUBSCRIBER_DEADLINE = 600
+# Part 5's concurrencies (the speed issue's: 1 and 8 clients).
+DASHBOARD_CLIENTS = (1, 8)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -179,6 +202,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="extra environment for `pressroom serve`, e.g. PRESSROOM_POOL_SIZE=40 "
         "(default: none, the server as shipped)",
     )
+    p.add_argument("--no-dashboard", action="store_true", help="leave out part 5")
+    p.add_argument(
+        "--dashboard-seconds",
+        type=float,
+        help="part 5: measured time per server and client count, in two windows (8; quick 2)",
+    )
+    p.add_argument(
+        "--dashboard-orders",
+        type=int,
+        default=200,
+        help="part 5: work orders made for the page (200)",
+    )
+    p.add_argument(
+        "--no-postgraphile", action="store_true", help="part 5: Pressroom alone, no peer"
+    )
     p.add_argument("--json", type=Path, default=RESULTS, help="where to write the figures")
     return p.parse_args(argv)
 
@@ -201,6 +239,8 @@ def make_plan(args: argparse.Namespace) -> Plan:
     ratio_clients = {int(c) for c in (args.ratio_clients or "1,8").split(",") if c.strip()}
     if args.round_trips < 1:
         raise SystemExit("--round-trips: at least 1")
+    if args.dashboard_orders <= dashboard.PAGE_SIZE:
+        raise SystemExit(f"--dashboard-orders: more than a page ({dashboard.PAGE_SIZE})")
     return Plan(
         graphql_seconds=pick(args.graphql_seconds, 12, 3),
         raw_seconds=pick(args.raw_seconds, 10, 2.5),
@@ -224,6 +264,12 @@ def make_plan(args: argparse.Namespace) -> Plan:
             args.separate_baseline if args.separate_baseline is not None else not quick
         ),
         server_env=server_env,
+        dashboard=not args.no_dashboard,
+        dashboard_seconds=pick(args.dashboard_seconds, 8, 2),
+        dashboard_rounds=2,
+        dashboard_orders=args.dashboard_orders,
+        dashboard_round_trip_pages=20 if quick else 50,
+        postgraphile=not args.no_postgraphile,
     )
 
 
@@ -664,6 +710,57 @@ class Bench:
             self.fleet = None
         self.results["scaling"] = part
 
+    # --- part 5: the dashboard page, beside PostGraphile ---------------------------------
+
+    async def dashboard_page(self, shop: fixture.Shop) -> None:
+        """Part 5: bench/dashboard.py's measurement, on this run's server and database.
+        Its work orders are made now, after every other part has taken its tasks, so that
+        they are the page (newest first); PostGraphile starts and stops within the part.
+        A failure is recorded and reported, and the run goes on to print the rest."""
+        assert self.server is not None
+        plan = self.plan
+        try:
+            log(f"dashboard: seeding {plan.dashboard_orders} work orders")
+            started = time.perf_counter()
+            seeded = await dashboard.seed_orders(self.url, shop, plan.dashboard_orders)
+            token = await dashboard.admin_token(self.url, shop)
+            part: dict[str, Any] = {
+                "seeded": seeded,
+                "seed_seconds": round(time.perf_counter() - started, 1),
+            }
+            gc_before = await self.gc_now()
+            part |= await dashboard.measure(
+                self.url,
+                self.server.http_url,
+                token,
+                self.server.pid,
+                self.postmaster,
+                plan.dashboard_seconds,
+                DASHBOARD_CLIENTS,
+                rounds=plan.dashboard_rounds,
+                round_trip_pages=plan.dashboard_round_trip_pages,
+                postgraphile=plan.postgraphile,
+                meter=self.dashboard_meter,
+            )
+            part |= await self.gc_since(gc_before)
+        except Exception as error:
+            log(f"[red]dashboard: failed: {error!r}[/red]")
+            console.print(f"[red]server log tail:[/red]\n{self.server.tail()}")
+            part = {"failed": repr(error)[:500]}
+        self.results["dashboard"] = part
+
+    def dashboard_meter(self, servers: dict[str, int | None]) -> CpuMeter:
+        """The CPU of a window of part 5: Pressroom is the server, PostGraphile (while it
+        runs) a group of its own."""
+        groups = {
+            "bench": this_process,
+            "server": process_tree(servers.get("pressroom")),
+            "postgres": process_tree(self.postmaster),
+        }
+        if "postgraphile" in servers:
+            groups["postgraphile"] = process_tree(servers["postgraphile"])
+        return CpuMeter(groups)
+
     async def server_rss(self, server: psutil.Process) -> int:
         """The server's resident memory once it has been idle for a moment."""
         await asyncio.sleep(1)
@@ -747,6 +844,10 @@ class Bench:
             await self.round_trips(shop)
             await self.with_subscribers(shop, by_clients[str(self.plan.clients)]["graphql"])
             await self.scaling(shop)
+            if self.plan.dashboard:
+                await self.dashboard_page(shop)
+            else:
+                self.results["dashboard"] = {"skipped": "--no-dashboard"}
             # Every collection since the server started serving (the callback that times
             # them is installed after start-up's own full collection).
             self.results["gc"] = (await self.gc_since(SERVING))["gc"]
@@ -1103,15 +1204,90 @@ def report(results: dict[str, Any], plan: Plan) -> Table:
         f"= {fmt(scaling['ratio'], digits=2)}",
         ">= 0.80",
         verdict(scaling["ratio"], lambda r: r >= 0.8),
+        end_section=True,
     )
+    dashboard_rows(table, results["dashboard"])
     return table
+
+
+def dashboard_rows(table: Table, part: dict[str, Any]) -> None:
+    """Part 5's rows: Pressroom's figures, PostGraphile's beside them."""
+    if "skipped" in part:
+        table.add_row(f"dashboard page: not measured ({part['skipped']})")
+        return
+    if "failed" in part:
+        table.add_row("dashboard page: [red]failed[/red]", "", "", "see the log")
+        return
+    peer = part["postgraphile"]
+    trips = part["round_trips"]
+    ours = trips.get("pressroom", {})
+    theirs = trips.get("postgraphile", {})
+    if ours.get("per_page") is None:
+        table.add_row(
+            "dashboard round trips per page",
+            f"not counted (~{fmt(ours.get('transactions_per_page'), digits=1)} transactions)",
+            f"<= {dashboard.TARGET_ROUND_TRIPS}",
+            "see the log",
+        )
+    else:
+        table.add_row(
+            "dashboard round trips per page, Pressroom / PostGraphile",
+            f"{fmt(ours['per_page'], digits=2)} / {fmt(theirs.get('per_page'), digits=2)}",
+            f"<= {dashboard.TARGET_ROUND_TRIPS}",
+            verdict(ours["per_page"], at_most(dashboard.TARGET_ROUND_TRIPS)),
+        )
+    by_clients = part["by_clients"]
+    counts = " / ".join(by_clients)
+
+    def each(server: str, key: str, digits: int = 1) -> str:
+        return " / ".join(fmt(run[server].get(key), digits=digits) for run in by_clients.values())
+
+    table.add_row(
+        f"dashboard pages/s, {counts} clients: Pressroom", each("pressroom", "pages_per_second")
+    )
+    table.add_row(
+        f"dashboard pages/s, {counts} clients: PostGraphile {peer['version']}",
+        each("postgraphile", "pages_per_second"),
+    )
+    ratios = [run["ratio"] for run in by_clients.values() if run["ratio"] is not None]
+    table.add_row(
+        f"  Pressroom / PostGraphile, {counts} clients",
+        " / ".join(fmt(run["ratio"], digits=2) for run in by_clients.values()),
+        f">= {dashboard.TARGET_RATIO:g}",
+        verdict(min(ratios, default=None), lambda r: r >= dashboard.TARGET_RATIO),
+    )
+    for clients, run in by_clients.items():
+        mine = run["pressroom"]["server_cpu_ms_per_page"]
+        table.add_row(
+            f"  server CPU per page, {clients} client{'' if clients == '1' else 's'}: "
+            "Pressroom / PostGraphile",
+            f"{fmt(mine, digits=1)} / "
+            f"{fmt(run['postgraphile'].get('server_cpu_ms_per_page'), ' ms', 1)}",
+            f"<= {dashboard.TARGET_CPU_MS:g} ms",
+            verdict(mine, at_most(dashboard.TARGET_CPU_MS)),
+        )
+    if peer["skipped"]:
+        table.add_row(f"  PostGraphile skipped: {peer['skipped']}")
+    else:
+        same = part["pages"].get("same_data")
+        table.add_row(
+            f"  the same data on both servers' pages ({dashboard.PAGE_SIZE} work orders)",
+            "yes" if same else "[red]no[/red]",
+            "yes",
+            verdict(1.0 if same else 0.0, lambda v: v == 1),
+        )
 
 
 def cpu_table(results: dict[str, Any]) -> Table:
     table = Table(
         title="CPU used during each phase, in cores (2 on this machine)", title_justify="left"
     )
-    columns = ("bench", "server", "subscribers", "postgres", "irq", "others")
+    part = results.get("dashboard", {})
+    pages = part.get("by_clients", {})
+    peer = not part.get("postgraphile", {}).get("skipped", True)
+    columns: tuple[str, ...] = ("bench", "server", "subscribers", "postgres", "irq", "others")
+    if peer:
+        columns = ("bench", "server", "postgraphile", "subscribers", "postgres", "irq", "others")
     table.add_column("phase")
     for column in columns:
         table.add_column(column, justify="right")
@@ -1138,6 +1314,12 @@ def cpu_table(results: dict[str, Any]) -> Table:
     rows.append(
         (f"{scaling['steps'][-1]['subscribers']:,} subscribers", scaling["loaded"]["cpu_cores"])
     )
+    for clients, run in pages.items():
+        rows.append((f"dashboard, {clients} client(s), Pressroom", run["pressroom"]["cpu_cores"]))
+        if peer:
+            rows.append(
+                (f"dashboard, {clients} client(s), PostGraphile", run["postgraphile"]["cpu_cores"])
+            )
     for name, cpu in rows:
         table.add_row(name, *(fmt(cpu.get(c), digits=2) for c in columns))
     return table
@@ -1159,6 +1341,8 @@ def server_phases(results: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     for step in scaling["steps"]:
         phases.append((f"{step['subscribers']:,} subscribers, light", step["light"]))
     phases.append((f"{scaling['steps'][-1]['subscribers']:,} subscribers", scaling["loaded"]))
+    if "gc" in results["dashboard"]:
+        phases.append(("dashboard page, all of part 5", results["dashboard"]))
     return phases
 
 
@@ -1222,7 +1406,7 @@ def main(argv: list[str] | None = None) -> int:
     out.print(cpu_table(results))
     out.print(gc_table(results))
     out.print(f"figures written to {args.json}")
-    return 0
+    return 1 if "failed" in results["dashboard"] else 0
 
 
 if __name__ == "__main__":
