@@ -42,21 +42,16 @@ import contextlib
 import functools
 import hashlib
 import json
-import math
 import os
-import platform
 import re
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 if __package__ in (None, ""):  # run as `python bench/dashboard.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -69,7 +64,11 @@ from rich.table import Table
 from sqlalchemy.engine import make_url
 
 from bench import fixture
-from db import customers, embedded, people, reads
+from bench.load import KeepAliveClients, Tally, run_loops
+from bench.output import console, fmt, log, verdict
+from bench.statements import EXTENSION, StatementCounter
+from bench.stats import percentile, ratio
+from db import customers, people, reads
 from db.engine import create_engine, unit_of_work
 from db.orders import NewWorkOrder, create_work_order
 from db.tasks import Actor, transition_task
@@ -77,8 +76,6 @@ from domain.enums import DepartmentKind, TaskAction, TokenKind
 from domain.money import Money
 
 RESULTS = Path(__file__).with_name("dashboard-results.json")
-console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
-STARTED = time.perf_counter()
 
 PAGE_SIZE = 50
 TARGET_ROUND_TRIPS = 3
@@ -151,10 +148,6 @@ POSTGRAPHILE_OPTIONS = (
 )
 
 
-def log(message: str) -> None:
-    console.print(f"[dim]{time.perf_counter() - STARTED:6.1f} s[/dim]  {message}", highlight=False)
-
-
 def pinned_postgraphile() -> str:
     """The PostGraphile version bench/postgraphile/package.json pins."""
     manifest = json.loads((POSTGRAPHILE_PACKAGE / "package.json").read_text())
@@ -183,49 +176,67 @@ class PageShape:
     task_history_actors: int
 
 
-def pressroom_shape(body: dict[str, Any]) -> PageShape:
-    page = body["data"]["workOrders"]
+@dataclass(frozen=True)
+class PageFields:
+    """Where a server's answer holds what PageShape counts: the field names of its schema
+    for the page and its relations, and whether a node's `deliveryTask` (an alias in
+    both queries) holds the delivery task."""
+
+    page: str
+    quote: str
+    order_history: str
+    tasks: str
+    picker: str
+    picker_departments: str
+    task_history: str
+    actor: str
+    delivered: Callable[[Any], bool]
+
+
+PRESSROOM_FIELDS = PageFields(
+    page="workOrders",
+    quote="quote",
+    order_history="history",
+    tasks="tasks",
+    picker="pickedUpBy",
+    picker_departments="departments",
+    task_history="history",
+    actor="actor",
+    delivered=lambda task: task is not None,
+)
+POSTGRAPHILE_FIELDS = PageFields(
+    page="allWorkOrders",
+    quote="quoteMinor",
+    order_history="workOrderTransitionsByWorkOrderIdList",
+    tasks="departmentTasksByWorkOrderIdList",
+    picker="userByPickedUpBy",
+    picker_departments="userDepartmentsByUserIdList",
+    task_history="taskTransitionsByTaskIdList",
+    actor="userByActorId",
+    delivered=lambda tasks: len(tasks) == 1,
+)
+
+
+def page_shape(body: dict[str, Any], f: PageFields) -> PageShape:
+    page = body["data"][f.page]
     nodes = [edge["node"] for edge in page["edges"]]
-    tasks = [task for node in nodes for task in node["tasks"]]
-    order_history = [h for node in nodes for h in node["history"]]
-    task_history = [h for task in tasks for h in task["history"]]
-    pickers = [task["pickedUpBy"] for task in tasks if task["pickedUpBy"]]
+    tasks = [task for node in nodes for task in node[f.tasks]]
+    order_history = [h for node in nodes for h in node[f.order_history]]
+    task_history = [h for task in tasks for h in task[f.task_history]]
+    pickers = [task[f.picker] for task in tasks if task[f.picker]]
     return PageShape(
         orders=len(nodes),
         order_numbers=digest(node["orderNumber"] for node in nodes),
         has_next_page=page["pageInfo"]["hasNextPage"],
-        quotes=sum(node["quote"] is not None for node in nodes),
+        quotes=sum(node[f.quote] is not None for node in nodes),
         order_history=len(order_history),
-        order_history_actors=sum(h["actor"] is not None for h in order_history),
-        delivery_tasks=sum(node["deliveryTask"] is not None for node in nodes),
+        order_history_actors=sum(h[f.actor] is not None for h in order_history),
+        delivery_tasks=sum(f.delivered(node["deliveryTask"]) for node in nodes),
         tasks=len(tasks),
         picked_up=len(pickers),
-        picker_departments=sum(len(p["departments"]) for p in pickers),
+        picker_departments=sum(len(p[f.picker_departments]) for p in pickers),
         task_history=len(task_history),
-        task_history_actors=sum(h["actor"] is not None for h in task_history),
-    )
-
-
-def postgraphile_shape(body: dict[str, Any]) -> PageShape:
-    page = body["data"]["allWorkOrders"]
-    nodes = [edge["node"] for edge in page["edges"]]
-    tasks = [task for node in nodes for task in node["departmentTasksByWorkOrderIdList"]]
-    order_history = [h for node in nodes for h in node["workOrderTransitionsByWorkOrderIdList"]]
-    task_history = [h for task in tasks for h in task["taskTransitionsByTaskIdList"]]
-    pickers = [task["userByPickedUpBy"] for task in tasks if task["userByPickedUpBy"]]
-    return PageShape(
-        orders=len(nodes),
-        order_numbers=digest(node["orderNumber"] for node in nodes),
-        has_next_page=page["pageInfo"]["hasNextPage"],
-        quotes=sum(node["quoteMinor"] is not None for node in nodes),
-        order_history=len(order_history),
-        order_history_actors=sum(h["userByActorId"] is not None for h in order_history),
-        delivery_tasks=sum(len(node["deliveryTask"]) == 1 for node in nodes),
-        tasks=len(tasks),
-        picked_up=len(pickers),
-        picker_departments=sum(len(p["userDepartmentsByUserIdList"]) for p in pickers),
-        task_history=len(task_history),
-        task_history_actors=sum(h["userByActorId"] is not None for h in task_history),
+        task_history_actors=sum(h[f.actor] is not None for h in task_history),
     )
 
 
@@ -241,7 +252,7 @@ class Target:
     url: str
     body: bytes
     headers: dict[str, str]
-    shape: Callable[[dict[str, Any]], PageShape]
+    fields: PageFields
     pid: int | None  # its process, for CPU accounting
 
 
@@ -250,7 +261,7 @@ def target(
     url: str,
     query: str,
     variables: dict[str, Any],
-    shape: Callable[[dict[str, Any]], PageShape],
+    fields: PageFields,
     pid: int | None,
     token: str | None = None,
 ) -> Target:
@@ -259,14 +270,14 @@ def target(
     headers = {"content-type": "application/json"}
     if token is not None:
         headers["authorization"] = f"Bearer {token}"
-    return Target(name, url, body, headers, shape, pid)
+    return Target(name, url, body, headers, fields, pid)
 
 
 def check_page(target: Target, body: dict[str, Any]) -> PageShape:
     """The page's shape, once sure it is a full page with nested data."""
     if body.get("errors"):
         raise RuntimeError(f"{target.name}: the page failed: {str(body['errors'])[:500]}")
-    shape = target.shape(body)
+    shape = page_shape(body, target.fields)
     empty = [name for name, value in shape.__dict__.items() if not value and name != "quotes"]
     if shape.orders != PAGE_SIZE or empty:
         raise RuntimeError(
@@ -277,42 +288,27 @@ def check_page(target: Target, body: dict[str, Any]) -> PageShape:
 
 # --- clients ----------------------------------------------------------------------------
 
-MAX_ERRORS = 20
-
 
 @dataclass
-class PageRun:
+class PageRun(Tally):
     pages: int = 0
-    elapsed: float = 0.0
-    errors: int = 0
-    first_error: str | None = None
-    latencies: list[float] = field(default_factory=list)
     last_body: bytes = b""
 
     @property
     def rate(self) -> float:
-        return self.pages / self.elapsed if self.elapsed > 0 else 0.0
+        return self.per_second(self.pages)
 
-    def error(self, message: str) -> None:
-        self.errors += 1
-        if self.first_error is None:
-            self.first_error = message[:500]
+    def add(self, other: Self) -> None:
+        super().add(other)
+        self.pages += other.pages
 
 
-class PageClients:
-    """`clients` keep-alive connections to one server, each with an httpx client of its
-    own (as bench/load.py's GraphQLClients: one shared pool costs the bench more CPU)."""
+class PageClients(KeepAliveClients):
+    """Keep-alive clients asking one server for the page."""
 
     def __init__(self, target: Target, clients: int) -> None:
+        super().__init__(clients, timeout=60)
         self.target = target
-        self.clients = clients
-        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-        self.http = [
-            httpx.AsyncClient(timeout=60, limits=limits, trust_env=False) for _ in range(clients)
-        ]
-
-    async def close(self) -> None:
-        await asyncio.gather(*(http.aclose() for http in self.http))
 
     async def one(self, client: int = 0) -> dict[str, Any]:
         """One page, parsed."""
@@ -327,33 +323,26 @@ class PageClients:
         parsed and checked in full afterwards."""
         run = PageRun()
         t = self.target
-        start = time.perf_counter()
-        deadline = start + seconds
 
-        async def client(index: int) -> None:
-            http = self.http[index]
-            while time.perf_counter() < deadline and run.errors < MAX_ERRORS:
-                if pages is not None and run.pages >= pages:
-                    return
-                t0 = time.perf_counter()
-                try:
-                    response = await http.post(t.url, content=t.body, headers=t.headers)
-                except httpx.HTTPError as error:
-                    run.error(f"{t.name}: {error!r}")
-                    continue
-                content = response.content
-                if response.status_code != 200 or b'"errors"' in content:
-                    run.error(f"{t.name}: HTTP {response.status_code}: {content[:500]!r}")
-                    continue
-                run.latencies.append(time.perf_counter() - t0)
-                run.pages += 1
-                run.last_body = content
+        async def page(index: int, deadline: float) -> bool:
+            if pages is not None and run.pages >= pages:
+                return False
+            t0 = time.perf_counter()
+            try:
+                response = await self.http[index].post(t.url, content=t.body, headers=t.headers)
+            except httpx.HTTPError as error:
+                run.error(f"{t.name}: {error!r}")
+                return True
+            content = response.content
+            if response.status_code != 200 or b'"errors"' in content:
+                run.error(f"{t.name}: HTTP {response.status_code}: {content[:500]!r}")
+                return True
+            run.latencies.append(time.perf_counter() - t0)
+            run.pages += 1
+            run.last_body = content
+            return True
 
-        # A stuck request must not hold the run: the whole phase is bounded too.
-        async with asyncio.timeout(seconds + 120), asyncio.TaskGroup() as group:
-            for i in range(self.clients):
-                group.create_task(client(i))
-        run.elapsed = time.perf_counter() - start
+        await run_loops(self.clients, seconds, run, page, slack=120)
         if run.last_body:
             check_page(t, json.loads(run.last_body))
         return run
@@ -458,19 +447,6 @@ class CpuWatch:
 
 # --- database round trips ---------------------------------------------------------------
 
-STATEMENTS = "pg_stat_statements"
-# Top-level statements of this database, not this counter's own.
-READ_STATEMENTS = """
-SELECT query, calls FROM pg_stat_statements
-WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-  AND toplevel AND query NOT LIKE '%pg_stat_statements%'
-ORDER BY calls DESC, query
-"""
-# This database's statistics only: other databases on the server keep theirs.
-RESET_STATEMENTS = """
-SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database
-                                    WHERE datname = current_database()), 0)
-"""
 # What Pressroom's event feed sends in the background, whatever the requests do: reads of
 # the `events` table, its lag check (pg_stat_activity), its NOTIFY, and its listener's
 # probe (`SELECT 1`; its constant may show as `$1`). No request of the page sends them.
@@ -479,60 +455,29 @@ BACKGROUND = re.compile(
 )
 
 
-class StatementCounter:
-    """pg_stat_statements of the bench database, through a connection of its own."""
-
-    def __init__(self, dsn: str) -> None:
-        self.dsn = dsn
-        self.conn: asyncpg.Connection | None = None
-        self.track_utility = False
-
-    async def open(self) -> str | None:
-        """Start counting; or why statements cannot be counted."""
-        try:
-            self.conn = await asyncpg.connect(self.dsn)
-            with contextlib.suppress(asyncpg.PostgresError):
-                await self.conn.execute(f"CREATE EXTENSION IF NOT EXISTS {STATEMENTS}")
-            found = await self.conn.fetchval(
-                "SELECT 1 FROM pg_extension WHERE extname = $1", STATEMENTS
-            )
-            if not found:
-                return f"the {STATEMENTS} extension is not installed in the database"
-            await self.conn.execute(RESET_STATEMENTS)
-            self.track_utility = await self.conn.fetchval(f"SHOW {STATEMENTS}.track_utility") == (
-                "on"
-            )
-        except (asyncpg.PostgresError, OSError) as error:
-            # Typically: not in shared_preload_libraries, so its functions refuse to run.
-            return f"{STATEMENTS} is not available: {error}"
-        return None
-
-    async def close(self) -> None:
-        if self.conn is not None:
-            await self.conn.close()
-
-    async def count(self, clients: PageClients, pages: int) -> dict[str, Any]:
-        """Statements of `pages` pages asked one after the other, the feed's apart."""
-        assert self.conn is not None
-        await self.conn.execute(RESET_STATEMENTS)
-        run = await clients.run(seconds=600, pages=pages)
-        # The statistics are written as each statement ends; a moment for the last ones.
-        await asyncio.sleep(0.3)
-        counted: list[dict[str, Any]] = []
-        background: list[dict[str, Any]] = []
-        for row in await self.conn.fetch(READ_STATEMENTS):
-            query = " ".join(str(row["query"]).split())
-            kept = background if BACKGROUND.search(query) else counted
-            kept.append({"calls": int(row["calls"]), "query": query[:300]})
-        total = sum(s["calls"] for s in counted)
-        return {
-            "pages": run.pages,
-            "errors": run.errors,
-            "first_error": run.first_error,
-            "per_page": round(total / run.pages, 2) if run.pages else None,
-            "statements": counted,
-            "background_left_out": background,
-        }
+async def count_statements(
+    counter: StatementCounter, clients: PageClients, pages: int
+) -> dict[str, Any]:
+    """Statements of `pages` pages asked one after the other, the feed's apart."""
+    await counter.reset()
+    run = await clients.run(seconds=600, pages=pages)
+    # The statistics are written as each statement ends; a moment for the last ones.
+    await asyncio.sleep(0.3)
+    counted: list[dict[str, Any]] = []
+    background: list[dict[str, Any]] = []
+    for calls, shown in await counter.executed():
+        query = " ".join(shown.split())
+        kept = background if BACKGROUND.search(query) else counted
+        kept.append({"calls": calls, "query": query[:300]})
+    total = sum(s["calls"] for s in counted)
+    return {
+        "pages": run.pages,
+        "errors": run.errors,
+        "first_error": run.first_error,
+        "per_page": round(total / run.pages, 2) if run.pages else None,
+        "statements": counted,
+        "background_left_out": background,
+    }
 
 
 async def transactions_per_page(dsn: str, clients: PageClients, pages: int) -> dict[str, Any]:
@@ -615,30 +560,17 @@ def install_postgraphile(cache: Path) -> tuple[Path | None, str]:
     return cli, f"postgraphile {version} installed in {cache}"
 
 
-class PostGraphileProcess:
-    """`postgraphile` (node) as a subprocess on 127.0.0.1, output in a temporary file."""
+class PostGraphileProcess(fixture.ServerSubprocess):
+    """`postgraphile` (node)."""
 
     def __init__(self, cli: Path, dsn: str) -> None:
+        super().__init__("postgraphile")
         self.cli = cli
         self.dsn = dsn
-        self.port = fixture.free_port()
-        self.process: subprocess.Popen[bytes] | None = None
-        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed in stop)
-            prefix="pressroom-bench-postgraphile-", suffix=".log", delete=False
-        )
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/graphql"
-
-    @property
-    def pid(self) -> int | None:
-        return self.process.pid if self.process else None
-
-    @property
-    def command(self) -> list[str]:
+    def command(self) -> tuple[list[str], dict[str, str], Path]:
         node = shutil.which("node") or "node"
-        return [
+        command = [
             node,
             str(self.cli),
             "--connection",
@@ -649,46 +581,14 @@ class PostGraphileProcess:
             str(self.port),
             *POSTGRAPHILE_OPTIONS,
         ]
+        return command, {**os.environ, "NODE_ENV": "production"}, self.cli.parent
 
-    def launch(self) -> None:
-        env = {**os.environ, "NODE_ENV": "production"}
-        self.process = subprocess.Popen(
-            self.command, env=env, stdout=self.log, stderr=subprocess.STDOUT, cwd=self.cli.parent
-        )
+    async def probe(self, client: httpx.AsyncClient) -> httpx.Response:
+        return await client.post(self.http_url, json={"query": "{ __typename }"})
 
-    async def start(self, within: float = 60) -> None:
-        """Launch, then wait until it answers a query."""
-        self.launch()
-        assert self.process is not None
-        deadline = time.monotonic() + within
-        async with httpx.AsyncClient(timeout=2, trust_env=False) as client:
-            while time.monotonic() < deadline:
-                if self.process.poll() is not None:
-                    raise RuntimeError(f"postgraphile exited early: {self.tail(5)}")
-                with contextlib.suppress(httpx.HTTPError):
-                    answer = await client.post(self.url, json={"query": "{ __typename }"})
-                    if answer.status_code == 200:
-                        return
-                await asyncio.sleep(0.2)
-        raise RuntimeError(f"postgraphile did not answer within {within:.0f} s: {self.tail(5)}")
-
-    def stop(self, timeout: float = 10) -> None:
-        process = self.process
-        if process is not None and process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(5)
-        self.log.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self.log.name)
-
-    def tail(self, lines: int = 20) -> str:
-        with contextlib.suppress(OSError):
-            return " | ".join(Path(self.log.name).read_text().strip().splitlines()[-lines:])
-        return ""
+    def failure(self, what: str) -> RuntimeError:
+        # With its log's tail: the log is removed when it stops.
+        return RuntimeError(f"postgraphile {what}: {self.tail(5, ' | ')}")
 
 
 # --- measuring --------------------------------------------------------------------------
@@ -699,15 +599,8 @@ def ms_per_page(cpu_seconds: float | None, pages: int) -> float | None:
 
 
 def percentile_ms(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, math.ceil(q / 100 * len(ordered)))  # nearest rank
-    return round(ordered[min(rank, len(ordered)) - 1] * 1000, 2)
-
-
-def ratio(a: float | None, b: float | None) -> float | None:
-    return round(a / b, 3) if a is not None and b else None
+    value = percentile(values, q)
+    return None if value is None else round(value * 1000, 2)
 
 
 async def measure(
@@ -759,7 +652,7 @@ async def measure(
             http_url,
             DASHBOARD_PAGE,
             {"first": PAGE_SIZE},
-            pressroom_shape,
+            PRESSROOM_FIELDS,
             server_pid,
             token,
         )
@@ -785,14 +678,14 @@ async def measure(
                 peer = PostGraphileProcess(cli, dsn)
                 try:
                     await peer.start()
-                    log(f"postgraphile {version} answering at {peer.url}")
+                    log(f"postgraphile {version} answering at {peer.http_url}")
                     targets.append(
                         target(
                             "postgraphile",
-                            peer.url,
+                            peer.http_url,
                             POSTGRAPHILE_PAGE,
                             {"first": PAGE_SIZE, "delivery": str(delivery)},
-                            postgraphile_shape,
+                            POSTGRAPHILE_FIELDS,
                             peer.pid,
                         )
                     )
@@ -817,6 +710,7 @@ async def measure(
     finally:
         if peer is not None:
             peer.stop()
+            peer.remove_log()
     return results
 
 
@@ -888,12 +782,7 @@ async def throughput(
                     if metered is not None:
                         cores[t.name].append((run.elapsed, metered.stop()))
                     used = watch.stop()
-                    total = totals[t.name]
-                    total.pages += run.pages
-                    total.elapsed += run.elapsed
-                    total.errors += run.errors
-                    total.first_error = total.first_error or run.first_error
-                    total.latencies += run.latencies
+                    totals[t.name].add(run)
                     for name, value in used.items():
                         so_far = cpu[t.name][name]
                         cpu[t.name][name] = (
@@ -927,10 +816,10 @@ async def round_trips(dsn: str, targets: list[Target], pages: int) -> dict[str, 
     """Database statements per page for each server, one page at a time."""
     part: dict[str, Any] = {"pages": pages}
     counter = StatementCounter(dsn)
-    why_not = await counter.open()
+    why_not = await counter.open(need_utility=False)
     try:
         if why_not is None:
-            part["method"] = f"{STATEMENTS}: top-level statements of the bench database" + (
+            part["method"] = f"{EXTENSION}: top-level statements of the bench database" + (
                 "" if counter.track_utility else " (track_utility off: BEGIN/COMMIT unseen)"
             )
             part["left_out"] = (
@@ -945,7 +834,7 @@ async def round_trips(dsn: str, targets: list[Target], pages: int) -> dict[str, 
             clients = PageClients(t, 1)
             try:
                 if why_not is None:
-                    part[t.name] = await counter.count(clients, pages)
+                    part[t.name] = await count_statements(counter, clients, pages)
                 else:
                     part[t.name] = {"per_page": None} | await transactions_per_page(
                         dsn, clients, pages
@@ -1082,8 +971,7 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
     log("starting `pressroom serve`")
     server_env = dict(item.split("=", 1) for item in args.server_env if "=" in item)
     server = fixture.ServerProcess(url, extra_env=server_env)
-    try:
-        await server.start()
+    async with server.running():
         results = await measure(
             url,
             server.http_url,
@@ -1097,24 +985,7 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
             postgraphile=not args.no_postgraphile,
             cache=args.postgraphile_cache,
         )
-    except Exception:
-        console.print(f"[red]server log tail:[/red]\n{server.tail()}")
-        raise
-    finally:
-        server.stop()
-    with contextlib.suppress(OSError):
-        os.unlink(server.log.name)
     return {"seeded": seeded, "server_env": server_env, **results}
-
-
-def fmt(value: float | None, unit: str = "", digits: int = 0) -> str:
-    return "-" if value is None else f"{value:,.{digits}f}{unit}"
-
-
-def verdict(value: float | None, ok: Callable[[float], bool]) -> str:
-    if value is None:
-        return ""
-    return "[green]met[/green]" if ok(value) else "[red]missed[/red]"
 
 
 def report(results: dict[str, Any]) -> Table:
@@ -1181,40 +1052,11 @@ def report(results: dict[str, Any]) -> Table:
     return table
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt  # so that SIGTERM, too, stops the servers and drops the database
-
-
 def main(argv: list[str] | None = None) -> int:
-    signal.signal(signal.SIGTERM, _interrupt)
     args = parse_args(argv)
-    server, embedded_server = fixture.server_url()
-    url = embedded.with_database(server, fixture.database_name())
-    load_before = os.getloadavg()
-    try:
-        results = asyncio.run(run(args, url, embedded_server))
-    except KeyboardInterrupt:
-        console.print("[red]interrupted[/red]; dropping the bench database")
+    results = fixture.run_in_database("python -m bench.dashboard", functools.partial(run, args))
+    if results is None:
         return 130
-    finally:
-        with contextlib.suppress(Exception):
-            asyncio.run(fixture.drop_database(url))
-        if embedded_server:
-            fixture.stop_embedded()
-    results = {
-        "when": datetime.now(UTC).isoformat(timespec="seconds"),
-        "command": "python -m bench.dashboard"
-        + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else ""),
-        "machine": {
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            # Other work on the machine skews every figure.
-            "load_average_before": [round(x, 2) for x in load_before],
-            "load_average_after": [round(x, 2) for x in os.getloadavg()],
-        },
-        **results,
-    }
     args.json.write_text(json.dumps(results, indent=2) + "\n")
     out = Console(width=None if sys.stdout.isatty() else 120)
     out.print(report(results))

@@ -5,23 +5,29 @@ development and test data) unless DATABASE_URL names a server; either way it is 
 database, dropped at the end.
 """
 
+import abc
 import asyncio
 import contextlib
 import os
+import platform
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import httpx
 import psutil
 from sqlalchemy.engine import make_url
 
+from bench.output import console
 from db import admin, customers, embedded, migrate, people
 from db.engine import create_engine, unit_of_work
 from domain.enums import DepartmentKind, TokenKind
@@ -255,16 +261,17 @@ def free_port() -> int:
         return port
 
 
-class ServerProcess:
-    """`pressroom serve` as a subprocess on 127.0.0.1, its output kept in a temporary file."""
+class ServerSubprocess(abc.ABC):
+    """A server as a subprocess on a free port of 127.0.0.1, its output kept in a
+    temporary file: started when its readiness probe answers 200, stopped with SIGTERM
+    (then killed)."""
 
-    def __init__(self, url: str, *, extra_env: dict[str, str] | None = None) -> None:
-        self.url = url
+    def __init__(self, name: str) -> None:
+        self.name = name
         self.port = free_port()
-        self.extra_env = extra_env or {}
         self.process: subprocess.Popen[bytes] | None = None
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed in stop)
-            prefix="pressroom-bench-server-", suffix=".log", delete=False
+            prefix=f"pressroom-bench-{name}-", suffix=".log", delete=False
         )
 
     @property
@@ -272,48 +279,40 @@ class ServerProcess:
         return f"http://127.0.0.1:{self.port}/graphql"
 
     @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/graphql"
-
-    @property
     def pid(self) -> int | None:
         return self.process.pid if self.process else None
 
-    async def metrics(self) -> str:
-        """Its /metrics exposition, with the metrics token when one is set."""
-        token = {**os.environ, **self.extra_env}.get("PRESSROOM_METRICS_TOKEN")
-        headers = {"authorization": f"Bearer {token}"} if token else {}
-        async with httpx.AsyncClient(timeout=10, trust_env=False) as client:
-            response = await client.get(f"http://127.0.0.1:{self.port}/metrics", headers=headers)
-        response.raise_for_status()
-        return response.text
+    @abc.abstractmethod
+    def command(self) -> tuple[list[str], dict[str, str], Path]:
+        """The command line, its environment and its working directory."""
+
+    @abc.abstractmethod
+    async def probe(self, client: httpx.AsyncClient) -> httpx.Response:
+        """A request that answers 200 once the server is ready."""
+
+    def failure(self, what: str) -> RuntimeError:
+        return RuntimeError(f"the {self.name} {what}; see {self.log.name}")
 
     def launch(self) -> None:
-        env = {**os.environ, **self.extra_env, "DATABASE_URL": self.url}
-        pressroom = Path(sys.executable).with_name("pressroom")
-        command = (
-            [str(pressroom)] if pressroom.exists() else [sys.executable, "-m", "pressroom.cli"]
-        )
-        command += ["serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        command, env, cwd = self.command()
         self.process = subprocess.Popen(
-            command, env=env, stdout=self.log, stderr=subprocess.STDOUT, cwd=ROOT
+            command, env=env, stdout=self.log, stderr=subprocess.STDOUT, cwd=cwd
         )
 
     async def start(self, within: float = 60) -> None:
-        """Launch, then wait until /readyz answers 200 (migrated, listening)."""
+        """Launch, then wait until the probe answers 200."""
         self.launch()
         assert self.process is not None
         deadline = time.monotonic() + within
         async with httpx.AsyncClient(timeout=2, trust_env=False) as client:
             while time.monotonic() < deadline:
                 if self.process.poll() is not None:
-                    raise RuntimeError(f"the server exited early; see {self.log.name}")
+                    raise self.failure("exited early")
                 with contextlib.suppress(httpx.HTTPError):
-                    response = await client.get(f"http://127.0.0.1:{self.port}/readyz")
-                    if response.status_code == 200:
+                    if (await self.probe(client)).status_code == 200:
                         return
                 await asyncio.sleep(0.1)
-        raise RuntimeError(f"the server was not ready within {within:.0f} s; see {self.log.name}")
+        raise self.failure(f"was not ready within {within:.0f} s")
 
     def stop(self, timeout: float = 20) -> None:
         process = self.process
@@ -326,7 +325,103 @@ class ServerProcess:
                 process.wait(5)
         self.log.close()
 
-    def tail(self, lines: int = 20) -> str:
+    def remove_log(self) -> None:
         with contextlib.suppress(OSError):
-            return "\n".join(Path(self.log.name).read_text().splitlines()[-lines:])
+            os.unlink(self.log.name)
+
+    def tail(self, lines: int = 20, separator: str = "\n") -> str:
+        with contextlib.suppress(OSError):
+            return separator.join(Path(self.log.name).read_text().strip().splitlines()[-lines:])
         return ""
+
+    def show_tail(self) -> None:
+        console.print(f"[red]{self.name} log tail:[/red]\n{self.tail()}")
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Started for the block, then stopped. When the block fails, the log's tail is
+        shown and the log kept, to be read."""
+        try:
+            await self.start()
+            yield
+        except Exception:
+            self.show_tail()
+            raise
+        finally:
+            self.stop()
+        self.remove_log()
+
+
+class ServerProcess(ServerSubprocess):
+    """`pressroom serve`."""
+
+    def __init__(self, url: str, *, extra_env: dict[str, str] | None = None) -> None:
+        super().__init__("server")
+        self.url = url
+        self.extra_env = extra_env or {}
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/graphql"
+
+    async def metrics(self) -> str:
+        """Its /metrics exposition, with the metrics token when one is set."""
+        token = {**os.environ, **self.extra_env}.get("PRESSROOM_METRICS_TOKEN")
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        async with httpx.AsyncClient(timeout=10, trust_env=False) as client:
+            response = await client.get(f"http://127.0.0.1:{self.port}/metrics", headers=headers)
+        response.raise_for_status()
+        return response.text
+
+    def command(self) -> tuple[list[str], dict[str, str], Path]:
+        env = {**os.environ, **self.extra_env, "DATABASE_URL": self.url}
+        pressroom = Path(sys.executable).with_name("pressroom")
+        command = (
+            [str(pressroom)] if pressroom.exists() else [sys.executable, "-m", "pressroom.cli"]
+        )
+        command += ["serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        return command, env, ROOT
+
+    async def probe(self, client: httpx.AsyncClient) -> httpx.Response:
+        # /readyz: migrated and listening.
+        return await client.get(f"http://127.0.0.1:{self.port}/readyz")
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # so that SIGTERM, too, stops the servers and drops the database
+
+
+def run_in_database(
+    command: str, work: Callable[[str, bool], Coroutine[Any, Any, dict[str, Any]]]
+) -> dict[str, Any] | None:
+    """`work(url, embedded_server)` in a fresh bench database, dropped at the end (the
+    embedded server stopped) however it ends; its results under when, `command` and the
+    machine, or None when interrupted (SIGINT or SIGTERM)."""
+    signal.signal(signal.SIGTERM, _interrupt)
+    server, embedded_server = server_url()
+    url = embedded.with_database(server, database_name())
+    load_before = os.getloadavg()
+    try:
+        results = asyncio.run(work(url, embedded_server))
+    except KeyboardInterrupt:
+        console.print("[red]interrupted[/red]; dropping the bench database")
+        return None
+    finally:
+        with contextlib.suppress(Exception):
+            asyncio.run(drop_database(url))
+        if embedded_server:
+            stop_embedded()
+    return {
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": command + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else ""),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            # Other work on the machine skews every figure (bench.run's CPU table says
+            # how much there was during each phase).
+            "load_average_before": [round(x, 2) for x in load_before],
+            "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        },
+        **results,
+    }

@@ -9,7 +9,7 @@ import math
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self, TypeVar
 
 import asyncpg
 import httpx
@@ -26,23 +26,74 @@ NOTIFY_IN_TRANSACTION = "SELECT pg_notify('pressroom_events', '')"
 
 
 @dataclass
-class LoadResult:
-    transitions: int = 0
+class Tally:
+    """What clients did in a run: how long it took, latencies, errors (the first kept)."""
+
     elapsed: float = 0.0
     errors: int = 0
     first_error: str | None = None
-    # Seconds per request (GraphQL) or per transaction (asyncpg).
     latencies: list[float] = field(default_factory=list)
-    exhausted: bool = False  # the task pool ran out before the deadline
-
-    @property
-    def rate(self) -> float:
-        return self.transitions / self.elapsed if self.elapsed > 0 else 0.0
 
     def error(self, message: str) -> None:
         self.errors += 1
         if self.first_error is None:
             self.first_error = message[:500]
+
+    def per_second(self, done: int) -> float:
+        return done / self.elapsed if self.elapsed > 0 else 0.0
+
+    def add(self, other: Self) -> None:
+        """Another run's figures into these, as if one run."""
+        self.elapsed += other.elapsed
+        self.errors += other.errors
+        self.first_error = self.first_error or other.first_error
+        self.latencies += other.latencies
+
+
+@dataclass
+class LoadResult(Tally):
+    # Latencies are seconds per request (GraphQL) or per transaction (asyncpg).
+    transitions: int = 0
+    exhausted: bool = False  # the task pool ran out before the deadline
+
+    @property
+    def rate(self) -> float:
+        return self.per_second(self.transitions)
+
+    def add(self, other: Self) -> None:
+        super().add(other)
+        self.transitions += other.transitions
+        self.exhausted = self.exhausted or other.exhausted
+
+
+T = TypeVar("T", bound=Tally)
+
+
+async def run_loops(
+    clients: int,
+    duration: float,
+    tally: T,
+    step: Callable[[int, float], Awaitable[bool]],
+    *,
+    slack: float = 60,
+) -> T:
+    """`clients` loops, each calling `step(client, deadline)` until the deadline,
+    MAX_ERRORS errors in `tally`, or `step` returns False (no more work)."""
+    start = time.perf_counter()
+    deadline = start + duration
+
+    async def client(index: int) -> None:
+        while time.perf_counter() < deadline and tally.errors < MAX_ERRORS:
+            if not await step(index, deadline):
+                return
+
+    # A stuck request must not hold the run: the whole phase is bounded too, `slack`
+    # (more than a request's timeout) past its end.
+    async with asyncio.timeout(duration + slack), asyncio.TaskGroup() as group:
+        for i in range(clients):
+            group.create_task(client(i))
+    tally.elapsed = time.perf_counter() - start
+    return tally
 
 
 async def run_clients(
@@ -54,23 +105,32 @@ async def run_clients(
     """`clients` loops, each popping a task and calling `step(client, task_id, result,
     deadline)` until the deadline, the end of the pool, or MAX_ERRORS errors."""
     result = LoadResult()
-    start = time.perf_counter()
-    deadline = start + duration
 
-    async def client(index: int) -> None:
-        while time.perf_counter() < deadline and result.errors < MAX_ERRORS:
-            if not pool:
-                result.exhausted = True
-                return
-            task_id = pool.pop()
-            await step(index, task_id, result, deadline)
+    async def one(client: int, deadline: float) -> bool:
+        if not pool:
+            result.exhausted = True
+            return False
+        await step(client, pool.pop(), result, deadline)
+        return True
 
-    # A stuck request must not hold the run: bound the whole phase too.
-    await asyncio.wait_for(
-        asyncio.gather(*(client(i) for i in range(clients))), timeout=duration + 60
-    )
-    result.elapsed = time.perf_counter() - start
-    return result
+    return await run_loops(clients, duration, result, one)
+
+
+class KeepAliveClients:
+    """One keep-alive connection per client, each in an httpx client of its own: one
+    shared pool of 32 connections costs the bench far more CPU (httpcore scans every
+    connection for every request) than the requests themselves."""
+
+    def __init__(self, clients: int, timeout: float) -> None:
+        self.clients = clients
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        self.http = [
+            httpx.AsyncClient(timeout=timeout, limits=limits, trust_env=False)
+            for _ in range(clients)
+        ]
+
+    async def close(self) -> None:
+        await asyncio.gather(*(http.aclose() for http in self.http))
 
 
 # --- GraphQL over HTTP ---------------------------------------------------------------
@@ -86,25 +146,13 @@ mutation FinishTask($input: FinishTaskInput!) {
 MUTATIONS = {"StartTask": START_TASK, "FinishTask": FINISH_TASK}
 
 
-class GraphQLClients:
-    """One keep-alive connection per client, each posting as one worker.
-
-    Each client has an httpx client of its own: one shared pool of 32 connections costs
-    the bench far more CPU (httpcore scans every connection for every request) than the
-    requests themselves.
-    """
+class GraphQLClients(KeepAliveClients):
+    """Keep-alive clients, each posting as one worker."""
 
     def __init__(self, url: str, tokens: list[str], clients: int) -> None:
+        super().__init__(clients, timeout=30)
         self.url = url
         self.tokens = tokens
-        self.clients = clients
-        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-        self.http = [
-            httpx.AsyncClient(timeout=30, limits=limits, trust_env=False) for _ in range(clients)
-        ]
-
-    async def close(self) -> None:
-        await asyncio.gather(*(http.aclose() for http in self.http))
 
     async def _call(
         self, client: int, name: str, query: str, task_id: int, result: LoadResult

@@ -49,16 +49,14 @@ bench/results.json (part 5's figures under "dashboard").
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
-import platform
-import signal
 import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +70,7 @@ from rich.table import Table
 
 from bench import dashboard, fixture
 from bench.load import GraphQLClients, LoadResult, NotificationCounter, RawClients
+from bench.output import fmt, log, verdict
 from bench.statements import StatementCounter
 from bench.stats import (
     SERVING,
@@ -80,16 +79,15 @@ from bench.stats import (
     gc_between,
     gc_reading,
     process_tree,
+    ratio,
     summary_ms,
     this_process,
 )
-from db import embedded, reads
+from db import reads
 from db.engine import create_engine
 from db.feed import EventFeed
 
 RESULTS = Path(__file__).with_name("results.json")
-console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
-STARTED = time.perf_counter()
 
 
 @dataclass(frozen=True)
@@ -273,10 +271,6 @@ def make_plan(args: argparse.Namespace) -> Plan:
     )
 
 
-def log(message: str) -> None:
-    console.print(f"[dim]{time.perf_counter() - STARTED:6.1f} s[/dim]  {message}", highlight=False)
-
-
 def load_figures(result: LoadResult) -> dict[str, Any]:
     return {
         "transitions": result.transitions,
@@ -287,10 +281,6 @@ def load_figures(result: LoadResult) -> dict[str, Any]:
         "pool_exhausted": result.exhausted,
         "latency": summary_ms(result.latencies),
     }
-
-
-def ratio(a: float | None, b: float | None) -> float | None:
-    return round(a / b, 3) if a is not None and b else None
 
 
 Run = Callable[[list[int], float], Awaitable[LoadResult]]
@@ -595,37 +585,14 @@ class Bench:
                 plan.subscriber_seconds,
                 plan.clients,
             )
-            await drain(ours)
-            await ours.send("window")
-            meter = self.meter()
-            gc_before = await self.gc_now()
-            meter.start()
-            result = await http.run(pool, plan.subscriber_seconds)
-            cpu = meter.stop()
-            gc = await self.gc_since(gc_before)
-            # Every event of the phase counts, however late it arrives.
-            part["drain_seconds"] = await drain(ours)
-            part["with"] = (
-                load_figures(result)
-                | {"cpu_cores": cpu}
-                | gc
-                | receipts(await ours.ask("report", "report", 60))
+            _, part["drain_seconds"], part["with"] = await self.subscriber_window(
+                ours, functools.partial(http.run, pool, plan.subscriber_seconds)
             )
 
             log(f"{plan.subscribers} subscribers: light load, {plan.light_rate:g}/s")
             pool = await self.tasks(int(plan.light_rate * plan.light_seconds / 2) + 10)
-            await ours.send("window")
-            gc_before = await self.gc_now()
-            meter.start()
-            light = await http.paced(pool, plan.light_seconds, plan.light_rate)
-            cpu = meter.stop()
-            gc = await self.gc_since(gc_before)
-            await drain(ours)
-            part["light"] = (
-                load_figures(light)
-                | {"cpu_cores": cpu}
-                | gc
-                | receipts(await ours.ask("report", "report", 60))
+            _, _, part["light"] = await self.subscriber_window(
+                ours, functools.partial(http.paced, pool, plan.light_seconds, plan.light_rate)
             )
             part["delivery"] = await self.delivery_check(ours, shop, first_event)
         finally:
@@ -634,6 +601,33 @@ class Bench:
             self.fleet = None
         part["ratio"] = ratio(part["with"]["per_second"], part["without"]["per_second"])
         self.results["subscribers"] = part
+
+    async def subscriber_window(
+        self,
+        ours: "SubscriberFleet",
+        load: Callable[[], Awaitable[LoadResult]],
+        drain_limit: float = 30,
+    ) -> tuple[LoadResult, float, dict[str, Any]]:
+        """`load()` measured with subscribers connected, once the server's backlog is
+        delivered: its result, how long the subscribers then took to receive the window's
+        last events (every event of the window counts, however late it arrives), and its
+        figures with the subscribers' receipts."""
+        await drain(ours)
+        await ours.send("window")
+        meter = self.meter()
+        gc_before = await self.gc_now()
+        meter.start()
+        result = await load()
+        cpu = meter.stop()
+        gc = await self.gc_since(gc_before)
+        drained = await drain(ours, limit=drain_limit)
+        figures = (
+            load_figures(result)
+            | {"cpu_cores": cpu}
+            | gc
+            | receipts(await ours.ask("report", "report", 60))
+        )
+        return result, drained, figures
 
     # --- part 4: delivery as subscribers grow ----------------------------------------
 
@@ -662,20 +656,8 @@ class Bench:
                 }
                 log(f"scaling: {count} subscribers, light load {plan.light_rate:g}/s")
                 pool = await self.tasks(int(plan.light_rate * plan.light_seconds / 2) + 10)
-                await drain(ours)
-                await ours.send("window")
-                meter = self.meter()
-                gc_before = await self.gc_now()
-                meter.start()
-                light = await http.paced(pool, plan.light_seconds, plan.light_rate)
-                cpu = meter.stop()
-                gc = await self.gc_since(gc_before)
-                await drain(ours)
-                step["light"] = (
-                    load_figures(light)
-                    | {"cpu_cores": cpu}
-                    | gc
-                    | receipts(await ours.ask("report", "report", 60))
+                _, _, step["light"] = await self.subscriber_window(
+                    ours, functools.partial(http.paced, pool, plan.light_seconds, plan.light_rate)
                 )
                 steps.append(step)
             first, last = steps[0], steps[-1]
@@ -688,20 +670,8 @@ class Bench:
             pool = await self.sized_pool(
                 baseline, GRAPHQL_CEILING, plan.subscriber_seconds, plan.clients
             )
-            await drain(ours)
-            await ours.send("window")
-            meter = self.meter()
-            gc_before = await self.gc_now()
-            meter.start()
-            result = await http.run(pool, plan.subscriber_seconds)
-            cpu = meter.stop()
-            gc = await self.gc_since(gc_before)
-            part["drain_seconds"] = await drain(ours, limit=120)
-            part["loaded"] = (
-                load_figures(result)
-                | {"cpu_cores": cpu}
-                | gc
-                | receipts(await ours.ask("report", "report", 60))
+            result, part["drain_seconds"], part["loaded"] = await self.subscriber_window(
+                ours, functools.partial(http.run, pool, plan.subscriber_seconds), drain_limit=120
             )
             part["ratio"] = ratio(result.rate, baseline)
         finally:
@@ -745,7 +715,7 @@ class Bench:
             part |= await self.gc_since(gc_before)
         except Exception as error:
             log(f"[red]dashboard: failed: {error!r}[/red]")
-            console.print(f"[red]server log tail:[/red]\n{self.server.tail()}")
+            self.server.show_tail()
             part = {"failed": repr(error)[:500]}
         self.results["dashboard"] = part
 
@@ -830,8 +800,7 @@ class Bench:
 
         log("starting `pressroom serve`")
         self.server = fixture.ServerProcess(self.url, extra_env=self.plan.server_env)
-        try:
-            await self.server.start()
+        async with self.server.running():
             by_clients: dict[str, dict[str, Any]] = {}
             for n in self.plan.ratio_clients:
                 graphql = await self.graphql(shop, "GraphQL", n)
@@ -851,13 +820,6 @@ class Bench:
             # Every collection since the server started serving (the callback that times
             # them is installed after start-up's own full collection).
             self.results["gc"] = (await self.gc_since(SERVING))["gc"]
-        except Exception:
-            console.print(f"[red]server log tail:[/red]\n{self.server.tail()}")
-            raise
-        finally:
-            self.server.stop()
-        with contextlib.suppress(OSError):
-            os.unlink(self.server.log.name)
         self.results["seconds"] = round(time.perf_counter() - started, 1)
         return self.results
 
@@ -883,12 +845,7 @@ async def stop_feed(feed: EventFeed) -> int:
 def merge(results: list[LoadResult]) -> LoadResult:
     merged = LoadResult()
     for r in results:
-        merged.transitions += r.transitions
-        merged.elapsed += r.elapsed
-        merged.errors += r.errors
-        merged.first_error = merged.first_error or r.first_error
-        merged.latencies += r.latencies
-        merged.exhausted = merged.exhausted or r.exhausted
+        merged.add(r)
     return merged
 
 
@@ -1046,12 +1003,6 @@ def merged(answers: list[dict[str, Any]]) -> dict[str, Any]:
 # --- output ------------------------------------------------------------------------------
 
 
-def fmt(value: float | None, unit: str = "", digits: int = 0) -> str:
-    if value is None:
-        return "-"
-    return f"{value:,.{digits}f}{unit}"
-
-
 def at_most(limit: float) -> Callable[[float], bool]:
     return lambda value: value <= limit
 
@@ -1060,12 +1011,6 @@ def pause(gc: dict[str, Any]) -> str:
     """The longest pause of a phase: exact, or an upper bound."""
     longest = fmt(gc["longest_ms"], " ms", 1)
     return longest if gc["longest_exact"] else f"<= {longest}"
-
-
-def verdict(value: float | None, ok: Callable[[float], bool]) -> str:
-    if value is None:
-        return ""
-    return "[green]met[/green]" if ok(value) else "[red]missed[/red]"
 
 
 def report(results: dict[str, Any], plan: Plan) -> Table:
@@ -1363,43 +1308,16 @@ def gc_table(results: dict[str, Any]) -> Table:
     return table
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt  # so that SIGTERM, too, stops the server and drops the database
-
-
 def main(argv: list[str] | None = None) -> int:
-    signal.signal(signal.SIGTERM, _interrupt)
     args = parse_args(argv)
     plan = make_plan(args)
-    server, embedded_server = fixture.server_url()
-    url = embedded.with_database(server, fixture.database_name())
-    bench = Bench(plan, url, embedded_server)
-    load_before = os.getloadavg()
-    try:
-        results = asyncio.run(bench.run())
-    except KeyboardInterrupt:
-        console.print("[red]interrupted[/red]; dropping the bench database")
+
+    async def work(url: str, embedded_server: bool) -> dict[str, Any]:
+        return {"plan": plan.__dict__, **await Bench(plan, url, embedded_server).run()}
+
+    results = fixture.run_in_database("python -m bench.run", work)
+    if results is None:
         return 130
-    finally:
-        with contextlib.suppress(Exception):
-            asyncio.run(fixture.drop_database(url))
-        if embedded_server:
-            fixture.stop_embedded()
-    results = {
-        "when": datetime.now(UTC).isoformat(timespec="seconds"),
-        "command": "python -m bench.run" + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else ""),
-        "machine": {
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            # Other work on the machine skews every figure; the CPU table's "others" says
-            # how much there was during each phase.
-            "load_average_before": [round(x, 2) for x in load_before],
-            "load_average_after": [round(x, 2) for x in os.getloadavg()],
-        },
-        "plan": plan.__dict__,
-        **results,
-    }
     out = Console(width=None if sys.stdout.isatty() else 120)
     args.json.write_text(json.dumps(results, indent=2) + "\n")
     out.print(report(results, plan))

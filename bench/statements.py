@@ -7,6 +7,7 @@ asyncpg sends when a statement is not yet in a connection's cache is not seen, s
 are taken on a warm server, whose statements are prepared.
 """
 
+import contextlib
 import re
 from typing import Any
 
@@ -60,18 +61,31 @@ class StatementCounter:
     def __init__(self, dsn: str) -> None:
         self.dsn = dsn
         self.conn: asyncpg.Connection | None = None
+        self.track_utility = False
 
-    async def open(self) -> str | None:
-        """Create the extension in the database and start counting; or why it cannot."""
+    async def open(self, *, need_utility: bool = True) -> str | None:
+        """Create the extension in the database and start counting; or why it cannot.
+        With `need_utility`, track_utility off is a reason too: BEGIN and COMMIT would
+        not count."""
         try:
             self.conn = await asyncpg.connect(self.dsn)
-            await self.conn.execute(f"CREATE EXTENSION IF NOT EXISTS {EXTENSION}")
+            # A role that may not create it can still read it, if it is there.
+            with contextlib.suppress(asyncpg.PostgresError):
+                await self.conn.execute(f"CREATE EXTENSION IF NOT EXISTS {EXTENSION}")
+            found = await self.conn.fetchval(
+                "SELECT 1 FROM pg_extension WHERE extname = $1", EXTENSION
+            )
+            if not found:
+                return f"the {EXTENSION} extension is not installed in the database"
             # Fails first, and says why, when the server has not loaded the library.
             await self.reset()
-            if await self.conn.fetchval(f"SHOW {EXTENSION}.track_utility") != "on":
-                return f"{EXTENSION}.track_utility is off: BEGIN and COMMIT would not count"
+            self.track_utility = await self.conn.fetchval(f"SHOW {EXTENSION}.track_utility") == (
+                "on"
+            )
         except (asyncpg.PostgresError, OSError) as error:
             return f"{EXTENSION} is not available: {error}"
+        if need_utility and not self.track_utility:
+            return f"{EXTENSION}.track_utility is off: BEGIN and COMMIT would not count"
         return None
 
     async def close(self) -> None:
@@ -82,13 +96,16 @@ class StatementCounter:
         assert self.conn is not None
         await self.conn.execute(RESET)
 
+    async def executed(self) -> list[tuple[int, str]]:
+        """(calls, statement as pg_stat_statements shows it) since the last reset."""
+        assert self.conn is not None
+        return [(int(r["calls"]), str(r["query"])) for r in await self.conn.fetch(READ)]
+
     async def count(self) -> dict[str, Any]:
         """Executions since the last reset: the requests', the feed's, and each statement's."""
-        assert self.conn is not None
-        rows = await self.conn.fetch(READ)
         statements = [
-            {"calls": r["calls"], "feed": from_feed(r["query"]), "query": flat(r["query"])[:300]}
-            for r in rows
+            {"calls": calls, "feed": from_feed(query), "query": flat(query)[:300]}
+            for calls, query in await self.executed()
         ]
         return {
             "request_calls": sum(s["calls"] for s in statements if not s["feed"]),

@@ -1,4 +1,4 @@
-"""Small helpers: percentiles, CPU accounting per process group, and the server's
+"""Small helpers: percentiles and ratios, CPU accounting per process group, and the server's
 garbage collector pauses as its /metrics shows them."""
 
 import math
@@ -18,6 +18,10 @@ def percentile(values: Sequence[float], q: float) -> float | None:
     ordered = sorted(values)
     rank = max(1, math.ceil(q / 100 * len(ordered)))
     return ordered[min(rank, len(ordered)) - 1]
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return round(a / b, 3) if a is not None and b else None
 
 
 def summary_ms(seconds: Sequence[float]) -> dict[str, float | int | None]:
