@@ -4,9 +4,10 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -163,14 +164,21 @@ class Context:
     loaders: Loaders = field(init=False)
 
     def __post_init__(self) -> None:
-        self.loaders = Loaders(self.read)
+        # The loaders read through the services, not through this context: a bound method
+        # of the context would make a reference cycle of every request, and the garbage
+        # collector, not reference counting, would then free its loaded rows.
+        self.loaders = Loaders(partial(_read, self.services))
 
-    @asynccontextmanager
-    async def read(self) -> AsyncIterator[AsyncConnection]:
+    def read(self) -> AbstractAsyncContextManager[AsyncConnection]:
         """A pooled connection in autocommit mode: one statement, no BEGIN/COMMIT round trips."""
-        async with reading(self.services.engine) as conn:
-            yield conn
-        self.services.outage.answered()
+        return _read(self.services)
+
+
+@asynccontextmanager
+async def _read(services: Services) -> AsyncIterator[AsyncConnection]:
+    async with reading(services.engine) as conn:
+        yield conn
+    services.outage.answered()
 
 
 Info = StrawberryInfo[Context, Any]
