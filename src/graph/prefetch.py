@@ -55,13 +55,13 @@ async def work_orders(info: Info, orders: list[WorkOrder]) -> None:
     )
     if not orders or not parts.any():
         return
+    order_ids = [o.id for o in orders]
     async with info.context.read() as conn:
-        found = await reads.work_order_page_relations(conn, [o.id for o in orders], parts)
+        found = await reads.work_order_page_relations(conn, order_ids, parts)
     loaders = info.context.loaders
     _prime(loaders.customer, ((r.id, r) for r in found.customers))
     _prime(loaders.user, ((r.id, r) for r in found.users))
     _prime(loaders.department, ((r.id, r) for r in found.departments))
-    order_ids = [o.id for o in orders]
     tasks = [t for group in found.tasks_of.values() for t in group]
     pickers = {t.picked_up_by for t in tasks if t.picked_up_by is not None}
     for loader, groups, keys, asked in (

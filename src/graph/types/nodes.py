@@ -201,6 +201,18 @@ class TaskTransition:
     _actor_id: strawberry.Private[int]
     _task_id: strawberry.Private[int]
 
+    @classmethod
+    def of(cls, row: Row[Any]) -> "TaskTransition":
+        return cls(
+            from_status=row.from_status,
+            to_status=row.to_status,
+            action=row.action,
+            reason=row.reason,
+            occurred_at=row.occurred_at,
+            _actor_id=row.actor_id,
+            _task_id=row.task_id,
+        )
+
     @strawberry.field
     def actor(self, info: Info) -> User:
         return now_or_later(
@@ -224,6 +236,17 @@ class WorkOrderTransition:
     reason: str | None
     occurred_at: datetime
     _actor_id: strawberry.Private[int | None]
+
+    @classmethod
+    def of(cls, row: Row[Any]) -> "WorkOrderTransition":
+        return cls(
+            action=row.action,
+            from_state=row.from_state,
+            to_state=row.to_state,
+            reason=row.reason,
+            occurred_at=row.occurred_at,
+            _actor_id=row.actor_id,
+        )
 
     @strawberry.field(description="Who caused it; for gate moves, whose task move opened it.")
     def actor(self, info: Info) -> User | None:
@@ -280,18 +303,7 @@ class DepartmentTask(relay.Node):
     def history(self, info: Info) -> list[TaskTransition]:
         return now_or_later(
             info.context.loaders.task_history.load(self.id),
-            lambda rows: [
-                TaskTransition(
-                    from_status=r.from_status,
-                    to_status=r.to_status,
-                    action=r.action,
-                    reason=r.reason,
-                    occurred_at=r.occurred_at,
-                    _actor_id=r.actor_id,
-                    _task_id=r.task_id,
-                )
-                for r in rows
-            ],
+            lambda rows: [TaskTransition.of(r) for r in rows],
         )
 
     @classmethod
@@ -306,14 +318,7 @@ def _seen_history(info: Info, rows: list[Row[Any]]) -> list["WorkOrderTransition
     see quotes."""
     sees_quotes = SEES_QUOTES.has_permission(None, info)
     return [
-        WorkOrderTransition(
-            action=r.action,
-            from_state=r.from_state,
-            to_state=r.to_state,
-            reason=r.reason,
-            occurred_at=r.occurred_at,
-            _actor_id=r.actor_id,
-        )
+        WorkOrderTransition.of(r)
         for r in rows
         if sees_quotes or r.action != WorkOrderAction.QUOTE_CHANGED
     ]
