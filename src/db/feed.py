@@ -154,21 +154,24 @@ class BoundedBroadcast(Broadcast):
 
     async def _listener(self) -> None:
         while True:
-            event = await self._backend.next_published()
-            if event.channel in (ACCESS_CHANNEL, TOKENS_CHANNEL):
-                delivered: Delivered = event.message  # type: ignore[assignment]
-                self._recheck(delivered.event)
-            for queue in list(self._mailboxes.get(event.channel, ())):
-                accepts = self._filters.get(queue)
-                if accepts is not None and not accepts(event.message):
-                    continue
-                if queue.qsize() >= self.buffer:
-                    # The last slot is kept for this mark: what is buffered is still
-                    # delivered, then the subscriber learns it must resume.
-                    queue.put_nowait(Event(event.channel, OVERFLOWED))  # type: ignore[arg-type]
-                    self._mailboxes[event.channel].discard(queue)
-                else:
-                    queue.put_nowait(event)
+            self.dispatch(await self._backend.next_published())
+
+    def dispatch(self, event: Event) -> None:
+        """One published message to the buffers of its channel's subscribers."""
+        if event.channel in (ACCESS_CHANNEL, TOKENS_CHANNEL):
+            delivered: Delivered = event.message  # type: ignore[assignment]
+            self._recheck(delivered.event)
+        for queue in list(self._mailboxes.get(event.channel, ())):
+            accepts = self._filters.get(queue)
+            if accepts is not None and not accepts(event.message):
+                continue
+            if queue.qsize() >= self.buffer:
+                # The last slot is kept for this mark: what is buffered is still
+                # delivered, then the subscriber learns it must resume.
+                queue.put_nowait(Event(event.channel, OVERFLOWED))  # type: ignore[arg-type]
+                self._mailboxes[event.channel].discard(queue)
+            else:
+                queue.put_nowait(event)
 
     def _recheck(self, event: StoredEvent) -> None:
         """Mark, before any later event, the queues whose rights this event may have changed."""
@@ -179,14 +182,19 @@ class BoundedBroadcast(Broadcast):
             token = event.token_id
             affected = [q for q, o in self._owners.items() if o.token_id == token]
         for queue in affected:
-            # A full queue already ends with its overflow mark: it resubscribes, checked anew.
-            if not queue.full():
+            if self._has_room(queue):
                 queue.put_nowait(Event(ACCESS_CHANNEL, RECHECK))  # type: ignore[arg-type]
+
+    def _has_room(self, queue: Mailbox) -> bool:
+        """Room for a RECHECK mark: the buffer's last slot stays for the overflow mark. A
+        queue with no room will overflow at the next event, and its subscriber then
+        subscribes again, its rights checked anew."""
+        return queue.qsize() < self.buffer
 
     def recheck_token(self, token_id: int) -> None:
         """For expiry, which is no event: the token's subscriptions check their rights."""
         for queue, owner in self._owners.items():
-            if owner.token_id == token_id and not queue.full():
+            if owner.token_id == token_id and self._has_room(queue):
                 queue.put_nowait(Event(TOKENS_CHANNEL, RECHECK))  # type: ignore[arg-type]
 
     @contextlib.asynccontextmanager

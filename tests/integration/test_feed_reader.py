@@ -3,12 +3,21 @@
 import asyncio
 from typing import Any
 
+from broadcaster._base import Event
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import reads
 from db.engine import unit_of_work
 from db.events import StoredEvent
-from db.feed import EventFeed, department_channel
+from db.feed import (
+    OVERFLOWED,
+    RECHECK,
+    BoundedBroadcast,
+    EventFeed,
+    LogBackend,
+    Owner,
+    department_channel,
+)
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from tests.support import Shop, print_tasks
@@ -77,3 +86,17 @@ async def test_a_stream_of_commits_is_read_in_batches(database_url: str, shop: S
     # One read per commit would be 40 or more; each read that finds events is followed
     # by one that finds none.
     assert reads < len(tasks) // 2
+
+
+async def test_a_recheck_never_takes_the_overflow_marks_slot() -> None:
+    """A subscriber whose buffer is full when its token changes still gets the overflow
+    mark at the next event; the fan-out does not fail on a full buffer."""
+    broadcast = BoundedBroadcast(LogBackend(), buffer=2)
+    async with broadcast.subscribe("c", owner=Owner(user_id=1, token_id=7)) as queue:
+        for n in range(2):
+            broadcast.dispatch(Event("c", n))
+        broadcast.recheck_token(7)
+        broadcast.dispatch(Event("c", 2))
+        got = [(await queue.get()).message for _ in range(queue.qsize())]
+    assert got == [0, 1, OVERFLOWED]
+    assert RECHECK not in got
