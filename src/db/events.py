@@ -1,10 +1,11 @@
 """The event log as a stream: positions, cursors and ordered reads.
 
 An event's position is `(xid, id)`: the writing transaction's id, then the row
-id. Readers only read below the oldest running transaction (see queries.sql),
-so positions are handed out in order and an event that commits late is never
-skipped. A client holds either a position (the cursor of the last event it
-received) or a snapshot (the `eventCursor` of a queue page): both resume exactly.
+id. Readers only read below the oldest running transaction that could write an
+event (events_horizon, see queries.sql), so positions are handed out in order and
+an event that commits late is never skipped. A client holds either a position (the
+cursor of the last event it received) or a snapshot (the `eventCursor` of a queue
+page): both resume exactly.
 """
 
 import base64

@@ -416,21 +416,22 @@ LIMIT :limit
 SELECT CAST(pg_current_snapshot() AS text)
 
 -- name: events_head
--- The newest event every reader may already see: all transactions below the
--- oldest running one have finished, so nothing can commit before this position.
+-- The newest event every reader may already see: every transaction below the
+-- horizon that could write an event has finished (events_horizon, migration 0004),
+-- so nothing can commit before this position.
 SELECT CAST(xid AS text) AS xid, id FROM events
-WHERE xid < pg_snapshot_xmin(pg_current_snapshot())
+WHERE xid < (SELECT events_horizon())
 ORDER BY xid DESC, id DESC
 LIMIT 1
 
 -- name: events_after
 -- The event log in (xid, id) order after a position, optionally filtered. Only
--- transactions older than the oldest running one are read, so an event that
--- commits late is delivered late, never skipped.
+-- transactions older than the oldest running one of this database are read, so an
+-- event that commits late is delivered late, never skipped.
 SELECT CAST(xid AS text) AS xid, id, type, work_order_id, department_id, payload, occurred_at
 FROM events
 WHERE (xid, id) > (CAST(CAST(:xid AS text) AS xid8), :id)
-  AND xid < pg_snapshot_xmin(pg_current_snapshot())
+  AND xid < (SELECT events_horizon())
   AND (CAST(:department_id AS bigint) IS NULL OR department_id = :department_id)
   AND (CAST(:work_order_id AS bigint) IS NULL OR work_order_id = :work_order_id)
   AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[])))
@@ -445,7 +446,7 @@ FROM events
 WHERE xid >= pg_snapshot_xmin(CAST(CAST(:snapshot AS text) AS pg_snapshot))
   AND NOT pg_visible_in_snapshot(xid, CAST(CAST(:snapshot AS text) AS pg_snapshot))
   AND (xid, id) > (CAST(CAST(:xid AS text) AS xid8), :id)
-  AND xid < pg_snapshot_xmin(pg_current_snapshot())
+  AND xid < (SELECT events_horizon())
   AND (CAST(:department_id AS bigint) IS NULL OR department_id = :department_id)
   AND (CAST(:work_order_id AS bigint) IS NULL OR work_order_id = :work_order_id)
   AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[])))

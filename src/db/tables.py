@@ -223,8 +223,8 @@ events = sa.Table(
     "events",
     metadata,
     _id(),
-    # Readers order by (xid, id) and only read below the oldest running transaction,
-    # so an event that commits late is never skipped (docs/realtime.md).
+    # Readers order by (xid, id) and only read below the oldest running transaction of
+    # this database, so an event that commits late is never skipped (docs/realtime.md).
     sa.Column("xid", XID8(), nullable=False, server_default=sa.text("pg_current_xact_id()")),
     sa.Column("type", sa.Text, nullable=False),
     sa.Column("schema_version", sa.SmallInteger, nullable=False, server_default="1"),

@@ -3,7 +3,9 @@
 import asyncio
 from typing import Any
 
+import asyncpg
 from broadcaster._base import Event
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import reads
@@ -100,3 +102,30 @@ async def test_a_recheck_never_takes_the_overflow_marks_slot() -> None:
         got = [(await queue.get()).message for _ in range(queue.qsize())]
     assert got == [0, 1, OVERFLOWED]
     assert RECHECK not in got
+
+
+async def test_a_transaction_open_in_another_database_does_not_hold_the_feed_back(
+    database_url: str, server_url: str, shop: Shop
+) -> None:
+    """Transaction ids are shared by every database of a server, but only this database's
+    transactions can write its events: a neighbour's long transaction delays nothing."""
+    tasks = await print_tasks(shop, 2)
+    neighbour = await asyncpg.connect(
+        make_url(server_url)
+        .set(database="postgres", drivername="postgresql")
+        .render_as_string(hide_password=False)
+    )
+    feed = EventFeed(shop.engine, database_url, poll_interval=0.05)
+    try:
+        await neighbour.execute("BEGIN")
+        await neighbour.fetchval("SELECT pg_current_xact_id()")
+        await feed.start()
+        async with feed.subscribe(department_channel(shop.departments["print"])) as live:
+            for task in tasks:
+                await start(shop, task)
+                feed.poke()
+            got = await moves(live, len(tasks))
+    finally:
+        await feed.stop()
+        await neighbour.close()
+    assert [e.payload["taskId"] for e in got] == tasks
