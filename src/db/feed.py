@@ -121,6 +121,10 @@ class Mailbox:
     def put_nowait(self, item: Any) -> None:
         if self.full():
             raise asyncio.QueueFull
+        self.put_last(item)
+
+    def put_last(self, item: Any) -> None:
+        """Past the bound: for the final mark of a subscriber the fan-out drops."""
         self._items.append(item)
         if self._reader is not None and not self._reader.done():
             self._reader.set_result(None)
@@ -151,27 +155,50 @@ class BoundedBroadcast(Broadcast):
         self._owners: dict[Mailbox, Owner] = {}
         # Our own map of channels to buffers (broadcaster's is typed for its queues).
         self._mailboxes: dict[str, set[Mailbox]] = {}
+        # Subscribers dropped because handing them a message failed (a bug, logged).
+        self.failures = 0
 
     async def _listener(self) -> None:
         while True:
             self.dispatch(await self._backend.next_published())
 
     def dispatch(self, event: Event) -> None:
-        """One published message to the buffers of its channel's subscribers."""
+        """One published message to the buffers of its channel's subscribers.
+
+        This runs in the one task that feeds every subscription of the process: if it
+        raised, all of them would wait forever. A subscriber it fails to serve is dropped
+        with the overflow mark instead, and resumes from its cursor: nothing is lost."""
         if event.channel in (ACCESS_CHANNEL, TOKENS_CHANNEL):
-            delivered: Delivered = event.message  # type: ignore[assignment]
-            self._recheck(delivered.event)
+            try:
+                self._recheck(event.message.event)  # type: ignore[attr-defined]
+            except Exception:
+                log.exception("access re-check failed; the owners' subscriptions resume")
+                self._drop_all(set(self._owners))
         for queue in list(self._mailboxes.get(event.channel, ())):
-            accepts = self._filters.get(queue)
-            if accepts is not None and not accepts(event.message):
-                continue
-            if queue.qsize() >= self.buffer:
-                # The last slot is kept for this mark: what is buffered is still
-                # delivered, then the subscriber learns it must resume.
-                queue.put_nowait(Event(event.channel, OVERFLOWED))  # type: ignore[arg-type]
-                self._mailboxes[event.channel].discard(queue)
-            else:
-                queue.put_nowait(event)
+            try:
+                self._offer(queue, event)
+            except Exception:
+                log.exception("fan-out to a subscriber failed; it resumes from its cursor")
+                self._drop_all({queue})
+
+    def _offer(self, queue: Mailbox, event: Event) -> None:
+        accepts = self._filters.get(queue)
+        if accepts is not None and not accepts(event.message):
+            return
+        if queue.qsize() >= self.buffer:
+            # The last slot is kept for this mark: what is buffered is still
+            # delivered, then the subscriber learns it must resume.
+            queue.put_nowait(Event(event.channel, OVERFLOWED))  # type: ignore[arg-type]
+            self._mailboxes[event.channel].discard(queue)
+        else:
+            queue.put_nowait(event)
+
+    def _drop_all(self, queues: set[Mailbox]) -> None:
+        for channel, subscribers in self._mailboxes.items():
+            for queue in subscribers & queues:
+                subscribers.discard(queue)
+                queue.put_last(Event(channel, OVERFLOWED))  # type: ignore[arg-type]
+                self.failures += 1
 
     def _recheck(self, event: StoredEvent) -> None:
         """Mark, before any later event, the queues whose rights this event may have changed."""

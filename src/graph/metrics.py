@@ -78,6 +78,12 @@ class Metrics:
         )
         self._gauge("pressroom_events_delivered", "Events read from the log by this process.",
                     feed, lambda f: f.stats.delivered)  # fmt: skip
+        self._gauge(
+            "pressroom_event_fanout_failures",
+            "Subscribers dropped (told to resume) because handing them an event failed.",
+            feed,
+            lambda f: f.broadcast.failures,
+        )
         Gauge(
             "pressroom_live_connections",
             "Authenticated websocket connections.",

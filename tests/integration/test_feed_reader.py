@@ -4,6 +4,7 @@ import asyncio
 from typing import Any
 
 import asyncpg
+import pytest
 from broadcaster._base import Event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -12,6 +13,7 @@ from db import reads
 from db.engine import unit_of_work
 from db.events import StoredEvent
 from db.feed import (
+    ACCESS_CHANNEL,
     OVERFLOWED,
     RECHECK,
     BoundedBroadcast,
@@ -129,3 +131,46 @@ async def test_a_transaction_open_in_another_database_does_not_hold_the_feed_bac
         await feed.stop()
         await neighbour.close()
     assert [e.payload["taskId"] for e in got] == tasks
+
+
+async def test_a_subscriber_the_fan_out_fails_to_serve_is_told_to_resume(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The fan-out serves every subscription of the process: a failure for one subscriber
+    (here its filter raises) drops that one with the overflow mark, and the others still
+    get every message."""
+    broadcast = BoundedBroadcast(LogBackend(), buffer=3)
+
+    def broken(message: Any) -> bool:
+        raise RuntimeError("a bug in a filter")
+
+    async with (
+        broadcast.subscribe("c") as healthy,
+        broadcast.subscribe("c", accepts=broken) as failing,
+        broadcast.subscribe("c") as later,
+    ):
+        broadcast.dispatch(Event("c", 0))
+        broadcast._filters[later] = broken
+        broadcast.dispatch(Event("c", 1))
+        broadcast.dispatch(Event("c", 2))
+        got = {
+            name: [(await queue.get()).message for _ in range(queue.qsize())]
+            for name, queue in (("healthy", healthy), ("failing", failing), ("later", later))
+        }
+        assert broadcast.subscriber_count("c") == 1
+    assert got == {"healthy": [0, 1, 2], "failing": [OVERFLOWED], "later": [0, OVERFLOWED]}
+    assert broadcast.failures == 2
+    assert caplog.text.count("fan-out to a subscriber failed") == 2
+
+
+async def test_a_failed_access_recheck_makes_every_owned_subscription_resume() -> None:
+    broadcast = BoundedBroadcast(LogBackend(), buffer=5)
+    async with (
+        broadcast.subscribe("c", owner=Owner(user_id=1, token_id=7)) as owned,
+        broadcast.subscribe("c") as anonymous,
+    ):
+        broadcast.dispatch(Event(ACCESS_CHANNEL, "not a delivered event"))
+        broadcast.dispatch(Event("c", 0))
+        got = [(await q.get()).message for q in (owned, anonymous)]
+        assert got == [OVERFLOWED, 0]
+    assert broadcast.failures == 1
