@@ -31,7 +31,7 @@ from db.orders import NewWorkOrder, create_work_order
 from db.tables import metadata
 from domain.enums import DepartmentKind, TokenKind
 from graph.ids import encode_id
-from pressroom.app import create_app
+from pressroom.app import create_app, server_options
 from pressroom.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,7 +102,9 @@ async def running_app(database_url: str) -> AsyncIterator[tuple[str, Any]]:
         signin_failures_per_account="100000/minute",
     )
     app = create_app(settings, url=database_url)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", **server_options(settings)
+    )
     srv, task = await serve(config)
     yield f"http://127.0.0.1:{port}/graphql", app
     srv.should_exit = True

@@ -4,6 +4,7 @@ import gc
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from starlette.applications import Starlette
 
@@ -40,6 +41,17 @@ class GcPauses:
             self.began = time.perf_counter()
         else:
             self.metrics.gc_paused(info["generation"], time.perf_counter() - self.began)
+
+
+def server_options(settings: Settings) -> dict[str, Any]:
+    """uvicorn's options for this app, wherever it is served (the CLI, the tests)."""
+    return {
+        "lifespan": "on",
+        # websockets' Sans-I/O protocol: about 23 KB per idle connection against 30 KB
+        # for uvicorn's default, which runs websockets' own asyncio server per socket.
+        "ws": "websockets-sansio",
+        "ws_per_message_deflate": settings.ws_compression,
+    }
 
 
 def create_app(settings: Settings | None = None, *, url: str | None = None) -> Starlette:

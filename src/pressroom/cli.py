@@ -13,7 +13,7 @@ from pressroom.settings import Settings
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
-    from pressroom.app import create_app
+    from pressroom.app import create_app, server_options
     from pressroom.database import database_url, stop_embedded
 
     url = database_url(settings)
@@ -39,8 +39,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         "port": args.port,
         "access_log": False,
         "log_config": logs.config(),
-        "lifespan": "on",
-        "ws_per_message_deflate": settings.ws_compression,
+        **server_options(settings),
     }
     code = 0
     try:
