@@ -20,15 +20,22 @@ from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from db.feed import Delivered
 from db.reads import Related
+from graph.awaitable import is_awaitable
+from graph.jsontext import dumps
 from graph.loaders import Loaders
 
 _UNSHARED = object()
 
 
 class SharingExecutor(StrawberryGraphQLCoreExecutionContext):
-    """Strawberry's executor, sharing per-event executions of subscriptions."""
+    """Strawberry's executor, sharing per-event executions of subscriptions (and asking
+    whether a value is awaitable once per type: graph/awaitable.py)."""
 
     _operation_key: Hashable = _UNSHARED
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.is_awaitable = is_awaitable
 
     def __copy__(self) -> "SharingExecutor":
         # graphql-core copies the executor for each event; copy.copy's generic path
@@ -145,8 +152,8 @@ class SharedMessages:
         if found is not None and found[0] is data:
             text = found[1]
         else:
-            text = json.dumps(data, separators=(",", ":"))
+            text = dumps(data)
             if len(self._texts) >= self.size:
                 del self._texts[next(iter(self._texts))]
             self._texts[id(data)] = (data, text)
-        return f'{{"id":{json.dumps(message["id"])},"type":"{kind}","payload":{{"data":{text}}}}}'
+        return f'{{"id":{dumps(message["id"])},"type":"{kind}","payload":{{"data":{text}}}}}'

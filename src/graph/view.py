@@ -20,6 +20,7 @@ from db.engine import unavailable
 from graph.auth import bearer, load_viewer
 from graph.context import Context, Services
 from graph.errors import TopLevelCode, error_response, unavailable_response
+from graph.jsontext import dumps
 from graph.live import LiveConnections
 from graph.schema import schema
 from graph.sharing import SharedMessages
@@ -109,7 +110,7 @@ class PressroomGraphQL(GraphQL[Context, None]):
 
     def encode_json(self, data: object) -> str | bytes:
         shared = self.messages.encode(data)
-        return shared if shared is not None else super().encode_json(data)
+        return shared if shared is not None else dumps(data)
 
     def decode_json(self, data: str | bytes) -> object:
         try:
