@@ -44,6 +44,15 @@ async def start(shop: Shop, task: int) -> None:
         await transition_task(conn, task, TaskAction.START, Actor(shop.users["pat"], False))
 
 
+async def start_all(shop: Shop, feed: EventFeed, tasks: list[int]) -> list[StoredEvent]:
+    """Starts each task, waking the feed after each commit; the moves it delivered."""
+    async with feed.subscribe(department_channel(shop.departments["print"])) as live:
+        for task in tasks:
+            await start(shop, task)
+            feed.poke()
+        return await moves(live, len(tasks))
+
+
 async def test_an_unexpected_error_in_the_reader_loses_nothing(
     database_url: str, shop: Shop
 ) -> None:
@@ -60,11 +69,7 @@ async def test_an_unexpected_error_in_the_reader_loses_nothing(
     feed = EventFeed(shop.engine, database_url, enrich=enrich, poll_interval=0.05)
     await feed.start()
     try:
-        async with feed.subscribe(department_channel(shop.departments["print"])) as live:
-            for task in tasks:
-                await start(shop, task)
-                feed.poke()
-            got = await moves(live, len(tasks))
+        got = await start_all(shop, feed, tasks)
     finally:
         await feed.stop()
     assert feed.stats.read_errors == 1
@@ -122,11 +127,7 @@ async def test_a_transaction_open_in_another_database_does_not_hold_the_feed_bac
         await neighbour.execute("BEGIN")
         await neighbour.fetchval("SELECT pg_current_xact_id()")
         await feed.start()
-        async with feed.subscribe(department_channel(shop.departments["print"])) as live:
-            for task in tasks:
-                await start(shop, task)
-                feed.poke()
-            got = await moves(live, len(tasks))
+        got = await start_all(shop, feed, tasks)
     finally:
         await feed.stop()
         await neighbour.close()
