@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 
 from starlette.websockets import WebSocket
 
-from db.feed import ACCESS_CHANNEL, OVERFLOWED, TOKENS_CHANNEL, Delivered, EventFeed
+from db.fanout import ACCESS_CHANNEL, OVERFLOWED, TOKENS_CHANNEL, Delivered
+from db.feed import EventFeed
 from domain.enums import EventType
 from graph.context import Viewer, ViewerCache
 

@@ -18,7 +18,7 @@ from graphql import ExecutionResult
 from graphql.pyutils import AwaitableOrValue
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
-from db.feed import Delivered
+from db.fanout import Delivered
 from db.reads import Related
 from graph.awaitable import is_awaitable
 from graph.jsontext import dumps

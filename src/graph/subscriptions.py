@@ -18,18 +18,18 @@ from strawberry.permission import BasePermission
 
 from db import events, reads
 from db.events import BadCursor, Filter, Resume
-from db.feed import (
+from db.fanout import (
     GATE_CHANNEL,
     GATE_TYPES,
     LEDGER_CHANNEL,
     OVERFLOWED,
     RECHECK,
     Delivered,
-    EventFeed,
     Owner,
     department_channel,
     work_order_channel,
 )
+from db.feed import EventFeed
 from domain.enums import EventType
 from graph.auth import load_viewer
 from graph.context import Info

@@ -8,7 +8,8 @@ from urllib.parse import urlsplit
 from websockets.asyncio.client import ClientConnection, connect
 
 from db.engine import unit_of_work
-from db.feed import EventFeed, department_channel
+from db.fanout import department_channel
+from db.feed import EventFeed
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from tests.support import SUBSCRIBER_BUFFER, Client, Shop, cursor_now, task_ids

@@ -12,16 +12,15 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from db import reads
 from db.engine import unit_of_work
 from db.events import StoredEvent
-from db.feed import (
+from db.fanout import (
     ACCESS_CHANNEL,
     OVERFLOWED,
     RECHECK,
     BoundedBroadcast,
-    EventFeed,
-    LogBackend,
     Owner,
     department_channel,
 )
+from db.feed import EventFeed, LogBackend
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from tests.support import Shop, print_tasks

@@ -11,7 +11,7 @@ from typing import Any
 import strawberry
 
 from db.events import StoredEvent, TaskSnapshot
-from db.feed import Delivered
+from db.fanout import Delivered
 from domain.enums import EventType
 from graph.context import Info
 from graph.types.ledger import LedgerEntry
