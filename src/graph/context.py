@@ -3,7 +3,7 @@
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -144,6 +144,9 @@ class Services:
     throttle: SignInThrottle = field(default_factory=SignInThrottle)
     exposure: Exposure = field(default_factory=Exposure)
     viewers: ViewerCache = field(default_factory=ViewerCache)
+    # Called for every response and websocket message the view writes (the garbage
+    # collector is paced by it: pressroom/collector.py).
+    message_written: Callable[[], None] = lambda: None
 
 
 @dataclass

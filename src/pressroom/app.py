@@ -42,6 +42,7 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         poll_interval=settings.feed_poll_seconds,
         batch_window=settings.feed_batch_seconds,
     )
+    pacer = collector.Pacer()
     services = Services(
         engine,
         settings.session_ttl_seconds,
@@ -49,6 +50,7 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         settings.currency,
         throttle=SignInThrottle(settings.signin_per_address, settings.signin_failures_per_account),
         exposure=settings.exposure(),
+        message_written=pacer.message_written,
     )
     live = LiveConnections(services.viewers)
 
@@ -58,7 +60,7 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         await migrate.upgrade(db_url)
         await feed.start()
         assert services.metrics is not None, "graph.app.create_app makes the app's metrics"
-        async with collector.managed(services.metrics):
+        async with collector.managed(services.metrics, pacer):
             live.start(feed)
             try:
                 yield

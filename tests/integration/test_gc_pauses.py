@@ -100,3 +100,27 @@ async def test_the_middle_generation_is_collected_when_cpython_would() -> None:
         assert gc.get_count()[1] == 0
     finally:
         gc.set_threshold(*thresholds)
+
+
+async def test_messages_written_make_young_collections_too() -> None:
+    """A loop busy for hundreds of ms with a batch of events does not wake the timer: the
+    messages it writes set collections off instead."""
+    generations: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "stop":
+            generations.append(info["generation"])
+
+    pacer = collector.Pacer()
+    thresholds = gc.get_threshold()
+    gc.set_threshold(10**9, *thresholds[1:])
+    gc.callbacks.append(seen)
+    try:
+        for _ in range(collector.MESSAGES_PER_COLLECTION - 1):
+            pacer.message_written()
+        assert generations == []
+        pacer.message_written()
+        assert len(generations) == 1 and generations[0] <= 1
+    finally:
+        gc.callbacks.remove(seen)
+        gc.set_threshold(*thresholds)
