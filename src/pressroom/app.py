@@ -50,7 +50,7 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         settings.currency,
         throttle=SignInThrottle(settings.signin_per_address, settings.signin_failures_per_account),
         exposure=settings.exposure(),
-        message_written=pacer.message_written,
+        work_done=pacer.work_done,
     )
     live = LiveConnections(services.viewers)
 
