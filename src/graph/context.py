@@ -129,13 +129,6 @@ class Exposure:
     websocket_origins: tuple[str, ...] = ()  # besides the server's own; '*' for any
 
 
-# Weights of `Services.work_done`, roughly the objects each leaves alive: a message
-# written (a woken subscriber's new awaitables, about 16), and a subscription started
-# (its operation, extension hooks and generators, about 330).
-MESSAGE_WORK = 1
-SUBSCRIPTION_WORK = 20
-
-
 @dataclass
 class Services:
     """What the app wires in once: the engine and the settings the API needs."""
@@ -151,9 +144,9 @@ class Services:
     throttle: SignInThrottle = field(default_factory=SignInThrottle)
     exposure: Exposure = field(default_factory=Exposure)
     viewers: ViewerCache = field(default_factory=ViewerCache)
-    # Told of work that leaves objects alive, with a rough weight: the garbage collector
-    # is paced by it (pressroom/collector.py).
-    work_done: Callable[[int], None] = lambda weight: None
+    # Called for every response and websocket message the view writes (the garbage
+    # collector is paced by it: pressroom/collector.py).
+    message_written: Callable[[], None] = lambda: None
 
 
 @dataclass

@@ -32,7 +32,7 @@ from db.fanout import (
 from db.feed import EventFeed
 from domain.enums import EventType
 from graph.auth import load_viewer
-from graph.context import SUBSCRIPTION_WORK, Info
+from graph.context import Info
 from graph.errors import TopLevelCode, bad_request, forbidden
 from graph.ids import decode_id
 from graph.permissions import (
@@ -98,7 +98,6 @@ async def stream(
     resume = _resume(after)
     viewer = viewer_of(info)
     owner = Owner(user_id=viewer.user_id, token_id=viewer.token_id)
-    info.context.services.work_done(SUBSCRIPTION_WORK)
     delivered_count = 0
     ended = "closed"
     log.info(

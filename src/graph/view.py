@@ -18,7 +18,7 @@ from strawberry.types.unset import UnsetType
 
 from db.engine import unavailable
 from graph.auth import bearer, load_viewer
-from graph.context import MESSAGE_WORK, Context, Services
+from graph.context import Context, Services
 from graph.errors import TopLevelCode, error_response, unavailable_response
 from graph.jsontext import dumps
 from graph.live import LiveConnections
@@ -109,7 +109,7 @@ class PressroomGraphQL(GraphQL[Context, None]):
         await response(scope, receive, send)
 
     def encode_json(self, data: object) -> str | bytes:
-        self.services.work_done(MESSAGE_WORK)
+        self.services.message_written()
         shared = self.messages.encode(data)
         return shared if shared is not None else dumps(data)
 

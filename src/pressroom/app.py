@@ -50,7 +50,7 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         settings.currency,
         throttle=SignInThrottle(settings.signin_per_address, settings.signin_failures_per_account),
         exposure=settings.exposure(),
-        work_done=pacer.work_done,
+        message_written=pacer.message_written,
     )
     live = LiveConnections(services.viewers)
 

@@ -7,9 +7,9 @@ the count stays flat while the youngest generation fills with the new ones. With
 subscribers under load it held about 95,000 objects when a collection finally came (set
 off by some request), and that collection stopped the process for 20-60 ms (seen with a
 diagnostic print of each long pause in the bench's server). Collected every
-PACE_SECONDS and after WORK_PER_COLLECTION of work (messages written, subscriptions
-started) as well, it holds what came since: a shorter pause for the same total work,
-since every object is looked at once either way.
+PACE_SECONDS and every MESSAGES_PER_COLLECTION messages written as well, it holds what
+came since: a shorter pause for the same total work, since every object is looked at
+once either way.
 
 Full collections follow CPython's own rule (once the middle generation has moved a
 quarter of the old generation's size into it), but only after 1,000 middle collections:
@@ -32,9 +32,8 @@ from graph.metrics import Metrics
 # (the bench's GC table).
 GC_THRESHOLDS = (10_000, 2, 1_000)
 PACE_SECONDS = 0.05
-# In the weights of graph.context's Services.work_done (a message written: 1): each
-# young collection then looks at about 5,000 objects, a pause of a few ms.
-WORK_PER_COLLECTION = 300
+# About 16 objects live on per woken subscriber: 1,000 messages make a pause of a few ms.
+MESSAGES_PER_COLLECTION = 1_000
 
 
 class GcPauses:
@@ -61,23 +60,22 @@ def collect_young() -> None:
 
 class Pacer:
     """Young collections on time, and by work: a batch of events for thousands of
-    subscribers, or thousands of them subscribing at once, keeps the loop busy for
-    hundreds of ms, too long for the timer to wake, so WORK_PER_COLLECTION of work done
-    also makes one."""
+    subscribers keeps the loop busy for hundreds of ms, too long for the timer to wake,
+    so every MESSAGES_PER_COLLECTION messages written also make one."""
 
     def __init__(self) -> None:
-        self.done = 0
+        self.written = 0
 
-    def work_done(self, weight: int) -> None:
-        self.done += weight
-        if self.done >= WORK_PER_COLLECTION:
-            self.done = 0
+    def message_written(self) -> None:
+        self.written += 1
+        if self.written >= MESSAGES_PER_COLLECTION:
+            self.written = 0
             collect_young()
 
     async def run(self) -> None:
         while True:
             await asyncio.sleep(PACE_SECONDS)
-            self.done = 0
+            self.written = 0
             collect_young()
 
 

@@ -10,7 +10,6 @@ import httpx
 import uvicorn
 from prometheus_client.parser import text_string_to_metric_families
 
-from graph.context import MESSAGE_WORK
 from pressroom import collector
 from pressroom.app import create_app
 from pressroom.collector import GcPauses
@@ -103,9 +102,9 @@ async def test_the_middle_generation_is_collected_when_cpython_would() -> None:
         gc.set_threshold(*thresholds)
 
 
-async def test_work_done_makes_young_collections_too() -> None:
+async def test_messages_written_make_young_collections_too() -> None:
     """A loop busy for hundreds of ms with a batch of events does not wake the timer: the
-    work it does sets collections off instead."""
+    messages it writes set collections off instead."""
     generations: list[int] = []
 
     def seen(phase: str, info: dict[str, int]) -> None:
@@ -117,10 +116,10 @@ async def test_work_done_makes_young_collections_too() -> None:
     gc.set_threshold(10**9, *thresholds[1:])
     gc.callbacks.append(seen)
     try:
-        for _ in range(collector.WORK_PER_COLLECTION - 1):
-            pacer.work_done(MESSAGE_WORK)
+        for _ in range(collector.MESSAGES_PER_COLLECTION - 1):
+            pacer.message_written()
         assert generations == []
-        pacer.work_done(MESSAGE_WORK)
+        pacer.message_written()
         assert len(generations) == 1 and generations[0] <= 1
     finally:
         gc.callbacks.remove(seen)
