@@ -26,6 +26,9 @@ log = logging.getLogger(__name__)
 REVOKED_CLOSE_CODE = 4403
 EXPIRED_CLOSE_CODE = 4401
 SWEEP_SECONDS = 1.0
+# How long a close may wait for a socket to take it; the client's connection is then left
+# to uvicorn's pings.
+CLOSE_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,8 @@ class LiveConnections:
         # Weak: a connection that ended on its own simply drops out.
         self._sockets: weakref.WeakKeyDictionary[WebSocket, _Holder] = weakref.WeakKeyDictionary()
         self._tasks: list[asyncio.Task[None]] = []
+        # Closes under way (a task is kept here until it ends, or it could be collected).
+        self._closing: set[asyncio.Task[None]] = set()
         self._feed: EventFeed | None = None
 
     def add(self, viewer: Viewer, websocket: WebSocket) -> None:
@@ -51,9 +56,20 @@ class LiveConnections:
         return len(self._sockets)
 
     async def _close(self, sockets: list[WebSocket], code: int, reason: str) -> None:
+        """Each socket is closed by a task of its own: closing waits until the socket can
+        be written to, which a client that stopped reading may never allow, and the
+        watchers that call this must go on to the next revocation. Such a client gets
+        nothing more anyway: its subscriptions check their rights again and end."""
         for websocket in sockets:
             self._sockets.pop(websocket, None)
-            with contextlib.suppress(RuntimeError, OSError):
+            closing = asyncio.create_task(self._close_one(websocket, code, reason))
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
+
+    @staticmethod
+    async def _close_one(websocket: WebSocket, code: int, reason: str) -> None:
+        with contextlib.suppress(RuntimeError, OSError, TimeoutError):
+            async with asyncio.timeout(CLOSE_SECONDS):
                 await websocket.close(code=code, reason=reason)
 
     async def close_token(self, token_id: int) -> None:
@@ -85,9 +101,10 @@ class LiveConnections:
         ]
 
     async def stop(self) -> None:
-        for task in self._tasks:
+        tasks = [*self._tasks, *self._closing]
+        for task in tasks:
             task.cancel()
-        for task in self._tasks:
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
