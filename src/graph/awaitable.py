@@ -13,7 +13,8 @@ from typing import Any, TypeGuard
 
 from strawberry.execution import optimized_is_awaitable
 
-_NEVER: set[type] = {type(None), bool, int, float, str, list, dict, tuple}
+# Filled as types are met; Strawberry's own check answers the first time.
+_NEVER: set[type] = set()
 
 
 def is_awaitable(value: Any) -> TypeGuard[Awaitable[Any]]:
