@@ -69,6 +69,14 @@ class Server(uvicorn.Server):
         self.ready.set()
 
 
+def config_for(app: Any, settings: Settings, port: int) -> uvicorn.Config:
+    """uvicorn serving `app` on 127.0.0.1:`port` as `pressroom serve` would (its
+    websocket protocol and options)."""
+    return uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", **server_options(settings)
+    )
+
+
 async def serve(config: uvicorn.Config) -> "tuple[Server, asyncio.Task[None]]":
     server = Server(config)
     task = asyncio.create_task(server.serve())
@@ -102,10 +110,7 @@ async def running_app(database_url: str) -> AsyncIterator[tuple[str, Any]]:
         signin_failures_per_account="100000/minute",
     )
     app = create_app(settings, url=database_url)
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", **server_options(settings)
-    )
-    srv, task = await serve(config)
+    srv, task = await serve(config_for(app, settings, port))
     yield f"http://127.0.0.1:{port}/graphql", app
     srv.should_exit = True
     await task

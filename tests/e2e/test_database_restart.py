@@ -8,14 +8,13 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from db import admin, embedded, migrate, people
 from db.engine import create_engine, unit_of_work
 from domain.enums import DepartmentKind, TokenKind
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.support import free_port, serve, subscriber, take
+from tests.support import config_for, free_port, serve, subscriber, take
 
 pytestmark = pytest.mark.e2e
 
@@ -58,8 +57,9 @@ async def test_server_survives_a_database_restart(own_database: tuple[Path, str]
     await engine.dispose()
 
     port = free_port()
-    app = create_app(Settings(feed_poll_seconds=0.2), url=url)
-    server, serving = await serve(uvicorn.Config(app, port=port, log_level="warning"))
+    settings = Settings(feed_poll_seconds=0.2)
+    app = create_app(settings, url=url)
+    server, serving = await serve(config_for(app, settings, port))
     feed = app.state.services.feed
     base = f"http://127.0.0.1:{port}"
     try:

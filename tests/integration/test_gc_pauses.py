@@ -7,14 +7,13 @@ import gc
 from typing import Any
 
 import httpx
-import uvicorn
 from prometheus_client.parser import text_string_to_metric_families
 
 from pressroom import collector
 from pressroom.app import create_app
 from pressroom.collector import GcPauses
 from pressroom.settings import Settings
-from tests.support import free_port, serve
+from tests.support import config_for, free_port, serve
 
 COLLECTIONS = "pressroom_gc_pause_seconds_count"
 
@@ -50,10 +49,9 @@ async def test_a_collection_in_the_server_process_shows_in_metrics(
 async def test_an_app_that_shuts_down_stops_timing_collections(database_url: str) -> None:
     others = list(gc.callbacks)
     for _ in range(2):
-        app = create_app(Settings(), url=database_url)
-        server, serving = await serve(
-            uvicorn.Config(app, port=free_port(), log_level="warning", lifespan="on")
-        )
+        settings = Settings()
+        app = create_app(settings, url=database_url)
+        server, serving = await serve(config_for(app, settings, free_port()))
         added = [callback for callback in gc.callbacks if callback not in others]
         assert len(added) == 1
         assert isinstance(added[0], GcPauses)

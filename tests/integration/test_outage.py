@@ -14,12 +14,11 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-import uvicorn
 from sqlalchemy.engine import make_url
 
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.support import Shop, free_port, serve
+from tests.support import Shop, config_for, free_port, serve
 
 QUERY = "query Orders { workOrders { edges { node { id } } } }"
 MUTATION = 'mutation Make { createCustomer(input: {name: "X"}) { customer { id } } }'
@@ -86,8 +85,9 @@ async def through_proxy(database_url: str) -> AsyncIterator[tuple[str, Proxy]]:
     await proxy.start()
     database = make_url(database_url).database
     url = f"postgresql://postgres@127.0.0.1:{proxy.port}/{database}"
-    app = create_app(Settings(pool_size=2, max_overflow=0, feed_poll_seconds=0.2), url=url)
-    server, task = await serve(uvicorn.Config(app, port=free_port(), log_level="warning"))
+    settings = Settings(pool_size=2, max_overflow=0, feed_poll_seconds=0.2)
+    app = create_app(settings, url=url)
+    server, task = await serve(config_for(app, settings, free_port()))
     port = server.servers[0].sockets[0].getsockname()[1]
     try:
         yield f"http://127.0.0.1:{port}/graphql", proxy
