@@ -15,14 +15,15 @@ from graphql import (
     visit,
 )
 from strawberry.extensions import (
+    AddValidationRules,
     MaskErrors,
-    MaxAliasesLimiter,
     MaxTokensLimiter,
     ParserCache,
-    QueryDepthLimiter,
     SchemaExtension,
     ValidationCache,
 )
+from strawberry.extensions.max_aliases import create_validator as max_aliases_rule
+from strawberry.extensions.query_depth_limiter import create_validator as max_depth_rule
 from strawberry.types.graphql import OperationType
 
 from db.engine import unavailable
@@ -183,8 +184,9 @@ def _introspects(document: DocumentNode) -> bool:
     return found
 
 
-DEPTH_LIMIT = QueryDepthLimiter(max_depth=10)
-ALIAS_LIMIT = MaxAliasesLimiter(max_alias_count=30)
+# Strawberry's QueryDepthLimiter and MaxAliasesLimiter, with their rules made once: the
+# validation cache keys on the rule classes, which those extensions make per instance.
+LIMITS = [max_depth_rule(max_depth=10, should_ignore=None), max_aliases_rule(max_alias_count=30)]
 
 
 class PressroomSchema(strawberry.Schema):
@@ -208,11 +210,8 @@ schema: strawberry.Schema = PressroomSchema(
         QueryCost,
         lambda: ParserCache(maxsize=1024),
         lambda: ValidationCache(maxsize=1024),
-        # One shared instance each: the validation cache keys on the rule classes,
-        # which these limiters create per instance.
-        lambda: DEPTH_LIMIT,
+        lambda: AddValidationRules(LIMITS),
         lambda: MaxTokensLimiter(max_token_count=5000),
-        lambda: ALIAS_LIMIT,
         lambda: MaskUnexpectedErrors(should_mask_error=should_mask),
     ],
 )

@@ -1212,6 +1212,15 @@ async def test_chunked_body_over_256_kib_is_413(api: Client, world: World) -> No
             id="too-many-aliases",
         ),
         pytest.param(
+            "{ workOrders { edges { node { "
+            + "tasks { workOrder { " * 4
+            + "id"
+            + " } }" * 4
+            + " } } } }",
+            "exceeds maximum operation depth of 10",
+            id="too-deep",
+        ),
+        pytest.param(
             "mutation { createCustomer { customer { id } } }",
             "createCustomer(input:)",
             id="missing-argument",
