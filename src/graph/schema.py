@@ -7,6 +7,7 @@ from typing import Any
 
 import strawberry
 from graphql import (
+    ASTValidationRule,
     DocumentNode,
     FieldNode,
     GraphQLError,
@@ -186,7 +187,10 @@ def _introspects(document: DocumentNode) -> bool:
 
 # Strawberry's QueryDepthLimiter and MaxAliasesLimiter, with their rules made once: the
 # validation cache keys on the rule classes, which those extensions make per instance.
-LIMITS = [max_depth_rule(max_depth=10, should_ignore=None), max_aliases_rule(max_alias_count=30)]
+LIMITS: list[type[ASTValidationRule]] = [
+    max_depth_rule(max_depth=10, should_ignore=None),
+    max_aliases_rule(max_alias_count=30),
+]
 
 
 class PressroomSchema(strawberry.Schema):
