@@ -16,9 +16,7 @@ from graphql import (
     visit,
 )
 from strawberry.extensions import (
-    AddValidationRules,
     MaskErrors,
-    MaxTokensLimiter,
     ParserCache,
     SchemaExtension,
     ValidationCache,
@@ -185,12 +183,27 @@ def _introspects(document: DocumentNode) -> bool:
     return found
 
 
-# Strawberry's QueryDepthLimiter and MaxAliasesLimiter, with their rules made once: the
-# validation cache keys on the rule classes, which those extensions make per instance.
-LIMITS: list[type[ASTValidationRule]] = [
-    max_depth_rule(max_depth=10, should_ignore=None),
-    max_aliases_rule(max_alias_count=30),
-]
+class DocumentLimits(SchemaExtension):
+    """Strawberry's MaxTokensLimiter, QueryDepthLimiter and MaxAliasesLimiter, applied
+    while the document is parsed and validated instead of for the whole operation: a
+    subscription then holds no hook of theirs for as long as it lives (about 1 KB each
+    per subscriber). Listed before the parser and validation caches, which read what
+    they set. The rules are made once, as the validation cache keys on them."""
+
+    MAX_TOKENS = 5000
+    RULES: tuple[type[ASTValidationRule], ...] = (
+        max_depth_rule(max_depth=10, should_ignore=None),
+        max_aliases_rule(max_alias_count=30),
+    )
+
+    def on_parse(self) -> Iterator[None]:
+        self.execution_context.parse_options["max_tokens"] = self.MAX_TOKENS
+        yield
+
+    def on_validate(self) -> Iterator[None]:
+        ctx = self.execution_context
+        ctx.validation_rules = ctx.validation_rules + self.RULES
+        yield
 
 
 class PressroomSchema(strawberry.Schema):
@@ -212,10 +225,9 @@ schema: strawberry.Schema = PressroomSchema(
         OneOperation,
         Introspection,
         QueryCost,
+        DocumentLimits,
         lambda: ParserCache(maxsize=1024),
         lambda: ValidationCache(maxsize=1024),
-        lambda: AddValidationRules(LIMITS),
-        lambda: MaxTokensLimiter(max_token_count=5000),
         lambda: MaskUnexpectedErrors(should_mask_error=should_mask),
     ],
 )

@@ -1221,6 +1221,11 @@ async def test_chunked_body_over_256_kib_is_413(api: Client, world: World) -> No
             id="too-deep",
         ),
         pytest.param(
+            "{ " + "__typename " * 5001 + "}",
+            "more than 5000 tokens",
+            id="too-many-tokens",
+        ),
+        pytest.param(
             "mutation { createCustomer { customer { id } } }",
             "createCustomer(input:)",
             id="missing-argument",
