@@ -75,12 +75,6 @@ class MaskUnexpectedErrors(MaskErrors):
         masked.extensions = {"code": TopLevelCode.INTERNAL_SERVER_ERROR.value}
         return masked
 
-    def _process_result(self, result: object) -> None:
-        # Strawberry's check is an isinstance against a runtime Protocol, the dearest step
-        # of delivering a live event; results without errors need no check at all.
-        if getattr(result, "errors", None):
-            super()._process_result(result)
-
 
 class RequestLog(SchemaExtension):
     """One structured log line and one metrics sample per operation, which then lets go
