@@ -59,6 +59,9 @@ class Metrics:
             ["made"],
             registry=self.registry,
         )
+        # Counted once per subscriber and event: each label's child is looked up once.
+        self.results_shared = self.subscription_results.labels("shared")
+        self.results_executed = self.subscription_results.labels("executed")
         feed = services.feed
         self._gauge("pressroom_event_listener_up", "1 while the LISTEN connection is up.",
                     feed, lambda f: f.listening)  # fmt: skip

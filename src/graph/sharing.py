@@ -72,14 +72,14 @@ class SharingExecutor(StrawberryGraphQLCoreExecutionContext):
         metrics = self.context_value.services.metrics
         if found is not None:
             if metrics is not None:
-                metrics.subscription_results.labels("shared").inc()
+                metrics.results_shared.inc()
             if not isinstance(found, asyncio.Future):
                 return found
             if found.done() and not found.cancelled() and found.exception() is None:
                 return found.result()
             return _shared(found)
         if metrics is not None:
-            metrics.subscription_results.labels("executed").inc()
+            metrics.results_executed.inc()
         prime(self.context_value.loaders, delivered)
         result = super().execute_operation(serially)
         if not self.is_awaitable(result):
