@@ -93,21 +93,57 @@ async def stream(
 ) -> AsyncIterator[tuple[Delivered, str]]:
     """Yields each event with the cursor to resume after it. `rule` (with the field's
     `arguments`) is the subscription's permission, checked again whenever its user's
-    access changes, before any event committed after that change is delivered."""
+    access changes, before any event committed after that change is delivered.
+
+    One generator from the feed's queue to the field: each level of `async for` costs
+    every subscriber a step per event, and keeps an awaitable alive while it waits."""
     feed = _feed(info)
     resume = _resume(after)
     viewer = viewer_of(info)
     owner = Owner(user_id=viewer.user_id, token_id=viewer.token_id)
     delivered_count = 0
     ended = "closed"
+
+    def wants(position: events.Position) -> bool:
+        # Reads `resume` as it stands when the feed hands over an event: whatever the
+        # replay already delivered stays out of the buffer, leaving its room for news.
+        return resume is None or resume.wants(position)
+
     log.info(
         "subscription started",
         extra={"channel": channel, "user_id": viewer.user_id, "replay": after is not None},
     )
     try:
-        async for item in _stream(info, feed, channel, where, resume, owner, rule, arguments):
-            delivered_count += 1
-            yield item
+        async with feed.subscribe(channel, wants=wants, owner=owner) as live:
+            if resume is not None:
+                async for replayed, past in _replay(info, resume, where):
+                    resume = past
+                    delivered_count += 1
+                    yield replayed, resume.cursor()
+            # Rows read to set the subscription up are not kept while it waits (memory
+            # per idle subscriber); each event's execution primes what it needs.
+            info.context.loaders.clear_all()
+            while True:
+                item = await live.get()
+                if item.message is RECHECK:
+                    await reauthorize(info, rule, **arguments)
+                    continue
+                if item.message is OVERFLOWED:
+                    raise GraphQLError(
+                        "This subscriber fell behind and was dropped; subscribe again with "
+                        "`after` set to the last cursor it received.",
+                        extensions={
+                            "code": SLOW_CONSUMER,
+                            "resumeAfter": resume.cursor() if resume is not None else None,
+                        },
+                    )
+                delivered: Delivered = item.message
+                position = delivered.event.position
+                if resume is not None and not resume.wants(position):
+                    continue
+                resume = resume.past(position) if resume is not None else Resume(position)
+                delivered_count += 1
+                yield delivered, resume.cursor()
     except GraphQLError as error:
         ended = str((error.extensions or {}).get("code", "error"))
         raise
@@ -125,56 +161,19 @@ async def stream(
             info.context.services.metrics.subscriptions.labels(channel.split(":")[0], ended).inc()
 
 
-async def _stream(
-    info: Info,
-    feed: EventFeed,
-    channel: str,
-    where: Filter,
-    resume: Resume | None,
-    owner: Owner,
-    rule: BasePermission,
-    arguments: dict[str, Any],
-) -> AsyncIterator[tuple[Delivered, str]]:
-
-    def wants(position: events.Position) -> bool:
-        # Reads `resume` as it stands when the feed hands over an event: whatever the
-        # replay already delivered stays out of the buffer, leaving its room for news.
-        return resume is None or resume.wants(position)
-
-    async with feed.subscribe(channel, wants=wants, owner=owner) as live:
-        if resume is not None:
-            while True:
-                async with info.context.read() as conn:
-                    page = [e async for e in events.replay(conn, resume, where)]
-                    related = await reads.related(conn, page) if page else None
-                for event in page:
-                    resume = resume.past(event.position)
-                    yield Delivered(event, related), resume.cursor()
-                if len(page) < events.PAGE:
-                    break
-        # Rows read to set the subscription up are not kept while it waits (memory per
-        # idle subscriber); each event's execution primes what it needs.
-        info.context.loaders.clear_all()
-        while True:
-            item = await live.get()
-            if item.message is RECHECK:
-                await reauthorize(info, rule, **arguments)
-                continue
-            if item.message is OVERFLOWED:
-                raise GraphQLError(
-                    "This subscriber fell behind and was dropped; subscribe again with "
-                    "`after` set to the last cursor it received.",
-                    extensions={
-                        "code": SLOW_CONSUMER,
-                        "resumeAfter": resume.cursor() if resume is not None else None,
-                    },
-                )
-            delivered: Delivered = item.message
-            position = delivered.event.position
-            if resume is not None and not resume.wants(position):
-                continue
-            resume = resume.past(position) if resume is not None else Resume(position)
-            yield delivered, resume.cursor()
+async def _replay(
+    info: Info, resume: Resume, where: Filter
+) -> AsyncIterator[tuple[Delivered, Resume]]:
+    """The log's events after `resume`, page by page, each with the position past it."""
+    while True:
+        async with info.context.read() as conn:
+            page = [e async for e in events.replay(conn, resume, where)]
+            related = await reads.related(conn, page) if page else None
+        for event in page:
+            resume = resume.past(event.position)
+            yield Delivered(event, related), resume
+        if len(page) < events.PAGE:
+            return
 
 
 @strawberry.type
