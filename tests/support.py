@@ -26,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import admin, customers, embedded, people
 from db.engine import unit_of_work
-from db.feed import LISTENER_NAME
+from db.feed import LISTENER_NAME, TASK_PREFIX
 from db.orders import NewWorkOrder, create_work_order
 from db.tables import metadata
 from domain.enums import DepartmentKind, TokenKind
@@ -469,12 +469,13 @@ DASHBOARD_PAGE = """query Page($first: Int!) {
 @contextmanager
 def counting(engine: AsyncEngine) -> Iterator[list[str]]:
     """The statements run on `engine` meanwhile, but for those of the event feed's own
-    tasks (`feed-reader`...), which read whenever events commit or their timer fires."""
+    tasks (named with TASK_PREFIX), which read whenever events commit or their timer
+    fires."""
     statements: list[str] = []
 
     def record(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
         task = asyncio.current_task()
-        if task is None or not task.get_name().startswith("feed-"):
+        if task is None or not task.get_name().startswith(TASK_PREFIX):
             statements.append(statement)
 
     event.listen(engine.sync_engine, "before_cursor_execute", record)

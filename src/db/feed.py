@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 
 NOTIFY_CHANNEL = "pressroom_events"
 LISTENER_NAME = "pressroom-listener"
+# Every task of the feed is named so (what it runs on the engine is told apart by it).
+TASK_PREFIX = "feed-"
 # queries.sql's NOTIFY as asyncpg takes it ($1): it is sent on the listener's own connection.
 NOTIFY_SQL = native("notify_events")[0]
 
@@ -120,9 +122,9 @@ class EventFeed:
             self.position = await events.head(conn)
         await self.broadcast.connect()
         self._tasks = [
-            asyncio.create_task(self._listen_forever(), name="feed-listener"),
-            asyncio.create_task(self._read_forever(), name="feed-reader"),
-            asyncio.create_task(self._notify_forever(), name="feed-notifier"),
+            asyncio.create_task(self._listen_forever(), name=f"{TASK_PREFIX}listener"),
+            asyncio.create_task(self._read_forever(), name=f"{TASK_PREFIX}reader"),
+            asyncio.create_task(self._notify_forever(), name=f"{TASK_PREFIX}notifier"),
         ]
 
     async def stop(self) -> None:
