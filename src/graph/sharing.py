@@ -16,26 +16,20 @@ from typing import Any
 
 from graphql import ExecutionResult
 from graphql.pyutils import AwaitableOrValue
-from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from db.fanout import Delivered
 from db.reads import Related
-from graph.awaitable import is_awaitable
+from graph.executor import Executor
 from graph.jsontext import dumps
 from graph.loaders import Loaders
 
 _UNSHARED = object()
 
 
-class SharingExecutor(StrawberryGraphQLCoreExecutionContext):
-    """Strawberry's executor, sharing per-event executions of subscriptions (and asking
-    whether a value is awaitable once per type: graph/awaitable.py)."""
+class SharingExecutor(Executor):
+    """The executor (graph/executor.py), sharing per-event executions of subscriptions."""
 
     _operation_key: Hashable = _UNSHARED
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.is_awaitable = is_awaitable
 
     def __copy__(self) -> "SharingExecutor":
         # graphql-core copies the executor for each event; copy.copy's generic path

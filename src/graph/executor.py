@@ -1,0 +1,129 @@
+"""Strawberry's executor, with less work for each of a page's thousands of plain values.
+
+Most fields of a page are leaves Strawberry resolves by reading an attribute (a name, a
+code, a status). For each, graphql-core builds a path and a resolve info, calls the
+resolver through Strawberry's wrapper, then asks whether the value is null, a list, a
+leaf, awaitable. Here such a field is read and serialized directly. Whenever the answer
+is not a plain value (null, an error, a failed serialization), the field goes the usual
+way instead, which reads it again and reports it exactly as graphql-core would: reading
+an attribute has no side effects.
+"""
+
+from collections.abc import Awaitable, Callable
+from typing import Any, NamedTuple
+
+from graphql import GraphQLObjectType, GraphQLOutputType, is_leaf_type, is_non_null_type
+from graphql.execution.collect_fields import GroupedFieldSet
+from graphql.pyutils import AwaitableOrValue, Path, Undefined
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from strawberry.types.field import StrawberryField
+
+from graph.awaitable import is_awaitable
+
+
+class Leaf(NamedTuple):
+    """How to read and serialize a field with Strawberry's default resolver and no
+    arguments, whose type is a scalar or an enum."""
+
+    read: Callable[[Any, str], Any]
+    attribute: str
+    serialize: Callable[[Any], Any]
+
+
+# Filled as fields are met: (type, field name) -> its Leaf, or None for any other field.
+_LEAVES: dict[tuple[GraphQLObjectType, str], Leaf | None] = {}
+
+
+def leaf_of(parent_type: GraphQLObjectType, field_name: str) -> Leaf | None:
+    key = (parent_type, field_name)
+    try:
+        return _LEAVES[key]
+    except KeyError:
+        pass
+    field = parent_type.fields.get(field_name)
+    leaf = None
+    definition = field.extensions.get("strawberry-definition") if field is not None else None
+    # Basic: no resolver of its own and no field extensions (so no permission to check).
+    if isinstance(definition, StrawberryField) and definition.is_basic_field and not field.args:
+        kind: GraphQLOutputType = field.type
+        if is_non_null_type(kind):
+            kind = kind.of_type
+        if is_leaf_type(kind):
+            leaf = Leaf(
+                definition.default_resolver, definition.python_name, kind.coerce_output_value
+            )
+    _LEAVES[key] = leaf
+    return leaf
+
+
+class Executor(StrawberryGraphQLCoreExecutionContext):
+    """Asks whether a value is awaitable once per type (graph/awaitable.py) and reads
+    plain leaves directly."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.is_awaitable = is_awaitable
+
+    def execute_fields(
+        self,
+        parent_type: GraphQLObjectType,
+        source_value: Any,
+        path: Path | None,
+        grouped_field_set: GroupedFieldSet,
+        position_context: Any,
+    ) -> AwaitableOrValue[dict[str, Any]]:
+        manager = self.middleware_manager
+        if manager is not None and manager.middlewares:
+            return super().execute_fields(
+                parent_type, source_value, path, grouped_field_set, position_context
+            )
+        plain: dict[str, Any] = {}
+        rest: GroupedFieldSet = {}
+        for response_name, details in grouped_field_set.items():
+            node = details[0].node
+            leaf = None if node.arguments else leaf_of(parent_type, node.name.value)
+            if leaf is not None:
+                value = _read(leaf, source_value)
+                if value is not Undefined:
+                    plain[response_name] = value
+                    continue
+            rest[response_name] = details
+        if not rest:
+            return plain
+        if not plain:
+            return super().execute_fields(
+                parent_type, source_value, path, grouped_field_set, position_context
+            )
+        others = super().execute_fields(parent_type, source_value, path, rest, position_context)
+        if isinstance(others, dict):
+            return _ordered(grouped_field_set, plain, others)
+        return _merged(grouped_field_set, plain, others)
+
+
+def _read(leaf: Leaf, source: Any) -> Any:
+    """The field's serialized value, or Undefined where graphql-core must decide."""
+    try:
+        value = leaf.read(source, leaf.attribute)
+        if value is None or isinstance(value, Exception):
+            return Undefined
+        serialized = leaf.serialize(value)
+    except Exception:
+        return Undefined
+    return Undefined if serialized is None else serialized
+
+
+def _ordered(
+    fields: GroupedFieldSet, plain: dict[str, Any], others: dict[str, Any]
+) -> dict[str, Any]:
+    """Both halves in the selection's order: a response lists fields as they were asked."""
+    return {
+        name: plain[name] if name in plain else others[name]
+        for name in fields
+        if name in plain or name in others
+    }
+
+
+async def _merged(
+    fields: GroupedFieldSet, plain: dict[str, Any], others: Awaitable[dict[str, Any]]
+) -> dict[str, Any]:
+    return _ordered(fields, plain, await others)

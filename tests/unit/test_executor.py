@@ -1,0 +1,163 @@
+"""The executor's direct reading of plain leaves answers exactly as graphql-core does:
+same data in the same order, same errors at the same paths, and it is really taken."""
+
+import asyncio
+import enum
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+import strawberry
+from strawberry.permission import BasePermission, PermissionExtension
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from strawberry.types import Info
+
+from graph.executor import Executor
+
+
+@strawberry.enum
+class Colour(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class Deny(BasePermission):
+    message = "not for you"
+
+    def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
+        return False
+
+
+@strawberry.type
+class Item:
+    name: str
+    note: str | None
+    size: int
+    colour: Colour
+    when: datetime | None
+    missing_required: str
+    secret: str = strawberry.field(extensions=[PermissionExtension([Deny()])])
+
+    @strawberry.field
+    def shout(self) -> str:
+        return self.name.upper()
+
+    @strawberry.field
+    async def later(self) -> str:
+        await asyncio.sleep(0)
+        return self.name
+
+    @strawberry.field
+    def greet(self, who: str) -> str:
+        return f"{who} {self.name}"
+
+
+class Broken:
+    """An item whose attributes go wrong in every way a leaf can."""
+
+    name = "broken"
+    note = None
+    size = 2**40  # beyond GraphQL's Int
+    colour = "purple"  # no such enum value
+    when = "not a datetime"
+    missing_required = None
+    secret = "s"
+
+
+def _items() -> list[Any]:
+    return [
+        Item(
+            name="a", note=None, size=1, colour=Colour.RED,
+            when=datetime(2026, 1, 2, tzinfo=UTC), missing_required="x", secret="s",
+        ),
+        Item(
+            name="b", note="n", size=2, colour=Colour.BLUE,
+            when=None, missing_required="y", secret="s",
+        ),
+        Broken(),
+    ]  # fmt: skip
+
+
+@strawberry.type
+class Query:
+    @strawberry.field
+    def items(self) -> list[Item]:
+        return _items()
+
+    @strawberry.field
+    def item(self) -> Item:
+        return _items()[0]
+
+
+class CountingExecutor(Executor):
+    infos = 0
+
+    def build_resolve_info(self, *args: Any) -> Any:
+        type(self).infos += 1
+        return super().build_resolve_info(*args)
+
+
+ours = strawberry.Schema(Query, execution_context_class=CountingExecutor)
+plain = strawberry.Schema(Query, execution_context_class=StrawberryGraphQLCoreExecutionContext)
+
+# Each document: what it exercises.
+DOCUMENTS = {
+    "leaves": "{ item { name note size colour when } }",
+    "leaves and resolvers interleaved": '{ item { shout name greet(who: "hi") size later } }',
+    "aliases and repeats": "{ item { a: name b: name name n2: size name } }",
+    "fragments": "{ item { ...F size } } fragment F on Item { colour name }",
+    "skip and include": "{ item { name @skip(if: true) size @include(if: false) note } }",
+    "typename": "{ item { __typename name } }",
+    "a leaf behind a permission": "{ items { name secret } }",
+    "a list of good and bad leaves": "{ items { name note } }",
+    "an Int out of range": "{ items { name size } }",
+    "no such enum value": "{ items { name colour } }",
+    "not a datetime": "{ items { name when } }",
+    "null in a non-null leaf": "{ items { name missingRequired } }",
+    "bad leaves with async siblings": "{ items { later size colour } }",
+}
+
+
+def _answer(schema: strawberry.Schema, document: str) -> str:
+    result = asyncio.run(schema.execute(document))
+    errors = [
+        {
+            "message": e.message,
+            "path": e.path,
+            "locations": [(loc.line, loc.column) for loc in e.locations or []],
+        }
+        for e in result.errors or []
+    ]
+    # Text, not dicts: the order of keys is part of the answer.
+    return json.dumps({"data": result.data, "errors": errors})
+
+
+@pytest.mark.parametrize("document", DOCUMENTS.values(), ids=DOCUMENTS.keys())
+def test_answers_exactly_as_graphql_core(document: str) -> None:
+    assert _answer(ours, document) == _answer(plain, document)
+
+
+def test_the_table_covers_errors_and_plain_answers() -> None:
+    answers = {name: json.loads(_answer(ours, doc)) for name, doc in DOCUMENTS.items()}
+    assert not answers["leaves"]["errors"]
+    denied = answers["a leaf behind a permission"]
+    assert denied["data"] is None and denied["errors"][0]["message"] == "not for you"
+    assert answers["a list of good and bad leaves"]["data"]["items"][2] == {
+        "name": "broken",
+        "note": None,
+    }
+    for name, field in (
+        ("an Int out of range", "size"),
+        ("no such enum value", "colour"),
+        ("not a datetime", "when"),
+        ("null in a non-null leaf", "missingRequired"),
+    ):
+        assert [e["path"] for e in answers[name]["errors"]] == [["items", 2, field]], name
+
+
+def test_plain_leaves_are_read_without_a_resolve_info() -> None:
+    CountingExecutor.infos = 0
+    asyncio.run(ours.execute("{ item { name note size colour when shout } }"))
+    # item and shout; the five leaves (note is null: it goes graphql-core's way) need none.
+    assert CountingExecutor.infos == 3
