@@ -21,14 +21,11 @@ from strawberry.extensions import (
     SchemaExtension,
     ValidationCache,
 )
-from strawberry.extensions.context import StreamResultContextManager
 from strawberry.extensions.max_aliases import create_validator as max_aliases_rule
 from strawberry.extensions.query_depth_limiter import create_validator as max_depth_rule
 from strawberry.extensions.runner import SchemaExtensionsRunner
 from strawberry.types import ExecutionContext
-from strawberry.types.execution import StreamExecutionResult
 from strawberry.types.graphql import OperationType
-from strawberry.utils.await_maybe import await_maybe
 
 from db.engine import unavailable
 from graph.cost import QueryCost
@@ -42,6 +39,7 @@ from graph.errors import (
 from graph.metrics import root_field
 from graph.mutations import Mutation
 from graph.queries import Query
+from graph.runner import ExtensionsRunner
 from graph.sharing import SharingExecutor
 from graph.subscriptions import Subscription
 from graph.types.ledger import LedgerEntry
@@ -203,43 +201,6 @@ class DocumentLimits(SchemaExtension):
         ctx = self.execution_context
         ctx.validation_rules = ctx.validation_rules + self.RULES
         yield
-
-
-class ExtensionsRunner(SchemaExtensionsRunner):
-    """Strawberry's runner without two costs it pays after every result, which for a live
-    event is once per subscriber (about 7 µs of a message's 70-110): asking every
-    extension for results to add to the response (none of ours has any), and building
-    every extension's stream-result hook. Error masking is our only such hook (a test
-    keeps it so), and a result without errors gives it nothing to do."""
-
-    def __init__(
-        self, execution_context: ExecutionContext, extensions: list[SchemaExtension] | None = None
-    ) -> None:
-        super().__init__(execution_context, extensions)
-        self.with_results = [e for e in self.extensions if _overrides(e, "get_results")]
-        self.on_results = [e for e in self.extensions if _overrides(e, "on_stream_result")]
-
-    async def get_extensions_results(self, ctx: ExecutionContext) -> dict[str, Any]:
-        data: dict[str, Any] = {}
-        for extension in self.with_results:
-            data.update(await await_maybe(extension.get_results()))
-        data.update(ctx.extensions_results)
-        return data
-
-    def on_stream_result(self, result: StreamExecutionResult) -> StreamResultContextManager:
-        hooks = self.on_results if _has_errors(result) else []
-        return StreamResultContextManager(hooks, result)
-
-
-def _overrides(extension: SchemaExtension, hook: str) -> bool:
-    return getattr(type(extension), hook) is not getattr(SchemaExtension, hook)
-
-
-def _has_errors(result: StreamExecutionResult) -> bool:
-    """Errors in the result or in any part delivered with it (incremental delivery)."""
-    parts = [result, *(getattr(result, "incremental", None) or ())]
-    parts += getattr(result, "completed", None) or ()
-    return any(getattr(part, "errors", None) for part in parts)
 
 
 class PressroomSchema(strawberry.Schema):

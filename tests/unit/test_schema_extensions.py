@@ -1,13 +1,19 @@
 """The schema's extensions: made afresh for every request, so that concurrent requests
 never share one (Strawberry sets each extension's execution context per request); and
-the runner that skips their hooks where they have nothing to do."""
+the runner that skips their hooks where they have nothing to do, and remembers which
+hooks each extension class has."""
 
+from collections.abc import AsyncIterator, Iterator
+
+import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
+from strawberry.extensions.runner import SchemaExtensionsRunner
 from strawberry.types import ExecutionContext
 from strawberry.types.execution import ExecutionResult
 
-from graph.schema import DocumentLimits, ExtensionsRunner, MaskUnexpectedErrors, schema
+from graph.runner import ExtensionsRunner
+from graph.schema import DocumentLimits, MaskUnexpectedErrors, schema
 
 
 def _made() -> list[SchemaExtension]:
@@ -66,3 +72,74 @@ async def test_a_live_result_with_an_unexpected_error_is_masked() -> None:
 async def test_a_live_result_without_errors_runs_no_hook() -> None:
     result = ExecutionResult(data={"x": 1}, errors=None)
     assert _runner().on_stream_result(result).hooks == []
+
+
+# Every kind of hook Strawberry accepts, on every stage: each records when it runs.
+calls: list[str] = []
+
+
+class Generators(SchemaExtension):
+    def on_operation(self) -> Iterator[None]:
+        calls.append("gen operation in")
+        yield
+        calls.append("gen operation out")
+
+    def on_parse(self) -> Iterator[None]:
+        calls.append("gen parse")
+        yield
+
+    def on_validate(self) -> Iterator[None]:
+        yield
+        calls.append("gen validate out")
+
+    def on_execute(self) -> Iterator[None]:
+        calls.append(f"gen execute {self.execution_context.operation_name}")
+        yield
+
+
+class AsyncGenerators(SchemaExtension):
+    async def on_operation(self) -> AsyncIterator[None]:  # type: ignore[override]
+        calls.append("agen operation in")
+        yield
+        calls.append("agen operation out")
+
+    async def on_execute(self) -> AsyncIterator[None]:  # type: ignore[override]
+        calls.append("agen execute")
+        yield
+
+
+class Plain(SchemaExtension):
+    def on_parse(self) -> None:  # type: ignore[override]
+        calls.append("plain parse")
+
+    async def on_execute(self) -> None:  # type: ignore[override]
+        calls.append("async plain execute")
+
+
+@strawberry.type
+class Query:
+    x: int = 1
+
+
+class Ours(strawberry.Schema):
+    def create_extensions_runner(
+        self, execution_context: ExecutionContext, extensions: list[SchemaExtension]
+    ) -> SchemaExtensionsRunner:
+        return ExtensionsRunner(execution_context, extensions)
+
+
+async def _hooks_run(kind: type[strawberry.Schema]) -> list[str]:
+    test_schema = kind(Query, extensions=[Generators, AsyncGenerators, Plain])
+    calls.clear()
+    for name in ("A", "B"):  # twice: the second request finds the hooks remembered
+        result = await test_schema.execute(f"query {name} {{ x }}", root_value=Query())
+        assert result.errors is None
+    return list(calls)
+
+
+async def test_remembered_hooks_run_exactly_as_strawberrys_own() -> None:
+    ours = await _hooks_run(Ours)
+    assert ours == await _hooks_run(strawberry.Schema)
+    # Each request's hooks are bound to that request's extensions.
+    assert "gen execute A" in ours and "gen execute B" in ours
+    assert len(ours) == 2 * 10
