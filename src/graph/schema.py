@@ -36,6 +36,7 @@ from graph.errors import (
     service_unavailable,
     should_mask,
 )
+from graph.lean import lighten
 from graph.metrics import root_field
 from graph.mutations import Mutation
 from graph.queries import Query
@@ -233,6 +234,10 @@ schema: strawberry.Schema = PressroomSchema(
         lambda: MaskUnexpectedErrors(should_mask_error=should_mask),
     ],
 )
+
+
+# Fields resolved without Strawberry's per-call wrapping (graph/lean.py).
+LIGHTENED = lighten(schema)
 
 
 def _root_fields(kind: str) -> set[str]:
