@@ -63,6 +63,18 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.is_awaitable = is_awaitable
+        manager = self.middleware_manager
+        self._direct = manager is None or not manager.middlewares
+        self._plans: dict[int, Plan] = {}
+
+    def __copy__(self) -> "Executor":
+        # graphql-core copies the executor for each event of a subscription; copy.copy's
+        # generic path (__reduce_ex__) cost as much as the rest of the per-event setup.
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        # An event's selections are its own: plans kept across events would pile up.
+        clone._plans = {}
+        return clone
 
     def execute_fields(
         self,
@@ -72,22 +84,22 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
         grouped_field_set: GroupedFieldSet,
         position_context: Any,
     ) -> AwaitableOrValue[dict[str, Any]]:
-        manager = self.middleware_manager
-        if manager is not None and manager.middlewares:
+        plan = self._plans.get(id(grouped_field_set))
+        if plan is None or plan.fields is not grouped_field_set:
+            plan = self._plans[id(grouped_field_set)] = plan_of(parent_type, grouped_field_set)
+        if not plan.leaves or not self._direct:
             return super().execute_fields(
                 parent_type, source_value, path, grouped_field_set, position_context
             )
         plain: dict[str, Any] = {}
-        rest: GroupedFieldSet = {}
-        for response_name, details in grouped_field_set.items():
-            node = details[0].node
-            leaf = None if node.arguments else leaf_of(parent_type, node.name.value)
-            if leaf is not None:
-                value = _read(leaf, source_value)
-                if value is not Undefined:
-                    plain[response_name] = value
-                    continue
-            rest[response_name] = details
+        for response_name, leaf in plan.leaves:
+            value = _read(leaf, source_value)
+            if value is not Undefined:
+                plain[response_name] = value
+        rest = plan.others
+        if len(plain) < len(plan.leaves):
+            # In the selection's order, as graphql-core would meet (and report) them.
+            rest = {n: d for n, d in grouped_field_set.items() if n not in plain}
         if not rest:
             return plain
         if not plain:
@@ -98,6 +110,28 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
         if isinstance(others, dict):
             return _ordered(grouped_field_set, plain, others)
         return _merged(grouped_field_set, plain, others)
+
+
+class Plan(NamedTuple):
+    """A selection of an object type split into plain leaves and the other fields; it
+    keeps the selection alive, so that no other takes its id while it is remembered."""
+
+    fields: GroupedFieldSet
+    leaves: tuple[tuple[str, Leaf], ...]
+    others: GroupedFieldSet
+
+
+def plan_of(parent_type: GraphQLObjectType, fields: GroupedFieldSet) -> Plan:
+    leaves: list[tuple[str, Leaf]] = []
+    others: GroupedFieldSet = {}
+    for response_name, details in fields.items():
+        node = details[0].node
+        leaf = None if node.arguments else leaf_of(parent_type, node.name.value)
+        if leaf is None:
+            others[response_name] = details
+        else:
+            leaves.append((response_name, leaf))
+    return Plan(fields, tuple(leaves), others)
 
 
 def _read(leaf: Leaf, source: Any) -> Any:

@@ -31,13 +31,6 @@ class SharingExecutor(Executor):
 
     _operation_key: Hashable = _UNSHARED
 
-    def __copy__(self) -> "SharingExecutor":
-        # graphql-core copies the executor for each event; copy.copy's generic path
-        # (__reduce_ex__) cost as much as the rest of the per-event setup.
-        clone = object.__new__(type(self))
-        clone.__dict__.update(self.__dict__)
-        return clone
-
     def build_per_event_executor(self, payload: Any) -> "SharingExecutor":
         if self._operation_key is _UNSHARED:
             self._operation_key = self._key_of_operation()
