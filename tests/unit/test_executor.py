@@ -4,6 +4,7 @@ same data in the same order, same errors at the same paths, and it is really tak
 import asyncio
 import enum
 import json
+from collections.abc import AsyncGenerator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 import strawberry
 from strawberry.permission import BasePermission, PermissionExtension
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
-from strawberry.types import Info
+from strawberry.types import ExecutionResult, Info
 
 from graph.executor import Executor
 
@@ -161,3 +162,37 @@ def test_plain_leaves_are_read_without_a_resolve_info() -> None:
     asyncio.run(ours.execute("{ item { name note size colour when shout } }"))
     # item and shout; the five leaves (note is null: it goes graphql-core's way) need none.
     assert CountingExecutor.infos == 3
+
+
+@strawberry.type
+class Subscription:
+    @strawberry.subscription
+    async def ticks(self) -> AsyncGenerator[Item, None]:
+        for item in _items()[:2] * 3:
+            yield item
+
+
+class PlanCounting(Executor):
+    seen: list[int] = []
+
+    def execute_fields(self, *args: Any) -> Any:
+        result = super().execute_fields(*args)
+        type(self).seen.append(len(self._plans))
+        return result
+
+
+def test_a_subscription_does_not_pile_up_plans_event_after_event() -> None:
+    live = strawberry.Schema(Query, subscription=Subscription, execution_context_class=PlanCounting)
+
+    async def run() -> list[Any]:
+        stream = await live.subscribe("subscription { ticks { name size } }")
+        assert not isinstance(stream, ExecutionResult)
+        return [result.data async for result in stream]
+
+    PlanCounting.seen = []
+    events = asyncio.run(run())
+    assert [e["ticks"]["name"] for e in events] == ["a", "b"] * 3
+    # Each event's executor plans its own selections and no more: the count of plans
+    # stays what the first event needed instead of growing with every event.
+    seen = PlanCounting.seen
+    assert len(seen) >= len(events) and set(seen) == {seen[0]}
