@@ -12,8 +12,14 @@ an attribute has no side effects.
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
-from graphql import GraphQLObjectType, GraphQLOutputType, is_leaf_type, is_non_null_type
-from graphql.execution.collect_fields import GroupedFieldSet
+from graphql import (
+    GraphQLObjectType,
+    GraphQLOutputType,
+    GraphQLResolveInfo,
+    is_leaf_type,
+    is_non_null_type,
+)
+from graphql.execution.collect_fields import FieldDetailsList, GroupedFieldSet
 from graphql.pyutils import AwaitableOrValue, Path, Undefined
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.types.field import StrawberryField
@@ -75,6 +81,26 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
         # An event's selections are its own: plans kept across events would pile up.
         clone._plans = {}
         return clone
+
+    def complete_object_value(
+        self,
+        return_type: GraphQLObjectType,
+        field_details_list: FieldDetailsList,
+        info: "GraphQLResolveInfo[Any]",
+        path: Path,
+        result: Any,
+        position_context: Any,
+    ) -> AwaitableOrValue[dict[str, Any]]:
+        """graphql-core's, without its three calls on the way to `execute_fields` when
+        the object is plainly of its type and nothing is deferred."""
+        is_type_of = return_type.is_type_of
+        if position_context is None and (is_type_of is None or is_type_of(result, info) is True):
+            grouped, deferred, _ = self.collect_subfields(return_type, field_details_list)
+            if not deferred:
+                return self.execute_fields(return_type, result, path, grouped, None)
+        return super().complete_object_value(
+            return_type, field_details_list, info, path, result, position_context
+        )
 
     def execute_fields(
         self,

@@ -30,9 +30,15 @@ class Deny(BasePermission):
         return False
 
 
-@strawberry.type
-class Item:
+@strawberry.interface
+class Named:
+    """An interface gives Item an is_type_of check, as relay.Node gives ours."""
+
     name: str
+
+
+@strawberry.type
+class Item(Named):
     note: str | None
     size: int
     colour: Colour
@@ -54,8 +60,9 @@ class Item:
         return f"{who} {self.name}"
 
 
-class Broken:
-    """An item whose attributes go wrong in every way a leaf can."""
+class Broken(Item):
+    """An item whose attributes go wrong in every way a leaf can (made without Item's
+    constructor, which would check them)."""
 
     name = "broken"
     note = None
@@ -64,6 +71,10 @@ class Broken:
     when = "not a datetime"
     missing_required = None
     secret = "s"
+
+
+class Impostor:
+    name = "impostor"
 
 
 def _items() -> list[Any]:
@@ -76,7 +87,7 @@ def _items() -> list[Any]:
             name="b", note="n", size=2, colour=Colour.BLUE,
             when=None, missing_required="y", secret="s",
         ),
-        Broken(),
+        object.__new__(Broken),
     ]  # fmt: skip
 
 
@@ -89,6 +100,10 @@ class Query:
     @strawberry.field
     def item(self) -> Item:
         return _items()[0]
+
+    @strawberry.field
+    def impostor(self) -> Item | None:
+        return Impostor()  # type: ignore[return-value]
 
 
 class CountingExecutor(Executor):
@@ -111,6 +126,7 @@ DOCUMENTS = {
     "skip and include": "{ item { name @skip(if: true) size @include(if: false) note } }",
     "typename": "{ item { __typename name } }",
     "a leaf behind a permission": "{ items { name secret } }",
+    "an object not of its type": "{ impostor { name } item { name } }",
     "a list of good and bad leaves": "{ items { name note } }",
     "an Int out of range": "{ items { name size } }",
     "no such enum value": "{ items { name colour } }",
@@ -142,6 +158,9 @@ def test_answers_exactly_as_graphql_core(document: str) -> None:
 def test_the_table_covers_errors_and_plain_answers() -> None:
     answers = {name: json.loads(_answer(ours, doc)) for name, doc in DOCUMENTS.items()}
     assert not answers["leaves"]["errors"]
+    impostor = answers["an object not of its type"]
+    assert impostor["data"] == {"impostor": None, "item": {"name": "a"}}
+    assert "Expected value of type" in impostor["errors"][0]["message"]
     denied = answers["a leaf behind a permission"]
     assert denied["data"] is None and denied["errors"][0]["message"] == "not for you"
     assert answers["a list of good and bad leaves"]["data"]["items"][2] == {
