@@ -73,6 +73,9 @@ class Loaders:
     def __init__(self, read: Reader) -> None:
         self._read = read
         self._all_departments: list[Row[Any]] | None = None
+        # A user's department nodes, made once per request: the same people come back
+        # on every task of a page (User.departments).
+        self.departments_of_user: dict[int, list[Any]] = {}
 
     @cached_property
     def department(self) -> DataLoader[int, Row[Any] | None]:
@@ -149,3 +152,4 @@ class Loaders:
             if isinstance(value, DataLoader):
                 del self.__dict__[name]
         self._all_departments = None
+        self.departments_of_user = {}

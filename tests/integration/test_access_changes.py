@@ -133,6 +133,25 @@ async def test_deactivating_a_user_ends_her_tokens_and_sockets_at_once(
     assert (await api.as_(shop.tokens["pat"])("{ me { id } }"))["me"]["id"] == user
 
 
+async def test_each_membership_change_in_one_request_shows_in_its_own_payload(
+    api: Client, shop: Shop
+) -> None:
+    # A user's department nodes are made once per request; a mutation's commit must
+    # forget them, or the second payload would show the first one's membership.
+    pat = gid("User", shop.users["pat"])
+    both = await api.as_(shop.tokens["ada"])(
+        """mutation($a: SetUserDepartmentsInput!, $b: SetUserDepartmentsInput!) {
+          a: setUserDepartments(input: $a) { user { departments { code } } }
+          b: setUserDepartments(input: $b) { user { departments { code } } } }""",
+        {
+            "a": {"userId": pat, "departmentCodes": ["print"]},
+            "b": {"userId": pat, "departmentCodes": ["design", "print"]},
+        },
+    )
+    assert [d["code"] for d in both["a"]["user"]["departments"]] == ["print"]
+    assert [d["code"] for d in both["b"]["user"]["departments"]] == ["design", "print"]
+
+
 async def test_admins_cannot_deactivate_themselves_or_twice(api: Client, shop: Shop) -> None:
     ada = api.as_(shop.tokens["ada"])
     own = await ada(DEACTIVATE, {"i": {"userId": gid("User", shop.users["ada"])}})

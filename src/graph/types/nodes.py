@@ -108,11 +108,19 @@ class User(relay.Node):
     @strawberry.field(extensions=allowed(STAFF))
     def departments(self, info: Info) -> list[Department]:
         loaders = info.context.loaders
+        made = loaders.departments_of_user
+        if self.id in made:
+            return made[self.id]
+
+        def nodes(rows: list[Row[Any] | None]) -> list[Department]:
+            departments = [Department.of(r) for r in rows if r is not None]
+            made[self.id] = departments
+            return departments
+
         return now_or_later(
             loaders.memberships.load(self.id),
             lambda links: all_now_or_later(
-                [loaders.department.load(m.department_id) for m in links],
-                lambda rows: [Department.of(r) for r in rows if r is not None],
+                [loaders.department.load(m.department_id) for m in links], nodes
             ),
         )
 
