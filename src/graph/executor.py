@@ -6,7 +6,8 @@ resolver through Strawberry's wrapper, then asks whether the value is null, a li
 leaf, awaitable. Here such a field is read and serialized directly. Whenever the answer
 is not a plain value (null, an error, a failed serialization), the field goes the usual
 way instead, which reads it again and reports it exactly as graphql-core would: reading
-an attribute has no side effects.
+an attribute has no side effects. An object plainly of its type goes straight to its
+fields.
 """
 
 from collections.abc import Awaitable, Callable
@@ -28,8 +29,8 @@ from graph.awaitable import is_awaitable
 
 
 class Leaf(NamedTuple):
-    """How to read and serialize a field with Strawberry's default resolver and no
-    arguments, whose type is a scalar or an enum."""
+    """How to read and serialize a scalar or enum field of Strawberry's basic kind (no
+    resolver of its own, no field extensions) without arguments."""
 
     read: Callable[[Any, str], Any]
     attribute: str
@@ -63,8 +64,8 @@ def leaf_of(parent_type: GraphQLObjectType, field_name: str) -> Leaf | None:
 
 
 class Executor(StrawberryGraphQLCoreExecutionContext):
-    """Asks whether a value is awaitable once per type (graph/awaitable.py) and reads
-    plain leaves directly."""
+    """Asks whether a value is awaitable once per type (graph/awaitable.py), reads plain
+    leaves directly and takes objects plainly of their type straight to their fields."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
