@@ -47,11 +47,9 @@ def _direct(field: GraphQLField, info_class: type) -> Callable[..., Any] | None:
     resolver = definition.base_resolver
     if resolver is None or definition.is_async or field.args or definition.arguments:
         return None
-    if resolver.parent_parameter is not None or resolver.root_parameter is not None:
-        return None
-    takes_self = resolver.self_parameter is not None
+    # Exactly `self` and `info`: no other parameter (root, parent) to fill.
     info = resolver.info_parameter
-    if len(resolver.signature.parameters) != takes_self + (info is not None):
+    if resolver.self_parameter is None or info is None or len(resolver.signature.parameters) != 2:
         return None
     checks: list[BasePermission] = []
     for extension in definition.extensions:
@@ -59,7 +57,7 @@ def _direct(field: GraphQLField, info_class: type) -> Callable[..., Any] | None:
             return None
         checks.extend(extension.permissions)
     function = resolver.wrapped_func
-    if not takes_self or info is None or not callable(function):
+    if not callable(function):
         return None
     info_name = info.name
     strawberrys = field.resolve

@@ -40,8 +40,9 @@ class _RememberedHooks(ExtensionContextManagerBase):
 
     def get_hook(self, extension: SchemaExtension) -> WrappedHook | None:
         kind = type(extension)
-        factory = self.factories.get(kind, _PLAIN)
-        if factory is _PLAIN and kind not in self.factories:
+        try:
+            factory = self.factories[kind]
+        except KeyError:
             factory = self.factories[kind] = self._factory_of(kind)
         if factory is None:
             return None
@@ -51,9 +52,9 @@ class _RememberedHooks(ExtensionContextManagerBase):
         return WrappedHook(extension, functools.partial(make, extension), is_async)
 
     def _factory_of(self, kind: type[SchemaExtension]) -> _Factory | None:
-        hook = getattr(kind, self.HOOK_NAME)
-        if hook is getattr(SchemaExtension, self.HOOK_NAME):
+        if not _overrides(kind, self.HOOK_NAME):
             return None
+        hook = getattr(kind, self.HOOK_NAME)
         if inspect.isgeneratorfunction(hook):
             return contextlib.contextmanager(hook), False
         if inspect.isasyncgenfunction(hook):
@@ -88,8 +89,8 @@ class ExtensionsRunner(SchemaExtensionsRunner):
         self, execution_context: ExecutionContext, extensions: list[SchemaExtension] | None = None
     ) -> None:
         super().__init__(execution_context, extensions)
-        self.with_results = [e for e in self.extensions if _overrides(e, "get_results")]
-        self.on_results = [e for e in self.extensions if _overrides(e, "on_stream_result")]
+        self.with_results = [e for e in self.extensions if _overrides(type(e), "get_results")]
+        self.on_results = [e for e in self.extensions if _overrides(type(e), "on_stream_result")]
 
     def operation(self) -> OperationContextManager:
         return _Operation(self.extensions)
@@ -115,8 +116,8 @@ class ExtensionsRunner(SchemaExtensionsRunner):
         return StreamResultContextManager(hooks, result)
 
 
-def _overrides(extension: SchemaExtension, hook: str) -> bool:
-    return getattr(type(extension), hook) is not getattr(SchemaExtension, hook)
+def _overrides(kind: type[SchemaExtension], hook: str) -> bool:
+    return getattr(kind, hook) is not getattr(SchemaExtension, hook)
 
 
 def _has_errors(result: StreamExecutionResult) -> bool:
