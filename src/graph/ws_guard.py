@@ -72,17 +72,26 @@ class WebsocketGuard:
             if not initialised:
                 await close(INIT_TIMEOUT, "Connection initialisation timeout")
 
+        async def next_message() -> Message | None:
+            """The socket's next message, or None if the deadline closed it meanwhile."""
+            if initialised or timer is None or timer.done():
+                # Only the deadline closes the socket while a receive waits, and only before
+                # connection_init: otherwise the receive is awaited as it is, with no task
+                # and no futures to race it (they would be kept by every idle wall display).
+                return await receive()
+            pending: asyncio.Future[Message] = asyncio.ensure_future(receive())
+            waiting: list[asyncio.Future[Any]] = [pending, closed]
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if not pending.done():
+                pending.cancel()
+                return None
+            return pending.result()
+
         async def guarded_receive() -> Message:
             nonlocal initialised
-            if closed.done():
+            message = None if closed.done() else await next_message()
+            if message is None:
                 return {"type": "websocket.disconnect", "code": closed.result()}
-            next_message: asyncio.Future[Message] = asyncio.ensure_future(receive())
-            waiting: list[asyncio.Future[Any]] = [next_message, closed]
-            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-            if not next_message.done():
-                next_message.cancel()
-                return {"type": "websocket.disconnect", "code": closed.result()}
-            message: Message = next_message.result()
             if message["type"] != "websocket.receive":
                 return message
             text: Any = message.get("text")

@@ -1,0 +1,64 @@
+"""What a waiting subscription keeps, multiplied by every wall display on a process: no
+database row (a row keeps its whole result's metadata alive) and no task racing the
+socket's receive (a task, its coroutine and the futures of the race)."""
+
+import asyncio
+import gc
+import types
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import Row
+
+from tests.support import START, Client, Shop, cursor_now, gid, print_tasks, subscriber, take
+
+WALLS = 3
+
+
+def waiting_frames() -> list[Any]:
+    """The frames of this process's suspended subscription generators."""
+    return [
+        generator.ag_frame
+        for generator in gc.get_objects()
+        # type(), not isinstance: dead weak proxies are among the objects.
+        if type(generator) is types.AsyncGeneratorType
+        and generator.ag_frame is not None
+        and generator.ag_code.co_filename.endswith("graph/subscriptions.py")
+    ]
+
+
+def receive_tasks() -> list[asyncio.Task[Any]]:
+    return [
+        task
+        for task in asyncio.all_tasks()
+        if getattr(task.get_coro(), "__qualname__", "").endswith("Protocol.receive")
+    ]
+
+
+@pytest.mark.parametrize("protocol", ["graphql-transport-ws", "graphql-ws"])
+async def test_a_waiting_queue_subscription_keeps_no_row_and_no_receive_task(
+    api: Client, server: str, shop: Shop, protocol: str
+) -> None:
+    [task] = await print_tasks(shop, 1)
+    variables = {"department": "print", "after": await cursor_now(api, shop.tokens["pat"])}
+    token = shop.tokens["pia"]
+    async with (
+        subscriber(server, token, protocol, variables) as a,
+        subscriber(server, token, protocol, variables) as b,
+        subscriber(server, token, protocol, variables) as c,
+    ):
+        await api.as_(shop.tokens["pat"])(START, {"i": {"taskId": gid("DepartmentTask", task)}})
+        for received in (a, b, c):
+            [result] = await take(received, 1)
+            assert result["queueEvents"]["task"]["id"] == gid("DepartmentTask", task)
+        frames = waiting_frames()
+        # Each wall's queue_events and the stream under it.
+        assert len(frames) >= 2 * WALLS
+        kept = {
+            (frame.f_code.co_name, name)
+            for frame in frames
+            for name, value in frame.f_locals.items()
+            if isinstance(value, Row)
+        }
+        assert kept == set()
+        assert receive_tasks() == []
