@@ -141,7 +141,11 @@ def create_app(
         lifespan=lifespan,
     )
     app.add_middleware(BodyLimit)
-    app.add_middleware(WebsocketGuard, init_timeout_seconds=connection_init_timeout_seconds)
+    app.add_middleware(
+        WebsocketGuard,
+        init_timeout_seconds=connection_init_timeout_seconds,
+        received=services.message_passed,
+    )
     if services.exposure.cors_origins:
         app.add_middleware(
             CORSMiddleware,

@@ -144,9 +144,9 @@ class Services:
     throttle: SignInThrottle = field(default_factory=SignInThrottle)
     exposure: Exposure = field(default_factory=Exposure)
     viewers: ViewerCache = field(default_factory=ViewerCache)
-    # Called for every response and websocket message the view writes (the garbage
-    # collector is paced by it: pressroom/collector.py).
-    message_written: Callable[[], None] = lambda: None
+    # Called for every response and websocket message the view writes, and every websocket
+    # message received (the garbage collector is paced by them: pressroom/collector.py).
+    message_passed: Callable[[], None] = lambda: None
 
 
 @dataclass

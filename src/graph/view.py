@@ -132,7 +132,7 @@ class PressroomGraphQL(GraphQL[Context, None]):
         await response(scope, receive, send)
 
     def encode_json(self, data: object) -> str | bytes:
-        self.services.message_written()
+        self.services.message_passed()
         shared = self.messages.encode(data)
         return shared if shared is not None else dumps(data)
 

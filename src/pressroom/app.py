@@ -50,7 +50,7 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         settings.currency,
         throttle=SignInThrottle(settings.signin_per_address, settings.signin_failures_per_account),
         exposure=settings.exposure(),
-        message_written=pacer.message_written,
+        message_passed=pacer.message_passed,
     )
     live = LiveConnections(services.viewers)
 
