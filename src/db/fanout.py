@@ -83,7 +83,8 @@ class Owner:
 class Mailbox:
     """A subscriber's bounded buffer: the part of asyncio.Queue the feed uses (one reader),
     in one deque. An asyncio.Queue holds four deques and an Event; with thousands of idle
-    subscribers that was several KB each."""
+    subscribers that was several KB each. Each websocket's inbox is one too
+    (pressroom/websocket.py)."""
 
     __slots__ = ("_items", "_reader", "maxsize")
 
@@ -94,6 +95,9 @@ class Mailbox:
 
     def qsize(self) -> int:
         return len(self._items)
+
+    def empty(self) -> bool:
+        return not self._items
 
     def full(self) -> bool:
         return len(self._items) >= self.maxsize

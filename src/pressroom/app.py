@@ -16,6 +16,7 @@ from graph.throttle import SignInThrottle
 from pressroom import collector
 from pressroom.database import database_url, prepare
 from pressroom.settings import Settings
+from pressroom.websocket import LeanWebSocketProtocol
 
 
 def server_options(settings: Settings) -> dict[str, Any]:
@@ -23,8 +24,9 @@ def server_options(settings: Settings) -> dict[str, Any]:
     return {
         "lifespan": "on",
         # websockets' Sans-I/O protocol: about 23 KB per idle connection against 30 KB
-        # for uvicorn's default, which runs websockets' own asyncio server per socket.
-        "ws": "websockets-sansio",
+        # for uvicorn's default, which runs websockets' own asyncio server per socket;
+        # lightened further (pressroom/websocket.py).
+        "ws": LeanWebSocketProtocol,
         "ws_per_message_deflate": settings.ws_compression,
     }
 

@@ -1,6 +1,7 @@
 """What a waiting subscription keeps, multiplied by every wall display on a process: no
 database row (a row keeps its whole result's metadata alive) and no task racing the
-socket's receive (a task, its coroutine and the futures of the race)."""
+socket's receive (a task, its coroutine and the futures of the race), and no handshake
+request and response."""
 
 import asyncio
 import gc
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Row
 
+from pressroom.websocket import LeanWebSocketProtocol
 from tests.support import START, Client, Shop, cursor_now, gid, print_tasks, subscriber, take
 
 WALLS = 3
@@ -62,3 +64,7 @@ async def test_a_waiting_queue_subscription_keeps_no_row_and_no_receive_task(
         }
         assert kept == set()
         assert receive_tasks() == []
+        # The connections' protocols let their handshake go once accepted.
+        protocols = [p for p in gc.get_objects() if type(p) is LeanWebSocketProtocol]
+        assert len(protocols) >= WALLS
+        assert not any(hasattr(p, "request") or hasattr(p, "response") for p in protocols)
