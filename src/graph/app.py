@@ -141,11 +141,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.add_middleware(BodyLimit)
-    app.add_middleware(
-        WebsocketGuard,
-        init_timeout_seconds=connection_init_timeout_seconds,
-        received=services.message_passed,
-    )
+    app.add_middleware(WebsocketGuard, init_timeout_seconds=connection_init_timeout_seconds)
     if services.exposure.cors_origins:
         app.add_middleware(
             CORSMiddleware,

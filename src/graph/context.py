@@ -144,8 +144,8 @@ class Services:
     throttle: SignInThrottle = field(default_factory=SignInThrottle)
     exposure: Exposure = field(default_factory=Exposure)
     viewers: ViewerCache = field(default_factory=ViewerCache)
-    # Called for every response and websocket message the view writes, and every websocket
-    # message received (the garbage collector is paced by them: pressroom/collector.py).
+    # Called for every response and websocket message the view writes (the garbage
+    # collector is paced by them, and by what websockets read: pressroom/collector.py).
     message_passed: Callable[[], None] = lambda: None
 
 

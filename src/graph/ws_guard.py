@@ -11,7 +11,6 @@
 
 import asyncio
 import json
-from collections.abc import Callable
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -49,13 +48,9 @@ def message_type(text: str) -> str:
 
 
 class WebsocketGuard:
-    def __init__(
-        self, app: ASGIApp, init_timeout_seconds: float, received: Callable[[], None]
-    ) -> None:
+    def __init__(self, app: ASGIApp, init_timeout_seconds: float) -> None:
         self.app = app
         self.init_timeout_seconds = init_timeout_seconds
-        # Told of every message the app receives (the garbage collector's pacer).
-        self.received = received
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "websocket":
@@ -95,7 +90,6 @@ class WebsocketGuard:
         async def guarded_receive() -> Message:
             nonlocal initialised
             message = None if closed.done() else await next_message()
-            self.received()
             if message is None:
                 return {"type": "websocket.disconnect", "code": closed.result()}
             if message["type"] != "websocket.receive":

@@ -13,10 +13,9 @@ from graph.app import create_app as create_graph_app
 from graph.context import Services
 from graph.live import LiveConnections
 from graph.throttle import SignInThrottle
-from pressroom import collector
+from pressroom import collector, websocket
 from pressroom.database import database_url, prepare
 from pressroom.settings import Settings
-from pressroom.websocket import LeanWebSocketProtocol
 
 
 def server_options(settings: Settings) -> dict[str, Any]:
@@ -26,7 +25,7 @@ def server_options(settings: Settings) -> dict[str, Any]:
         # websockets' Sans-I/O protocol: about 23 KB per idle connection against 30 KB
         # for uvicorn's default, which runs websockets' own asyncio server per socket;
         # lightened further (pressroom/websocket.py).
-        "ws": LeanWebSocketProtocol,
+        "ws": websocket.LeanWebSocketProtocol,
         "ws_per_message_deflate": settings.ws_compression,
     }
 
@@ -57,7 +56,7 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
     live = LiveConnections(services.viewers)
 
     @asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         await prepare(settings, db_url)
         await migrate.upgrade(db_url)
         await feed.start()
@@ -65,7 +64,8 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         async with collector.managed(services.metrics, pacer):
             live.start(feed)
             try:
-                yield
+                # uvicorn hands this state to every connection's protocol.
+                yield {websocket.READ: pacer.message_passed}
             finally:
                 await live.stop()
                 await feed.stop()

@@ -9,9 +9,8 @@ off by some request), and that collection stopped the process for 20-60 ms (seen
 diagnostic print of each long pause in the bench's server). Collected every
 PACE_SECONDS and every MESSAGES_PER_COLLECTION messages written as well, it holds what
 came since: a shorter pause for the same total work, since every object is looked at
-once either way. Messages received count too: when thousands of wall displays hang up
-at once, their sockets' teardowns run in one pass of the loop, and allocation counts
-stay flat there as well (each teardown frees old objects while it makes new ones).
+once either way. Reads from websockets count too (pressroom/websocket.py): thousands of
+wall displays hanging up at once make one such pass of the loop.
 
 The pacer's collections take the middle generation with the young one. Collected only
 every third time, the middle generation held what had survived three young collections:
@@ -70,7 +69,7 @@ class Pacer:
     """Young collections on time, and by work: a batch of events for thousands of
     subscribers, or thousands of them leaving at once, keeps the loop busy for hundreds of
     ms, too long for the timer to wake, so every MESSAGES_PER_COLLECTION messages written
-    or received also make one."""
+    or websocket reads also make one."""
 
     def __init__(self) -> None:
         self.messages = 0

@@ -1,20 +1,26 @@
 """Garbage collector pauses of the whole server process show in /metrics, the young
-generation is collected on time whatever the allocation count says, and an app that shuts
-down stops timing and pacing collections (tests start many apps in one process)."""
+generation is collected on time whatever the allocation count says, by work as well (messages
+written, websocket reads), and an app that shuts down stops timing and pacing collections
+(tests start many apps in one process)."""
 
 import asyncio
 import gc
+import json
+import traceback
 import weakref
 from typing import Any
 
 import httpx
+import pytest
+import websockets
 from prometheus_client.parser import text_string_to_metric_families
+from websockets.typing import Subprotocol
 
 from pressroom import collector
 from pressroom.app import create_app
 from pressroom.collector import GcPauses
 from pressroom.settings import Settings
-from tests.support import config_for, free_port, serve
+from tests.support import config_for, free_port, serve, ws_url
 
 COLLECTIONS = "pressroom_gc_pause_seconds_count"
 
@@ -141,3 +147,29 @@ async def test_messages_make_young_collections_too() -> None:
     finally:
         gc.callbacks.remove(seen)
         gc.set_threshold(*thresholds)
+
+
+async def test_websocket_reads_make_collections_as_they_arrive(
+    server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counted where uvicorn's protocol takes the bytes in, before the app sees the message:
+    thousands of displays hanging up at once make one pass of the loop, in which their
+    teardowns would otherwise pile up for a single collection."""
+    read: list[bool] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            read.append(any(f.name == "data_received" for f in traceback.extract_stack()))
+
+    monkeypatch.setattr(collector, "MESSAGES_PER_COLLECTION", 1)
+    protocols = [Subprotocol("graphql-transport-ws")]
+    gc.callbacks.append(seen)
+    try:
+        async with websockets.connect(ws_url(server), subprotocols=protocols) as ws:
+            await ws.send(json.dumps({"type": "connection_init", "payload": {}}))
+            # Refused (no token): the server read the message.
+            with pytest.raises(websockets.ConnectionClosed):
+                await asyncio.wait_for(ws.recv(), 10)
+    finally:
+        gc.callbacks.remove(seen)
+    assert any(read)
