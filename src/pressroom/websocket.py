@@ -19,7 +19,6 @@ import asyncio
 import sys
 from typing import Any
 
-from uvicorn._types import ASGISendEvent
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from db.fanout import Mailbox
@@ -73,7 +72,7 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         if read is not None:
             read()
 
-    async def send(self, message: ASGISendEvent) -> None:
+    async def send(self, message: Any) -> None:
         await super().send(message)
         if message["type"] == "websocket.accept" and self.handshake_complete:
             # Read only until the response is sent.
