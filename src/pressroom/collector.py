@@ -66,10 +66,10 @@ def collect_recent() -> None:
 
 
 class Pacer:
-    """Young collections on time, and by work: a batch of events for thousands of
-    subscribers, or thousands of them leaving at once, keeps the loop busy for hundreds of
-    ms, too long for the timer to wake, so every MESSAGES_PER_COLLECTION messages written
-    or websocket reads also make one."""
+    """Collections of the young and middle generations on time, and by work: a batch of
+    events for thousands of subscribers, or thousands of them leaving at once, keeps the
+    loop busy for hundreds of ms, too long for the timer to wake, so every
+    MESSAGES_PER_COLLECTION messages written or websocket reads also make one."""
 
     def __init__(self) -> None:
         self.messages = 0
