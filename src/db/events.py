@@ -12,7 +12,6 @@ import base64
 import binascii
 import functools
 import json
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
@@ -209,48 +208,27 @@ class Filter:
     types: tuple[str, ...] | None = None
 
 
-async def read_after(
-    conn: AsyncConnection, after: Position, limit: int = PAGE, where: Filter = Filter()
+async def read_page(
+    conn: AsyncConnection, resume: Resume, settled: Position, where: Filter = Filter()
 ) -> list[StoredEvent]:
-    rows = await conn.execute(
-        Q["events_after"],
-        {
-            "xid": str(after.xid),
-            "id": after.id,
-            "limit": limit,
-            "department_id": where.department_id,
-            "work_order_id": where.work_order_id,
-            "types": list(where.types) if where.types else None,
-        },
-    )
+    """The next stored events after `resume` (at most PAGE), in order. `settled` is a
+    position the feed has read: its transaction and every older one of this database had
+    finished, so everything up to it is read whatever the horizon says now."""
+    params = {
+        "xid": str(resume.after.xid),
+        "id": resume.after.id,
+        "settled": str(settled.xid + 1),
+        "limit": PAGE,
+        "department_id": where.department_id,
+        "work_order_id": where.work_order_id,
+        "types": list(where.types) if where.types else None,
+    }
+    if resume.snapshot is None:
+        rows = await conn.execute(Q["events_after"], params)
+    else:
+        params["snapshot"] = resume.snapshot.text()
+        rows = await conn.execute(Q["events_after_snapshot"], params)
     return [from_row(r) for r in rows]
-
-
-async def replay(
-    conn: AsyncConnection, resume: Resume, where: Filter
-) -> AsyncIterator[StoredEvent]:
-    """Every stored event the subscriber has not seen, in order, page by page."""
-    after = resume.after
-    while True:
-        params = {
-            "xid": str(after.xid),
-            "id": after.id,
-            "limit": PAGE,
-            "department_id": where.department_id,
-            "work_order_id": where.work_order_id,
-            "types": list(where.types) if where.types else None,
-        }
-        if resume.snapshot is None:
-            rows = list(await conn.execute(Q["events_after"], params))
-        else:
-            params["snapshot"] = resume.snapshot.text()
-            rows = list(await conn.execute(Q["events_after_snapshot"], params))
-        for row in rows:
-            event = from_row(row)
-            after = event.position
-            yield event
-        if len(rows) < PAGE:
-            return
 
 
 async def lag_seconds(conn: AsyncConnection) -> float:

@@ -32,7 +32,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from db import events
-from db.events import Position, StoredEvent
+from db.events import Position, Resume, StoredEvent
 from db.fanout import TOKENS_CHANNEL, BoundedBroadcast, Delivered, Owner, channels_of
 from db.queries import native
 
@@ -96,6 +96,11 @@ class EventFeed:
     batch_window: float = 0.01
     listener_probe_interval: float = 1.0
     position: Position = events.START
+    # The newest position read from the log, handed out or not yet: its transaction and
+    # every older one of this database had finished. A replay reads at least this far
+    # (see events_after in queries.sql), so what the feed handed out before a subscription
+    # joined it is in that subscription's replay.
+    settled: Position = events.START
     listening: bool = False
     stats: FeedStats = field(default_factory=FeedStats)
 
@@ -119,7 +124,7 @@ class EventFeed:
 
     async def start(self) -> None:
         async with self._reader.connect() as conn:
-            self.position = await events.head(conn)
+            self.position = self.settled = await events.head(conn)
         await self.broadcast.connect()
         self._tasks = [
             asyncio.create_task(self._listen_forever(), name=f"{TASK_PREFIX}listener"),
@@ -252,10 +257,11 @@ class EventFeed:
             self._lag_checked = now
             self.stats.held_back_seconds = await events.lag_seconds(conn)
         while True:
-            batch = await events.read_after(conn, self.position)
+            batch = await events.read_page(conn, Resume(self.position), self.settled)
             self.stats.reads += 1
             if not batch:
                 return
+            self.settled = max(self.settled, batch[-1].position)
             # Related rows serve GraphQL subscribers only; with none, skip reading them.
             channels = {c for e in batch for c in channels_of(e)} - {TOKENS_CHANNEL}
             wanted = self.enrich is not None and self.broadcast.listens_to(channels)

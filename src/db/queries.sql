@@ -427,11 +427,14 @@ LIMIT 1
 -- name: events_after
 -- The event log in (xid, id) order after a position, optionally filtered. Only
 -- transactions older than the oldest running one of this database are read, so an
--- event that commits late is delivered late, never skipped.
+-- event that commits late is delivered late, never skipped. :settled is a bound below
+-- which every transaction is known to have finished (past what the feed already read):
+-- events_horizon() can read lower for a moment, when pg_stat_activity no longer places
+-- a transaction of another database that the snapshot still counts as running.
 SELECT CAST(xid AS text) AS xid, id, type, work_order_id, department_id, payload, occurred_at
 FROM events
 WHERE (xid, id) > (CAST(CAST(:xid AS text) AS xid8), :id)
-  AND xid < (SELECT events_horizon())
+  AND xid < greatest((SELECT events_horizon()), CAST(CAST(:settled AS text) AS xid8))
   AND (CAST(:department_id AS bigint) IS NULL OR department_id = :department_id)
   AND (CAST(:work_order_id AS bigint) IS NULL OR work_order_id = :work_order_id)
   AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[])))
@@ -440,13 +443,13 @@ LIMIT :limit
 
 -- name: events_after_snapshot
 -- Replay for a client holding a snapshot (the queue's eventCursor): every event
--- its snapshot did not see, in order, up to what is safe to read now.
+-- its snapshot did not see, in order, up to what is safe to read now (as events_after).
 SELECT CAST(xid AS text) AS xid, id, type, work_order_id, department_id, payload, occurred_at
 FROM events
 WHERE xid >= pg_snapshot_xmin(CAST(CAST(:snapshot AS text) AS pg_snapshot))
   AND NOT pg_visible_in_snapshot(xid, CAST(CAST(:snapshot AS text) AS pg_snapshot))
   AND (xid, id) > (CAST(CAST(:xid AS text) AS xid8), :id)
-  AND xid < (SELECT events_horizon())
+  AND xid < greatest((SELECT events_horizon()), CAST(CAST(:settled AS text) AS xid8))
   AND (CAST(:department_id AS bigint) IS NULL OR department_id = :department_id)
   AND (CAST(:work_order_id AS bigint) IS NULL OR work_order_id = :work_order_id)
   AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[])))

@@ -116,7 +116,7 @@ async def stream(
     try:
         async with feed.subscribe(channel, wants=wants, owner=owner) as live:
             if resume is not None:
-                async for replayed, past in _replay(info, resume, where):
+                async for replayed, past in _replay(info, feed, resume, where):
                     resume = past
                     delivered_count += 1
                     yield replayed, resume.cursor()
@@ -162,12 +162,14 @@ async def stream(
 
 
 async def _replay(
-    info: Info, resume: Resume, where: Filter
+    info: Info, feed: EventFeed, resume: Resume, where: Filter
 ) -> AsyncIterator[tuple[Delivered, Resume]]:
-    """The log's events after `resume`, page by page, each with the position past it."""
+    """The log's events after `resume`, page by page, each with the position past it.
+    Whatever the feed handed out before the subscription joined it, the feed had read:
+    every page reads at least that far (`feed.settled`)."""
     while True:
         async with info.context.read() as conn:
-            page = [e async for e in events.replay(conn, resume, where)]
+            page = await events.read_page(conn, resume, feed.settled, where)
             related = await reads.related(conn, page) if page else None
         for event in page:
             resume = resume.past(event.position)

@@ -4,12 +4,14 @@ killed mid-stream, slow subscribers, display tokens and their revocation."""
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from sqlalchemy import text
 
 from db.engine import unit_of_work
+from db.events import decode_cursor
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from graph.auth import load_viewer
@@ -118,6 +120,55 @@ async def test_an_event_that_commits_late_is_not_skipped(
     ids = [e["queueEvents"]["task"]["id"] for e in events]
     assert sorted(ids) == sorted(gid("DepartmentTask", t) for t in tasks)
     assert ids[0] == gid("DepartmentTask", tasks[0])
+
+
+@contextlib.asynccontextmanager
+async def horizon_held_at(shop: Shop, xid: int) -> AsyncIterator[None]:
+    """events_horizon() reads `xid` meanwhile. It can read lower than it did a moment ago:
+    pg_stat_activity may no longer place a transaction of another database that the
+    snapshot still counts as running. This makes that moment last."""
+    async with shop.engine.connect() as conn:
+        definition = await conn.scalar(
+            text("SELECT pg_get_functiondef(CAST('events_horizon' AS regproc))")
+        )
+        await conn.execute(
+            text(
+                "CREATE OR REPLACE FUNCTION events_horizon() RETURNS xid8 LANGUAGE sql "
+                f"STABLE AS $$ SELECT CAST('{int(xid)}' AS xid8) $$"
+            )
+        )
+        await conn.commit()
+        try:
+            yield
+        finally:
+            await conn.execute(text(definition))
+            await conn.commit()
+
+
+@pytest.mark.parametrize("cursor", ["snapshot", "event"])
+async def test_a_replay_reads_what_the_feed_handed_out_while_the_horizon_reads_lower(
+    api: Client, server: str, shop: Shop, cursor: str
+) -> None:
+    """A subscription that joins while the horizon reads lower than when the feed read an
+    event still replays that event: the feed handed it out before the subscription joined,
+    so it will not come live."""
+    tasks = await print_tasks(shop, 2)
+    pat = shop.tokens["pat"]
+    after = await cursor_now(api, pat)
+    variables = {"department": "print", "after": after}
+    async with subscriber(server, pat, PROTOCOLS[0], variables) as first:
+        if cursor == "event":
+            await api.as_(pat)(START, {"i": {"taskId": gid("DepartmentTask", tasks[0])}})
+            after = (await take(first, 1))[0]["queueEvents"]["cursor"]
+        await api.as_(pat)(START, {"i": {"taskId": gid("DepartmentTask", tasks[1])}})
+        handed_out = (await take(first, 1))[0]["queueEvents"]
+        position = decode_cursor(handed_out["cursor"]).after
+        async with horizon_held_at(shop, position.xid):
+            late = {"department": "print", "after": after}
+            async with subscriber(server, pat, PROTOCOLS[1], late) as second:
+                replayed = (await take(second, 1, within=5))[0]["queueEvents"]
+    assert replayed["task"]["id"] == gid("DepartmentTask", tasks[1])
+    assert replayed["cursor"] == handed_out["cursor"]
 
 
 async def test_listener_killed_mid_stream_loses_nothing(
