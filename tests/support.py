@@ -421,6 +421,17 @@ async def take(queue: asyncio.Queue[Any], count: int, within: float = 30) -> lis
         return [await queue.get() for _ in range(count)]
 
 
+async def arrived(queue: asyncio.Queue[Any], count: int, within: float = 30) -> list[Any]:
+    """Up to `count` items, or what arrived within `within` seconds: a test comparing them
+    with what it expects shows what is missing, where `take` would only time out."""
+    got: list[Any] = []
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(within):
+            while len(got) < count:
+                got.append(await queue.get())
+    return got
+
+
 async def print_tasks(shop: Shop, orders: int) -> list[int]:
     ids = []
     for _ in range(orders):

@@ -24,6 +24,7 @@ from tests.support import (
     SUBSCRIBER_BUFFER,
     Client,
     Shop,
+    arrived,
     cursor_now,
     gid,
     kill_listeners,
@@ -122,6 +123,30 @@ async def test_an_event_that_commits_late_is_not_skipped(
     assert ids[0] == gid("DepartmentTask", tasks[0])
 
 
+async def feed_state(app: Any, engine: Any) -> str:
+    """What a failure needs to tell a lost event from a held one."""
+    feed = app.state.services.feed
+    async with engine.connect() as conn:
+        horizon = await conn.scalar(text("SELECT CAST(events_horizon() AS text)"))
+        newest = (
+            await conn.execute(text("SELECT CAST(max(xid) AS text), max(id) FROM events"))
+        ).one()
+        running = (
+            await conn.execute(
+                text(
+                    "SELECT application_name, state, CAST(backend_xid AS text), "
+                    "now() - xact_start, left(query, 60) FROM pg_stat_activity "
+                    "WHERE backend_xid IS NOT NULL OR state LIKE 'idle in%'"
+                )
+            )
+        ).all()
+    return (
+        f"feed position {feed.position}, settled {feed.settled}, stats {feed.stats}, "
+        f"subscribers {feed.broadcast.subscriber_count()}; horizon {horizon}, newest event "
+        f"{tuple(newest)}; transactions {[tuple(r) for r in running]}"
+    )
+
+
 @contextlib.asynccontextmanager
 async def horizon_held_at(shop: Shop, xid: int) -> AsyncIterator[None]:
     """events_horizon() reads `xid` meanwhile. It can read lower than it did a moment ago:
@@ -197,13 +222,14 @@ async def test_listener_killed_mid_stream_loses_nothing(
             )
             if n == len(tasks) // 2:
                 assert await kill_listeners(shop.engine) >= 1
-        results = [await take(q, moves, within=60) for q in queues]
+        results = await asyncio.gather(*(arrived(q, moves, within=60) for q in queues))
+        state = await feed_state(app, shop.engine)
     expected = [
         (kind, gid("DepartmentTask", task)) for task in tasks for kind in ("STARTED", "COMPLETED")
     ]
     for events in results:
         got = [(e["queueEvents"]["task"]["status"], e["queueEvents"]["task"]["id"]) for e in events]
-        assert got == expected
+        assert got == expected, f"{[len(r) for r in results]} of {moves} arrived; {state}"
         cursors = [e["queueEvents"]["cursor"] for e in events]
         assert len(set(cursors)) == moves
     assert feed.stats.listener_connects > connects_before
