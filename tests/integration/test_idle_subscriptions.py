@@ -1,20 +1,22 @@
 """What a waiting subscription keeps, multiplied by every wall display on a process: no
 database row (a row keeps its whole result's metadata alive) and no task racing the
 socket's receive (a task, its coroutine and the futures of the race), and no handshake
-request and response."""
+request and response, nor their headers."""
 
 import asyncio
 import gc
 import types
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from sqlalchemy.engine import Row
+from websockets.datastructures import Headers
 
 from pressroom.websocket import LeanWebSocketProtocol
 from tests.support import START, Client, Shop, cursor_now, gid, print_tasks, subscriber, take
 
 WALLS = 3
+T = TypeVar("T")
 
 
 def waiting_frames() -> list[Any]:
@@ -27,6 +29,25 @@ def waiting_frames() -> list[Any]:
         and generator.ag_frame is not None
         and generator.ag_code.co_filename.endswith("graph/subscriptions.py")
     ]
+
+
+def reachable(start: object, kind: type[T], depth: int) -> list[T]:
+    """The objects of `kind` that `start` reaches within `depth` references."""
+    seen = {id(start)}
+    level, found = [start], []
+    for _ in range(depth):
+        following = []
+        for value in level:
+            for ref in gc.get_referents(value):
+                # Types and modules lead everywhere: not what a connection keeps.
+                if id(ref) in seen or isinstance(ref, (type, types.ModuleType)):
+                    continue
+                seen.add(id(ref))
+                following.append(ref)
+                if isinstance(ref, kind):
+                    found.append(ref)
+        level = following
+    return found
 
 
 def receive_tasks() -> list[asyncio.Task[Any]]:
@@ -73,3 +94,5 @@ async def test_a_waiting_queue_subscription_keeps_no_row_and_no_receive_task(
         ]
         assert len(protocols) >= WALLS
         assert not any(hasattr(p, "request") or hasattr(p, "response") for p in protocols)
+        # Nor does anything the protocol holds (websockets' parser keeps the request).
+        assert [h for p in protocols for h in reachable(p, Headers, depth=6) if h] == []
