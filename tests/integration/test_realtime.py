@@ -13,6 +13,7 @@ from sqlalchemy import text
 
 from db.engine import unit_of_work
 from db.events import decode_cursor
+from db.fanout import OVERFLOWED, department_channel
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from graph.auth import load_viewer
@@ -149,6 +150,60 @@ async def feed_state(app: Any, engine: Any) -> str:
 
 
 @contextlib.asynccontextmanager
+async def handed_out(feed: Any, channel: str) -> AsyncIterator[list[Any]]:
+    """What the feed hands to `channel` meanwhile, as the fan-out gives it to a subscriber
+    that reads at once ("overflowed" where a batch outgrew its buffer)."""
+    seen: list[Any] = []
+
+    async def follow() -> None:
+        while True:
+            async with feed.subscribe(channel) as box:
+                while (item := await box.get()).message is not OVERFLOWED:
+                    seen.append(item.message.event)
+            seen.append("overflowed")
+
+    following = asyncio.create_task(follow())
+    try:
+        yield seen
+    finally:
+        following.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await following
+
+
+async def whereabouts(
+    shop: Shop, missing: list[Any], fanned: list[Any], ids: dict[str, int]
+) -> str:
+    """Where each missing (status, task) stands in the log, next to its neighbours, and
+    whether the feed handed it out: a lost event told from one never read."""
+    handed = {
+        (e.payload.get("status"), e.payload.get("taskId")) for e in fanned if not isinstance(e, str)
+    }
+    told = [f"{fanned.count('overflowed')} overflows of the observer"]
+    async with shop.engine.connect() as conn:
+        for status, task_gid in missing:
+            task = ids[task_gid]
+            rows = (
+                await conn.execute(
+                    text(
+                        "WITH e AS (SELECT CAST(xid AS text) AS xid, id, payload->>'status' AS s, "
+                        "payload->>'taskId' AS task, occurred_at, "
+                        "row_number() OVER (ORDER BY xid, id) AS n FROM events), "
+                        "m AS (SELECT n FROM e WHERE s = :status AND task = :task) "
+                        "SELECT e.xid, e.id, e.s, e.task, e.occurred_at FROM e, m "
+                        "WHERE e.n BETWEEN m.n - 2 AND m.n + 2 ORDER BY e.n"
+                    ),
+                    {"status": status, "task": str(task)},
+                )
+            ).all()
+            told.append(
+                f"{status} {task}: handed out {(status, task) in handed}; "
+                f"log {[tuple(map(str, r)) for r in rows]}"
+            )
+    return "; ".join(told)
+
+
+@contextlib.asynccontextmanager
 async def horizon_held_at(shop: Shop, xid: int) -> AsyncIterator[None]:
     """events_horizon() reads `xid` meanwhile. It can read lower than it did a moment ago:
     pg_stat_activity may no longer place a transaction of another database that the
@@ -207,6 +262,9 @@ async def test_listener_killed_mid_stream_loses_nothing(
     connects_before = feed.stats.listener_connects
     variables = {"department": "print", "after": await cursor_now(api, shop.tokens["pat"])}
     async with contextlib.AsyncExitStack() as stack:
+        fanned = await stack.enter_async_context(
+            handed_out(feed, department_channel(shop.departments["print"]))
+        )
         queues = [
             await stack.enter_async_context(
                 subscriber(server, shop.tokens["pat"], protocol, variables)
@@ -237,6 +295,10 @@ async def test_listener_killed_mid_stream_loses_nothing(
             else repr(e)
             for e in events
         ]
+        if got != expected:
+            missing = [step for step in expected if step not in got]
+            ids = {gid("DepartmentTask", t): t for t in tasks}
+            state += f"; missing {missing}: " + await whereabouts(shop, missing, fanned, ids)
         assert got == expected, (
             f"{[len(r) for r in results]} of {moves} arrived; {state}; logged {warnings}"
         )
