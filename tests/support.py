@@ -314,7 +314,7 @@ def serving(
     data_dir: Path | None, *args: str, database_url: str | None = None
 ) -> Iterator[tuple[str, list[str]]]:
     """`pressroom serve` as a subprocess: on the embedded PostgreSQL under `data_dir`, or on
-    `database_url`. Yields once uvicorn says it is up; stops it with SIGTERM and expects
+    `database_url`. Yields once uvicorn says it listens; stops it with SIGTERM and expects
     a clean exit."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
@@ -333,10 +333,14 @@ def serving(
     lines: list[str] = []
     try:
         assert proc.stdout is not None
-        # Synchronise on the server saying it is up, not on time passing.
+        # Synchronise on the server saying it listens and has started an app, not on time
+        # passing. One process binds its socket after its startup; with --workers the
+        # parent binds first and the workers start after.
+        waiting = {"Uvicorn running on", "Application startup complete"}
         for line in proc.stdout:
             lines.append(line)
-            if "Application startup complete" in line:
+            waiting = {w for w in waiting if w not in line}
+            if not waiting:
                 break
         else:
             pytest.fail("server exited before starting:\n" + "".join(lines))
