@@ -9,8 +9,9 @@ off by some request), and that collection stopped the process for 20-60 ms (seen
 diagnostic print of each long pause in the bench's server). Collected every
 PACE_SECONDS and every MESSAGES_PER_COLLECTION messages written as well, it holds what
 came since: a shorter pause for the same total work, since every object is looked at
-once either way. Reads from websockets count too (pressroom/websocket.py): thousands of
-wall displays hanging up at once make one such pass of the loop.
+once either way. Reads from websockets, and websockets lost, count too
+(pressroom/websocket.py): thousands of wall displays hanging up at once make one such pass
+of the loop.
 
 The pacer's collections take the middle generation with the young one. Collected only
 every third time, the middle generation held what had survived three young collections:
@@ -69,7 +70,8 @@ class Pacer:
     """Collections of the young and middle generations on time, and by work: a batch of
     events for thousands of subscribers, or thousands of them leaving at once, keeps the
     loop busy for hundreds of ms, too long for the timer to wake, so every
-    MESSAGES_PER_COLLECTION messages written or websocket reads also make one."""
+    MESSAGES_PER_COLLECTION messages written, websocket reads or websockets lost also
+    make one."""
 
     def __init__(self) -> None:
         self.messages = 0

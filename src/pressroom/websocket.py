@@ -9,8 +9,8 @@ websockets' own parser keeps the request in its frame for the connection's life,
 headers are emptied first (the app has its own copy, in the ASGI scope). The way out
 (sends and their flow control) is uvicorn's own, unchanged.
 
-Every read from a socket is also told to the garbage collector's pacer (the app's
-lifespan state under READ). When thousands of wall displays hang up at once, their
+Every read from a socket, and every socket lost, is also told to the garbage collector's
+pacer (the app's lifespan state under READ). When thousands of wall displays hang up at once, their
 teardowns run in one pass of the event loop, too long for the pacer's timer, while the
 allocation count stays flat (each teardown frees old objects as it makes new ones): the
 reads, counted where they arrive, break that pass into several collections.
@@ -34,6 +34,15 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
+        self._tell_pacer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        # A client that goes without a close frame (a display switched off, a process
+        # killed) is only this: its teardown follows as surely as after a read.
+        super().connection_lost(exc)
+        self._tell_pacer()
+
+    def _tell_pacer(self) -> None:
         read = self.app_state.get(READ)
         if read is not None:
             read()

@@ -173,3 +173,26 @@ async def test_websocket_reads_make_collections_as_they_arrive(
     finally:
         gc.callbacks.remove(seen)
     assert any(read)
+
+
+async def test_lost_websockets_make_collections_too(
+    server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client gone without a close frame (switched off, killed) is never read from: its
+    going is counted where uvicorn's protocol learns of it."""
+    lost = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and any(f.name == "connection_lost" for f in traceback.extract_stack()):
+            loop.call_soon_threadsafe(lost.set)
+
+    monkeypatch.setattr(collector, "MESSAGES_PER_COLLECTION", 1)
+    protocols = [Subprotocol("graphql-transport-ws")]
+    gc.callbacks.append(seen)
+    try:
+        ws = await websockets.connect(ws_url(server), subprotocols=protocols)
+        ws.transport.abort()
+        await asyncio.wait_for(lost.wait(), 10)
+    finally:
+        gc.callbacks.remove(seen)
