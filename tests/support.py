@@ -153,7 +153,9 @@ class Client:
 
 @pytest.fixture
 async def http() -> AsyncIterator[httpx.AsyncClient]:
-    limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
+    # Idle connections are dropped well before uvicorn closes them (5 s): a request sent
+    # on a connection the server is closing that moment fails with a ReadError.
+    limits = httpx.Limits(max_connections=100, max_keepalive_connections=100, keepalive_expiry=1.0)
     async with httpx.AsyncClient(timeout=30, limits=limits) as client:
         yield client
 
