@@ -10,10 +10,11 @@ headers are emptied first (the app has its own copy, in the ASGI scope). The way
 (sends and their flow control) is uvicorn's own, unchanged.
 
 Every read from a socket, and every socket lost, is also told to the garbage collector's
-pacer (the app's lifespan state under READ). When thousands of wall displays hang up at once, their
-teardowns run in one pass of the event loop, too long for the pacer's timer, while the
-allocation count stays flat (each teardown frees old objects as it makes new ones): the
-reads, counted where they arrive, break that pass into several collections.
+pacer (the app's lifespan state under READ). When thousands of wall displays hang up at
+once, their teardowns run in one pass of the event loop, too long for the pacer's timer,
+while the allocation count stays flat (each teardown frees old objects as it makes new
+ones): counted where they arrive, the reads and losses break that pass into several
+collections.
 """
 
 import sys
