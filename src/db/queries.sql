@@ -421,11 +421,13 @@ SELECT CAST(pg_current_snapshot() AS text)
 -- so nothing can commit before this position.
 SELECT CAST(xid AS text) AS xid, id FROM events
 WHERE xid < (SELECT events_horizon())
-ORDER BY xid DESC, id DESC
+ORDER BY events.xid DESC, events.id DESC
 LIMIT 1
 
 -- name: events_after
--- The event log in (xid, id) order after a position, optionally filtered. Only
+-- The event log in (xid, id) order after a position, optionally filtered. (ORDER BY
+-- names the table's columns: a bare `xid` there is the text column of the SELECT list,
+-- and "10000" sorts before "9999".) Only
 -- transactions older than the oldest running one of this database are read, so an
 -- event that commits late is delivered late, never skipped. :settled is a bound below
 -- which every transaction is known to have finished (past what the feed already read):
@@ -438,7 +440,7 @@ WHERE (xid, id) > (CAST(CAST(:xid AS text) AS xid8), :id)
   AND (CAST(:department_id AS bigint) IS NULL OR department_id = :department_id)
   AND (CAST(:work_order_id AS bigint) IS NULL OR work_order_id = :work_order_id)
   AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[])))
-ORDER BY xid, id
+ORDER BY events.xid, events.id
 LIMIT :limit
 
 -- name: events_after_snapshot
@@ -453,7 +455,7 @@ WHERE xid >= pg_snapshot_xmin(CAST(CAST(:snapshot AS text) AS pg_snapshot))
   AND (CAST(:department_id AS bigint) IS NULL OR department_id = :department_id)
   AND (CAST(:work_order_id AS bigint) IS NULL OR work_order_id = :work_order_id)
   AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[])))
-ORDER BY xid, id
+ORDER BY events.xid, events.id
 LIMIT :limit
 
 -- name: events_lag

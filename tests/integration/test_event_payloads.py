@@ -120,7 +120,7 @@ async def test_every_event_a_work_order_writes_is_read_back(shop: Shop) -> None:
         rows = await conn.execute(
             text(
                 "SELECT CAST(xid AS text) AS xid, id, type, work_order_id, department_id, "
-                "payload, occurred_at FROM events ORDER BY xid, id"
+                "payload, occurred_at FROM events ORDER BY events.xid, events.id"
             )
         )
         stream = [events.from_row(r) for r in rows]

@@ -6,12 +6,13 @@ from typing import Any
 import asyncpg
 import pytest
 from broadcaster._base import Event
+from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from db import reads
-from db.engine import unit_of_work
-from db.events import StoredEvent
+from db import events, reads
+from db.engine import reading, unit_of_work
+from db.events import START, Filter, Resume, Snapshot, StoredEvent
 from db.fanout import (
     ACCESS_CHANNEL,
     OVERFLOWED,
@@ -174,3 +175,29 @@ async def test_a_failed_access_recheck_makes_every_owned_subscription_resume() -
         got = [(await q.get()).message for q in (owned, anonymous)]
         assert got == [OVERFLOWED, 0]
     assert broadcast.failures == 1
+
+
+async def test_positions_are_read_in_number_order_across_digit_boundaries(shop: Shop) -> None:
+    """Every read of the log orders by transaction id as a number. The statements return it
+    as text, and an ORDER BY on that name sorted "10000" before "9999": when the server's
+    transaction ids crossed a power of ten, the feed handed events out of order and its
+    subscribers skipped the ones that came late."""
+    xids = [1000, 9, 99, 10, 999, 100, 98]
+    department = shop.departments["print"]
+    async with unit_of_work(shop.engine) as conn:
+        for xid in xids:
+            await conn.execute(
+                text(
+                    "INSERT INTO events (xid, type, department_id, payload) "
+                    "VALUES (CAST(CAST(:xid AS text) AS xid8), 'TASK_CHANGED', :department, '{}')"
+                ),
+                {"xid": str(xid), "department": department},
+            )
+    where = Filter(department_id=department)
+    nothing_seen = Snapshot(1, 1, frozenset())
+    async with reading(shop.engine) as conn:
+        for resume in (Resume(START), Resume(START, nothing_seen)):
+            page = await events.read_page(conn, resume, START, where)
+            assert [e.position.xid for e in page] == sorted(xids)
+            assert [e.position for e in page] == sorted(e.position for e in page)
+        assert (await events.head(conn)).xid == max(xids)

@@ -188,7 +188,7 @@ async def whereabouts(
                     text(
                         "WITH e AS (SELECT CAST(xid AS text) AS xid, id, payload->>'status' AS s, "
                         "payload->>'taskId' AS task, occurred_at, "
-                        "row_number() OVER (ORDER BY xid, id) AS n FROM events), "
+                        "row_number() OVER (ORDER BY events.xid, events.id) AS n FROM events), "
                         "m AS (SELECT n FROM e WHERE s = :status AND task = :task) "
                         "SELECT e.xid, e.id, e.s, e.task, e.occurred_at FROM e, m "
                         "WHERE e.n BETWEEN m.n - 2 AND m.n + 2 ORDER BY e.n"
