@@ -1,13 +1,15 @@
 """Garbage collector pauses of the whole server process show in /metrics, the young
 generation is collected on time whatever the allocation count says, by work as well (messages
-written, websocket reads), and an app that shuts down stops timing and pacing collections
+written, websocket reads and losses), and an app that shuts down stops timing and pacing collections
 (tests start many apps in one process)."""
 
 import asyncio
+import contextlib
 import gc
 import json
 import traceback
 import weakref
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -23,6 +25,7 @@ from pressroom.settings import Settings
 from tests.support import config_for, free_port, serve, ws_url
 
 COLLECTIONS = "pressroom_gc_pause_seconds_count"
+PROTOCOLS = [Subprotocol("graphql-transport-ws")]
 
 
 def sample(exposition: str, name: str, **labels: str) -> float | None:
@@ -149,30 +152,40 @@ async def test_messages_make_young_collections_too() -> None:
         gc.set_threshold(*thresholds)
 
 
+@contextlib.asynccontextmanager
+async def collection_in(function: str) -> AsyncIterator[asyncio.Event]:
+    """Set once a collection starts while `function` is on the stack; every message or
+    socket event makes one (MESSAGES_PER_COLLECTION is 1 for these tests)."""
+    found = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and any(f.name == function for f in traceback.extract_stack()):
+            loop.call_soon_threadsafe(found.set)
+
+    gc.callbacks.append(seen)
+    try:
+        yield found
+    finally:
+        gc.callbacks.remove(seen)
+
+
 async def test_websocket_reads_make_collections_as_they_arrive(
     server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Counted where uvicorn's protocol takes the bytes in, before the app sees the message:
     thousands of displays hanging up at once make one pass of the loop, in which their
     teardowns would otherwise pile up for a single collection."""
-    read: list[bool] = []
-
-    def seen(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            read.append(any(f.name == "data_received" for f in traceback.extract_stack()))
-
     monkeypatch.setattr(collector, "MESSAGES_PER_COLLECTION", 1)
-    protocols = [Subprotocol("graphql-transport-ws")]
-    gc.callbacks.append(seen)
-    try:
-        async with websockets.connect(ws_url(server), subprotocols=protocols) as ws:
-            await ws.send(json.dumps({"type": "connection_init", "payload": {}}))
-            # Refused (no token): the server read the message.
-            with pytest.raises(websockets.ConnectionClosed):
-                await asyncio.wait_for(ws.recv(), 10)
-    finally:
-        gc.callbacks.remove(seen)
-    assert any(read)
+    async with (
+        collection_in("data_received") as read,
+        websockets.connect(ws_url(server), subprotocols=PROTOCOLS) as ws,
+    ):
+        await ws.send(json.dumps({"type": "connection_init", "payload": {}}))
+        # Refused (no token): the server read the message.
+        with pytest.raises(websockets.ConnectionClosed):
+            await asyncio.wait_for(ws.recv(), 10)
+        await asyncio.wait_for(read.wait(), 10)
 
 
 async def test_lost_websockets_make_collections_too(
@@ -180,19 +193,8 @@ async def test_lost_websockets_make_collections_too(
 ) -> None:
     """A client gone without a close frame (switched off, killed) is never read from: its
     going is counted where uvicorn's protocol learns of it."""
-    lost = asyncio.Event()
-    loop = asyncio.get_running_loop()
-
-    def seen(phase: str, info: dict[str, int]) -> None:
-        if phase == "start" and any(f.name == "connection_lost" for f in traceback.extract_stack()):
-            loop.call_soon_threadsafe(lost.set)
-
     monkeypatch.setattr(collector, "MESSAGES_PER_COLLECTION", 1)
-    protocols = [Subprotocol("graphql-transport-ws")]
-    gc.callbacks.append(seen)
-    try:
-        ws = await websockets.connect(ws_url(server), subprotocols=protocols)
+    async with collection_in("connection_lost") as lost:
+        ws = await websockets.connect(ws_url(server), subprotocols=PROTOCOLS)
         ws.transport.abort()
         await asyncio.wait_for(lost.wait(), 10)
-    finally:
-        gc.callbacks.remove(seen)
