@@ -425,11 +425,11 @@ ORDER BY events.xid DESC, events.id DESC
 LIMIT 1
 
 -- name: events_after
--- The event log in (xid, id) order after a position, optionally filtered. (ORDER BY
+-- The event log in (xid, id) order after a position, optionally filtered. ORDER BY
 -- names the table's columns: a bare `xid` there is the text column of the SELECT list,
--- and "10000" sorts before "9999".) Only
--- transactions older than the oldest running one of this database are read, so an
--- event that commits late is delivered late, never skipped. :settled is a bound below
+-- and "10000" sorts before "9999". Only transactions older than the oldest running one
+-- of this database are read, so an event that commits late is delivered late, never
+-- skipped. :settled is a bound below
 -- which every transaction is known to have finished (past what the feed already read):
 -- events_horizon() can read lower for a moment, when pg_stat_activity no longer places
 -- a transaction of another database that the snapshot still counts as running.
