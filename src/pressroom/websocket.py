@@ -2,12 +2,14 @@
 
 A wall display's socket waits for hours. uvicorn's protocol keeps, for the socket's whole
 life, an asyncio.Queue for the messages the app will receive (four deques with an Event's
-waiters, each deque at least a 64-slot block) and the handshake's request and response
-with their headers. Here the queue is a mailbox that keeps no deque while empty, and the
-handshake is let go once the connection is accepted: about 8 KB less per idle connection.
-websockets' own parser keeps the request in its frame for the connection's life, so its
-headers are emptied first (the app has its own copy, in the ASGI scope). The way out
-(sends and their flow control) is uvicorn's own, unchanged.
+waiters, each deque at least a 64-slot block), an Event for the transport's flow control
+(another deque), the handshake's request and response with their headers, and an instance
+dictionary too large to share its keys with the class. Here the queue is a mailbox that
+keeps no deque while empty, the flag makes no future until a write has to wait, the
+handshake is let go once the connection is accepted, and the attributes have slots:
+about 10 KB less per idle connection. websockets' own parser keeps the request in its
+frame for the connection's life, so its headers are emptied first (the app has its own
+copy, in the ASGI scope). Sends are uvicorn's own, unchanged.
 
 Every read from a socket, and every socket lost, is also told to the garbage collector's
 pacer (the app's lifespan state under READ). When thousands of wall displays hang up at
@@ -17,6 +19,7 @@ ones): counted where they arrive, the reads and losses break that pass into seve
 collections.
 """
 
+import asyncio
 import sys
 from typing import Any
 
@@ -27,11 +30,88 @@ from db.fanout import Mailbox
 READ = "pressroom.websocket_read"
 
 
+class Flag:
+    """asyncio.Event as uvicorn uses it for flow control (set, clear, wait); the future
+    that waiters share is made only when one has to wait (the transport asked to pause
+    writing), where an Event keeps a deque of waiters for the socket's life."""
+
+    __slots__ = ("_set", "_waiters")
+
+    def __init__(self) -> None:
+        self._set = False
+        self._waiters: asyncio.Future[None] | None = None
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def set(self) -> None:
+        self._set = True
+        if self._waiters is not None:
+            if not self._waiters.done():
+                self._waiters.set_result(None)
+            self._waiters = None
+
+    def clear(self) -> None:
+        self._set = False
+
+    async def wait(self) -> None:
+        while not self._set:
+            if self._waiters is None:
+                self._waiters = asyncio.get_running_loop().create_future()
+            # Shielded: a waiter that is cancelled must not cancel the others' future.
+            await asyncio.shield(self._waiters)
+
+
 class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
+    # Every attribute uvicorn's protocol sets, as slots: with more than 30 attributes an
+    # instance dictionary no longer shares its keys with the class, and costs 1.6 KB.
+    __slots__ = (
+        "app",
+        "app_state",
+        "asgi_version",
+        "client",
+        "close_sent",
+        "close_timeout",
+        "close_timer",
+        "config",
+        "conn",
+        "connections",
+        "curr_msg_data_type",
+        "default_headers",
+        "disconnected",
+        "frames",
+        "handshake_complete",
+        "handshake_initiated",
+        "initial_response",
+        "last_ping_rtt",
+        "logger",
+        "loop",
+        "pending_ping_payload",
+        "ping_interval",
+        "ping_sent_at",
+        "ping_timeout",
+        "ping_timer",
+        "pong_timer",
+        "queue",
+        "read_paused",
+        "request",
+        "response",
+        "root_path",
+        "scheme",
+        "scope",
+        "server",
+        "tasks",
+        "transport",
+        "writable",
+    )
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # uvicorn reads its queue with one reader (the app's receive) and no bound.
         self.queue = Mailbox(maxsize=sys.maxsize)  # type: ignore[assignment]
+        writable = Flag()
+        writable.set()
+        self.writable = writable  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
