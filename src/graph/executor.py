@@ -10,6 +10,7 @@ an attribute has no side effects. An object plainly of its type goes straight to
 fields.
 """
 
+import operator
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
@@ -67,6 +68,46 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
     """Asks whether a value is awaitable once per type (graph/awaitable.py), reads plain
     leaves directly and takes objects plainly of their type straight to their fields."""
 
+    # Every attribute graphql-core, Strawberry and this class set, as slots: a
+    # subscription keeps its executor for its whole life, and past 30 attributes an
+    # instance dictionary no longer shares its keys with the class (1.6 KB).
+    __slots__ = (
+        "_deferred_execution_plans",
+        "_direct",
+        "_initial_execution_plans",
+        "_plans",
+        "_relevant_sub_fields",
+        "_stream_usages",
+        "abort_signal",
+        "async_helpers",
+        "async_work_finished_hook_task",
+        "background_futures",
+        "collected_errors",
+        "context_value",
+        "defer_usage_set",
+        "enable_early_execution",
+        "error_propagation",
+        "field_resolver",
+        "fragment_definitions",
+        "fragments",
+        "groups",
+        "hide_suggestions",
+        "hooks",
+        "is_async_iterable",
+        "is_awaitable",
+        "middleware_manager",
+        "operation",
+        "operation_extensions",
+        "pending_incremental_futures",
+        "root_value",
+        "schema",
+        "streams",
+        "subscribe_field_resolver",
+        "tasks",
+        "type_resolver",
+        "variable_values",
+    )
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.is_awaitable = is_awaitable
@@ -75,10 +116,17 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
         self._plans: dict[int, Plan] = {}
 
     def __copy__(self) -> "Executor":
-        # graphql-core copies the executor for each event of a subscription; copy.copy's
-        # generic path (__reduce_ex__) cost as much as the rest of the per-event setup.
-        clone = object.__new__(type(self))
-        clone.__dict__.update(self.__dict__)
+        # graphql-core copies the executor for each event of a subscription and for each
+        # deferred part; copy.copy's generic path (__reduce_ex__) cost as much as the rest
+        # of the per-event setup, and it does not know slots.
+        kind = type(self)
+        state = _SLOTS.get(kind)
+        if state is None:
+            state = _SLOTS[kind] = _slots_of(kind)
+        names, values = state
+        clone = object.__new__(kind)
+        for name, value in zip(names, values(self), strict=True):
+            setattr(clone, name, value)
         # An event's selections are its own: plans kept across events would pile up.
         clone._plans = {}
         return clone
@@ -146,6 +194,16 @@ class Plan(NamedTuple):
     fields: GroupedFieldSet
     leaves: tuple[tuple[str, Leaf], ...]
     others: GroupedFieldSet
+
+
+_Slots = tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]
+_SLOTS: dict[type, _Slots] = {}
+
+
+def _slots_of(kind: type) -> _Slots:
+    """The slot names of a class and its bases, and a getter of all their values at once."""
+    names = tuple(n for k in kind.__mro__ for n in getattr(k, "__slots__", ()) if n != "__dict__")
+    return names, operator.attrgetter(*names)
 
 
 def plan_of(parent_type: GraphQLObjectType, fields: GroupedFieldSet) -> Plan:

@@ -4,9 +4,10 @@ A live event reaches every subscriber of its channel, and a hundred wall display
 department ask the same thing. Subscribers whose operation (document, operation name,
 variables), cursor and permission scope (`Viewer.scope`) are equal get equal results, so
 the event is executed once, with the first subscriber's context, and the result object is
-handed to the others; graph/view.py then serializes it once as well. The results live on
-the event's `Delivered` (one per event and channel), so they go when every subscriber has
-taken the event. Replayed events are read per subscriber and so executed per subscriber.
+handed to the others, who need no executor of their own for it; graph/view.py then
+serializes it once as well. The results live on the event's `Delivered` (one per event
+and channel), so they go when every subscriber has taken the event. Replayed events are
+read per subscriber and so executed per subscriber.
 """
 
 import asyncio
@@ -29,12 +30,25 @@ _UNSHARED = object()
 class SharingExecutor(Executor):
     """The executor (graph/executor.py), sharing per-event executions of subscriptions."""
 
-    _operation_key: Hashable = _UNSHARED
+    __slots__ = ("_operation_key",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._operation_key: Hashable = _UNSHARED
 
     def build_per_event_executor(self, payload: Any) -> "SharingExecutor":
         if self._operation_key is _UNSHARED:
             self._operation_key = self._key_of_operation()
-        return super().build_per_event_executor(payload)  # type: ignore[return-value]
+        key = self._key_of(payload)
+        found = payload.delivered.results.get(key) if key is not None else None
+        if found is None:
+            return super().build_per_event_executor(payload)  # type: ignore[return-value]
+        metrics = self.context_value.services.metrics
+        if metrics is not None:
+            metrics.results_shared.inc()
+        # Another subscriber's execution made this answer: no executor (a copy of this one)
+        # of its own. graphql-core only asks the per-event executor to execute_operation.
+        return Served(found)  # type: ignore[return-value]
 
     def _key_of_operation(self) -> Hashable:
         """The operation's text, name and variables; `_UNSHARED` if the text is unknown."""
@@ -45,29 +59,31 @@ class SharingExecutor(Executor):
         name = self.operation.name.value if self.operation.name else None
         return (location.source.body, name, variables)
 
+    def _key_of(self, event: Any) -> Hashable | None:
+        """What every subscriber with the same answer to this live event shares; None for a
+        replayed event, an anonymous viewer or an operation whose text is unknown."""
+        viewer = self.context_value.viewer
+        if (
+            not isinstance(getattr(event, "delivered", None), Delivered)
+            or viewer is None
+            or self._operation_key is _UNSHARED
+        ):
+            return None
+        return (self._operation_key, type(event), event.cursor, viewer.scope)
+
     def execute_operation(self, serially: bool | None = None) -> AwaitableOrValue[Any]:
         event = self.root_value
         delivered = getattr(event, "delivered", None)
         if not isinstance(delivered, Delivered):
             return super().execute_operation(serially)
-        viewer = self.context_value.viewer
-        if viewer is None or self._operation_key is _UNSHARED:
-            prime(self.context_value.loaders, delivered)
+        prime(self.context_value.loaders, delivered)
+        key = self._key_of(event)
+        if key is None:
             return super().execute_operation(serially)
-        key = (self._operation_key, type(event), event.cursor, viewer.scope)
-        found = delivered.results.get(key)
+        # The first of the subscribers sharing this answer (build_per_event_executor).
         metrics = self.context_value.services.metrics
-        if found is not None:
-            if metrics is not None:
-                metrics.results_shared.inc()
-            if not isinstance(found, asyncio.Future):
-                return found
-            if found.done() and not found.cancelled() and found.exception() is None:
-                return found.result()
-            return _shared(found)
         if metrics is not None:
             metrics.results_executed.inc()
-        prime(self.context_value.loaders, delivered)
         result = super().execute_operation(serially)
         if not self.is_awaitable(result):
             delivered.results[key] = result
@@ -77,6 +93,24 @@ class SharingExecutor(Executor):
         task = asyncio.ensure_future(_awaited(result))
         delivered.results[key] = task
         return _shared(task)
+
+
+class Served:
+    """Stands in for a subscriber's per-event executor when its answer is already made
+    (a result, or the task of the execution that is making it)."""
+
+    __slots__ = ("found",)
+
+    def __init__(self, found: "ExecutionResult | asyncio.Future[ExecutionResult]") -> None:
+        self.found = found
+
+    def execute_operation(self, serially: bool | None = None) -> AwaitableOrValue[Any]:
+        found = self.found
+        if not isinstance(found, asyncio.Future):
+            return found
+        if found.done() and not found.cancelled() and found.exception() is None:
+            return found.result()
+        return _shared(found)
 
 
 async def _awaited(result: Awaitable[ExecutionResult]) -> ExecutionResult:

@@ -6,7 +6,7 @@ import enum
 import json
 from collections.abc import AsyncGenerator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 import strawberry
@@ -215,3 +215,33 @@ def test_a_subscription_does_not_pile_up_plans_event_after_event() -> None:
     # stays what the first event needed instead of growing with every event.
     seen = PlanCounting.seen
     assert len(seen) >= len(events) and set(seen) == {seen[0]}
+
+
+class Recording(Executor):
+    __slots__ = ()
+    seen: ClassVar[list[Executor]] = []
+
+    def execute_fields(self, *args: Any) -> Any:
+        type(self).seen.append(self)
+        return super().execute_fields(*args)
+
+
+def test_executors_and_their_per_event_copies_keep_no_instance_dictionary() -> None:
+    """A subscription keeps its executor for its whole life: every attribute graphql-core
+    and Strawberry set has a slot (an attribute a new version adds would show here), and
+    the copy made for each event carries them all."""
+    live = strawberry.Schema(Query, subscription=Subscription, execution_context_class=Recording)
+
+    async def run() -> list[Any]:
+        stream = await live.subscribe("subscription { ticks { name size } }")
+        assert not isinstance(stream, ExecutionResult)
+        return [result.data async for result in stream]
+
+    Recording.seen = []
+    events = asyncio.run(run())
+    assert [e["ticks"]["name"] for e in events] == ["a", "b"] * 3
+    assert len({id(e) for e in Recording.seen}) >= len(events)
+    assert [vars(e) for e in Recording.seen if vars(e)] == []
+    Recording.seen = []
+    asyncio.run(live.execute("{ item { name shout } }"))
+    assert Recording.seen and [vars(e) for e in Recording.seen if vars(e)] == []
