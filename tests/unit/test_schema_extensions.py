@@ -3,6 +3,8 @@ never share one (Strawberry sets each extension's execution context per request)
 the runner that skips their hooks where they have nothing to do, and remembers which
 hooks each extension class has."""
 
+import gc
+from collections import deque
 from collections.abc import AsyncIterator, Iterator
 
 import strawberry
@@ -143,3 +145,14 @@ async def test_remembered_hooks_run_exactly_as_strawberrys_own() -> None:
     # Each request's hooks are bound to that request's extensions.
     assert "gen execute A" in ours and "gen execute B" in ours
     assert len(ours) == 2 * 10
+
+
+async def test_the_operation_stage_keeps_no_deque() -> None:
+    # A subscription holds its operation stage for its whole life, and an empty deque
+    # still keeps a 64-slot block.
+    context = ExecutionContext(query="{ x }", schema=schema, allowed_operations=set())
+    stage = ExtensionsRunner(context, [Generators(), AsyncGenerators()]).operation()
+    async with stage:
+        kept = gc.get_referents(stage.async_exit_stack)
+        assert [r for r in kept if isinstance(r, deque)] == []
+        assert any(isinstance(r, list) and r for r in kept)  # the hooks' exits, in a list
