@@ -7,9 +7,10 @@ waiters, each deque at least a 64-slot block), an Event for the transport's flow
 dictionary too large to share its keys with the class. Here the queue is a mailbox that
 keeps no deque while empty, the flag makes no future until a write has to wait, the
 handshake is let go once the connection is accepted, and the attributes have slots:
-about 10 KB less per idle connection. websockets' own parser keeps the request in its
-frame for the connection's life, so its headers are emptied first (the app has its own
-copy, in the ASGI scope). Sends are uvicorn's own, unchanged.
+about 11 KB less per idle connection. websockets' own parser keeps the request in its
+frame for the connection's life, so its headers are emptied first, and so are the app's
+own copy in the ASGI scope (the app reads them only to accept the connection: origin,
+subprotocols). Sends are uvicorn's own, unchanged.
 
 Every read from a socket, and every socket lost, is also told to the garbage collector's
 pacer (the app's lifespan state under READ). When thousands of wall displays hang up at
@@ -134,3 +135,8 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
             # Read only until the response is sent.
             self.request.headers.clear()
             del self.request, self.response
+            # The app's copy too, in place (Starlette's Headers may hold the list): the
+            # app reads the handshake's headers (origin, subprotocols) only to accept it.
+            headers = self.scope["headers"]
+            if isinstance(headers, list):
+                headers.clear()

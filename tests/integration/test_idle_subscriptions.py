@@ -1,8 +1,8 @@
 """What a waiting subscription keeps, multiplied by every wall display on a process: no
 database row (a row keeps its whole result's metadata alive) and no task racing the
 socket's receive (a task, its coroutine and the futures of the race), no handshake
-request and response, nor their headers, no asyncio.Event for flow control, and no
-instance dictionary on the protocol."""
+request and response, nor their headers (the scope's included), no asyncio.Event for
+flow control, and no instance dictionary on the protocol."""
 
 import asyncio
 import gc
@@ -97,6 +97,8 @@ async def test_a_waiting_queue_subscription_keeps_no_row_and_no_receive_task(
         assert not any(hasattr(p, "request") or hasattr(p, "response") for p in protocols)
         # Nor does anything the protocol holds (websockets' parser keeps the request).
         assert [h for p in protocols for h in reachable(p, Headers, depth=6) if h] == []
+        # Nor the app's copy in the scope, once the connection is accepted.
+        assert [p.scope["headers"] for p in protocols if p.scope["headers"]] == []
         # An Event keeps a deque of waiters for the socket's life; the flag makes a future
         # only when a write has to wait.
         assert [e for p in protocols for e in reachable(p, asyncio.Event, depth=2)] == []
