@@ -59,58 +59,78 @@ class WebsocketGuard:
         legacy = "graphql-ws" in scope.get("subprotocols", ()) and (
             "graphql-transport-ws" not in scope.get("subprotocols", ())
         )
-        closed: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        initialised = False
-
-        async def close(code: int, reason: str) -> None:
-            if not closed.done():
-                closed.set_result(code)
-                await send({"type": "websocket.close", "code": code, "reason": reason})
-
-        async def deadline() -> None:
-            await asyncio.sleep(self.init_timeout_seconds)
-            if not initialised:
-                await close(INIT_TIMEOUT, "Connection initialisation timeout")
-
-        async def next_message() -> Message | None:
-            """The socket's next message, or None if the deadline closed it meanwhile."""
-            if initialised or timer is None or timer.done():
-                # Only the deadline closes the socket while a receive waits, and only before
-                # connection_init: otherwise the receive is awaited as it is, with no task
-                # and no futures to race it (they would be kept by every idle wall display).
-                return await receive()
-            pending: asyncio.Future[Message] = asyncio.ensure_future(receive())
-            waiting: list[asyncio.Future[Any]] = [pending, closed]
-            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-            if not pending.done():
-                pending.cancel()
-                return None
-            return pending.result()
-
-        async def guarded_receive() -> Message:
-            nonlocal initialised
-            message = None if closed.done() else await next_message()
-            if message is None:
-                return {"type": "websocket.disconnect", "code": closed.result()}
-            if message["type"] != "websocket.receive":
-                return message
-            text: Any = message.get("text")
-            size = len(text.encode()) if isinstance(text, str) else len(message.get("bytes") or b"")
-            if size > MAX_BODY_BYTES:
-                await close(TOO_BIG, f"Messages are limited to {MAX_BODY_BYTES} bytes.")
-                return {"type": "websocket.disconnect", "code": TOO_BIG}
-            if isinstance(text, str):
-                try:
-                    kind = message_type(text)
-                except Invalid as why:
-                    await close(INVALID_MESSAGE, str(why))
-                    return {"type": "websocket.disconnect", "code": INVALID_MESSAGE}
-                initialised = initialised or kind == "connection_init"
-            return message
-
-        timer = asyncio.create_task(deadline()) if legacy else None
+        socket = _Socket(receive, send)
+        if legacy:
+            socket.timer = asyncio.create_task(socket.deadline(self.init_timeout_seconds))
         try:
-            await self.app(scope, guarded_receive, send)
+            await self.app(scope, socket.receive, send)
         finally:
-            if timer is not None:
-                timer.cancel()
+            if socket.timer is not None:
+                socket.timer.cancel()
+
+
+class _Socket:
+    """One socket's guarded receive. An object with slots rather than closures: a wall
+    display keeps it for hours."""
+
+    __slots__ = ("_closing", "_receive", "_send", "closed", "initialised", "timer")
+
+    def __init__(self, receive: Receive, send: Send) -> None:
+        self._receive = receive
+        self._send = send
+        # The code this guard closed the socket with.
+        self.closed: int | None = None
+        # What a receive raced against the legacy deadline waits on besides the message.
+        self._closing: asyncio.Future[None] | None = None
+        self.initialised = False
+        # The legacy protocol's connection_init deadline.
+        self.timer: asyncio.Task[None] | None = None
+
+    async def close(self, code: int, reason: str) -> None:
+        if self.closed is None:
+            self.closed = code
+            if self._closing is not None and not self._closing.done():
+                self._closing.set_result(None)
+            await self._send({"type": "websocket.close", "code": code, "reason": reason})
+
+    async def deadline(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        if not self.initialised:
+            await self.close(INIT_TIMEOUT, "Connection initialisation timeout")
+
+    async def _next_message(self) -> Message | None:
+        """The socket's next message, or None if the deadline closed it meanwhile."""
+        if self.initialised or self.timer is None or self.timer.done():
+            # Only the deadline closes the socket while a receive waits, and only before
+            # connection_init: otherwise the receive is awaited as it is, with no task
+            # and no futures to race it (they would be kept by every idle wall display).
+            return await self._receive()
+        if self._closing is None:
+            self._closing = asyncio.get_running_loop().create_future()
+        pending: asyncio.Future[Message] = asyncio.ensure_future(self._receive())
+        waiting: list[asyncio.Future[Any]] = [pending, self._closing]
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        if not pending.done():
+            pending.cancel()
+            return None
+        return pending.result()
+
+    async def receive(self) -> Message:
+        message = None if self.closed is not None else await self._next_message()
+        if message is None:
+            return {"type": "websocket.disconnect", "code": self.closed}
+        if message["type"] != "websocket.receive":
+            return message
+        text: Any = message.get("text")
+        size = len(text.encode()) if isinstance(text, str) else len(message.get("bytes") or b"")
+        if size > MAX_BODY_BYTES:
+            await self.close(TOO_BIG, f"Messages are limited to {MAX_BODY_BYTES} bytes.")
+            return {"type": "websocket.disconnect", "code": TOO_BIG}
+        if isinstance(text, str):
+            try:
+                kind = message_type(text)
+            except Invalid as why:
+                await self.close(INVALID_MESSAGE, str(why))
+                return {"type": "websocket.disconnect", "code": INVALID_MESSAGE}
+            self.initialised = self.initialised or kind == "connection_init"
+        return message
