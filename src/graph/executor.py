@@ -6,8 +6,8 @@ resolver through Strawberry's wrapper, then asks whether the value is null, a li
 leaf, awaitable. Here such a field is read and serialized directly. Whenever the answer
 is not a plain value (null, an error, a failed serialization), the field goes the usual
 way instead, which reads it again and reports it exactly as graphql-core would: reading
-an attribute has no side effects. An object plainly of its type goes straight to its
-fields.
+an attribute has no side effects. An object value goes straight to its completion,
+and an object plainly of its type straight to its fields.
 """
 
 import operator
@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
 from graphql import (
+    GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
     GraphQLResolveInfo,
@@ -130,6 +131,34 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
         # An event's selections are its own: plans kept across events would pile up.
         clone._plans = {}
         return clone
+
+    def complete_value(
+        self,
+        return_type: GraphQLOutputType,
+        field_details_list: FieldDetailsList,
+        info: "GraphQLResolveInfo[Any]",
+        path: Path,
+        result: Any,
+        position_context: Any,
+    ) -> AwaitableOrValue[Any]:
+        """graphql-core's, straight to the object's completion when the value is an
+        object, non-null or not: graphql-core asks five questions of the type on the way
+        and calls itself again for the non-null wrapper, for each of a page's objects.
+        The completion of an object is never null, so the non-null check has nothing to
+        do. Anything else goes graphql-core's way."""
+        kind = return_type.of_type if type(return_type) is GraphQLNonNull else return_type
+        if (
+            type(kind) is GraphQLObjectType
+            and result is not None
+            and result is not Undefined
+            and not isinstance(result, Exception)
+        ):
+            return self.complete_object_value(
+                kind, field_details_list, info, path, result, position_context
+            )
+        return super().complete_value(
+            return_type, field_details_list, info, path, result, position_context
+        )
 
     def complete_object_value(
         self,

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 import pytest
 import strawberry
+from graphql.execution.executor import Executor as GraphQLCoreExecutor
 from strawberry.permission import BasePermission, PermissionExtension
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.types import ExecutionResult, Info
@@ -105,6 +106,26 @@ class Query:
     def impostor(self) -> Item | None:
         return Impostor()  # type: ignore[return-value]
 
+    @strawberry.field
+    def nothing(self) -> Item | None:
+        return None
+
+    @strawberry.field
+    def required(self) -> Item:
+        return None  # type: ignore[return-value]
+
+    @strawberry.field
+    def failed(self) -> Item | None:
+        return ValueError("went wrong")  # type: ignore[return-value]
+
+    @strawberry.field
+    def named(self) -> Named:
+        return _items()[1]
+
+    @strawberry.field
+    def sparse(self) -> list[Item | None]:
+        return [_items()[0], None]
+
 
 class CountingExecutor(Executor):
     infos = 0
@@ -133,6 +154,11 @@ DOCUMENTS = {
     "not a datetime": "{ items { name when } }",
     "null in a non-null leaf": "{ items { name missingRequired } }",
     "bad leaves with async siblings": "{ items { later size colour } }",
+    "a null object": "{ nothing { name } item { name } }",
+    "null for a non-null object": "{ required { name } }",
+    "an error as an object's value": "{ failed { name } item { name } }",
+    "an object behind an interface": "{ named { name ... on Item { size } } }",
+    "a list with a null object": "{ sparse { name } }",
 }
 
 
@@ -160,6 +186,17 @@ def test_the_table_covers_errors_and_plain_answers() -> None:
     assert not answers["leaves"]["errors"]
     impostor = answers["an object not of its type"]
     assert impostor["data"] == {"impostor": None, "item": {"name": "a"}}
+    assert answers["a null object"] == {
+        "data": {"nothing": None, "item": {"name": "a"}},
+        "errors": [],
+    }
+    assert answers["null for a non-null object"]["data"] is None
+    assert "Cannot return null" in answers["null for a non-null object"]["errors"][0]["message"]
+    failed = answers["an error as an object's value"]
+    assert failed["data"] == {"failed": None, "item": {"name": "a"}}
+    assert failed["errors"][0]["message"] == "went wrong"
+    assert answers["an object behind an interface"]["data"] == {"named": {"name": "b", "size": 2}}
+    assert answers["a list with a null object"]["data"] == {"sparse": [{"name": "a"}, None]}
     assert "Expected value of type" in impostor["errors"][0]["message"]
     denied = answers["a leaf behind a permission"]
     assert denied["data"] is None and denied["errors"][0]["message"] == "not for you"
@@ -245,3 +282,21 @@ def test_executors_and_their_per_event_copies_keep_no_instance_dictionary() -> N
     Recording.seen = []
     asyncio.run(live.execute("{ item { name shout } }"))
     assert Recording.seen and [vars(e) for e in Recording.seen if vars(e)] == []
+
+
+def test_objects_are_completed_without_graphql_cores_type_questions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[object] = []
+    core = GraphQLCoreExecutor.complete_value
+
+    def counting(self: Any, return_type: Any, *args: Any) -> Any:
+        asked.append(return_type)
+        return core(self, return_type, *args)
+
+    monkeypatch.setattr(GraphQLCoreExecutor, "complete_value", counting)
+    result = asyncio.run(ours.execute("{ items { name } }"))
+    assert result.errors is None and len(result.data["items"]) == 3
+    # The list itself goes graphql-core's way (non-null, then the list), its three
+    # objects do not.
+    assert [str(t) for t in asked] == ["[Item!]!", "[Item!]"]
