@@ -237,17 +237,23 @@ class PlanCounting(Executor):
         return result
 
 
-def test_a_subscription_does_not_pile_up_plans_event_after_event() -> None:
-    live = strawberry.Schema(Query, subscription=Subscription, execution_context_class=PlanCounting)
+def _ticks(live: strawberry.Schema) -> list[Any]:
+    """The subscription's events, each checked to be the item it should be."""
 
     async def run() -> list[Any]:
         stream = await live.subscribe("subscription { ticks { name size } }")
         assert not isinstance(stream, ExecutionResult)
         return [result.data async for result in stream]
 
-    PlanCounting.seen = []
     events = asyncio.run(run())
     assert [e["ticks"]["name"] for e in events] == ["a", "b"] * 3
+    return events
+
+
+def test_a_subscription_does_not_pile_up_plans_event_after_event() -> None:
+    live = strawberry.Schema(Query, subscription=Subscription, execution_context_class=PlanCounting)
+    PlanCounting.seen = []
+    events = _ticks(live)
     # Each event's executor plans its own selections and no more: the count of plans
     # stays what the first event needed instead of growing with every event.
     seen = PlanCounting.seen
@@ -268,15 +274,8 @@ def test_executors_and_their_per_event_copies_keep_no_instance_dictionary() -> N
     and Strawberry set has a slot (an attribute a new version adds would show here), and
     the copy made for each event carries them all."""
     live = strawberry.Schema(Query, subscription=Subscription, execution_context_class=Recording)
-
-    async def run() -> list[Any]:
-        stream = await live.subscribe("subscription { ticks { name size } }")
-        assert not isinstance(stream, ExecutionResult)
-        return [result.data async for result in stream]
-
     Recording.seen = []
-    events = asyncio.run(run())
-    assert [e["ticks"]["name"] for e in events] == ["a", "b"] * 3
+    events = _ticks(live)
     assert len({id(e) for e in Recording.seen}) >= len(events)
     assert [vars(e) for e in Recording.seen if vars(e)] == []
     Recording.seen = []
