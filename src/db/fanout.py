@@ -148,6 +148,15 @@ class BoundedBroadcast(Broadcast):
         # Subscribers dropped because handing them a message failed (a bug, logged).
         self.failures = 0
 
+    async def disconnect(self) -> None:
+        # A second SIGINT makes uvicorn exit at once, and asyncio cancels every task on
+        # the way out, this listener among them: broadcaster's disconnect would raise
+        # that cancellation again (its task's result) and cut the feed's stop short.
+        if self._listener_task.cancelled():
+            await self._backend.disconnect()
+            return
+        await super().disconnect()
+
     async def _listener(self) -> None:
         while True:
             self.dispatch(await self._backend.next_published())

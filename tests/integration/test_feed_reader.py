@@ -21,7 +21,7 @@ from db.fanout import (
     Owner,
     department_channel,
 )
-from db.feed import EventFeed, LogBackend
+from db.feed import TASK_PREFIX, EventFeed, LogBackend
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from tests.support import Shop, print_tasks
@@ -95,6 +95,28 @@ async def test_a_stream_of_commits_is_read_in_batches(database_url: str, shop: S
     # One read per commit would be 40 or more; each read that finds events is followed
     # by one that finds none.
     assert reads < len(tasks) // 2
+
+
+async def test_a_feed_stops_cleanly_after_a_forced_exit_cancelled_its_tasks(
+    database_url: str, shop: Shop
+) -> None:
+    """A second SIGINT makes uvicorn exit at once, and asyncio cancels every task on the
+    way out, the fan-out's listener among them, before the app's lifespan stops the feed."""
+    feed = EventFeed(shop.engine, database_url, poll_interval=60)
+    before = asyncio.all_tasks()
+    await feed.start()
+    [listener] = [
+        t
+        for t in asyncio.all_tasks()
+        if getattr(t.get_coro(), "__qualname__", "") == "BoundedBroadcast._listener"
+        and t in vars(feed.broadcast).values()
+    ]
+    listener.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await listener
+    await feed.stop()
+    left = asyncio.all_tasks() - before
+    assert [t for t in left if t.get_name().startswith(TASK_PREFIX)] == []
 
 
 async def test_a_recheck_never_takes_the_overflow_marks_slot() -> None:
