@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import reads
 from db.people import facts
-from db.queries import Q
+from db.queries import Q, fetch_native
 from domain.enums import (
     DepartmentKind,
     TaskStatus,
@@ -91,7 +91,7 @@ async def settle_work_order(conn: AsyncConnection, work_order_id: int, actor_id:
     so two workers finishing the last two gating tasks at once are serialised and
     the second one sees the first: the gate opens exactly once.
     """
-    rows = (await conn.execute(Q["settlement_facts"], {"work_order_id": work_order_id})).all()
+    rows = await fetch_native(conn, "settlement_facts", work_order_id=work_order_id)
     order_status = WorkOrderStatus(rows[0].order_status)
     outcome = settle(
         order_status,
