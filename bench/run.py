@@ -58,7 +58,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 if __package__ in (None, ""):  # run as `python bench/run.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -284,6 +284,7 @@ def load_figures(result: LoadResult) -> dict[str, Any]:
 
 
 Run = Callable[[list[int], float], Awaitable[LoadResult]]
+T = TypeVar("T")
 
 
 class Bench:
@@ -345,6 +346,12 @@ class Bench:
             "new_connections": await self.sessions() - sessions,
             **await self.gc_since(gc_before),
         }
+
+    async def with_gc(self, work: Awaitable[T]) -> tuple[T, dict[str, Any]]:
+        """`work`'s result, and the server's collections and pauses while it ran."""
+        before = await self.gc_now()
+        result = await work
+        return result, await self.gc_since(before)
 
     async def gc_now(self) -> GcReading | None:
         """The server's garbage collector figures now; None while no server runs."""
@@ -567,7 +574,9 @@ class Bench:
         try:
             meter = self.meter()
             meter.start()
-            connected = await ours.add(shop.displays[: plan.subscribers])
+            connected, part["connecting"] = await self.with_gc(
+                ours.add(shop.displays[: plan.subscribers])
+            )
             part["connect_cpu_cores"] = meter.stop()
             part["connect_seconds"] = round(meter.elapsed, 2)
             part["connected"] = connected["connected"]
@@ -597,7 +606,7 @@ class Bench:
             part["delivery"] = await self.delivery_check(ours, shop, first_event)
         finally:
             await http.close()
-            await ours.stop()
+            _, part["hanging_up"] = await self.with_gc(ours.stop())
             self.fleet = None
         part["ratio"] = ratio(part["with"]["per_second"], part["without"]["per_second"])
         self.results["subscribers"] = part
@@ -646,12 +655,15 @@ class Bench:
             part["server_rss_mb_before"] = round(await self.server_rss(server) / 2**20, 1)
             for count in plan.scale:
                 log(f"scaling: {count} subscribers, connecting")
-                added = await ours.add(shop.displays[len(ours.specs) : count])
+                added, connecting = await self.with_gc(
+                    ours.add(shop.displays[len(ours.specs) : count])
+                )
                 await asyncio.sleep(1)  # the last subscriptions join the feed
                 step: dict[str, Any] = {
                     "subscribers": len(ours.specs),
                     "per_event": round(len(ours.specs) / plan.departments, 1),
                     "failed_to_connect": added["failed_to_connect"],
+                    "connecting": connecting,
                     "server_rss_mb": round(await self.server_rss(server) / 2**20, 1),
                 }
                 log(f"scaling: {count} subscribers, light load {plan.light_rate:g}/s")
@@ -676,7 +688,7 @@ class Bench:
             part["ratio"] = ratio(result.rate, baseline)
         finally:
             await http.close()
-            await ours.stop()
+            _, part["hanging_up"] = await self.with_gc(ours.stop())
             self.fleet = None
         self.results["scaling"] = part
 
@@ -1281,11 +1293,19 @@ def server_phases(results: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     subs = results["subscribers"]
     if subs["baseline"].startswith("measured"):
         phases.append(("0 subscribers", subs["without"]))
+    phases.append((f"{subs['subscribers']} subscribers connecting", subs.get("connecting", {})))
     phases += [(f"{subs['subscribers']} subscribers", subs["with"]), ("light load", subs["light"])]
+    phases.append((f"{subs['subscribers']} subscribers hanging up", subs.get("hanging_up", {})))
     scaling = results["scaling"]
     for step in scaling["steps"]:
-        phases.append((f"{step['subscribers']:,} subscribers, light", step["light"]))
-    phases.append((f"{scaling['steps'][-1]['subscribers']:,} subscribers", scaling["loaded"]))
+        count = f"{step['subscribers']:,} subscribers"
+        phases.append((f"{count} connecting", step.get("connecting", {})))
+        phases.append((f"{count}, light", step["light"]))
+    last = scaling["steps"][-1]["subscribers"]
+    phases.append((f"{last:,} subscribers", scaling["loaded"]))
+    phases.append((f"{last:,} subscribers hanging up", scaling.get("hanging_up", {})))
+    # Results written before the connections were measured have no figures for them.
+    phases = [(name, figures) for name, figures in phases if "gc" in figures]
     if "gc" in results["dashboard"]:
         phases.append(("dashboard page, all of part 5", results["dashboard"]))
     return phases
