@@ -115,6 +115,11 @@ async def stream(
     )
     try:
         async with feed.subscribe(channel, wants=wants, owner=owner) as live:
+            # The field's permission saw the viewer the connection loaded when it opened.
+            # An access change delivered since then, before this subscription was
+            # registered, left no RECHECK in its queue: check against the database now.
+            # Later changes will mark the queue.
+            await reauthorize(info, rule, **arguments)
             if resume is not None:
                 async for replayed, past in _replay(info, feed, resume, where):
                     resume = past

@@ -106,6 +106,29 @@ async def test_a_worker_removed_from_print_receives_nothing_committed_after(
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_subscription_started_after_a_removal_on_an_older_connection_is_refused(
+    api: Client, server: str, shop: Shop, protocol: str
+) -> None:
+    """The connection loaded its user while she was in print; she is removed before it
+    subscribes. Her rights are those of now, not those of the connection's start."""
+    [task] = await print_tasks(shop, 1)
+    cursor = await cursor_now(api, shop.tokens["pat"])
+    socket = await Socket.open(server, shop.tokens["pat"], protocol)
+    try:
+        removed = await api.as_(shop.tokens["ada"])(
+            SET_DEPARTMENTS,
+            {"i": {"userId": gid("User", shop.users["pat"]), "departmentCodes": []}},
+        )
+        assert removed["setUserDepartments"]["userErrors"] == []
+        await start(api, shop, "pia", task)
+        await socket.subscribe(QUEUE_EVENTS, {"after": cursor})
+        refused = await socket.next()
+        assert error_codes(refused) == ["FORBIDDEN"], refused
+    finally:
+        await socket.ws.close()
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
 async def test_deactivating_a_user_ends_her_tokens_and_sockets_at_once(
     api: Client, server: str, shop: Shop, protocol: str
 ) -> None:
