@@ -50,10 +50,45 @@ def _refuse_closed(dbapi_connection: Any, record: Any, proxy: Any) -> None:
 async def unit_of_work(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
     """One transaction: committed when the block ends normally, rolled back on any exception.
 
-    Services receive the connection and never commit; this is the only commit.
+    Services receive the connection and never commit; this is the only commit. BEGIN and
+    COMMIT go through asyncpg itself: SQLAlchemy's transaction costs 80 us more of CPU
+    (a greenlet each way; measured on a 2-core VM), 7 % of a task's move. Its own
+    statements then run in this transaction (its adapter sees one open and sends no
+    BEGIN), and what it would roll back when the connection closes is already ended.
     """
-    async with engine.begin() as conn:
-        yield conn
+    async with engine.connect() as conn:
+        adapter = driver_adapter(conn)
+        async with adapter._execute_mutex:
+            await adapter._start_transaction()
+        try:
+            yield conn
+        except BaseException:
+            await _end(conn, adapter, commit=False)
+            raise
+        await _end(conn, adapter, commit=True)
+
+
+def driver_adapter(conn: AsyncConnection) -> Any:
+    """SQLAlchemy's adapter around `conn`'s asyncpg connection (`._connection`), without
+    the greenlet `get_raw_connection` costs: a checked-out connection already has it."""
+    assert conn.sync_connection is not None
+    return conn.sync_connection.connection.dbapi_connection
+
+
+async def _end(conn: AsyncConnection, adapter: Any, *, commit: bool) -> None:
+    """COMMIT or ROLLBACK under the adapter's lock. If that fails (a broken connection, a
+    cancellation mid-way), the server may still hold the transaction open: the
+    connection is invalidated rather than pooled."""
+    try:
+        async with adapter._execute_mutex:
+            transaction = adapter._transaction
+            if transaction is not None:
+                await adapter._call_and_discard(
+                    transaction.commit if commit else transaction.rollback
+                )
+    except BaseException:
+        await conn.invalidate()
+        raise
 
 
 _autocommit: "weakref.WeakKeyDictionary[AsyncEngine, AsyncEngine]" = weakref.WeakKeyDictionary()

@@ -15,6 +15,8 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from db.engine import driver_adapter
+
 _NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
 
 
@@ -57,11 +59,11 @@ async def fetch_native(conn: AsyncConnection, name: str, **params: Any) -> list[
     on a 2-core VM: 130 against 51 µs of CPU). For the paths where that counts: a task's
     move and the settlement of its work order, the legacy import's bulk reads."""
     sql, order = native(name)
-    raw = await conn.get_raw_connection()
-    # SQLAlchemy's asyncpg adapter sends BEGIN with the first statement it runs itself, so
-    # a transaction's first statement run here would commit on its own: start it as the
-    # adapter does, under the adapter's lock (tests/integration/test_native_statements.py).
-    adapter: Any = raw.dbapi_connection
+    # In a SQLAlchemy transaction (not a unit of work's, which starts its own), the adapter
+    # sends BEGIN with the first statement it runs itself, so a first statement run here
+    # would commit on its own: start it as the adapter does, under the adapter's lock
+    # (tests/integration/test_native_statements.py).
+    adapter = driver_adapter(conn)
     async with adapter._execute_mutex:
         if conn.in_transaction() and adapter._transaction is None:
             await adapter._start_transaction()

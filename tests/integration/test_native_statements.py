@@ -1,8 +1,8 @@
-"""Statements run through asyncpg itself (`fetch_native`, a task's move) belong to the unit
-of work they run in, even as its first statement: SQLAlchemy's asyncpg adapter only
-sends BEGIN with a statement of its own, so without care such a statement would commit
-alone."""
+"""A unit of work's BEGIN and COMMIT go through asyncpg itself, and so do the statements of
+a task's move (`fetch_native`): both kinds of statement, SQLAlchemy's and asyncpg's, belong
+to the one transaction, which commits or rolls back whole."""
 
+import asyncpg
 import pytest
 from sqlalchemy import text
 
@@ -28,7 +28,15 @@ async def status_and_events(shop: Shop, task: int) -> tuple[str, int]:
     return str(status), int(events or 0)
 
 
-async def test_a_move_is_rolled_back_with_its_unit_of_work(shop: Shop) -> None:
+async def customers_named(shop: Shop, name: str) -> int:
+    async with reading(shop.engine) as conn:
+        found = await conn.scalar(
+            text("SELECT count(*) FROM customers WHERE name = :name"), {"name": name}
+        )
+    return int(found or 0)
+
+
+async def test_statements_through_sqlalchemy_and_asyncpg_roll_back_together(shop: Shop) -> None:
     [task] = await print_tasks(shop, 1)
     before = await status_and_events(shop, task)
     with pytest.raises(Abandon):
@@ -36,19 +44,13 @@ async def test_a_move_is_rolled_back_with_its_unit_of_work(shop: Shop) -> None:
             move = await transition_task(
                 conn, task, TaskAction.START, Actor(shop.users["pat"], False)
             )
+            await conn.execute(text("INSERT INTO customers (name) VALUES ('Rolled Back Ltd')"))
             assert move.task.status == "STARTED"
             # Not visible outside the transaction before it commits.
             assert await status_and_events(shop, task) == before
             raise Abandon
     assert await status_and_events(shop, task) == before
-
-
-async def test_a_move_commits_with_its_unit_of_work(shop: Shop) -> None:
-    [task] = await print_tasks(shop, 1)
-    _, events = await status_and_events(shop, task)
-    async with unit_of_work(shop.engine) as conn:
-        await transition_task(conn, task, TaskAction.START, Actor(shop.users["pat"], False))
-    assert await status_and_events(shop, task) == ("STARTED", events + 1)
+    assert await customers_named(shop, "Rolled Back Ltd") == 0
 
 
 async def test_records_have_fields_by_name_and_by_attribute(shop: Shop) -> None:
@@ -58,3 +60,38 @@ async def test_records_have_fields_by_name_and_by_attribute(shop: Shop) -> None:
     assert row.id == row["id"] == task
     with pytest.raises(AttributeError):
         _ = row.no_such_field
+
+
+async def test_statements_through_sqlalchemy_and_asyncpg_commit_together(shop: Shop) -> None:
+    [task] = await print_tasks(shop, 1)
+    _, events = await status_and_events(shop, task)
+    async with unit_of_work(shop.engine) as conn:
+        await transition_task(conn, task, TaskAction.START, Actor(shop.users["pat"], False))
+        await conn.execute(text("INSERT INTO customers (name) VALUES ('Committed Ltd')"))
+        # Not visible outside the transaction before it commits.
+        assert await customers_named(shop, "Committed Ltd") == 0
+    assert await customers_named(shop, "Committed Ltd") == 1
+    assert await status_and_events(shop, task) == ("STARTED", events + 1)
+
+
+async def test_a_commit_that_fails_raises_changes_nothing_and_leaves_the_pool_usable(
+    shop: Shop,
+) -> None:
+    with pytest.raises(asyncpg.UniqueViolationError):
+        async with unit_of_work(shop.engine) as conn:
+            await conn.execute(text("INSERT INTO customers (name) VALUES ('Deferred Ltd')"))
+            # Checked only at COMMIT, which then fails.
+            await conn.execute(
+                text(
+                    "CREATE TEMPORARY TABLE once (n int UNIQUE DEFERRABLE INITIALLY DEFERRED)"
+                    " ON COMMIT DROP"
+                )
+            )
+            await conn.execute(text("INSERT INTO once VALUES (1), (1)"))
+    assert await customers_named(shop, "Deferred Ltd") == 0
+    # Every pooled connection still opens and commits units of work of its own.
+    size = shop.engine.pool.size()  # type: ignore[attr-defined]
+    for n in range(2 * size):
+        async with unit_of_work(shop.engine) as conn:
+            await conn.execute(text("INSERT INTO customers (name) VALUES (:n)"), {"n": f"A{n}"})
+    assert sum([await customers_named(shop, f"A{n}") for n in range(2 * size)]) == 2 * size
