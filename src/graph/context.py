@@ -1,8 +1,8 @@
 """Per-request context: who is asking, the database, and the request's dataloaders."""
 
 import logging
+import secrets
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
@@ -163,7 +163,7 @@ class Context:
     # Set by Strawberry from the websocket's connection_init payload.
     connection_params: dict[str, Any] | None = None
     # Logged with every line about this request; sent back as X-Request-ID.
-    request_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    request_id: str = field(default_factory=lambda: secrets.token_hex(16))
     loaders: Loaders = field(init=False)
 
     def __post_init__(self) -> None:
