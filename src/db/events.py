@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from db.queries import Q
+from db.queries import Q, fetch_native
 from domain.enums import EventType, TaskStatus
 
 PAGE = 500
@@ -223,11 +223,13 @@ async def read_page(
         "work_order_id": where.work_order_id,
         "types": list(where.types) if where.types else None,
     }
+    # Through asyncpg itself: the feed reads a page per batch of commits.
     if resume.snapshot is None:
-        rows = await conn.execute(Q["events_after"], params)
+        rows = await fetch_native(conn, "events_after", **params)
     else:
-        params["snapshot"] = resume.snapshot.text()
-        rows = await conn.execute(Q["events_after_snapshot"], params)
+        rows = await fetch_native(
+            conn, "events_after_snapshot", snapshot=resume.snapshot.text(), **params
+        )
     return [from_row(r) for r in rows]
 
 
