@@ -7,10 +7,12 @@ its cost and the budget, alongside the depth, alias and token limits. A dashboar
 of 50 work orders with their tasks, pickers and histories costs about 27,000.
 """
 
+import functools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from graphql import (
+    DocumentNode,
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
@@ -29,6 +31,7 @@ from graphql import (
 )
 from strawberry.extensions import SchemaExtension
 
+from graph.documents import CACHED_DOCUMENTS, ByText
 from graph.errors import bad_request
 from graph.types.pagination import DEFAULT_PAGE, MAX_PAGE
 
@@ -40,16 +43,42 @@ class QueryCost(SchemaExtension):
     def on_execute(self) -> Iterator[None]:
         ctx = self.execution_context
         document = ctx.graphql_document
-        operation = get_operation_ast(document, ctx._provided_operation_name) if document else None
-        if operation is not None:
+        if document is not None:
+            # Only integer variables can change a cost (`first`): the rest stay out of the key.
+            given = ctx.variables or {}
+            counts = tuple(sorted((k, v) for k, v in given.items() if isinstance(v, int)))
             schema = ctx.schema._schema
-            cost = operation_cost(schema, document_fragments(document), operation, ctx.variables)
+            name = ctx._provided_operation_name
+            cost = (
+                _document_cost(schema, document, name, counts)
+                if ctx.query is None
+                else _document_cost_cached(schema, ByText(ctx.query, document), name, counts)
+            )
             if cost > BUDGET:
                 raise bad_request(
                     f"This request would cost {cost}, over the budget of {BUDGET}: ask for "
                     "fewer items per page (first), fewer aliases or less nesting."
                 )
         yield
+
+
+Counts = tuple[tuple[str, int], ...]
+
+
+@functools.lru_cache(maxsize=CACHED_DOCUMENTS)
+def _document_cost_cached(
+    schema: GraphQLSchema, document: ByText, operation_name: str | None, counts: Counts
+) -> int:
+    return _document_cost(schema, document.document, operation_name, counts)
+
+
+def _document_cost(
+    schema: GraphQLSchema, document: DocumentNode, operation_name: str | None, counts: Counts
+) -> int:
+    operation = get_operation_ast(document, operation_name)
+    if operation is None:
+        return 0
+    return operation_cost(schema, document_fragments(document), operation, dict(counts))
 
 
 def document_fragments(document: Any) -> dict[str, FragmentDefinitionNode]:

@@ -1,5 +1,6 @@
 """The Strawberry schema and its extensions (caches, limits, error masking, request logs)."""
 
+import functools
 import logging
 import time
 from collections.abc import Iterator
@@ -15,12 +16,7 @@ from graphql import (
     Visitor,
     visit,
 )
-from strawberry.extensions import (
-    MaskErrors,
-    ParserCache,
-    SchemaExtension,
-    ValidationCache,
-)
+from strawberry.extensions import MaskErrors, ParserCache, SchemaExtension
 from strawberry.extensions.max_aliases import create_validator as max_aliases_rule
 from strawberry.extensions.query_depth_limiter import create_validator as max_depth_rule
 from strawberry.extensions.runner import SchemaExtensionsRunner
@@ -29,6 +25,7 @@ from strawberry.types.graphql import OperationType
 
 from db.engine import unavailable
 from graph.cost import QueryCost
+from graph.documents import CACHED_DOCUMENTS, ByText, ValidationByText
 from graph.errors import (
     RETRY_AFTER_SECONDS,
     TopLevelCode,
@@ -170,12 +167,26 @@ class Introspection(SchemaExtension):
         ctx = self.execution_context
         context = ctx.context
         allowed = context is None or context.services.exposure.introspection
-        if not allowed and ctx.graphql_document is not None and _introspects(ctx.graphql_document):
+        if not allowed and _introspects(ctx):
             raise bad_request("Introspection is turned off on this server.")
         yield
 
 
-def _introspects(document: DocumentNode) -> bool:
+def _introspects(ctx: ExecutionContext) -> bool:
+    document = ctx.graphql_document
+    if document is None:
+        return False
+    if ctx.query is None:
+        return _asks_for_the_schema(document)
+    return _asks_for_the_schema_cached(ByText(ctx.query, document))
+
+
+@functools.lru_cache(maxsize=CACHED_DOCUMENTS)
+def _asks_for_the_schema_cached(document: ByText) -> bool:
+    return _asks_for_the_schema(document.document)
+
+
+def _asks_for_the_schema(document: DocumentNode) -> bool:
     found = False
 
     class Finder(Visitor):
@@ -235,8 +246,8 @@ schema: strawberry.Schema = PressroomSchema(
         Introspection,
         QueryCost,
         DocumentLimits,
-        lambda: ParserCache(maxsize=1024),
-        lambda: ValidationCache(maxsize=1024),
+        lambda: ParserCache(maxsize=CACHED_DOCUMENTS),
+        ValidationByText,
         lambda: MaskUnexpectedErrors(should_mask_error=should_mask),
     ],
 )

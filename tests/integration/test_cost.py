@@ -68,3 +68,17 @@ async def test_a_request_over_the_budget_is_refused_before_it_runs(
     small = "{ " + HEAVY.replace("first: 100", "first: 2")[2:].split(" a1:")[0] + " }"
     answered = await api.as_(shop.tokens["ada"])(small)
     assert len(answered["a0"]["edges"]) == 2
+
+
+async def test_the_same_text_is_costed_by_the_page_size_each_request_asks(
+    api: Client, shop: Shop
+) -> None:
+    """Costs are remembered per query text and integer variables, not per text alone."""
+    sized = "query($n: Int) { " + HEAVY[2:].replace("first: 100", "first: $n")
+    ada = api.as_(shop.tokens["ada"])
+    for n, refused in ((2, False), (100, True), (2, False), (100, True)):
+        body = await ada.raw(sized, {"n": n})
+        codes = [e["extensions"]["code"] for e in body.get("errors") or []]
+        assert codes == (["BAD_REQUEST"] if refused else []), (n, body)
+        if refused:
+            assert str(cost(sized, {"n": n})) in body["errors"][0]["message"]
