@@ -147,6 +147,9 @@ class BoundedBroadcast(Broadcast):
         self._mailboxes: dict[str, set[Mailbox]] = {}
         # Subscribers dropped because handing them a message failed (a bug, logged).
         self.failures = 0
+        # Access changes (memberships, deactivations, revocations) handed out so far: a
+        # viewer loaded before the count last moved may be out of date.
+        self.access_changes = 0
 
     async def disconnect(self) -> None:
         # A second SIGINT makes uvicorn exit at once, and asyncio cancels every task on
@@ -168,6 +171,7 @@ class BoundedBroadcast(Broadcast):
         raised, all of them would wait forever. A subscriber it fails to serve is dropped
         with the overflow mark instead, and resumes from its cursor: nothing is lost."""
         if event.channel in (ACCESS_CHANNEL, TOKENS_CHANNEL):
+            self.access_changes += 1
             try:
                 self._recheck(event.message.event)  # type: ignore[attr-defined]
             except Exception:

@@ -141,6 +141,11 @@ class EventFeed:
         await self._drop_reader_connection()
         await self.broadcast.disconnect()
 
+    def access_changes(self) -> int:
+        """How many access changes (memberships, deactivations, revocations) the feed has
+        handed out: a viewer read before this last moved may be out of date."""
+        return self.broadcast.access_changes
+
     def poke(self) -> None:
         """Called after a commit that wrote events: wake the local reader, notify the others."""
         self._wake.set()

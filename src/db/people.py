@@ -177,13 +177,10 @@ async def login(
     return issued, user
 
 
-async def authenticate(
-    conn: AsyncConnection, token: str | None = None, *, token_id: int | None = None
-) -> Row[Any] | None:
-    """The live token (by its secret, or by id) with its user's rights; None if it is
-    unknown, revoked, expired or its user is deactivated."""
-    params = {"token_hash": token_hash(token) if token else None, "token_id": token_id}
-    return (await conn.execute(Q["authenticate"], params)).first()
+async def authenticate(conn: AsyncConnection, token: str) -> Row[Any] | None:
+    """The live token with its user's rights; None if it is unknown, revoked, expired or
+    its user is deactivated."""
+    return (await conn.execute(Q["authenticate"], {"token_hash": token_hash(token)})).first()
 
 
 async def revoke_tokens(conn: AsyncConnection, token_ids: list[int]) -> list[Row[Any]]:

@@ -268,8 +268,7 @@ VALUES (:kind, :name, :token_hash, :user_id, CAST(:department_ids AS bigint[]),
 RETURNING id, kind, name, user_id, department_ids, created_at, expires_at
 
 -- name: authenticate
--- A live token and who it acts as, by its secret's hash (requests) or by its id (live
--- subscriptions checked again after their user's access changed).
+-- A live token and who it acts as, by its secret's hash.
 SELECT tk.id AS token_id, tk.kind, tk.department_ids AS display_department_ids,
        tk.expires_at, u.id AS user_id, u.is_admin,
        coalesce(array_agg(ud.department_id ORDER BY ud.department_id)
@@ -281,7 +280,7 @@ FROM tokens tk
 JOIN users u ON u.id = tk.user_id
 LEFT JOIN user_departments ud ON ud.user_id = u.id
 LEFT JOIN departments d ON d.id = ud.department_id
-WHERE (tk.token_hash = :token_hash OR tk.id = :token_id)
+WHERE tk.token_hash = :token_hash
   AND tk.revoked_at IS NULL
   AND (tk.expires_at IS NULL OR tk.expires_at > now())
   AND u.is_active

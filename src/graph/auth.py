@@ -20,24 +20,22 @@ def bearer(value: str | None) -> str | None:
 
 
 async def load_viewer(
-    services: Services,
-    token: str | None,
-    conn: AsyncConnection | None = None,
-    *,
-    token_id: int | None = None,
+    services: Services, token: str | None, conn: AsyncConnection | None = None
 ) -> Viewer | None:
-    """The caller of a bearer token, or again of a known token id (a live subscription
-    re-checked after its user's access changed); None when the token no longer works."""
-    if token_id is None and (token is None or len(token) > MAX_TOKEN_LENGTH):
+    """The caller of a bearer token; None when the token does not work (unknown, revoked,
+    expired, its user deactivated). From the process's cache when it holds the answer."""
+    if token is None or len(token) > MAX_TOKEN_LENGTH:
         return None
-    cached = services.viewers.get(token) if token is not None and conn is None else None
+    cached = services.viewers.get(token) if conn is None else None
     if cached is not None:
         return cached
+    # Taken before the read: a change handed out during it makes the entry stale at once.
+    seen = services.viewers.changes()
     if conn is not None:
-        row = await authenticate(conn, token, token_id=token_id)
+        row = await authenticate(conn, token)
     else:
         async with reading(services.engine) as fresh:
-            row = await authenticate(fresh, token, token_id=token_id)
+            row = await authenticate(fresh, token)
     if row is None:
         return None
     viewer = Viewer(
@@ -50,6 +48,5 @@ async def load_viewer(
         expires_at=row.expires_at,
         member_department_kinds=frozenset(DepartmentKind(k) for k in row.member_department_kinds),
     )
-    if token is not None:
-        services.viewers.put(token, viewer)
+    services.viewers.put(token, viewer, seen)
     return viewer

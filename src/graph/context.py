@@ -79,40 +79,39 @@ class Outage:
 
 class ViewerCache:
     """Who a bearer token is, kept for a few seconds per process, so a request needs no
-    query for it. Forgotten at once when this process changes access (a mutation that
-    revokes, deactivates or changes memberships) and, for other processes' changes, when
-    the feed delivers their event (see graph/live.py)."""
+    query for it. An entry holds only while no access change (a membership change, a
+    deactivation, a revocation, made by any process) has been handed out by the feed
+    since it was read: `changes` counts those (graph/live.py wires the feed's count).
+    This process's own mutations that change access also clear it at once."""
 
-    def __init__(self, ttl_seconds: float = 5.0, size: int = 10_000) -> None:
+    def __init__(
+        self,
+        ttl_seconds: float = 5.0,
+        size: int = 10_000,
+        changes: Callable[[], int] = lambda: 0,
+    ) -> None:
         self.ttl_seconds = ttl_seconds
         self.size = size
-        self._viewers: dict[str, tuple[Viewer, float]] = {}
+        self.changes = changes
+        self._viewers: dict[str, tuple[Viewer, float, int]] = {}
 
     def get(self, token: str) -> Viewer | None:
         found = self._viewers.get(token)
         if found is None:
             return None
-        viewer, at = found
+        viewer, at, seen = found
         now = time.monotonic()
         expired = viewer.expires_at is not None and viewer.expires_at <= datetime.now(UTC)
-        if now - at > self.ttl_seconds or expired:
+        if now - at > self.ttl_seconds or expired or seen != self.changes():
             del self._viewers[token]
             return None
         return viewer
 
-    def put(self, token: str, viewer: Viewer) -> None:
+    def put(self, token: str, viewer: Viewer, seen: int) -> None:
+        """`seen`: the count of access changes taken before `viewer` was read."""
         if len(self._viewers) >= self.size:
             self._viewers.clear()  # rare: many distinct live tokens within a few seconds
-        self._viewers[token] = (viewer, time.monotonic())
-
-    def forget(self, *, token_id: int | None = None, user_id: int | None = None) -> None:
-        stale = [
-            t
-            for t, (v, _) in self._viewers.items()
-            if v.token_id == token_id or v.user_id == user_id
-        ]
-        for token in stale:
-            del self._viewers[token]
+        self._viewers[token] = (viewer, time.monotonic(), seen)
 
     def clear(self) -> None:
         self._viewers.clear()
@@ -162,6 +161,8 @@ class Context:
     client: str = "unknown"
     # Set by Strawberry from the websocket's connection_init payload.
     connection_params: dict[str, Any] | None = None
+    # A websocket's bearer token, with which its subscriptions check their rights again.
+    token: str | None = None
     # Logged with every line about this request; sent back as X-Request-ID.
     request_id: str = field(default_factory=lambda: secrets.token_hex(16))
     loaders: Loaders = field(init=False)

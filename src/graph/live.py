@@ -19,7 +19,7 @@ from starlette.websockets import WebSocket
 from db.fanout import ACCESS_CHANNEL, OVERFLOWED, TOKENS_CHANNEL, Delivered
 from db.feed import EventFeed
 from domain.enums import EventType
-from graph.context import Viewer, ViewerCache
+from graph.context import Viewer
 
 log = logging.getLogger(__name__)
 
@@ -39,9 +39,7 @@ class _Holder:
 
 
 class LiveConnections:
-    def __init__(self, viewers: ViewerCache) -> None:
-        # Other processes' access changes reach this process's viewer cache through here.
-        self.viewers = viewers
+    def __init__(self) -> None:
         # Weak: a connection that ended on its own simply drops out.
         self._sockets: weakref.WeakKeyDictionary[WebSocket, _Holder] = weakref.WeakKeyDictionary()
         self._tasks: list[asyncio.Task[None]] = []
@@ -124,9 +122,6 @@ class LiveConnections:
                     if event is None:
                         continue
                     if event.type == EventType.TOKEN_REVOKED:
-                        self.viewers.forget(token_id=event.token_id)
                         await self.close_token(event.token_id)
-                    elif event.type == EventType.USER_ACCESS_CHANGED:
-                        self.viewers.forget(user_id=event.user_id)
-                        if event.deactivates:
-                            await self.close_user(event.user_id)
+                    elif event.type == EventType.USER_ACCESS_CHANGED and event.deactivates:
+                        await self.close_user(event.user_id)

@@ -66,10 +66,10 @@ def _resume(after: str | None) -> Resume | None:
 
 
 async def reauthorize(info: Info, rule: BasePermission, **arguments: Any) -> None:
-    """Check a live subscription's rights again, after its user's access or token changed:
-    the token must still work (UNAUTHENTICATED) and the rule still pass (FORBIDDEN)."""
-    viewer = viewer_of(info)
-    again = await load_viewer(info.context.services, None, token_id=viewer.token_id)
+    """Check a live subscription's rights again: the token must still work
+    (UNAUTHENTICATED) and the rule still pass (FORBIDDEN). The viewer comes from the
+    process's cache unless an access change was handed out since it was read."""
+    again = await load_viewer(info.context.services, info.context.token)
     if again is None:
         raise GraphQLError(
             "This token no longer works (signed out, revoked, expired or deactivated).",
@@ -116,9 +116,9 @@ async def stream(
     try:
         async with feed.subscribe(channel, wants=wants, owner=owner) as live:
             # The field's permission saw the viewer the connection loaded when it opened.
-            # An access change delivered since then, before this subscription was
-            # registered, left no RECHECK in its queue: check against the database now.
-            # Later changes will mark the queue.
+            # An access change handed out since then, before this subscription was
+            # registered, left no RECHECK in its queue: check again now (a read only if
+            # such a change came). Later changes mark the queue.
             await reauthorize(info, rule, **arguments)
             if resume is not None:
                 async for replayed, past in _replay(info, feed, resume, where):

@@ -106,7 +106,8 @@ class PressroomGraphQL(GraphQL[Context, None]):
                 {"message": "Send 'authorization': 'Bearer <token>' in connection_init."}
             )
         token = bearer(raw) if isinstance(raw, str) and " " in raw else raw
-        viewer = await load_viewer(self.services, token if isinstance(token, str) else None)
+        context.token = token if isinstance(token, str) else None
+        viewer = await load_viewer(self.services, context.token)
         if viewer is None:
             raise ConnectionRejectionError({"message": "Invalid or revoked token."})
         context.viewer = viewer

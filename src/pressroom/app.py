@@ -10,7 +10,7 @@ from db import migrate, reads
 from db.engine import create_engine
 from db.feed import EventFeed
 from graph.app import create_app as create_graph_app
-from graph.context import Services
+from graph.context import Services, ViewerCache
 from graph.live import LiveConnections
 from graph.throttle import SignInThrottle
 from pressroom import collector, websocket
@@ -52,8 +52,9 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         throttle=SignInThrottle(settings.signin_per_address, settings.signin_failures_per_account),
         exposure=settings.exposure(),
         message_passed=pacer.message_passed,
+        viewers=ViewerCache(changes=feed.access_changes),
     )
-    live = LiveConnections(services.viewers)
+    live = LiveConnections()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:

@@ -13,6 +13,7 @@ from websockets.exceptions import ConnectionClosed
 
 from db import people
 from db.engine import unit_of_work
+from db.fanout import ACCESS_CHANNEL
 from domain.enums import TokenKind
 from tests.support import PROTOCOLS, START, Client, Shop, cursor_now, gid, print_tasks
 
@@ -120,6 +121,32 @@ async def test_a_subscription_started_after_a_removal_on_an_older_connection_is_
             {"i": {"userId": gid("User", shop.users["pat"]), "departmentCodes": []}},
         )
         assert removed["setUserDepartments"]["userErrors"] == []
+        await start(api, shop, "pia", task)
+        await socket.subscribe(QUEUE_EVENTS, {"after": cursor})
+        refused = await socket.next()
+        assert error_codes(refused) == ["FORBIDDEN"], refused
+    finally:
+        await socket.ws.close()
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_removal_made_by_another_process_reaches_a_new_subscription_through_the_feed(
+    api: Client, server: str, shop: Shop, protocol: str, running_app: tuple[str, Any]
+) -> None:
+    """Written straight to the database, as a second server would: no mutation of this
+    process clears its viewer cache, which holds her from when her socket opened. The
+    change's event, once the feed hands it out, makes that entry stale."""
+    [task] = await print_tasks(shop, 1)
+    cursor = await cursor_now(api, shop.tokens["pat"])
+    socket = await Socket.open(server, shop.tokens["pat"], protocol)
+    feed = running_app[1].state.services.feed
+    try:
+        async with feed.subscribe(ACCESS_CHANNEL) as handed_out:
+            async with unit_of_work(shop.engine) as conn:
+                await people.set_user_departments(conn, shop.users["pat"], [])
+            await feed.catch_up()
+            async with asyncio.timeout(10):
+                await handed_out.get()
         await start(api, shop, "pia", task)
         await socket.subscribe(QUEUE_EVENTS, {"after": cursor})
         refused = await socket.next()

@@ -330,7 +330,9 @@ async def test_a_slow_subscriber_is_dropped_and_resumes_without_gap(
     assert services.feed is not None
     await services.feed.catch_up()
     stream = await schema.subscribe(
-        document, variable_values={"after": after}, context_value=Context(services, viewer)
+        document,
+        variable_values={"after": after},
+        context_value=Context(services, viewer, token=shop.tokens["pat"]),
     )
     assert not isinstance(stream, type(None))
 
@@ -361,7 +363,9 @@ async def test_a_slow_subscriber_is_dropped_and_resumes_without_gap(
     resumes = 0
     while len(received) < len(tasks):
         rest = await schema.subscribe(
-            document, variable_values={"after": resume}, context_value=Context(services, viewer)
+            document,
+            variable_values={"after": resume},
+            context_value=Context(services, viewer, token=shop.tokens["pat"]),
         )
         async for result in rest:  # type: ignore[union-attr]
             if result.errors:

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from domain.enums import TokenKind
-from graph.context import Viewer, ViewerCache
+from graph.context import Viewer
 from graph.live import REVOKED_CLOSE_CODE, LiveConnections
 
 
@@ -35,7 +35,7 @@ def viewer(token_id: int) -> Viewer:
 
 
 async def test_a_socket_that_cannot_take_the_close_holds_up_nothing() -> None:
-    live = LiveConnections(ViewerCache())
+    live = LiveConnections()
     stuck, fine, other = Socket(stuck=True), Socket(stuck=False), Socket(stuck=False)
     sockets: list[Any] = [stuck, fine, other]
     for socket, token in zip(sockets, (7, 7, 8), strict=True):
