@@ -146,6 +146,8 @@ class Services:
     # Called for every response and websocket message the view writes (the garbage
     # collector is paced by them, and by what websockets read: pressroom/collector.py).
     message_passed: Callable[[], None] = lambda: None
+    # Called when a subscription ends (the same pacing: a burst of them leaves garbage).
+    subscription_ended: Callable[[], None] = lambda: None
 
 
 @dataclass

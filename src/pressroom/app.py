@@ -52,6 +52,7 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         throttle=SignInThrottle(settings.signin_per_address, settings.signin_failures_per_account),
         exposure=settings.exposure(),
         message_passed=pacer.message_passed,
+        subscription_ended=pacer.subscription_ended,
         viewers=ViewerCache(changes=feed.access_changes),
     )
     live = LiveConnections()

@@ -1,7 +1,7 @@
 """Garbage collector pauses of the whole server process show in /metrics, the young
-generation is collected on time whatever the allocation count says, by work as well (messages
-written, websocket reads and losses), and an app that shuts down stops timing and pacing collections
-(tests start many apps in one process)."""
+generation is collected on time whatever the allocation count says, by work as well
+(messages written, websocket reads and losses, subscriptions ending), and an app that
+shuts down stops timing and pacing collections (tests start many apps in one process)."""
 
 import asyncio
 import contextlib
@@ -22,7 +22,18 @@ from pressroom import collector
 from pressroom.app import create_app
 from pressroom.collector import GcPauses
 from pressroom.settings import Settings
-from tests.support import config_for, free_port, serve, ws_url
+from tests.support import (
+    START,
+    Client,
+    Shop,
+    config_for,
+    cursor_now,
+    free_port,
+    gid,
+    print_tasks,
+    serve,
+    ws_url,
+)
 
 COLLECTIONS = "pressroom_gc_pause_seconds_count"
 PROTOCOLS = [Subprotocol("graphql-transport-ws")]
@@ -198,3 +209,28 @@ async def test_lost_websockets_make_collections_too(
         ws = await websockets.connect(ws_url(server), subprotocols=PROTOCOLS)
         ws.transport.abort()
         await asyncio.wait_for(lost.wait(), 10)
+
+
+async def test_subscriptions_that_end_make_collections_too(
+    api: Client, server: str, shop: Shop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Displays hanging up at once cancel their subscriptions in a burst, each leaving its
+    cancellation's traceback for the collector: their endings are counted as they come."""
+    monkeypatch.setattr(collector, "MESSAGES_PER_COLLECTION", 1)
+    [task] = await print_tasks(shop, 1)
+    cursor = await cursor_now(api, shop.tokens["pat"])
+    async with collection_in("subscription_ended") as ended:
+        ws = await websockets.connect(ws_url(server), subprotocols=PROTOCOLS)
+        init = {"authorization": f"Bearer {shop.tokens['pat']}"}
+        await ws.send(json.dumps({"type": "connection_init", "payload": init}))
+        assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "connection_ack"
+        query = (
+            'subscription($a: String) { queueEvents(department: "print", after: $a) { cursor } }'
+        )
+        payload = {"query": query, "variables": {"a": cursor}}
+        await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": payload}))
+        await api.as_(shop.tokens["pia"])(START, {"i": {"taskId": gid("DepartmentTask", task)}})
+        # An event arrived: the subscription runs, and ends when the socket goes.
+        assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "next"
+        ws.transport.abort()
+        await asyncio.wait_for(ended.wait(), 10)
