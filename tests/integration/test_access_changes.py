@@ -4,6 +4,7 @@ committed after the change; and the people and token operations behind those cha
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -106,47 +107,44 @@ async def test_a_worker_removed_from_print_receives_nothing_committed_after(
         await socket.ws.close()
 
 
+async def remove_through_the_api(api: Client, shop: Shop, app: Any) -> None:
+    """By a mutation of this process, which clears its viewer cache at once."""
+    removed = await api.as_(shop.tokens["ada"])(
+        SET_DEPARTMENTS,
+        {"i": {"userId": gid("User", shop.users["pat"]), "departmentCodes": []}},
+    )
+    assert removed["setUserDepartments"]["userErrors"] == []
+
+
+async def remove_as_another_process(api: Client, shop: Shop, app: Any) -> None:
+    """Written straight to the database, as a second server would: nothing clears this
+    process's viewer cache but the change's event, once its feed hands it out."""
+    feed = app.state.services.feed
+    async with feed.subscribe(ACCESS_CHANNEL) as handed_out:
+        async with unit_of_work(shop.engine) as conn:
+            await people.set_user_departments(conn, shop.users["pat"], [])
+        await feed.catch_up()
+        async with asyncio.timeout(10):
+            await handed_out.get()
+
+
+@pytest.mark.parametrize("remove", [remove_through_the_api, remove_as_another_process])
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 async def test_a_subscription_started_after_a_removal_on_an_older_connection_is_refused(
-    api: Client, server: str, shop: Shop, protocol: str
+    api: Client,
+    server: str,
+    shop: Shop,
+    protocol: str,
+    running_app: tuple[str, Any],
+    remove: Callable[[Client, Shop, Any], Awaitable[None]],
 ) -> None:
-    """The connection loaded its user while she was in print; she is removed before it
-    subscribes. Her rights are those of now, not those of the connection's start."""
+    """The connection loaded her (and the process's cache kept her) while she was in
+    print; she is removed before it subscribes. Her rights are those of now."""
     [task] = await print_tasks(shop, 1)
     cursor = await cursor_now(api, shop.tokens["pat"])
     socket = await Socket.open(server, shop.tokens["pat"], protocol)
     try:
-        removed = await api.as_(shop.tokens["ada"])(
-            SET_DEPARTMENTS,
-            {"i": {"userId": gid("User", shop.users["pat"]), "departmentCodes": []}},
-        )
-        assert removed["setUserDepartments"]["userErrors"] == []
-        await start(api, shop, "pia", task)
-        await socket.subscribe(QUEUE_EVENTS, {"after": cursor})
-        refused = await socket.next()
-        assert error_codes(refused) == ["FORBIDDEN"], refused
-    finally:
-        await socket.ws.close()
-
-
-@pytest.mark.parametrize("protocol", PROTOCOLS)
-async def test_a_removal_made_by_another_process_reaches_a_new_subscription_through_the_feed(
-    api: Client, server: str, shop: Shop, protocol: str, running_app: tuple[str, Any]
-) -> None:
-    """Written straight to the database, as a second server would: no mutation of this
-    process clears its viewer cache, which holds her from when her socket opened. The
-    change's event, once the feed hands it out, makes that entry stale."""
-    [task] = await print_tasks(shop, 1)
-    cursor = await cursor_now(api, shop.tokens["pat"])
-    socket = await Socket.open(server, shop.tokens["pat"], protocol)
-    feed = running_app[1].state.services.feed
-    try:
-        async with feed.subscribe(ACCESS_CHANNEL) as handed_out:
-            async with unit_of_work(shop.engine) as conn:
-                await people.set_user_departments(conn, shop.users["pat"], [])
-            await feed.catch_up()
-            async with asyncio.timeout(10):
-                await handed_out.get()
+        await remove(api, shop, running_app[1])
         await start(api, shop, "pia", task)
         await socket.subscribe(QUEUE_EVENTS, {"after": cursor})
         refused = await socket.next()
