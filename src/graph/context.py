@@ -81,7 +81,7 @@ class ViewerCache:
     """Who a bearer token is, kept for a few seconds per process, so a request needs no
     query for it. An entry holds only while no access change (a membership change, a
     deactivation, a revocation, made by any process) has been handed out by the feed
-    since it was read: `changes` counts those (graph/live.py wires the feed's count).
+    since it was read: `changes` counts those (pressroom/app.py wires in the feed's count).
     This process's own mutations that change access also clear it at once."""
 
     def __init__(
