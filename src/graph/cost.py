@@ -12,7 +12,6 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from graphql import (
-    DocumentNode,
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
@@ -49,11 +48,7 @@ class QueryCost(SchemaExtension):
             counts = tuple(sorted((k, v) for k, v in given.items() if isinstance(v, int)))
             schema = ctx.schema._schema
             name = ctx._provided_operation_name
-            cost = (
-                _document_cost(schema, document, name, counts)
-                if ctx.query is None
-                else _document_cost_cached(schema, ByText(ctx.query, document), name, counts)
-            )
+            cost = _document_cost(schema, ByText(ctx.query, document), name, counts)
             if cost > BUDGET:
                 raise bad_request(
                     f"This request would cost {cost}, over the budget of {BUDGET}: ask for "
@@ -62,23 +57,17 @@ class QueryCost(SchemaExtension):
         yield
 
 
-Counts = tuple[tuple[str, int], ...]
-
-
 @functools.lru_cache(maxsize=CACHED_DOCUMENTS)
-def _document_cost_cached(
-    schema: GraphQLSchema, document: ByText, operation_name: str | None, counts: Counts
-) -> int:
-    return _document_cost(schema, document.document, operation_name, counts)
-
-
 def _document_cost(
-    schema: GraphQLSchema, document: DocumentNode, operation_name: str | None, counts: Counts
+    schema: GraphQLSchema,
+    document: ByText,
+    operation_name: str | None,
+    counts: tuple[tuple[str, int], ...],
 ) -> int:
-    operation = get_operation_ast(document, operation_name)
+    operation = get_operation_ast(document.document, operation_name)
     if operation is None:
         return 0
-    return operation_cost(schema, document_fragments(document), operation, dict(counts))
+    return operation_cost(schema, document_fragments(document.document), operation, dict(counts))
 
 
 def document_fragments(document: Any) -> dict[str, FragmentDefinitionNode]:

@@ -17,19 +17,20 @@ CACHED_DOCUMENTS = 1024
 
 
 class ByText:
-    """A parsed document that hashes and compares as the text it was parsed from."""
+    """A parsed document that hashes and compares as the text it was parsed from, or as
+    itself, node by node, when the text is unknown."""
 
-    __slots__ = ("document", "text")
+    __slots__ = ("document", "key")
 
-    def __init__(self, text: str, document: DocumentNode) -> None:
-        self.text = text
+    def __init__(self, text: str | None, document: DocumentNode) -> None:
         self.document = document
+        self.key: object = document if text is None else text
 
     def __hash__(self) -> int:
-        return hash(self.text)
+        return hash(self.key)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ByText) and other.text == self.text
+        return isinstance(other, ByText) and other.key == self.key
 
 
 @functools.lru_cache(maxsize=CACHED_DOCUMENTS)
@@ -44,8 +45,7 @@ class ValidationByText(SchemaExtension):
 
     def on_validate(self) -> Iterator[None]:
         ctx = self.execution_context
-        if ctx.query is not None and ctx.graphql_document is not None:
-            # Left unset, Strawberry validates the document itself, uncached.
+        if ctx.graphql_document is not None:
             ctx.pre_execution_errors = _validate(
                 ctx.schema._schema,
                 ByText(ctx.query, ctx.graphql_document),

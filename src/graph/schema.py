@@ -9,7 +9,6 @@ from typing import Any
 import strawberry
 from graphql import (
     ASTValidationRule,
-    DocumentNode,
     FieldNode,
     GraphQLError,
     OperationDefinitionNode,
@@ -174,19 +173,11 @@ class Introspection(SchemaExtension):
 
 def _introspects(ctx: ExecutionContext) -> bool:
     document = ctx.graphql_document
-    if document is None:
-        return False
-    if ctx.query is None:
-        return _asks_for_the_schema(document)
-    return _asks_for_the_schema_cached(ByText(ctx.query, document))
+    return document is not None and _asks_for_the_schema(ByText(ctx.query, document))
 
 
 @functools.lru_cache(maxsize=CACHED_DOCUMENTS)
-def _asks_for_the_schema_cached(document: ByText) -> bool:
-    return _asks_for_the_schema(document.document)
-
-
-def _asks_for_the_schema(document: DocumentNode) -> bool:
+def _asks_for_the_schema(document: ByText) -> bool:
     found = False
 
     class Finder(Visitor):
@@ -194,7 +185,7 @@ def _asks_for_the_schema(document: DocumentNode) -> bool:
             nonlocal found
             found = found or node.name.value in ("__schema", "__type")
 
-    visit(document, Finder())
+    visit(document.document, Finder())
     return found
 
 
