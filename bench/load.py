@@ -5,6 +5,7 @@ started then finished once, two transitions), and it gives up after a few errors
 """
 
 import asyncio
+import contextlib
 import math
 import time
 from collections.abc import Awaitable, Callable
@@ -16,7 +17,7 @@ import httpx
 from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
 
 from db.queries import Q
-from db.tasks import transition_params
+from db.tasks import needs_transaction, transition_params
 from domain.enums import TaskAction
 from domain.transitions import TRANSITIONS
 from graph.ids import encode_id
@@ -265,8 +266,8 @@ SERVER_SETTINGS = {
 
 
 class RawClients:
-    """`clients` asyncpg connections sending the transition statement, one transaction
-    per move; a finish also reads the settlement facts, as db.tasks does.
+    """`clients` asyncpg connections sending the transition statement: a start on its
+    own, a finish in a transaction with the read of the settlement facts, as db.tasks does.
 
     `mode` "notify" adds pg_notify inside every transaction (the naive design); `poke`, if
     given, is called after every commit (our design: wake the feed's notifier and reader).
@@ -308,8 +309,10 @@ class RawClients:
         conn = self.conns[client]
         args = transition_args(action, task_id, self.actor_ids[client % len(self.actor_ids)])
         t0 = time.perf_counter()
+        # As the server does: a start is one statement, without BEGIN and COMMIT.
+        atomic = needs_transaction(action) or self.mode == "notify"
         try:
-            async with conn.transaction():
+            async with conn.transaction() if atomic else contextlib.nullcontext():
                 moved = await conn.fetchrow(TRANSITION_SQL, *args)
                 if moved is None:
                     result.error(f"{action.value} of task {task_id} matched no row")

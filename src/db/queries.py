@@ -71,3 +71,10 @@ async def fetch_native(conn: AsyncConnection, name: str, **params: Any) -> list[
             sql, *(params[k] for k in order), record_class=Record
         )
     return rows
+
+
+def in_transaction(conn: AsyncConnection) -> bool:
+    """Whether the statements `fetch_native` runs on `conn` share one transaction: a unit
+    of work's, or one SQLAlchemy began on a connection that is not in autocommit mode."""
+    adapter = driver_adapter(conn)
+    return adapter._transaction is not None or (conn.in_transaction() and not adapter.autocommit)

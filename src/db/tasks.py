@@ -6,7 +6,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db.orders import settle_work_order
-from db.queries import Record, fetch_native
+from db.queries import Record, fetch_native, in_transaction
 from domain.enums import TaskAction, TaskStatus, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
 from domain.transitions import TRANSITIONS, ActorFacts, TaskState, Verdict, Who, judge
@@ -52,6 +52,12 @@ def transition_params(
     }
 
 
+def needs_transaction(action: TaskAction) -> bool:
+    """Whether a move must run in a transaction. A start writes with one statement; every
+    other move then settles its work order with a second, under the first one's lock."""
+    return TRANSITIONS[action].settles_order
+
+
 async def transition_task(
     conn: AsyncConnection,
     task_id: int,
@@ -63,9 +69,12 @@ async def transition_task(
 
     The statement writes the history and event rows with the change. Every move but a
     start then settles the work order (gate, status) under the lock the statement
-    took. Must run inside a unit of work; never commits. The statements of a move are
-    read through asyncpg itself (`fetch_native`): it is the API's busiest write.
+    took. Must run inside a unit of work, with a transaction if `needs_transaction`;
+    never commits. The statements of a move are read through asyncpg itself
+    (`fetch_native`): it is the API's busiest write.
     """
+    if needs_transaction(action) and not in_transaction(conn):
+        raise RuntimeError(f"{action.value} settles its work order: it needs a transaction")
     rule = TRANSITIONS[action]
     params = transition_params(task_id, action, actor.user_id, reason)
     for _ in range(MAX_ATTEMPTS):

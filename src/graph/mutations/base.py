@@ -24,13 +24,16 @@ async def mutate(
     work: Callable[[AsyncConnection], Awaitable[P]],
     *,
     changes_access: bool = False,
+    transaction: bool = True,
 ) -> P:
     """Run `work` in one transaction. A DomainError rolls everything back and becomes a
     user error; a NotAllowed becomes a top-level FORBIDDEN. Loaders are cleared after,
     so fields of the payload read the committed state. Mutations that revoke tokens or
-    change who may do what say `changes_access`, so that no cached viewer outlives them."""
+    change who may do what say `changes_access`, so that no cached viewer outlives them.
+    Work whose one write is a single statement, with nothing after it that can fail,
+    may do without the `transaction` (db.engine.unit_of_work)."""
     try:
-        async with unit_of_work(info.context.services.engine) as conn:
+        async with unit_of_work(info.context.services.engine, transaction=transaction) as conn:
             result = await work(conn)
         info.context.services.outage.answered()
         if changes_access:

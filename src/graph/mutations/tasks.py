@@ -10,7 +10,7 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
-from db.tasks import Actor, transition_task
+from db.tasks import Actor, needs_transaction, transition_task
 from domain import validation
 from domain.enums import TaskAction
 from graph.context import Info
@@ -103,7 +103,7 @@ async def _move(
         )
         return payload(task=DepartmentTask.of(move.task), changed=move.changed)
 
-    return await mutate(info, payload, work)
+    return await mutate(info, payload, work, transaction=needs_transaction(action))
 
 
 async def start_task(info: Info, input: StartTaskInput) -> StartTaskPayload:

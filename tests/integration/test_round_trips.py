@@ -1,0 +1,107 @@
+"""What a task's move sends to the database, as the server's pooled connections send it:
+a start is its one statement, with no BEGIN or COMMIT around it; a finish is one
+transaction, its move and the settlement of the work order. A settling move refuses to
+run outside a transaction."""
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from db.engine import reading, unit_of_work
+from db.queries import fetch_native
+from db.tasks import Actor, transition_task
+from domain.enums import TaskAction
+from graph.auth import load_viewer
+from graph.context import Context, Services
+from graph.schema import schema
+from tests.support import Shop, gid, print_tasks
+
+MOVE = """mutation($id: ID!) {
+  %s(input: {taskId: $id}) { changed task { status } userErrors { code } }
+}"""
+
+
+@contextmanager
+def sent(engine: AsyncEngine) -> Iterator[list[str]]:
+    """The statements asyncpg sends on `engine`'s connections meanwhile, BEGIN and COMMIT
+    included, as BEGIN, COMMIT, ROLLBACK or "statement"."""
+    statements: list[str] = []
+    loggers: list[Any] = []
+
+    def log(record: Any) -> None:
+        word = record.query.split(None, 1)[0].rstrip(";").upper()
+        statements.append(word if word in ("BEGIN", "COMMIT", "ROLLBACK") else "statement")
+
+    def attach(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+        driver = dbapi_connection.driver_connection
+        driver.add_query_logger(log)
+        loggers.append(driver)
+
+    event.listen(engine.sync_engine.pool, "checkout", attach)
+    try:
+        yield statements
+    finally:
+        event.remove(engine.sync_engine.pool, "checkout", attach)
+        for driver in loggers:
+            driver.remove_query_logger(log)
+
+
+async def logged() -> None:
+    """asyncpg hands each query to its loggers with `call_soon`: a callback queued now runs
+    after all of those."""
+    done = asyncio.get_running_loop().create_future()
+    asyncio.get_running_loop().call_soon(done.set_result, None)
+    await done
+
+
+async def move(shop: Shop, who: str, field: str, task: int) -> dict[str, Any]:
+    services = Services(shop.engine, 3600)
+    viewer = await load_viewer(services, shop.tokens[who])
+    result = await schema.execute(
+        MOVE % field,
+        variable_values={"id": gid("DepartmentTask", task)},
+        context_value=Context(services, viewer),
+    )
+    assert result.errors is None, result.errors
+    assert result.data is not None
+    payload: dict[str, Any] = result.data[field]
+    return payload
+
+
+# (who, mutation, the task's status after it, changed, what was sent)
+MOVES = [
+    ("pat", "startTask", "STARTED", True, ["statement"]),
+    # Already holds: read back and judged, nothing written, still no transaction.
+    ("pat", "startTask", "STARTED", False, ["statement", "statement", "statement"]),
+    ("pat", "finishTask", "COMPLETED", True, ["BEGIN", "statement", "statement", "COMMIT"]),
+]
+
+
+async def test_a_start_is_one_statement_and_a_finish_one_transaction(shop: Shop) -> None:
+    [task] = await print_tasks(shop, 1)
+    for who, field, status, changed, expected in MOVES:
+        with sent(shop.engine) as statements:
+            payload = await move(shop, who, field, task)
+            await logged()
+        assert payload == {"changed": changed, "task": {"status": status}, "userErrors": []}
+        assert statements == expected, (field, changed)
+
+
+async def test_a_settling_move_outside_a_transaction_is_refused_and_changes_nothing(
+    shop: Shop,
+) -> None:
+    [task] = await print_tasks(shop, 1)
+    pat = Actor(shop.users["pat"], False)
+    async with unit_of_work(shop.engine, transaction=False) as conn:
+        await transition_task(conn, task, TaskAction.START, pat)
+    with pytest.raises(RuntimeError, match="needs a transaction"):
+        async with unit_of_work(shop.engine, transaction=False) as conn:
+            await transition_task(conn, task, TaskAction.FINISH, pat)
+    async with reading(shop.engine) as conn:
+        [row] = await fetch_native(conn, "tasks_by_id", ids=[task])
+    assert row.status == "STARTED"
