@@ -28,44 +28,53 @@ MOVE = """mutation($id: ID!) {
 
 @contextmanager
 def sent(engine: AsyncEngine) -> Iterator[list[str]]:
-    """The statements asyncpg sends on `engine`'s connections meanwhile, BEGIN and COMMIT
-    included, as BEGIN, COMMIT, ROLLBACK or "statement"."""
+    """The statements sent on `engine`'s connections meanwhile, in order, each as BEGIN,
+    COMMIT, ROLLBACK or "statement": those asyncpg runs itself (BEGIN, COMMIT,
+    `fetch_native`), through its query loggers, and SQLAlchemy's, which asyncpg runs as
+    prepared statements that its loggers do not see. asyncpg hands a query to its loggers
+    with `call_soon` once it is done; SQLAlchemy's are recorded the same way as they
+    start, so the list keeps the order of one connection's statements."""
+    loop = asyncio.get_running_loop()
     statements: list[str] = []
-    loggers: list[Any] = []
+    drivers: list[Any] = []
 
-    def log(record: Any) -> None:
-        word = record.query.split(None, 1)[0].rstrip(";").upper()
+    def record(query: str) -> None:
+        word = query.split(None, 1)[0].rstrip(";").upper()
         statements.append(word if word in ("BEGIN", "COMMIT", "ROLLBACK") else "statement")
 
-    def attach(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+    def logged_by_asyncpg(entry: Any) -> None:
+        record(entry.query)
+
+    def run_by_sqlalchemy(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+        loop.call_soon(record, statement)
+
+    def attach(dbapi_connection: Any, connection_record: Any, proxy: Any) -> None:
         driver = dbapi_connection.driver_connection
-        driver.add_query_logger(log)
-        loggers.append(driver)
+        driver.add_query_logger(logged_by_asyncpg)
+        drivers.append(driver)
 
     event.listen(engine.sync_engine.pool, "checkout", attach)
+    event.listen(engine.sync_engine, "before_cursor_execute", run_by_sqlalchemy)
     try:
         yield statements
     finally:
+        event.remove(engine.sync_engine, "before_cursor_execute", run_by_sqlalchemy)
         event.remove(engine.sync_engine.pool, "checkout", attach)
-        for driver in loggers:
-            driver.remove_query_logger(log)
+        for driver in drivers:
+            driver.remove_query_logger(logged_by_asyncpg)
 
 
-async def logged() -> None:
-    """asyncpg hands each query to its loggers with `call_soon`: a callback queued now runs
-    after all of those."""
+async def recorded() -> None:
+    """Returns once every statement `sent` was handed is recorded: a callback queued now
+    runs after those queued before it."""
     done = asyncio.get_running_loop().create_future()
     asyncio.get_running_loop().call_soon(done.set_result, None)
     await done
 
 
-async def move(shop: Shop, who: str, field: str, task: int) -> dict[str, Any]:
-    services = Services(shop.engine, 3600)
-    viewer = await load_viewer(services, shop.tokens[who])
+async def move(context: Context, field: str, task: int) -> dict[str, Any]:
     result = await schema.execute(
-        MOVE % field,
-        variable_values={"id": gid("DepartmentTask", task)},
-        context_value=Context(services, viewer),
+        MOVE % field, variable_values={"id": gid("DepartmentTask", task)}, context_value=context
     )
     assert result.errors is None, result.errors
     assert result.data is not None
@@ -73,21 +82,26 @@ async def move(shop: Shop, who: str, field: str, task: int) -> dict[str, Any]:
     return payload
 
 
-# (who, mutation, the task's status after it, changed, what was sent)
+# (who, mutation, the task's status after it, changed, what was sent). The work order has
+# a print task, which gates delivery.
 MOVES = [
     ("pat", "startTask", "STARTED", True, ["statement"]),
-    # Already holds: read back and judged, nothing written, still no transaction.
+    # Already holds: read back (state, then the task) and judged, nothing written, still
+    # no transaction.
     ("pat", "startTask", "STARTED", False, ["statement", "statement", "statement"]),
-    ("pat", "finishTask", "COMPLETED", True, ["BEGIN", "statement", "statement", "COMMIT"]),
+    # The move, the settlement's read, the delivery gate opening.
+    ("pat", "finishTask", "COMPLETED", True, ["BEGIN", *["statement"] * 3, "COMMIT"]),
 ]
 
 
 async def test_a_start_is_one_statement_and_a_finish_one_transaction(shop: Shop) -> None:
     [task] = await print_tasks(shop, 1)
+    services = Services(shop.engine, 3600)
     for who, field, status, changed, expected in MOVES:
+        context = Context(services, await load_viewer(services, shop.tokens[who]))
         with sent(shop.engine) as statements:
-            payload = await move(shop, who, field, task)
-            await logged()
+            payload = await move(context, field, task)
+            await recorded()
         assert payload == {"changed": changed, "task": {"status": status}, "userErrors": []}
         assert statements == expected, (field, changed)
 
