@@ -330,10 +330,13 @@ WHERE ud.user_id = ANY(CAST(:ids AS bigint[]))
 ORDER BY ud.user_id, d.code
 
 -- name: work_order_page_relations
--- Everything a page of work orders may show about them, in one round trip, as arrays of
--- table rows; each part is read only when its flag asks for it. Users are the creators,
--- history actors, pickers and task-history actors; departments are the tasks' and the
--- pickers'. Rows come in the order of the per-relation statements above.
+-- Everything a page of work orders may show about them, in one round trip, as one JSON
+-- object of table rows by part; each part is read only when its flag asks for it (an
+-- empty part is null). Users are the creators, history actors, pickers and task-history
+-- actors; departments are the tasks' and the pickers'. Rows come in the order of the
+-- per-relation statements above. JSON, not arrays of composite values: asyncpg decodes a
+-- composite value into a record of its own, field by field, about twice the CPU a page
+-- (db/reads.py turns the timestamps back into datetimes).
 WITH page AS (SELECT * FROM work_orders WHERE id = ANY(CAST(:ids AS bigint[]))),
      page_tasks AS (SELECT t.* FROM department_tasks t
                     WHERE :tasks AND t.work_order_id IN (SELECT id FROM page)),
@@ -346,25 +349,23 @@ WITH page AS (SELECT * FROM work_orders WHERE id = ANY(CAST(:ids AS bigint[]))),
      links AS (SELECT ud.user_id, ud.department_id, d.code FROM user_departments ud
                JOIN departments d ON d.id = ud.department_id
                WHERE :picker_departments AND ud.user_id IN (SELECT id FROM pickers))
-SELECT
-  ARRAY(SELECT c FROM customers c
-        WHERE :customers AND c.id IN (SELECT customer_id FROM page)) AS customers,
-  -- From the tables, not the CTEs: the tables' row types come back with their names.
-  ARRAY(SELECT t FROM department_tasks t WHERE t.id IN (SELECT id FROM page_tasks)) AS tasks,
-  ARRAY(SELECT m FROM task_transitions m WHERE m.id IN (SELECT id FROM moves)
-        ORDER BY m.task_id, m.id) AS task_history,
-  ARRAY(SELECT h FROM work_order_transitions h WHERE h.id IN (SELECT id FROM history)
-        ORDER BY h.work_order_id, h.id) AS history,
-  ARRAY(SELECT d FROM departments d
-        WHERE d.id IN (SELECT department_id FROM page_tasks)
-           OR d.id IN (SELECT department_id FROM links)) AS departments,
-  ARRAY(SELECT u FROM users u
-        WHERE (:creators AND u.id IN (SELECT created_by FROM page))
-           OR u.id IN (SELECT actor_id FROM history)
-           OR u.id IN (SELECT id FROM pickers)
-           OR u.id IN (SELECT actor_id FROM moves)) AS users,
-  ARRAY(SELECT ROW(l.user_id, l.department_id) FROM links l
-        ORDER BY l.user_id, l.code) AS memberships
+SELECT CAST(json_build_object(
+  'customers', (SELECT json_agg(c) FROM customers c
+                WHERE :customers AND c.id IN (SELECT customer_id FROM page)),
+  'tasks', (SELECT json_agg(t) FROM page_tasks t),
+  'task_history', (SELECT json_agg(m ORDER BY m.task_id, m.id) FROM moves m),
+  'history', (SELECT json_agg(h ORDER BY h.work_order_id, h.id) FROM history h),
+  'departments', (SELECT json_agg(d) FROM departments d
+                  WHERE d.id IN (SELECT department_id FROM page_tasks)
+                     OR d.id IN (SELECT department_id FROM links)),
+  'users', (SELECT json_agg(u) FROM users u
+            WHERE (:creators AND u.id IN (SELECT created_by FROM page))
+               OR u.id IN (SELECT actor_id FROM history)
+               OR u.id IN (SELECT id FROM pickers)
+               OR u.id IN (SELECT actor_id FROM moves)),
+  'memberships', (SELECT json_agg(json_build_array(l.user_id, l.department_id)
+                                  ORDER BY l.user_id, l.code) FROM links l)
+) AS text) AS relations
 
 -- name: work_orders_page
 -- Newest first, keyset on id. Filters are optional (NULL means any).

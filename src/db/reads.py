@@ -4,18 +4,22 @@ Each function is one statement whatever the number of ids, so a page's cost
 does not grow with its size.
 """
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any
 
+import orjson
+import sqlalchemy as sa
 from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from db import tables
 from db.engine import one_snapshot
 from db.events import Snapshot, StoredEvent
-from db.queries import Q
+from db.queries import Q, fetch_native
 from domain.enums import DepartmentKind
 
 
@@ -110,8 +114,8 @@ class PageParts:
 
 
 class TableRow(SimpleNamespace):
-    """A row that came as a composite value (`ARRAY(SELECT t FROM table t)`), read by
-    attribute like the rows of the per-relation statements."""
+    """A table's row that came as a JSON object, read by attribute like the rows of the
+    per-relation statements, with the same Python values."""
 
 
 @dataclass(frozen=True)
@@ -125,8 +129,24 @@ class PageRelations:
     memberships_of: dict[int, list[TableRow]]  # by user
 
 
-def _rows(records: Sequence[Any]) -> list[TableRow]:
-    return [TableRow(**dict(r.items())) for r in records]
+@functools.cache
+def _timestamps(table: sa.Table) -> tuple[str, ...]:
+    return tuple(c.name for c in table.columns if isinstance(c.type, sa.DateTime))
+
+
+def _rows(table: sa.Table, objects: list[dict[str, Any]] | None) -> list[TableRow]:
+    """Rows of `table` from their JSON objects. Only timestamps differ from what asyncpg
+    reads: JSON has them as text, in the session's time zone."""
+    stamps = _timestamps(table)
+    rows = []
+    for values in objects or ():
+        for name in stamps:
+            text = values[name]
+            if text is not None:
+                moment = datetime.fromisoformat(text)
+                values[name] = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
+        rows.append(TableRow(**values))
+    return rows
 
 
 def _grouped(rows: list[TableRow], key: str) -> dict[int, list[TableRow]]:
@@ -140,24 +160,26 @@ async def work_order_page_relations(
     conn: AsyncConnection, ids: Sequence[int], parts: PageParts
 ) -> PageRelations:
     """One statement for what a page of work orders shows besides the orders themselves."""
-    row = (
-        await conn.execute(Q["work_order_page_relations"], {"ids": list(ids), **vars(parts)})
-    ).one()
-    departments = _rows(row.departments)
+    [row] = await fetch_native(conn, "work_order_page_relations", ids=list(ids), **vars(parts))
+    found = orjson.loads(row.relations)
+    departments = _rows(tables.departments, found["departments"])
     kinds = {d.id: d.kind for d in departments}
-    tasks = _rows(row.tasks)
+    tasks = _rows(tables.department_tasks, found["tasks"])
     for task in tasks:
         task.department_kind = kinds[task.department_id]
     tasks.sort(key=lambda t: (t.work_order_id, t.department_kind == DepartmentKind.DELIVERY, t.id))
     return PageRelations(
-        customers=_rows(row.customers),
-        users=_rows(row.users),
+        customers=_rows(tables.customers, found["customers"]),
+        users=_rows(tables.users, found["users"]),
         departments=departments,
         tasks_of=_grouped(tasks, "work_order_id"),
-        history_of=_grouped(_rows(row.history), "work_order_id"),
-        moves_of=_grouped(_rows(row.task_history), "task_id"),
+        history_of=_grouped(
+            _rows(tables.work_order_transitions, found["history"]), "work_order_id"
+        ),
+        moves_of=_grouped(_rows(tables.task_transitions, found["task_history"]), "task_id"),
         memberships_of=_grouped(
-            [TableRow(user_id=u, department_id=d) for u, d in row.memberships], "user_id"
+            [TableRow(user_id=u, department_id=d) for u, d in found["memberships"] or ()],
+            "user_id",
         ),
     )
 
