@@ -75,6 +75,6 @@ async def work_orders(info: Info, orders: list[WorkOrder]) -> None:
 
 
 def _prime(loader: DataLoader[int, Any], values: Iterable[tuple[int, Any]]) -> None:
-    """Rows read as composites serve as the loaders' rows: fields read both by attribute."""
+    """Rows read as JSON serve as the loaders' rows: fields read both by attribute."""
     for key, value in values:
         loader.prime(key, value)
