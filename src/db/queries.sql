@@ -335,8 +335,9 @@ ORDER BY ud.user_id, d.code
 -- empty part is null). Users are the creators, history actors, pickers and task-history
 -- actors; departments are the tasks' and the pickers'. Rows come in the order of the
 -- per-relation statements above. JSON, not arrays of composite values: asyncpg decodes a
--- composite value into a record of its own, field by field, about twice the CPU a page
--- (db/reads.py turns the timestamps back into datetimes).
+-- composite value into a record of its own, field by field (a 50-order page's relations:
+-- 0.67 ms of CPU, against 0.28 ms to fetch and parse them as JSON; db/reads.py turns the
+-- timestamps back into datetimes).
 WITH page AS (SELECT * FROM work_orders WHERE id = ANY(CAST(:ids AS bigint[]))),
      page_tasks AS (SELECT t.* FROM department_tasks t
                     WHERE :tasks AND t.work_order_id IN (SELECT id FROM page)),

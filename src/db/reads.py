@@ -129,8 +129,17 @@ class PageRelations:
     memberships_of: dict[int, list[TableRow]]  # by user
 
 
+# Column types that come out of JSON as asyncpg reads them (numbers here are 64-bit).
+_AS_IN_JSON = (sa.Integer, sa.Text, sa.Boolean)
+
+
 @functools.cache
 def _timestamps(table: sa.Table) -> tuple[str, ...]:
+    """The table's timestamp columns. Any other kind of column (a numeric, bytes, JSON)
+    would come back changed, and is refused rather than read wrong."""
+    for column in table.columns:
+        if not isinstance(column.type, (*_AS_IN_JSON, sa.DateTime)):
+            raise TypeError(f"{table.name}.{column.name} cannot be read back from JSON as is")
     return tuple(c.name for c in table.columns if isinstance(c.type, sa.DateTime))
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from db import reads
+from db import reads, tables
 from db.engine import unit_of_work
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
@@ -77,3 +77,9 @@ async def test_a_pages_relations_are_the_rows_read_one_relation_at_a_time(
                 m._asdict() for m in memberships
             ]
     assert moves and history, "the orders have history to compare"
+
+
+def test_a_table_whose_columns_json_would_change_is_refused() -> None:
+    # work_orders.details is JSONB: numbers past 64 bits would come back as floats.
+    with pytest.raises(TypeError, match=r"work_orders\.details"):
+        reads._timestamps(tables.work_orders)
