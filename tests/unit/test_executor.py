@@ -1,5 +1,7 @@
-"""The executor's direct reading of plain leaves answers exactly as graphql-core does:
-same data in the same order, same errors at the same paths, and it is really taken."""
+"""The executor's shortcuts (plain leaves read directly, fields with a resolve function
+called directly, lists of objects completed in one loop) answer exactly as graphql-core
+does: same data in the same order, same errors at the same paths, and they are really
+taken."""
 
 import asyncio
 import enum
@@ -60,6 +62,40 @@ class Item(Named):
     def greet(self, who: str) -> str:
         return f"{who} {self.name}"
 
+    @strawberry.field
+    async def fails(self) -> str:
+        if self.name == "b":
+            raise ValueError("b fails")
+        return self.name
+
+    @strawberry.field
+    def twin(self) -> "Item":
+        return _items()[1]
+
+    @strawberry.field
+    def rival(self) -> "Item | None":
+        return None if self.name == "a" else Impostor()  # type: ignore[return-value]
+
+    @strawberry.field
+    def friends(self) -> list["Item"]:
+        return _items()
+
+    @strawberry.field
+    def crowd(self) -> list["Item | None"]:
+        return [_items()[0], None, ValueError("no one"), Impostor(), _items()[1]]  # type: ignore[list-item]
+
+    @strawberry.field
+    def awaited(self) -> list["Item"]:
+        return [_later(_items()[0]), _items()[1]]  # type: ignore[list-item]
+
+    @strawberry.field
+    def boom(self) -> "Item | None":
+        raise ValueError("boom")
+
+    @strawberry.field(extensions=[PermissionExtension([Deny()])])
+    def hidden(self) -> "Item | None":
+        return _items()[0]
+
 
 class Broken(Item):
     """An item whose attributes go wrong in every way a leaf can (made without Item's
@@ -76,6 +112,11 @@ class Broken(Item):
 
 class Impostor:
     name = "impostor"
+
+
+async def _later(item: Item) -> Item:
+    await asyncio.sleep(0)
+    return item
 
 
 def _items() -> list[Any]:
@@ -159,6 +200,17 @@ DOCUMENTS = {
     "an error as an object's value": "{ failed { name } item { name } }",
     "an object behind an interface": "{ named { name ... on Item { size } } }",
     "a list with a null object": "{ sparse { name } }",
+    "relations": "{ item { name twin { name size } friends { name note } } }",
+    "a relation of the wrong type": "{ items { name rival { name } } }",
+    "a relation that raises": "{ item { boom { name } name } }",
+    "a relation behind a permission": "{ item { hidden { name } name } }",
+    "a list with nulls, errors and impostors": "{ item { crowd { name } } }",
+    "a list of awaitable objects": "{ item { awaited { name later } } }",
+    "a list behind a directive": "{ item { friends @include(if: true) { name } } }",
+    "an error in a list item propagates": "{ item { friends { name colour } } }",
+    "async fields of list items": "{ items { later twin { later } } }",
+    "an async error in a list item": "{ item { crowd { name fails } } }",
+    "an async error in a list item propagates": "{ item { friends { fails } } }",
 }
 
 
@@ -211,6 +263,25 @@ def test_the_table_covers_errors_and_plain_answers() -> None:
         ("null in a non-null leaf", "missingRequired"),
     ):
         assert [e["path"] for e in answers[name]["errors"]] == [["items", 2, field]], name
+
+
+def test_relations_and_lists_of_objects_are_taken_directly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    taken: list[str] = []
+    for name in ("execute_field", "complete_list_item_value", "collect_subfields"):
+        core = getattr(GraphQLCoreExecutor, name)
+
+        def counting(self: Any, *args: Any, _name: str = name, _core: Any = core) -> Any:
+            taken.append(_name)
+            return _core(self, *args)
+
+        monkeypatch.setattr(GraphQLCoreExecutor, name, counting)
+    result = asyncio.run(ours.execute("{ item { twin { name } friends { name } } }"))
+    assert result.errors is None and len(result.data["item"]["friends"]) == 3
+    # No field through execute_field and no item one by one; a selection is collected
+    # once per object or list (item, twin, friends), not once per item of the list.
+    assert taken == ["collect_subfields"] * 3
 
 
 def test_plain_leaves_are_read_without_a_resolve_info() -> None:
