@@ -1020,9 +1020,13 @@ def at_most(limit: float) -> Callable[[float], bool]:
 
 
 def pause(gc: dict[str, Any]) -> str:
-    """The longest pause of a phase: exact, or an upper bound."""
+    """The longest pause of a phase: exact, with the collector's CPU time in it when
+    known, or an upper bound."""
     longest = fmt(gc["longest_ms"], " ms", 1)
-    return longest if gc["longest_exact"] else f"<= {longest}"
+    if not gc["longest_exact"]:
+        return f"<= {longest}"
+    cpu = gc.get("longest_cpu_ms")
+    return longest if cpu is None else f"{longest} (CPU {fmt(cpu, digits=1)})"
 
 
 def report(results: dict[str, Any], plan: Plan) -> Table:

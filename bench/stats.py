@@ -127,16 +127,17 @@ class GcReading:
     buckets: dict[float, float]  # collections of every generation by histogram bound
     paused: float  # seconds, in all
     longest: float  # seconds, the longest pause since the server started serving
+    longest_cpu: float  # seconds of CPU the collector took in that pause
 
 
 # The figures when the server starts serving.
-SERVING = GcReading({}, {}, 0.0, 0.0)
+SERVING = GcReading({}, {}, 0.0, 0.0, 0.0)
 
 
 def gc_reading(exposition: str) -> GcReading:
     collections: dict[str, float] = {}
     buckets: dict[float, float] = {}
-    paused = longest = 0.0
+    paused = longest = longest_cpu = 0.0
     for family in text_string_to_metric_families(exposition):
         for sample in family.samples:
             if sample.name == "pressroom_gc_pause_seconds_count":
@@ -148,22 +149,28 @@ def gc_reading(exposition: str) -> GcReading:
                 paused += sample.value
             elif sample.name == "pressroom_gc_pause_max_seconds":
                 longest = sample.value
-    return GcReading(collections, buckets, paused, longest)
+            elif sample.name == "pressroom_gc_pause_max_cpu_seconds":
+                longest_cpu = sample.value
+    return GcReading(collections, buckets, paused, longest, longest_cpu)
 
 
 def gc_between(before: GcReading, after: GcReading) -> dict[str, Any]:
     """Collections by generation, time paused and the longest pause between two readings.
     The longest is exact when it raised the server's maximum, or was the only pause;
     otherwise it is a bound: the lowest of the smallest histogram bound holding every
-    collection between, the maximum before, and the time paused (`longest_exact` says)."""
+    collection between, the maximum before, and the time paused (`longest_exact` says).
+    When it raised the maximum, the collector's CPU time in it is known too (the rest of
+    the pause, the server waited for a core); otherwise that is None."""
     collections = {
         g: int(after.collections[g] - before.collections.get(g, 0.0)) for g in after.collections
     }
     count = sum(collections.values())
     paused = after.paused - before.paused
     exact = True
+    longest_cpu = None
     if after.longest > before.longest:
         longest = after.longest
+        longest_cpu = round(after.longest_cpu * 1000, 2)
     elif count <= 1:
         longest = paused
     else:
@@ -175,4 +182,5 @@ def gc_between(before: GcReading, after: GcReading) -> dict[str, Any]:
         "paused_ms": round(paused * 1000, 2),
         "longest_ms": round(longest * 1000, 2),
         "longest_exact": exact,
+        "longest_cpu_ms": longest_cpu,
     }

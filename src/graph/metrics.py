@@ -107,6 +107,12 @@ class Metrics:
             "The longest garbage collector pause since the server started serving.",
             registry=self.registry,
         )
+        self._gc_pause_max_cpu = Gauge(
+            "pressroom_gc_pause_max_cpu_seconds",
+            "The CPU time of the longest pause: the collector's own work; for the rest of"
+            " the pause the process waited for a core.",
+            registry=self.registry,
+        )
         self._longest_gc_pause = 0.0
 
     def _gauge(
@@ -115,13 +121,15 @@ class Metrics:
         gauge = Gauge(name, doc, registry=self.registry)
         gauge.set_function(lambda: float(read(feed)) if feed is not None else 0.0)
 
-    def gc_paused(self, generation: int, seconds: float) -> None:
-        """A collection of `generation` stopped the process for `seconds` (called from a
-        gc.callbacks hook, so it only updates values made beforehand)."""
+    def gc_paused(self, generation: int, seconds: float, cpu_seconds: float) -> None:
+        """A collection of `generation` stopped the process for `seconds`, `cpu_seconds`
+        of them working (called from a gc.callbacks hook, so it only updates values made
+        beforehand)."""
         self._gc_pauses[generation].observe(seconds)
         if seconds > self._longest_gc_pause:
             self._longest_gc_pause = seconds
             self._gc_pause_max.set(seconds)
+            self._gc_pause_max_cpu.set(cpu_seconds)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

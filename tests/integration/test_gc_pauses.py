@@ -65,6 +65,10 @@ async def test_a_collection_in_the_server_process_shows_in_metrics(
     longest = sample(after, "pressroom_gc_pause_max_seconds")
     assert longest is not None
     assert 0 < longest <= sum(s or 0 for s in sums)
+    # The collector's CPU time in that pause: some, and no more than the pause itself.
+    cpu = sample(after, "pressroom_gc_pause_max_cpu_seconds")
+    assert cpu is not None
+    assert 0 < cpu <= longest
 
 
 async def test_an_app_that_shuts_down_stops_timing_collections(database_url: str) -> None:
