@@ -19,12 +19,16 @@ from typing import Any, NamedTuple, TypeVar
 
 from graphql import (
     FieldNode,
+    GraphQLBoolean,
     GraphQLField,
+    GraphQLID,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
     GraphQLResolveInfo,
+    GraphQLScalarType,
+    GraphQLString,
     is_leaf_type,
     is_non_null_type,
 )
@@ -44,6 +48,17 @@ class Leaf(NamedTuple):
     read: Callable[[Any, str], Any]
     attribute: str
     serialize: Callable[[Any], Any]
+    # The Python type whose values the scalar serializes as they are (a str for String
+    # and ID, a bool for Boolean), or None.
+    unchanged: type | None
+
+
+# graphql-core's serializers that return a value of exactly this type unchanged.
+_UNCHANGED: dict[GraphQLScalarType, type] = {
+    GraphQLString: str,
+    GraphQLID: str,
+    GraphQLBoolean: bool,
+}
 
 
 # Filled as fields are met: (type, field name) -> its Leaf, or None for any other field.
@@ -66,7 +81,10 @@ def leaf_of(parent_type: GraphQLObjectType, field_name: str) -> Leaf | None:
             kind = kind.of_type
         if is_leaf_type(kind):
             leaf = Leaf(
-                definition.default_resolver, definition.python_name, kind.coerce_output_value
+                definition.default_resolver,
+                definition.python_name,
+                kind.coerce_output_value,
+                _UNCHANGED.get(kind) if type(kind) is GraphQLScalarType else None,
             )
     _LEAVES[key] = leaf
     return leaf
@@ -283,7 +301,12 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
             for step in plan.steps:
                 leaf = step.leaf
                 if leaf is not None:
-                    value = _read(leaf, source_value)
+                    try:
+                        value = leaf.read(source_value, leaf.attribute)
+                        if type(value) is not leaf.unchanged:
+                            value = _serialized(leaf, value)
+                    except Exception:
+                        value = Undefined
                     if value is not Undefined:
                         results[step.name] = value
                         continue
@@ -401,15 +424,12 @@ def plan_of(parent_type: GraphQLObjectType, fields: GroupedFieldSet) -> Plan:
     return Plan(fields, tuple(steps))
 
 
-def _read(leaf: Leaf, source: Any) -> Any:
-    """The field's serialized value, or Undefined where graphql-core must decide."""
-    try:
-        value = leaf.read(source, leaf.attribute)
-        if value is None or isinstance(value, Exception):
-            return Undefined
-        serialized = leaf.serialize(value)
-    except Exception:
+def _serialized(leaf: Leaf, value: Any) -> Any:
+    """The value serialized, or Undefined where graphql-core must decide (it may raise:
+    the caller hands that to graphql-core too)."""
+    if value is None or isinstance(value, Exception):
         return Undefined
+    serialized = leaf.serialize(value)
     return Undefined if serialized is None else serialized
 
 

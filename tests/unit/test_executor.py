@@ -47,6 +47,8 @@ class Item(Named):
     colour: Colour
     when: datetime | None
     missing_required: str
+    flag: bool
+    code: strawberry.ID
     secret: str = strawberry.field(extensions=[PermissionExtension([Deny()])])
 
     @strawberry.field
@@ -97,6 +99,10 @@ class Item(Named):
         return _items()[0]
 
 
+class Label(str):
+    pass
+
+
 class Broken(Item):
     """An item whose attributes go wrong in every way a leaf can (made without Item's
     constructor, which would check them)."""
@@ -107,6 +113,8 @@ class Broken(Item):
     colour = "purple"  # no such enum value
     when = "not a datetime"
     missing_required = None
+    flag = 1  # an int where a bool belongs: Boolean serializes it as true
+    code = Label("x")  # a str of another type: ID and String serialize it as a str
     secret = "s"
 
 
@@ -123,11 +131,13 @@ def _items() -> list[Any]:
     return [
         Item(
             name="a", note=None, size=1, colour=Colour.RED,
-            when=datetime(2026, 1, 2, tzinfo=UTC), missing_required="x", secret="s",
+            when=datetime(2026, 1, 2, tzinfo=UTC), missing_required="x", flag=True,
+            code=strawberry.ID("1"), secret="s",
         ),
         Item(
             name="b", note="n", size=2, colour=Colour.BLUE,
-            when=None, missing_required="y", secret="s",
+            when=None, missing_required="y", flag=False, code=strawberry.ID("2"),
+            secret="s",
         ),
         object.__new__(Broken),
     ]  # fmt: skip
@@ -181,7 +191,8 @@ plain = strawberry.Schema(Query, execution_context_class=StrawberryGraphQLCoreEx
 
 # Each document: what it exercises.
 DOCUMENTS = {
-    "leaves": "{ item { name note size colour when } }",
+    "leaves": "{ item { name note size colour when flag code } }",
+    "leaves of other Python types": "{ items { name flag code } }",
     "leaves and resolvers interleaved": '{ item { shout name greet(who: "hi") size later } }',
     "aliases and repeats": "{ item { a: name b: name name n2: size name } }",
     "fragments": "{ item { ...F size } } fragment F on Item { colour name }",
