@@ -4,13 +4,14 @@ Most fields of a page are leaves Strawberry resolves by reading an attribute (a 
 code, a status). For each, graphql-core builds a path and a resolve info, calls the
 resolver through Strawberry's wrapper, then asks whether the value is null, a list, a
 leaf, awaitable. Here such a field is read and serialized directly. Whenever the answer
-is not a plain value (null, an error, a failed serialization), the field goes the usual
-way instead, which reads it again and reports it exactly as graphql-core would: reading
-an attribute has no side effects. An object value goes straight to its completion,
-and an object plainly of its type straight to its fields. A field with a resolve
-function and no arguments is called without being looked up again, and a list of
-objects is completed in one loop with its selection collected once. Errors are handled
-where and as graphql-core handles them; a unit table compares the answers.
+is not a plain value (null, an error, an awaitable, a failed serialization), the field
+goes the usual way instead, which reads it again and reports it exactly as graphql-core
+would: reading an attribute has no side effects. An object value goes straight to its
+completion: its type asked once, then its fields. A field with a resolve function and
+no arguments is called without being looked up again, and a list of objects is
+completed in one loop with its selection collected once. Errors are handled where and
+as graphql-core handles them, type checks are asked as often, and awaitables an error
+abandons are settled as graphql-core settles them; unit tables compare both.
 """
 
 import operator
@@ -33,7 +34,11 @@ from graphql import (
     is_non_null_type,
 )
 from graphql.execution.collect_fields import FieldDetailsList, GroupedFieldSet
-from graphql.execution.executor import to_nodes
+from graphql.execution.executor import (
+    collect_iterator_awaitables,
+    invalid_return_type_error,
+    to_nodes,
+)
 from graphql.pyutils import AwaitableOrValue, Path, Undefined, gather_with_cancel
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.types.field import StrawberryField
@@ -195,9 +200,11 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
         position_context: Any,
     ) -> AwaitableOrValue[list[Any]]:
         """graphql-core's, for a list of objects: the selection is collected once for
-        the list, and each item plainly of its type goes straight to its fields. Any
-        other item goes graphql-core's way, as does a list that could be streamed (a
-        directive on the field) or deferred."""
+        the list, and each item that is an object goes straight to its type check and
+        its fields. Null, an error or an awaitable goes graphql-core's way item by item,
+        and so does a list that could be streamed (a directive on the field) or
+        deferred. As in graphql-core, an error in an item is that item's, and when one
+        goes up past the list, the awaitables the list holds are settled."""
         item_type = return_type.of_type
         kind = item_type.of_type if type(item_type) is GraphQLNonNull else item_type
         if (
@@ -214,34 +221,31 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
             return super().complete_list_value(
                 return_type, field_details_list, info, path, result, position_context
             )
-        is_type_of = kind.is_type_of
         is_awaitable = self.is_awaitable
         completed: list[Any] = []
         awaitable_indices: list[int] = []
+        items = iter(result)
         try:
-            for index, item in enumerate(result):
+            for index, item in enumerate(items):
                 item_path = path.add_key(index, None)
-                if (
-                    item is None
-                    or item is Undefined
-                    or isinstance(item, Exception)
-                    or is_awaitable(item)
-                    or (is_type_of is not None and is_type_of(item, info) is not True)
-                ):
-                    if is_awaitable(item):
-                        completed.append(
-                            self.complete_awaitable_list_item_value(
-                                item, item_type, field_details_list, info, item_path, None
-                            )
+                if is_awaitable(item):
+                    completed.append(
+                        self.complete_awaitable_list_item_value(
+                            item, item_type, field_details_list, info, item_path, None
                         )
-                        awaitable_indices.append(index)
-                    elif self.complete_list_item_value(
+                    )
+                    awaitable_indices.append(index)
+                    continue
+                if item is None or item is Undefined or isinstance(item, Exception):
+                    if self.complete_list_item_value(
                         item, completed, item_type, field_details_list, info, item_path, None
                     ):
                         awaitable_indices.append(index)
                     continue
                 try:
-                    value = self.execute_fields(kind, item, item_path, grouped, None)
+                    value = self._object_fields(
+                        kind, field_details_list, info, item_path, item, grouped
+                    )
                 except Exception as raw_error:
                     self.handle_field_error(raw_error, item_type, field_details_list, item_path)
                     value = None
@@ -250,8 +254,10 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
                     awaitable_indices.append(index)
                 completed.append(value)
         except Exception:
-            if awaitable_indices:
-                self.settle_in_background([completed[i] for i in awaitable_indices])
+            pending = [completed[i] for i in awaitable_indices]
+            pending.extend(collect_iterator_awaitables(items, is_awaitable))
+            if pending:
+                self.settle_in_background(pending)
             raise
         if not awaitable_indices:
             return completed
@@ -267,15 +273,51 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
         position_context: Any,
     ) -> AwaitableOrValue[dict[str, Any]]:
         """graphql-core's, without its three calls on the way to `execute_fields` when
-        the object is plainly of its type and nothing is deferred."""
-        is_type_of = return_type.is_type_of
-        if position_context is None and (is_type_of is None or is_type_of(result, info) is True):
+        nothing is deferred."""
+        if position_context is None:
             grouped, deferred, _ = self.collect_subfields(return_type, field_details_list)
             if not deferred:
-                return self.execute_fields(return_type, result, path, grouped, None)
+                return self._object_fields(
+                    return_type, field_details_list, info, path, result, grouped
+                )
         return super().complete_object_value(
             return_type, field_details_list, info, path, result, position_context
         )
+
+    def _object_fields(
+        self,
+        kind: GraphQLObjectType,
+        details: FieldDetailsList,
+        info: "GraphQLResolveInfo[Any]",
+        path: Path,
+        value: Any,
+        grouped: GroupedFieldSet,
+    ) -> AwaitableOrValue[dict[str, Any]]:
+        """graphql-core's completion of an object whose selection is collected and has
+        nothing deferred: its type asked once (`is_type_of`, which may answer later),
+        then its fields."""
+        is_type_of = kind.is_type_of
+        if is_type_of is not None:
+            verdict = is_type_of(value, info)
+            if self.is_awaitable(verdict):
+                return self._checked_fields(verdict, kind, details, path, value, grouped)
+            if not verdict:
+                raise invalid_return_type_error(kind, value, details)
+        return self.execute_fields(kind, value, path, grouped, None)
+
+    async def _checked_fields(
+        self,
+        verdict: Awaitable[Any],
+        kind: GraphQLObjectType,
+        details: FieldDetailsList,
+        path: Path,
+        value: Any,
+        grouped: GroupedFieldSet,
+    ) -> dict[str, Any]:
+        if not await self.with_abort_signal(verdict):
+            raise invalid_return_type_error(kind, value, details)
+        fields = self.execute_fields(kind, value, path, grouped, None)
+        return fields if isinstance(fields, dict) else await fields
 
     def execute_fields(
         self,
@@ -427,7 +469,7 @@ def plan_of(parent_type: GraphQLObjectType, fields: GroupedFieldSet) -> Plan:
 def _serialized(leaf: Leaf, value: Any) -> Any:
     """The value serialized, or Undefined where graphql-core must decide (it may raise:
     the caller hands that to graphql-core too)."""
-    if value is None or isinstance(value, Exception):
+    if value is None or isinstance(value, Exception) or is_awaitable(value):
         return Undefined
     serialized = leaf.serialize(value)
     return Undefined if serialized is None else serialized

@@ -5,7 +5,9 @@ taken."""
 
 import asyncio
 import enum
+import gc
 import json
+import warnings
 from collections.abc import AsyncGenerator
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -143,11 +145,84 @@ def _items() -> list[Any]:
     ]  # fmt: skip
 
 
+# What type checks and awaited items did, in order: compared between the two executors
+# as well as their answers.
+SEEN: list[str] = []
+
+
+@strawberry.type
+class Checked:
+    name: str
+
+    @classmethod
+    def is_type_of(cls, obj: Any, info: Info) -> bool:
+        SEEN.append(f"is_type_of {obj.name}")
+        if obj.name == "raises":
+            raise ValueError("cannot tell")
+        return bool(obj.name != "refused")
+
+
+@strawberry.type
+class CheckedLater:
+    name: str
+
+    @classmethod
+    def is_type_of(cls, obj: Any, info: Info) -> Any:
+        SEEN.append(f"is_type_of {obj.name}")
+
+        async def verdict() -> bool:
+            await asyncio.sleep(0)
+            return bool(obj.name != "refused")
+
+        return verdict()
+
+
+async def _noted(item: Item) -> Item:
+    await asyncio.sleep(0)
+    SEEN.append(f"awaited {item.name}")
+    return item
+
+
+def _done(value: Any) -> "asyncio.Future[Any]":
+    future = asyncio.get_running_loop().create_future()
+    future.set_result(value)
+    return future
+
+
 @strawberry.type
 class Query:
     @strawberry.field
     def items(self) -> list[Item]:
         return _items()
+
+    @strawberry.field
+    def checked(self) -> list[Checked | None]:
+        return [Checked(name=n) for n in ("a", "raises", "refused", "d")]
+
+    @strawberry.field
+    def one_checked(self) -> Checked | None:
+        return Checked(name="refused")
+
+    @strawberry.field
+    def checked_later(self) -> list[CheckedLater | None]:
+        return [CheckedLater(name=n) for n in ("a", "refused")]
+
+    @strawberry.field
+    def abandoned(self) -> list[Item] | None:
+        # The first item's error nulls the list while the second is still to be awaited.
+        return [object.__new__(Broken), _noted(_items()[0])]  # type: ignore[list-item]
+
+    @strawberry.field
+    async def slower(self) -> str:
+        for _ in range(20):
+            await asyncio.sleep(0)
+        return "slower"
+
+    @strawberry.field
+    async def futures(self) -> Item:
+        item = _items()[1]
+        item.name, item.code = _done("from a future"), _done("7")
+        return item
 
     @strawberry.field
     def item(self) -> Item:
@@ -274,6 +349,52 @@ def test_the_table_covers_errors_and_plain_answers() -> None:
         ("null in a non-null leaf", "missingRequired"),
     ):
         assert [e["path"] for e in answers[name]["errors"]] == [["items", 2, field]], name
+
+
+# Each document: what it exercises, beyond the answer.
+WITH_EFFECTS = {
+    "a type check that raises, in a list": "{ checked { name } }",
+    "a type check that refuses, alone": "{ oneChecked { name } }",
+    "a type check that answers later, in a list": "{ checkedLater { name } }",
+    "an awaitable left in a list an error abandons": "{ abandoned { missingRequired } slower }",
+    "awaitables as leaves": "{ futures { name code } }",
+}
+
+
+def _effects(schema: strawberry.Schema, document: str) -> tuple[str, list[str], list[str]]:
+    """The answer, what type checks and awaited items did, and the coroutines never
+    awaited (other tests' leftovers are collected first, and other warnings ignored)."""
+    SEEN.clear()
+    gc.collect()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        answer = _answer(schema, document)
+        gc.collect()
+    unawaited = [str(w.message) for w in caught if "never awaited" in str(w.message)]
+    return answer, list(SEEN), sorted(unawaited)
+
+
+@pytest.mark.parametrize("document", WITH_EFFECTS.values(), ids=WITH_EFFECTS.keys())
+def test_type_checks_and_pending_items_go_as_in_graphql_core(document: str) -> None:
+    assert _effects(ours, document) == _effects(plain, document)
+
+
+def test_the_effects_table_checks_what_it_says() -> None:
+    answer, seen, _ = _effects(ours, WITH_EFFECTS["a type check that raises, in a list"])
+    assert json.loads(answer)["data"] == {"checked": [{"name": "a"}, None, None, {"name": "d"}]}
+    assert [e["path"] for e in json.loads(answer)["errors"]] == [["checked", 1], ["checked", 2]]
+    # Asked once per item, as graphql-core asks.
+    assert seen == ["is_type_of a", "is_type_of raises", "is_type_of refused", "is_type_of d"]
+    answer, seen, _ = _effects(ours, WITH_EFFECTS["a type check that answers later, in a list"])
+    assert json.loads(answer)["data"] == {"checkedLater": [{"name": "a"}, None]}
+    assert seen == ["is_type_of a", "is_type_of refused"]
+    answer, seen, caught = _effects(
+        ours, WITH_EFFECTS["an awaitable left in a list an error abandons"]
+    )
+    assert json.loads(answer)["data"] == {"abandoned": None, "slower": "slower"}
+    assert seen == ["awaited a"] and caught == []
+    answer, _, _ = _effects(ours, WITH_EFFECTS["awaitables as leaves"])
+    assert json.loads(answer)["data"] == {"futures": {"name": "from a future", "code": "7"}}
 
 
 def test_relations_and_lists_of_objects_are_taken_directly(
