@@ -96,8 +96,10 @@ def leaf_of(parent_type: GraphQLObjectType, field_name: str) -> Leaf | None:
 
 
 class Executor(StrawberryGraphQLCoreExecutionContext):
-    """Asks whether a value is awaitable once per type (graph/awaitable.py), reads plain
-    leaves directly and takes objects plainly of their type straight to their fields."""
+    """Asks whether a value is awaitable once per type (graph/awaitable.py), plans each
+    selection once (plain leaves read directly, fields with a resolve function called
+    directly), and takes objects, alone or in lists, straight to their type check and
+    their fields."""
 
     # Every attribute graphql-core, Strawberry and this class set, as slots: a
     # subscription keeps its executor for its whole life, and past 30 attributes an
