@@ -14,7 +14,7 @@ picker's departments, and task history with actors. Targets (the speed issue): a
 at least 0.5 of PostGraphile 4's on the same database, same page, same concurrency (1
 and 8), in the same run.
 
-For each concurrency, httpx keep-alive clients (one connection each) ask for the page
+For each concurrency, aiohttp keep-alive clients (one connection each) ask for the page
 as fast as answers come, Pressroom and PostGraphile taking turns in short windows, so
 that other load on the machine weighs on both alike. Server CPU per page is the psutil
 CPU time of the server's process tree over its windows divided by the pages it served;
@@ -64,7 +64,7 @@ from rich.table import Table
 from sqlalchemy.engine import make_url
 
 from bench import fixture
-from bench.load import KeepAliveClients, Tally, run_loops
+from bench.load import HTTP_ERRORS, KeepAliveClients, Tally, run_loops
 from bench.output import console, fmt, log, verdict
 from bench.statements import EXTENSION, StatementCounter
 from bench.stats import percentile, ratio
@@ -313,8 +313,8 @@ class PageClients(KeepAliveClients):
     async def one(self, client: int = 0) -> dict[str, Any]:
         """One page, parsed."""
         t = self.target
-        response = await self.http[client].post(t.url, content=t.body, headers=t.headers)
-        body: dict[str, Any] = response.json()
+        _, content = await self.post(client, t.url, t.body, t.headers)
+        body: dict[str, Any] = json.loads(content)
         return body
 
     async def run(self, seconds: float, pages: int | None = None) -> PageRun:
@@ -329,13 +329,12 @@ class PageClients(KeepAliveClients):
                 return False
             t0 = time.perf_counter()
             try:
-                response = await self.http[index].post(t.url, content=t.body, headers=t.headers)
-            except httpx.HTTPError as error:
+                status, content = await self.post(index, t.url, t.body, t.headers)
+            except HTTP_ERRORS as error:
                 run.error(f"{t.name}: {error!r}")
                 return True
-            content = response.content
-            if response.status_code != 200 or b'"errors"' in content:
-                run.error(f"{t.name}: HTTP {response.status_code}: {content[:500]!r}")
+            if status != 200 or b'"errors"' in content:
+                run.error(f"{t.name}: HTTP {status}: {content[:500]!r}")
                 return True
             run.latencies.append(time.perf_counter() - t0)
             run.pages += 1
@@ -722,7 +721,7 @@ async def check_pages(targets: list[Target], peer_info: dict[str, Any]) -> dict[
         clients = PageClients(t, 1)
         try:
             shape = check_page(t, await clients.one())
-        except (RuntimeError, KeyError, TypeError, ValueError, httpx.HTTPError) as error:
+        except (RuntimeError, KeyError, TypeError, ValueError, *HTTP_ERRORS) as error:
             if t.name == "pressroom":
                 raise
             peer_info["skipped"] = f"its page failed: {error}"

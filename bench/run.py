@@ -4,7 +4,7 @@
     .venv/bin/python -m bench.run --quick    # about a minute and a half, noisier
 
 1. Transitions/s through GraphQL over HTTP (`pressroom serve` in a subprocess, 1, 8 and
-   32 httpx keep-alive clients sending startTask then finishTask with variables) versus
+   32 aiohttp keep-alive clients sending startTask then finishTask with variables) versus
    the same SQL from asyncpg at as many connections (the raw floor). Target: ratio >= 0.5.
    Then database round trips per mutation: 200 startTask, then 200 finishTask, one at a
    time, counted by pg_stat_statements (BEGIN and COMMIT included; the bench's embedded
