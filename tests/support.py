@@ -313,11 +313,13 @@ def postgres_processes(data_dir: Path) -> list[psutil.Process]:
 
 @contextmanager
 def serving(
-    data_dir: Path | None, *args: str, database_url: str | None = None
+    data_dir: Path | None, *args: str, database_url: str | None = None, workers: int = 1
 ) -> Iterator[tuple[str, list[str]]]:
     """`pressroom serve` as a subprocess: on the embedded PostgreSQL under `data_dir`, or on
-    `database_url`. Yields once uvicorn says it listens; stops it with SIGTERM and expects
-    a clean exit."""
+    `database_url`, with `workers` server processes. Yields once uvicorn says it listens
+    and every worker has started its app; stops it with SIGTERM and expects a clean exit."""
+    if workers > 1:
+        args = (*args, "--workers", str(workers))
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     if data_dir is not None:
@@ -335,14 +337,15 @@ def serving(
     lines: list[str] = []
     try:
         assert proc.stdout is not None
-        # Synchronise on the server saying it listens and has started an app, not on time
-        # passing. One process binds its socket after its startup; with --workers the
-        # parent binds first and the workers start after.
-        waiting = {"Uvicorn running on", "Application startup complete"}
+        # Synchronise on the server saying it listens and has started its apps, not on
+        # time passing. One process binds its socket after its startup; with --workers the
+        # parent binds first and each worker starts its app after.
+        listening, started = False, 0
         for line in proc.stdout:
             lines.append(line)
-            waiting = {w for w in waiting if w not in line}
-            if not waiting:
+            listening = listening or "Uvicorn running on" in line
+            started += "Application startup complete" in line
+            if listening and started == workers:
                 break
         else:
             pytest.fail("server exited before starting:\n" + "".join(lines))
@@ -375,14 +378,21 @@ def ws_url(http_url: str) -> str:
 async def subscriber(
     url: str, token: str, protocol: str, variables: dict[str, Any], document: str = QUEUE_EVENTS
 ) -> AsyncIterator[asyncio.Queue[Any]]:
-    """Runs a gql subscription in the background, putting each result on a queue.
+    """Runs a gql subscription in the background, putting each result on a queue (or the
+    error that ended it).
 
-    Tests subscribe with `after` set to a cursor taken at a known point, so what they
-    receive does not depend on when the server finished setting the subscription up.
+    Entering returns once the server has accepted the connection, not once it has
+    registered the subscription: gql sends the subscribe message when its stream is first
+    read, and the server joins the feed a moment later; no message says when. So tests
+    subscribe with `after` set to a cursor taken at a known point, and an event committed
+    meanwhile arrives by replay. A test that needs a live subscription (delivery to a
+    waiting subscriber, or ending one) first takes an event of its own: the server joins
+    the feed before it sends anything, so once that event (the last one the replay
+    finds) is in, what commits next arrives live.
     Like a careful client, it resubscribes from `resumeAfter` when the server drops it
     for falling behind (the test server's buffer is small)."""
     received: asyncio.Queue[Any] = asyncio.Queue()
-    subscribed = asyncio.Event()
+    connected = asyncio.Event()
     current = dict(variables)
 
     async def run() -> None:
@@ -397,9 +407,8 @@ async def subscriber(
                 )
                 try:
                     async with GqlClient(transport=transport) as session:
-                        stream = session.subscribe(request)
-                        subscribed.set()
-                        async for result in stream:
+                        connected.set()
+                        async for result in session.subscribe(request):
                             await received.put(result)
                     return
                 except TransportQueryError as error:
@@ -410,10 +419,10 @@ async def subscriber(
         except (TransportQueryError, TransportClosed) as error:
             await received.put(error)
         finally:
-            subscribed.set()
+            connected.set()
 
     task = asyncio.create_task(run())
-    await subscribed.wait()
+    await connected.wait()
     try:
         yield received
     finally:

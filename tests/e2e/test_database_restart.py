@@ -1,5 +1,6 @@
-"""The database restarts under a running server: readiness drops while the listener is
-down, comes back by itself, and a subscriber keeps receiving every event."""
+"""The database restarts under a running server: the event listener reconnects by itself,
+readiness is back, and a subscriber keeps receiving every event. (That readiness drops
+while the listener is down is tests/integration/test_liveness.py's.)"""
 
 import asyncio
 from collections.abc import AsyncIterator

@@ -32,37 +32,54 @@ async def test_moves_cross_between_processes(
     api: Client, server: str, second_server: str, shop: Shop
 ) -> None:
     first, second = api, Client(api.http, second_server)
-    tasks = await print_tasks(shop, 2)
+    tasks = await print_tasks(shop, 4)
     token = shop.tokens["pat"]
+
+    async def start(via: Client, task: int) -> None:
+        await via.as_(token)(START, {"i": {"taskId": gid("DepartmentTask", task)}})
+
     variables = {"department": "print", "after": await cursor_now(second, token)}
     async with subscriber(second_server, token, "graphql-transport-ws", variables) as on_second:
-        await first.as_(token)(START, {"i": {"taskId": gid("DepartmentTask", tasks[0])}})
+        # Replayed or live: once it is in, the subscription is in the second process's feed.
+        await start(first, tasks[0])
+        [joined] = await take(on_second, 1)
+        await start(first, tasks[1])
         [event] = await take(on_second, 1)
-    assert event["queueEvents"]["task"]["id"] == gid("DepartmentTask", tasks[0])
+    assert joined["queueEvents"]["task"]["id"] == gid("DepartmentTask", tasks[0])
+    assert event["queueEvents"]["task"]["id"] == gid("DepartmentTask", tasks[1])
 
     variables = {"department": "print", "after": await cursor_now(first, token)}
     async with subscriber(server, token, "graphql-ws", variables) as on_first:
-        await second.as_(token)(START, {"i": {"taskId": gid("DepartmentTask", tasks[1])}})
+        await start(second, tasks[2])
+        [joined] = await take(on_first, 1)
+        await start(second, tasks[3])
         [event] = await take(on_first, 1)
-    assert event["queueEvents"]["task"]["id"] == gid("DepartmentTask", tasks[1])
+    assert joined["queueEvents"]["task"]["id"] == gid("DepartmentTask", tasks[2])
+    assert event["queueEvents"]["task"]["id"] == gid("DepartmentTask", tasks[3])
 
 
 async def test_a_membership_change_made_on_one_process_ends_a_subscription_on_the_other(
     api: Client, second_server: str, shop: Shop
 ) -> None:
     first, second = api, Client(api.http, second_server)
-    [task] = await print_tasks(shop, 1)
+    before, after = await print_tasks(shop, 2)
     token = shop.tokens["pat"]
     variables = {"department": "print", "after": await cursor_now(second, token)}
     async with subscriber(second_server, token, "graphql-transport-ws", variables) as on_second:
+        # An event received first shows the subscription started (it was not refused at
+        # the start) and is in the second process's feed when the change commits.
+        await first.as_(token)(START, {"i": {"taskId": gid("DepartmentTask", before)}})
+        [joined] = await take(on_second, 1)
         removed = await first.as_(shop.tokens["ada"])(
             "mutation($i: SetUserDepartmentsInput!) { setUserDepartments(input: $i) {"
             " userErrors { code } } }",
             {"i": {"userId": gid("User", shop.users["pat"]), "departmentCodes": []}},
         )
         assert removed["setUserDepartments"]["userErrors"] == []
-        await first.as_(shop.tokens["pia"])(START, {"i": {"taskId": gid("DepartmentTask", task)}})
+        # A move committed after the change must not reach Pat: the error comes first.
+        await first.as_(shop.tokens["pia"])(START, {"i": {"taskId": gid("DepartmentTask", after)}})
         [ended] = await take(on_second, 1)
+    assert joined["queueEvents"]["task"]["id"] == gid("DepartmentTask", before)
     assert isinstance(ended, TransportQueryError), ended
     assert ended.errors is not None
     assert ended.errors[0]["extensions"]["code"] == "FORBIDDEN"

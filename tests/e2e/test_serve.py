@@ -2,12 +2,14 @@
 data directory, migrated, seeded once, served, and stopped without leaving a server behind."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 import pytest
 
 from tests.support import ROOT, postgres_processes, serving
@@ -88,9 +90,18 @@ def test_a_second_server_on_a_port_in_use_exits_with_an_error(tmp_path: Path) ->
 
 def test_several_worker_processes_serve_one_shop(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
-    with serving(data_dir, "--demo", "--workers", "2") as (base, lines):
-        assert any("Started parent process" in line for line in lines)
+    with serving(data_dir, "--demo", workers=2) as (base, lines):
+        [parent] = pids(lines, "Started parent process")
+        workers = pids(lines, "Started server process")
+        # serving() waited for both workers' startup; both run now, under the parent.
+        assert len(set(workers)) == 2, "".join(lines)
+        assert {psutil.Process(pid).ppid() for pid in workers} == {parent}
         # Requests land on either worker; each is ready (its own listener up) and answers.
         for _ in range(10):
             assert len(orders(base)) == 12
     assert postgres_processes(data_dir) == []
+
+
+def pids(lines: list[str], started: str) -> list[int]:
+    """The pids uvicorn logs as `<started> [pid]`."""
+    return [int(m[1]) for line in lines if (m := re.search(rf"{started} \[(\d+)\]", line))]

@@ -8,7 +8,9 @@ append-only trigger), and quote changes in the work order's history.
 """
 
 import asyncio
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from decimal import Decimal
 from typing import Any
 
@@ -19,6 +21,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db.engine import unit_of_work
+from db.fanout import LEDGER_CHANNEL
 from domain.enums import LedgerEntryKind
 from domain.ledger import SIGNS, sign_allowed
 from tests.support import Client, Shop, gid, table_snapshot
@@ -340,9 +343,28 @@ async def test_who_reads_and_posts_the_ledger(api: Client, shop: Shop, who: str 
 
 @pytest.mark.parametrize("who", ["abe", "pat", "sam"])
 async def test_ledger_events_are_for_accounts_only(
-    api: Client, server: str, shop: Shop, who: str
+    api: Client,
+    running_app: tuple[str, Any],
+    shop: Shop,
+    who: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Subscriptions are checked too: Accounts receive each posting, others are refused."""
+    server, app = running_app
+    feed = app.state.services.feed
+    # Without `after` a subscription gets only what commits once it is in the feed, which
+    # no message tells the client: the in-process feed says when it joins.
+    joined = asyncio.Event()
+    subscribe = feed.subscribe
+
+    @contextlib.asynccontextmanager
+    async def joining(channel: str, **options: Any) -> AsyncIterator[Any]:
+        async with subscribe(channel, **options) as live:
+            if channel == LEDGER_CHANNEL:
+                joined.set()
+            yield live
+
+    monkeypatch.setattr(feed, "subscribe", joining)
     async with websockets.connect(
         server.replace("http://", "ws://"), subprotocols=["graphql-transport-ws"]
     ) as ws:
@@ -355,23 +377,17 @@ async def test_ledger_events_are_for_accounts_only(
             reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
             assert reply["type"] == "error"
             assert reply["payload"][0]["extensions"]["code"] == "FORBIDDEN"
+            assert not joined.is_set()
             return
-        # Post until the live subscription has picked one up (it joins asynchronously).
         async with asyncio.timeout(10):
-            n = 0
-            while True:
-                n += 1
-                await post(api, shop, "CHARGE", "2.50", f"live-{n}", memo=f"live {n}")
-                try:
-                    reply = json.loads(await asyncio.wait_for(ws.recv(), 0.5))
-                    break
-                except TimeoutError:
-                    continue
-        assert reply["type"] == "next"
-        event = reply["payload"]["data"]["ledgerEvents"]
-        assert event["kind"] == "LEDGER_ENTRY_POSTED"
-        assert event["entry"]["amount"] == {"amount": "2.50"}
-        assert event["entry"]["memo"].startswith("live ")
+            await joined.wait()
+        await post(api, shop, "CHARGE", "2.50", "live", memo="live")
+        reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
+    assert reply["type"] == "next", reply
+    event = reply["payload"]["data"]["ledgerEvents"]
+    assert event["kind"] == "LEDGER_ENTRY_POSTED"
+    assert event["entry"]["amount"] == {"amount": "2.50"}
+    assert event["entry"]["memo"] == "live"
 
 
 # ---------------------------------------------------------------------------------------------
