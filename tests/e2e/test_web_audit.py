@@ -2,12 +2,13 @@
 serious or critical violation, the page does not scroll sideways, and a screenshot is
 written (the folder is printed; set PRESSROOM_SCREENSHOTS to choose it)."""
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, Request, expect
 
 from tests.e2e.browser import browser  # noqa: F401  (fixture)
 from tests.e2e.web.support import (  # noqa: F401  (fixtures)
@@ -40,6 +41,69 @@ SMALL_TARGETS = """() => Array.from(document.querySelectorAll(
   .map((e) => [e.getBoundingClientRect(), e.textContent.trim() || e.id || e.tagName])
   .filter(([r]) => r.height < 44 || r.width < 44)
   .map(([r, name]) => `${name} ${Math.round(r.width)}x${Math.round(r.height)}`)"""
+
+
+# One look at the page over two rendered frames, each followed by a task (when Preact runs
+# its effects, focus moves among them): what still changes or waits, or "" when nothing.
+# Whatever waits on the server says so by aria-busy or a status ending in "…" (Loading…,
+# Connecting… until the live subscription is up).
+UNSETTLED = """async () => {
+  await document.fonts.ready;
+  const focused = document.activeElement;
+  const observer = new MutationObserver(() => {});
+  observer.observe(document, {subtree: true, childList: true, attributes: true,
+                              characterData: true});
+  for (let i = 0; i < 2; i++) {
+    await new Promise((done) => requestAnimationFrame(() => setTimeout(done)));
+  }
+  const changes = observer.takeRecords().length;
+  observer.disconnect();
+  const waiting = Array.from(document.querySelectorAll('[aria-busy="true"], [role="status"]'))
+    .filter((e) => e.getAttribute("aria-busy") === "true" || e.textContent.trim().endsWith("…"))
+    .map((e) => e.textContent.trim());
+  if (document.fonts.status !== "loaded") return "fonts still loading";
+  if (changes) return `${changes} changes to the page`;
+  if (document.activeElement !== focused) return "focus still moving";
+  if (waiting.length) return `waiting: ${waiting.join(", ")}`;
+  return "";
+}"""
+SETTLE_SECONDS = 30
+
+
+class Settled:
+    """Waits until the page is still: fonts loaded, no request to the server in flight
+    (the websocket aside: it stays open), nothing waiting, and no change to the page or
+    its focus for two frames. Listens from before the page is opened."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.started = self.ended = 0
+        page.on("request", self._started)
+        page.on("requestfinished", self._ended)
+        page.on("requestfailed", self._ended)
+
+    def _started(self, request: Request) -> None:
+        self.started += 1
+
+    def _ended(self, request: Request) -> None:
+        self.ended += 1
+
+    async def wait(self, label: str) -> None:
+        unsettled = "not looked at yet"
+        try:
+            async with asyncio.timeout(SETTLE_SECONDS):
+                while True:
+                    # Requests counted on both sides of the look: none ran during it.
+                    before = (self.started, self.ended)
+                    unsettled = await self.page.evaluate(UNSETTLED)
+                    if self.started != self.ended:
+                        unsettled = f"{self.started - self.ended} requests in flight"
+                    elif before != (self.started, self.ended):
+                        unsettled = "requests made meanwhile"
+                    if not unsettled:
+                        return
+        except TimeoutError:
+            pytest.fail(f"{label} did not settle in {SETTLE_SECONDS} s: {unsettled}")
 
 
 async def nothing(page: Page) -> None:
@@ -144,19 +208,23 @@ async def test_every_screen_passes_axe_and_holds_its_layout_at_both_sizes(
         for name, who, path, prepare, ready in screens:
             tab = await tabs(token=shop.tokens[who] if who else None, viewport=size)
             page = tab.page
+            settled = Settled(page)
             await page.goto(base(server) + path)
             await expect(page.locator(ready).first).to_be_visible()
             await prepare(page)
-            # Let fonts, focus rings and live updates settle before looking.
-            await page.wait_for_timeout(150)
             label = f"{name}@{size_name}"
+            await settled.wait(label)
             if violations := await axe_violations(page, axe_source):
                 found[label] = violations
             if await page.evaluate("document.documentElement.scrollWidth > window.innerWidth + 1"):
                 overflow.append(label)
             if small := await page.evaluate(SMALL_TARGETS):
                 small_targets[label] = small
-            await page.screenshot(path=str(screenshots / f"{name}-{size_name}.png"), full_page=True)
+            await page.screenshot(
+                path=str(screenshots / f"{name}-{size_name}.png"),
+                full_page=True,
+                animations="disabled",
+            )
             tab.assert_clean()
             await tab.close()
     print(f"\n{len(screens) * 2} screenshots in {screenshots}")
