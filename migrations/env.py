@@ -7,10 +7,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from db.engine import create_engine
+from db.migrate import MIGRATION_LOCK
 from db.tables import metadata
-
-# Several server processes may boot at once; one migrates, the others wait.
-MIGRATION_LOCK = 0x7072657373  # "press"
 
 
 def run_sync(connection: Connection) -> None:

@@ -12,6 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from db.queries import Q
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+# Several server processes may boot at once; one migrates (migrations/env.py takes this
+# advisory lock), the others wait.
+MIGRATION_LOCK = 0x7072657373  # "press"
 
 
 def alembic_config(url: str) -> Config:

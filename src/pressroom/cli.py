@@ -141,8 +141,6 @@ def cmd_import_legacy(args: argparse.Namespace, settings: Settings) -> int:
     from rich.console import Console
 
     from db import migrate
-    from db.engine import unavailable
-    from db.legacy import Summary
     from domain.errors import DomainError
     from domain.money import currency_code, exponent
     from pressroom.database import database_url, prepare
@@ -158,29 +156,43 @@ def cmd_import_legacy(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     url = database_url(settings)
 
-    async def run() -> "Summary":
+    async def ready() -> None:
         await prepare(settings, url)
         await migrate.upgrade(url)
-        return await import_legacy(
-            args.source_url,
-            url,
-            currency=currency,
-            dry_run=args.dry_run,
-            progress=sys.stderr.isatty(),
-        )
 
+    # Ours first, so that a failure to connect names the database that failed.
     try:
-        summary = asyncio.run(run())
+        asyncio.run(ready())
     except Exception as error:
-        if not unavailable(error):
-            raise
-        print(f"error: cannot reach the legacy database: {error}", file=sys.stderr)
-        return 2
+        return _unreachable("the database", error)
+    try:
+        summary = asyncio.run(
+            import_legacy(
+                args.source_url,
+                url,
+                currency=currency,
+                dry_run=args.dry_run,
+                progress=sys.stderr.isatty(),
+            )
+        )
+    except Exception as error:
+        return _unreachable("the legacy database", error)
     Console().print(summary_table(summary, args.dry_run))
     if args.report:
         write_report(Path(args.report), summary.exclusions)
         print(f"Exclusion report ({len(summary.exclusions)} rows): {args.report}")
     return 0
+
+
+def _unreachable(name: str, error: Exception) -> int:
+    """Exit code 2 and one line for a database that cannot be reached; anything else is a
+    bug and raised."""
+    from db.engine import unavailable
+
+    if not unavailable(error):
+        raise error
+    print(f"error: cannot reach {name}: {error}", file=sys.stderr)
+    return 2
 
 
 def cmd_db_url(args: argparse.Namespace, settings: Settings) -> int:

@@ -1,13 +1,16 @@
 """Migrations are the schema's only source: they build an empty database, re-running
 them changes nothing, the tables the code expects match them, and no admin is demoted."""
 
+import asyncio
 import os
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import text
@@ -30,8 +33,45 @@ FROM pg_constraint WHERE connamespace = 'public'::regnamespace
 UNION ALL
 SELECT 'index', indexdef FROM pg_indexes WHERE schemaname = 'public'
 UNION ALL
+SELECT 'view', viewname || ' ' || definition FROM pg_views WHERE schemaname = 'public'
+UNION ALL
+SELECT 'sequence', sequencename || ' ' || data_type::text || ' ' || start_value || ' '
+       || increment_by || ' ' || cycle
+FROM pg_sequences WHERE schemaname = 'public'
+UNION ALL
+SELECT 'function', pg_get_functiondef(oid) FROM pg_proc WHERE pronamespace = 'public'::regnamespace
+UNION ALL
+SELECT 'trigger', pg_get_triggerdef(t.oid)
+FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+WHERE c.relnamespace = 'public'::regnamespace AND NOT t.tgisinternal
+UNION ALL
+SELECT 'type', typname || ' ' || typtype::text FROM pg_type t
+WHERE typnamespace = 'public'::regnamespace AND typrelid = 0
+  AND NOT EXISTS (SELECT FROM pg_type a WHERE a.typarray = t.oid)
+UNION ALL
 SELECT 'revision', version_num FROM alembic_version
 ORDER BY 1, 2
+"""
+
+# Every object of ours that can live in the public schema, by kind and name. Relations
+# cover tables, views, sequences and indexes; a table's own row type is left out
+# (it goes with the table), as are array types (they go with their element type).
+OBJECTS = """
+SELECT CASE WHEN relkind IN ('r', 'p') THEN 'table' WHEN relkind IN ('v', 'm') THEN 'view'
+            WHEN relkind = 'S' THEN 'sequence' WHEN relkind IN ('i', 'I') THEN 'index'
+            ELSE 'relation ' || relkind::text END AS kind, relname::text AS name
+FROM pg_class WHERE relnamespace = 'public'::regnamespace
+UNION ALL
+SELECT 'function', oid::regprocedure::text FROM pg_proc
+WHERE pronamespace = 'public'::regnamespace
+UNION ALL
+SELECT 'type', typname::text FROM pg_type t
+WHERE typnamespace = 'public'::regnamespace AND typrelid = 0
+  AND NOT EXISTS (SELECT FROM pg_type a WHERE a.typarray = t.oid)
+UNION ALL
+SELECT 'trigger', c.relname || '.' || t.tgname
+FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+WHERE c.relnamespace = 'public'::regnamespace AND NOT t.tgisinternal
 """
 
 
@@ -44,6 +84,11 @@ async def empty_db(server_url: str) -> AsyncIterator[str]:
 async def snapshot(engine: AsyncEngine) -> list[tuple[str, str]]:
     async with engine.connect() as conn:
         return [(r.kind, r.what) for r in await conn.execute(text(SCHEMA_SNAPSHOT))]
+
+
+async def objects(engine: AsyncEngine) -> set[tuple[str, str]]:
+    async with engine.connect() as conn:
+        return {(r.kind, r.name) for r in await conn.execute(text(OBJECTS))}
 
 
 async def test_upgrade_builds_an_empty_database_to_head(empty_db: str) -> None:
@@ -85,12 +130,23 @@ async def test_tables_in_code_match_the_migrations(engine: AsyncEngine) -> None:
     assert differences == []
 
 
-def test_downgrade_and_upgrade_again(empty_db: str) -> None:
-    migrate.upgrade_sync(empty_db)
-    from alembic import command
-
-    command.downgrade(migrate.alembic_config(empty_db), "base")
-    migrate.upgrade_sync(empty_db)
+async def test_downgrade_and_upgrade_again(empty_db: str) -> None:
+    await migrate.upgrade(empty_db)
+    engine = create_engine(empty_db)
+    try:
+        fresh = await snapshot(engine)
+        # Alembic's async env runs its own event loop, so it gets a thread of its own.
+        await asyncio.to_thread(command.downgrade, migrate.alembic_config(empty_db), "base")
+        # An upgrade written with CREATE OR REPLACE or IF NOT EXISTS would run again over
+        # whatever a downgrade forgot, so what is left is checked here, not by the upgrade.
+        assert await objects(engine) == {
+            ("table", "alembic_version"),
+            ("index", "alembic_version_pkc"),
+        }
+        await migrate.upgrade(empty_db)
+        assert await snapshot(engine) == fresh
+    finally:
+        await engine.dispose()
 
 
 def run_cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -141,22 +197,81 @@ def test_create_user_rejects_unknown_departments(empty_db: str) -> None:
     assert "Unknown department code(s): nope" in result.stderr
 
 
-def test_concurrent_boots_migrate_once(empty_db: str) -> None:
+BOOTS = 3
+
+WAITING_FOR_THE_MIGRATION_LOCK = """
+SELECT count(*) FROM pg_locks
+WHERE locktype = 'advisory' AND NOT granted
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND classid::bigint = CAST(:key AS bigint) >> 32
+  AND objid::bigint = CAST(:key AS bigint) & 4294967295 AND objsubid = 1
+"""
+
+# Which transactions wrote the schema and its revision row.
+WRITERS = """
+SELECT count(DISTINCT xmin::text) FROM (
+    SELECT xmin FROM pg_class WHERE relnamespace = 'public'::regnamespace
+    UNION ALL SELECT xmin FROM pg_proc WHERE pronamespace = 'public'::regnamespace
+    UNION ALL SELECT xmin FROM alembic_version
+) AS written
+"""
+
+
+async def test_concurrent_boots_migrate_once(empty_db: str) -> None:
     """Several server processes booting at once: one migrates, the others wait, none fails."""
     env = {**os.environ, "DATABASE_URL": empty_db}
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "pressroom.cli", "migrate"],
-            env=env,
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(3)
-    ]
-    results = [p.communicate(timeout=120) for p in procs]
-    assert [p.returncode for p in procs] == [0, 0, 0], results
+    lock = {"key": migrate.MIGRATION_LOCK}
+    engine = create_engine(empty_db, pool_size=2, max_overflow=0)
+    procs: list[asyncio.subprocess.Process] = []
+    try:
+        async with engine.connect() as holder:
+            # Holding the lock while they start makes the boots meet whatever their start-up
+            # times. Committed at once: the lock outlives the transaction, and the engine
+            # ends sessions left idle in one.
+            await holder.execute(text("SELECT pg_advisory_lock(:key)"), lock)
+            await holder.commit()
+            for _ in range(BOOTS):
+                procs.append(
+                    await asyncio.create_subprocess_exec(
+                        sys.executable,
+                        "-m",
+                        "pressroom.cli",
+                        "migrate",
+                        env=env,
+                        cwd=ROOT,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                    )
+                )
+            exits = [asyncio.ensure_future(p.wait()) for p in procs]
+            # Python start-up under load takes seconds; a minute is ample for three.
+            deadline = time.monotonic() + 60
+            while True:
+                async with engine.connect() as conn:
+                    waiting = await conn.scalar(text(WAITING_FOR_THE_MIGRATION_LOCK), lock)
+                if waiting == BOOTS:
+                    break
+                assert time.monotonic() < deadline, f"{waiting} of {BOOTS} boots wait on the lock"
+                # Polls pg_locks, and fails at once should a boot get past the held lock.
+                ended, _ = await asyncio.wait(exits, timeout=0.05)
+                assert not ended, "a boot ended while the migration lock was held"
+            await holder.execute(text("SELECT pg_advisory_unlock(:key)"), lock)
+            await holder.commit()
+        results = [await asyncio.wait_for(p.communicate(), 120) for p in procs]
+        assert [p.returncode for p in procs] == [0] * BOOTS, results
+        async with engine.connect() as conn:
+            versions = list(await conn.scalars(text("SELECT version_num FROM alembic_version")))
+            writers = await conn.scalar(text(WRITERS))
+        assert versions == [migrate.head_revision()]
+        # env.py runs every revision in the transaction that holds the lock, so a single
+        # writer means one boot migrated and the ones that waited found head and wrote nothing.
+        assert writers == 1
+    finally:
+        for p in procs:
+            if p.returncode is None:
+                p.kill()
+                await p.wait()
+        await engine.dispose()
 
 
 def test_import_from_an_unreachable_database_is_a_clear_error(empty_db: str) -> None:
@@ -165,4 +280,15 @@ def test_import_from_an_unreachable_database_is_a_clear_error(empty_db: str) -> 
     )
     assert result.returncode == 2
     assert "cannot reach the legacy database" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_import_into_an_unreachable_database_names_that_database(empty_db: str) -> None:
+    # The legacy database is the test's own (reachable); ours is not.
+    result = run_cli(
+        "postgresql://nobody@127.0.0.1:1/pressroom", "import-legacy", "--source-url", empty_db
+    )
+    assert result.returncode == 2
+    assert "error: cannot reach the database:" in result.stderr
+    assert "legacy" not in result.stderr
     assert "Traceback" not in result.stderr
