@@ -32,13 +32,6 @@ async def test_graphiql_works_offline_with_subscriptions(
             await route.abort()
 
     await page.route("**/*", only_this_host)
-    page.on(
-        "websocket",
-        lambda ws: (
-            ws.on("framesent", lambda f: print("SENT", f))
-            and ws.on("framereceived", lambda f: print("RECV", f))
-        ),
-    )
     errors: list[object] = []
     page.on("pageerror", lambda error: errors.append(error))
     response = await page.goto(server)

@@ -108,8 +108,10 @@ async def test_finishing_the_last_two_gating_tasks_at_once_opens_the_gate_once(
 
 
 async def test_a_start_racing_a_cancel_never_leaves_a_started_task(api: Client, shop: Shop) -> None:
+    """Whichever commits first, the task ends PENDING with a history that says why. Which
+    order each round takes is up to timing, so this proves the outcome of the orders that
+    happened, not that both did: the start is usually first (49 or 50 rounds of 50 here)."""
     pat, sam = api.as_(shop.tokens["pat"]), api.as_(shop.tokens["sam"])
-    outcomes = set()
     for _ in range(REPEATS):
         order = await shop.order(["print"])
         task = (await task_ids(shop.engine, order))["print"]
@@ -129,12 +131,9 @@ async def test_a_start_racing_a_cancel_never_leaves_a_started_task(api: Client, 
         if started["startTask"]["changed"]:
             # The start committed first; the cancel then released the task.
             assert actions == "START,RELEASE"
-            outcomes.add("start first")
         else:
             assert [e["code"] for e in started["startTask"]["userErrors"]] == ["WORK_ORDER_CLOSED"]
             assert actions == ""
-            outcomes.add("cancel first")
-    assert outcomes
 
 
 @pytest.mark.parametrize("attempts", [30])

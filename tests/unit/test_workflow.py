@@ -5,8 +5,8 @@ completes, exactly once; a work order with no gating task has its gate open at
 creation; reopening a gating task while delivery is still PENDING closes it again
 (once delivery has started, workflow.py documents that it stays open). The order is
 COMPLETED with its last task, back to ACTIVE when a task is reopened, and a cancelled
-order is terminal. hypothesis is not installed, so the properties are checked
-exhaustively over a small state space instead.
+order is terminal. The properties are checked over every work order of up to two gating
+tasks, one non-gating task and delivery: a space small enough to enumerate, not sample.
 """
 
 import itertools
