@@ -18,7 +18,7 @@ from broadcaster import Broadcast
 from broadcaster._backends.base import BroadcastBackend
 from broadcaster._base import Event
 
-from db.events import StoredEvent
+from db.events import START, Position, StoredEvent
 from domain.enums import EventType
 
 log = logging.getLogger(__name__)
@@ -150,6 +150,10 @@ class BoundedBroadcast(Broadcast):
         # Access changes (memberships, deactivations, revocations) handed out so far: a
         # viewer loaded before the count last moved may be out of date.
         self.access_changes = 0
+        # The last event handed out: every later one reaches the buffers of the channels
+        # it is on, after the marks of any access change before it (EventFeed.start sets
+        # where the log stood; nothing before that is handed out).
+        self.position: Position = START
 
     async def disconnect(self) -> None:
         # A second SIGINT makes uvicorn exit at once, and asyncio cancels every task on
@@ -170,6 +174,9 @@ class BoundedBroadcast(Broadcast):
         This runs in the one task that feeds every subscription of the process: if it
         raised, all of them would wait forever. A subscriber it fails to serve is dropped
         with the overflow mark instead, and resumes from its cursor: nothing is lost."""
+        stored = getattr(event.message, "event", None)
+        if isinstance(stored, StoredEvent):
+            self.position = max(self.position, stored.position)
         if event.channel in (ACCESS_CHANNEL, TOKENS_CHANNEL):
             self.access_changes += 1
             try:

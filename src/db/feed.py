@@ -125,6 +125,7 @@ class EventFeed:
     async def start(self) -> None:
         async with self._reader.connect() as conn:
             self.position = self.settled = await events.head(conn)
+        self.broadcast.position = self.position
         await self.broadcast.connect()
         self._tasks = [
             asyncio.create_task(self._listen_forever(), name=f"{TASK_PREFIX}listener"),
@@ -145,6 +146,13 @@ class EventFeed:
         """How many access changes (memberships, deactivations, revocations) the feed has
         handed out: a viewer read before this last moved may be out of date."""
         return self.broadcast.access_changes
+
+    def handed_out(self) -> tuple[int, Position]:
+        """The access changes handed out and the last event handed out, as of now (both
+        move together). A subscriber that joined the feed receives every event past
+        that position in its buffer, behind the marks of any access change before it;
+        a replay reads no further, so that it never runs ahead of those marks."""
+        return self.broadcast.access_changes, self.broadcast.position
 
     def poke(self) -> None:
         """Called after a commit that wrote events: wake the local reader, notify the others."""

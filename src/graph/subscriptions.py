@@ -8,7 +8,7 @@ delivered (and, for a snapshot cursor, unseen by that snapshot).
 
 import inspect
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import strawberry
@@ -119,9 +119,17 @@ async def stream(
             # An access change handed out since then, before this subscription was
             # registered, left no RECHECK in its queue: check again now (a read only if
             # such a change came). Later changes mark the queue.
+            checked = feed.access_changes()
             await reauthorize(info, rule, **arguments)
             if resume is not None:
-                async for replayed, past in _replay(info, feed, resume, where):
+
+                async def recheck(changes: int) -> None:
+                    nonlocal checked
+                    if changes != checked:
+                        checked = changes
+                        await reauthorize(info, rule, **arguments)
+
+                async for replayed, past in _replay(info, feed, resume, where, recheck):
                     resume = past
                     delivered_count += 1
                     yield replayed, resume.cursor()
@@ -172,16 +180,29 @@ async def stream(
 
 
 async def _replay(
-    info: Info, feed: EventFeed, resume: Resume, where: Filter
+    info: Info,
+    feed: EventFeed,
+    resume: Resume,
+    where: Filter,
+    recheck: Callable[[int], Awaitable[None]],
 ) -> AsyncIterator[tuple[Delivered, Resume]]:
     """The log's events after `resume`, page by page, each with the position past it.
     Whatever the feed handed out before the subscription joined it, the feed had read:
-    every page reads at least that far (`feed.settled`)."""
+    every page reads at least that far (`feed.settled`).
+
+    It stops at the last event the feed has handed out when the page is read: what came
+    later reaches the subscriber's queue, in order, behind the mark of any access change
+    before it. Access changes handed out by then are checked (`recheck`) before the
+    page is read, so no event committed after a lost right is replayed."""
     while True:
+        changes, handed_out = feed.handed_out()
+        await recheck(changes)
         async with info.context.read() as conn:
             page = await events.read_page(conn, resume, feed.settled, where)
             related = await reads.related(conn, page) if page else None
         for event in page:
+            if event.position > handed_out:
+                return
             resume = resume.past(event.position)
             yield Delivered(event, related), resume
         if len(page) < events.PAGE:
@@ -215,7 +236,7 @@ class Subscription:
             yield QueueEvent.of(delivered, cursor)
 
     @strawberry.subscription(
-        extensions=allowed(SEES_DELIVERY_GATE),
+        extensions=allowed(STAFF),  # MUTANT
         description="Delivery gates opening and closing, on every work order.",
     )
     async def delivery_gate_events(

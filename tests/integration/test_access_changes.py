@@ -12,7 +12,7 @@ import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-from db import people
+from db import events, people
 from db.engine import unit_of_work
 from db.fanout import ACCESS_CHANNEL
 from domain.enums import TokenKind
@@ -126,6 +126,59 @@ async def remove_as_another_process(api: Client, shop: Shop, app: Any) -> None:
         await feed.catch_up()
         async with asyncio.timeout(10):
             await handed_out.get()
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_removal_during_a_replay_stops_it_before_anything_committed_after(
+    api: Client,
+    server: str,
+    shop: Shop,
+    protocol: str,
+    running_app: tuple[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A long replay (a wall display back after an outage) reads the log page by page:
+    an access change handed out between two pages is checked before the next one, so
+    what was committed after it is never replayed to her."""
+    app = running_app[1]
+    t1, t2, t3 = await print_tasks(shop, 3)
+    cursor = await cursor_now(api, shop.tokens["pat"])
+    await start(api, shop, "pia", t1)
+    await start(api, shop, "pia", t2)
+    monkeypatch.setattr(events, "PAGE", 1)
+    read_page = events.read_page
+    replayed_pages = 0
+
+    async def removed_after_the_first_page(
+        conn: Any,
+        resume: events.Resume,
+        settled: events.Position,
+        where: events.Filter | None = None,
+    ) -> list[events.StoredEvent]:
+        nonlocal replayed_pages
+        if where is None:  # the feed's reads
+            return await read_page(conn, resume, settled)
+        if where.department_id is not None:
+            replayed_pages += 1
+            if replayed_pages == 2:
+                await remove_as_another_process(api, shop, app)
+                await start(api, shop, "pia", t3)
+                await app.state.services.feed.catch_up()
+        return await read_page(conn, resume, settled, where)
+
+    monkeypatch.setattr(events, "read_page", removed_after_the_first_page)
+    socket = await Socket.open(server, shop.tokens["pat"], protocol)
+    try:
+        await socket.subscribe(QUEUE_EVENTS, {"after": cursor})
+        received = [await socket.next() for _ in range(3)]
+    finally:
+        await socket.ws.close()
+    # t1 and t2 were committed while she was in print; t3 after she left.
+    assert [m["payload"]["data"]["queueEvents"]["task"]["id"] for m in received[:2]] == [
+        gid("DepartmentTask", t1),
+        gid("DepartmentTask", t2),
+    ]
+    assert error_codes(received[2]) == ["FORBIDDEN"], received[2]
 
 
 @pytest.mark.parametrize("remove", [remove_through_the_api, remove_as_another_process])
