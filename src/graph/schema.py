@@ -3,7 +3,7 @@
 import functools
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import strawberry
@@ -23,6 +23,7 @@ from strawberry.types import ExecutionContext
 from strawberry.types.graphql import OperationType
 
 from db.engine import unavailable
+from graph.auth import load_viewer
 from graph.cost import QueryCost
 from graph.documents import CACHED_DOCUMENTS, ByText, ValidationByText
 from graph.errors import (
@@ -142,6 +143,20 @@ class SubscriptionsOverWebsockets(SchemaExtension):
         yield
 
 
+class ViewerOfNowOverWebsockets(SchemaExtension):
+    """A websocket's caller was loaded when it connected. Every operation sent over it
+    (queries and mutations as well as subscriptions) is checked against the caller as it
+    is now: a membership change, a deactivation or a revocation since then counts, as it
+    does over HTTP. From the process's cache unless an access change was handed out
+    since it was read (graph/auth.py), so usually no query."""
+
+    async def on_execute(self) -> AsyncIterator[None]:
+        context = self.execution_context.context
+        if context is not None and context.websocket is not None:
+            context.viewer = await load_viewer(context.services, context.token)
+        yield
+
+
 class OneOperation(SchemaExtension):
     """A document with several operations must name the one to run (the spec's rule;
     Strawberry would otherwise run the first)."""
@@ -233,6 +248,7 @@ schema: strawberry.Schema = PressroomSchema(
         # Factories: a fresh extension per request (the caches themselves are shared).
         RequestLog,
         SubscriptionsOverWebsockets,
+        ViewerOfNowOverWebsockets,
         OneOperation,
         Introspection,
         QueryCost,

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import websockets
+from sqlalchemy import text
 from websockets.exceptions import ConnectionClosed
 
 from db import events, people
@@ -107,22 +108,22 @@ async def test_a_worker_removed_from_print_receives_nothing_committed_after(
         await socket.ws.close()
 
 
-async def remove_through_the_api(api: Client, shop: Shop, app: Any) -> None:
+async def remove_through_the_api(api: Client, shop: Shop, app: Any, who: str = "pat") -> None:
     """By a mutation of this process, which clears its viewer cache at once."""
     removed = await api.as_(shop.tokens["ada"])(
         SET_DEPARTMENTS,
-        {"i": {"userId": gid("User", shop.users["pat"]), "departmentCodes": []}},
+        {"i": {"userId": gid("User", shop.users[who]), "departmentCodes": []}},
     )
     assert removed["setUserDepartments"]["userErrors"] == []
 
 
-async def remove_as_another_process(api: Client, shop: Shop, app: Any) -> None:
+async def remove_as_another_process(api: Client, shop: Shop, app: Any, who: str = "pat") -> None:
     """Written straight to the database, as a second server would: nothing clears this
     process's viewer cache but the change's event, once its feed hands it out."""
     feed = app.state.services.feed
     async with feed.subscribe(ACCESS_CHANNEL) as handed_out:
         async with unit_of_work(shop.engine) as conn:
-            await people.set_user_departments(conn, shop.users["pat"], [])
+            await people.set_user_departments(conn, shop.users[who], [])
         await feed.catch_up()
         async with asyncio.timeout(10):
             await handed_out.get()
@@ -204,6 +205,71 @@ async def test_a_subscription_started_after_a_removal_on_an_older_connection_is_
         assert error_codes(refused) == ["FORBIDDEN"], refused
     finally:
         await socket.ws.close()
+
+
+OVER_THE_SOCKET = [
+    # (who, an operation her membership allowed when her socket opened)
+    ("pat", '{ queue(department: "print") { edges { node { id } } } }'),
+    ("sam", 'mutation { createCustomer(input: {name: "Over the socket"}) { customer { id } } }'),
+]
+
+
+@pytest.mark.parametrize("remove", [remove_through_the_api, remove_as_another_process])
+@pytest.mark.parametrize(("who", "operation"), OVER_THE_SOCKET)
+async def test_queries_and_mutations_over_an_older_socket_take_her_rights_of_now(
+    api: Client,
+    server: str,
+    shop: Shop,
+    running_app: tuple[str, Any],
+    who: str,
+    operation: str,
+    remove: Callable[..., Awaitable[None]],
+) -> None:
+    """The socket loaded her while she was a member; she is removed before she sends a
+    query or a mutation on it. Over HTTP that is refused at once; so it is here, and
+    nothing is written. (The legacy graphql-ws protocol takes subscriptions only.)"""
+    customers = await count_customers(shop)
+    socket = await Socket.open(server, shop.tokens[who], "graphql-transport-ws")
+    try:
+        await remove(api, shop, running_app[1], who)
+        await socket.subscribe(operation, {})
+        answer = await socket.next()
+    finally:
+        await socket.ws.close()
+    assert error_codes(answer) == ["FORBIDDEN"], answer
+    assert await count_customers(shop) == customers
+
+
+async def count_customers(shop: Shop) -> int:
+    async with shop.engine.connect() as conn:
+        return int(await conn.scalar(text("SELECT count(*) FROM customers")))
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_member_added_after_her_socket_opened_may_subscribe_on_it(
+    api: Client, server: str, shop: Shop, protocol: str
+) -> None:
+    [task] = await print_tasks(shop, 1)
+    cursor = await cursor_now(api, shop.tokens["pat"])
+    # Sam (Sales) is no member of print when her socket opens.
+    socket = await Socket.open(server, shop.tokens["sam"], protocol)
+    try:
+        added = await api.as_(shop.tokens["ada"])(
+            SET_DEPARTMENTS,
+            {
+                "i": {
+                    "userId": gid("User", shop.users["sam"]),
+                    "departmentCodes": ["sales", "print"],
+                }
+            },
+        )
+        assert added["setUserDepartments"]["userErrors"] == []
+        await start(api, shop, "pia", task)
+        await socket.subscribe(QUEUE_EVENTS, {"after": cursor})
+        received = await socket.next()
+    finally:
+        await socket.ws.close()
+    assert received["payload"]["data"]["queueEvents"]["task"]["id"] == gid("DepartmentTask", task)
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
