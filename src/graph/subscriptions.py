@@ -236,7 +236,7 @@ class Subscription:
             yield QueueEvent.of(delivered, cursor)
 
     @strawberry.subscription(
-        extensions=allowed(STAFF),  # MUTANT
+        extensions=allowed(SEES_DELIVERY_GATE),
         description="Delivery gates opening and closing, on every work order.",
     )
     async def delivery_gate_events(
