@@ -2,6 +2,7 @@
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -17,6 +18,7 @@ import httpx
 import psutil
 import pytest
 import uvicorn
+import websockets
 from gql import Client as GqlClient
 from gql import gql
 from gql.transport.exceptions import TransportClosed, TransportQueryError
@@ -509,3 +511,53 @@ def counting(engine: AsyncEngine) -> Iterator[list[str]]:
         yield statements
     finally:
         event.remove(engine.sync_engine, "before_cursor_execute", record)
+
+
+class RawSocket:
+    """A raw websocket speaking either protocol (no client library between the test and the
+    frames, so a message's data and errors are seen together); subscriptions are numbered
+    by the test."""
+
+    def __init__(self, ws: Any, protocol: str) -> None:
+        self.ws = ws
+        self.protocol = protocol
+
+    @classmethod
+    async def open(cls, server: str, token: str, protocol: str) -> "RawSocket":
+        ws = await websockets.connect(server.replace("http://", "ws://"), subprotocols=[protocol])
+        init = {"type": "connection_init", "payload": {"authorization": f"Bearer {token}"}}
+        await ws.send(json.dumps(init))
+        assert json.loads(await ws.recv())["type"] == "connection_ack"
+        return cls(ws, protocol)
+
+    async def subscribe(self, query: str, variables: dict[str, Any], sid: str = "1") -> None:
+        kind = "subscribe" if self.protocol == "graphql-transport-ws" else "start"
+        payload = {"query": query, "variables": variables}
+        await self.ws.send(json.dumps({"id": sid, "type": kind, "payload": payload}))
+
+    async def next(self, within: float = 15) -> dict[str, Any]:
+        """The next message about a subscription (keep-alives skipped)."""
+        async with asyncio.timeout(within):
+            while True:
+                message: dict[str, Any] = json.loads(await self.ws.recv())
+                if message["type"] not in ("ka", "ping", "pong"):
+                    return message
+
+    async def results(self, count: int) -> list[dict[str, Any]]:
+        """The payloads ({data, errors}) of the next `count` results; anything else fails."""
+        out = []
+        for _ in range(count):
+            message = await self.next()
+            assert message["type"] in ("next", "data"), message
+            out.append(message["payload"])
+        return out
+
+
+def error_codes(message: dict[str, Any]) -> list[str]:
+    """The error codes of a subscription message of either protocol."""
+    payload = message.get("payload")
+    if message["type"] == "error":
+        errors = payload if isinstance(payload, list) else payload.get("errors", [payload])
+    else:
+        errors = (payload or {}).get("errors") or []
+    return [e.get("extensions", {}).get("code") for e in errors]

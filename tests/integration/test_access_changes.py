@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-import websockets
 from sqlalchemy import text
 from websockets.exceptions import ConnectionClosed
 
@@ -17,7 +16,17 @@ from db import events, people
 from db.engine import unit_of_work
 from db.fanout import ACCESS_CHANNEL
 from domain.enums import TokenKind
-from tests.support import PROTOCOLS, START, Client, Shop, cursor_now, gid, print_tasks
+from tests.support import (
+    PROTOCOLS,
+    START,
+    Client,
+    RawSocket,
+    Shop,
+    cursor_now,
+    error_codes,
+    gid,
+    print_tasks,
+)
 
 SET_DEPARTMENTS = """mutation($i: SetUserDepartmentsInput!) { setUserDepartments(input: $i) {
   user { id } userErrors { code } } }"""
@@ -28,46 +37,6 @@ REACTIVATE = """mutation($i: ReactivateUserInput!) { reactivateUser(input: $i) {
 LOGIN = """mutation($i: LoginInput!) { login(input: $i) { token tokenId userErrors { code } } }"""
 QUEUE_EVENTS = """subscription($after: String) {
   queueEvents(department: "print", after: $after) { cursor task { id status } } }"""
-
-
-class Socket:
-    """A raw websocket speaking either protocol, one subscription with id 1."""
-
-    def __init__(self, ws: Any, protocol: str) -> None:
-        self.ws = ws
-        self.protocol = protocol
-
-    @classmethod
-    async def open(cls, server: str, token: str, protocol: str) -> "Socket":
-        ws = await websockets.connect(server.replace("http://", "ws://"), subprotocols=[protocol])
-        await ws.send(
-            json.dumps({"type": "connection_init", "payload": {"authorization": f"Bearer {token}"}})
-        )
-        assert json.loads(await ws.recv())["type"] == "connection_ack"
-        return cls(ws, protocol)
-
-    async def subscribe(self, query: str, variables: dict[str, Any]) -> None:
-        kind = "subscribe" if self.protocol == "graphql-transport-ws" else "start"
-        payload = {"query": query, "variables": variables}
-        await self.ws.send(json.dumps({"id": "1", "type": kind, "payload": payload}))
-
-    async def next(self, within: float = 10) -> dict[str, Any]:
-        """The next message about the subscription (keep-alives skipped)."""
-        async with asyncio.timeout(within):
-            while True:
-                message: dict[str, Any] = json.loads(await self.ws.recv())
-                if message["type"] not in ("ka", "ping", "pong"):
-                    return message
-
-
-def error_codes(message: dict[str, Any]) -> list[str]:
-    """The error codes of a subscription message of either protocol."""
-    payload = message.get("payload")
-    if message["type"] == "error":
-        errors = payload if isinstance(payload, list) else payload.get("errors", [payload])
-    else:
-        errors = (payload or {}).get("errors") or []
-    return [e.get("extensions", {}).get("code") for e in errors]
 
 
 async def start(api: Client, shop: Shop, who: str, task: int) -> None:
@@ -81,7 +50,7 @@ async def test_a_worker_removed_from_print_receives_nothing_committed_after(
 ) -> None:
     before, after = await print_tasks(shop, 2)
     cursor = await cursor_now(api, shop.tokens["pat"])
-    socket = await Socket.open(server, shop.tokens["pat"], protocol)
+    socket = await RawSocket.open(server, shop.tokens["pat"], protocol)
     try:
         await socket.subscribe(QUEUE_EVENTS, {"after": cursor})
         await start(api, shop, "pia", before)
@@ -168,7 +137,7 @@ async def test_a_removal_during_a_replay_stops_it_before_anything_committed_afte
         return await read_page(conn, resume, settled, where)
 
     monkeypatch.setattr(events, "read_page", removed_after_the_first_page)
-    socket = await Socket.open(server, shop.tokens["pat"], protocol)
+    socket = await RawSocket.open(server, shop.tokens["pat"], protocol)
     try:
         await socket.subscribe(QUEUE_EVENTS, {"after": cursor})
         received = [await socket.next() for _ in range(3)]
@@ -196,7 +165,7 @@ async def test_a_subscription_started_after_a_removal_on_an_older_connection_is_
     print; she is removed before it subscribes. Her rights are those of now."""
     [task] = await print_tasks(shop, 1)
     cursor = await cursor_now(api, shop.tokens["pat"])
-    socket = await Socket.open(server, shop.tokens["pat"], protocol)
+    socket = await RawSocket.open(server, shop.tokens["pat"], protocol)
     try:
         await remove(api, shop, running_app[1])
         await start(api, shop, "pia", task)
@@ -229,7 +198,7 @@ async def test_queries_and_mutations_over_an_older_socket_take_her_rights_of_now
     query or a mutation on it. Over HTTP that is refused at once; so it is here, and
     nothing is written. (The legacy graphql-ws protocol takes subscriptions only.)"""
     customers = await count_customers(shop)
-    socket = await Socket.open(server, shop.tokens[who], "graphql-transport-ws")
+    socket = await RawSocket.open(server, shop.tokens[who], "graphql-transport-ws")
     try:
         await remove(api, shop, running_app[1], who)
         await socket.subscribe(operation, {})
@@ -252,7 +221,7 @@ async def test_a_member_added_after_her_socket_opened_may_subscribe_on_it(
     [task] = await print_tasks(shop, 1)
     cursor = await cursor_now(api, shop.tokens["pat"])
     # Sam (Sales) is no member of print when her socket opens.
-    socket = await Socket.open(server, shop.tokens["sam"], protocol)
+    socket = await RawSocket.open(server, shop.tokens["sam"], protocol)
     try:
         added = await api.as_(shop.tokens["ada"])(
             SET_DEPARTMENTS,
@@ -278,7 +247,7 @@ async def test_deactivating_a_user_ends_her_tokens_and_sockets_at_once(
 ) -> None:
     [task] = await print_tasks(shop, 1)
     cursor = await cursor_now(api, shop.tokens["pat"])
-    socket = await Socket.open(server, shop.tokens["pat"], protocol)
+    socket = await RawSocket.open(server, shop.tokens["pat"], protocol)
     await socket.subscribe(QUEUE_EVENTS, {"after": cursor})
     user = gid("User", shop.users["pat"])
     done = await api.as_(shop.tokens["ada"])(DEACTIVATE, {"i": {"userId": user}})
@@ -336,7 +305,7 @@ async def test_an_expired_session_is_closed_within_seconds(server: str, shop: Sh
         issued = await people.issue_token(
             conn, kind=TokenKind.SESSION, name="short", user_id=shop.users["pat"], ttl_seconds=2
         )
-    socket = await Socket.open(server, issued.token, "graphql-transport-ws")
+    socket = await RawSocket.open(server, issued.token, "graphql-transport-ws")
     await socket.subscribe(QUEUE_EVENTS, {"after": None})
     with pytest.raises(ConnectionClosed) as closed:
         async with asyncio.timeout(10):

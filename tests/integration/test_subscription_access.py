@@ -7,7 +7,6 @@ under test were committed, so the events arrive by replay, in log order: what a 
 receives does not depend on when the server registered the subscription.
 """
 
-import asyncio
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +15,16 @@ import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-from tests.support import PROTOCOLS, Client, Shop, cursor_now, gid, task_ids
+from tests.support import (
+    PROTOCOLS,
+    Client,
+    RawSocket,
+    Shop,
+    cursor_now,
+    error_codes,
+    gid,
+    task_ids,
+)
 
 GATE_EVENTS = """subscription($after: String) { deliveryGateEvents(after: $after) {
   cursor kind task { id status availableAt department { code } workOrder { orderNumber } } } }"""
@@ -40,62 +48,11 @@ DEACTIVATE = """mutation($i: DeactivateUserInput!) { deactivateUser(input: $i) {
 WALL_QUEUE = "query($d: String!) { queue(department: $d) { eventCursor } }"
 
 
-# -- a raw websocket, so that a message's data and errors are seen together -------------------
-
-
-class Socket:
-    """One websocket speaking either protocol; each subscription is numbered by the test."""
-
-    def __init__(self, ws: Any, protocol: str) -> None:
-        self.ws = ws
-        self.protocol = protocol
-
-    @classmethod
-    async def open(cls, server: str, token: str, protocol: str) -> "Socket":
-        ws = await websockets.connect(server.replace("http://", "ws://"), subprotocols=[protocol])
-        init = {"type": "connection_init", "payload": {"authorization": f"Bearer {token}"}}
-        await ws.send(json.dumps(init))
-        assert json.loads(await ws.recv())["type"] == "connection_ack"
-        return cls(ws, protocol)
-
-    async def subscribe(self, query: str, variables: dict[str, Any], sid: str = "1") -> None:
-        kind = "subscribe" if self.protocol == "graphql-transport-ws" else "start"
-        payload = {"query": query, "variables": variables}
-        await self.ws.send(json.dumps({"id": sid, "type": kind, "payload": payload}))
-
-    async def next(self, within: float = 15) -> dict[str, Any]:
-        """The next message about a subscription (keep-alives skipped)."""
-        async with asyncio.timeout(within):
-            while True:
-                message: dict[str, Any] = json.loads(await self.ws.recv())
-                if message["type"] not in ("ka", "ping", "pong"):
-                    return message
-
-    async def results(self, count: int) -> list[dict[str, Any]]:
-        """The payloads ({data, errors}) of the next `count` results; anything else fails."""
-        out = []
-        for _ in range(count):
-            message = await self.next()
-            assert message["type"] in ("next", "data"), message
-            out.append(message["payload"])
-        return out
-
-
 def is_result(message: dict[str, Any]) -> bool:
     return message["type"] in ("next", "data")
 
 
-def error_codes(message: dict[str, Any]) -> list[str]:
-    """The error codes of a subscription message of either protocol."""
-    payload = message.get("payload")
-    if message["type"] == "error":
-        errors = payload if isinstance(payload, list) else payload.get("errors", [payload])
-    else:
-        errors = (payload or {}).get("errors") or []
-    return [e.get("extensions", {}).get("code") for e in errors]
-
-
-async def refusal(socket: Socket) -> dict[str, Any]:
+async def refusal(socket: RawSocket) -> dict[str, Any]:
     """The message that ends a refused subscription, after checking that it carried no
     data and that the subscription is over (a `complete` follows an errored result)."""
     ended = await socket.next()
@@ -298,7 +255,7 @@ async def test_who_may_subscribe(
     token = await token_of(api, shop, caller)
     make, seen = SCENARIOS[subscription]
     query, variables, expected = await make(api, shop)
-    socket = await Socket.open(server, token, protocol)
+    socket = await RawSocket.open(server, token, protocol)
     try:
         await socket.subscribe(query, variables)
         if isinstance(outcome, Refused):
@@ -344,7 +301,7 @@ async def test_money_fields_in_work_order_events(
     selection = QUOTE_SELECTION if field == "quote" else BALANCE_SELECTION
     query = f"""subscription($order: ID!, $after: String) {{
       workOrderEvents(workOrderId: $order, after: $after) {{ kind {selection} }} }}"""
-    socket = await Socket.open(server, shop.tokens[caller], PROTOCOLS[0])
+    socket = await RawSocket.open(server, shop.tokens[caller], PROTOCOLS[0])
     try:
         await socket.subscribe(query, {"order": gid("WorkOrder", order), "after": after})
         results = await socket.results(2)
@@ -403,9 +360,13 @@ async def test_deactivating_an_admin_stops_the_display_tokens_she_made(
     first_print = gid("DepartmentTask", (await task_ids(shop.engine, first))["print"])
     later_print = gid("DepartmentTask", (await task_ids(shop.engine, later))["print"])
     sockets = {
-        "print": (await Socket.open(server, print_wall["secret"], protocol), QUEUE_EVENTS, 2),
-        "delivery": (await Socket.open(server, delivery_wall["secret"], protocol), GATE_EVENTS, 1),
-        "ari": (await Socket.open(server, ari_wall["secret"], protocol), QUEUE_EVENTS, 2),
+        "print": (await RawSocket.open(server, print_wall["secret"], protocol), QUEUE_EVENTS, 2),
+        "delivery": (
+            await RawSocket.open(server, delivery_wall["secret"], protocol),
+            GATE_EVENTS,
+            1,
+        ),
+        "ari": (await RawSocket.open(server, ari_wall["secret"], protocol), QUEUE_EVENTS, 2),
     }
     try:
         for socket, query, count in sockets.values():
