@@ -12,10 +12,11 @@ from tests.e2e.browser import browser  # noqa: F401  (fixture)
 from tests.e2e.web.support import (
     OpenTab,
     base,
+    scalar,
     screenshots,  # noqa: F401  (fixture)
     tabs,  # noqa: F401  (fixture)
 )
-from tests.support import Client, Shop
+from tests.support import START, Client, Shop, gid, task_ids
 
 pytestmark = pytest.mark.e2e
 
@@ -45,8 +46,16 @@ async def test_the_display_shows_names_job_lines_and_how_many_more(
         DEPARTMENT, {"i": {"code": "wide", "name": "Wide format", "kind": "PRODUCTION"}}
     )
     assert made["createDepartment"]["userErrors"] == []
-    for n in range(14):
+    orders = [
         await shop.order(["wide"], details={"product": f"Banner {n}", "quantity": 10 + n})
+        for n in range(16)
+    ]
+    # Two of them are in progress (the last two, so the waiting ones keep their numbers).
+    shop.departments["wide"] = await scalar(shop, "SELECT id FROM departments WHERE code = 'wide'")
+    wim = api.as_(await shop.add_user("wim", ["wide"]))
+    for order in orders[14:]:
+        task = (await task_ids(shop.engine, order))["wide"]
+        await wim(START, {"i": {"taskId": gid("DepartmentTask", task)}})
     secret, _ = await display_token(api, shop, ["wide"])
     tab = await tabs()
     page = tab.page
@@ -56,6 +65,11 @@ async def test_the_display_shows_names_job_lines_and_how_many_more(
     await expect(page.locator("#waiting-count")).to_have_text("14")
     first = page.locator("#waiting li").first
     await expect(first).to_contain_text("10 x Banner 0")
+    # Each timer says which clock it is.
+    await expect(first.locator(".since")).to_have_text("waiting 0 min")
+    await expect(page.locator("#working-count")).to_have_text("2")
+    await expect(page.locator("#working li").first.locator(".since")).to_have_text("working 0 min")
+    await expect(page.locator("#working li").first).to_contain_text("Wim")
 
     # 14 do not fit on 1366x768: the ones that fit are whole, the rest are counted.
     more = page.locator("#waiting-more")
@@ -75,6 +89,25 @@ async def test_the_display_shows_names_job_lines_and_how_many_more(
     await page.set_viewport_size({"width": 800, "height": 1280})
     await expect(page.locator("#waiting li:visible")).not_to_have_count(shown)
     await page.screenshot(path=str(screenshots / "wall-display-more-tablet.png"))
+    # Portrait is one column (in progress below waiting), and nothing wraps: the title,
+    # the headings, order numbers and timers each keep to one line.
+    waiting_box = await page.locator("#waiting").bounding_box()
+    working_box = await page.locator("#working").bounding_box()
+    assert waiting_box is not None and working_box is not None
+    assert working_box["x"] == waiting_box["x"]
+    assert working_box["y"] > waiting_box["y"] + waiting_box["height"]
+    assert waiting_box["width"] > 700
+    one_line = """el => { const s = getComputedStyle(el);
+        return el.getBoundingClientRect().height < 1.5 * parseFloat(s.fontSize); }"""
+    for selector in ["#title", "#working-heading", "#waiting-heading", "#clock",
+                     "#waiting li:visible .order", "#waiting li:visible .since",
+                     "#working li .order", "#working li .since"]:  # fmt: skip
+        for element in await page.locator(selector).all():
+            assert await element.evaluate(one_line), selector
+    # At least twice as many waiting tasks as the two that fit before.
+    portrait = await page.locator("#waiting li:visible").count()
+    assert portrait >= 5
+    await expect(more).to_have_text(f"+ {14 - portrait} more waiting")
     tab.assert_clean()
     await tab.close()
 

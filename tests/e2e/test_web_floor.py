@@ -6,6 +6,7 @@ when the page's own websocket drops."""
 import asyncio
 import json
 import re
+from pathlib import Path
 
 import pytest
 from playwright.async_api import Page, Route, expect
@@ -15,6 +16,7 @@ from tests.e2e.web.support import (
     OpenTab,
     base,
     scalar,
+    screenshots,  # noqa: F401  (fixture)
     sign_in,
     tabs,  # noqa: F401  (fixture)
     user_with_password,
@@ -85,6 +87,7 @@ async def test_sales_creates_an_order_that_appears_live_in_the_print_queue(
     server: str,
     shop: Shop,
     tabs: OpenTab,  # noqa: F811
+    screenshots: Path,  # noqa: F811
 ) -> None:
     printer = await tabs(token=shop.tokens["pat"])
     await printer.page.goto(base(server) + "/queues")
@@ -103,7 +106,21 @@ async def test_sales_creates_an_order_that_appears_live_in_the_print_queue(
     await page.get_by_role("checkbox", name="Print", exact=True).check()
     await page.get_by_role("checkbox", name="Needs transport").check()
     await page.get_by_label("Product").fill("Flyers A5")
-    await page.get_by_label("Quantity").fill("500")
+    # A quantity that is not a whole number: the form's own check, shown under Quantity
+    # (not under Notes), and nothing is sent.
+    quantity = page.get_by_label("Quantity")
+    await quantity.fill("2.5")
+    await page.get_by_role("button", name="Create work order").click()
+    await expect(quantity).to_have_attribute("aria-invalid", "true")
+    described = await quantity.get_attribute("aria-describedby")
+    assert described is not None
+    await expect(page.locator(f"[id='{described.split()[-1]}']")).to_have_text(
+        "⚠ Quantity must be a whole number above zero."
+    )
+    await expect(page.get_by_label("Notes")).not_to_have_attribute("aria-invalid", "true")
+    await expect(page.locator(".field-error")).to_have_count(1)
+    await page.screenshot(path=str(screenshots / "new-work-order-quantity-tablet.png"))
+    await quantity.fill("500")
     # A refused quote: the server's userError appears next to its field.
     await page.get_by_label("Quote amount").fill("-5")
     await page.get_by_role("button", name="Create work order").click()

@@ -4,9 +4,11 @@ order with a reason; Accounts posts an entry by double click, and after a lost r
 and exactly one entry exists each time."""
 
 import json
+import re
+from pathlib import Path
 
 import pytest
-from playwright.async_api import Route, expect
+from playwright.async_api import Route, WebSocketRoute, expect
 
 from db import customers
 from db.engine import unit_of_work
@@ -15,6 +17,7 @@ from tests.e2e.web.support import (
     OpenTab,
     base,
     scalar,
+    screenshots,  # noqa: F401  (fixture)
     tabs,  # noqa: F401  (fixture)
 )
 from tests.support import START, Client, Shop, gid, task_ids
@@ -24,6 +27,8 @@ pytestmark = pytest.mark.e2e
 FINISH = """mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }"""
 QUOTE = """mutation($i: UpdateWorkOrderQuoteInput!) {
   updateWorkOrderQuote(input: $i) { userErrors { code } } }"""
+CANCEL = """mutation($i: CancelWorkOrderInput!) { cancelWorkOrder(input: $i) {
+  userErrors { code } } }"""
 
 
 async def test_an_admin_reopens_a_task_with_a_reason_and_it_shows_in_the_timeline(
@@ -98,7 +103,9 @@ async def test_sales_edits_a_stale_quote_and_cancels_with_a_reason(
     await expect(dialog).to_have_count(0)
     await expect(page.locator(".quote")).to_have_text("Quote: 120.00 EUR")
     timeline = page.locator(".timeline")
-    await expect(timeline).to_contain_text("Quote changed from NONE to 99.00 EUR")
+    # The first quote is "set", not changed from the server's NONE.
+    await expect(timeline).to_contain_text("Quote set to 99.00 EUR")
+    await expect(timeline).not_to_contain_text("NONE")
     await expect(timeline).to_contain_text("Quote changed from 99.00 EUR to 120.00 EUR")
 
     await page.get_by_role("button", name="Cancel work order").click()
@@ -112,9 +119,136 @@ async def test_sales_edits_a_stale_quote_and_cancels_with_a_reason(
     await expect(page.get_by_role("heading", level=1)).to_contain_text("Cancelled")
     await expect(timeline).to_contain_text("Reason: Customer withdrew the order")
     await expect(page.get_by_role("button", name="Cancel work order")).to_have_count(0)
+    # The server refuses a cancelled order's quote: no "Edit quote" either.
+    await expect(page.get_by_role("button", name="Edit quote")).to_have_count(0)
     assert await scalar(shop, "SELECT status FROM work_orders WHERE id = :o", o=order) == (
         "CANCELLED"
     )
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_a_cancelled_order_offers_no_task_moves_and_says_there_is_no_delivery(
+    api: Client,
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,  # noqa: F811
+    screenshots: Path,  # noqa: F811
+) -> None:
+    order = await shop.order(["print", "finishing"])
+    ids = await task_ids(shop.engine, order)
+    pat = api.as_(shop.tokens["pat"])
+    await pat(START, {"i": {"taskId": gid("DepartmentTask", ids["print"])}})
+    await pat(FINISH, {"i": {"taskId": gid("DepartmentTask", ids["print"])}})
+    cancelled = await api.as_(shop.tokens["sam"])(
+        CANCEL, {"i": {"workOrderId": gid("WorkOrder", order), "reason": "Customer withdrew"}}
+    )
+    assert cancelled["cancelWorkOrder"]["userErrors"] == []
+
+    tab = await tabs(token=shop.tokens["ada"])
+    page = tab.page
+    await page.goto(base(server) + "/orders/" + gid("WorkOrder", order))
+    await expect(page.get_by_role("heading", level=1)).to_contain_text("Cancelled")
+    rows = page.locator("table.tasks-table tbody tr")
+    await expect(rows).to_have_count(3)
+    # Every admin move is WORK_ORDER_CLOSED on a cancelled order: none is offered.
+    for name in ("Release", "Complete", "Reopen", "Edit quote", "Cancel work order"):
+        await expect(page.get_by_role("button", name=name)).to_have_count(0)
+    await expect(rows.first).to_contain_text("None (cancelled)")
+    # The gate panel and the delivery row say the order is cancelled, not "gate closed".
+    gate = page.locator(".gate")
+    await expect(gate).to_contain_text("cancelled, so there is no delivery")
+    await expect(gate).not_to_contain_text("waiting for")
+    delivery = page.locator(f"tr[data-task-id='{gid('DepartmentTask', ids['delivery'])}']")
+    await expect(delivery).to_contain_text("Not queued (work order cancelled)")
+    await expect(page.locator("table.tasks-table")).not_to_contain_text("gate closed")
+    await page.screenshot(path=str(screenshots / "work-order-cancelled-admin-desktop.png"))
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_a_completed_order_takes_a_quote_edit_and_a_reopen(
+    api: Client,
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,  # noqa: F811
+) -> None:
+    order = await shop.order(["print"])
+    ids = await task_ids(shop.engine, order)
+    for who, code in (("pat", "print"), ("dan", "delivery")):
+        worker = api.as_(shop.tokens[who])
+        await worker(START, {"i": {"taskId": gid("DepartmentTask", ids[code])}})
+        await worker(FINISH, {"i": {"taskId": gid("DepartmentTask", ids[code])}})
+    assert await scalar(shop, "SELECT status FROM work_orders WHERE id = :o", o=order) == (
+        "COMPLETED"
+    )
+
+    # Sales: the quote of a completed order can still change; it cannot be cancelled.
+    tab = await tabs(token=shop.tokens["sam"])
+    page = tab.page
+    await page.goto(base(server) + "/orders/" + gid("WorkOrder", order))
+    await expect(page.get_by_role("heading", level=1)).to_contain_text("Completed")
+    await expect(page.get_by_role("button", name="Cancel work order")).to_have_count(0)
+    await page.get_by_role("button", name="Edit quote").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_label("Amount").fill("80.00")
+    await dialog.get_by_role("button", name="Save quote").click()
+    await expect(dialog).to_have_count(0)
+    await expect(page.locator(".quote")).to_have_text("Quote: 80.00 EUR")
+    await expect(page.locator(".timeline")).to_contain_text("Quote set to 80.00 EUR")
+    tab.assert_clean()
+    await tab.close()
+
+    # An admin: a completed order's tasks can be reopened (the order is active again).
+    tab = await tabs(token=shop.tokens["ada"])
+    page = tab.page
+    await page.goto(base(server) + "/orders/" + gid("WorkOrder", order))
+    row = page.locator(f"tr[data-task-id='{gid('DepartmentTask', ids['print'])}']")
+    await row.get_by_role("button", name="Reopen").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_label("Reason").fill("Wrong paper")
+    await dialog.get_by_role("button", name="Reopen task").click()
+    await expect(dialog).to_have_count(0)
+    await expect(page.get_by_role("heading", level=1)).to_contain_text("Active")
+    await expect(row).to_contain_text("Waiting")
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_the_order_page_says_why_it_is_not_live(
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,  # noqa: F811
+) -> None:
+    order = await shop.order(["print"])
+    tab = await tabs(token=shop.tokens["sam"])
+    page = tab.page
+    refusal = "Not allowed to follow this work order."
+
+    async def refuse_order_events(ws: WebSocketRoute) -> None:
+        # Everything goes through to the server except the order's subscription, which
+        # the "server" refuses (as it would a FORBIDDEN subscription).
+        server_side = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("type") == "subscribe" and "WorkOrderLive" in json.dumps(data):
+                ws.send(json.dumps({
+                    "id": data["id"],
+                    "type": "error",
+                    "payload": [{"message": refusal, "extensions": {"code": "FORBIDDEN"}}],
+                }))  # fmt: skip
+            else:
+                server_side.send(message)
+
+        ws.on_message(from_page)
+
+    await page.route_web_socket(re.compile(r".*/graphql"), refuse_order_events)
+    await page.goto(base(server) + "/orders/" + gid("WorkOrder", order))
+    await expect(page.locator(".title-row .live-status")).to_contain_text("Not live")
+    await expect(page.locator(".message.notice")).to_contain_text(refusal)
+    # The page itself still loaded.
+    await expect(page.get_by_role("heading", level=1)).to_contain_text("WO-")
     tab.assert_clean()
     await tab.close()
 

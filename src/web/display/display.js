@@ -112,7 +112,8 @@ function item(task, working) {
   li.dataset.taskId = task.id;
   const parts = [
     ["order", task.workOrder.orderNumber],
-    ["since", minutes(since)],
+    // Which clock it is: time in the queue, or time since someone started it.
+    ["since", (working ? "working " : "waiting ") + minutes(since)],
     ["customer", task.workOrder.customer.name],
     ["worker", working && task.pickedUpBy ? task.pickedUpBy.name : ""],
     ["job", task.workOrder.jobLine || ""],

@@ -49,7 +49,9 @@ export const CREATE_WORK_ORDER = gql`
   }
 `;
 
-const KNOWN_FIELDS = ["customerId", "departmentCodes", "details", "quote", "needsInstallation",
+// "quantity" is the form's own check (it is not an input field of the mutation): its error
+// shows under Quantity; the server's errors on `details` show under Notes.
+const KNOWN_FIELDS = ["customerId", "departmentCodes", "details", "quantity", "quote", "needsInstallation",
   "needsTransport", "needsRepair"];
 
 // "Customer": type to search, pick one of the matches, or create the customer here.
@@ -159,7 +161,7 @@ export function NewWorkOrder() {
     if (!customer) local.push({ field: "customerId", message: "Pick a customer, or create one." });
     const count = quantity.trim() ? Number(quantity) : null;
     if (count !== null && !(Number.isInteger(count) && count > 0)) {
-      local.push({ field: "details", message: "Quantity must be a whole number above zero." });
+      local.push({ field: "quantity", message: "Quantity must be a whole number above zero." });
     }
     setErrors(local);
     setFailure(null);
@@ -222,7 +224,8 @@ export function NewWorkOrder() {
         <legend>Details</legend>
         <div class="row">
           <${Field} label="Product" value=${product} onInput=${setProduct} hint="For example: Flyers A5" />
-          <${Field} label="Quantity" value=${quantity} onInput=${setQuantity} inputmode="numeric" class="short" />
+          <${Field} label="Quantity" value=${quantity} onInput=${setQuantity} inputmode="numeric" class="short"
+            error=${errorsFor(errors, "quantity")} />
         </div>
         <${Field} label="Notes" type="textarea" value=${notes} onInput=${setNotes} rows="3"
           error=${errorsFor(errors, "details")} />

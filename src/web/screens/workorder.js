@@ -108,6 +108,16 @@ const TASK_MOVES = {
   REOPEN: "reopened",
 };
 
+// The server writes NONE for "no quote" on either side of a change.
+const NO_QUOTE = "NONE";
+
+function quoteMove(from, to) {
+  if (from === NO_QUOTE && to === NO_QUOTE) return "Quote unchanged (none)";
+  if (from === NO_QUOTE) return `Quote set to ${to}`;
+  if (to === NO_QUOTE) return `Quote removed (was ${from})`;
+  return `Quote changed from ${from} to ${to}`;
+}
+
 function orderMove(entry) {
   switch (entry.action) {
     case "COMPLETE": return "Work order completed";
@@ -115,7 +125,7 @@ function orderMove(entry) {
     case "CANCEL": return "Work order cancelled";
     case "OPEN_GATE": return "Delivery gate opened";
     case "CLOSE_GATE": return "Delivery gate closed";
-    case "QUOTE_CHANGED": return `Quote changed from ${entry.fromState} to ${entry.toState}`;
+    case "QUOTE_CHANGED": return quoteMove(entry.fromState, entry.toState);
     default: return `${entry.action}: ${entry.fromState} → ${entry.toState}`;
   }
 }
@@ -145,13 +155,23 @@ function Gate({ order }) {
   const gating = order.tasks.filter((t) => t.department.gatesDelivery && t.id !== order.deliveryTask.id);
   const open = Boolean(order.deliveryTask.availableAt);
   const waitingFor = gating.filter((t) => t.status !== "COMPLETED").map((t) => t.department.name);
+  const cancelled = order.status === "CANCELLED";
+  const delivered = delivery && delivery.status === "COMPLETED";
+  let state;
+  if (cancelled) {
+    state = delivered
+      ? html`<strong>Cancelled</strong>: the work order was cancelled after delivery was done.`
+      : html`<strong>Cancelled</strong>: the work order was cancelled, so there is no delivery.`;
+  } else if (open) {
+    state = html`<strong>Open</strong> since <${Time} iso=${order.deliveryTask.availableAt} />: ${delivery ? delivery.department.name : "delivery"} can start.`;
+  } else {
+    state = html`<strong>Closed</strong>: waiting for ${waitingFor.length ? waitingFor.join(", ") : "production"}.`;
+  }
   return html`<section aria-labelledby="gate-heading" class="panel">
     <h2 id="gate-heading">Delivery gate</h2>
-    <p class=${"gate " + (open ? "open" : "closed")}>
-      <span aria-hidden="true">${open ? "▶ " : "■ "}</span>
-      ${open
-        ? html`<strong>Open</strong> since <${Time} iso=${order.deliveryTask.availableAt} />: ${delivery ? delivery.department.name : "delivery"} can start.`
-        : html`<strong>Closed</strong>: waiting for ${waitingFor.length ? waitingFor.join(", ") : "production"}.`}
+    <p class=${"gate " + (cancelled ? "cancelled" : open ? "open" : "closed")}>
+      <span aria-hidden="true">${cancelled ? "✕ " : open ? "▶ " : "■ "}</span>
+      ${state}
     </p>
     <p class="flags">
       ${[["needsInstallation", "Installation"], ["needsTransport", "Transport"], ["needsRepair", "Repair"]]
@@ -238,19 +258,36 @@ async function runMove(mutation, field, input) {
   }
 }
 
-function TaskRow({ task, order, admin, onMove }) {
-  const moves = admin
-    ? [
+// Which admin moves a task can take (docs/state-machine.md): RELEASE from STARTED,
+// OVERRIDE_COMPLETE from PENDING or STARTED, REOPEN from COMPLETED; none of them on a
+// CANCELLED order (WORK_ORDER_CLOSED). A COMPLETED order takes them (a reopen makes it
+// ACTIVE again).
+function adminMoves(task, order) {
+  return order.status === "CANCELLED"
+    ? []
+    : [
         task.status === "STARTED" ? "release" : null,
         task.status !== "COMPLETED" ? "complete" : null,
         task.status === "COMPLETED" ? "reopen" : null,
-      ].filter(Boolean)
-    : [];
+      ].filter(Boolean);
+}
+
+// "In queue since": when it joined its queue; a cancelled order's unfinished tasks left
+// every queue, and a task without availableAt is a delivery task behind a closed gate.
+function QueuedSince({ task, order }) {
+  if (order.status === "CANCELLED" && task.status !== "COMPLETED") {
+    return html`<span>Not queued (work order cancelled)</span>`;
+  }
+  return task.availableAt ? html`<${Time} iso=${task.availableAt} />` : html`<span>Not yet (gate closed)</span>`;
+}
+
+function TaskRow({ task, order, admin, onMove }) {
+  const moves = admin ? adminMoves(task, order) : [];
   return html`<tr data-task-id=${task.id}>
     <th scope="row">${task.department.name}</th>
     <td><${Badge} status=${task.status} /></td>
     <td>${task.pickedUpBy ? task.pickedUpBy.name : "—"}</td>
-    <td>${task.availableAt ? html`<${Time} iso=${task.availableAt} />` : html`<span>Not yet (gate closed)</span>`}</td>
+    <td><${QueuedSince} task=${task} order=${order} /></td>
     <td><${Time} iso=${task.startedAt} /></td>
     <td><${Time} iso=${task.completedAt} /></td>
     ${admin
@@ -258,6 +295,7 @@ function TaskRow({ task, order, admin, onMove }) {
           ${moves.map((move) => html`<button type="button" class="small" key=${move}
             aria-label=${ADMIN_MOVES[move].label + " " + task.department.name + " task"}
             onClick=${() => onMove(task, move)}>${ADMIN_MOVES[move].label}</button>`)}
+          ${moves.length ? null : html`<span class="empty">None (cancelled)</span>`}
         </div></td>`
       : null}
   </tr>`;
@@ -267,6 +305,8 @@ export function WorkOrderPage({ id, me }) {
   const roles = rolesOf(me);
   const [state, setState] = useState({ order: null, error: null });
   const [status, setStatus] = useState("connecting");
+  // Why the server refused to follow this order (the badge alone says only "Not live").
+  const [liveFailure, setLiveFailure] = useState(null);
   const [dialog, setDialog] = useState(null);
   const [notice, setNotice] = useState("");
   const loading = useRef({ running: false, again: false });
@@ -293,6 +333,7 @@ export function WorkOrderPage({ id, me }) {
 
   useEffect(() => {
     setState({ order: null, error: null });
+    setLiveFailure(null);
     let previous = "connecting";
     load();
     // Every change to this order arrives as an event; the page then reads the order again.
@@ -307,6 +348,7 @@ export function WorkOrderPage({ id, me }) {
         previous = name;
         setStatus(name);
       },
+      onFailure: (problem) => setLiveFailure(problem.message),
     });
     return () => live.stop();
   }, [id]);
@@ -319,6 +361,8 @@ export function WorkOrderPage({ id, me }) {
     return html`<h1>Work order</h1>${error ? html`<${ErrorMessage} error=${error} />` : html`<${Loading} />`}`;
   }
   const active = order.status === "ACTIVE";
+  // The server refuses a quote change only on a CANCELLED order; cancelling needs ACTIVE.
+  const quoteEditable = order.status !== "CANCELLED";
   const entries = timeline(order);
 
   async function move(task, which) {
@@ -353,6 +397,9 @@ export function WorkOrderPage({ id, me }) {
       <h1>${order.orderNumber} <${Badge} status=${order.status} order=${true} /></h1>
       <${LiveStatus} status=${status} />
     </div>
+    ${liveFailure && status !== "live"
+      ? html`<p class="message notice">Changes by others do not show here until you reload: ${liveFailure}</p>`
+      : null}
     <p class="lead">
       <strong>${order.customer.name}</strong>${order.jobLine ? ` · ${order.jobLine}` : ""}${" · created "}
       <${Time} iso=${order.createdAt} />${order.createdBy ? ` by ${order.createdBy.name}` : ""}
@@ -363,9 +410,11 @@ export function WorkOrderPage({ id, me }) {
       ${roles.seesQuote
         ? html`<p class="quote">Quote: <strong>${order.quote ? money(order.quote) : "none"}</strong></p>`
         : null}
+      ${roles.sales && quoteEditable
+        ? html`<button type="button" onClick=${() => setDialog({ kind: "quote" })}>Edit quote</button>`
+        : null}
       ${roles.sales && active
-        ? html`<button type="button" onClick=${() => setDialog({ kind: "quote" })}>Edit quote</button>
-          <button type="button" class="danger" onClick=${() => setDialog({ kind: "cancel" })}>Cancel work order</button>`
+        ? html`<button type="button" class="danger" onClick=${() => setDialog({ kind: "cancel" })}>Cancel work order</button>`
         : null}
     </div>
     <div class="order-grid">
