@@ -170,6 +170,7 @@ class Shop:
     departments: dict[str, int] = field(default_factory=dict)
     users: dict[str, int] = field(default_factory=dict)
     tokens: dict[str, str] = field(default_factory=dict)
+    token_ids: dict[str, int] = field(default_factory=dict)
     customer_id: int = 0
 
     async def add_user(self, key: str, codes: list[str], *, is_admin: bool = False) -> str:
@@ -187,6 +188,7 @@ class Shop:
             )
         self.users[key] = user.id
         self.tokens[key] = issued.token
+        self.token_ids[key] = issued.row.id
         return issued.token
 
     async def order(self, codes: list[str], **extra: Any) -> int:

@@ -15,6 +15,7 @@ from tests.e2e.web.support import (
     base,
     session_token,
     sign_in,
+    stored_session,
     tabs,  # noqa: F401  (fixture)
     user_with_password,
 )
@@ -107,6 +108,11 @@ async def test_a_worker_signs_in_and_out(
     token = await session_token(page)
     assert token is not None
     assert (await api.as_(token)(ME))["me"] == {"name": "Wes"}
+    # With the session's id, which tells this browser's session among her tokens.
+    newest = await api.as_(token)("{ myTokens(first: 1) { edges { node { id kind } } } }")
+    [session] = [edge["node"] for edge in newest["myTokens"]["edges"]]
+    assert session["kind"] == "SESSION"
+    assert (await stored_session(page) or {}).get("tokenId") == session["id"]
 
     # A reload keeps the tab signed in (sessionStorage).
     await page.reload()

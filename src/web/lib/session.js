@@ -1,22 +1,27 @@
-// The signed-in session: its token lives in sessionStorage (this tab, until it closes),
-// the signed-in person in memory. One transport per page, reading the token each time.
+// The signed-in session: its token (and the token's id, to tell this browser's session
+// among the person's tokens) lives in sessionStorage (this tab, until it closes), the
+// signed-in person in memory. One transport per page, reading the token each time.
 import { createTransport } from "./graphql.js";
 
 const KEY = "pressroom.session";
 const listeners = new Set();
 
-let state = { token: null, me: null, notice: null };
+let state = { token: null, tokenId: null, me: null, notice: null };
 try {
   const stored = JSON.parse(window.sessionStorage.getItem(KEY) || "null");
-  if (stored && typeof stored.token === "string") state = { ...state, token: stored.token };
+  if (stored && typeof stored.token === "string") {
+    state = { ...state, token: stored.token, tokenId: stored.tokenId || null };
+  }
 } catch (error) {
   window.sessionStorage.removeItem(KEY);
 }
 
 function set(next) {
   state = { ...state, ...next };
-  if (state.token) window.sessionStorage.setItem(KEY, JSON.stringify({ token: state.token }));
-  else window.sessionStorage.removeItem(KEY);
+  if (state.token) {
+    const stored = { token: state.token, tokenId: state.tokenId };
+    window.sessionStorage.setItem(KEY, JSON.stringify(stored));
+  } else window.sessionStorage.removeItem(KEY);
   listeners.forEach((listener) => listener(state));
 }
 
@@ -34,9 +39,9 @@ export function onSession(listener) {
   return () => listeners.delete(listener);
 }
 
-export function signedIn(token, me) {
+export function signedIn(token, me, tokenId = null) {
   transport.close();
-  set({ token, me, notice: null });
+  set({ token, tokenId, me, notice: null });
 }
 
 export function setMe(me) {
@@ -49,6 +54,7 @@ export function end(reason) {
   transport.close();
   set({
     token: null,
+    tokenId: null,
     me: null,
     notice: `${reason || "Your session has ended."} Please sign in again.`,
   });
@@ -56,7 +62,7 @@ export function end(reason) {
 
 export function signedOut() {
   transport.close();
-  set({ token: null, me: null, notice: "You have signed out." });
+  set({ token: null, tokenId: null, me: null, notice: "You have signed out." });
 }
 
 // What the signed-in person may use, from `me` (the server checks every request anyway).

@@ -1,9 +1,11 @@
-// Admin (admins): people and their departments, departments, and tokens (create wall
-// display tokens, list and revoke any token). Release / Complete / Reopen of a task are
+// Admin (admins): people (add, departments, deactivate / reactivate, set password),
+// departments, and tokens (create wall display and API tokens, list and revoke any token,
+// the session of this browser marked). Release / Complete / Reopen of a task are
 // on the work order's page (screens/workorder.js), where the task is.
 import { gql } from "../lib/graphql.js";
 import { html, useState } from "../lib/html.js";
 import { Link } from "../lib/router.js";
+import { session } from "../lib/session.js";
 import {
   Checkbox,
   Dialog,
@@ -13,6 +15,7 @@ import {
   Time,
   errorsFor,
   messageOf,
+  otherErrors,
   request,
   useId,
   useQuery,
@@ -47,6 +50,33 @@ export const SET_USER_DEPARTMENTS = gql`
   }
 `;
 
+export const DEACTIVATE_USER = gql`
+  mutation DeactivateUser($input: DeactivateUserInput!) {
+    deactivateUser(input: $input) {
+      user { id isActive }
+      userErrors { code field message }
+    }
+  }
+`;
+
+export const REACTIVATE_USER = gql`
+  mutation ReactivateUser($input: ReactivateUserInput!) {
+    reactivateUser(input: $input) {
+      user { id isActive }
+      userErrors { code field message }
+    }
+  }
+`;
+
+export const SET_PASSWORD = gql`
+  mutation SetPassword($input: SetPasswordInput!) {
+    setPassword(input: $input) {
+      user { id name isActive }
+      userErrors { code field message }
+    }
+  }
+`;
+
 export const ADMIN_DEPARTMENTS = gql`
   query AdminDepartments {
     departments { id code name kind gatesDelivery }
@@ -75,6 +105,16 @@ export const ADMIN_TOKENS = gql`
       }
     }
     departments { code name kind }
+  }
+`;
+
+export const CREATE_API_TOKEN = gql`
+  mutation CreateApiToken($input: CreateApiTokenInput!) {
+    createApiToken(input: $input) {
+      secret
+      token { id name expiresAt }
+      userErrors { code field message }
+    }
   }
 `;
 
@@ -127,6 +167,15 @@ function useList(query, field) {
     reload() {
       setPages([]);
       return first.refetch();
+    },
+    // Merges a mutation's answer (a node with its id) into the row it changed.
+    update(node) {
+      const merge = (page) => ({
+        ...page,
+        edges: page.edges.map((e) => (e.node.id === node.id ? { ...e, node: { ...e.node, ...node } } : e)),
+      });
+      first.setData({ ...first.data, [field]: merge(first.data[field]) });
+      setPages((p) => p.map(merge));
     },
   };
 }
@@ -226,13 +275,115 @@ function DepartmentsDialog({ user, departments, onClose, onSaved }) {
   <//>`;
 }
 
-function People() {
+function DeactivateDialog({ user, onClose, onChanged }) {
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  async function deactivate() {
+    setError("");
+    setBusy(true);
+    try {
+      const { deactivateUser: result } = await request(DEACTIVATE_USER, { input: { userId: user.id } });
+      setBusy(false);
+      if (result.userErrors.length) {
+        setError(result.userErrors.map((e) => e.message).join(" "));
+        return;
+      }
+      onChanged(result.user, `${user.name} is deactivated and signed out everywhere.`);
+      onClose();
+    } catch (failure) {
+      setBusy(false);
+      setError(messageOf(failure));
+    }
+  }
+  return html`<${Dialog} title=${"Deactivate " + user.name + "?"} onClose=${onClose}>
+    <p>Every token of theirs stops working at once (sessions, API tokens and the wall displays they made),
+      and they cannot sign in until an admin reactivates them. Their history stays.</p>
+    <${ErrorMessage}>${error}<//>
+    <div class="actions">
+      <button type="button" class="danger" aria-busy=${busy ? "true" : undefined} onClick=${deactivate}>Deactivate account</button>
+      <button type="button" onClick=${onClose}>Keep active</button>
+    </div>
+  <//>`;
+}
+
+function PasswordDialog({ user, onClose, onChanged }) {
+  const [password, setPassword] = useState("");
+  const [errors, setErrors] = useState([]);
+  const [failure, setFailure] = useState(null);
+  const [busy, setBusy] = useState(false);
+  async function submit(event) {
+    event.preventDefault();
+    setErrors([]);
+    setFailure(null);
+    setBusy(true);
+    try {
+      const { setPassword: result } = await request(SET_PASSWORD, { input: { userId: user.id, password } });
+      setBusy(false);
+      if (result.userErrors.length) {
+        setErrors(result.userErrors);
+        return;
+      }
+      onChanged(result.user, `${user.name} has a new password; their sessions ended.`);
+      onClose();
+    } catch (error) {
+      setBusy(false);
+      setFailure(error);
+    }
+  }
+  return html`<${Dialog} title=${"Set the password of " + user.name} onClose=${onClose}>
+    <form onSubmit=${submit} novalidate>
+      <p>Their sessions end; they sign in again with this password. API and display tokens keep working.</p>
+      <${Field} label="New password" type="password" value=${password} onInput=${setPassword} required=${true}
+        autocomplete="new-password" hint="8 to 256 characters" error=${errorsFor(errors, "password")} />
+      <${ErrorMessage}>${otherErrors(errors, ["password"])}<//>
+      <${ErrorMessage} error=${failure} />
+      <div class="actions">
+        <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Set password</button>
+        <button type="button" onClick=${onClose}>Back</button>
+      </div>
+    </form>
+  <//>`;
+}
+
+function People({ me }) {
   const list = useList(ADMIN_PEOPLE, "users");
   const [editing, setEditing] = useState(null);
+  const [dialog, setDialog] = useState(null);
+  const [failure, setFailure] = useState("");
+  const [done, setDone] = useState("");
   const departments = list.first.data ? list.first.data.departments : [];
+
+  function changed(user, message) {
+    list.update(user);
+    setDone(message);
+  }
+
+  async function reactivate(user) {
+    setFailure("");
+    setDone("");
+    try {
+      const { reactivateUser: result } = await request(REACTIVATE_USER, { input: { userId: user.id } });
+      if (result.userErrors.length) {
+        setFailure(result.userErrors.map((e) => e.message).join(" "));
+        return;
+      }
+      changed(result.user, `${user.name} is active again; their unexpired tokens work again.`);
+    } catch (error) {
+      setFailure(messageOf(error));
+    }
+  }
+
+  function open(kind, user) {
+    setFailure("");
+    setDone("");
+    setDialog({ kind, user });
+  }
+
   if (!list.first.data) {
     return list.first.error ? html`<${ErrorMessage} error=${list.first.error} />` : html`<${Loading} />`;
   }
+  // "Set password…" names its person in hidden text rather than aria-label, so that
+  // nothing but the form's Password field is labelled "password".
   return html`
     <h2>People</h2>
     <div class="table-wrap"><table>
@@ -243,17 +394,36 @@ function People() {
         <td>${u.email}</td>
         <td>${u.departments.map((d) => d.name).join(", ") || "—"}</td>
         <td>${u.isAdmin ? html`<strong>Admin</strong>` : "No"}</td>
-        <td>${u.isActive ? "Active" : "Deactivated"}</td>
-        <td><button type="button" class="small" aria-label=${"Set departments of " + u.name}
-          onClick=${() => setEditing(u)}>Set departments</button></td>
+        <td>${u.isActive ? "Active" : html`<strong class="account-off"><span aria-hidden="true">✕ </span>Deactivated</strong>`}</td>
+        <td><div class="row-actions">
+          <button type="button" class="small" aria-label=${"Set departments of " + u.name}
+            onClick=${() => setEditing(u)}>Set departments</button>
+          <button type="button" class="small" onClick=${() => open("password", u)}>Set password…<span
+            class="visually-hidden"> for ${u.name}</span></button>
+          ${!u.isActive
+            ? html`<button type="button" class="small" aria-label=${"Reactivate " + u.name}
+                onClick=${() => reactivate(u)}>Reactivate</button>`
+            : u.id === me.id
+              ? null
+              : html`<button type="button" class="small" aria-label=${"Deactivate " + u.name}
+                  onClick=${() => open("deactivate", u)}>Deactivate…</button>`}
+        </div></td>
       </tr>`)}</tbody>
     </table></div>
+    <${ErrorMessage}>${failure}<//>
+    ${done ? html`<p class="message success" role="status"><span aria-hidden="true">✓ </span>${done}</p>` : null}
     <${ErrorMessage} error=${list.more.error} />
     ${list.hasMore ? html`<button type="button" onClick=${list.showMore}>Show more</button>` : null}
     <${CreateUserForm} departments=${departments} onCreated=${list.reload} />
     ${editing
       ? html`<${DepartmentsDialog} user=${editing} departments=${departments}
           onClose=${() => setEditing(null)} onSaved=${list.reload} />`
+      : null}
+    ${dialog && dialog.kind === "deactivate"
+      ? html`<${DeactivateDialog} user=${dialog.user} onClose=${() => setDialog(null)} onChanged=${changed} />`
+      : null}
+    ${dialog && dialog.kind === "password"
+      ? html`<${PasswordDialog} user=${dialog.user} onClose=${() => setDialog(null)} onChanged=${changed} />`
       : null}`;
 }
 
@@ -385,6 +555,76 @@ function CreateDisplayToken({ departments, onCreated }) {
   </section>`;
 }
 
+// A datetime-local value ("2026-12-31T17:30") as an ISO date-time with this browser's
+// offset ("2026-12-31T17:30:00+01:00"): the server needs the time zone.
+function withOffset(local) {
+  const date = new Date(local);
+  if (Number.isNaN(date.getTime())) return local;
+  const minutes = -date.getTimezoneOffset();
+  const pad = (n) => String(Math.floor(Math.abs(n))).padStart(2, "0");
+  const zone = (minutes < 0 ? "-" : "+") + pad(minutes / 60) + ":" + pad(minutes % 60);
+  return `${local.length === 16 ? local + ":00" : local}${zone}`;
+}
+
+function CreateApiToken({ onCreated }) {
+  const [name, setName] = useState("");
+  const [expires, setExpires] = useState("");
+  const [errors, setErrors] = useState([]);
+  const [failure, setFailure] = useState(null);
+  const [created, setCreated] = useState(null);
+
+  async function submit(event) {
+    event.preventDefault();
+    setErrors([]);
+    setFailure(null);
+    try {
+      const { createApiToken: result } = await request(CREATE_API_TOKEN, {
+        input: { name: name.trim(), expiresAt: expires ? withOffset(expires) : null },
+      });
+      if (result.userErrors.length) {
+        setErrors(result.userErrors);
+        return;
+      }
+      setCreated(result);
+      setName("");
+      setExpires("");
+      onCreated();
+    } catch (error) {
+      setFailure(error);
+    }
+  }
+
+  return html`<section class="panel" aria-labelledby="new-api-token">
+    <h2 id="new-api-token">New API token</h2>
+    <p>It acts as you, with your rights, for a program that calls the API.</p>
+    ${created
+      ? html`<div class="secret" role="status">
+          <p><strong>${created.token.name}</strong> was created${created.token.expiresAt
+            ? html`; it works until <${Time} iso=${created.token.expiresAt} />`
+            : null}. Its secret is shown only this once:</p>
+          <p><code class="secret-value">${created.secret}</code></p>
+          <p>Send it as <code>Authorization: Bearer</code> followed by the secret.</p>
+          <button type="button" class="small" onClick=${() => setCreated(null)}>Done, hide the secret</button>
+        </div>`
+      : null}
+    <form class="stack" onSubmit=${submit} novalidate>
+      <div class="row">
+        <${Field} label="Name of the API token" value=${name} onInput=${setName} required=${true}
+          hint="What uses it, e.g. Web shop orders" error=${errorsFor(errors, "name")} />
+        <${Field} label="Expires (optional)" type="datetime-local" value=${expires} onInput=${setExpires}
+          hint="Your local time; empty: it never expires" error=${errorsFor(errors, "expiresAt")} />
+      </div>
+      <${ErrorMessage}>${otherErrors(errors, ["name", "expiresAt"])}<//>
+      <${ErrorMessage} error=${failure} />
+      <div class="actions"><button type="submit" class="primary">Create API token</button></div>
+    </form>
+  </section>`;
+}
+
+function live(t) {
+  return !t.revokedAt && !(t.expiresAt && Date.parse(t.expiresAt) < Date.now());
+}
+
 function tokenState(t) {
   if (t.revokedAt) return html`Revoked <${Time} iso=${t.revokedAt} />`;
   if (t.expiresAt && Date.parse(t.expiresAt) < Date.now()) return html`Expired <${Time} iso=${t.expiresAt} />`;
@@ -392,8 +632,13 @@ function tokenState(t) {
   return "Active";
 }
 
+const TOKEN_KINDS = { SESSION: "Session", API: "API", DISPLAY: "Display" };
+
 function Tokens() {
   const list = useList(ADMIN_TOKENS, "tokens");
+  // Signing in keeps the session's id: this browser's token is marked, and revoking it
+  // signs the admin out here.
+  const thisBrowser = session().tokenId;
   const [revoking, setRevoking] = useState(null);
   const [error, setError] = useState("");
   const queues = list.first.data
@@ -420,13 +665,16 @@ function Tokens() {
   }
   return html`
     <${CreateDisplayToken} departments=${queues} onCreated=${list.reload} />
+    <${CreateApiToken} onCreated=${list.reload} />
     <h2>All tokens</h2>
     <div class="table-wrap"><table>
       <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">For</th>
         <th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
       <tbody>${list.items.map((t) => html`<tr key=${t.id}>
-        <th scope="row">${t.name}</th>
-        <td>${t.kind.charAt(0) + t.kind.slice(1).toLowerCase()}</td>
+        <th scope="row">${t.name}${t.id === thisBrowser
+          ? html` <span class="tag own">this browser</span>`
+          : null}</th>
+        <td>${TOKEN_KINDS[t.kind] || t.kind}</td>
         <td>${t.kind === "DISPLAY" ? t.departments.map((d) => d.name).join(", ") + " (made by " + t.user.name + ")" : t.user.name}</td>
         <td><${Time} iso=${t.createdAt} /></td>
         <td>${tokenState(t)}</td>
@@ -439,6 +687,10 @@ function Tokens() {
     ${revoking
       ? html`<${Dialog} title=${"Revoke " + revoking.name + "?"} onClose=${() => setRevoking(null)}>
           <p>It stops working at once; live connections using it close.</p>
+          ${revoking.id === thisBrowser
+            ? html`<p class="message notice"><strong><span aria-hidden="true">⚠ </span>This is
+                the session of this browser: revoking it signs you out here.</strong></p>`
+            : null}
           <${ErrorMessage}>${error}<//>
           <div class="actions">
             <button type="button" class="danger" onClick=${revoke}>Revoke token</button>
@@ -448,7 +700,7 @@ function Tokens() {
       : null}`;
 }
 
-export function Admin({ section }) {
+export function Admin({ section, me }) {
   const current = SECTIONS.find(([key]) => key === section);
   useTitle(current ? `Admin: ${current[1]}` : "Admin");
   return html`<h1>Admin</h1>
@@ -457,7 +709,7 @@ export function Admin({ section }) {
         <${Link} href=${"/admin/" + key} aria-current=${key === section ? "page" : undefined}>${label}<//></li>`)}
       </ul>
     </nav>
-    ${section === "people" ? html`<${People} />` : null}
+    ${section === "people" ? html`<${People} me=${me} />` : null}
     ${section === "departments" ? html`<${Departments} />` : null}
     ${section === "tokens" ? html`<${Tokens} />` : null}
     ${current ? null : html`<p>No such section. <${Link} href="/admin/people">People<//></p>`}

@@ -8,6 +8,7 @@ export const SIGN_IN = gql`
   mutation SignIn($input: LoginInput!) {
     login(input: $input) {
       token
+      tokenId
       user { id name isAdmin departments { code name kind } }
       userErrors { code field message }
     }
@@ -65,7 +66,7 @@ export function SignIn({ notice }) {
       if (login.userErrors.length) {
         setError(login.userErrors.map((e) => e.message).join(" "));
       } else {
-        signedIn(login.token, login.user);
+        signedIn(login.token, login.user, login.tokenId);
       }
     } catch (failure) {
       setError(messageOf(failure));

@@ -53,10 +53,12 @@ async def open_tab(
     browser: Browser,
     *,
     token: str | None = None,
+    token_id: str | None = None,
     viewport: dict[str, int] | None = None,
 ) -> Tab:
     """A new context whose requests may only go to this host; with `token`, the tab is
-    signed in (the token is in its sessionStorage, as after signing in)."""
+    signed in (the token, and `token_id` if given, in its sessionStorage, as after
+    signing in)."""
     context = await browser.new_context(viewport=viewport or DESKTOP)  # type: ignore[arg-type]
     tab = Tab(context, await context.new_page())
 
@@ -71,7 +73,7 @@ async def open_tab(
     if token is not None:
         await context.add_init_script(
             f"window.sessionStorage.setItem({json.dumps(SESSION_KEY)}, "
-            f"{json.dumps(json.dumps({'token': token}))});"
+            f"{json.dumps(json.dumps({'token': token, 'tokenId': token_id}))});"
         )
     tab.page.on("pageerror", lambda error: tab.errors.append(error))
     return tab
@@ -123,8 +125,13 @@ async def sign_in(page: Page, server: str, email: str, password: str = PASSWORD)
 
 
 async def session_token(page: Page) -> str | None:
+    stored = await stored_session(page)
+    return None if stored is None else str(stored["token"])
+
+
+async def stored_session(page: Page) -> dict[str, Any] | None:
     stored = await page.evaluate(f"window.sessionStorage.getItem({json.dumps(SESSION_KEY)})")
-    return None if stored is None else str(json.loads(stored)["token"])
+    return None if stored is None else dict(json.loads(stored))
 
 
 async def scalar(shop: Shop, sql: str, **params: Any) -> Any:
