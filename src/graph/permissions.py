@@ -10,8 +10,10 @@ working on tasks (admins have their own override actions).
 
 from typing import Any
 
+import strawberry
 from strawberry.extensions.field_extension import FieldExtension
 from strawberry.permission import BasePermission, PermissionExtension
+from strawberry.schema_directive import Location
 
 from domain.enums import DepartmentKind
 from graph.context import Info, Viewer
@@ -54,6 +56,15 @@ class IsAdmin(Forbidden):
         return viewer.is_person and viewer.is_admin
 
 
+@strawberry.schema_directive(
+    locations=[Location.FIELD_DEFINITION],
+    name="inDepartmentOfKind",
+    description="Members of a department of one of these kinds, and admins.",
+)
+class InDepartmentOfKindDirective:
+    kinds: list[DepartmentKind]
+
+
 class InDepartmentOfKind(Forbidden):
     """Members of a department of one of these kinds (e.g. Sales), or admins. Decided
     from the viewer alone (it carries its departments' kinds), so without an await."""
@@ -61,6 +72,12 @@ class InDepartmentOfKind(Forbidden):
     def __init__(self, *kinds: DepartmentKind) -> None:
         self.kinds = frozenset(kinds)
         self.message = f"Only members of {' or '.join(sorted(self.kinds))} (or admins) can do this."
+        self._directive = InDepartmentOfKindDirective(kinds=sorted(self.kinds))
+
+    @property
+    def schema_directive(self) -> object:
+        """In the SDL with its kinds: the Sales rule and the Accounts rule read apart."""
+        return self._directive
 
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
         viewer = viewer_of(info)

@@ -33,3 +33,14 @@ def test_contract_names_are_present() -> None:
         "queue(department: String!, first: Int = null, after: String = null): QueueConnection!",
     ]:
         assert name in sdl, name
+
+
+def test_department_rules_name_their_kinds_in_the_sdl() -> None:
+    # One directive for the Sales rule and the Accounts rule: the SDL must tell them apart.
+    sdl = SCHEMA_FILE.read_text()
+    for field, kinds in [
+        ("createCustomer(input: CreateCustomerInput!): CreateCustomerPayload!", "[SALES]"),
+        ("balance: [Money!]!", "[ACCOUNTS]"),
+        ("quote: Money", "[ACCOUNTS, SALES]"),
+    ]:
+        assert f"{field} @inDepartmentOfKind(kinds: {kinds})" in sdl, field
