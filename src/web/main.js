@@ -1,7 +1,7 @@
 // The app shell: session, navigation and routes. Each screen is one module in screens/.
 import { html, render, useEffect, useRef, useState } from "./lib/html.js";
 import { Link, match, navigate, useLocation } from "./lib/router.js";
-import { onSession, rolesOf, session, setMe } from "./lib/session.js";
+import { onForbidden, onSession, rolesOf, session, setMe } from "./lib/session.js";
 import { ErrorMessage, Loading, useTitle } from "./lib/ui.js";
 import { SignIn, loadMe, signOut } from "./screens/signin.js";
 import { Queues } from "./screens/queues.js";
@@ -90,7 +90,39 @@ function Navigation({ me, path }) {
   </nav>`;
 }
 
+// `me` (name, admin, departments) is read again when the tab becomes visible again and
+// when a request is refused FORBIDDEN, so a new department's queue appears (and a removed
+// one goes) without reloading. One read at a time.
+function useFreshMe() {
+  useEffect(() => {
+    let running = false;
+    function reread() {
+      const token = session().token;
+      if (running || !token) return;
+      running = true;
+      loadMe().then(
+        (me) => {
+          running = false;
+          // Not if the person signed out (or in as another) meanwhile.
+          if (me && session().token === token) setMe(me);
+        },
+        () => {
+          running = false;
+        },
+      );
+    }
+    const onVisible = () => document.visibilityState === "visible" && reread();
+    document.addEventListener("visibilitychange", onVisible);
+    const stop = onForbidden(reread);
+    return () => {
+      document.removeEventListener("visibilitychange", onVisible);
+      stop();
+    };
+  }, []);
+}
+
 function Layout({ me, path, children }) {
+  useFreshMe();
   const main = useRef(null);
   const first = useRef(true);
   const [pathname] = path.split("?");

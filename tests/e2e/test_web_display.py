@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 from playwright.async_api import expect
+from sqlalchemy import text
 
+from db.engine import unit_of_work
 from tests.e2e.browser import browser  # noqa: F401  (fixture)
 from tests.e2e.web.support import (
     OpenTab,
@@ -56,6 +58,15 @@ async def test_the_display_shows_names_job_lines_and_how_many_more(
     for order in orders[14:]:
         task = (await task_ids(shop.engine, order))["wide"]
         await wim(START, {"i": {"taskId": gid("DepartmentTask", task)}})
+    # The oldest has waited 50 hours: the display says it as the app does ("2 days").
+    async with unit_of_work(shop.engine) as conn:
+        await conn.execute(
+            text(
+                "UPDATE department_tasks SET available_at = now() - interval '50 hours 3 minutes'"
+                " WHERE id = :t"
+            ),
+            {"t": (await task_ids(shop.engine, orders[0]))["wide"]},
+        )
     secret, _ = await display_token(api, shop, ["wide"])
     tab = await tabs()
     page = tab.page
@@ -66,7 +77,8 @@ async def test_the_display_shows_names_job_lines_and_how_many_more(
     first = page.locator("#waiting li").first
     await expect(first).to_contain_text("10 x Banner 0")
     # Each timer says which clock it is.
-    await expect(first.locator(".since")).to_have_text("waiting 0 min")
+    await expect(first.locator(".since")).to_have_text("waiting 2 days")
+    await expect(page.locator("#waiting li").nth(1).locator(".since")).to_have_text("waiting 0 min")
     await expect(page.locator("#working-count")).to_have_text("2")
     await expect(page.locator("#working li").first.locator(".since")).to_have_text("working 0 min")
     await expect(page.locator("#working li").first).to_contain_text("Wim")
@@ -139,6 +151,9 @@ async def test_the_display_says_what_is_wrong_instead_of_reconnecting(
         await tab.page.goto(base(server) + path)
         await expect(tab.page.locator("#problem")).to_contain_text(message)
         await expect(tab.page.locator("#status")).to_have_text("Not live")
+        # No empty "Waiting 0 / In progress 0" columns under the message.
+        await expect(tab.page.locator("#waiting-heading")).to_be_hidden()
+        await expect(tab.page.locator("#working-heading")).to_be_hidden()
         if "nope" in path:
             await tab.page.screenshot(path=str(screenshots / "wall-display-unknown-desktop.png"))
         tab.assert_clean()
@@ -151,5 +166,6 @@ async def test_the_display_says_what_is_wrong_instead_of_reconnecting(
     await api.as_(shop.tokens["ada"])(REVOKE, {"i": {"tokenId": token_id}})
     await expect(tab.page.locator("#problem")).to_contain_text("This display's token was refused")
     await expect(tab.page.locator("#status")).to_have_text("Not live")
+    await expect(tab.page.locator("#waiting-heading")).to_be_hidden()
     tab.assert_clean()
     await tab.close()

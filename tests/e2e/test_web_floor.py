@@ -260,3 +260,55 @@ async def test_the_queue_keeps_up_through_listener_and_websocket_drops(
     await expect(column.locator("ol.in-progress li", has_text=numbers[2])).to_contain_text("You")
     tab.assert_clean()
     await tab.close()
+
+
+SET_DEPARTMENTS = """mutation($i: SetUserDepartmentsInput!) { setUserDepartments(input: $i) {
+  userErrors { code message } } }"""
+# A request the app's own transport sends and the server refuses FORBIDDEN (a print
+# worker may not list customers), as any screen's request would be.
+FORBIDDEN_REQUEST = """async () => {
+  const { transport } = await import("/app/lib/session.js");
+  try {
+    await transport.request("query Forbidden { customers(first: 1) { edges { node { id } } } }");
+  } catch (error) {
+    return error.code;
+  }
+  return null;
+}"""
+
+
+async def test_a_worker_gets_a_new_departments_queue_without_reloading(
+    api: Client,
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,  # noqa: F811
+) -> None:
+    ada = api.as_(shop.tokens["ada"])
+
+    async def set_departments(codes: list[str]) -> None:
+        done = await ada(
+            SET_DEPARTMENTS,
+            {"i": {"userId": gid("User", shop.users["pat"]), "departmentCodes": codes}},
+        )
+        assert done["setUserDepartments"]["userErrors"] == []
+
+    tab = await tabs(token=shop.tokens["pat"])
+    page = tab.page
+    await page.goto(base(server) + "/queues")
+    columns = page.locator("section.queue")
+    await expect(page.locator("section.queue[data-department='print']")).to_be_visible()
+    await expect(columns).to_have_count(1)
+
+    # Added to Finishing: the column appears when the tab is looked at again.
+    await set_departments(["print", "finishing"])
+    await page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    await expect(page.locator("section.queue[data-department='finishing']")).to_be_visible()
+    await expect(columns).to_have_count(2)
+
+    # Added to Delivery: a request refused FORBIDDEN makes the app read `me` again too.
+    await set_departments(["print", "finishing", "delivery"])
+    assert await page.evaluate(FORBIDDEN_REQUEST) == "FORBIDDEN"
+    await expect(page.locator("section.queue[data-department='delivery']")).to_be_visible()
+    await expect(columns).to_have_count(3)
+    tab.assert_clean()
+    await tab.close()

@@ -29,6 +29,8 @@ QUOTE = """mutation($i: UpdateWorkOrderQuoteInput!) {
   updateWorkOrderQuote(input: $i) { userErrors { code } } }"""
 CANCEL = """mutation($i: CancelWorkOrderInput!) { cancelWorkOrder(input: $i) {
   userErrors { code } } }"""
+POST = """mutation($i: PostLedgerEntryInput!) { postLedgerEntry(input: $i) {
+  userErrors { message } } }"""
 
 
 async def test_an_admin_reopens_a_task_with_a_reason_and_it_shows_in_the_timeline(
@@ -49,6 +51,8 @@ async def test_an_admin_reopens_a_task_with_a_reason_and_it_shows_in_the_timelin
     row = page.locator(f"tr[data-task-id='{gid('DepartmentTask', task)}']")
     await expect(row).to_contain_text("Done")
     await expect(page.locator(".timeline")).to_contain_text("Print: finished")
+    # The details' keys read as labels.
+    await expect(page.locator(".details dt")).to_have_text(["Product", "Quantity"])
     await row.get_by_role("button", name="Reopen").click()
     dialog = page.get_by_role("dialog")
     await expect(dialog).to_contain_text("Reopen the Print task")
@@ -90,7 +94,7 @@ async def test_sales_edits_a_stale_quote_and_cancels_with_a_reason(
     await expect(page.locator(".quote")).to_have_text("Quote: none")
     await page.get_by_role("button", name="Edit quote").click()
     dialog = page.get_by_role("dialog")
-    await dialog.get_by_label("Amount").fill("120.00")
+    await dialog.get_by_label("Amount").fill("1200.00")
     # Meanwhile someone else changes the quote.
     changed = await api.as_(shop.tokens["ada"])(
         QUOTE, {"i": {"workOrderId": order_id, "quote": {"amount": "99.00", "currency": "EUR"}}}
@@ -98,15 +102,16 @@ async def test_sales_edits_a_stale_quote_and_cancels_with_a_reason(
     assert changed["updateWorkOrderQuote"]["userErrors"] == []
     await dialog.get_by_role("button", name="Save quote").click()
     await expect(dialog.get_by_role("alert")).to_contain_text("the quote is now 99.00 EUR")
-    await expect(dialog.get_by_label("Amount")).to_have_value("120.00")
+    await expect(dialog.get_by_label("Amount")).to_have_value("1200.00")
     await dialog.get_by_role("button", name="Save quote again").click()
     await expect(dialog).to_have_count(0)
-    await expect(page.locator(".quote")).to_have_text("Quote: 120.00 EUR")
+    # Amounts are grouped, in the quote and in the history the server wrote.
+    await expect(page.locator(".quote")).to_have_text("Quote: 1,200.00 EUR")
     timeline = page.locator(".timeline")
     # The first quote is "set", not changed from the server's NONE.
     await expect(timeline).to_contain_text("Quote set to 99.00 EUR")
     await expect(timeline).not_to_contain_text("NONE")
-    await expect(timeline).to_contain_text("Quote changed from 99.00 EUR to 120.00 EUR")
+    await expect(timeline).to_contain_text("Quote changed from 99.00 EUR to 1,200.00 EUR")
 
     await page.get_by_role("button", name="Cancel work order").click()
     dialog = page.get_by_role("dialog")
@@ -124,6 +129,49 @@ async def test_sales_edits_a_stale_quote_and_cancels_with_a_reason(
     assert await scalar(shop, "SELECT status FROM work_orders WHERE id = :o", o=order) == (
         "CANCELLED"
     )
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_accounts_see_what_was_charged_and_paid_on_the_order_page(
+    api: Client,
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,  # noqa: F811
+) -> None:
+    order = await shop.order(["print"])
+    order_id = gid("WorkOrder", order)
+    abe = api.as_(shop.tokens["abe"])
+    for kind, amount, key in [("CHARGE", "1240.00", "c1"), ("PAYMENT", "100.00", "p1")]:
+        posted = await abe(
+            POST,
+            {"i": {"customerId": gid("Customer", shop.customer_id), "workOrderId": order_id,
+                   "kind": kind, "amount": amount, "idempotencyKey": key}},
+        )  # fmt: skip
+        assert posted["postLedgerEntry"]["userErrors"] == []
+
+    tab = await tabs(token=shop.tokens["abe"])
+    page = tab.page
+    await page.goto(base(server) + "/orders/" + order_id)
+    await expect(page.locator(".charged")).to_have_text("Charged: 1,240.00 EUR")
+    await expect(page.locator(".paid")).to_have_text("Paid: 100.00 EUR")
+    await page.get_by_role("link", name=re.compile(r"^ACME.s ledger$")).click()
+    await expect(page).to_have_url(base(server) + "/accounts/" + gid("Customer", shop.customer_id))
+    await expect(page.locator("table.ledger tbody tr")).to_have_count(2)
+    tab.assert_clean()
+    await tab.close()
+
+    # Sales sees the quote but not the ledger's sums, and gets no FORBIDDEN error.
+    tab = await tabs(token=shop.tokens["sam"])
+    page = tab.page
+    async with page.expect_response(
+        lambda r: "WorkOrderPage" in (r.request.post_data or "")
+    ) as answer:
+        await page.goto(base(server) + "/orders/" + order_id)
+    body = await (await answer.value).json()
+    assert "errors" not in body and "charged" not in body["data"]["workOrder"]
+    await expect(page.locator(".quote")).to_have_text("Quote: none")
+    await expect(page.locator(".ledger-sums")).to_have_count(0)
     tab.assert_clean()
     await tab.close()
 
@@ -275,8 +323,11 @@ async def test_accounts_posts_an_entry_by_double_click_once(
         ),
     )
     await page.goto(base(server) + "/accounts")
+    # No entries yet: "none", as a missing quote (no currency to put beside a zero).
+    await expect(page.get_by_role("row", name="ACME").get_by_role("cell")).to_have_text("none")
     await page.get_by_role("link", name="ACME").click()
     await expect(page.get_by_role("heading", name="ACME")).to_be_visible()
+    await expect(page.locator(".lead")).to_contain_text("Balance: none")
     await page.get_by_role("button", name="New ledger entry").click()
     await page.get_by_label("Kind").select_option("CHARGE")
     await page.get_by_label("Amount").fill("240.00")
@@ -302,7 +353,17 @@ async def test_accounts_posts_an_entry_by_double_click_once(
     await expect(rows).to_have_count(2)
     await expect(rows.first).to_contain_text("-100.00 EUR")
     await expect(rows.first).to_contain_text("140.00 EUR")
+    # Kinds read alike ("Charge", "Payment"); thousands are grouped, decimals exact.
+    await expect(rows.first.locator("td").nth(1)).to_have_text("Payment")
+    await expect(rows.nth(1).locator("td").nth(1)).to_have_text("Charge")
     assert await ledger_entries(shop) == 2
+    await page.get_by_role("button", name="New ledger entry").click()
+    await page.get_by_label("Amount").fill("12500.05")
+    await page.get_by_role("button", name="Post entry").click()
+    await expect(rows).to_have_count(3)
+    await expect(rows.first).to_contain_text("12,500.05 EUR")
+    await expect(rows.first).to_contain_text("12,640.05 EUR")
+    await expect(page.locator(".lead")).to_contain_text("Balance: 12,640.05 EUR")
     tab.assert_clean()
     await tab.close()
 
@@ -340,6 +401,70 @@ async def test_accounts_retries_after_a_lost_response_and_posts_once(
     await tab.close()
 
 
+# The tab comes back into view (headless Chromium is always "visible"; the event is what
+# a person switching back to the tab causes).
+BACK_TO_THE_TAB = "document.dispatchEvent(new Event('visibilitychange'))"
+
+
+async def test_lists_are_read_again_on_return_to_the_tab_and_on_refresh(
+    api: Client,
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,  # noqa: F811
+) -> None:
+    await shop.order(["print"])
+    tab = await tabs(token=shop.tokens["pat"])
+    page = tab.page
+    await page.goto(base(server) + "/orders")
+    rows = page.locator("table.orders tbody tr")
+    await expect(rows).to_have_count(1)
+    await shop.order(["print"])
+    await page.evaluate(BACK_TO_THE_TAB)
+    await expect(rows).to_have_count(2)
+    await shop.order(["print"])
+    await page.get_by_role("button", name="Refresh").click()
+    await expect(rows).to_have_count(3)
+    tab.assert_clean()
+    await tab.close()
+
+    abe = api.as_(shop.tokens["abe"])
+    customer = gid("Customer", shop.customer_id)
+
+    async def post(amount: str, key: str) -> None:
+        posted = await abe(
+            POST,
+            {"i": {"customerId": customer, "kind": "CHARGE", "amount": amount,
+                   "idempotencyKey": key}},
+        )  # fmt: skip
+        assert posted["postLedgerEntry"]["userErrors"] == []
+
+    tab = await tabs(token=shop.tokens["abe"])
+    page = tab.page
+    await page.goto(base(server) + "/accounts")
+    acme = page.get_by_role("row", name="ACME")
+    await expect(acme).to_contain_text("none")
+    await post("50.00", "r1")
+    await page.evaluate(BACK_TO_THE_TAB)
+    await expect(acme).to_contain_text("50.00 EUR")
+    await post("25.00", "r2")
+    await page.get_by_role("button", name="Refresh").click()
+    await expect(acme).to_contain_text("75.00 EUR")
+
+    await acme.get_by_role("link", name="ACME").click()
+    entries = page.locator("table.ledger tbody tr")
+    await expect(entries).to_have_count(2)
+    await post("5.00", "r3")
+    await page.evaluate(BACK_TO_THE_TAB)
+    await expect(entries).to_have_count(3)
+    await expect(page.locator(".lead")).to_contain_text("Balance: 80.00 EUR")
+    await post("1.00", "r4")
+    await page.get_by_role("button", name="Refresh").click()
+    await expect(entries).to_have_count(4)
+    await expect(page.locator(".lead")).to_contain_text("Balance: 81.00 EUR")
+    tab.assert_clean()
+    await tab.close()
+
+
 async def test_an_admin_manages_people_departments_and_display_tokens(
     api: Client,
     server: str,
@@ -357,6 +482,10 @@ async def test_an_admin_manages_people_departments_and_display_tokens(
 
     # Departments: create one.
     await page.get_by_role("link", name="Departments").click()
+    # The one Delivery department exists already: it is not offered again.
+    await expect(page.get_by_label("Kind").locator("option")).to_have_text(
+        ["Production", "Sales", "Accounts"]
+    )
     await page.get_by_label("Name").fill("Large format")
     await page.get_by_label("Code").fill("large-format")
     await page.get_by_label("Kind").select_option("PRODUCTION")

@@ -5,6 +5,7 @@
 // does not exist, is said plainly on screen instead of retrying forever.
 import { RequestError, createTransport, gql } from "../lib/graphql.js";
 import { follow } from "../lib/live.js";
+import { duration } from "../lib/format.js";
 
 export const WALL_QUEUE = gql`
   query WallQueue($department: String!, $after: String) {
@@ -77,6 +78,8 @@ function refuse(message) {
   setStatus("failed", "Not live");
   $("problem").textContent = message;
   $("problem").hidden = false;
+  // Nothing below the message is true any more: no "Waiting 0 / In progress 0".
+  document.querySelector("main").hidden = true;
 }
 
 function explain(kind, message) {
@@ -100,11 +103,6 @@ function apply(task, kind) {
   else tasks.delete(task.id);
 }
 
-function minutes(since) {
-  const m = Math.max(0, Math.floor((Date.now() - Date.parse(since)) / 60000));
-  return m < 60 ? m + " min" : Math.floor(m / 60) + " h " + (m % 60) + " min";
-}
-
 function item(task, working) {
   const li = document.createElement("li");
   const since = working ? task.startedAt : task.availableAt;
@@ -113,7 +111,7 @@ function item(task, working) {
   const parts = [
     ["order", task.workOrder.orderNumber],
     // Which clock it is: time in the queue, or time since someone started it.
-    ["since", (working ? "working " : "waiting ") + minutes(since)],
+    ["since", (working ? "working " : "waiting ") + duration(since)],
     ["customer", task.workOrder.customer.name],
     ["worker", working && task.pickedUpBy ? task.pickedUpBy.name : ""],
     ["job", task.workOrder.jobLine || ""],

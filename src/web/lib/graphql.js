@@ -47,8 +47,9 @@ function socketUrl() {
 }
 
 // `token()` is read on every request; `onAuthFailure(message)` runs when the server
-// says the token no longer works (UNAUTHENTICATED, or a websocket closed 4401/4403).
-export function createTransport({ token, onAuthFailure = () => {} }) {
+// says the token no longer works (UNAUTHENTICATED, or a websocket closed 4401/4403);
+// `onForbidden()` when a request is refused FORBIDDEN (what the person may do changed?).
+export function createTransport({ token, onAuthFailure = () => {}, onForbidden = () => {} }) {
   let client = null;
   let clientToken = null;
   let connected = false;
@@ -78,6 +79,7 @@ export function createTransport({ token, onAuthFailure = () => {} }) {
     if (body.errors && body.errors.length) {
       const error = new RequestError(body.errors);
       if (error.code === "UNAUTHENTICATED") onAuthFailure(error.message);
+      else if (body.errors.some((e) => e.extensions && e.extensions.code === "FORBIDDEN")) onForbidden();
       throw error;
     }
     return body.data;

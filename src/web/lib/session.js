@@ -5,6 +5,7 @@ import { createTransport } from "./graphql.js";
 
 const KEY = "pressroom.session";
 const listeners = new Set();
+const forbiddenListeners = new Set();
 
 let state = { token: null, tokenId: null, me: null, notice: null };
 try {
@@ -28,7 +29,14 @@ function set(next) {
 export const transport = createTransport({
   token: () => state.token,
   onAuthFailure: (message) => end(message),
+  onForbidden: () => forbiddenListeners.forEach((listener) => listener()),
 });
+
+// A request was refused FORBIDDEN: main.js reads `me` again (departments may have changed).
+export function onForbidden(listener) {
+  forbiddenListeners.add(listener);
+  return () => forbiddenListeners.delete(listener);
+}
 
 export function session() {
   return state;
@@ -44,7 +52,9 @@ export function signedIn(token, me, tokenId = null) {
   set({ token, tokenId, me, notice: null });
 }
 
+// Unchanged `me` (read again, the same) keeps its object, so screens do not start over.
 export function setMe(me) {
+  if (JSON.stringify(me) === JSON.stringify(state.me)) return;
   set({ me });
 }
 

@@ -4,6 +4,9 @@ import { Fragment, html, useCallback, useEffect, useRef, useState } from "./html
 import { transport } from "./session.js";
 import { NetworkError, RequestError } from "./graphql.js";
 
+// The formatters live in format.js (the wall display uses them too).
+export { balances, decimal, duration, money } from "./format.js";
+
 let counter = 0;
 export function useId(prefix = "id") {
   const ref = useRef(null);
@@ -41,6 +44,26 @@ export function useQuery(query, variables = {}, { skip = false } = {}) {
     if (!skip) refetch();
   }, [refetch, skip]);
   return { ...state, refetch, setData: (data) => setState((s) => ({ ...s, data })) };
+}
+
+// Runs `refresh` whenever this tab becomes visible again (the person comes back to it),
+// so a list read earlier is not left stale. The latest `refresh` is the one that runs.
+export function useRefreshOnVisible(refresh) {
+  const latest = useRef(refresh);
+  latest.current = refresh;
+  useEffect(() => {
+    const onChange = () => {
+      if (document.visibilityState === "visible") latest.current();
+    };
+    document.addEventListener("visibilitychange", onChange);
+    return () => document.removeEventListener("visibilitychange", onChange);
+  }, []);
+}
+
+// Reads a list again on demand; busy while the read runs.
+export function RefreshButton({ onClick, busy }) {
+  return html`<button type="button" onClick=${onClick} aria-busy=${busy ? "true" : undefined}>
+    <span aria-hidden="true">↻ </span>Refresh</button>`;
 }
 
 export function useTitle(title) {
@@ -225,24 +248,6 @@ export function when(iso) {
 export function Time({ iso }) {
   if (!iso) return html`<span>—</span>`;
   return html`<time datetime=${iso}>${when(iso)}</time>`;
-}
-
-export function duration(since, now = Date.now()) {
-  const minutes = Math.max(0, Math.floor((now - Date.parse(since)) / 60000));
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours} h ${minutes % 60} min`;
-  return `${Math.floor(hours / 24)} days`;
-}
-
-// Exact decimals as the server sent them, with their currency.
-export function money(m) {
-  return m ? `${m.amount} ${m.currency}` : "—";
-}
-
-export function balances(list) {
-  if (!list || !list.length) return "0.00";
-  return list.map(money).join(", ");
 }
 
 // A v4 UUID. crypto.randomUUID needs a secure context; getRandomValues does not.

@@ -9,6 +9,7 @@ import {
   ErrorMessage,
   Field,
   Loading,
+  RefreshButton,
   Time,
   balances,
   errorsFor,
@@ -17,6 +18,7 @@ import {
   request,
   useId,
   useQuery,
+  useRefreshOnVisible,
   useTitle,
   uuid,
 } from "../lib/ui.js";
@@ -71,14 +73,15 @@ export const POST_ENTRY = gql`
   }
 `;
 
+// Each kind's name (nouns, like the API's), and what the form's menu says about it.
 const KINDS = [
-  ["CHARGE", "Charge (an invoice)"],
-  ["PAYMENT", "Payment received"],
-  ["CREDIT", "Credit (discount, goodwill)"],
-  ["REFUND", "Refund paid back"],
-  ["ADJUSTMENT", "Adjustment (signed)"],
+  ["CHARGE", "Charge", "Charge (an invoice)"],
+  ["PAYMENT", "Payment", "Payment (received)"],
+  ["CREDIT", "Credit", "Credit (discount, goodwill)"],
+  ["REFUND", "Refund", "Refund (paid back)"],
+  ["ADJUSTMENT", "Adjustment", "Adjustment (signed)"],
 ];
-const KIND_NAMES = Object.fromEntries(KINDS.map(([k, label]) => [k, label.split(" (")[0]]));
+const KIND_NAMES = Object.fromEntries(KINDS.map(([kind, name]) => [kind, name]));
 
 export function Accounts({ path }) {
   useTitle("Accounts");
@@ -91,6 +94,13 @@ export function Accounts({ path }) {
   const loaded = first.data ? [first.data.customers, ...pages] : [];
   const customers = loaded.flatMap((p) => p.edges.map((e) => e.node));
   const last = loaded[loaded.length - 1];
+  // Read again from the first page: on "Refresh", and when the person comes back to the tab.
+  function refresh() {
+    setPages([]);
+    setMore({ busy: false, error: null });
+    first.refetch();
+  }
+  useRefreshOnVisible(refresh);
 
   async function showMore() {
     setMore({ busy: true, error: null });
@@ -109,7 +119,10 @@ export function Accounts({ path }) {
     navigate("/accounts" + (typed.trim() ? "?q=" + encodeURIComponent(typed.trim()) : ""), { replace: true });
   }
 
-  return html`<h1>Accounts</h1>
+  return html`<div class="title-row">
+      <h1>Accounts</h1>
+      <${RefreshButton} onClick=${refresh} busy=${first.loading && Boolean(first.data)} />
+    </div>
     <form class="filters" role="search" onSubmit=${submit}>
       <div class="field">
         <label for=${searchId}>Search customers</label>
@@ -187,7 +200,7 @@ function PostEntryForm({ customer, onPosted, onClose }) {
         <div class="field">
           <label for=${kindId}>Kind</label>
           <select id=${kindId} ref=${first} value=${kind} onChange=${(e) => setKind(e.currentTarget.value)}>
-            ${KINDS.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
+            ${KINDS.map(([value, , label]) => html`<option value=${value}>${label}</option>`)}
           </select>
         </div>
         <${Field} label="Amount" value=${amount} onInput=${setAmount} inputmode="decimal" required=${true}
@@ -228,6 +241,13 @@ export function CustomerLedger({ id }) {
   const [posted, setPosted] = useState(null);
   const customer = page.data && page.data.customer;
   useTitle(customer ? customer.name + " · ledger" : "Ledger");
+  // Read again from the newest entries: on "Refresh", and when the person comes back to the tab.
+  function refresh() {
+    setOlder([]);
+    setMore({ busy: false, error: null });
+    page.refetch();
+  }
+  useRefreshOnVisible(refresh);
 
   if (!customer) {
     return html`<h1>Ledger</h1>
@@ -260,7 +280,10 @@ export function CustomerLedger({ id }) {
     <p class="crumbs"><${Link} href="/accounts">Accounts<//> › ${customer.name}</p>
     <div class="title-row">
       <h1>${customer.name}</h1>
-      ${form ? null : html`<button type="button" class="primary" onClick=${() => { setPosted(null); setForm((n) => n + 1); }}>New ledger entry</button>`}
+      <div class="actions">
+        <${RefreshButton} onClick=${refresh} busy=${page.loading} />
+        ${form ? null : html`<button type="button" class="primary" onClick=${() => { setPosted(null); setForm((n) => n + 1); }}>New ledger entry</button>`}
+      </div>
     </div>
     <p class="lead">Balance: <strong>${balances(customer.balance)}</strong> <span class="hint">(positive: the customer owes us)</span></p>
     ${posted

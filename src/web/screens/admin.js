@@ -439,6 +439,9 @@ function Departments() {
   const [failure, setFailure] = useState(null);
   const [done, setDone] = useState("");
   const kindId = useId("kind");
+  // Exactly one DELIVERY department exists: offer it only while the list shows none.
+  const hasDelivery = !list.data || list.data.departments.some((d) => d.kind === "DELIVERY");
+  const kinds = KINDS.filter((k) => k !== "DELIVERY" || !hasDelivery);
 
   async function submit(event) {
     event.preventDefault();
@@ -485,7 +488,7 @@ function Departments() {
         <div class="field">
           <label for=${kindId}>Kind</label>
           <select id=${kindId} value=${kind} onChange=${(e) => setKind(e.currentTarget.value)}>
-            ${KINDS.map((k) => html`<option value=${k}>${k.charAt(0) + k.slice(1).toLowerCase()}</option>`)}
+            ${kinds.map((k) => html`<option value=${k}>${k.charAt(0) + k.slice(1).toLowerCase()}</option>`)}
           </select>
         </div>
         ${kind === "PRODUCTION"

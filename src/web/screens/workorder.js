@@ -16,6 +16,7 @@ import {
   ReasonDialog,
   Time,
   errorsFor,
+  balances,
   messageOf,
   money,
   request,
@@ -23,13 +24,15 @@ import {
 } from "../lib/ui.js";
 
 export const WORK_ORDER_PAGE = gql`
-  query WorkOrderPage($id: ID!, $seesQuote: Boolean!) {
+  query WorkOrderPage($id: ID!, $seesQuote: Boolean!, $seesLedger: Boolean!) {
     workOrder(id: $id) {
       id orderNumber status version createdAt updatedAt jobLine details
       needsInstallation needsTransport needsRepair
       customer { id name }
       createdBy { name }
       quote @include(if: $seesQuote) { amount currency }
+      charged @include(if: $seesLedger) { amount currency }
+      paid @include(if: $seesLedger) { amount currency }
       tasks {
         id status availableAt startedAt completedAt
         department { code name kind gatesDelivery }
@@ -111,7 +114,15 @@ const TASK_MOVES = {
 // The server writes NONE for "no quote" on either side of a change.
 const NO_QUOTE = "NONE";
 
-function quoteMove(from, to) {
+// The server writes quotes as "12500.00 EUR"; shown grouped like every other amount.
+function quoteText(text) {
+  const found = /^(\S+) ([A-Z]{3})$/.exec(text);
+  return found ? money({ amount: found[1], currency: found[2] }) : text;
+}
+
+function quoteMove(rawFrom, rawTo) {
+  const from = quoteText(rawFrom);
+  const to = quoteText(rawTo);
   if (from === NO_QUOTE && to === NO_QUOTE) return "Quote unchanged (none)";
   if (from === NO_QUOTE) return `Quote set to ${to}`;
   if (to === NO_QUOTE) return `Quote removed (was ${from})`;
@@ -180,11 +191,21 @@ function Gate({ order }) {
   </section>`;
 }
 
+// A details key as a label: "product" -> "Product", "paperType"/"paper_type" -> "Paper type".
+// Acronyms ("SKU") stay as they are.
+function detailLabel(key) {
+  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").split(/[\s_-]+/).filter(Boolean)
+    .map((w) => (w.length > 1 && w === w.toUpperCase() ? w : w.toLowerCase()));
+  if (!words.length) return key;
+  const text = words.join(" ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 function Details({ details }) {
   const entries = Object.entries(details || {});
   if (!entries.length) return html`<p class="empty">No details.</p>`;
   return html`<dl class="details">
-    ${entries.map(([key, value]) => html`<div key=${key}><dt>${key}</dt>
+    ${entries.map(([key, value]) => html`<div key=${key}><dt>${detailLabel(key)}</dt>
       <dd>${typeof value === "object" && value !== null ? JSON.stringify(value) : String(value)}</dd></div>`)}
   </dl>`;
 }
@@ -322,7 +343,9 @@ export function WorkOrderPage({ id, me }) {
     do {
       loading.current.again = false;
       try {
-        const { workOrder } = await request(WORK_ORDER_PAGE, { id, seesQuote: roles.seesQuote });
+        const { workOrder } = await request(WORK_ORDER_PAGE, {
+          id, seesQuote: roles.seesQuote, seesLedger: roles.accounts,
+        });
         setState({ order: workOrder, error: workOrder ? null : "notfound" });
       } catch (error) {
         setState((s) => ({ order: s.order, error }));
@@ -409,6 +432,13 @@ export function WorkOrderPage({ id, me }) {
     <div class="order-actions">
       ${roles.seesQuote
         ? html`<p class="quote">Quote: <strong>${order.quote ? money(order.quote) : "none"}</strong></p>`
+        : null}
+      ${roles.accounts && order.charged
+        ? html`<p class="ledger-sums">
+            <span class="charged">Charged: <strong>${balances(order.charged)}</strong></span>
+            <span class="paid">Paid: <strong>${balances(order.paid)}</strong></span>
+            <${Link} href=${"/accounts/" + order.customer.id}>${order.customer.name}’s ledger<//>
+          </p>`
         : null}
       ${roles.sales && quoteEditable
         ? html`<button type="button" onClick=${() => setDialog({ kind: "quote" })}>Edit quote</button>`

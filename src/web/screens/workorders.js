@@ -4,7 +4,18 @@ import { gql } from "../lib/graphql.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
 import { Link, navigate, query } from "../lib/router.js";
 import { rolesOf } from "../lib/session.js";
-import { Badge, ErrorMessage, Loading, Time, request, useId, useQuery, useTitle } from "../lib/ui.js";
+import {
+  Badge,
+  ErrorMessage,
+  Loading,
+  RefreshButton,
+  Time,
+  request,
+  useId,
+  useQuery,
+  useRefreshOnVisible,
+  useTitle,
+} from "../lib/ui.js";
 
 export const WORK_ORDER_LIST = gql`
   query WorkOrderList($status: WorkOrderStatus, $customerId: ID, $search: String, $after: String) {
@@ -72,6 +83,13 @@ export function WorkOrders({ me, path }) {
   const customer = useQuery(FILTER_CUSTOMER, { id: filters.customer }, { skip: !filters.customer });
   useEffect(() => setPages([]), [JSON.stringify(variables)]);
   useEffect(() => setTyped(filters.q), [filters.q]);
+  // Read again from the first page: on "Refresh", and when the person comes back to the tab.
+  function refresh() {
+    setPages([]);
+    setMore({ busy: false, error: null });
+    first.refetch();
+  }
+  useRefreshOnVisible(refresh);
 
   // Reads the address when it runs: a debounced search must not restore older filters.
   function setFilter(change) {
@@ -104,7 +122,10 @@ export function WorkOrders({ me, path }) {
   return html`
     <div class="title-row">
       <h1>Work orders</h1>
-      ${rolesOf(me).sales ? html`<${Link} class="button primary" href="/orders/new">New work order<//>` : null}
+      <div class="actions">
+        <${RefreshButton} onClick=${refresh} busy=${first.loading && Boolean(first.data)} />
+        ${rolesOf(me).sales ? html`<${Link} class="button primary" href="/orders/new">New work order<//>` : null}
+      </div>
     </div>
     <form class="filters" role="search" onSubmit=${(e) => { e.preventDefault(); setFilter({ q: typed }); }}>
       <div class="field">
