@@ -160,6 +160,10 @@ function PostEntryForm({ customer, onPosted, onClose }) {
   const [workOrderId, setWorkOrderId] = useState("");
   const [errors, setErrors] = useState([]);
   const [failure, setFailure] = useState(null);
+  // What a lost answer left open: the server may have posted it, so a retry sends exactly
+  // it (same key, same entry) and the fields hold still until it is answered; an edited
+  // retry would meet DUPLICATE.
+  const [sent, setSent] = useState(null);
   const [pending, setPending] = useState(0);
   const orders = useQuery(CUSTOMER_ORDERS, { customerId: customer.id });
   const kindId = useId("kind");
@@ -172,21 +176,22 @@ function PostEntryForm({ customer, onPosted, onClose }) {
     setErrors([]);
     setFailure(null);
     setPending((n) => n + 1);
+    const input = sent || {
+      customerId: customer.id,
+      workOrderId: workOrderId || null,
+      kind,
+      amount: amount.trim(),
+      currency: currency.trim().toUpperCase() || null,
+      memo: memo.trim() || null,
+      idempotencyKey: key,
+    };
     try {
-      const { postLedgerEntry: result } = await request(POST_ENTRY, {
-        input: {
-          customerId: customer.id,
-          workOrderId: workOrderId || null,
-          kind,
-          amount: amount.trim(),
-          currency: currency.trim().toUpperCase() || null,
-          memo: memo.trim() || null,
-          idempotencyKey: key,
-        },
-      });
+      const { postLedgerEntry: result } = await request(POST_ENTRY, { input });
+      setSent(null);
       if (result.userErrors.length) setErrors(result.userErrors);
       else onPosted(result);
     } catch (error) {
+      setSent(input);
       setFailure(error);
     }
     setPending((n) => n - 1);
@@ -199,20 +204,25 @@ function PostEntryForm({ customer, onPosted, onClose }) {
       <div class="row">
         <div class="field">
           <label for=${kindId}>Kind</label>
-          <select id=${kindId} ref=${first} value=${kind} onChange=${(e) => setKind(e.currentTarget.value)}>
+          <select id=${kindId} ref=${first} value=${kind} disabled=${Boolean(sent)}
+            onChange=${(e) => setKind(e.currentTarget.value)}>
             ${KINDS.map(([value, , label]) => html`<option value=${value}>${label}</option>`)}
           </select>
         </div>
         <${Field} label="Amount" value=${amount} onInput=${setAmount} inputmode="decimal" required=${true}
+          readOnly=${Boolean(sent)}
           hint=${kind === "ADJUSTMENT" ? "Positive raises what the customer owes, negative lowers it." : "Positive; the kind gives the sign."}
           error=${errorsFor(errors, "amount")} />
         <${Field} label="Currency" value=${currency} onInput=${setCurrency} maxlength="3" class="short"
+          readOnly=${Boolean(sent)}
           error=${errorsFor(errors, "currency")} />
       </div>
-      <${Field} label="Memo" value=${memo} onInput=${setMemo} error=${errorsFor(errors, "memo")} />
+      <${Field} label="Memo" value=${memo} onInput=${setMemo} readOnly=${Boolean(sent)}
+        error=${errorsFor(errors, "memo")} />
       <div class="field">
         <label for=${orderId}>Work order (optional)</label>
-        <select id=${orderId} value=${workOrderId} onChange=${(e) => setWorkOrderId(e.currentTarget.value)}>
+        <select id=${orderId} value=${workOrderId} disabled=${Boolean(sent)}
+          onChange=${(e) => setWorkOrderId(e.currentTarget.value)}>
           <option value="">None</option>
           ${orders.data
             ? orders.data.workOrders.edges.map(({ node }) => html`<option value=${node.id}>
@@ -223,7 +233,8 @@ function PostEntryForm({ customer, onPosted, onClose }) {
       </div>
       <${ErrorMessage}>${general.map((e) => e.message).join(" ")}<//>
       ${failure
-        ? html`<${ErrorMessage}>${messageOf(failure)} Nothing is lost: press “Post entry” again and it is posted once.<//>`
+        ? html`<${ErrorMessage}>${messageOf(failure)} Nothing is lost: press “Post entry” again
+            and this entry, as sent, is posted once (it may already be).<//>`
         : null}
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${pending ? "true" : undefined}>Post entry</button>
