@@ -624,10 +624,6 @@ function CreateApiToken({ onCreated }) {
   </section>`;
 }
 
-function live(t) {
-  return !t.revokedAt && !(t.expiresAt && Date.parse(t.expiresAt) < Date.now());
-}
-
 function tokenState(t) {
   if (t.revokedAt) return html`Revoked <${Time} iso=${t.revokedAt} />`;
   if (t.expiresAt && Date.parse(t.expiresAt) < Date.now()) return html`Expired <${Time} iso=${t.expiresAt} />`;
