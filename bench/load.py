@@ -123,33 +123,32 @@ HTTP_ERRORS = (aiohttp.ClientError, TimeoutError)
 
 
 class KeepAliveClients:
-    """One keep-alive connection per client, each in an aiohttp session of its own.
+    """One keep-alive connection per client, each in an aiohttp session of its own (made
+    in the running event loop, to which a session belongs: every bench part builds its
+    clients inside one).
 
     The load generator shares the machine with the server and PostgreSQL, so its CPU is
     taken from theirs: httpx cost the bench about 1.1 ms of CPU per transition, as much as
     the server, while aiohttp (its parser in C) costs about 0.25 ms. The asyncpg floor's
-    client costs 0.1. One shared pool of connections also costs more (it scans every
-    connection for every request) than the requests themselves."""
+    client costs 0.1. (With httpx, one shared pool of connections had also cost more than
+    the requests: it scanned every connection for every request.)"""
 
     def __init__(self, clients: int, timeout: float) -> None:
         self.clients = clients
-        self.timeout = aiohttp.ClientTimeout(total=timeout)
-        self.sessions: list[aiohttp.ClientSession] = []
-
-    def _session(self, client: int) -> aiohttp.ClientSession:
-        # Made on first use: a session belongs to the event loop it is made in.
-        while len(self.sessions) <= client:
-            self.sessions.append(
-                aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=1), timeout=self.timeout)
+        self.sessions = [
+            aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=1),
+                timeout=aiohttp.ClientTimeout(total=timeout),
             )
-        return self.sessions[client]
+            for _ in range(clients)
+        ]
 
     async def post(
         self, client: int, url: str, body: bytes, headers: dict[str, str]
     ) -> tuple[int, bytes]:
         """POST `body` (JSON) on `client`'s connection: the status and the body."""
         headers = {"content-type": "application/json", **headers}
-        async with self._session(client).post(url, data=body, headers=headers) as response:
+        async with self.sessions[client].post(url, data=body, headers=headers) as response:
             return response.status, await response.read()
 
     async def close(self) -> None:
