@@ -2,7 +2,7 @@
 import { html, render, useEffect, useRef, useState } from "./lib/html.js";
 import { Link, match, navigate, useLocation } from "./lib/router.js";
 import { onForbidden, onSession, rolesOf, session, setMe } from "./lib/session.js";
-import { ErrorMessage, Loading, useTitle } from "./lib/ui.js";
+import { ErrorMessage, Loading, useRefreshOnVisible, useTitle } from "./lib/ui.js";
 import { SignIn, loadMe, signOut } from "./screens/signin.js";
 import { Queues } from "./screens/queues.js";
 import { WorkOrders } from "./screens/workorders.js";
@@ -94,31 +94,24 @@ function Navigation({ me, path }) {
 // when a request is refused FORBIDDEN, so a new department's queue appears (and a removed
 // one goes) without reloading. One read at a time.
 function useFreshMe() {
-  useEffect(() => {
-    let running = false;
-    function reread() {
-      const token = session().token;
-      if (running || !token) return;
-      running = true;
-      loadMe().then(
-        (me) => {
-          running = false;
-          // Not if the person signed out (or in as another) meanwhile.
-          if (me && session().token === token) setMe(me);
-        },
-        () => {
-          running = false;
-        },
-      );
-    }
-    const onVisible = () => document.visibilityState === "visible" && reread();
-    document.addEventListener("visibilitychange", onVisible);
-    const stop = onForbidden(reread);
-    return () => {
-      document.removeEventListener("visibilitychange", onVisible);
-      stop();
-    };
-  }, []);
+  const running = useRef(false);
+  function reread() {
+    const token = session().token;
+    if (running.current || !token) return;
+    running.current = true;
+    loadMe().then(
+      (me) => {
+        running.current = false;
+        // Not if the person signed out (or in as another) meanwhile.
+        if (me && session().token === token) setMe(me);
+      },
+      () => {
+        running.current = false;
+      },
+    );
+  }
+  useRefreshOnVisible(reread);
+  useEffect(() => onForbidden(reread), []);
 }
 
 function Layout({ me, path, children }) {
