@@ -119,16 +119,17 @@ async def stream(
             # An access change handed out since then, before this subscription was
             # registered, left no RECHECK in its queue: check again now (a read only if
             # such a change came). Later changes mark the queue.
-            checked = feed.access_changes()
-            await reauthorize(info, rule, **arguments)
+            checked: int | None = None
+
+            async def recheck(changes: int) -> None:
+                """The rights again, whenever the count of access changes handed out moved."""
+                nonlocal checked
+                if changes != checked:
+                    checked = changes
+                    await reauthorize(info, rule, **arguments)
+
+            await recheck(feed.access_changes())
             if resume is not None:
-
-                async def recheck(changes: int) -> None:
-                    nonlocal checked
-                    if changes != checked:
-                        checked = changes
-                        await reauthorize(info, rule, **arguments)
-
                 async for replayed, past in _replay(info, feed, resume, where, recheck):
                     resume = past
                     delivered_count += 1
