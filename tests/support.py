@@ -563,3 +563,20 @@ def error_codes(message: dict[str, Any]) -> list[str]:
     else:
         errors = (payload or {}).get("errors") or []
     return [e.get("extensions", {}).get("code") for e in errors]
+
+
+CREATE_DISPLAY = """mutation($i: CreateDisplayTokenInput!) { createDisplayToken(input: $i) {
+  secret token { id kind name departments { code } } userErrors { code field message } } }"""
+
+
+async def display_token(
+    api: Client, shop: Shop, codes: list[str], *, by: str = "ada"
+) -> dict[str, Any]:
+    """A wall display token for `codes`, made through the API by admin `by`: the
+    payload, `secret` and `token { id kind name departments }`."""
+    body = await api.as_(shop.tokens[by])(
+        CREATE_DISPLAY, {"i": {"name": f"{codes[0]} wall", "departmentCodes": codes}}
+    )
+    made: dict[str, Any] = body["createDisplayToken"]
+    assert made["userErrors"] == []
+    return made

@@ -18,23 +18,13 @@ from tests.e2e.web.support import (
     screenshots,  # noqa: F401  (fixture)
     tabs,  # noqa: F401  (fixture)
 )
-from tests.support import START, Client, Shop, gid, task_ids
+from tests.support import START, Client, Shop, display_token, gid, task_ids
 
 pytestmark = pytest.mark.e2e
 
-DISPLAY = """mutation($i: CreateDisplayTokenInput!) { createDisplayToken(input: $i) {
-  secret token { id } userErrors { code message } } }"""
 DEPARTMENT = """mutation($i: CreateDepartmentInput!) { createDepartment(input: $i) {
   department { code } userErrors { code message } } }"""
 REVOKE = """mutation($i: RevokeTokenInput!) { revokeToken(input: $i) { token { revokedAt } } }"""
-
-
-async def display_token(api: Client, shop: Shop, codes: list[str]) -> tuple[str, str]:
-    created = (await api.as_(shop.tokens["ada"])(
-        DISPLAY, {"i": {"name": "Wall", "departmentCodes": codes}}
-    ))["createDisplayToken"]  # fmt: skip
-    assert created["userErrors"] == []
-    return created["secret"], created["token"]["id"]
 
 
 async def test_the_display_shows_names_job_lines_and_how_many_more(
@@ -67,7 +57,7 @@ async def test_the_display_shows_names_job_lines_and_how_many_more(
             ),
             {"t": (await task_ids(shop.engine, orders[0]))["wide"]},
         )
-    secret, _ = await display_token(api, shop, ["wide"])
+    secret = (await display_token(api, shop, ["wide"]))["secret"]
     tab = await tabs()
     page = tab.page
     await page.goto(f"{base(server)}/display/wide?token={secret}")
@@ -139,7 +129,8 @@ async def test_the_display_says_what_is_wrong_instead_of_reconnecting(
     tabs: OpenTab,  # noqa: F811
     screenshots: Path,  # noqa: F811
 ) -> None:
-    secret, token_id = await display_token(api, shop, ["print"])
+    made = await display_token(api, shop, ["print"])
+    secret, token_id = made["secret"], made["token"]["id"]
     cases = [
         (f"/display/nope?token={secret}", "There is no department “nope”"),
         ("/display/print?token=not-a-token", "This display's token was refused"),

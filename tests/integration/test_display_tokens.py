@@ -10,10 +10,8 @@ import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-from tests.support import Client, Shop, gid
+from tests.support import CREATE_DISPLAY, Client, Shop, display_token, gid
 
-CREATE_DISPLAY = """mutation($i: CreateDisplayTokenInput!) { createDisplayToken(input: $i) {
-  secret token { id kind name departments { code } } userErrors { code field message } } }"""
 REVOKE = """mutation($i: RevokeTokenInput!) { revokeToken(input: $i) {
   token { id revokedAt } userErrors { code field } } }"""
 QUEUE = """query($d: String!) { queue(department: $d) { eventCursor edges { node { id } } } }"""
@@ -21,15 +19,6 @@ QUEUE = """query($d: String!) { queue(department: $d) { eventCursor edges { node
 
 def init(secret: str) -> dict[str, Any]:
     return {"type": "connection_init", "payload": {"authorization": f"Bearer {secret}"}}
-
-
-async def display_token(api: Client, shop: Shop, codes: list[str]) -> dict[str, Any]:
-    result = await api.as_(shop.tokens["ada"])(
-        CREATE_DISPLAY, {"i": {"name": "Print wall", "departmentCodes": codes}}
-    )
-    payload: dict[str, Any] = result["createDisplayToken"]
-    assert payload["userErrors"] == []
-    return payload
 
 
 async def test_display_token_reads_only_its_queues(api: Client, shop: Shop) -> None:

@@ -13,10 +13,17 @@ import pytest
 import websockets
 from websockets.typing import Subprotocol
 
-from tests.support import START, Client, Shop, cursor_now, gid, print_tasks, ws_url
+from tests.support import (
+    START,
+    Client,
+    Shop,
+    cursor_now,
+    display_token,
+    gid,
+    print_tasks,
+    ws_url,
+)
 
-CREATE_DISPLAY = """mutation($i: CreateDisplayTokenInput!) { createDisplayToken(input: $i) {
-  secret userErrors { code } } }"""
 SAME_FOR_ALL = """subscription SharedWall($after: String) {
   queueEvents(department: "print", after: $after) {
     cursor kind task { id status pickedUpBy { name } workOrder { orderNumber jobLine } }
@@ -69,14 +76,6 @@ def delta(before: dict[str, float], after: dict[str, float], made: str) -> float
     return after.get(made, 0.0) - before.get(made, 0.0)
 
 
-async def display_secret(api: Client, shop: Shop) -> str:
-    created = await api.as_(shop.tokens["ada"])(
-        CREATE_DISPLAY, {"i": {"name": "Wall", "departmentCodes": ["print"]}}
-    )
-    assert created["createDisplayToken"]["userErrors"] == []
-    return str(created["createDisplayToken"]["secret"])
-
-
 async def start(api: Client, shop: Shop, task: int) -> None:
     await api.as_(shop.tokens["pat"])(START, {"i": {"taskId": gid("DepartmentTask", task)}})
 
@@ -84,7 +83,7 @@ async def start(api: Client, shop: Shop, task: int) -> None:
 async def test_displays_with_the_same_operation_share_one_execution(
     api: Client, server: str, shop: Shop, http: httpx.AsyncClient
 ) -> None:
-    secrets = [await display_secret(api, shop), await display_secret(api, shop)]
+    secrets = [(await display_token(api, shop, ["print"]))["secret"] for _ in range(2)]
     first, second = await print_tasks(shop, 2)
     variables = {"after": await cursor_now(api, shop.tokens["pat"])}
     specs = [(s, p) for s in secrets for p in ("graphql-transport-ws", "graphql-ws")]
@@ -113,7 +112,7 @@ async def test_displays_with_the_same_operation_share_one_execution(
 async def test_subscribers_of_different_scopes_never_get_each_others_answers(
     api: Client, server: str, shop: Shop, http: httpx.AsyncClient, protocol: str
 ) -> None:
-    secret = await display_secret(api, shop)
+    secret = (await display_token(api, shop, ["print"]))["secret"]
     [task] = await print_tasks(shop, 1)
     variables = {"after": await cursor_now(api, shop.tokens["pat"])}
     async with (

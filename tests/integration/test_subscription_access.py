@@ -21,6 +21,7 @@ from tests.support import (
     RawSocket,
     Shop,
     cursor_now,
+    display_token,
     error_codes,
     gid,
     task_ids,
@@ -34,8 +35,6 @@ ORDER_EVENTS = """subscription($order: ID!, $after: String) {
 QUEUE_EVENTS = """subscription($after: String) {
   queueEvents(department: "print", after: $after) { cursor kind task { id } } }"""
 
-CREATE_DISPLAY = """mutation($i: CreateDisplayTokenInput!) { createDisplayToken(input: $i) {
-  secret token { id } userErrors { code } } }"""
 MOVE = "mutation($i: {input}!) {{ {name}(input: $i) {{ changed userErrors {{ code }} }} }}"
 QUOTE = """mutation($i: UpdateWorkOrderQuoteInput!) { updateWorkOrderQuote(input: $i) {
   workOrder { id } userErrors { code } } }"""
@@ -92,20 +91,10 @@ async def set_quote(api: Client, shop: Shop, order: int, amount: str) -> None:
     assert body["updateWorkOrderQuote"]["userErrors"] == []
 
 
-async def display(api: Client, shop: Shop, by: str, codes: list[str]) -> dict[str, Any]:
-    """A display token made through the API by admin `by`: {secret, token {id}}."""
-    body = await api.as_(shop.tokens[by])(
-        CREATE_DISPLAY, {"i": {"name": f"{codes[0]} wall", "departmentCodes": codes}}
-    )
-    made: dict[str, Any] = body["createDisplayToken"]
-    assert made["userErrors"] == []
-    return made
-
-
 async def token_of(api: Client, shop: Shop, caller: str) -> str:
     """A caller's token: a person's session, or a display token ada makes now."""
     if caller.startswith("display-"):
-        return str((await display(api, shop, "ada", [caller.removeprefix("display-")]))["secret"])
+        return str((await display_token(api, shop, [caller.removeprefix("display-")]))["secret"])
     return shop.tokens[caller]
 
 
@@ -347,10 +336,10 @@ async def test_deactivating_an_admin_stops_the_display_tokens_she_made(
     api: Client, server: str, shop: Shop, protocol: str
 ) -> None:
     await shop.add_user("ari", [], is_admin=True)
-    print_wall = await display(api, shop, "ada", ["print"])
-    delivery_wall = await display(api, shop, "ada", ["delivery"])
+    print_wall = await display_token(api, shop, ["print"])
+    delivery_wall = await display_token(api, shop, ["delivery"])
     # A wall another admin made: the control that must keep working.
-    ari_wall = await display(api, shop, "ari", ["print"])
+    ari_wall = await display_token(api, shop, ["print"], by="ari")
     first, later = await shop.order(["print"]), await shop.order(["print"])
     after = await cursor_now(api, shop.tokens["ada"])
     await open_gate(api, shop, first)
