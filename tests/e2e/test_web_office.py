@@ -594,4 +594,15 @@ async def test_the_work_order_list_searches_filters_and_pages(
     await expect(rows).to_have_count(2)
     await page.get_by_role("button", name="Clear customer filter").click()
     await expect(rows).to_have_count(25)
+
+    # Read again, the list keeps the pages shown (not the first alone), with the new order.
+    await page.get_by_role("button", name="Show more").click()
+    await expect(rows).to_have_count(29)
+    await shop.order(["print"], details={"product": "Job late"})
+    await page.evaluate(BACK_TO_THE_TAB)
+    await expect(rows).to_have_count(30)
+    await expect(rows.first).to_contain_text("Job late")
+    await page.get_by_role("button", name="Refresh").click()
+    await expect(rows).to_have_count(30)
+    await expect(page.get_by_role("button", name="Show more")).to_have_count(0)
     tab.assert_clean()

@@ -21,15 +21,16 @@ export function request(query, variables) {
   return transport.request(query, variables);
 }
 
-// Runs `query` whenever `variables` change (compared as JSON). `skip` waits.
-export function useQuery(query, variables = {}, { skip = false } = {}) {
+// Runs `query` whenever `variables` change (compared as JSON). `skip` waits. `read`, when
+// given, reads in its place (given the variables), for answers of more than one request.
+export function useQuery(query, variables = {}, { skip = false, read = null } = {}) {
   const key = JSON.stringify(variables);
   const [state, setState] = useState({ data: null, error: null, loading: !skip });
   const sequence = useRef(0);
   const refetch = useCallback(() => {
     const mine = ++sequence.current;
     setState((s) => ({ ...s, loading: true }));
-    return request(query, JSON.parse(key)).then(
+    return (read ? read(JSON.parse(key)) : request(query, JSON.parse(key))).then(
       (data) => {
         if (mine === sequence.current) setState({ data, error: null, loading: false });
         return data;
@@ -39,11 +40,77 @@ export function useQuery(query, variables = {}, { skip = false } = {}) {
         return null;
       },
     );
-  }, [query, key]);
+  }, [query, key, read]);
   useEffect(() => {
     if (!skip) refetch();
   }, [refetch, skip]);
-  return { ...state, refetch, setData: (data) => setState((s) => ({ ...s, data })) };
+  // `data` may be a function of the data shown, as in useState.
+  const setData = (data) => setState((s) => ({ ...s, data: typeof data === "function" ? data(s.data) : data }));
+  return { ...state, refetch, setData };
+}
+
+// A list read a page at a time: `query` with `variables` and `after` (a cursor), whose
+// page (a connection) is `connectionOf(data)`; "Show more" adds the next. `refresh`
+// reads again as many pages as are shown, all before any is shown: a person who has
+// read three pages down stays there, and no page is shown beside one read at another
+// time. New variables start again from the first page. `data` is the first page's
+// answer, with whatever else the query asks beside the list.
+export function usePages(query, variables, connectionOf) {
+  const key = JSON.stringify(variables);
+  const pageOf = useRef(connectionOf);
+  pageOf.current = connectionOf;
+  // How many pages past the first are shown, and for which variables.
+  const shown = useRef({ key: null, later: 0 });
+  const read = useCallback(
+    async (vars) => {
+      const later = shown.current.key === key ? shown.current.later : 0;
+      const data = await request(query, vars);
+      const pages = [pageOf.current(data)];
+      while (pages.length <= later && pages[pages.length - 1].pageInfo.hasNextPage) {
+        const after = pages[pages.length - 1].pageInfo.endCursor;
+        pages.push(pageOf.current(await request(query, { ...vars, after })));
+      }
+      return { key, data, pages };
+    },
+    [query, key],
+  );
+  const list = useQuery(query, { ...variables, after: null }, { read });
+  const [more, setMore] = useState({ busy: false, error: null });
+  const pages = list.data ? list.data.pages : [];
+  shown.current = { key: list.data ? list.data.key : null, later: Math.max(0, pages.length - 1) };
+  const last = pages[pages.length - 1];
+
+  async function showMore() {
+    const at = list.data;
+    setMore({ busy: true, error: null });
+    try {
+      const data = await request(query, { ...variables, after: last.pageInfo.endCursor });
+      // Dropped if the list was read again meanwhile (a refresh, other variables).
+      list.setData((now) => (now === at ? { ...now, pages: [...now.pages, pageOf.current(data)] } : now));
+      setMore({ busy: false, error: null });
+    } catch (error) {
+      setMore({ busy: false, error });
+    }
+  }
+
+  return {
+    data: list.data ? list.data.data : null,
+    error: list.error,
+    loading: list.loading,
+    items: pages.flatMap((page) => page.edges.map((e) => e.node)),
+    hasMore: Boolean(last && last.pageInfo.hasNextPage),
+    more,
+    showMore,
+    refresh() {
+      setMore({ busy: false, error: null });
+      return list.refetch();
+    },
+    // Replaces nodes in every page shown: `change(node)` gives the node to show.
+    mapNodes(change) {
+      const map = (page) => ({ ...page, edges: page.edges.map((e) => ({ ...e, node: change(e.node) })) });
+      list.setData((now) => (now ? { ...now, pages: now.pages.map(map) } : now));
+    },
+  };
 }
 
 // Runs `refresh` whenever this tab becomes visible again (the person comes back to it),

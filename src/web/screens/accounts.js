@@ -17,6 +17,7 @@ import {
   money,
   request,
   useId,
+  usePages,
   useQuery,
   useRefreshOnVisible,
   useTitle,
@@ -81,47 +82,28 @@ const KINDS = [
   ["REFUND", "Refund", "Refund (paid back)"],
   ["ADJUSTMENT", "Adjustment", "Adjustment (signed)"],
 ];
+// The ledger of a customer that is not there: nothing to page through.
+const NO_ENTRIES = { edges: [], pageInfo: { hasNextPage: false, endCursor: null } };
 const KIND_NAMES = Object.fromEntries(KINDS.map(([kind, name]) => [kind, name]));
 
 export function Accounts({ path }) {
   useTitle("Accounts");
   const search = query(path).get("q") || "";
   const [typed, setTyped] = useState(search);
-  const [pages, setPages] = useState([]);
-  const [more, setMore] = useState({ busy: false, error: null });
   const searchId = useId("search");
-  const first = useQuery(ACCOUNTS_CUSTOMERS, { search: search || null, after: null });
-  const loaded = first.data ? [first.data.customers, ...pages] : [];
-  const customers = loaded.flatMap((p) => p.edges.map((e) => e.node));
-  const last = loaded[loaded.length - 1];
-  // Read again from the first page: on "Refresh", and when the person comes back to the tab.
-  function refresh() {
-    setPages([]);
-    setMore({ busy: false, error: null });
-    first.refetch();
-  }
-  useRefreshOnVisible(refresh);
-
-  async function showMore() {
-    setMore({ busy: true, error: null });
-    try {
-      const data = await request(ACCOUNTS_CUSTOMERS, { search: search || null, after: last.pageInfo.endCursor });
-      setPages((p) => [...p, data.customers]);
-      setMore({ busy: false, error: null });
-    } catch (error) {
-      setMore({ busy: false, error });
-    }
-  }
+  const list = usePages(ACCOUNTS_CUSTOMERS, { search: search || null }, (data) => data.customers);
+  const customers = list.items;
+  // Read again on "Refresh", and when the person comes back to the tab.
+  useRefreshOnVisible(list.refresh);
 
   function submit(event) {
     event.preventDefault();
-    setPages([]);
     navigate("/accounts" + (typed.trim() ? "?q=" + encodeURIComponent(typed.trim()) : ""), { replace: true });
   }
 
   return html`<div class="title-row">
       <h1>Accounts</h1>
-      <${RefreshButton} onClick=${refresh} busy=${first.loading && Boolean(first.data)} />
+      <${RefreshButton} onClick=${list.refresh} busy=${list.loading && Boolean(list.data)} />
     </div>
     <form class="filters" role="search" onSubmit=${submit}>
       <div class="field">
@@ -130,9 +112,9 @@ export function Accounts({ path }) {
       </div>
       <button type="submit">Search</button>
     </form>
-    <${ErrorMessage} error=${first.error} />
-    ${!first.data && first.loading ? html`<${Loading} what="Loading customers" />` : null}
-    ${first.data
+    <${ErrorMessage} error=${list.error} />
+    ${!list.data && list.loading ? html`<${Loading} what="Loading customers" />` : null}
+    ${list.data
       ? customers.length
         ? html`<div class="table-wrap"><table>
             <caption class="visually-hidden">Customers and what they owe</caption>
@@ -142,9 +124,9 @@ export function Accounts({ path }) {
               <td class="num">${balances(c.balance)}</td>
             </tr>`)}</tbody>
           </table></div>
-          <${ErrorMessage} error=${more.error} />
-          ${last.pageInfo.hasNextPage
-            ? html`<button type="button" onClick=${showMore} aria-busy=${more.busy ? "true" : undefined}>Show more</button>`
+          <${ErrorMessage} error=${list.more.error} />
+          ${list.hasMore
+            ? html`<button type="button" onClick=${list.showMore} aria-busy=${list.more.busy ? "true" : undefined}>Show more</button>`
             : null}`
         : html`<p class="empty">No customers match.</p>`
       : null}`;
@@ -245,46 +227,25 @@ function PostEntryForm({ customer, onPosted, onClose }) {
 }
 
 export function CustomerLedger({ id }) {
-  const page = useQuery(CUSTOMER_LEDGER, { id, after: null });
-  const [older, setOlder] = useState([]);
-  const [more, setMore] = useState({ busy: false, error: null });
+  const ledger = usePages(CUSTOMER_LEDGER, { id }, (data) => (data.customer ? data.customer.ledger : NO_ENTRIES));
   const [form, setForm] = useState(0);
   const [posted, setPosted] = useState(null);
-  const customer = page.data && page.data.customer;
+  const customer = ledger.data && ledger.data.customer;
   useTitle(customer ? customer.name + " · ledger" : "Ledger");
-  // Read again from the newest entries: on "Refresh", and when the person comes back to the tab.
-  function refresh() {
-    setOlder([]);
-    setMore({ busy: false, error: null });
-    page.refetch();
-  }
-  useRefreshOnVisible(refresh);
+  // Read again on "Refresh", and when the person comes back to the tab.
+  useRefreshOnVisible(ledger.refresh);
 
   if (!customer) {
     return html`<h1>Ledger</h1>
-      ${page.error ? html`<${ErrorMessage} error=${page.error} />` : page.loading ? html`<${Loading} />` : html`<p>No such customer.</p>`}`;
+      ${ledger.error ? html`<${ErrorMessage} error=${ledger.error} />` : ledger.loading ? html`<${Loading} />` : html`<p>No such customer.</p>`}`;
   }
-  const pages = [customer.ledger, ...older];
-  const entries = pages.flatMap((p) => p.edges.map((e) => e.node));
-  const last = pages[pages.length - 1];
-
-  async function showMore() {
-    setMore({ busy: true, error: null });
-    try {
-      const data = await request(CUSTOMER_LEDGER, { id, after: last.pageInfo.endCursor });
-      setOlder((p) => [...p, data.customer.ledger]);
-      setMore({ busy: false, error: null });
-    } catch (error) {
-      setMore({ busy: false, error });
-    }
-  }
+  const entries = ledger.items;
 
   function onPosted(result) {
     setForm(0);
     // A double click answers twice for one entry: keep the first answer.
     setPosted((shown) => (shown && shown.entry.id === result.entry.id ? shown : result));
-    setOlder([]);
-    page.refetch();
+    ledger.refresh();
   }
 
   return html`
@@ -292,7 +253,7 @@ export function CustomerLedger({ id }) {
     <div class="title-row">
       <h1>${customer.name}</h1>
       <div class="actions">
-        <${RefreshButton} onClick=${refresh} busy=${page.loading} />
+        <${RefreshButton} onClick=${ledger.refresh} busy=${ledger.loading} />
         ${form ? null : html`<button type="button" class="primary" onClick=${() => { setPosted(null); setForm((n) => n + 1); }}>New ledger entry</button>`}
       </div>
     </div>
@@ -320,9 +281,9 @@ export function CustomerLedger({ id }) {
             <td>${e.postedBy.name}</td>
           </tr>`)}</tbody>
         </table></div>
-        <${ErrorMessage} error=${more.error} />
-        ${last.pageInfo.hasNextPage
-          ? html`<button type="button" onClick=${showMore} aria-busy=${more.busy ? "true" : undefined}>Show older entries</button>`
+        <${ErrorMessage} error=${ledger.more.error} />
+        ${ledger.hasMore
+          ? html`<button type="button" onClick=${ledger.showMore} aria-busy=${ledger.more.busy ? "true" : undefined}>Show older entries</button>`
           : null}`
       : html`<p class="empty">No entries yet.</p>`}`;
 }

@@ -18,6 +18,7 @@ import {
   otherErrors,
   request,
   useId,
+  usePages,
   useQuery,
   useTitle,
 } from "../lib/ui.js";
@@ -143,39 +144,14 @@ const SECTIONS = [
   ["tokens", "Tokens"],
 ];
 
+// A list of `field` a page at a time; `update` merges a mutation's answer (a node with
+// its id) into the row it changed.
 function useList(query, field) {
-  const first = useQuery(query, { after: null });
-  const [pages, setPages] = useState([]);
-  const [more, setMore] = useState({ busy: false, error: null });
-  const loaded = first.data ? [first.data[field], ...pages] : [];
-  const last = loaded[loaded.length - 1];
+  const list = usePages(query, {}, (data) => data[field]);
   return {
-    first,
-    items: loaded.flatMap((p) => p.edges.map((e) => e.node)),
-    hasMore: Boolean(last && last.pageInfo.hasNextPage),
-    more,
-    async showMore() {
-      setMore({ busy: true, error: null });
-      try {
-        const data = await request(query, { after: last.pageInfo.endCursor });
-        setPages((p) => [...p, data[field]]);
-        setMore({ busy: false, error: null });
-      } catch (error) {
-        setMore({ busy: false, error });
-      }
-    },
-    reload() {
-      setPages([]);
-      return first.refetch();
-    },
-    // Merges a mutation's answer (a node with its id) into the row it changed.
+    ...list,
     update(node) {
-      const merge = (page) => ({
-        ...page,
-        edges: page.edges.map((e) => (e.node.id === node.id ? { ...e, node: { ...e.node, ...node } } : e)),
-      });
-      first.setData({ ...first.data, [field]: merge(first.data[field]) });
-      setPages((p) => p.map(merge));
+      list.mapNodes((shown) => (shown.id === node.id ? { ...shown, ...node } : shown));
     },
   };
 }
@@ -351,7 +327,7 @@ function People({ me }) {
   const [dialog, setDialog] = useState(null);
   const [failure, setFailure] = useState("");
   const [done, setDone] = useState("");
-  const departments = list.first.data ? list.first.data.departments : [];
+  const departments = list.data ? list.data.departments : [];
 
   function changed(user, message) {
     list.update(user);
@@ -379,8 +355,8 @@ function People({ me }) {
     setDialog({ kind, user });
   }
 
-  if (!list.first.data) {
-    return list.first.error ? html`<${ErrorMessage} error=${list.first.error} />` : html`<${Loading} />`;
+  if (!list.data) {
+    return list.error ? html`<${ErrorMessage} error=${list.error} />` : html`<${Loading} />`;
   }
   // "Set password…" names its person in hidden text rather than aria-label, so that
   // nothing but the form's Password field is labelled "password".
@@ -414,10 +390,10 @@ function People({ me }) {
     ${done ? html`<p class="message success" role="status"><span aria-hidden="true">✓ </span>${done}</p>` : null}
     <${ErrorMessage} error=${list.more.error} />
     ${list.hasMore ? html`<button type="button" onClick=${list.showMore}>Show more</button>` : null}
-    <${CreateUserForm} departments=${departments} onCreated=${list.reload} />
+    <${CreateUserForm} departments=${departments} onCreated=${list.refresh} />
     ${editing
       ? html`<${DepartmentsDialog} user=${editing} departments=${departments}
-          onClose=${() => setEditing(null)} onSaved=${list.reload} />`
+          onClose=${() => setEditing(null)} onSaved=${list.refresh} />`
       : null}
     ${dialog && dialog.kind === "deactivate"
       ? html`<${DeactivateDialog} user=${dialog.user} onClose=${() => setDialog(null)} onChanged=${changed} />`
@@ -640,8 +616,8 @@ function Tokens() {
   const thisBrowser = session().tokenId;
   const [revoking, setRevoking] = useState(null);
   const [error, setError] = useState("");
-  const queues = list.first.data
-    ? list.first.data.departments.filter((d) => d.kind === "PRODUCTION" || d.kind === "DELIVERY")
+  const queues = list.data
+    ? list.data.departments.filter((d) => d.kind === "PRODUCTION" || d.kind === "DELIVERY")
     : [];
 
   async function revoke() {
@@ -653,18 +629,18 @@ function Tokens() {
         return;
       }
       setRevoking(null);
-      list.reload();
+      list.refresh();
     } catch (failure) {
       setError(messageOf(failure));
     }
   }
 
-  if (!list.first.data) {
-    return list.first.error ? html`<${ErrorMessage} error=${list.first.error} />` : html`<${Loading} />`;
+  if (!list.data) {
+    return list.error ? html`<${ErrorMessage} error=${list.error} />` : html`<${Loading} />`;
   }
   return html`
-    <${CreateDisplayToken} departments=${queues} onCreated=${list.reload} />
-    <${CreateApiToken} onCreated=${list.reload} />
+    <${CreateDisplayToken} departments=${queues} onCreated=${list.refresh} />
+    <${CreateApiToken} onCreated=${list.refresh} />
     <h2>All tokens</h2>
     <div class="table-wrap"><table>
       <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">For</th>

@@ -10,8 +10,8 @@ import {
   Loading,
   RefreshButton,
   Time,
-  request,
   useId,
+  usePages,
   useQuery,
   useRefreshOnVisible,
   useTitle,
@@ -67,8 +67,6 @@ export function WorkOrders({ me, path }) {
     customer: params.get("customer") || "",
   };
   const [typed, setTyped] = useState(filters.q);
-  const [pages, setPages] = useState([]);
-  const [more, setMore] = useState({ busy: false, error: null });
   const searchId = useId("search");
   const statusId = useId("status");
   const debounce = useRef(null);
@@ -77,19 +75,12 @@ export function WorkOrders({ me, path }) {
     status: filters.status || null,
     customerId: filters.customer || null,
     search: filters.q.trim() || null,
-    after: null,
   };
-  const first = useQuery(WORK_ORDER_LIST, variables);
+  const list = usePages(WORK_ORDER_LIST, variables, (data) => data.workOrders);
   const customer = useQuery(FILTER_CUSTOMER, { id: filters.customer }, { skip: !filters.customer });
-  useEffect(() => setPages([]), [JSON.stringify(variables)]);
   useEffect(() => setTyped(filters.q), [filters.q]);
-  // Read again from the first page: on "Refresh", and when the person comes back to the tab.
-  function refresh() {
-    setPages([]);
-    setMore({ busy: false, error: null });
-    first.refetch();
-  }
-  useRefreshOnVisible(refresh);
+  // Read again on "Refresh", and when the person comes back to the tab.
+  useRefreshOnVisible(list.refresh);
 
   // Reads the address when it runs: a debounced search must not restore older filters.
   function setFilter(change) {
@@ -104,26 +95,13 @@ export function WorkOrders({ me, path }) {
     debounce.current = setTimeout(() => setFilter({ q: value }), 300);
   }
 
-  const loaded = first.data ? [first.data.workOrders, ...pages] : [];
-  const orders = loaded.flatMap((page) => page.edges.map((e) => e.node));
-  const last = loaded[loaded.length - 1];
-
-  async function showMore() {
-    setMore({ busy: true, error: null });
-    try {
-      const data = await request(WORK_ORDER_LIST, { ...variables, after: last.pageInfo.endCursor });
-      setPages((p) => [...p, data.workOrders]);
-      setMore({ busy: false, error: null });
-    } catch (error) {
-      setMore({ busy: false, error });
-    }
-  }
+  const orders = list.items;
 
   return html`
     <div class="title-row">
       <h1>Work orders</h1>
       <div class="actions">
-        <${RefreshButton} onClick=${refresh} busy=${first.loading && Boolean(first.data)} />
+        <${RefreshButton} onClick=${list.refresh} busy=${list.loading && Boolean(list.data)} />
         ${rolesOf(me).sales ? html`<${Link} class="button primary" href="/orders/new">New work order<//>` : null}
       </div>
     </div>
@@ -144,9 +122,9 @@ export function WorkOrders({ me, path }) {
             <button type="button" class="small" onClick=${() => setFilter({ customer: "" })}>Clear customer filter</button></p>`
         : null}
     </form>
-    <${ErrorMessage} error=${first.error} />
-    ${!first.data && first.loading ? html`<${Loading} what="Loading work orders" />` : null}
-    ${first.data
+    <${ErrorMessage} error=${list.error} />
+    ${!list.data && list.loading ? html`<${Loading} what="Loading work orders" />` : null}
+    ${list.data
       ? orders.length
         ? html`<div class="table-wrap"><table class="orders">
             <caption class="visually-hidden">Work orders, newest first</caption>
@@ -165,9 +143,9 @@ export function WorkOrders({ me, path }) {
             </tbody>
           </table></div>
           <p class="paging" role="status">Showing ${orders.length} work order${orders.length === 1 ? "" : "s"}.</p>
-          <${ErrorMessage} error=${more.error} />
-          ${last.pageInfo.hasNextPage
-            ? html`<button type="button" onClick=${showMore} aria-busy=${more.busy ? "true" : undefined}>Show more</button>`
+          <${ErrorMessage} error=${list.more.error} />
+          ${list.hasMore
+            ? html`<button type="button" onClick=${list.showMore} aria-busy=${list.more.busy ? "true" : undefined}>Show more</button>`
             : null}`
         : html`<p class="empty">No work orders match.</p>`
       : null}`;
