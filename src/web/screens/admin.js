@@ -363,11 +363,10 @@ function People({ me }) {
   return html`
     <h2>People</h2>
     <div class="table-wrap"><table>
-      <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Departments</th>
+      <thead><tr><th scope="col">Name and email</th><th scope="col">Departments</th>
         <th scope="col">Admin</th><th scope="col">Account</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
       <tbody>${list.items.map((u) => html`<tr key=${u.id}>
-        <th scope="row">${u.name}</th>
-        <td>${u.email}</td>
+        <th scope="row">${u.name}<span class="under">${u.email}</span></th>
         <td>${u.departments.map((d) => d.name).join(", ") || "—"}</td>
         <td>${u.isAdmin ? html`<strong>Admin</strong>` : "No"}</td>
         <td>${u.isActive ? "Active" : html`<strong class="account-off"><span aria-hidden="true">✕ </span>Deactivated</strong>`}</td>
