@@ -18,7 +18,7 @@
    the notifier alone, to tell its cost from the reader's. The modes take turns in
    short windows, round after round, so that other load on the machine hits them alike.
 3. Transitions/s through the server with 0 and with N live `queueEvents` subscribers
-   (websockets, graphql-transport-ws, display tokens) in a process of their own, and
+   (aiohttp websockets, graphql-transport-ws, display tokens) in processes of their own, and
    commit-to-receipt latency at the subscribers (receipt time minus the event's
    occurredAt), under that load and at a light steady load; then whether every
    subscriber received every event of its department exactly once.
