@@ -8,23 +8,45 @@ handed to the others, who need no executor of their own for it; graph/view.py th
 serializes it once as well. The results live on the event's `Delivered` (one per event
 and channel), so they go when every subscriber has taken the event. Replayed events are
 read per subscriber and so executed per subscriber.
+
+A graphql-transport-ws subscriber whose answer another subscriber's execution made,
+without errors, goes further (`Direct`): its subscription writes the `next` message
+itself, and the event never climbs through graphql-core's and Strawberry's per-event
+steps (map the event, build an executor, wrap the result, run the stream-result hooks:
+about half the server's CPU per delivered message). The message is the one those steps
+would have sent.
 """
 
 import asyncio
 import json
 from collections.abc import Awaitable, Hashable
+from contextvars import ContextVar
 from typing import Any
 
-from graphql import ExecutionResult
+from graphql import ExecutionResult, OperationDefinitionNode
 from graphql.pyutils import AwaitableOrValue
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import Operation
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import NextMessage
 
 from db.fanout import Delivered
 from db.reads import Related
+from graph.context import Context, Info
 from graph.executor import Executor
 from graph.jsontext import dumps
 from graph.loaders import Loaders
 
 _UNSHARED = object()
+
+
+def operation_key(operation: OperationDefinitionNode, variables: dict[str, Any]) -> Hashable:
+    """The operation's text, name and coerced variables; `_UNSHARED` if the text is
+    unknown."""
+    location = operation.loc
+    if location is None:
+        return _UNSHARED
+    text = json.dumps(variables, sort_keys=True, default=repr)
+    name = operation.name.value if operation.name else None
+    return (location.source.body, name, text)
 
 
 class SharingExecutor(Executor):
@@ -51,25 +73,14 @@ class SharingExecutor(Executor):
         return Served(found)  # type: ignore[return-value]
 
     def _key_of_operation(self) -> Hashable:
-        """The operation's text, name and variables; `_UNSHARED` if the text is unknown."""
-        location = self.operation.loc
-        if location is None:
-            return _UNSHARED
-        variables = json.dumps(self.variable_values.coerced, sort_keys=True, default=repr)
-        name = self.operation.name.value if self.operation.name else None
-        return (location.source.body, name, variables)
+        return operation_key(self.operation, self.variable_values.coerced)
 
     def _key_of(self, event: Any) -> Hashable | None:
         """What every subscriber with the same answer to this live event shares; None for a
-        replayed event, an anonymous viewer or an operation whose text is unknown."""
-        viewer = self.context_value.viewer
-        if (
-            not isinstance(getattr(event, "delivered", None), Delivered)
-            or viewer is None
-            or self._operation_key is _UNSHARED
-        ):
+        replayed event."""
+        if not isinstance(getattr(event, "delivered", None), Delivered):
             return None
-        return (self._operation_key, type(event), event.cursor, viewer.scope)
+        return result_key(self._operation_key, self.context_value, type(event), event.cursor)
 
     def execute_operation(self, serially: bool | None = None) -> AwaitableOrValue[Any]:
         event = self.root_value
@@ -111,6 +122,69 @@ class Served:
         if found.done() and not found.cancelled() and found.exception() is None:
             return found.result()
         return _shared(found)
+
+
+def result_key(operation: Hashable, context: Context, root: type, cursor: str) -> Hashable | None:
+    """What every subscriber of `operation` with the same answer to the live event at
+    `cursor` (as a `root` object) shares: None for an anonymous viewer or an operation
+    whose text is unknown."""
+    viewer = context.viewer
+    if viewer is None or operation is _UNSHARED:
+        return None
+    return (operation, root, cursor, viewer.scope)
+
+
+# The graphql-transport-ws operation whose subscription runs in this task: its handler
+# (graph/view.py) sets it in the task it runs the operation in.
+OPERATION: ContextVar["Operation[Any, Any] | None"] = ContextVar("operation", default=None)
+
+
+class Direct:
+    """A live subscription's way past the per-event execution steps (see the module's
+    docstring), for one graphql-transport-ws operation."""
+
+    __slots__ = ("context", "key", "operation")
+
+    def __init__(self, operation: "Operation[Any, Any]", context: Context, key: Hashable) -> None:
+        self.operation = operation
+        self.context = context
+        self.key = key
+
+    @classmethod
+    def of(cls, info: Info) -> "Direct | None":
+        """For the subscription `info` resolves, if it runs as a graphql-transport-ws
+        operation (OPERATION)."""
+        operation = OPERATION.get()
+        if operation is None:
+            return None
+        return cls(operation, info.context, operation_key(info.operation, info.variable_values))
+
+    async def wrote(self, delivered: Delivered, root: type, cursor: str) -> bool:
+        """Whether the answer to `delivered` (as a `root` object at `cursor`) was another
+        subscriber's, without errors, and is now written to this one's socket. False
+        leaves the event to the execution steps, which then find the same answer (or
+        make it, for the first of the subscribers sharing it)."""
+        key = result_key(self.key, self.context, root, cursor)
+        found = delivered.results.get(key) if key is not None else None
+        if isinstance(found, asyncio.Future):
+            # Waited on without taking its outcome: a failed execution is the steps' to
+            # report, and only this task's own cancellation cancels this wait.
+            if not found.done():
+                await asyncio.wait((found,))
+            failed = found.cancelled() or found.exception() is not None
+            found = None if failed else found.result()
+        if not isinstance(found, ExecutionResult) or found.errors or found.data is None:
+            return False
+        metrics = self.context.services.metrics
+        if metrics is not None:
+            metrics.results_shared.inc()
+        message: NextMessage = {
+            "id": self.operation.id,
+            "type": "next",
+            "payload": {"data": found.data},
+        }
+        await self.operation.send_operation_message(message)
+        return True
 
 
 async def _awaited(result: Awaitable[ExecutionResult]) -> ExecutionResult:

@@ -9,7 +9,7 @@ delivered (and, for a snapshot cursor, unseen by that snapshot).
 import inspect
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import strawberry
 from graphql import GraphQLError
@@ -43,9 +43,11 @@ from graph.permissions import (
     allowed,
     viewer_of,
 )
+from graph.sharing import Direct
 from graph.types.events import DeliveryGateEvent, LedgerEvent, QueueEvent, WorkOrderEvent
 
 SLOW_CONSUMER = "SLOW_CONSUMER"
+R = TypeVar("R", covariant=True)
 log = logging.getLogger("pressroom.subscriptions")
 
 
@@ -83,23 +85,34 @@ async def reauthorize(info: Info, rule: BasePermission, **arguments: Any) -> Non
         raise forbidden(rule.message or "No longer allowed.")
 
 
+class Root(Protocol[R]):
+    """A subscription's event type: made from an event and the cursor to resume after it."""
+
+    @classmethod
+    def of(cls, delivered: Delivered, cursor: str) -> R: ...
+
+
 async def stream(
     info: Info,
     channel: str,
     where: Filter,
     after: str | None,
     rule: BasePermission,
+    root: type[Root[R]],
     **arguments: Any,
-) -> AsyncIterator[tuple[Delivered, str]]:
-    """Yields each event with the cursor to resume after it. `rule` (with the field's
-    `arguments`) is the subscription's permission, checked again whenever its user's
-    access changes, before any event committed after that change is delivered.
+) -> AsyncIterator[R]:
+    """Yields each event as a `root` object, with the cursor to resume after it. `rule`
+    (with the field's `arguments`) is the subscription's permission, checked again
+    whenever its user's access changes, before any event committed after that change is
+    delivered. A live event whose answer another subscriber's execution made is written
+    here instead (graph/sharing.py), and yields nothing.
 
     One generator from the feed's queue to the field: each level of `async for` costs
     every subscriber a step per event, and keeps an awaitable alive while it waits."""
     feed = _feed(info)
     resume = _resume(after)
     viewer = viewer_of(info)
+    direct = Direct.of(info)
     owner = Owner(user_id=viewer.user_id, token_id=viewer.token_id)
     delivered_count = 0
     ended = "closed"
@@ -133,7 +146,7 @@ async def stream(
                 async for replayed, past in _replay(info, feed, resume, where, recheck):
                     resume = past
                     delivered_count += 1
-                    yield replayed, resume.cursor()
+                    yield root.of(replayed, resume.cursor())
             # Rows read to set the subscription up are not kept while it waits (memory
             # per idle subscriber); each event's execution primes what it needs.
             info.context.loaders.clear_all()
@@ -157,7 +170,9 @@ async def stream(
                     continue
                 resume = resume.past(position) if resume is not None else Resume(position)
                 delivered_count += 1
-                yield delivered, resume.cursor()
+                cursor = resume.cursor()
+                if direct is None or not await direct.wrote(delivered, root, cursor):
+                    yield root.of(delivered, cursor)
     except GraphQLError as error:
         ended = str((error.extensions or {}).get("code", "error"))
         raise
@@ -232,9 +247,9 @@ class Subscription:
         department_id = await _department_id(info, department)
         where = Filter(department_id=department_id)
         channel = department_channel(department_id)
-        live = stream(info, channel, where, after, SEES_QUEUE, department=department)
-        async for delivered, cursor in live:
-            yield QueueEvent.of(delivered, cursor)
+        live = stream(info, channel, where, after, SEES_QUEUE, QueueEvent, department=department)
+        async for event in live:
+            yield event
 
     @strawberry.subscription(
         extensions=allowed(SEES_DELIVERY_GATE),
@@ -244,8 +259,9 @@ class Subscription:
         self, info: Info, after: str | None = None
     ) -> AsyncGenerator[DeliveryGateEvent, None]:
         where = Filter(types=GATE_TYPES)
-        async for delivered, cursor in stream(info, GATE_CHANNEL, where, after, SEES_DELIVERY_GATE):
-            yield DeliveryGateEvent.of(delivered, cursor)
+        live = stream(info, GATE_CHANNEL, where, after, SEES_DELIVERY_GATE, DeliveryGateEvent)
+        async for event in live:
+            yield event
 
     @strawberry.subscription(
         extensions=allowed(STAFF),
@@ -258,8 +274,9 @@ class Subscription:
         if pk is None or await info.context.loaders.work_order.load(pk) is None:
             raise bad_request("'workOrderId' is not the id of a work order.")
         where = Filter(work_order_id=pk)
-        async for delivered, cursor in stream(info, work_order_channel(pk), where, after, STAFF):
-            yield WorkOrderEvent.of(delivered, cursor)
+        live = stream(info, work_order_channel(pk), where, after, STAFF, WorkOrderEvent)
+        async for event in live:
+            yield event
 
     @strawberry.subscription(
         extensions=allowed(READS_LEDGER),
@@ -269,5 +286,5 @@ class Subscription:
         self, info: Info, after: str | None = None
     ) -> AsyncGenerator[LedgerEvent, None]:
         where = Filter(types=(EventType.LEDGER_ENTRY_POSTED.value,))
-        async for delivered, cursor in stream(info, LEDGER_CHANNEL, where, after, READS_LEDGER):
-            yield LedgerEvent.of(delivered, cursor)
+        async for event in stream(info, LEDGER_CHANNEL, where, after, READS_LEDGER, LedgerEvent):
+            yield event

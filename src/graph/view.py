@@ -16,6 +16,7 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLHTTPResponse
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
+    Operation,
 )
 from strawberry.subscriptions.protocols.graphql_transport_ws.types import ConnectionInitMessage
 from strawberry.types import ExecutionResult
@@ -28,7 +29,7 @@ from graph.errors import TopLevelCode, error_response, unavailable_response
 from graph.jsontext import dumps
 from graph.live import LiveConnections
 from graph.schema import schema
-from graph.sharing import SharedMessages
+from graph.sharing import OPERATION, SharedMessages
 
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
 # graphql-core's hints at field and type names the caller may not know of.
@@ -40,7 +41,14 @@ REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
     """Strawberry's graphql-transport-ws handler, without the finished init timer:
     Strawberry keeps the cancelled task for the connection's life, and with it its
-    CancelledError, traceback and frames, about 1.5 KB per idle wall display."""
+    CancelledError, traceback and frames, about 1.5 KB per idle wall display. It names
+    each operation to the task that runs it, for answers written past the per-event
+    execution steps (graph/sharing.py)."""
+
+    async def run_operation(self, operation: Operation[Context, None]) -> None:
+        # The operation's own task: the variable is set for it alone.
+        OPERATION.set(operation)
+        await super().run_operation(operation)
 
     async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
         timer = self.connection_init_timeout_task

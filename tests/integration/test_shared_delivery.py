@@ -13,6 +13,7 @@ import pytest
 import websockets
 from websockets.typing import Subprotocol
 
+from graph.sharing import Direct
 from tests.support import (
     START,
     Client,
@@ -106,6 +107,49 @@ async def test_displays_with_the_same_operation_share_one_execution(
     assert all(g == got[0] for g in got), got
     assert delta(before, after, "executed") == 1
     assert delta(before, after, "shared") == 3
+
+
+async def test_a_shared_answer_is_written_past_the_execution_steps(
+    api: Client,
+    server: str,
+    shop: Shop,
+    http: httpx.AsyncClient,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """graphql-transport-ws subscribers that did not execute an answer get its message
+    from their subscription itself (graph/sharing.py's `Direct`), the same message."""
+    written: list[bool] = []
+    wrote = Direct.wrote
+
+    async def counting(self: Direct, *args: Any) -> bool:
+        done = await wrote(self, *args)
+        written.append(done)
+        return done
+
+    monkeypatch.setattr(Direct, "wrote", counting)
+    secret = (await display_token(api, shop, ["print"]))["secret"]
+    first, second = await print_tasks(shop, 2)
+    variables = {"after": await cursor_now(api, shop.tokens["pat"])}
+    protocol = "graphql-transport-ws"
+    async with (
+        subscription(server, secret, protocol, SAME_FOR_ALL, variables) as a,
+        subscription(server, secret, protocol, SAME_FOR_ALL, variables) as b,
+        subscription(server, secret, protocol, SAME_FOR_ALL, variables) as c,
+    ):
+        await start(api, shop, first)
+        for sub in (a, b, c):
+            await sub.next()
+        before = await results(http, server)
+        written.clear()
+        await start(api, shop, second)
+        got = [await sub.next() for sub in (a, b, c)]
+        after = await results(http, server)
+    assert got[0]["data"]["queueEvents"]["task"]["id"] == gid("DepartmentTask", second)
+    assert got[1:] == [got[0], got[0]]
+    assert delta(before, after, "executed") == 1
+    assert delta(before, after, "shared") == 2
+    # One subscriber found no answer and executed; the two others wrote it themselves.
+    assert sorted(written) == [False, True, True]
 
 
 @pytest.mark.parametrize("protocol", ["graphql-transport-ws", "graphql-ws"])
