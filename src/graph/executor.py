@@ -15,7 +15,8 @@ abandons are settled as graphql-core settles them; unit tables compare both.
 """
 
 import operator
-from collections.abc import Awaitable, Callable
+import weakref
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 from graphql import (
@@ -28,6 +29,7 @@ from graphql import (
     GraphQLObjectType,
     GraphQLOutputType,
     GraphQLResolveInfo,
+    GraphQLResolveInfoHelpers,
     GraphQLScalarType,
     GraphQLString,
     is_leaf_type,
@@ -95,6 +97,28 @@ def leaf_of(parent_type: GraphQLObjectType, field_name: str) -> Leaf | None:
     return leaf
 
 
+def _helpers_of(executor: "Executor") -> GraphQLResolveInfoHelpers:
+    """graphql-core's helpers for resolvers (`info.async_helpers`), through a weak
+    reference: graphql-core makes them of the executor's bound methods, which the executor
+    holds, a reference cycle per request. The cycle held the request's context, and for a
+    subscription its whole connection (socket, protocol, handler: about 60 objects), until
+    the garbage collector came by, instead of letting go when the request or the
+    connection ended."""
+    ref = weakref.ref(executor)
+
+    def gather(values: Sequence[Awaitable[Any]]) -> Awaitable[list[Any]]:
+        found = ref()
+        assert found is not None, "the execution is over"
+        return found.gather_async_work(values)
+
+    def track(values: Sequence[Any]) -> None:
+        found = ref()
+        if found is not None:
+            found.track_async_work(values)
+
+    return GraphQLResolveInfoHelpers(gather=gather, track=track)
+
+
 class Executor(StrawberryGraphQLCoreExecutionContext):
     """Asks whether a value is awaitable once per type (graph/awaitable.py), plans each
     selection once (plain leaves read directly, fields with a resolve function called
@@ -143,6 +167,7 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.async_helpers = _helpers_of(self)
         self.is_awaitable = is_awaitable
         manager = self.middleware_manager
         self._direct = manager is None or not manager.middlewares

@@ -135,9 +135,10 @@ def result_key(operation: Hashable, context: Context, root: type, cursor: str) -
     return (operation, root, cursor, viewer.scope)
 
 
-# The graphql-transport-ws operation whose subscription runs in this task: its handler
-# (graph/view.py) sets it in the task it runs the operation in.
-OPERATION: ContextVar["Operation[Any, Any] | None"] = ContextVar("operation", default=None)
+# The graphql-transport-ws operation whose subscription runs in this task, while it runs
+# (an empty list once it ended): its handler (graph/view.py) sets it in the task it runs
+# the operation in.
+OPERATION: ContextVar["list[Operation[Any, Any]] | None"] = ContextVar("operation", default=None)
 
 
 class Direct:
@@ -155,10 +156,10 @@ class Direct:
     def of(cls, info: Info) -> "Direct | None":
         """For the subscription `info` resolves, if it runs as a graphql-transport-ws
         operation (OPERATION)."""
-        operation = OPERATION.get()
-        if operation is None:
+        named = OPERATION.get()
+        if not named:
             return None
-        return cls(operation, info.context, operation_key(info.operation, info.variable_values))
+        return cls(named[0], info.context, operation_key(info.operation, info.variable_values))
 
     async def wrote(self, delivered: Delivered, root: type, cursor: str) -> bool:
         """Whether the answer to `delivered` (as a `root` object at `cursor`) was another

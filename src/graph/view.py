@@ -46,9 +46,16 @@ class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
     execution steps (graph/sharing.py)."""
 
     async def run_operation(self, operation: Operation[Context, None]) -> None:
-        # The operation's own task: the variable is set for it alone.
-        OPERATION.set(operation)
-        await super().run_operation(operation)
+        # Set in the operation's own task, so for it alone. Through a list emptied when it
+        # ends: every context copied from the task's meanwhile (a timer asyncpg sets for
+        # its statement cache, a task) keeps the variable's value, and would otherwise
+        # keep the operation, its handler and the whole connection alive with it.
+        named = [operation]
+        OPERATION.set(named)
+        try:
+            await super().run_operation(operation)
+        finally:
+            named.clear()
 
     async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
         timer = self.connection_init_timeout_task

@@ -8,6 +8,7 @@ import enum
 import gc
 import json
 import warnings
+import weakref
 from collections.abc import AsyncGenerator
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -484,6 +485,33 @@ def test_executors_and_their_per_event_copies_keep_no_instance_dictionary() -> N
     Recording.seen = []
     asyncio.run(live.execute("{ item { name shout } }"))
     assert Recording.seen and [vars(e) for e in Recording.seen if vars(e)] == []
+
+
+class Kept(Executor):
+    __slots__ = ()
+    made: ClassVar[list["weakref.ref[Executor]"]] = []
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        type(self).made.append(weakref.ref(self))
+
+
+@pytest.mark.parametrize("document", ["{ item { name } }", "{ items { name shout } }"])
+def test_an_executor_is_freed_as_soon_as_its_execution_ends(document: str) -> None:
+    """graphql-core makes the helpers it hands resolvers of the executor's bound methods,
+    a reference cycle that kept every request's context, and a subscription's whole
+    connection, until the garbage collector's next pass."""
+    kept = strawberry.Schema(Query, execution_context_class=Kept)
+    Kept.made = []
+    gc.collect()
+    gc.disable()
+    try:
+        result = asyncio.run(kept.execute(document))
+        assert result.data is not None
+        assert Kept.made
+        assert [ref for ref in Kept.made if ref() is not None] == []
+    finally:
+        gc.enable()
 
 
 def test_objects_are_completed_without_graphql_cores_type_questions(
