@@ -113,6 +113,15 @@ export function usePages(query, variables, connectionOf) {
   };
 }
 
+// A paged list's (usePages) "Show more": its error, if the last try failed, and the
+// button while there is more.
+export function ShowMore({ list, label = "Show more" }) {
+  return html`<${ErrorMessage} error=${list.more.error} />
+    ${list.hasMore
+      ? html`<button type="button" onClick=${list.showMore} aria-busy=${list.more.busy ? "true" : undefined}>${label}</button>`
+      : null}`;
+}
+
 // Runs `refresh` whenever this tab becomes visible again (the person comes back to it),
 // so a list read earlier is not left stale. The latest `refresh` is the one that runs.
 export function useRefreshOnVisible(refresh) {

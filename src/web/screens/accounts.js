@@ -10,6 +10,7 @@ import {
   Field,
   Loading,
   RefreshButton,
+  ShowMore,
   Time,
   balances,
   errorsFor,
@@ -124,10 +125,7 @@ export function Accounts({ path }) {
               <td class="num">${balances(c.balance)}</td>
             </tr>`)}</tbody>
           </table></div>
-          <${ErrorMessage} error=${list.more.error} />
-          ${list.hasMore
-            ? html`<button type="button" onClick=${list.showMore} aria-busy=${list.more.busy ? "true" : undefined}>Show more</button>`
-            : null}`
+          <${ShowMore} list=${list} />`
         : html`<p class="empty">No customers match.</p>`
       : null}`;
 }
@@ -281,9 +279,6 @@ export function CustomerLedger({ id }) {
             <td>${e.postedBy.name}</td>
           </tr>`)}</tbody>
         </table></div>
-        <${ErrorMessage} error=${ledger.more.error} />
-        ${ledger.hasMore
-          ? html`<button type="button" onClick=${ledger.showMore} aria-busy=${ledger.more.busy ? "true" : undefined}>Show older entries</button>`
-          : null}`
+        <${ShowMore} list=${ledger} label="Show older entries" />`
       : html`<p class="empty">No entries yet.</p>`}`;
 }

@@ -12,6 +12,7 @@ import {
   ErrorMessage,
   Field,
   Loading,
+  ShowMore,
   Time,
   errorsFor,
   messageOf,
@@ -387,8 +388,7 @@ function People({ me }) {
     </table></div>
     <${ErrorMessage}>${failure}<//>
     ${done ? html`<p class="message success" role="status"><span aria-hidden="true">✓ </span>${done}</p>` : null}
-    <${ErrorMessage} error=${list.more.error} />
-    ${list.hasMore ? html`<button type="button" onClick=${list.showMore}>Show more</button>` : null}
+    <${ShowMore} list=${list} />
     <${CreateUserForm} departments=${departments} onCreated=${list.refresh} />
     ${editing
       ? html`<${DepartmentsDialog} user=${editing} departments=${departments}
@@ -656,8 +656,7 @@ function Tokens() {
           onClick=${() => { setError(""); setRevoking(t); }}>Revoke</button>`}</td>
       </tr>`)}</tbody>
     </table></div>
-    <${ErrorMessage} error=${list.more.error} />
-    ${list.hasMore ? html`<button type="button" onClick=${list.showMore}>Show more</button>` : null}
+    <${ShowMore} list=${list} />
     ${revoking
       ? html`<${Dialog} title=${"Revoke " + revoking.name + "?"} onClose=${() => setRevoking(null)}>
           <p>It stops working at once; live connections using it close.</p>

@@ -9,6 +9,7 @@ import {
   ErrorMessage,
   Loading,
   RefreshButton,
+  ShowMore,
   Time,
   useId,
   usePages,
@@ -143,10 +144,7 @@ export function WorkOrders({ me, path }) {
             </tbody>
           </table></div>
           <p class="paging" role="status">Showing ${orders.length} work order${orders.length === 1 ? "" : "s"}.</p>
-          <${ErrorMessage} error=${list.more.error} />
-          ${list.hasMore
-            ? html`<button type="button" onClick=${list.showMore} aria-busy=${list.more.busy ? "true" : undefined}>Show more</button>`
-            : null}`
+          <${ShowMore} list=${list} />`
         : html`<p class="empty">No work orders match.</p>`
       : null}`;
 }
