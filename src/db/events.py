@@ -169,7 +169,14 @@ def encode_snapshot(snapshot: Snapshot) -> str:
     return _b64(json.dumps(["s", snapshot.text()]))
 
 
+# A snapshot's cursor lists the transactions running when it was taken: room for about
+# a thousand of them. Anything longer is not ours, and is not parsed.
+MAX_CURSOR_LENGTH = 16_384
+
+
 def decode_cursor(cursor: str) -> Resume:
+    if len(cursor) > MAX_CURSOR_LENGTH:
+        raise BadCursor("too long for an event cursor")
     try:
         value = json.loads(base64.urlsafe_b64decode(cursor.encode()))
         if value[0] == "e" and len(value) in (3, 4):
@@ -180,7 +187,7 @@ def decode_cursor(cursor: str) -> Resume:
         if value[0] == "s" and len(value) == 2 and isinstance(value[1], str):
             snapshot = Snapshot.parse(value[1])
             return Resume(Position(snapshot.xmin, 0), snapshot)
-    except (ValueError, TypeError, IndexError, KeyError, binascii.Error):
+    except (ValueError, TypeError, IndexError, KeyError, binascii.Error, RecursionError):
         pass
     raise BadCursor("not an event cursor")
 

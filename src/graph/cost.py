@@ -3,7 +3,8 @@
 Every field costs 1 plus what it selects. A connection (a field taking `first`) costs
 `first` (20 when omitted) times what one of its edges selects; any other list costs
 LIST_FACTOR times one item. A request over BUDGET is refused with BAD_REQUEST naming
-its cost and the budget, alongside the depth, alias and token limits. A dashboard page
+what it was found to cost before the walk stopped and the budget, after the shape's
+limits (graph/shape.py) and before anything runs. A dashboard page
 of 50 work orders with their tasks, pickers and histories costs about 27,000.
 """
 
@@ -12,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from graphql import (
+    DocumentNode,
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
@@ -32,6 +34,7 @@ from strawberry.extensions import SchemaExtension
 
 from graph.documents import CACHED_DOCUMENTS, ByText
 from graph.errors import bad_request
+from graph.shape import FragmentWalk
 from graph.types.pagination import DEFAULT_PAGE, MAX_PAGE
 
 BUDGET = 50_000
@@ -51,8 +54,8 @@ class QueryCost(SchemaExtension):
             cost = _document_cost(schema, ByText(ctx.query, document), name, counts)
             if cost > BUDGET:
                 raise bad_request(
-                    f"This request would cost {cost}, over the budget of {BUDGET}: ask for "
-                    "fewer items per page (first), fewer aliases or less nesting."
+                    f"This request would cost at least {cost}, over the budget of {BUDGET}: "
+                    "ask for fewer items per page (first), fewer aliases or less nesting."
                 )
         yield
 
@@ -67,78 +70,57 @@ def _document_cost(
     operation = get_operation_ast(document.document, operation_name)
     if operation is None:
         return 0
-    return operation_cost(schema, document_fragments(document.document), operation, dict(counts))
+    return CostWalk(schema, document.document, dict(counts)).operation(operation)
 
 
-def document_fragments(document: Any) -> dict[str, FragmentDefinitionNode]:
-    return {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+class CostWalk(FragmentWalk[int]):
+    """One pass over a document: each fragment's cost is worked out once, and the walk
+    stops adding as soon as the running total passes BUDGET, so what it returns over
+    BUDGET is a lower bound."""
 
+    def __init__(
+        self, schema: GraphQLSchema, document: DocumentNode, variables: Mapping[str, Any]
+    ) -> None:
+        super().__init__(document, 0)
+        self.schema = schema
+        self.variables = variables
 
-def operation_cost(
-    schema: GraphQLSchema,
-    fragments: Mapping[str, FragmentDefinitionNode],
-    operation: OperationDefinitionNode,
-    variables: Mapping[str, Any] | None,
-) -> int:
-    root = schema.get_root_type(operation.operation)
-    if root is None:
-        return 0
-    return _selection(schema, fragments, root, operation.selection_set, variables or {}, set())
+    def _on(self, fragment: FragmentDefinitionNode) -> Any:
+        return self.schema.get_type(fragment.type_condition.name.value)
 
+    def operation(self, operation: OperationDefinitionNode) -> int:
+        root = self.schema.get_root_type(operation.operation)
+        return 0 if root is None else self._selections(root, operation.selection_set)
 
-def _selection(
-    schema: GraphQLSchema,
-    fragments: Mapping[str, FragmentDefinitionNode],
-    parent: Any,
-    selections: SelectionSetNode | None,
-    variables: Mapping[str, Any],
-    seen: set[str],
-) -> int:
-    if selections is None:
-        return 0
-    total = 0
-    for node in selections.selections:
-        if isinstance(node, FieldNode):
-            total += _field(schema, fragments, parent, node, variables, seen)
-        elif isinstance(node, InlineFragmentNode):
-            target = (
-                schema.get_type(node.type_condition.name.value) if node.type_condition else parent
-            )
-            total += _selection(schema, fragments, target, node.selection_set, variables, seen)
-        elif isinstance(node, FragmentSpreadNode) and node.name.value not in seen:
-            fragment = fragments.get(node.name.value)
-            if fragment is not None:
-                target = schema.get_type(fragment.type_condition.name.value)
-                inner = seen | {node.name.value}
-                total += _selection(
-                    schema, fragments, target, fragment.selection_set, variables, inner
-                )
-    return total
+    def _selections(self, parent: Any, selections: SelectionSetNode | None) -> int:
+        total = 0
+        for node in selections.selections if selections is not None else ():
+            if total > BUDGET:
+                break
+            if isinstance(node, FieldNode):
+                total += self._field(parent, node)
+            elif isinstance(node, InlineFragmentNode):
+                condition = node.type_condition
+                target = self.schema.get_type(condition.name.value) if condition else parent
+                total += self._selections(target, node.selection_set)
+            elif isinstance(node, FragmentSpreadNode):
+                total += self._fragment(node.name.value)
+        return total
 
-
-def _field(
-    schema: GraphQLSchema,
-    fragments: Mapping[str, FragmentDefinitionNode],
-    parent: Any,
-    node: FieldNode,
-    variables: Mapping[str, Any],
-    seen: set[str],
-) -> int:
-    if node.name.value.startswith("__"):
-        return 0
-    definition: GraphQLField | None = (
-        parent.fields.get(node.name.value) if isinstance(parent, GraphQLObjectType) else None
-    )
-    if definition is None:
-        # Interfaces (Node): cost the selection as if on an object with those fields.
-        fields = getattr(parent, "fields", {})
-        definition = fields.get(node.name.value)
-    if definition is None:
-        return 1
-    inner = _selection(
-        schema, fragments, get_named_type(definition.type), node.selection_set, variables, seen
-    )
-    return 1 + _multiplier(parent, definition, node, variables) * inner
+    def _field(self, parent: Any, node: FieldNode) -> int:
+        if node.name.value.startswith("__"):
+            return 0
+        definition: GraphQLField | None = (
+            parent.fields.get(node.name.value) if isinstance(parent, GraphQLObjectType) else None
+        )
+        if definition is None:
+            # Interfaces (Node): cost the selection as if on an object with those fields.
+            fields = getattr(parent, "fields", {})
+            definition = fields.get(node.name.value)
+        if definition is None:
+            return 1
+        inner = self._selections(get_named_type(definition.type), node.selection_set)
+        return 1 + _multiplier(parent, definition, node, self.variables) * inner
 
 
 def _multiplier(

@@ -941,6 +941,20 @@ CASES: dict[str, Case] = {
         TopErr("BAD_REQUEST", "not a cursor of this connection"),
         query='query($after: String) { queue(department: "print", after: $after) { eventCursor } }',
     ),
+    "read-cursor-too-long": Case(
+        "sam",
+        "",
+        fixed({"after": cursor([1] * 100)}),
+        TopErr("BAD_REQUEST", "longer than any cursor (200 characters)"),
+        query="query($after: String) { workOrders(after: $after) { edges { cursor } } }",
+    ),
+    "read-cursor-nested-too-deeply": Case(
+        "pat",
+        "",
+        fixed({"after": base64.urlsafe_b64encode(b"[" * 100_000).decode()}),
+        TopErr("BAD_REQUEST", "longer than any cursor"),
+        query='query($after: String) { queue(department: "print", after: $after) { eventCursor } }',
+    ),
     "read-queue-cursor-with-unknown-lane": Case(
         "pat",
         "",
@@ -1221,8 +1235,8 @@ async def test_chunked_body_over_256_kib_is_413(api: Client, world: World) -> No
             id="too-deep",
         ),
         pytest.param(
-            "{ " + "__typename " * 5001 + "}",
-            "more than 5000 tokens",
+            "{ " + "__typename " * 2001 + "}",
+            "more than 2000 tokens",
             id="too-many-tokens",
         ),
         pytest.param(

@@ -26,6 +26,12 @@ in four (where the field has arguments) is hypothesis-graphql's NEGATIVE mode: o
 violation. Half the operations send the root field's arguments as typed variables instead
 of literals, so the scalars' `parse_value` is fuzzed as well as `parse_literal`.
 
+Spread-heavy documents (`test_fuzz_spread_heavy_documents`): a generated operation of any
+root field becomes the last of a chain of fragments, each spreading the next one to three
+times, up to 60 levels deep. What its fields come to once spread is known from the
+chain (the product of the spreads times the operation's own fields): over the server's
+limit it must be refused naming that limit, under it answered like the operation itself.
+
 How Hypothesis meets the async fixtures: the server, the HTTP client and the engine live
 on pytest-asyncio's session event loop, and Hypothesis cannot drive an async test itself.
 So each async test builds its strategy (the real ids are only known once `shop` exists),
@@ -62,6 +68,7 @@ from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from domain.enums import TokenKind
 from graph.schema import schema as live_schema
+from graph.shape import MAX_FIELDS
 from tests.support import Client, Shop, Snapshot, gid, table_snapshot, task_ids
 
 # The schema the server runs, not the checked-in SDL file.
@@ -453,7 +460,7 @@ class Fuzzer:
 
     async def post(
         self, caller: str, token: str | None, query: str, variables: dict[str, Any]
-    ) -> None:
+    ) -> dict[str, Any]:
         before = self.known if self.known is not None else await table_snapshot(self.shop.engine)
         self.known = None
         headers = {"authorization": f"Bearer {token}"} if token else {}
@@ -463,12 +470,13 @@ class Fuzzer:
         where = f"caller={caller}\nquery={query}\nvariables={json.dumps(variables)}\n"
         body = clean(response, where)
         if not refused(body):
-            return
+            return body
         self.refused += 1
         after = await table_snapshot(self.shop.engine)
         changed = sorted(t for t in after if after[t] != before.get(t))
         assert not changed, f"refused request wrote {changed}\n{where}response={response.text}"
         self.known = after
+        return body
 
 
 def clean(response: httpx.Response, where: str) -> dict[str, Any]:
@@ -537,3 +545,72 @@ async def test_fuzz_field(kind: str, field: str, api: Client, shop: Shop) -> Non
     await asyncio.to_thread(run)
     assert fuzzer.examples > 0
     assert fuzzer.requests == fuzzer.examples * len(CALLERS)
+
+
+def spread_heavy(operation: str, spreads: list[int]) -> tuple[str, int]:
+    """`operation`'s selections moved into the last of a chain of fragments, fragment i
+    spreading fragment i+1 `spreads[i]` times; and its fields once spread."""
+    [definition] = graphql.parse(operation).definitions
+    assert isinstance(definition, graphql.OperationDefinitionNode)
+    root = ROOTS[definition.operation.value]
+    assert root is not None
+    own: list[graphql.FieldNode] = []
+
+    class Fields(graphql.Visitor):
+        def enter_field(self, node: graphql.FieldNode, *_: Any) -> None:
+            own.append(node)
+
+    graphql.visit(definition, Fields())
+    body = graphql.print_ast(definition.selection_set)
+    chain = [
+        f"fragment F{i} on {root.name} {{ {' '.join([f'...F{i + 1}'] * n)} }}"
+        for i, n in enumerate(spreads)
+    ]
+    chain.append(f"fragment F{len(spreads)} on {root.name} {body}")
+    text = f"{definition.operation.value} {{ ...F0 }}\n" + "\n".join(chain)
+    expanded = len(own)
+    for n in spreads:
+        expanded *= n
+    return text, expanded
+
+
+async def test_fuzz_spread_heavy_documents(api: Client, shop: Shop) -> None:
+    scalars = scalar_strategies(await build_world(api, shop))
+    fuzzer = Fuzzer(api, shop, "spread-heavy")
+    loop = asyncio.get_running_loop()
+    seen = {"over": 0, "under": 0}
+    by_field = {
+        name: (queries if kind == "query" else mutations)(
+            SCHEMA, fields=[name], custom_scalars=scalars
+        )
+        for kind, name in FIELDS
+    }
+
+    @settings(
+        max_examples=MAX_EXAMPLES * 2,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        print_blob=False,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(
+        operation=st.sampled_from(sorted(by_field)).flatmap(lambda name: by_field[name]),
+        spreads=st.lists(st.integers(1, 3), min_size=1, max_size=60),
+    )
+    def run(operation: str, spreads: list[int]) -> None:
+        text, expanded = spread_heavy(operation, spreads)
+        over = expanded > MAX_FIELDS
+        seen["over" if over else "under"] += 1
+        caller = "anonymous" if over else "admin"
+        token = None if over else shop.tokens["ada"]
+        future = asyncio.run_coroutine_threadsafe(fuzzer.post(caller, token, text, {}), loop)
+        body = future.result(timeout=120)
+        if over:
+            assert body.get("data") is None, text
+            messages = [e["message"] for e in body["errors"]]
+            assert any(f"limit of {MAX_FIELDS:,} fields" in m for m in messages), (text, body)
+
+    await asyncio.to_thread(run)
+    # Both sides of the limit were met.
+    assert seen["over"] > 0 and seen["under"] > 0, seen

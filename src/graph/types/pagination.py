@@ -12,6 +12,8 @@ from graph.errors import bad_request
 
 DEFAULT_PAGE = 20
 MAX_PAGE = 100
+# Ours are under 100 characters; a longer one is refused before it is decoded.
+MAX_CURSOR_LENGTH = 200
 
 T = TypeVar("T")
 N = TypeVar("N", bound=relay.Node)
@@ -30,9 +32,11 @@ def encode_cursor(key: Sequence[Any]) -> str:
 
 
 def _decode(cursor: str, arity: int) -> list[Any]:
+    if len(cursor) > MAX_CURSOR_LENGTH:
+        raise bad_request(f"'after' is longer than any cursor ({MAX_CURSOR_LENGTH} characters).")
     try:
         key = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-    except ValueError:
+    except (ValueError, RecursionError):
         key = None
     if not isinstance(key, list) or len(key) != arity:
         raise bad_request("'after' is not a cursor of this connection.")
