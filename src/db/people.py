@@ -91,7 +91,7 @@ async def upsert_user(
     department_ids: list[int],
 ) -> Row[Any]:
     """For the CLI: create, or update an existing user without ever demoting an admin."""
-    existing = (await conn.execute(Q["user_by_email"], {"email": email})).first()
+    existing = await user_by_email(conn, email)
     if existing is None:
         return await create_user(
             conn,
@@ -164,17 +164,22 @@ async def issue_token(
     return IssuedToken(token, row)
 
 
+async def user_by_email(conn: AsyncConnection, email: str) -> Row[Any] | None:
+    """The user with this email, given as domain.validation.email() normalises it."""
+    return (await conn.execute(Q["user_by_email"], {"email": email})).first()
+
+
 async def login(
-    conn: AsyncConnection, email: str, password: str, ttl_seconds: int
-) -> tuple[IssuedToken, Row[Any]]:
-    user = (await conn.execute(Q["user_by_email"], {"email": email})).first()
+    conn: AsyncConnection, user: Row[Any] | None, password: str, ttl_seconds: int
+) -> IssuedToken:
+    """A session for `user` (as user_by_email found it) if the password is theirs. An
+    unknown email costs the same password check as a known one."""
     ok = await verify_password(user.password_hash if user else None, password)
     if user is None or not ok or not user.is_active:
         raise DomainError(ErrorCode.INVALID_INPUT, "Email or password is incorrect.")
-    issued = await issue_token(
+    return await issue_token(
         conn, kind=TokenKind.SESSION, name="login", user_id=user.id, ttl_seconds=ttl_seconds
     )
-    return issued, user
 
 
 async def authenticate(conn: AsyncConnection, token: str) -> Row[Any] | None:

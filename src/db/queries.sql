@@ -215,7 +215,8 @@ ON CONFLICT DO NOTHING
 RETURNING *
 
 -- name: user_by_email
-SELECT * FROM users WHERE lower(email) = lower(:email)
+-- :email as domain.validation.email() normalises it, the form users.email is stored in.
+SELECT * FROM users WHERE email = :email
 
 -- name: promote_user
 -- Only ever grants admin: re-running create-user or a migration never demotes anyone.
@@ -724,3 +725,41 @@ FROM unnest(CAST(:legacy_order AS bigint[]), CAST(:amount AS bigint[]),
 JOIN work_orders w ON w.legacy_id = x.legacy_order
 ON CONFLICT (idempotency_key) DO NOTHING
 RETURNING idempotency_key
+
+-- name: rate_limit_lock
+-- Counting and adding must not interleave for one key; a new statement after the lock
+-- sees what the previous holder committed (READ COMMITTED).
+SELECT pg_advisory_xact_lock(hashtextextended(:key, 7))
+
+-- name: rate_limit_acquire
+-- Adds `amount` hits to the key's moving window unless that would pass `limit`; hits
+-- that left the window go meanwhile. A row per hit comes back when admitted.
+WITH gone AS (
+    DELETE FROM rate_limit_hits
+    WHERE key = :key AND at <= clock_timestamp() - make_interval(secs => :expiry)
+), seen AS (
+    SELECT count(*) AS hits FROM rate_limit_hits
+    WHERE key = :key AND at > clock_timestamp() - make_interval(secs => :expiry)
+)
+INSERT INTO rate_limit_hits (key, at)
+SELECT :key, clock_timestamp() FROM seen, generate_series(1, :amount)
+WHERE seen.hits + :amount <= :limit
+RETURNING 1
+
+-- name: rate_limit_window
+-- When the key's moving window began (its oldest hit still in it) and how many hits
+-- it holds.
+SELECT coalesce(extract(epoch FROM min(at)), extract(epoch FROM clock_timestamp())) AS started,
+       count(*) AS hits
+FROM rate_limit_hits
+WHERE key = :key AND at > clock_timestamp() - make_interval(secs => :expiry)
+
+-- name: rate_limit_clear
+DELETE FROM rate_limit_hits WHERE key = :key
+
+-- name: rate_limit_reset
+DELETE FROM rate_limit_hits
+
+-- name: rate_limit_sweep
+-- Keys no request has come back for: their hits left every window long ago.
+DELETE FROM rate_limit_hits WHERE at < clock_timestamp() - interval '1 day'

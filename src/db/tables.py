@@ -86,7 +86,8 @@ users = sa.Table(
     # Kept only for the legacy import to read; membership lives in user_departments.
     sa.Column("department", sa.Text, nullable=True),
     _now("created_at"),
-    sa.Index("uq_users_email_lower", sa.text("lower(email)"), unique=True),
+    # Stored as domain.validation.email() writes it (NFKC, case-folded): one form per address.
+    sa.Index("uq_users_email", "email", unique=True),
 )
 
 user_departments = sa.Table(
@@ -260,4 +261,15 @@ customer_ledger_entries = sa.Table(
     sa.CheckConstraint("currency ~ '^[A-Z]{3}$'", name="currency_code"),
     sa.Index("ix_customer_ledger_entries_customer_id_id", "customer_id", "id"),
     sa.Index("ix_customer_ledger_entries_work_order_id_id", "work_order_id", "id"),
+)
+
+# Sign-in attempts, counted in the database so every server process shares the counters
+# (db/rate_limits.py): one row per attempt, kept while it is inside a window.
+rate_limit_hits = sa.Table(
+    "rate_limit_hits",
+    metadata,
+    _id(),
+    sa.Column("key", sa.Text, nullable=False),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("ix_rate_limit_hits_key_at", "key", "at"),
 )

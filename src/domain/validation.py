@@ -2,6 +2,7 @@
 
 import json
 import re
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
@@ -72,8 +73,12 @@ def order_number(value: str) -> str:
 
 
 def email(value: str) -> str:
+    """An email address in the one form it is stored and looked up in: NFKC, case-folded,
+    NFKC again (Unicode's NFKC_Casefold), so every spelling of one address (`PAT@`,
+    fullwidth letters) is one account and one sign-in counter."""
     storable(value, "email")
-    cleaned = value.strip()
+    folded = unicodedata.normalize("NFKC", value.strip()).casefold()
+    cleaned = unicodedata.normalize("NFKC", folded)
     if len(cleaned) > MAX_EMAIL or not _EMAIL.fullmatch(cleaned):
         raise invalid(f"{value!r} is not an email address.", "email")
     return cleaned

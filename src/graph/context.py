@@ -19,7 +19,7 @@ from db.engine import reading
 from db.feed import EventFeed
 from domain.enums import DepartmentKind, TokenKind
 from graph.loaders import Loaders
-from graph.throttle import SignInThrottle
+from graph.throttle import PasswordThrottle
 
 if TYPE_CHECKING:
     from graph.metrics import Metrics
@@ -140,7 +140,7 @@ class Services:
     # Set by graph.app.create_app: the app's own metrics registry.
     metrics: "Metrics | None" = None
     outage: Outage = field(default_factory=Outage)
-    throttle: SignInThrottle = field(default_factory=SignInThrottle)
+    throttle: PasswordThrottle = field(default_factory=PasswordThrottle)
     exposure: Exposure = field(default_factory=Exposure)
     viewers: ViewerCache = field(default_factory=ViewerCache)
     # Called for every response and websocket message the view writes (the garbage

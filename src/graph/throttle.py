@@ -1,20 +1,36 @@
-"""Sign-in throttling, with the `limits` library (a moving window in this process).
+"""Password throttling with the `limits` library (moving windows), counted in PostgreSQL by
+the server (db/rate_limits.py) so that every process on the database shares the counters.
 
-Per address: every sign-in attempt counts, so the argon2 work one anonymous caller can
-cause is bounded. Per account: only failed attempts count, and for a while only, so an
-attacker's wrong passwords lock the real user out for minutes at most, never for good.
+Per address (IPv6 clients per /64, which one subscriber usually holds whole): failed
+attempts only, so a shift of sixty people signing in from one workshop address is never
+stopped; and a generous ceiling on all attempts, which bounds the argon2 work an address
+can cause. Per account: failed attempts, keyed by the user's id once the email has been
+looked up (every spelling of one address counts together), by the normalised email when
+no user has it. For minutes at most: an attacker's wrong passwords never lock the real
+user out for good. Signing in and re-checking the signed-in person's password
+(changePassword, createApiToken) count apart, so failures at one never lock the other.
 A refused attempt is HTTP 429 with Retry-After and a top-level RATE_LIMITED error.
 """
 
+import ipaddress
 import time
 from dataclasses import dataclass
+from enum import StrEnum
 
 from limits import RateLimitItem, parse
-from limits.aio.storage import MemoryStorage
+from limits.aio.storage import MemoryStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 
-PER_ADDRESS = "20/minute"  # the defaults of PRESSROOM_SIGNIN_PER_ADDRESS and
-FAILURES_PER_ACCOUNT = "10/5 minutes"  # PRESSROOM_SIGNIN_FAILURES_PER_ACCOUNT
+# The defaults of PRESSROOM_SIGNIN_FAILURES_PER_ADDRESS, PRESSROOM_SIGNIN_ATTEMPTS_PER_ADDRESS
+# and PRESSROOM_SIGNIN_FAILURES_PER_ACCOUNT.
+FAILURES_PER_ADDRESS = "30/minute"
+ATTEMPTS_PER_ADDRESS = "300/minute"
+FAILURES_PER_ACCOUNT = "10/5 minutes"
+
+
+class Namespace(StrEnum):
+    SIGN_IN = "signin"
+    PASSWORD_CHECK = "password-check"
 
 
 @dataclass(frozen=True)
@@ -22,23 +38,61 @@ class Refusal:
     retry_after: int  # seconds
 
 
-class SignInThrottle:
-    def __init__(self, per_address: str = PER_ADDRESS, per_account: str = FAILURES_PER_ACCOUNT):
-        self.limiter = MovingWindowRateLimiter(MemoryStorage())
-        self.per_address: RateLimitItem = parse(per_address)
-        self.per_account: RateLimitItem = parse(per_account)
+def address_key(address: str) -> str:
+    """The address a limit counts: IPv6 addresses by their /64."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
-    async def attempt(self, address: str, account: str) -> Refusal | None:
-        """Count an attempt from `address`; refuse it if either limit is reached."""
-        account = account.lower()
-        if not await self.limiter.test(self.per_account, "account", account):
-            return await self._refusal(self.per_account, "account", account)
-        if not await self.limiter.hit(self.per_address, "address", address):
-            return await self._refusal(self.per_address, "address", address)
+
+def user_account(user_id: int) -> str:
+    return f"user:{user_id}"
+
+
+def email_account(email: str) -> str:
+    """An account no user has (yet): the normalised email, so guesses at it still count."""
+    return f"email:{email}"
+
+
+class PasswordThrottle:
+    def __init__(
+        self,
+        storage: Storage | None = None,
+        *,
+        failures_per_address: str = FAILURES_PER_ADDRESS,
+        attempts_per_address: str = ATTEMPTS_PER_ADDRESS,
+        failures_per_account: str = FAILURES_PER_ACCOUNT,
+    ) -> None:
+        self.limiter = MovingWindowRateLimiter(storage if storage is not None else MemoryStorage())
+        self.failures_per_address: RateLimitItem = parse(failures_per_address)
+        self.attempts_per_address: RateLimitItem = parse(attempts_per_address)
+        self.failures_per_account: RateLimitItem = parse(failures_per_account)
+
+    async def attempt(self, namespace: Namespace, address: str, account: str) -> Refusal | None:
+        """Count an attempt from `address` on `account`; refuse it when a limit is reached."""
+        where = address_key(address)
+        failures = (
+            (self.failures_per_account, namespace, "account", account),
+            (self.failures_per_address, namespace, "address-failures", where),
+        )
+        for item, *keys in failures:
+            if not await self.limiter.test(item, *keys):
+                return await self._refusal(item, *keys)
+        ceiling = (namespace, "address", where)
+        if not await self.limiter.hit(self.attempts_per_address, *ceiling):
+            return await self._refusal(self.attempts_per_address, *ceiling)
         return None
 
-    async def failed(self, account: str) -> None:
-        await self.limiter.hit(self.per_account, "account", account.lower())
+    async def failed(self, namespace: Namespace, address: str, account: str) -> None:
+        await self.limiter.hit(self.failures_per_account, namespace, "account", account)
+        where = address_key(address)
+        await self.limiter.hit(self.failures_per_address, namespace, "address-failures", where)
 
     async def _refusal(self, item: RateLimitItem, *keys: str) -> Refusal:
         stats = await self.limiter.get_window_stats(item, *keys)

@@ -9,10 +9,11 @@ from starlette.applications import Starlette
 from db import migrate, reads
 from db.engine import create_engine
 from db.feed import EventFeed
+from db.rate_limits import PostgresStorage
 from graph.app import create_app as create_graph_app
 from graph.context import Services, ViewerCache
 from graph.live import LiveConnections
-from graph.throttle import SignInThrottle
+from graph.throttle import PasswordThrottle
 from pressroom import collector, websocket
 from pressroom.database import database_url, prepare
 from pressroom.settings import Settings
@@ -49,7 +50,12 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         settings.session_ttl_seconds,
         feed,
         settings.currency,
-        throttle=SignInThrottle(settings.signin_per_address, settings.signin_failures_per_account),
+        throttle=PasswordThrottle(
+            PostgresStorage(engine),
+            failures_per_address=settings.signin_failures_per_address,
+            attempts_per_address=settings.signin_attempts_per_address,
+            failures_per_account=settings.signin_failures_per_account,
+        ),
         exposure=settings.exposure(),
         message_passed=pacer.message_passed,
         subscription_ended=pacer.subscription_ended,

@@ -7,6 +7,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from domain.errors import DomainError
 from domain.money import currency_code
+from graph import throttle
 from graph.context import Exposure
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -46,12 +47,18 @@ class Settings(BaseSettings):
     connection_init_timeout_seconds: float = Field(
         default=10, description="How long a websocket may wait before its connection_init."
     )
-    signin_per_address: str = Field(
-        default="20/minute",
-        description="Sign-in attempts one client address may make (a `limits` rate).",
+    signin_failures_per_address: str = Field(
+        default=throttle.FAILURES_PER_ADDRESS,
+        description="Failed sign-ins one client address (an IPv6 /64) may make before it "
+        "waits (a `limits` rate). Successful ones do not count.",
+    )
+    signin_attempts_per_address: str = Field(
+        default=throttle.ATTEMPTS_PER_ADDRESS,
+        description="All sign-in attempts one client address may make, a ceiling on the "
+        "password hashing it can cause (a `limits` rate).",
     )
     signin_failures_per_account: str = Field(
-        default="10/5 minutes",
+        default=throttle.FAILURES_PER_ACCOUNT,
         description="Failed sign-ins one account takes before it waits (a `limits` rate).",
     )
     env: str = Field(

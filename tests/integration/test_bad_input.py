@@ -789,13 +789,19 @@ CASES: dict[str, Case] = {
         None,
         "login",
         fixed({"email": "", "password": PASSWORD}),
-        UserErr("INVALID_INPUT", "email", "must not be empty"),
+        UserErr("INVALID_INPUT", "email", "not an email address"),
     ),
     "login-email-too-long": Case(
         None,
         "login",
         fixed({"email": "e" * 300, "password": PASSWORD}),
-        UserErr("INVALID_INPUT", "email", "longer than 254"),
+        UserErr("INVALID_INPUT", "email", "not an email address"),
+    ),
+    "login-not-an-email": Case(
+        None,
+        "login",
+        fixed({"email": "user:6", "password": PASSWORD}),
+        UserErr("INVALID_INPUT", "email", "'user:6' is not an email address"),
     ),
     # --- tokens --------------------------------------------------------------------------
     "api-token-empty-name": Case(

@@ -179,7 +179,8 @@ async def test_create_user_and_reboots_never_demote_an_admin(empty_db: str) -> N
             rows = (await conn.execute(text("SELECT email, is_admin FROM users"))).all()
     finally:
         await engine.dispose()
-    assert [(r.email, r.is_admin) for r in rows] == [("Boss@Shop.test", True)]
+    # One account, its email stored in the one normalised form.
+    assert [(r.email, r.is_admin) for r in rows] == [("boss@shop.test", True)]
 
 
 def test_create_user_rejects_unknown_departments(empty_db: str) -> None:
@@ -292,3 +293,39 @@ def test_import_into_an_unreachable_database_names_that_database(empty_db: str) 
     assert "error: cannot reach the database:" in result.stderr
     assert "legacy" not in result.stderr
     assert "Traceback" not in result.stderr
+
+
+async def _users_at_0004(url: str, emails: list[str]) -> AsyncEngine:
+    await migrate.upgrade(url, "0004")
+    engine = create_engine(url)
+    async with engine.begin() as conn:
+        for n, email in enumerate(emails):
+            await conn.execute(
+                text("INSERT INTO users (email, name) VALUES (:email, :name)"),
+                {"email": email, "name": f"User {n}"},
+            )
+    return engine
+
+
+async def test_emails_stored_before_are_normalised(empty_db: str) -> None:
+    engine = await _users_at_0004(empty_db, ["Ada@Shop.TEST", "\uff22en@shop.test", "cy@shop.test"])
+    try:
+        await migrate.upgrade(empty_db)
+        async with engine.connect() as conn:
+            stored = (await conn.execute(text("SELECT email FROM users ORDER BY id"))).scalars()
+            assert list(stored) == ["ada@shop.test", "ben@shop.test", "cy@shop.test"]
+    finally:
+        await engine.dispose()
+
+
+async def test_two_spellings_of_one_address_stop_the_migration_naming_them(empty_db: str) -> None:
+    engine = await _users_at_0004(empty_db, ["ben@shop.test", "\uff22en@shop.test"])
+    try:
+        with pytest.raises(RuntimeError, match=r"ben@shop.test: users \[\d+, \d+\]"):
+            await migrate.upgrade(empty_db)
+        async with engine.connect() as conn:
+            assert await migrate.current_revision(conn) == "0004"
+            stored = (await conn.execute(text("SELECT email FROM users ORDER BY id"))).scalars()
+            assert list(stored) == ["ben@shop.test", "\uff22en@shop.test"]
+    finally:
+        await engine.dispose()

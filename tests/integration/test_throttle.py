@@ -1,70 +1,214 @@
-"""Sign-in throttling: per account (failures only, for minutes) and per address (every
-attempt, which bounds the argon2 work one caller causes), answered with 429 and
-Retry-After; an attacker's wrong passwords do not lock the real user out for good."""
+"""Sign-in throttling: per account (failures only, for minutes, every spelling of an
+address counting together) and per address (failures, plus a ceiling on all attempts),
+answered with 429 and Retry-After; signing in and password re-checks counted apart; the
+counters kept in PostgreSQL, so every server process shares them."""
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import text
 
 from db import people
+from db.credentials import hash_password
 from db.engine import unit_of_work
 from pressroom.app import create_app
 from pressroom.settings import Settings
 from tests.support import Shop
 
-LOGIN = """mutation SignIn($i: LoginInput!) { login(input: $i) { token userErrors { code } } }"""
+LOGIN = (
+    """mutation SignIn($i: LoginInput!) { login(input: $i) { token userErrors { code field } } }"""
+)
+CHANGE = """mutation Change($i: ChangePasswordInput!) {
+  changePassword(input: $i) { userErrors { code field } } }"""
 PASSWORD = "correct-horse-battery"
+ADDRESS = "203.0.113.7"
+
+Server = Callable[..., AbstractAsyncContextManager[httpx.AsyncClient]]
 
 
 @pytest.fixture
-async def throttled(database_url: str, shop: Shop) -> AsyncIterator[httpx.AsyncClient]:
+async def wal(shop: Shop) -> int:
     async with unit_of_work(shop.engine) as conn:
-        await people.create_user(
+        row = await people.create_user(
             conn, email="wal@shop.test", name="Wal", password=PASSWORD, is_admin=False,
             department_ids=[],
         )  # fmt: skip
-    settings = Settings(signin_per_address="6/minute", signin_failures_per_account="3/2 seconds")
-    app = create_app(settings, url=database_url)
-    transport = httpx.ASGITransport(app=app, client=("203.0.113.7", 1234))
-    async with httpx.AsyncClient(transport=transport, base_url="http://pressroom") as client:
-        yield client
+    return int(row.id)
 
 
-async def sign_in(client: httpx.AsyncClient, email: str, password: str) -> httpx.Response:
+@pytest.fixture
+def own_server(database_url: str, shop: Shop) -> Server:
+    """A server of its own (its own engine and counters' connections) on the test
+    database; requests come from `address`."""
+
+    @asynccontextmanager
+    async def serving(address: str = ADDRESS, **limits: str) -> AsyncIterator[httpx.AsyncClient]:
+        app = create_app(Settings(**limits), url=database_url)
+        transport = httpx.ASGITransport(app=app, client=(address, 1234))
+        async with (
+            app.router.lifespan_context(app),
+            httpx.AsyncClient(transport=transport, base_url="http://pressroom") as client,
+        ):
+            yield client
+
+    return serving
+
+
+async def post(client: httpx.AsyncClient, query: str, i: dict[str, Any], token: str = "") -> Any:
+    headers = {"authorization": f"Bearer {token}"} if token else {}
     return await client.post(
-        "/graphql",
-        json={"query": LOGIN, "variables": {"i": {"email": email, "password": password}}},
+        "/graphql", json={"query": query, "variables": {"i": i}}, headers=headers
     )
 
 
+async def sign_in(client: httpx.AsyncClient, email: str, password: str) -> httpx.Response:
+    return await post(client, LOGIN, {"email": email, "password": password})
+
+
+def outcome(response: httpx.Response) -> str:
+    if response.status_code == 429:
+        return "429"
+    body = response.json()
+    if body.get("errors"):
+        return body["errors"][0]["extensions"]["code"]
+    login = body["data"]["login"]
+    return "token" if login["token"] else login["userErrors"][0]["code"]
+
+
 async def test_an_account_waits_after_failures_and_is_not_locked_for_good(
-    throttled: httpx.AsyncClient,
+    own_server: Server, wal: int
 ) -> None:
-    for _ in range(3):
-        wrong = await sign_in(throttled, "wal@shop.test", "wrong-password")
-        assert wrong.json()["data"]["login"]["userErrors"] == [{"code": "INVALID_INPUT"}]
-    refused = await sign_in(throttled, "WAL@shop.test", PASSWORD)
-    assert refused.status_code == 429
-    retry = int(refused.headers["retry-after"])
-    assert 1 <= retry <= 3
-    [error] = refused.json()["errors"]
-    assert error["extensions"]["code"] == "RATE_LIMITED"
-    assert f"{retry} seconds" in error["message"]
-    # Not for good: once Retry-After has passed (the limit is a moving window of 2 s
-    # here), the real user signs in.
-    await asyncio.sleep(retry)
-    ok = await sign_in(throttled, "wal@shop.test", PASSWORD)
-    assert ok.status_code == 200, ok.text
-    assert ok.json()["data"]["login"]["token"]
+    async with own_server(signin_failures_per_account="3/2 seconds") as client:
+        for _ in range(3):
+            wrong = await sign_in(client, "wal@shop.test", "wrong-password")
+            assert outcome(wrong) == "INVALID_INPUT"
+        refused = await sign_in(client, "WAL@shop.test", PASSWORD)
+        assert refused.status_code == 429
+        retry = int(refused.headers["retry-after"])
+        assert 1 <= retry <= 3
+        [error] = refused.json()["errors"]
+        assert error["extensions"]["code"] == "RATE_LIMITED"
+        assert f"{retry} seconds" in error["message"]
+        # Not for good: once Retry-After has passed (the limit is a moving window of 2 s
+        # here), the real user signs in.
+        await asyncio.sleep(retry)
+        assert outcome(await sign_in(client, "wal@shop.test", PASSWORD)) == "token"
 
 
-async def test_one_address_is_limited_whatever_accounts_it_tries(
-    throttled: httpx.AsyncClient,
+async def test_a_shift_signing_in_from_one_address_all_get_in(
+    own_server: Server, shop: Shop
 ) -> None:
-    answers = [
-        (await sign_in(throttled, f"nobody{n}@shop.test", "whatever-password")).status_code
-        for n in range(8)
-    ]
-    assert answers == [200] * 6 + [429] * 2
+    """Only failures count per address: sixty people behind one workshop address, each
+    with the right password, within a minute (the old rule refused all but 20)."""
+    emails = [f"worker{n}@shop.test" for n in range(60)]
+    async with unit_of_work(shop.engine) as conn:
+        for email in emails:
+            await people.create_user(
+                conn, email=email, name=email, password=None, is_admin=False, department_ids=[]
+            )
+        await conn.execute(
+            text("UPDATE users SET password_hash = :h WHERE email LIKE 'worker%'"),
+            {"h": await hash_password(PASSWORD)},
+        )
+    async with own_server() as client:
+        answers = [outcome(await sign_in(client, email, PASSWORD)) for email in emails]
+    assert answers == ["token"] * 60
+
+
+async def test_wrong_passwords_from_one_address_are_throttled_whatever_accounts_they_try(
+    own_server: Server,
+) -> None:
+    async with own_server(signin_failures_per_address="30/minute") as client:
+        answers = [
+            outcome(await sign_in(client, f"nobody{n}@shop.test", "whatever-password"))
+            for n in range(100)
+        ]
+    assert answers == ["INVALID_INPUT"] * 30 + ["429"] * 70
+
+
+async def test_every_attempt_counts_towards_the_ceiling(own_server: Server, wal: int) -> None:
+    async with own_server(signin_attempts_per_address="5/minute") as client:
+        answers = [outcome(await sign_in(client, "wal@shop.test", PASSWORD)) for _ in range(7)]
+    assert answers == ["token"] * 5 + ["429"] * 2
+
+
+async def test_ipv6_clients_are_counted_per_64(own_server: Server) -> None:
+    limits = {"signin_failures_per_address": "3/minute"}
+    async with own_server("2001:db8:1:2::1", **limits) as first:
+        for n in range(3):
+            assert (
+                outcome(await sign_in(first, f"x{n}@shop.test", "whatever-pw")) == "INVALID_INPUT"
+            )
+    async with own_server("2001:db8:1:2:ffff::9", **limits) as same_64:
+        assert outcome(await sign_in(same_64, "y@shop.test", "whatever-pw")) == "429"
+    async with own_server("2001:db8:1:3::1", **limits) as next_64:
+        assert outcome(await sign_in(next_64, "y@shop.test", "whatever-pw")) == "INVALID_INPUT"
+
+
+async def test_every_spelling_of_an_address_counts_on_one_account(
+    own_server: Server, wal: int
+) -> None:
+    """Fullwidth letters and capitals are the same address once normalised (NFKC,
+    case-folded): their failures count on wal's one counter, by id."""
+    fullwidth = "".join(chr(ord(c) + 0xFEE0) for c in "WAL")  # U+FF37 U+FF21 U+FF2C
+    spellings = [f"{fullwidth}@shop.test", "Wal@SHOP.test", "wal@\uff53hop.test"]
+    async with own_server(signin_failures_per_account="3/minute") as client:
+        for email in spellings:
+            assert outcome(await sign_in(client, email, "wrong-password")) == "INVALID_INPUT"
+        assert outcome(await sign_in(client, "wal@shop.test", PASSWORD)) == "429"
+
+
+async def test_a_dotted_capital_i_is_not_another_spelling_of_i(
+    own_server: Server, shop: Shop
+) -> None:
+    """U+0130 case-folds to 'i' with a combining dot: another address, so it neither signs
+    in as pia (PostgreSQL's lower() used to find her) nor counts on her account."""
+    async with unit_of_work(shop.engine) as conn:
+        await conn.execute(
+            text("UPDATE users SET password_hash = :h WHERE email = 'pia@shop.test'"),
+            {"h": await hash_password(PASSWORD)},
+        )
+    async with own_server(signin_failures_per_account="2/minute") as client:
+        answers = [outcome(await sign_in(client, "p\u0130a@shop.test", PASSWORD)) for _ in range(3)]
+        assert answers == ["INVALID_INPUT", "INVALID_INPUT", "429"]
+        assert outcome(await sign_in(client, "pia@shop.test", PASSWORD)) == "token"
+
+
+async def test_failed_sign_ins_do_not_stop_a_password_check(own_server: Server, wal: int) -> None:
+    """Apart from signing in: wal's failures there (the old counter's key was also
+    changePassword's) leave changePassword open."""
+    async with own_server(signin_failures_per_account="3/minute") as client:
+        token = (await sign_in(client, "wal@shop.test", PASSWORD)).json()["data"]["login"]["token"]
+        for _ in range(3):
+            assert outcome(await sign_in(client, "wal@shop.test", "wrong")) == "INVALID_INPUT"
+        assert outcome(await sign_in(client, "wal@shop.test", PASSWORD)) == "429"
+        change = {"oldPassword": PASSWORD, "newPassword": "another-long-password"}
+        done = (await post(client, CHANGE, change, token)).json()
+    assert done["data"]["changePassword"]["userErrors"] == [], done
+
+
+async def test_failed_password_checks_do_not_stop_signing_in(own_server: Server, wal: int) -> None:
+    async with own_server(signin_failures_per_account="3/minute") as client:
+        token = (await sign_in(client, "wal@shop.test", PASSWORD)).json()["data"]["login"]["token"]
+        wrong = {"oldPassword": "not-it-at-all", "newPassword": "another-long-password"}
+        codes = [(await post(client, CHANGE, wrong, token)).status_code for _ in range(4)]
+        assert codes == [200, 200, 200, 429]
+        assert outcome(await sign_in(client, "wal@shop.test", PASSWORD)) == "token"
+
+
+async def test_login_says_when_the_email_is_not_an_email(own_server: Server) -> None:
+    async with own_server() as client:
+        body = (await sign_in(client, "user:6", "whatever-password")).json()
+    assert body["data"]["login"]["userErrors"] == [{"code": "INVALID_INPUT", "field": "email"}]
+
+
+async def test_every_process_shares_the_counters(own_server: Server, wal: int) -> None:
+    limits = {"signin_failures_per_account": "3/minute"}
+    async with own_server(**limits) as one, own_server(**limits) as other:
+        for client in (one, other, one):
+            assert outcome(await sign_in(client, "wal@shop.test", "wrong")) == "INVALID_INPUT"
+        assert outcome(await sign_in(other, "wal@shop.test", PASSWORD)) == "429"

@@ -349,6 +349,21 @@ def test_email_is_stripped() -> None:
 
 
 @pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        ("Ada@Example.COM", "ada@example.com"),
+        ("\uff21da@example.com", "ada@example.com"),  # fullwidth A
+        ("stra\u00dfe@example.com", "strasse@example.com"),  # sharp s folds to ss
+        ("p\u0130a@example.com", "pi\u0307a@example.com"),  # dotted capital I: i + dot
+        ("cafe\u0301@example.com", "caf\u00e9@example.com"),  # composed again after folding
+    ],
+)
+def test_an_email_is_kept_in_one_form(given: str, stored: str) -> None:
+    assert validation.email(given) == stored
+    assert validation.email(stored) == stored
+
+
+@pytest.mark.parametrize(
     "value",
     [
         "",

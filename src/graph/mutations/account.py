@@ -10,6 +10,7 @@ from graph.context import Info
 from graph.errors import UserError, rate_limited
 from graph.mutations.base import mutate
 from graph.permissions import viewer_of
+from graph.throttle import Namespace, user_account
 from graph.types.nodes import User
 from graph.types.tokens import Token
 
@@ -57,9 +58,11 @@ async def change_password(info: Info, input: ChangePasswordInput) -> ChangePassw
         viewer = viewer_of(info)
         validation.storable(input.old_password, "oldPassword")
         new = validation.password(input.new_password, "newPassword")
-        # Guessing the old password is throttled like signing in.
-        account = f"user:{viewer.user_id}"
-        refusal = await info.context.services.throttle.attempt(info.context.client, account)
+        # Guessing the old password is throttled like signing in, counted apart from it.
+        account = user_account(viewer.user_id)
+        throttle = info.context.services.throttle
+        where = info.context.client
+        refusal = await throttle.attempt(Namespace.PASSWORD_CHECK, where, account)
         if refusal is not None:
             raise rate_limited(info, refusal)
         try:
@@ -67,7 +70,7 @@ async def change_password(info: Info, input: ChangePasswordInput) -> ChangePassw
                 conn, viewer.user_id, viewer.token_id, input.old_password, new
             )
         except DomainError:
-            await info.context.services.throttle.failed(account)
+            await throttle.failed(Namespace.PASSWORD_CHECK, where, account)
             raise
         return ChangePasswordPayload(user=User.of(row))
 

@@ -11,6 +11,7 @@ from graph.auth import load_viewer
 from graph.context import Info
 from graph.errors import UserError, rate_limited
 from graph.mutations.base import mutate
+from graph.throttle import Namespace, email_account, user_account
 from graph.types.nodes import User
 
 
@@ -34,20 +35,22 @@ class LoginPayload:
 
 async def login(info: Info, input: LoginInput) -> LoginPayload:
     async def work(conn: AsyncConnection) -> LoginPayload:
-        email = validation.text(input.email, "email", max_len=validation.MAX_EMAIL)
+        email = validation.email(input.email)
         password = validation.text(input.password, "password", max_len=validation.MAX_PASSWORD)
         context = info.context
+        user = await people.user_by_email(conn, email)
+        # Counted per person once found: every spelling of an address counts together.
+        account = user_account(user.id) if user is not None else email_account(email)
         throttle = context.services.throttle
-        refusal = await throttle.attempt(context.client, email)
+        refusal = await throttle.attempt(Namespace.SIGN_IN, context.client, account)
         if refusal is not None:
             raise rate_limited(info, refusal)
         try:
-            issued, user = await people.login(
-                conn, email, password, context.services.session_ttl_seconds
-            )
+            issued = await people.login(conn, user, password, context.services.session_ttl_seconds)
         except DomainError:
-            await throttle.failed(email)
+            await throttle.failed(Namespace.SIGN_IN, context.client, account)
             raise
+        assert user is not None
         # The rest of this request acts as the user who just signed in (so that, for
         # example, `login { user { email } }` is readable).
         context.viewer = await load_viewer(context.services, issued.token, conn)
