@@ -27,6 +27,7 @@ from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import admin, customers, embedded, people
+from db.credentials import hash_password
 from db.engine import unit_of_work
 from db.feed import LISTENER_NAME, TASK_PREFIX
 from db.orders import NewWorkOrder, create_work_order
@@ -163,6 +164,11 @@ async def http() -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
+# What `Shop.password_for` gives a person: making tokens asks for it again.
+PASSWORD = "correct-horse-battery"
+_PASSWORD_HASH: list[str] = []
+
+
 @dataclass
 class Shop:
     """Departments, people (each with a session token), a customer. Ids are raw pks."""
@@ -191,6 +197,18 @@ class Shop:
         self.tokens[key] = issued.token
         self.token_ids[key] = issued.row.id
         return issued.token
+
+    async def password_for(self, key: str) -> str:
+        """Gives `key` the password PASSWORD (people are made without one), their sessions
+        left alone; returns it."""
+        if not _PASSWORD_HASH:
+            _PASSWORD_HASH.append(await hash_password(PASSWORD))
+        async with unit_of_work(self.engine) as conn:
+            await conn.execute(
+                text("UPDATE users SET password_hash = :h WHERE id = :id"),
+                {"h": _PASSWORD_HASH[0], "id": self.users[key]},
+            )
+        return PASSWORD
 
     async def order(self, codes: list[str], **extra: Any) -> int:
         """A work order for production `codes` (plus delivery); returns its pk."""

@@ -10,7 +10,7 @@ from db.queries import Q
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction, WorkOrderAction, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
-from domain.transitions import refuse_order_move
+from domain.transitions import imported_history, refuse_order_move
 
 
 async def cancel_work_order(
@@ -25,6 +25,8 @@ async def cancel_work_order(
     locked = (await conn.execute(Q["lock_work_order"], {"work_order_id": work_order_id})).first()
     if locked is None:
         raise DomainError(ErrorCode.NOT_FOUND, "No such work order.", "workOrderId")
+    if locked.imported_closed:
+        raise imported_history(WorkOrderStatus(locked.status))
     if locked.status != WorkOrderStatus.ACTIVE:
         raise refuse_order_move(WorkOrderAction.CANCEL, WorkOrderStatus(locked.status))
     started = (await conn.execute(Q["started_task_ids"], {"work_order_id": work_order_id})).all()

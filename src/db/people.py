@@ -207,9 +207,20 @@ async def revoke_token(
     return revoked[0]
 
 
-async def revoke_sessions(conn: AsyncConnection, user_id: int, keep: int | None = None) -> int:
-    """Sign a user out everywhere (but for the session `keep`); how many sessions ended."""
-    ids = (await conn.execute(Q["live_sessions_of"], {"user_id": user_id})).scalars()
+# What a password proves: revoked when it changes (the account is presumed compromised).
+PASSWORD_MADE = (TokenKind.SESSION, TokenKind.API)
+
+
+async def revoke_sessions(
+    conn: AsyncConnection,
+    user_id: int,
+    keep: int | None = None,
+    kinds: tuple[TokenKind, ...] = (TokenKind.SESSION,),
+) -> int:
+    """End a user's live tokens of these kinds (sessions unless told), but for the token
+    `keep`; how many ended."""
+    params = {"user_id": user_id, "kinds": [k.value for k in kinds]}
+    ids = (await conn.execute(Q["live_tokens_of"], params)).scalars()
     return len(await revoke_tokens(conn, [i for i in ids if i != keep]))
 
 
@@ -222,7 +233,9 @@ async def _user(conn: AsyncConnection, user_id: int) -> Row[Any]:
 
 async def set_active(conn: AsyncConnection, user_id: int, active: bool, actor_id: int) -> Row[Any]:
     """Deactivate (or reactivate) a user. A deactivated user cannot sign in and every token
-    of theirs stops working at once; the event closes their live subscriptions."""
+    of theirs stops working at once; the event closes their live subscriptions. Their
+    sessions and API tokens are revoked, so reactivation brings none of them back (the
+    account is presumed compromised); display tokens they made work again."""
     if not active and user_id == actor_id:
         raise DomainError(ErrorCode.INVALID_INPUT, "Admins cannot deactivate themselves.", "userId")
     user = await _user(conn, user_id)
@@ -232,27 +245,34 @@ async def set_active(conn: AsyncConnection, user_id: int, active: bool, actor_id
     if moved is None:
         state = "active" if user.is_active else "deactivated"
         raise DomainError(ErrorCode.INVALID_TRANSITION, f"The user is already {state}.", "userId")
+    if not active:
+        await revoke_sessions(conn, user_id, kinds=PASSWORD_MADE)
     return moved
 
 
 async def set_password(conn: AsyncConnection, user_id: int, password: str) -> Row[Any]:
-    """An admin sets a password: the user's sessions end (they sign in with the new one)."""
+    """An admin sets a password: the account is presumed compromised, so its sessions and
+    API tokens end (they sign in with the new one, and make new API tokens)."""
     await _user(conn, user_id)
     params = {"user_id": user_id, "password_hash": await hash_password(password)}
     user = (await conn.execute(Q["set_password"], params)).one()
-    await revoke_sessions(conn, user_id)
+    await revoke_sessions(conn, user_id, kinds=PASSWORD_MADE)
     return user
 
 
-async def change_password(
-    conn: AsyncConnection, user_id: int, session_id: int, old: str, new: str
-) -> Row[Any]:
-    """A user changes their own password, proving the old one; their other sessions end."""
+async def check_password(conn: AsyncConnection, user_id: int, password: str, field: str) -> None:
+    """The signed-in person proves it is them again (INVALID_INPUT on `field` if not)."""
     user = await _user(conn, user_id)
-    if not await verify_password(user.password_hash, old):
-        raise DomainError(
-            ErrorCode.INVALID_INPUT, "The current password is incorrect.", "oldPassword"
-        )
+    if not await verify_password(user.password_hash, password):
+        raise DomainError(ErrorCode.INVALID_INPUT, "The password is incorrect.", field)
+
+
+async def change_password(
+    conn: AsyncConnection, user_id: int, session_id: int, new: str
+) -> Row[Any]:
+    """A user changes their own password (having proved the old one, check_password);
+    their other sessions end. Their API tokens stay: they were made with the password,
+    by them."""
     params = {"user_id": user_id, "password_hash": await hash_password(new)}
     changed = (await conn.execute(Q["set_password"], params)).one()
     await revoke_sessions(conn, user_id, keep=session_id)

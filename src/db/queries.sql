@@ -13,6 +13,7 @@ WITH wo AS (
     FROM work_orders w
     WHERE w.id = (SELECT work_order_id FROM department_tasks WHERE id = :task_id)
       AND w.status = ANY(CAST(:order_statuses AS text[]))
+      AND NOT w.imported_closed
     FOR NO KEY UPDATE
 ), old AS (
     SELECT t.id, t.status
@@ -23,8 +24,11 @@ WITH wo AS (
 ), moved AS (
     UPDATE department_tasks t SET
         status = CAST(:target AS text),
-        picked_up_by = CASE WHEN :target = 'PENDING' THEN NULL
-                            ELSE coalesce(t.picked_up_by, CAST(:actor_id AS bigint)) END,
+        -- Written by START alone (and cleared on the way back to PENDING): an admin who
+        -- completes a pending task picked nothing up; the history names them.
+        picked_up_by = CASE WHEN :target = 'STARTED' THEN CAST(:actor_id AS bigint)
+                            WHEN :target = 'PENDING' THEN NULL
+                            ELSE t.picked_up_by END,
         started_at = CASE WHEN :target = 'PENDING' THEN NULL
                           WHEN :target = 'STARTED' THEN now()
                           ELSE coalesce(t.started_at, now()) END,
@@ -56,7 +60,7 @@ SELECT * FROM moved
 -- Re-read after a guarded write matched nothing, for domain.transitions.judge.
 SELECT t.status, t.picked_up_by, u.name AS picked_up_by_name,
        coalesce(t.available_at <= now(), false) AS available,
-       w.status AS order_status,
+       w.status AS order_status, w.imported_closed,
        EXISTS (SELECT 1 FROM user_departments ud
                WHERE ud.user_id = :actor_id AND ud.department_id = t.department_id) AS is_member
 FROM department_tasks t
@@ -120,7 +124,8 @@ WITH moved AS (
 SELECT * FROM moved
 
 -- name: lock_work_order
-SELECT id, status, version FROM work_orders WHERE id = :work_order_id FOR NO KEY UPDATE
+SELECT id, status, version, imported_closed
+FROM work_orders WHERE id = :work_order_id FOR NO KEY UPDATE
 
 -- name: started_task_ids
 SELECT id FROM department_tasks
@@ -169,7 +174,7 @@ SELECT * FROM created ORDER BY id
 
 -- name: lock_work_order_quote
 -- Read under the row lock, so the history row names the quote this update replaces.
-SELECT id, status, version, quote_minor, quote_currency
+SELECT id, status, version, quote_minor, quote_currency, imported_closed
 FROM work_orders WHERE id = :work_order_id
 FOR NO KEY UPDATE
 
@@ -483,9 +488,10 @@ WITH revoked AS (
 )
 SELECT * FROM revoked
 
--- name: live_sessions_of
+-- name: live_tokens_of
+-- A user's tokens of these kinds that still work (or would, were the user active).
 SELECT id FROM tokens
-WHERE user_id = :user_id AND kind = 'SESSION' AND revoked_at IS NULL
+WHERE user_id = :user_id AND kind = ANY(CAST(:kinds AS text[])) AND revoked_at IS NULL
   AND (expires_at IS NULL OR expires_at > now())
 
 -- name: tokens_page
@@ -665,11 +671,11 @@ WITH xo AS (
 ), o AS (
     INSERT INTO work_orders AS w (legacy_id, order_number, customer_id, details,
                                   needs_installation, needs_transport, needs_repair,
-                                  quote_minor, quote_currency, status, created_by,
-                                  created_at, updated_at)
+                                  quote_minor, quote_currency, status, imported_closed,
+                                  created_by, created_at, updated_at)
     SELECT legacy_id, order_number, customer_id, details, install, transport, repair,
            quote_minor, CASE WHEN quote_minor IS NOT NULL THEN CAST(:currency AS text) END,
-           status, :system_user, created_at, created_at
+           status, NOT live, :system_user, created_at, created_at
     FROM xo
     ON CONFLICT DO NOTHING
     RETURNING w.id, w.legacy_id, w.created_at, work_order_created_payload(w) AS event_payload

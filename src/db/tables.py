@@ -147,6 +147,8 @@ work_orders = sa.Table(
     _now("updated_at"),
     # The legacy order it was imported from (null for orders made here).
     sa.Column("legacy_id", sa.BigInteger, nullable=True, unique=True),
+    # Completed or cancelled in the old system: imported history, which nothing changes.
+    sa.Column("imported_closed", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.CheckConstraint(one_of("status", WorkOrderStatus), name="status"),
     sa.CheckConstraint(
         "(quote_minor IS NULL) = (quote_currency IS NULL)", name="quote_has_currency"
@@ -171,8 +173,13 @@ department_tasks = sa.Table(
     _now("updated_at"),
     sa.UniqueConstraint("work_order_id", "department_id"),
     sa.CheckConstraint(one_of("status", TaskStatus), name="status"),
+    # A picker is who started the task (START alone writes it): none while pending, one
+    # while started, and once completed whoever started it, or none when an admin
+    # completed it without anyone starting it.
     sa.CheckConstraint(
-        "(status = 'PENDING') = (picked_up_by IS NULL)", name="picked_up_iff_not_pending"
+        "CASE status WHEN 'PENDING' THEN picked_up_by IS NULL "
+        "WHEN 'STARTED' THEN picked_up_by IS NOT NULL ELSE true END",
+        name="picked_up_by_starting",
     ),
     sa.CheckConstraint(
         "(status = 'COMPLETED') = (completed_at IS NOT NULL)", name="completed_at_iff_completed"

@@ -95,6 +95,7 @@ async def transition_task(
                 picked_up_by_name=state.picked_up_by_name,
                 available=state.available,
                 order_status=WorkOrderStatus(state.order_status),
+                imported_closed=state.imported_closed,
             ),
             ActorFacts(actor.user_id, actor.is_admin, state.is_member),
         )

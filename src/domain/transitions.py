@@ -74,6 +74,8 @@ class TaskState:
     picked_up_by_name: str | None
     available: bool
     order_status: WorkOrderStatus
+    # The order was completed or cancelled in the old system (the legacy import).
+    imported_closed: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,8 @@ class Verdict(StrEnum):
 def judge(action: TaskAction, task: TaskState, actor: ActorFacts) -> Verdict:
     """Explain why a guarded write matched nothing; raise the refusal, or say what to do."""
     rule = TRANSITIONS[action]
+    if task.imported_closed:
+        raise imported_history(task.order_status)
     if task.order_status is WorkOrderStatus.CANCELLED:
         raise DomainError(ErrorCode.WORK_ORDER_CLOSED, "The work order is cancelled.")
     if _already_holds(action, task, actor):
@@ -160,6 +164,15 @@ ORDER_TRANSITIONS: dict[WorkOrderAction, OrderTransition] = {
         OrderTransition(WorkOrderAction.CANCEL, WorkOrderStatus.ACTIVE, WorkOrderStatus.CANCELLED),
     )
 }
+
+
+def imported_history(status: WorkOrderStatus) -> DomainError:
+    """Orders completed or cancelled in the old system stay as they were imported: their
+    tasks, quote and status never change (the brief's "immutable history")."""
+    return DomainError(
+        ErrorCode.WORK_ORDER_CLOSED,
+        f"This work order is imported history ({status} in the old system): it cannot change.",
+    )
 
 
 def refuse_order_move(action: WorkOrderAction, status: WorkOrderStatus) -> DomainError:

@@ -3,7 +3,7 @@
 import json
 import re
 import unicodedata
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from domain.errors import DomainError, ErrorCode
@@ -145,6 +145,19 @@ def codes(values: list[str], field: str = "departmentCodes") -> list[str]:
     for value in values:
         seen[slug(value, field)] = None
     return list(seen)
+
+
+def expiry(value: datetime | None, field: str, *, default_days: int, max_days: int) -> datetime:
+    """When a token stops working: `value`, or `default_days` ahead when omitted; never
+    more than `max_days` ahead."""
+    now = datetime.now(UTC)
+    if value is None:
+        return now + timedelta(days=min(default_days, max_days))
+    chosen = future(value, field)
+    assert chosen is not None
+    if chosen > now + timedelta(days=max_days):
+        raise invalid(f"{field} can be at most {max_days} days ahead.", field)
+    return chosen
 
 
 def future(value: datetime | None, field: str) -> datetime | None:

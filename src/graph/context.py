@@ -137,6 +137,8 @@ class Services:
     feed: EventFeed | None = None
     # The shop's currency: ledger entries posted without one are in it.
     currency: str = "EUR"
+    # How far ahead an API token may expire (PRESSROOM_API_TOKEN_MAX_DAYS).
+    api_token_max_days: int = 365
     # Set by graph.app.create_app: the app's own metrics registry.
     metrics: "Metrics | None" = None
     outage: Outage = field(default_factory=Outage)
@@ -163,7 +165,8 @@ class Context:
     client: str = "unknown"
     # Set by Strawberry from the websocket's connection_init payload.
     connection_params: dict[str, Any] | None = None
-    # A websocket's bearer token, with which its subscriptions check their rights again.
+    # The bearer token sent (over HTTP, or in a websocket's connection_init); a websocket's
+    # subscriptions check their rights again with it.
     token: str | None = None
     # Logged with every line about this request; sent back as X-Request-ID.
     request_id: str = field(default_factory=lambda: secrets.token_hex(16))

@@ -46,7 +46,14 @@ def top_level(code: TopLevelCode, message: str) -> GraphQLError:
     return GraphQLError(message, extensions={"code": code.value})
 
 
-def unauthenticated() -> GraphQLError:
+# One message for a token that is unknown, expired or revoked (or whose user was
+# deactivated): which of them it is, is the token holder's to know, not the bearer's.
+STALE_TOKEN = "This token is no longer valid: sign in again."
+
+
+def unauthenticated(token_given: bool = False) -> GraphQLError:
+    if token_given:
+        return top_level(TopLevelCode.UNAUTHENTICATED, STALE_TOKEN)
     return top_level(
         TopLevelCode.UNAUTHENTICATED,
         "Sign in first: send 'Authorization: Bearer <token>' (get one from the login mutation).",

@@ -15,7 +15,7 @@ from strawberry.extensions.field_extension import FieldExtension
 from strawberry.permission import BasePermission, PermissionExtension
 from strawberry.schema_directive import Location
 
-from domain.enums import DepartmentKind
+from domain.enums import DepartmentKind, TokenKind
 from graph.context import Info, Viewer
 from graph.errors import unauthenticated
 
@@ -31,7 +31,7 @@ def viewer_of(info: Info) -> Viewer:
     """The caller; UNAUTHENTICATED when there is none."""
     viewer = info.context.viewer
     if viewer is None:
-        raise unauthenticated()
+        raise unauthenticated(token_given=info.context.token is not None)
     return viewer
 
 
@@ -46,6 +46,16 @@ class IsStaff(Forbidden):
 
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
         return viewer_of(info).is_person
+
+
+class SignedInWithPassword(Forbidden):
+    """A session: the person signed in with their password. API and display tokens act
+    for their maker without it, so they cannot make tokens (one stolen would make more)."""
+
+    message = "Only a signed-in session can do this: API and display tokens cannot make tokens."
+
+    def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
+        return viewer_of(info).token_kind is TokenKind.SESSION
 
 
 class IsAdmin(Forbidden):
@@ -129,6 +139,7 @@ def allowed(*rules: BasePermission) -> list[FieldExtension]:
 
 
 STAFF = IsStaff()
+SESSION = SignedInWithPassword()
 ADMINS = IsAdmin()
 SALES = InDepartmentOfKind(DepartmentKind.SALES)
 SEES_QUOTES = InDepartmentOfKind(DepartmentKind.SALES, DepartmentKind.ACCOUNTS)

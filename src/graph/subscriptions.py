@@ -33,7 +33,7 @@ from db.feed import EventFeed
 from domain.enums import EventType
 from graph.auth import load_viewer
 from graph.context import Info
-from graph.errors import TopLevelCode, bad_request, forbidden
+from graph.errors import bad_request, forbidden, unauthenticated
 from graph.ids import decode_id
 from graph.permissions import (
     READS_LEDGER,
@@ -73,10 +73,7 @@ async def reauthorize(info: Info, rule: BasePermission, **arguments: Any) -> Non
     process's cache unless an access change was handed out since it was read."""
     again = await load_viewer(info.context.services, info.context.token)
     if again is None:
-        raise GraphQLError(
-            "This token no longer works (signed out, revoked, expired or deactivated).",
-            extensions={"code": TopLevelCode.UNAUTHENTICATED.value},
-        )
+        raise unauthenticated(token_given=True)
     info.context.viewer = again
     verdict = rule.has_permission(None, info, **arguments)
     if inspect.isawaitable(verdict):

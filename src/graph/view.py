@@ -25,7 +25,7 @@ from strawberry.types.unset import UnsetType
 from db.engine import unavailable
 from graph.auth import bearer, load_viewer
 from graph.context import Context, Services
-from graph.errors import TopLevelCode, error_response, unavailable_response
+from graph.errors import STALE_TOKEN, TopLevelCode, error_response, unavailable_response
 from graph.jsontext import dumps
 from graph.live import LiveConnections
 from graph.schema import schema
@@ -103,6 +103,7 @@ class PressroomGraphQL(GraphQL[Context, None]):
             return Context(self.services, None, websocket=request)
         token = bearer(request.headers.get("authorization"))
         context = Context(self.services, await load_viewer(self.services, token), over_http=True)
+        context.token = token
         asked = request.headers.get("x-request-id", "")
         if REQUEST_ID.fullmatch(asked):
             context.request_id = asked
@@ -124,7 +125,7 @@ class PressroomGraphQL(GraphQL[Context, None]):
         context.token = token if isinstance(token, str) else None
         viewer = await load_viewer(self.services, context.token)
         if viewer is None:
-            raise ConnectionRejectionError({"message": "Invalid or revoked token."})
+            raise ConnectionRejectionError({"message": STALE_TOKEN})
         context.viewer = viewer
         if context.websocket is not None:
             self.live.add(viewer, context.websocket)

@@ -50,6 +50,7 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
         settings.session_ttl_seconds,
         feed,
         settings.currency,
+        api_token_max_days=settings.api_token_max_days,
         throttle=PasswordThrottle(
             PostgresStorage(engine),
             failures_per_address=settings.signin_failures_per_address,

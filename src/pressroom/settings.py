@@ -29,6 +29,9 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     session_ttl_seconds: int = 12 * 3600
+    api_token_max_days: int = Field(
+        default=365, ge=1, description="The furthest ahead an API token may expire, in days."
+    )
     currency: str = Field(
         default="EUR",
         description="The shop's ISO 4217 currency: ledger entries posted without a currency, "

@@ -3,6 +3,7 @@ page and their token stop working at once), reactivates them, sets their passwor
 sign in with the new one); creates an API token whose secret works; and sees which token
 is this browser's session, with a warning before revoking it."""
 
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -102,11 +103,16 @@ async def test_an_admin_deactivates_reactivates_and_sets_a_password(
     )
     await shoot(page, screenshots, "admin-people-deactivated", axe_source)
 
-    # Reactivate: the unexpired token works again, and the worker can sign in.
+    # Reactivate: the old session stays revoked (the account was presumed compromised);
+    # the worker signs in again.
     await row.get_by_role("button", name="Reactivate Wes").click()
     await expect(row).not_to_contain_text("Deactivated")
     await expect(page.get_by_role("status")).to_contain_text("Wes is active again")
     await expect(row.get_by_role("button", name="Deactivate Wes")).to_be_visible()
+    assert await refused(wes) == ["UNAUTHENTICATED"]
+    await sign_in(worker.page, server, email)
+    await expect(worker.page.get_by_role("status").filter(has_text="Live")).to_be_visible()
+    wes = api.as_(await session_token(worker.page))
     assert await refused(wes) == []
 
     # Set password: the server's userErrors show on the field.
@@ -157,16 +163,25 @@ async def test_an_admin_creates_an_api_token_and_sees_this_browsers_session(
     await expect(marked).to_contain_text("Ada")
     await expect(marked).to_contain_text("Session")
 
-    # An expiry in the past is the server's field error.
+    # The password is asked again: a wrong one is the server's field error.
+    password = await shop.password_for("ada")
     await page.get_by_label("Name of the API token").fill("Web shop orders")
-    await page.get_by_label("Expires (optional)").fill("2020-01-01T09:00")
+    await page.get_by_label("Your password").fill("not-adas-password")
     await page.get_by_role("button", name="Create API token").click()
-    expires = page.get_by_label("Expires (optional)")
+    await expect(page.get_by_label("Your password")).to_have_attribute("aria-invalid", "true")
+    await expect(page.get_by_label("Your password")).to_have_value("")
+
+    # An expiry in the past is the server's field error.
+    await page.get_by_label("Your password").fill(password)
+    await page.get_by_label("API token expires (optional)").fill("2020-01-01T09:00")
+    await page.get_by_role("button", name="Create API token").click()
+    expires = page.get_by_label("API token expires (optional)")
     await expect(expires).to_have_attribute("aria-invalid", "true")
 
-    # A local date-time goes out with this browser's offset.
-    local = "2031-06-30T17:30"
+    # A local date-time goes out with this browser's offset (within the 365 days allowed).
+    local = (datetime.now() + timedelta(days=200)).strftime("%Y-%m-%dT17:30")
     await expires.fill(local)
+    await page.get_by_label("Your password").fill(password)
     await page.get_by_role("button", name="Create API token").click()
     secret_box = page.locator(".secret")
     await expect(secret_box).to_contain_text("Web shop orders was created")

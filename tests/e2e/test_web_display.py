@@ -118,6 +118,13 @@ async def test_the_display_shows_names_job_lines_and_how_many_more(
     await expect(tab.page.locator("#clock")).to_have_text(
         re.compile(r"^(1[0-2]|[1-9]):[0-5]\d (AM|PM)$")
     )
+    # The token left the address bar as soon as it was read (the clock setting stayed);
+    # the tab keeps it, so a reload still shows the queue.
+    await expect(tab.page.locator("#status")).to_have_text("Live")
+    assert tab.page.url == f"{base(server)}/display/wide?clock=12"
+    await tab.page.reload()
+    await expect(tab.page.locator("#status")).to_have_text("Live")
+    assert secret not in tab.page.url
     tab.assert_clean()
     await tab.close()
 

@@ -8,6 +8,7 @@ inactive credentials stop working; field-level rules (`WorkOrder.quote`,
 """
 
 import base64
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -552,7 +553,7 @@ async def test_new_membership_grants_the_queue_on_the_next_request(api: Client, 
 
 
 CREATE_API_TOKEN = (
-    "mutation($n: String!) { createApiToken(input: {name: $n}) "
+    "mutation($n: String!, $p: String!) { createApiToken(input: {name: $n, password: $p}) "
     "{ secret token { id kind name expiresAt revokedAt user { name } } "
     "userErrors { code field message } } }"
 )
@@ -569,13 +570,16 @@ WORK_ORDER_IDS = "{ workOrders { edges { node { id } } } }"
 
 
 async def test_api_token_acts_as_its_creator_until_revoked(api: Client, shop: Shop) -> None:
-    created = await post(api, shop.tokens["sam"], CREATE_API_TOKEN, {"n": "erp"})
+    password = await shop.password_for("sam")
+    created = await post(api, shop.tokens["sam"], CREATE_API_TOKEN, {"n": "erp", "p": password})
     assert "errors" not in created, created
     payload = created["data"]["createApiToken"]
     assert payload["userErrors"] == []
     assert payload["token"]["kind"] == "API"
     assert payload["token"]["user"] == {"name": "Sam"}
-    assert payload["token"]["expiresAt"] is None
+    # 90 days unless asked otherwise.
+    expires = datetime.fromisoformat(payload["token"]["expiresAt"])
+    assert abs((expires - datetime.now(UTC) - timedelta(days=90)).total_seconds()) < 60
     secret, token_id = payload["secret"], payload["token"]["id"]
 
     assert "errors" not in await post(api, secret, WORK_ORDER_IDS)
@@ -601,7 +605,8 @@ async def test_api_token_acts_as_its_creator_until_revoked(api: Client, shop: Sh
 
 
 async def test_admin_revokes_anyones_token(api: Client, shop: Shop) -> None:
-    created = await post(api, shop.tokens["pat"], CREATE_API_TOKEN, {"n": "scanner"})
+    password = await shop.password_for("pat")
+    created = await post(api, shop.tokens["pat"], CREATE_API_TOKEN, {"n": "scanner", "p": password})
     secret = created["data"]["createApiToken"]["secret"]
     token_id = created["data"]["createApiToken"]["token"]["id"]
     revoked = await post(api, shop.tokens["ada"], REVOKE_TOKEN, {"id": token_id})
@@ -627,7 +632,7 @@ async def test_display_tokens_are_created_by_admins_and_read_only(api: Client, s
     assert codes(await post(api, wall, q, {"d": "finishing"})) == ["FORBIDDEN"]
     before = await table_snapshot(shop.engine)
     for query, variables in [
-        (CREATE_API_TOKEN, {"n": "escalate"}),
+        (CREATE_API_TOKEN, {"n": "escalate", "p": "any-password"}),
         (CREATE_DISPLAY_TOKEN, {"n": "more", "d": ["finishing"]}),
         (REVOKE_TOKEN, {"id": payload["token"]["id"]}),
     ]:

@@ -263,10 +263,11 @@ async def test_deactivating_a_user_ends_her_tokens_and_sockets_at_once(
     assert body["data"]["me"] is None
     body = await api.as_(shop.tokens["pat"]).raw("{ workOrders { edges { cursor } } }")
     assert [e["extensions"]["code"] for e in body["errors"]] == ["UNAUTHENTICATED"]
-    # Reactivated, her token works again.
+    # Reactivated, she signs in again: the account was presumed compromised, so her
+    # session was revoked, not just suspended.
     again = await api.as_(shop.tokens["ada"])(REACTIVATE, {"i": {"userId": user}})
     assert again["reactivateUser"]["user"] == {"isActive": True}
-    assert (await api.as_(shop.tokens["pat"])("{ me { id } }"))["me"]["id"] == user
+    assert (await api.as_(shop.tokens["pat"]).raw("{ me { id } }"))["data"]["me"] is None
 
 
 async def test_each_membership_change_in_one_request_shows_in_its_own_payload(
@@ -435,15 +436,25 @@ async def test_api_tokens_take_an_optional_expiry(api: Client, shop: Shop) -> No
     create = """mutation($i: CreateApiTokenInput!) { createApiToken(input: $i) {
       secret token { expiresAt } userErrors { code field } } }"""
     sam = api.as_(shop.tokens["sam"])
+    password = await shop.password_for("sam")
     past = (datetime.now(UTC) - timedelta(minutes=1)).isoformat()
-    refused = await sam(create, {"i": {"name": "old", "expiresAt": past}})
+    refused = await sam(create, {"i": {"name": "old", "password": password, "expiresAt": past}})
     assert refused["createApiToken"]["userErrors"] == [
         {"code": "INVALID_INPUT", "field": "expiresAt"}
     ]
     soon = datetime.now(UTC) + timedelta(days=30)
-    made = await sam(create, {"i": {"name": "ci", "expiresAt": soon.isoformat()}})
+    made = await sam(
+        create, {"i": {"name": "ci", "password": password, "expiresAt": soon.isoformat()}}
+    )
     expires = datetime.fromisoformat(made["createApiToken"]["token"]["expiresAt"])
     assert abs((expires - soon).total_seconds()) < 1
-    forever = await sam(create, {"i": {"name": "forever"}})
-    assert forever["createApiToken"]["token"]["expiresAt"] is None
+    # Never "never": 90 days when omitted, at most 365 (PRESSROOM_API_TOKEN_MAX_DAYS).
+    default = await sam(create, {"i": {"name": "default", "password": password}})
+    expires = datetime.fromisoformat(default["createApiToken"]["token"]["expiresAt"])
+    assert abs((expires - datetime.now(UTC) - timedelta(days=90)).total_seconds()) < 60
+    too_far = (datetime.now(UTC) + timedelta(days=366)).isoformat()
+    refused = await sam(create, {"i": {"name": "far", "password": password, "expiresAt": too_far}})
+    assert refused["createApiToken"]["userErrors"] == [
+        {"code": "INVALID_INPUT", "field": "expiresAt"}
+    ]
     assert (await api.as_(made["createApiToken"]["secret"])("{ me { name } }"))["me"]

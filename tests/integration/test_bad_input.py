@@ -11,6 +11,7 @@ import base64
 import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -54,6 +55,10 @@ async def post(
 
 def b64(value: str) -> str:
     return base64.b64encode(value.encode()).decode()
+
+
+def in_days(days: int) -> str:
+    return (datetime.now(UTC) + timedelta(days=days)).isoformat()
 
 
 def cursor(key: Any) -> str:
@@ -807,8 +812,26 @@ CASES: dict[str, Case] = {
     "api-token-empty-name": Case(
         "sam",
         "createApiToken",
-        fixed({"name": " "}),
+        fixed({"name": " ", "password": PASSWORD}),
         UserErr("INVALID_INPUT", "name", "must not be empty"),
+    ),
+    "api-token-wrong-password": Case(
+        "sam",
+        "createApiToken",
+        fixed({"name": "ERP", "password": "not-sams-password"}),
+        UserErr("INVALID_INPUT", "password", "The password is incorrect"),
+    ),
+    "api-token-expiry-too-far": Case(
+        "sam",
+        "createApiToken",
+        lambda w: {"name": "ERP", "password": PASSWORD, "expiresAt": in_days(400)},
+        UserErr("INVALID_INPUT", "expiresAt", "at most 365 days ahead"),
+    ),
+    "display-token-expired-already": Case(
+        "ada",
+        "createDisplayToken",
+        lambda w: {"name": "Wall", "departmentCodes": ["print"], "expiresAt": in_days(-1)},
+        UserErr("INVALID_INPUT", "expiresAt", "must be in the future"),
     ),
     "display-token-no-departments": Case(
         "ada",
@@ -1042,7 +1065,12 @@ SURROGATES: dict[str, tuple[str | None, str, Inputs, str]] = {
     "user-password": ("ada", "createUser", user(password=LONE * 4), "password"),
     "user-email": ("ada", "createUser", user(email=f"{LONE}@shop.test"), "email"),
     "department-name": ("ada", "createDepartment", dept(name=LONE), "name"),
-    "api-token-name": ("sam", "createApiToken", fixed({"name": LONE}), "name"),
+    "api-token-name": (
+        "sam",
+        "createApiToken",
+        fixed({"name": LONE, "password": PASSWORD}),
+        "name",
+    ),
     "ledger-memo": ("abe", "postLedgerEntry", ledger(memo=LONE), "memo"),
     "ledger-key": ("abe", "postLedgerEntry", ledger(idempotencyKey=LONE), "idempotencyKey"),
 }

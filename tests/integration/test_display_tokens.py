@@ -57,7 +57,9 @@ async def test_only_admins_create_display_tokens(api: Client, shop: Shop) -> Non
 
 async def test_api_token_acts_as_its_creator_and_can_be_revoked(api: Client, shop: Shop) -> None:
     result = await api.as_(shop.tokens["sam"])(
-        'mutation { createApiToken(input: {name: "ERP"}) { secret token { id kind } } }'
+        'mutation($p: String!) { createApiToken(input: {name: "ERP", password: $p}) '
+        "{ secret token { id kind } } }",
+        {"p": await shop.password_for("sam")},
     )
     secret = result["createApiToken"]["secret"]
     me = await api.as_(secret)("{ me { name } }")

@@ -329,3 +329,48 @@ async def test_two_spellings_of_one_address_stop_the_migration_naming_them(empty
             assert list(stored) == ["ben@shop.test", "\uff22en@shop.test"]
     finally:
         await engine.dispose()
+
+
+async def test_pickers_set_by_overrides_are_cleared_from_history(empty_db: str) -> None:
+    """At 0005 an override of a PENDING task made the admin its picker; 0006 clears that
+    one, and leaves the worker who finished a task, and the worker an override found."""
+    await migrate.upgrade(empty_db, "0005")
+    engine = create_engine(empty_db)
+    seed = """
+    WITH d AS (INSERT INTO departments (code, name, kind, gates_delivery)
+               VALUES ('print', 'Print', 'PRODUCTION', true) RETURNING id),
+         u AS (INSERT INTO users (email, name, is_admin)
+               VALUES ('ada@shop.test', 'Ada', true), ('pat@shop.test', 'Pat', false)
+               RETURNING id, name),
+         c AS (INSERT INTO customers (name) VALUES ('ACME') RETURNING id),
+         w AS (INSERT INTO work_orders (order_number, customer_id)
+               SELECT 'WO-' || n, c.id FROM c, generate_series(1, 3) n RETURNING id, order_number)
+    INSERT INTO department_tasks (work_order_id, department_id, status, picked_up_by,
+                                  available_at, started_at, completed_at)
+    SELECT w.id, d.id, 'COMPLETED', u.id, now(), now(), now()
+    FROM w, d, u
+    WHERE (w.order_number, u.name) IN (('WO-1', 'Ada'), ('WO-2', 'Pat'), ('WO-3', 'Pat'))
+    """
+    history = """
+    INSERT INTO task_transitions (task_id, from_status, to_status, action, actor_id)
+    SELECT t.id, x.from_status, 'COMPLETED', x.action, (SELECT id FROM users WHERE name = 'Ada')
+    FROM department_tasks t JOIN work_orders w ON w.id = t.work_order_id
+    JOIN (VALUES ('WO-1', 'PENDING', 'OVERRIDE_COMPLETE'), ('WO-3', 'STARTED', 'OVERRIDE_COMPLETE'))
+         AS x(number, from_status, action) ON x.number = w.order_number
+    """
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(text(seed))
+            await conn.execute(text(history))
+        await migrate.upgrade(empty_db)
+        async with engine.connect() as conn:
+            rows = await conn.execute(
+                text(
+                    "SELECT w.order_number, u.name FROM department_tasks t "
+                    "JOIN work_orders w ON w.id = t.work_order_id "
+                    "LEFT JOIN users u ON u.id = t.picked_up_by ORDER BY w.order_number"
+                )
+            )
+            assert rows.all() == [("WO-1", None), ("WO-2", "Pat"), ("WO-3", "Pat")]
+    finally:
+        await engine.dispose()

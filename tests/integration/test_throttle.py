@@ -200,6 +200,27 @@ async def test_failed_password_checks_do_not_stop_signing_in(own_server: Server,
         assert outcome(await sign_in(client, "wal@shop.test", PASSWORD)) == "token"
 
 
+async def test_guessing_the_password_to_make_an_api_token_is_throttled(
+    own_server: Server, wal: int
+) -> None:
+    """Like changePassword's, counted apart from signing in: once refused, the right
+    password is not even checked, and signing in still works."""
+    make = """mutation Make($i: CreateApiTokenInput!) { createApiToken(input: $i) {
+      secret userErrors { code field } } }"""
+    async with own_server(signin_failures_per_account="3/minute") as client:
+        token = (await sign_in(client, "wal@shop.test", PASSWORD)).json()["data"]["login"]["token"]
+        answers = []
+        for password in ["guess-one-pw", "guess-two-pw", "guess-three-pw", PASSWORD]:
+            made = await post(client, make, {"name": "ERP", "password": password}, token)
+            answers.append(
+                "429" if made.status_code == 429 else made.json()["data"]["createApiToken"]
+            )
+        assert answers == [
+            {"secret": None, "userErrors": [{"code": "INVALID_INPUT", "field": "password"}]}
+        ] * 3 + ["429"]
+        assert outcome(await sign_in(client, "wal@shop.test", PASSWORD)) == "token"
+
+
 async def test_login_says_when_the_email_is_not_an_email(own_server: Server) -> None:
     async with own_server() as client:
         body = (await sign_in(client, "user:6", "whatever-password")).json()

@@ -14,7 +14,7 @@ from graph.mutations import (
     tokens,
     update_work_order_quote,
 )
-from graph.permissions import ADMINS, READS_LEDGER, SALES, STAFF, allowed
+from graph.permissions import ADMINS, READS_LEDGER, SALES, SESSION, STAFF, allowed
 
 
 @strawberry.type
@@ -89,14 +89,16 @@ class Mutation:
 
     create_api_token = strawberry.mutation(
         resolver=tokens.create_api_token,
-        extensions=allowed(STAFF),
-        description="A token for an integrator, acting as the caller; it expires at expiresAt, "
-        "or never.",
+        extensions=allowed(SESSION),
+        description="A token for an integrator, acting as the caller, made from a signed-in "
+        "session with the caller's password again; it expires at expiresAt (90 days ahead "
+        "when omitted, at most PRESSROOM_API_TOKEN_MAX_DAYS).",
     )
     create_display_token = strawberry.mutation(
         resolver=tokens.create_display_token,
-        extensions=allowed(ADMINS),
-        description="A read-only token for wall displays, limited to the named queues.",
+        extensions=allowed(SESSION, ADMINS),
+        description="A read-only token for wall displays, limited to the named queues; made "
+        "from a signed-in session.",
     )
     revoke_token = strawberry.mutation(
         resolver=tokens.revoke_token,

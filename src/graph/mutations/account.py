@@ -41,6 +41,24 @@ async def logout(info: Info, input: LogoutInput) -> LogoutPayload:
     return await mutate(info, LogoutPayload, work, changes_access=True)
 
 
+async def check_password(
+    info: Info, conn: AsyncConnection, user_id: int, password: str, field: str = "password"
+) -> None:
+    """The signed-in person's password again, throttled like signing in and counted apart
+    from it (graph/throttle.py): a stolen session cannot guess it."""
+    account = user_account(user_id)
+    throttle = info.context.services.throttle
+    where = info.context.client
+    refusal = await throttle.attempt(Namespace.PASSWORD_CHECK, where, account)
+    if refusal is not None:
+        raise rate_limited(info, refusal)
+    try:
+        await people.check_password(conn, user_id, password, field)
+    except DomainError:
+        await throttle.failed(Namespace.PASSWORD_CHECK, where, account)
+        raise
+
+
 @strawberry.input
 class ChangePasswordInput:
     old_password: str
@@ -58,20 +76,8 @@ async def change_password(info: Info, input: ChangePasswordInput) -> ChangePassw
         viewer = viewer_of(info)
         validation.storable(input.old_password, "oldPassword")
         new = validation.password(input.new_password, "newPassword")
-        # Guessing the old password is throttled like signing in, counted apart from it.
-        account = user_account(viewer.user_id)
-        throttle = info.context.services.throttle
-        where = info.context.client
-        refusal = await throttle.attempt(Namespace.PASSWORD_CHECK, where, account)
-        if refusal is not None:
-            raise rate_limited(info, refusal)
-        try:
-            row = await people.change_password(
-                conn, viewer.user_id, viewer.token_id, input.old_password, new
-            )
-        except DomainError:
-            await throttle.failed(Namespace.PASSWORD_CHECK, where, account)
-            raise
+        await check_password(info, conn, viewer.user_id, input.old_password, "oldPassword")
+        row = await people.change_password(conn, viewer.user_id, viewer.token_id, new)
         return ChangePasswordPayload(user=User.of(row))
 
     return await mutate(info, ChangePasswordPayload, work, changes_access=True)

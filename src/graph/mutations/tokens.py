@@ -12,9 +12,12 @@ from domain.enums import TokenKind
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
+from graph.mutations.account import check_password
 from graph.mutations.base import mutate
 from graph.permissions import viewer_of
 from graph.types.tokens import Token
+
+API_TOKEN_DEFAULT_DAYS = 90
 
 
 @strawberry.type
@@ -30,20 +33,35 @@ class CreateApiTokenPayload:
 @strawberry.input
 class CreateApiTokenInput:
     name: str
+    password: str = strawberry.field(
+        description="The caller's password again: a stolen session alone cannot make one."
+    )
     expires_at: datetime | None = strawberry.field(
-        default=None, description="When it stops working; never when omitted."
+        default=None,
+        description=f"When it stops working: {API_TOKEN_DEFAULT_DAYS} days ahead when "
+        "omitted, at most PRESSROOM_API_TOKEN_MAX_DAYS (365 by default).",
     )
 
 
 async def create_api_token(info: Info, input: CreateApiTokenInput) -> CreateApiTokenPayload:
     async def work(conn: AsyncConnection) -> CreateApiTokenPayload:
+        viewer = viewer_of(info)
+        name = validation.text(input.name, "name")
+        validation.storable(input.password, "password")
+        expires_at = validation.expiry(
+            input.expires_at,
+            "expiresAt",
+            default_days=API_TOKEN_DEFAULT_DAYS,
+            max_days=info.context.services.api_token_max_days,
+        )
+        await check_password(info, conn, viewer.user_id, input.password)
         issued = await people.issue_token(
             conn,
             kind=TokenKind.API,
-            name=validation.text(input.name, "name"),
-            user_id=viewer_of(info).user_id,
+            name=name,
+            user_id=viewer.user_id,
             ttl_seconds=None,
-            expires_at=validation.future(input.expires_at, "expiresAt"),
+            expires_at=expires_at,
         )
         return CreateApiTokenPayload(token=Token.of(issued.row), secret=issued.token)
 
@@ -54,6 +72,9 @@ async def create_api_token(info: Info, input: CreateApiTokenInput) -> CreateApiT
 class CreateDisplayTokenInput:
     name: str
     department_codes: list[str] = strawberry.field(description="The queues it may show.")
+    expires_at: datetime | None = strawberry.field(
+        default=None, description="When it stops working; never when omitted."
+    )
 
 
 @strawberry.type
@@ -71,6 +92,7 @@ async def create_display_token(
 ) -> CreateDisplayTokenPayload:
     async def work(conn: AsyncConnection) -> CreateDisplayTokenPayload:
         name = validation.text(input.name, "name")
+        expires_at = validation.future(input.expires_at, "expiresAt")
         codes = validation.codes(input.department_codes)
         if not codes:
             raise validation.invalid(
@@ -84,6 +106,7 @@ async def create_display_token(
             user_id=viewer_of(info).user_id,
             ttl_seconds=None,
             department_ids=[d.id for d in departments],
+            expires_at=expires_at,
         )
         return CreateDisplayTokenPayload(token=Token.of(issued.row), secret=issued.token)
 

@@ -41,9 +41,23 @@ export const WALL_QUEUE_EVENTS = gql`
 
 const params = new URLSearchParams(window.location.search);
 const department = decodeURIComponent(window.location.pathname.split("/").filter(Boolean).pop() || "");
-const token = params.get("token") || "";
+const token = takeToken();
 const twelveHour = params.get("clock") === "12";
 const SNAPSHOT_RETRY_MS = 3000;
+
+// The token leaves the address bar (and with it the browser's history and what a glance
+// at the screen shows) as soon as it is read; this tab keeps it for reloads.
+function takeToken() {
+  const key = `pressroom.display.${window.location.pathname}`;
+  const given = params.get("token");
+  if (given) {
+    window.sessionStorage.setItem(key, given);
+    params.delete("token");
+    const rest = params.toString();
+    window.history.replaceState(null, "", window.location.pathname + (rest ? `?${rest}` : ""));
+  }
+  return given || window.sessionStorage.getItem(key) || "";
+}
 
 const tasks = new Map();
 let departmentName = null;

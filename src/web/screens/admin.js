@@ -274,7 +274,8 @@ function DeactivateDialog({ user, onClose, onChanged }) {
   }
   return html`<${Dialog} title=${"Deactivate " + user.name + "?"} onClose=${onClose}>
     <p>Every token of theirs stops working at once (sessions, API tokens and the wall displays they made),
-      and they cannot sign in until an admin reactivates them. Their history stays.</p>
+      and they cannot sign in until an admin reactivates them. Their sessions and API tokens are revoked
+      for good; the wall displays work again once they are back. Their history stays.</p>
     <${ErrorMessage}>${error}<//>
     <div class="actions">
       <button type="button" class="danger" aria-busy=${busy ? "true" : undefined} onClick=${deactivate}>Deactivate account</button>
@@ -300,7 +301,7 @@ function PasswordDialog({ user, onClose, onChanged }) {
         setErrors(result.userErrors);
         return;
       }
-      onChanged(result.user, `${user.name} has a new password; their sessions ended.`);
+      onChanged(result.user, `${user.name} has a new password; their sessions and API tokens ended.`);
       onClose();
     } catch (error) {
       setBusy(false);
@@ -309,7 +310,7 @@ function PasswordDialog({ user, onClose, onChanged }) {
   }
   return html`<${Dialog} title=${"Set the password of " + user.name} onClose=${onClose}>
     <form onSubmit=${submit} novalidate>
-      <p>Their sessions end; they sign in again with this password. API and display tokens keep working.</p>
+      <p>Their sessions and API tokens end; they sign in again with this password. Wall display tokens keep working.</p>
       <${Field} label="New password" type="password" value=${password} onInput=${setPassword} required=${true}
         autocomplete="new-password" hint="8 to 256 characters" error=${errorsFor(errors, "password")} />
       <${ErrorMessage}>${otherErrors(errors, ["password"])}<//>
@@ -483,6 +484,7 @@ function displayLink(code, secret) {
 
 function CreateDisplayToken({ departments, onCreated }) {
   const [name, setName] = useState("");
+  const [expires, setExpires] = useState("");
   const [codes, setCodes] = useState([]);
   const [errors, setErrors] = useState([]);
   const [failure, setFailure] = useState(null);
@@ -494,7 +496,11 @@ function CreateDisplayToken({ departments, onCreated }) {
     setFailure(null);
     try {
       const { createDisplayToken: result } = await request(CREATE_DISPLAY_TOKEN, {
-        input: { name: name.trim(), departmentCodes: codes },
+        input: {
+          name: name.trim(),
+          departmentCodes: codes,
+          expiresAt: expires ? withOffset(expires) : null,
+        },
       });
       if (result.userErrors.length) {
         setErrors(result.userErrors);
@@ -502,6 +508,7 @@ function CreateDisplayToken({ departments, onCreated }) {
       }
       setCreated(result);
       setName("");
+      setExpires("");
       setCodes([]);
       onCreated();
     } catch (error) {
@@ -522,11 +529,16 @@ function CreateDisplayToken({ departments, onCreated }) {
         </div>`
       : null}
     <form class="stack" onSubmit=${submit} novalidate>
-      <${Field} label="Token name" value=${name} onInput=${setName} required=${true}
-        hint="Where it hangs, e.g. Print room wall" error=${errorsFor(errors, "name")} />
+      <div class="row">
+        <${Field} label="Token name" value=${name} onInput=${setName} required=${true}
+          hint="Where it hangs, e.g. Print room wall" error=${errorsFor(errors, "name")} />
+        <${Field} label="Display token expires (optional)" type="datetime-local" value=${expires}
+          onInput=${setExpires} hint="Your local time; empty: it never expires"
+          error=${errorsFor(errors, "expiresAt")} />
+      </div>
       <${DepartmentChecks} legend="Queues it may show" departments=${departments} chosen=${codes} onChange=${setCodes} />
       ${errorsFor(errors, "departmentCodes") ? html`<p class="field-error">${errorsFor(errors, "departmentCodes")}</p>` : null}
-      <${ErrorMessage}>${errors.filter((e) => !["name", "departmentCodes"].includes(e.field)).map((e) => e.message).join(" ")}<//>
+      <${ErrorMessage}>${otherErrors(errors, ["name", "departmentCodes", "expiresAt"])}<//>
       <${ErrorMessage} error=${failure} />
       <div class="actions"><button type="submit" class="primary">Create display token</button></div>
     </form>
@@ -546,6 +558,7 @@ function withOffset(local) {
 
 function CreateApiToken({ onCreated }) {
   const [name, setName] = useState("");
+  const [password, setPassword] = useState("");
   const [expires, setExpires] = useState("");
   const [errors, setErrors] = useState([]);
   const [failure, setFailure] = useState(null);
@@ -557,8 +570,9 @@ function CreateApiToken({ onCreated }) {
     setFailure(null);
     try {
       const { createApiToken: result } = await request(CREATE_API_TOKEN, {
-        input: { name: name.trim(), expiresAt: expires ? withOffset(expires) : null },
+        input: { name: name.trim(), password, expiresAt: expires ? withOffset(expires) : null },
       });
+      setPassword("");
       if (result.userErrors.length) {
         setErrors(result.userErrors);
         return;
@@ -589,10 +603,14 @@ function CreateApiToken({ onCreated }) {
       <div class="row">
         <${Field} label="Name of the API token" value=${name} onInput=${setName} required=${true}
           hint="What uses it, e.g. Web shop orders" error=${errorsFor(errors, "name")} />
-        <${Field} label="Expires (optional)" type="datetime-local" value=${expires} onInput=${setExpires}
-          hint="Your local time; empty: it never expires" error=${errorsFor(errors, "expiresAt")} />
+        <${Field} label="API token expires (optional)" type="datetime-local" value=${expires}
+          onInput=${setExpires} hint="Your local time; empty: in 90 days"
+          error=${errorsFor(errors, "expiresAt")} />
       </div>
-      <${ErrorMessage}>${otherErrors(errors, ["name", "expiresAt"])}<//>
+      <${Field} label="Your password" type="password" value=${password} onInput=${setPassword}
+        required=${true} autocomplete="current-password" hint="Asked again: a token acts as you"
+        error=${errorsFor(errors, "password")} />
+      <${ErrorMessage}>${otherErrors(errors, ["name", "expiresAt", "password"])}<//>
       <${ErrorMessage} error=${failure} />
       <div class="actions"><button type="submit" class="primary">Create API token</button></div>
     </form>
