@@ -645,6 +645,14 @@ HISTORY = [
     ),
 ]
 
+# The four characters that start a formula, in the numbers of the `formula_*` cases.
+FORMULA_NUMBERS = {
+    "eq": "=1+{cycle}",
+    "plus": "+1+{cycle}",
+    "minus": "-1-{cycle}",
+    "at": "@SUM({cycle})",
+}
+
 NUMBERS = [
     # Two orders share a number (one padded with spaces): both excluded.
     (
@@ -712,6 +720,27 @@ NUMBERS = [
             {"print": (P, None), "delivery": (P, None)},
             order_no="   ",
         ),
+    ),
+    # Numbers a spreadsheet would run as formulas, each shared by two orders: excluded as
+    # duplicates, so the report lists them (and its detail starts with the number).
+    *(
+        (
+            Case(
+                f"formula_{name}_a",
+                "done",
+                reason=R.DUPLICATE_ORDER_NUMBER,
+                order_no=number,
+                payments=(Pay(1_000, R.PAYMENT_ORDER_EXCLUDED),),
+            ),
+            Case(
+                f"formula_{name}_b",
+                "open",
+                PRINT_PENDING,
+                reason=R.DUPLICATE_ORDER_NUMBER,
+                order_no=number,
+            ),
+        )
+        for name, number in FORMULA_NUMBERS.items()
     ),
 ]
 

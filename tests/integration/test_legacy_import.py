@@ -263,12 +263,48 @@ async def test_the_report_lists_every_exclusion(legacy: Legacy, tmp_path: Path) 
     for r in listed:
         assert r["detail"].strip(), r
         if r["record"] == "order":
-            assert r["order_number"] == e.number_by_legacy_id[int(r["legacy_id"])], r
+            assert r["order_number"] == shown(e.number_by_legacy_id[int(r["legacy_id"])]), r
         elif r["record"] == "payment":
             # A payment names its order's number, unless there is no such order.
             assert (r["order_number"] == "") == (r["reason"] == "PAYMENT_ORDER_MISSING"), r
         else:
             assert r["order_number"] == "", r
+
+
+# A spreadsheet runs a cell that starts with one of these as a formula.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def shown(text: str) -> str:
+    """A text cell as the report writes it: a formula's start behind a quote."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+async def test_the_report_shows_formulas_as_text(legacy: Legacy, tmp_path: Path) -> None:
+    e = legacy.expected
+    summary = await import_legacy(legacy.url, legacy.target)
+    report = tmp_path / "exclusions.csv"
+    write_report(report, summary.exclusions)
+
+    with report.open(newline="") as f:
+        _, *listed = list(csv.reader(f))
+    assert not [cell for row in listed for cell in row if cell.startswith(FORMULA_STARTS)]
+    formulas = {
+        i: n
+        for i, n in e.number_by_legacy_id.items()
+        if e.case_by_legacy_id[i].startswith("formula_")
+    }
+    assert {n[0] for n in formulas.values()} == {"=", "+", "-", "@"}
+    orders = {int(r[1]): r for r in listed if r[0] == "order"}
+    for i, number in formulas.items():
+        assert orders[i][2:] == [
+            f"'{number}",
+            "DUPLICATE_ORDER_NUMBER",
+            f"'{number} is used by other legacy orders",
+        ]
+    # A payment of such an order names its number the same way.
+    paid = [r[2] for r in listed if r[0] == "payment" and r[2][1:] in formulas.values()]
+    assert paid and all(cell.startswith("'") for cell in paid)
 
 
 async def test_running_it_again_changes_nothing(legacy: Legacy) -> None:
