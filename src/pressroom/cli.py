@@ -177,6 +177,7 @@ def cmd_import_legacy(args: argparse.Namespace, settings: Settings) -> int:
     from rich.console import Console
 
     from db import migrate
+    from db.engine import holds_password
     from domain.errors import DomainError
     from domain.money import currency_code, exponent
     from pressroom.database import database_url, prepare
@@ -190,6 +191,13 @@ def cmd_import_legacy(args: argparse.Namespace, settings: Settings) -> int:
     if exponent(currency) != 2:
         print(f"error: legacy amounts are cents; {currency} has no cents.", file=sys.stderr)
         return 2
+    if holds_password(args.source_url):
+        print(
+            "warning: --source-url holds a password, which other users of this machine can "
+            "read in the command line; give it in PGPASSWORD or a password file (PGPASSFILE, "
+            "~/.pgpass) instead.",
+            file=sys.stderr,
+        )
     url = database_url(settings)
 
     async def ready() -> None:
@@ -221,13 +229,14 @@ def cmd_import_legacy(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _unreachable(name: str, error: Exception) -> int:
-    """Exit code 2 and one line for a database that cannot be reached; anything else is a
-    bug and raised."""
-    from db.engine import unavailable
+    """Exit code 2 and one line for a database that cannot be reached or refuses to let us
+    in; anything else is a bug and raised."""
+    from db.engine import sign_in_refused, unavailable
 
-    if not unavailable(error):
+    if not (unavailable(error) or sign_in_refused(error)):
         raise error
-    print(f"error: cannot reach {name}: {error}", file=sys.stderr)
+    # The driver's own message, without SQLAlchemy's wrapping around it.
+    print(f"error: cannot reach {name}: {getattr(error, 'orig', None) or error}", file=sys.stderr)
     return 2
 
 
@@ -318,7 +327,12 @@ def parser() -> argparse.ArgumentParser:
         "import-legacy",
         help="import the old system's users, orders and payments (safe to run again)",
     )
-    legacy.add_argument("--source-url", required=True, help="database holding schema `legacy`")
+    legacy.add_argument(
+        "--source-url",
+        required=True,
+        help="database holding schema `legacy`; its password from PGPASSWORD or a password "
+        "file (PGPASSFILE, ~/.pgpass), not the URL",
+    )
     legacy.add_argument("--dry-run", action="store_true", help="plan and report; write nothing")
     legacy.add_argument("--report", metavar="PATH", help="write the exclusions as CSV")
     legacy.add_argument(

@@ -5,7 +5,12 @@
 asks for it twice on the terminal, without echo; it has no `--password`, and without a
 terminal it refuses rather than wait on a prompt. The terminal cases run the command
 under a pseudo-terminal that is its controlling terminal (`pty.fork`), since getpass
-reads /dev/tty. How a line is read, case by case: tests/unit/test_cli_password.py.
+reads /dev/tty. How a line is read, case by case: tests/unit/test_cli_secrets.py.
+
+`import-legacy` reads the old database with the password from PGPASSWORD or a password
+file (asyncpg's own), and warns when --source-url holds one (it still works); a
+password that is missing or wrong is one line of error, exit code 2. The old database is
+a PostgreSQL of the module's own that asks `legacy_reader` for its password.
 """
 
 import asyncio
@@ -15,14 +20,20 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import asyncpg
 import pytest
 from sqlalchemy import text
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from db import embedded
 from db.credentials import verify_password
+from tests.legacy_data import Expected, build_legacy
+from tests.support import Shop
 
 ROOT = Path(__file__).resolve().parents[2]
 EMAIL = "Boss@Shop.test"
@@ -165,3 +176,113 @@ async def test_create_user_asks_twice_on_a_terminal(
         assert await verify_password(stored, "secret-pw1")
     else:
         assert stored is None
+
+
+# --- import-legacy: the old database's password ---------------------------------------------
+
+READER = "legacy_reader"
+SOURCE_PASSWORD = "sesame-legacy-1"
+WARNING = "warning: --source-url holds a password"
+
+
+@dataclass
+class PasswordSource:
+    url: str  # names no password
+    expected: Expected
+
+
+@pytest.fixture(scope="module")
+async def password_source(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> AsyncIterator[PasswordSource]:
+    """A legacy database on a PostgreSQL of its own where `legacy_reader` must give its
+    password (the test server trusts everyone, so a password there proves nothing)."""
+    data_dir = tmp_path_factory.mktemp("password_source") / "pgdata"
+    server = await asyncio.to_thread(embedded.start, data_dir)
+    try:
+        admin_url = embedded.with_database(server, "postgres")
+        conn = await asyncpg.connect(admin_url)
+        try:
+            await conn.execute(f"CREATE ROLE {READER} LOGIN PASSWORD '{SOURCE_PASSWORD}'")
+            await conn.execute(f"CREATE DATABASE legacy OWNER {READER}")
+        finally:
+            await conn.close()
+        legacy_admin = embedded.with_database(server, "legacy")
+        expected = await build_legacy(legacy_admin, orders=30)
+        conn = await asyncpg.connect(legacy_admin)
+        try:
+            await conn.execute(f"GRANT USAGE ON SCHEMA legacy TO {READER}")
+            await conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA legacy TO {READER}")
+            hba = data_dir / "pg_hba.conf"
+            hba.write_text(f"local all {READER} scram-sha-256\n" + hba.read_text())
+            await conn.execute("SELECT pg_reload_conf()")
+        finally:
+            await conn.close()
+        url = make_url(legacy_admin).set(username=READER, password=None)
+        yield PasswordSource(url.render_as_string(hide_password=False), expected)
+    finally:
+        await asyncio.to_thread(embedded.stop, data_dir)
+
+
+def with_password(url: str) -> str:
+    return make_url(url).set(password=SOURCE_PASSWORD).render_as_string(hide_password=False)
+
+
+@dataclass(frozen=True)
+class Secret:
+    name: str
+    env: dict[str, str]  # PGPASSFILE "<file>": a password file holding the right password
+    in_url: bool  # the password in --source-url itself
+    code: int
+    says: str = ""  # in standard error when it fails
+
+
+SECRETS = [
+    Secret("in PGPASSWORD", {"PGPASSWORD": SOURCE_PASSWORD}, False, 0),
+    Secret("in a password file", {"PGPASSFILE": "<file>"}, False, 0),
+    Secret("in the URL, with a warning", {}, True, 0),
+    Secret(
+        "nowhere",
+        {},
+        False,
+        2,
+        "error: cannot reach the legacy database: password authentication failed",
+    ),
+    Secret(
+        "wrong",
+        {"PGPASSWORD": "wrong-password"},
+        False,
+        2,
+        "error: cannot reach the legacy database: password authentication failed",
+    ),
+]
+
+
+@pytest.mark.parametrize("secret", SECRETS, ids=[s.name for s in SECRETS])
+async def test_import_legacy_takes_the_password_from_the_environment(
+    secret: Secret,
+    password_source: PasswordSource,
+    shop: Shop,
+    database_url: str,
+    tmp_path: Path,
+) -> None:
+    passfile = tmp_path / "pgpass"
+    passfile.write_text(f"*:*:legacy:{READER}:{SOURCE_PASSWORD}\n")
+    passfile.chmod(0o600)
+    env = {k: v for k, v in cli_env(database_url).items() if k not in ("PGPASSWORD", "PGPASSFILE")}
+    env["PGPASSFILE"] = str(tmp_path / "none")  # not this machine's ~/.pgpass
+    env |= {k: str(passfile) if v == "<file>" else v for k, v in secret.env.items()}
+    url = with_password(password_source.url) if secret.in_url else password_source.url
+
+    done = await asyncio.to_thread(run_cli, env, "import-legacy", "--source-url", url)
+
+    assert done.returncode == secret.code, done.stderr
+    assert (WARNING in done.stderr) == secret.in_url, done.stderr
+    assert secret.says in done.stderr
+    assert "Traceback" not in done.stderr
+    assert SOURCE_PASSWORD not in done.stdout + done.stderr
+    async with shop.engine.connect() as conn:
+        imported = await conn.scalar(
+            text("SELECT count(*) FROM work_orders WHERE legacy_id IS NOT NULL")
+        )
+    assert imported == (password_source.expected.orders_imported if secret.code == 0 else 0)

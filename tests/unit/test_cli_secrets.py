@@ -1,7 +1,8 @@
-"""How `create-user` reads a password: one line of standard input with --password-stdin,
-else asked twice on the terminal, and never prompted for without one (a script would
-hang). The commands themselves, under a real pseudo-terminal too, are
-tests/integration/test_cli_secrets.py."""
+"""Secrets off the command line, the parts without a database: how `create-user` reads a
+password (one line of standard input with --password-stdin, else asked twice on the
+terminal, and never prompted for without one: a script would hang), and which source URLs
+of `import-legacy` hold a password (it warns). The commands themselves, under a real
+pseudo-terminal too: tests/integration/test_cli_secrets.py."""
 
 import getpass
 import io
@@ -9,6 +10,7 @@ import sys
 
 import pytest
 
+from db.engine import holds_password
 from pressroom.cli import NoPassword, read_password
 
 
@@ -81,3 +83,20 @@ def test_on_a_terminal_it_asks_twice(
             read_password(from_stdin=False)
         assert str(raised.value) == error
     assert asked == ["Password: ", "Password again: "][: len(answers)]
+
+
+@pytest.mark.parametrize(
+    ("url", "holds"),
+    [
+        ("postgresql://reader:sesame@old-host/oldshop", True),
+        ("postgresql://reader:sesame@/oldshop?host=/run/postgresql", True),
+        ("postgresql://reader@old-host/oldshop?password=sesame", True),
+        ("postgresql+asyncpg://reader:s%40same@old-host:5433/oldshop", True),
+        ("postgresql://reader@old-host/oldshop", False),
+        ("postgresql://old-host/oldshop", False),
+        ("postgresql://postgres:@/postgres?host=/tmp/pg", False),  # the embedded server's
+        ("postgresql://reader@old-host/oldshop?sslmode=require", False),
+    ],
+)
+def test_which_urls_hold_a_password(url: str, holds: bool) -> None:
+    assert holds_password(url) is holds
