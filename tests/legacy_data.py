@@ -102,10 +102,16 @@ USERS: list[tuple[int, str | None, str | None, str | None, bool | None, list[str
     (18, "  padded@legacy.test  ", None, None, False, ["operator"]),
     (19, "books@legacy.test", "Bo Books", None, False, ["{accounts}", "manager"]),
     (20, "roleless@legacy.test", "", None, None, [None]),
+    # Names the API would refuse (over 200 characters; no name, and an email whose local
+    # part, the name then, is over 200) and the longest it takes.
+    (21, "longname@legacy.test", "N" * 201, "{print}", False, ["operator"]),
+    (22, f"{'x' * 201}@legacy.test", None, "{print}", False, []),
+    (23, "Longest@Legacy.test", "Lo" * 100, None, None, ["{finishing}"]),
 ]
 # Roles of a user the old system deleted (no users row): nobody gets them.
 ORPHAN_ROLES = [(999, "admin"), (999, "{print}")]
 BAD_EMAIL_USERS = (14, 15, 16)
+BAD_NAME_USERS = (21, 22)
 
 # What the import must make of them (lowercased emails; memberships by role).
 ADMINS = {
@@ -127,6 +133,7 @@ WORKERS = {
     "padded@legacy.test",
     "books@legacy.test",
     "roleless@legacy.test",
+    "longest@legacy.test",
 }
 MEMBERSHIPS = {
     "pat@shop.test": {"print", "finishing"},
@@ -145,6 +152,7 @@ MEMBERSHIPS = {
     "padded@legacy.test": set(),
     "books@legacy.test": {"accounts"},
     "roleless@legacy.test": set(),
+    "longest@legacy.test": {"finishing"},
 }
 # Relative to EXISTING_USERS: Pat gains finishing; Dee and Ada gain nothing.
 USERS_UPDATED = {"pat@shop.test"}
@@ -162,6 +170,7 @@ OPERATORS: dict[str, int] = {
     "dispatch": 17,
     "gone": 900,  # deleted operators: no legacy.users row
     "gone2": 901,
+    "bad_name": 21,  # a legacy user excluded for BAD_NAME: no importable operator either
 }
 PICKERS: dict[str, str] = {
     "pat": "pat@shop.test",
@@ -221,6 +230,7 @@ class Case:
     unmapped: tuple[str | None, ...] = ()  # step texts kept in details.legacySteps
     items: str = "std"
     customer: str | None = POOL
+    notes: str | None = POOL  # POOL: drawn from a few short ones
     # Formatted with id (this order's), cycle and prev (the group's previous order id).
     order_no: str | None = "L{id:07d}"
     created: bool = True
@@ -436,6 +446,12 @@ LIVE_EXCLUDED = [
         "bad_email_operator", "in_production", R.UNKNOWN_OPERATOR, (("{print}", "started", "bad"),)
     ),
     _out(
+        "bad_name_operator",
+        "in_production",
+        R.UNKNOWN_OPERATOR,
+        (("{print}", "started", "bad_name"),),
+    ),
+    _out(
         "operator_before_unknown_step",
         "in_production",
         R.UNKNOWN_OPERATOR,
@@ -480,6 +496,40 @@ EVERY_ORDER_EXCLUDED = [
         items="neg_price",
     ),
     _out("negative_qty_before_no_steps", "in_production", R.BAD_LINE_ITEM, items="neg_qty"),
+    # Values the API would refuse: excluded whatever the order's status.
+    _out("number_too_long", "done", R.BAD_ORDER_NUMBER, order_no="N{id:040d}"),
+    _out(
+        "number_bad_format",
+        "open",
+        R.BAD_ORDER_NUMBER,
+        PRINT_PENDING,
+        order_no="L {id}",
+        payments=(Pay(2_000, R.PAYMENT_ORDER_EXCLUDED),),
+    ),
+    _out("number_formula", "cancelled", R.BAD_ORDER_NUMBER, order_no="=2+{id}"),
+    _out(
+        "customer_too_long",
+        "done",
+        R.BAD_CUSTOMER_NAME,
+        (("{print}", "done", "pat"),),
+        customer="Customer " * 23,
+    ),
+    _out(
+        "customer_too_long_before_items",
+        "open",
+        R.BAD_CUSTOMER_NAME,
+        customer="C" * 201,
+        items="neg_qty",
+    ),
+    _out("notes_too_big", "cancelled", R.BAD_DETAILS, notes="Deliver to the back door. " * 700),
+    _out(
+        "items_too_big_before_steps",
+        "in_production",
+        R.BAD_DETAILS,
+        (("production", "pending", None),),
+        items="huge",
+    ),
+    _out("unmapped_steps_too_big", "done", R.BAD_DETAILS, (("laminate " * 2_000, "done", None),)),
 ]
 
 HISTORY = [
@@ -637,6 +687,22 @@ HISTORY = [
         unmapped=("production", "laminate"),
     ),
     Case(
+        "done_bad_name_operator",
+        "done",
+        (("{print}", "done", "bad_name"),),
+        final=C,
+        tasks={"print": (C, "system"), "delivery": (C, "system")},
+    ),
+    # The longest number (40) and customer name (200) the API takes.
+    Case(
+        "done_longest_number_and_customer",
+        "done",
+        final=C,
+        tasks={"delivery": (C, "system")},
+        order_no="M{id:039d}",
+        customer="Big " * 49 + "Shop",
+    ),
+    Case(
         "cancelled_deleted_operator",
         "cancelled",
         (("{print}", "done", "gone"),),
@@ -644,6 +710,14 @@ HISTORY = [
         tasks={"print": (C, "system"), "delivery": (P, None)},
     ),
 ]
+
+# The four characters that start a formula, in the numbers of the `formula_*` cases.
+FORMULA_NUMBERS = {
+    "eq": "=1+{cycle}",
+    "plus": "+1+{cycle}",
+    "minus": "-1-{cycle}",
+    "at": "@SUM({cycle})",
+}
 
 NUMBERS = [
     # Two orders share a number (one padded with spaces): both excluded.
@@ -712,6 +786,27 @@ NUMBERS = [
             {"print": (P, None), "delivery": (P, None)},
             order_no="   ",
         ),
+    ),
+    # Numbers a spreadsheet would run as formulas, each shared by two orders: excluded as
+    # duplicates, so the report lists them (and its detail starts with the number).
+    *(
+        (
+            Case(
+                f"formula_{name}_a",
+                "done",
+                reason=R.DUPLICATE_ORDER_NUMBER,
+                order_no=number,
+                payments=(Pay(1_000, R.PAYMENT_ORDER_EXCLUDED),),
+            ),
+            Case(
+                f"formula_{name}_b",
+                "open",
+                PRINT_PENDING,
+                reason=R.DUPLICATE_ORDER_NUMBER,
+                order_no=number,
+            ),
+        )
+        for name, number in FORMULA_NUMBERS.items()
     ),
 ]
 
@@ -824,6 +919,8 @@ def _items(kind: str, rng: random.Random) -> list[tuple[str | None, int | None, 
         "null_price": [("Flyers", 10, None)],
         "neg_price": [("Flyers", 10, 30), ("Refund line", 1, -500)],
         "neg_qty": [("Return", -2, 300)],
+        # 17,500 characters of descriptions: more than details may hold (16,384 bytes).
+        "huge": [("Banner " * 1_000, 1, 100), ("Poster " * 1_500, 2, 100)],
     }[kind]
 
 
@@ -865,9 +962,13 @@ async def build_legacy(
     exp.users_updated = len(USERS_UPDATED)
     exp.users_unchanged = len(USERS_UNCHANGED)
     exp.users_created = len(MEMBERSHIPS) - exp.users_updated - exp.users_unchanged
-    for user_id in BAD_EMAIL_USERS:
-        exp.users_excluded[Reason.BAD_EMAIL.value] += 1
-        exp.exclusions[("user", user_id)] = Reason.BAD_EMAIL.value
+    for user_ids, reason in [
+        (BAD_EMAIL_USERS, Reason.BAD_EMAIL),
+        (BAD_NAME_USERS, Reason.BAD_NAME),
+    ]:
+        for user_id in user_ids:
+            exp.users_excluded[reason.value] += 1
+            exp.exclusions[("user", user_id)] = reason.value
     user_rows = [(i, e, n, text(d), a) for i, e, n, d, a, _ in USERS]
     role_rows = [(i, text(r)) for i, *_, rs in USERS for r in rs]
     role_rows += [(i, text(r)) for i, r in ORPHAN_ROLES]
@@ -894,7 +995,9 @@ async def build_legacy(
             if case.flags
             else (None, None, None)
         )
-        notes = rng.choice([None, "", "  rush job  ", "Deliver to the back door"])
+        notes = case.notes
+        if notes == POOL:
+            notes = rng.choice([None, "", "  rush job  ", "Deliver to the back door"])
         order_rows.append((oid, raw_no, customer, case.status, created, notes, *flags))
         items = _items(case.items, rng)
         for description, qty, price in items:

@@ -11,6 +11,13 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 
+def holds_password(url: str) -> bool:
+    """Whether a database URL carries a password (after the user, or as `?password=`);
+    an empty one, as in the embedded server's URLs, is none."""
+    parsed = make_url(url)
+    return bool(parsed.password) or bool(parsed.query.get("password"))
+
+
 def async_url(url: str) -> str:
     """Accept plain `postgresql://` URLs (as DATABASE_URL usually is) and pick asyncpg."""
     parsed = make_url(url)
@@ -128,6 +135,18 @@ async def one_snapshot(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
     snapshot = engine.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
     async with snapshot.connect() as conn, conn.begin():
         yield conn
+
+
+def sign_in_refused(error: BaseException | None) -> bool:
+    """Whether the server refused the connection's credentials: a wrong or missing
+    password, or no pg_hba.conf entry (SQLSTATE class 28)."""
+    seen = 0
+    while error is not None and seen < 10:
+        if isinstance(error, asyncpg.exceptions.InvalidAuthorizationSpecificationError):
+            return True
+        error = getattr(error, "orig", None) or error.__cause__ or error.__context__
+        seen += 1
+    return False
 
 
 _UNAVAILABLE = (

@@ -10,9 +10,17 @@ Every order:
 - `DUPLICATE_ORDER_NUMBER`: another legacy order has the same number (all of them are
   excluded), or a work order made in Pressroom has it. A missing number becomes
   `LEGACY-<id>`.
+- `BAD_ORDER_NUMBER`: the number (trimmed) breaks the API's rule for one: 1-40 letters,
+  digits, '.', '_', '/' or '-', starting with a letter or digit.
 - `MISSING_CUSTOMER`: no customer name.
+- `BAD_CUSTOMER_NAME`: the name breaks the API's rule for a customer's: over 200
+  characters (trimmed), or a NUL character or a lone surrogate.
 - `BAD_LINE_ITEM`: a line item without a quantity or unit price, or with a negative one
   (the quote, the sum of qty x unit price, would be a guess).
+- `BAD_DETAILS`: what the work order's `details` would hold (the notes, the line items'
+  descriptions and quantities, the unmapped steps of a finished or cancelled order)
+  breaks the API's rule for details: over 16,384 bytes of JSON, or a NUL character or a
+  lone surrogate.
 
 Active orders (open, in_production) also need every step to be interpretable:
 - `NO_STEPS`, `GENERIC_PRODUCTION_STEP` (a step named `production`), `UNKNOWN_STEP` (a
@@ -28,16 +36,26 @@ order's tasks are all COMPLETED; a cancelled order's done steps are COMPLETED an
 the rest PENDING (a cancelled order never holds a started task). Steps that name no
 department are kept in `details.legacySteps`. Every order gets its delivery task.
 
+Numbers, customer names and details are checked with the very rules of
+`domain.validation` that the API applies, and never shortened or cleaned beyond the
+trimming the API does too. A value the API would refuse excludes its order whatever its
+status: completed and cancelled orders too, because the API shows their numbers,
+customers and details like any other order's.
+
 Users are one per email (case-insensitive); an email that is not an address excludes
-the legacy user (`BAD_EMAIL`). Admin comes only from `is_admin` or a role `admin`;
-every other role is a worker's, and a role or `department` text naming a department
-code (any case) is a membership. Payments become PAYMENT entries unless their order
-is missing (`PAYMENT_ORDER_MISSING`) or excluded (`PAYMENT_ORDER_EXCLUDED`), or their
-amount is missing or not positive (`BAD_PAYMENT_AMOUNT`).
+the legacy user (`BAD_EMAIL`), and so does a name the API would refuse (`BAD_NAME`: over
+200 characters, a NUL character or a lone surrogate; a user without a name is named
+after the part of the email before `@`, which must pass too). Admin comes only from
+`is_admin` or a role `admin`; every other role is a worker's, and a role or `department`
+text naming a department code (any case) is a membership. Payments become PAYMENT
+entries unless their order is missing (`PAYMENT_ORDER_MISSING`) or excluded
+(`PAYMENT_ORDER_EXCLUDED`), or their amount is missing or not positive
+(`BAD_PAYMENT_AMOUNT`).
 """
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -65,8 +83,11 @@ class Reason(StrEnum):
     UNKNOWN_STATUS = "UNKNOWN_STATUS"
     QUOTE_ONLY = "QUOTE_ONLY"
     DUPLICATE_ORDER_NUMBER = "DUPLICATE_ORDER_NUMBER"
+    BAD_ORDER_NUMBER = "BAD_ORDER_NUMBER"
     MISSING_CUSTOMER = "MISSING_CUSTOMER"
+    BAD_CUSTOMER_NAME = "BAD_CUSTOMER_NAME"
     BAD_LINE_ITEM = "BAD_LINE_ITEM"
+    BAD_DETAILS = "BAD_DETAILS"
     NO_STEPS = "NO_STEPS"
     GENERIC_PRODUCTION_STEP = "GENERIC_PRODUCTION_STEP"
     UNKNOWN_STEP = "UNKNOWN_STEP"
@@ -77,6 +98,7 @@ class Reason(StrEnum):
     PAYMENT_ORDER_EXCLUDED = "PAYMENT_ORDER_EXCLUDED"
     BAD_PAYMENT_AMOUNT = "BAD_PAYMENT_AMOUNT"
     BAD_EMAIL = "BAD_EMAIL"
+    BAD_NAME = "BAD_NAME"
 
 
 class Record(StrEnum):
@@ -279,16 +301,23 @@ def plan_users(users: Iterable[LegacyUser], departments: Mapping[str, Department
                 Exclusion(Record.USER, user.id, None, Reason.BAD_EMAIL, f"email {user.email!r}")
             )
             continue
+        try:
+            validation.text(_user_name(user.name, email), "name")
+        except DomainError as error:
+            plan.excluded.append(
+                Exclusion(Record.USER, user.id, None, Reason.BAD_NAME, error.message)
+            )
+            continue
         groups.setdefault(email.lower(), []).append(user)
         plan.email_of[user.id] = email.lower()
     for members in groups.values():
         texts = [m.department for m in members] + [r for m in members for r in m.roles]
-        names = [m.name.strip() for m in members if m.name and m.name.strip()]
         email = validation.email(members[0].email or "")
+        names = [m.name for m in members if m.name and m.name.strip()]
         plan.users.append(
             PlannedUser(
                 email=email,
-                name=names[0] if names else email.split("@")[0],
+                name=_user_name(names[0] if names else None, email),
                 is_admin=any(m.is_admin for m in members)
                 or any(_norm(r) == "admin" for m in members for r in m.roles),
                 department_ids=frozenset(
@@ -298,6 +327,11 @@ def plan_users(users: Iterable[LegacyUser], departments: Mapping[str, Department
             )
         )
     return plan
+
+
+def _user_name(name: str | None, email: str) -> str:
+    """The name given, trimmed, or else the part of the email before `@`."""
+    return name.strip() if name and name.strip() else email.split("@")[0]
 
 
 # --- orders -------------------------------------------------------------------------------
@@ -332,6 +366,16 @@ class _Excluded(Exception):
         self.detail = detail
 
 
+@contextmanager
+def _rule(reason: Reason, about: str = "") -> Iterator[None]:
+    """An API input rule applied to a legacy value: breaking it excludes the order, with
+    the rule's own message."""
+    try:
+        yield
+    except DomainError as error:
+        raise _Excluded(reason, f"{error.message} {about}".strip()) from None
+
+
 def plan_order(order: LegacyOrder, ctx: OrderContext) -> PlannedOrder | Exclusion:
     number = order_number(order.id, order.order_no)
     try:
@@ -351,26 +395,22 @@ def _plan(order: LegacyOrder, number: str, ctx: OrderContext) -> PlannedOrder:
         raise _Excluded(Reason.DUPLICATE_ORDER_NUMBER, f"{number} is used by other legacy orders")
     if number in ctx.taken_numbers:
         raise _Excluded(Reason.DUPLICATE_ORDER_NUMBER, f"{number} is already a Pressroom order")
-    customer = (order.customer_name or "").strip()
-    if not customer:
+    with _rule(Reason.BAD_ORDER_NUMBER):
+        validation.order_number(number)
+    if not (order.customer_name or "").strip():
         raise _Excluded(Reason.MISSING_CUSTOMER, "no customer name")
+    with _rule(Reason.BAD_CUSTOMER_NAME):
+        customer = validation.text(order.customer_name or "", "customer name")
     quote = _quote(order.items)
-    created = order.created_at or ctx.now
     live = status is WorkOrderStatus.ACTIVE
+    details = _details(order, live, ctx)
+    with _rule(Reason.BAD_DETAILS, "They would hold the notes, line items and unmapped steps."):
+        validation.details(details)
+    created = order.created_at or ctx.now
     if live:
         tasks = _live_tasks(order, created, ctx)
     else:
         tasks = _history_tasks(order, status, created, ctx)
-    details: dict[str, Any] = {"legacyId": order.id}
-    if order.notes and order.notes.strip():
-        details["notes"] = order.notes.strip()
-    if order.items:
-        details["items"] = [{"description": i.description, "quantity": i.qty} for i in order.items]
-    unmapped = [s for s in order.steps if _department_of(s, ctx) is None]
-    if unmapped and not live:
-        details["legacySteps"] = [
-            {"step": s.step, "status": s.status, "operatorId": s.operator_id} for s in unmapped
-        ]
     final_status, moves = _settle(status, tasks, created, ctx)
     return PlannedOrder(
         legacy_id=order.id,
@@ -387,6 +427,20 @@ def _plan(order: LegacyOrder, number: str, ctx: OrderContext) -> PlannedOrder:
         tasks=tuple(tasks),
         history=tuple(moves),
     )
+
+
+def _details(order: LegacyOrder, live: bool, ctx: OrderContext) -> dict[str, Any]:
+    details: dict[str, Any] = {"legacyId": order.id}
+    if order.notes and order.notes.strip():
+        details["notes"] = order.notes.strip()
+    if order.items:
+        details["items"] = [{"description": i.description, "quantity": i.qty} for i in order.items]
+    unmapped = [s for s in order.steps if _department_of(s, ctx) is None]
+    if unmapped and not live:
+        details["legacySteps"] = [
+            {"step": s.step, "status": s.status, "operatorId": s.operator_id} for s in unmapped
+        ]
+    return details
 
 
 def _quote(items: Sequence[LegacyItem]) -> int | None:

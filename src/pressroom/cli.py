@@ -104,6 +104,14 @@ def cmd_create_user(args: argparse.Namespace, settings: Settings) -> int:
     from domain.errors import DomainError
     from pressroom.database import database_url, prepare
 
+    # The password is read before the database is touched: a wrong one changes nothing.
+    try:
+        email = validation.email(args.email)
+        name = validation.text(args.name, "name") if args.name else None
+        password = validation.password(read_password(args.password_stdin))
+    except (DomainError, NoPassword) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     url = database_url(settings)
 
     async def run() -> str:
@@ -117,9 +125,9 @@ def cmd_create_user(args: argparse.Namespace, settings: Settings) -> int:
                 )
                 user = await people.upsert_user(
                     conn,
-                    email=validation.email(args.email),
-                    name=validation.text(args.name, "name") if args.name else None,
-                    password=validation.password(args.password),
+                    email=email,
+                    name=name,
+                    password=password,
                     is_admin=args.admin,
                     department_ids=[d.id for d in departments],
                 )
@@ -135,12 +143,41 @@ def cmd_create_user(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+class NoPassword(Exception):
+    pass
+
+
+def read_password(from_stdin: bool) -> str:
+    """One line of standard input (its line ending dropped, nothing else), or asked twice
+    on the terminal without echo. Never an argument: every user of the machine can read
+    a process's command line."""
+    if from_stdin:
+        return sys.stdin.readline().removesuffix("\n").removesuffix("\r")
+    # A script without --password-stdin fails at once instead of waiting on a prompt.
+    if not sys.stdin.isatty():
+        raise NoPassword(
+            "standard input is not a terminal to ask the password on; "
+            "give it on standard input with --password-stdin."
+        )
+    import getpass
+
+    try:
+        password = getpass.getpass("Password: ")
+        again = getpass.getpass("Password again: ")
+    except EOFError:
+        raise NoPassword("no password given.") from None
+    if again != password:
+        raise NoPassword("the two passwords differ; nothing was changed.")
+    return password
+
+
 def cmd_import_legacy(args: argparse.Namespace, settings: Settings) -> int:
     from pathlib import Path
 
     from rich.console import Console
 
     from db import migrate
+    from db.engine import holds_password
     from domain.errors import DomainError
     from domain.money import currency_code, exponent
     from pressroom.database import database_url, prepare
@@ -154,6 +191,13 @@ def cmd_import_legacy(args: argparse.Namespace, settings: Settings) -> int:
     if exponent(currency) != 2:
         print(f"error: legacy amounts are cents; {currency} has no cents.", file=sys.stderr)
         return 2
+    if holds_password(args.source_url):
+        print(
+            "warning: --source-url holds a password, which other users of this machine can "
+            "read in the command line; give it in PGPASSWORD or a password file (PGPASSFILE, "
+            "~/.pgpass) instead.",
+            file=sys.stderr,
+        )
     url = database_url(settings)
 
     async def ready() -> None:
@@ -185,13 +229,14 @@ def cmd_import_legacy(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _unreachable(name: str, error: Exception) -> int:
-    """Exit code 2 and one line for a database that cannot be reached; anything else is a
-    bug and raised."""
-    from db.engine import unavailable
+    """Exit code 2 and one line for a database that cannot be reached or refuses to let us
+    in; anything else is a bug and raised."""
+    from db.engine import sign_in_refused, unavailable
 
-    if not unavailable(error):
+    if not (unavailable(error) or sign_in_refused(error)):
         raise error
-    print(f"error: cannot reach {name}: {error}", file=sys.stderr)
+    # The driver's own message, without SQLAlchemy's wrapping around it.
+    print(f"error: cannot reach {name}: {getattr(error, 'orig', None) or error}", file=sys.stderr)
     return 2
 
 
@@ -262,9 +307,18 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("migrate", help="upgrade the database to the latest revision").set_defaults(
         func=cmd_migrate
     )
-    user = sub.add_parser("create-user", help="create or update a user (e.g. the first admin)")
+    # No abbreviations: `--password` must not pass for --password-stdin.
+    user = sub.add_parser(
+        "create-user",
+        help="create or update a user (e.g. the first admin); the password is asked for",
+        allow_abbrev=False,
+    )
     user.add_argument("--email", required=True)
-    user.add_argument("--password", required=True)
+    user.add_argument(
+        "--password-stdin",
+        action="store_true",
+        help="read the password from one line of standard input instead of asking for it",
+    )
     user.add_argument("--name")
     user.add_argument("--admin", action="store_true", help="grant admin (never revoked here)")
     user.add_argument("--department", action="append", metavar="CODE")
@@ -273,7 +327,12 @@ def parser() -> argparse.ArgumentParser:
         "import-legacy",
         help="import the old system's users, orders and payments (safe to run again)",
     )
-    legacy.add_argument("--source-url", required=True, help="database holding schema `legacy`")
+    legacy.add_argument(
+        "--source-url",
+        required=True,
+        help="database holding schema `legacy`; its password from PGPASSWORD or a password "
+        "file (PGPASSFILE, ~/.pgpass), not the URL",
+    )
     legacy.add_argument("--dry-run", action="store_true", help="plan and report; write nothing")
     legacy.add_argument("--report", metavar="PATH", help="write the exclusions as CSV")
     legacy.add_argument(

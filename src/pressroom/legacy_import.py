@@ -84,13 +84,28 @@ class _Advance:
         self.bar.advance(self.tasks[step], done)
 
 
+# Spreadsheets run a cell that starts with one of these as a formula (tab and carriage
+# return in some of them): the report holds the old system's text, anyone's input.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def report_cell(value: str | int) -> str | int:
+    """A text cell behind a quote when it would start a formula, so it shows as text."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def write_report(path: Path, exclusions: list[Exclusion]) -> None:
-    """What was not imported and why: one CSV row per excluded order, payment or user."""
-    with path.open("w", newline="") as out:
+    """What was not imported and why: one CSV row per excluded order, payment or user.
+
+    UTF-8; a lone surrogate (which no UTF-8 holds) is written as its escape."""
+    with path.open("w", newline="", encoding="utf-8", errors="backslashreplace") as out:
         writer = csv.writer(out)
         writer.writerow(REPORT_COLUMNS)
         for e in exclusions:
-            writer.writerow([e.record.value, e.legacy_id, e.order_number or "", e.reason, e.detail])
+            cells = (e.record.value, e.legacy_id, e.order_number or "", e.reason.value, e.detail)
+            writer.writerow([report_cell(cell) for cell in cells])
 
 
 def summary_table(summary: Summary, dry_run: bool) -> Table:

@@ -36,7 +36,7 @@ from tests.support import (
 pytestmark = pytest.mark.e2e
 
 
-def pressroom(data_dir: Path, *args: str) -> "subprocess.CompletedProcess[str]":
+def pressroom(data_dir: Path, *args: str, stdin: str = "") -> "subprocess.CompletedProcess[str]":
     """The CLI on the embedded PostgreSQL under `data_dir`."""
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     env["PRESSROOM_DATA_DIR"] = str(data_dir)
@@ -44,6 +44,7 @@ def pressroom(data_dir: Path, *args: str) -> "subprocess.CompletedProcess[str]":
         [sys.executable, "-m", "pressroom.cli", *args],
         cwd=ROOT,
         env=env,
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=STARTUP_TIMEOUT,
@@ -97,8 +98,8 @@ def test_backup_and_restore(tmp_path: Path) -> None:
     assert not path.with_name("shop.backup.partial").exists()
     assert postgres_processes(data_dir) == []
 
-    late = ["create-user", "--email", "late@pressroom.test", "--password", "late-password"]
-    assert pressroom(data_dir, *late).returncode == 0
+    late = ["create-user", "--email", "late@pressroom.test", "--password-stdin"]
+    assert pressroom(data_dir, *late, stdin="late-password\n").returncode == 0
     changed = digest(data_dir)
     assert changed["users"] != seeded["users"]
 

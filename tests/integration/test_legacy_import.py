@@ -160,7 +160,7 @@ async def test_the_import_does_what_each_generated_case_says(legacy: Legacy) -> 
     # The case mix is what the tests rely on: every kind of order is there, several times.
     assert e.orders == ORDERS + 1 and e.cases["taken_number"] == 1
     assert all(n >= 2 for name, n in e.cases.items() if name != "taken_number")
-    assert len(e.orders_excluded) == 11 and e.live and e.legacy_steps_by_legacy_id
+    assert len(e.orders_excluded) == 14 and e.live and e.legacy_steps_by_legacy_id
 
     # Work orders: one per imported legacy order, as the case says.
     orders = {r.legacy_id: r for r in await rows(legacy, ORDERS_SQL)}
@@ -247,6 +247,69 @@ async def test_the_import_does_what_each_generated_case_says(legacy: Legacy) -> 
     assert per_order == {(i, "TASK_CREATED"): len(e.tasks_by_legacy_id[i]) for i in e.live}
 
 
+# Generated cases whose values the API would refuse: (record, case or legacy user id) ->
+# the reason, and what the detail says (the API rule's own message).
+REFUSED: dict[tuple[str, str | int], tuple[str, str]] = {
+    ("order", "number_too_long"): ("BAD_ORDER_NUMBER", "orderNumber must be 1-40 letters"),
+    ("order", "number_bad_format"): ("BAD_ORDER_NUMBER", "orderNumber must be 1-40 letters"),
+    ("order", "number_formula"): ("BAD_ORDER_NUMBER", "starting with a letter or digit"),
+    ("order", "customer_too_long"): (
+        "BAD_CUSTOMER_NAME",
+        "customer name is longer than 200 characters.",
+    ),
+    ("order", "customer_too_long_before_items"): ("BAD_CUSTOMER_NAME", "longer than 200"),
+    ("order", "notes_too_big"): (
+        "BAD_DETAILS",
+        "details is larger than 16384 bytes. They would hold the notes, line items",
+    ),
+    ("order", "items_too_big_before_steps"): ("BAD_DETAILS", "larger than 16384 bytes"),
+    ("order", "unmapped_steps_too_big"): ("BAD_DETAILS", "larger than 16384 bytes"),
+    ("user", 21): ("BAD_NAME", "name is longer than 200 characters."),
+    ("user", 22): ("BAD_NAME", "name is longer than 200 characters."),
+}
+
+
+async def test_values_the_api_would_refuse_are_excluded_with_its_rule(
+    legacy: Legacy, tmp_path: Path
+) -> None:
+    e = legacy.expected
+    summary = await import_legacy(legacy.url, legacy.target)
+    report = tmp_path / "exclusions.csv"
+    write_report(report, summary.exclusions)
+
+    with report.open(newline="") as f:
+        listed = {(r["record"], int(r["legacy_id"])): r for r in csv.DictReader(f)}
+    seen: Counter[tuple[str, str | int]] = Counter()
+    for (record, legacy_id), row in listed.items():
+        key: tuple[str, str | int] = (
+            (record, e.case_by_legacy_id[legacy_id]) if record == "order" else (record, legacy_id)
+        )
+        if key in REFUSED:
+            reason, says = REFUSED[key]
+            assert (row["reason"], row["order_number"]) == (
+                reason,
+                shown(e.number_by_legacy_id[legacy_id]) if record == "order" else "",
+            ), row
+            assert says in row["detail"], row
+            seen[key] += 1
+    # Every case, several times (users once each); and the summary counts them by reason.
+    assert set(seen) == set(REFUSED)
+    for reason, cases in [("BAD_ORDER_NUMBER", 3), ("BAD_CUSTOMER_NAME", 2), ("BAD_DETAILS", 3)]:
+        assert summary.orders_excluded[reason] == e.orders_excluded[reason] >= 2 * cases
+    assert summary.users_excluded["BAD_NAME"] == 2
+    # The longest number and customer name the API takes come over whole.
+    longest = await rows(
+        legacy,
+        "SELECT w.order_number, c.name FROM work_orders w JOIN customers c ON c.id = w.customer_id"
+        " WHERE length(w.order_number) = 40",
+    )
+    assert longest and {(len(r.order_number), r.name) for r in longest} == {
+        (40, "Big " * 49 + "Shop")
+    }
+    names = await rows(legacy, "SELECT name FROM users WHERE email = 'Longest@Legacy.test'")
+    assert [r.name for r in names] == ["Lo" * 100]
+
+
 async def test_the_report_lists_every_exclusion(legacy: Legacy, tmp_path: Path) -> None:
     e = legacy.expected
     summary = await import_legacy(legacy.url, legacy.target)
@@ -263,12 +326,48 @@ async def test_the_report_lists_every_exclusion(legacy: Legacy, tmp_path: Path) 
     for r in listed:
         assert r["detail"].strip(), r
         if r["record"] == "order":
-            assert r["order_number"] == e.number_by_legacy_id[int(r["legacy_id"])], r
+            assert r["order_number"] == shown(e.number_by_legacy_id[int(r["legacy_id"])]), r
         elif r["record"] == "payment":
             # A payment names its order's number, unless there is no such order.
             assert (r["order_number"] == "") == (r["reason"] == "PAYMENT_ORDER_MISSING"), r
         else:
             assert r["order_number"] == "", r
+
+
+# A spreadsheet runs a cell that starts with one of these as a formula.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def shown(text: str) -> str:
+    """A text cell as the report writes it: a formula's start behind a quote."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+async def test_the_report_shows_formulas_as_text(legacy: Legacy, tmp_path: Path) -> None:
+    e = legacy.expected
+    summary = await import_legacy(legacy.url, legacy.target)
+    report = tmp_path / "exclusions.csv"
+    write_report(report, summary.exclusions)
+
+    with report.open(newline="") as f:
+        _, *listed = list(csv.reader(f))
+    assert not [cell for row in listed for cell in row if cell.startswith(FORMULA_STARTS)]
+    formulas = {
+        i: n
+        for i, n in e.number_by_legacy_id.items()
+        if e.case_by_legacy_id[i].startswith("formula_")
+    }
+    assert {n[0] for n in formulas.values()} == {"=", "+", "-", "@"}
+    orders = {int(r[1]): r for r in listed if r[0] == "order"}
+    for i, number in formulas.items():
+        assert orders[i][2:] == [
+            f"'{number}",
+            "DUPLICATE_ORDER_NUMBER",
+            f"'{number} is used by other legacy orders",
+        ]
+    # A payment of such an order names its number the same way.
+    paid = [r[2] for r in listed if r[0] == "payment" and r[2][1:] in formulas.values()]
+    assert paid and all(cell.startswith("'") for cell in paid)
 
 
 async def test_running_it_again_changes_nothing(legacy: Legacy) -> None:

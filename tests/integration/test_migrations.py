@@ -149,11 +149,12 @@ async def test_downgrade_and_upgrade_again(empty_db: str) -> None:
         await engine.dispose()
 
 
-def run_cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+def run_cli(url: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DATABASE_URL": url}
     return subprocess.run(
         [sys.executable, "-m", "pressroom.cli", *args],
         env=env,
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=120,
@@ -163,13 +164,19 @@ def run_cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 async def test_create_user_and_reboots_never_demote_an_admin(empty_db: str) -> None:
     made = run_cli(
-        empty_db, "create-user", "--email", "Boss@Shop.test", "--password", "secret-pw1", "--admin"
+        empty_db,
+        "create-user",
+        "--email",
+        "Boss@Shop.test",
+        "--password-stdin",
+        "--admin",
+        stdin="secret-pw1\n",
     )
     assert made.returncode == 0, made.stderr
     assert "admin" in made.stdout
     # Re-running without --admin (and with another case of the email) updates, never demotes.
     again = run_cli(
-        empty_db, "create-user", "--email", "boss@shop.test", "--password", "secret-pw2"
+        empty_db, "create-user", "--email", "boss@shop.test", "--password-stdin", stdin="secret-pw2"
     )
     assert again.returncode == 0, again.stderr
     assert run_cli(empty_db, "migrate").returncode == 0
@@ -189,10 +196,10 @@ def test_create_user_rejects_unknown_departments(empty_db: str) -> None:
         "create-user",
         "--email",
         "x@shop.test",
-        "--password",
-        "secret-pw1",
+        "--password-stdin",
         "--department",
         "nope",
+        stdin="secret-pw1\n",
     )
     assert result.returncode == 2
     assert "Unknown department code(s): nope" in result.stderr
