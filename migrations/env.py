@@ -8,6 +8,7 @@ from sqlalchemy.engine import Connection
 
 from db.engine import create_engine
 from db.migrate import MIGRATION_LOCK
+from db.roles import grant_server_role
 from db.tables import metadata
 
 
@@ -20,6 +21,10 @@ def run_sync(connection: Connection) -> None:
     )
     with context.begin_transaction():
         context.run_migrations()
+        # Under the same lock: concurrent GRANTs on one table fail ("tuple concurrently updated").
+        grant_to = context.config.attributes.get("grant_to")
+        if grant_to:
+            grant_server_role(connection, grant_to)
 
 
 async def run_online() -> None:

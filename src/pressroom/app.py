@@ -15,7 +15,7 @@ from graph.context import Services, ViewerCache
 from graph.live import LiveConnections
 from graph.throttle import PasswordThrottle
 from pressroom import collector, websocket
-from pressroom.database import database_url, prepare
+from pressroom.database import Database, choose, prepare
 from pressroom.settings import Settings
 
 
@@ -31,9 +31,14 @@ def server_options(settings: Settings) -> dict[str, Any]:
     }
 
 
-def create_app(settings: Settings | None = None, *, url: str | None = None) -> Starlette:
+def create_app(
+    settings: Settings | None = None, *, url: str | None = None, db: Database | None = None
+) -> Starlette:
+    """The app on `db`, or on `url` (which also migrates), or on the database the
+    settings name."""
     settings = settings or Settings()
-    db_url = url or database_url(settings)
+    db = db or (Database.at(url) if url else choose(settings))
+    db_url = db.url
     # Creating the engine does not connect; the lifespan migrates before the first request.
     engine = create_engine(db_url, pool_size=settings.pool_size, max_overflow=settings.max_overflow)
     feed = EventFeed(
@@ -66,8 +71,7 @@ def create_app(settings: Settings | None = None, *, url: str | None = None) -> S
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
-        await prepare(settings, db_url)
-        await migrate.upgrade(db_url)
+        await prepare(db)
         await feed.start()
         assert services.metrics is not None, "graph.app.create_app makes the app's metrics"
         async with collector.managed(services.metrics, pacer):

@@ -4,21 +4,24 @@ import argparse
 import asyncio
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pressroom import logs
 from pressroom.settings import Settings
+
+if TYPE_CHECKING:
+    from pressroom.database import Database
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from pressroom.app import create_app, server_options
-    from pressroom.database import database_url, stop_embedded
+    from pressroom.database import choose, stop_embedded
 
-    url = database_url(settings)
+    db = choose(settings)
     if args.demo:
-        info = asyncio.run(_seed_demo(settings, url))
+        info = asyncio.run(_seed_demo(db))
         print("Demo shop " + ("seeded." if info.seeded else "already seeded."))
         print(f"The shop's app: http://{args.host}:{args.port}/")
         print(f"GraphQL endpoint: http://{args.host}:{args.port}/graphql")
@@ -47,7 +50,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             # Each worker process builds its own app, with its own event feed.
             uvicorn.run("pressroom.app:create_app", factory=True, workers=args.workers, **options)
         else:
-            uvicorn.run(create_app(settings, url=url), **options)
+            uvicorn.run(create_app(settings, db=db), **options)
     except _Stopped:
         pass
     except SystemExit as exit:
@@ -67,15 +70,13 @@ def _stop_on_signal(signum: int, frame: object) -> None:
     raise _Stopped
 
 
-async def _seed_demo(settings: Settings, url: str):  # type: ignore[no-untyped-def]
-    from db import migrate
+async def _seed_demo(db: "Database"):  # type: ignore[no-untyped-def]
     from db.engine import create_engine
     from pressroom.database import prepare
     from pressroom.demo import seed
 
-    await prepare(settings, url)
-    await migrate.upgrade(url)
-    engine = create_engine(url)
+    await prepare(db)
+    engine = create_engine(db.url)
     try:
         return await seed(engine)
     finally:
@@ -84,25 +85,19 @@ async def _seed_demo(settings: Settings, url: str):  # type: ignore[no-untyped-d
 
 def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
     from db import migrate
-    from pressroom.database import database_url, prepare
+    from pressroom.database import choose, prepare
 
-    url = database_url(settings)
-
-    async def run() -> None:
-        await prepare(settings, url)
-        await migrate.upgrade(url)
-
-    asyncio.run(run())
+    asyncio.run(prepare(choose(settings)))
     print(f"Database is at revision {migrate.head_revision()}.")
     return 0
 
 
 def cmd_create_user(args: argparse.Namespace, settings: Settings) -> int:
-    from db import migrate, people
+    from db import people
     from db.engine import create_engine, unit_of_work
     from domain import validation
     from domain.errors import DomainError
-    from pressroom.database import database_url, prepare
+    from pressroom.database import choose, prepare
 
     # The password is read before the database is touched: a wrong one changes nothing.
     try:
@@ -112,12 +107,11 @@ def cmd_create_user(args: argparse.Namespace, settings: Settings) -> int:
     except (DomainError, NoPassword) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    url = database_url(settings)
+    db = choose(settings)
 
     async def run() -> str:
-        await prepare(settings, url)
-        await migrate.upgrade(url)
-        engine = create_engine(url, pool_size=1, max_overflow=0)
+        await prepare(db)
+        engine = create_engine(db.url, pool_size=1, max_overflow=0)
         try:
             async with unit_of_work(engine) as conn:
                 departments = await people.departments_by_codes(
@@ -176,11 +170,10 @@ def cmd_import_legacy(args: argparse.Namespace, settings: Settings) -> int:
 
     from rich.console import Console
 
-    from db import migrate
     from db.engine import holds_password
     from domain.errors import DomainError
     from domain.money import currency_code, exponent
-    from pressroom.database import database_url, prepare
+    from pressroom.database import choose, prepare
     from pressroom.legacy_import import import_legacy, summary_table, write_report
 
     try:
@@ -198,22 +191,18 @@ def cmd_import_legacy(args: argparse.Namespace, settings: Settings) -> int:
             "~/.pgpass) instead.",
             file=sys.stderr,
         )
-    url = database_url(settings)
-
-    async def ready() -> None:
-        await prepare(settings, url)
-        await migrate.upgrade(url)
+    db = choose(settings)
 
     # Ours first, so that a failure to connect names the database that failed.
     try:
-        asyncio.run(ready())
+        asyncio.run(prepare(db))
     except Exception as error:
         return _unreachable("the database", error)
     try:
         summary = asyncio.run(
             import_legacy(
                 args.source_url,
-                url,
+                db.url,
                 currency=currency,
                 dry_run=args.dry_run,
                 progress=sys.stderr.isatty(),
@@ -247,15 +236,27 @@ def cmd_db_url(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_db_roles(args: argparse.Namespace, settings: Settings) -> int:
+    from sqlalchemy.engine import make_url
+
+    from db import roles
+
+    database = args.database
+    if database is None and settings.database_url:
+        database = make_url(settings.database_url).database
+    owner, server = args.owner or roles.OWNER_ROLE, args.server or roles.SERVER_ROLE
+    print(roles.dba_script(database or settings.database_name, owner, server), end="")
+    return 0
+
+
 def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
     from pathlib import Path
 
     from db import backup
-    from pressroom.database import database_url, stop_embedded
+    from pressroom.database import choose, stop_embedded
 
-    url = database_url(settings)
     try:
-        done = backup.dump(url, Path(args.path))
+        done = backup.dump(choose(settings).admin_url, Path(args.path))
     except backup.BackupError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -269,11 +270,18 @@ def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
     from pathlib import Path
 
     from db import backup
-    from pressroom.database import database_url, stop_embedded
+    from pressroom.database import choose, prepare, stop_embedded
 
-    url = database_url(settings)
+    async def run() -> backup.Restored:
+        restored = await backup.restore(db.admin_url, Path(args.path), force=args.force)
+        # Restored tables belong to whoever restored them: the owner takes them back,
+        # and the server's role gets its rights on them again.
+        await prepare(db)
+        return restored
+
     try:
-        done = asyncio.run(backup.restore(url, Path(args.path), force=args.force))
+        db = choose(settings)
+        done = asyncio.run(run())
     except backup.BadBackupFile as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -339,7 +347,18 @@ def parser() -> argparse.ArgumentParser:
         "--currency", help="currency of the legacy amounts (default: PRESSROOM_CURRENCY)"
     )
     legacy.set_defaults(func=cmd_import_legacy)
-    sub.add_parser("db-url", help="print the database URL in use").set_defaults(func=cmd_db_url)
+    sub.add_parser(
+        "db-url", help="print the database URL the server uses (its role's)"
+    ).set_defaults(func=cmd_db_url)
+    db_roles = sub.add_parser(
+        "db-roles", help="print the SQL that makes the owner's and the server's roles"
+    )
+    db_roles.add_argument(
+        "--database", help="default: DATABASE_URL's database, else PRESSROOM_DATABASE_NAME"
+    )
+    db_roles.add_argument("--owner", help="the owner's role (pressroom_owner)")
+    db_roles.add_argument("--server", help="the server's role (pressroom_server)")
+    db_roles.set_defaults(func=cmd_db_roles)
     backup = sub.add_parser("backup", help="write the database to a file (pg_dump custom format)")
     backup.add_argument("path", metavar="PATH")
     backup.set_defaults(func=cmd_backup)
@@ -360,7 +379,13 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "port", None) is None and args.command == "serve":
         args.port = settings.port
     logs.configure()
-    result: int = args.func(args, settings)
+    from db.embedded import EmbeddedError
+
+    try:
+        result: int = args.func(args, settings)
+    except EmbeddedError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     return result
 
 

@@ -1,21 +1,71 @@
-"""Choosing the database: DATABASE_URL when set, else the embedded server."""
+"""Choosing the database: DATABASE_URL when set, else the embedded server; and the roles
+each piece of work connects as (docs/operations.md#database-roles)."""
 
-from db import admin, embedded
+from dataclasses import dataclass
+
+from db import admin, embedded, migrate, roles
 from pressroom.settings import Settings
 
 
-def database_url(settings: Settings) -> str:
-    """The URL to use; starts (or joins) the embedded server when DATABASE_URL is unset."""
+@dataclass(frozen=True)
+class Database:
+    """Where the app's database is, and as whom to reach it."""
+
+    # The server's role: requests, the event feed, the CLI's own writes.
+    url: str
+    # The schema's owner: migrations (and, with DATABASE_URL, backup and restore).
+    migration_url: str
+    # Embedded only: the superuser, which creates the database, hands it to the owner,
+    # backs it up and restores it.
+    superuser_url: str | None = None
+    # The role the owner grants the server's rights to when it migrates; None to grant
+    # to the role of `url` when it differs from the owner's.
+    server_role: str | None = None
+
+    @classmethod
+    def at(cls, url: str) -> "Database":
+        """One URL for everything (the tests' databases)."""
+        return cls(url=url, migration_url=url)
+
+    @property
+    def admin_url(self) -> str:
+        """Who backs up and restores: the superuser, else the owner."""
+        return self.superuser_url or self.migration_url
+
+
+def choose(settings: Settings) -> Database:
+    """The database to use; starts (or joins) the embedded server when DATABASE_URL is unset."""
     if settings.database_url:
-        return settings.database_url
-    server = embedded.start(settings.data_dir / "pgdata")
-    return embedded.with_database(server, settings.database_name)
+        return Database(
+            url=settings.database_url,
+            migration_url=settings.migration_database_url or settings.database_url,
+        )
+    pgdata = settings.data_dir / "pgdata"
+    embedded.start(pgdata)
+    name = settings.database_name
+    return Database(
+        url=embedded.role_url(pgdata, roles.SERVER_ROLE, name),
+        migration_url=embedded.role_url(pgdata, roles.OWNER_ROLE, name),
+        superuser_url=embedded.role_url(pgdata, embedded.SUPERUSER, name),
+        server_role=roles.SERVER_ROLE,
+    )
 
 
-async def prepare(settings: Settings, url: str) -> None:
-    """The embedded server starts empty: create the app's database in it once."""
-    if not settings.database_url:
-        await admin.ensure_database(url)
+def database_url(settings: Settings) -> str:
+    """The server role's URL (the embedded server started or joined if needed)."""
+    return choose(settings).url
+
+
+async def prepare(db: Database) -> None:
+    """Make the database ready for the server: created and handed to the owner (the
+    embedded server), migrated by the owner, its rights granted to the server's role."""
+    if db.superuser_url:
+        await admin.ensure_database(db.superuser_url, owner=roles.OWNER_ROLE)
+        await roles.hand_over(db.superuser_url, roles.OWNER_ROLE)
+    server_role = db.server_role
+    if server_role is None and db.migration_url != db.url:
+        server_role = await roles.current_role(db.url)
+    await migrate.upgrade(db.migration_url, grant_to=server_role)
 
 
 def stop_embedded(settings: Settings) -> None:

@@ -21,6 +21,11 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("DATABASE_URL", "PRESSROOM_DATABASE_URL"),
         description="Use this PostgreSQL server; when unset, an embedded one is started.",
     )
+    migration_database_url: str | None = Field(
+        default=None,
+        description="With DATABASE_URL: the schema owner's URL, used to migrate (and to grant "
+        "DATABASE_URL's role its rights); unset, DATABASE_URL migrates.",
+    )
     data_dir: Path = Field(
         default=PROJECT_ROOT / ".pressroom",
         description="Where the embedded PostgreSQL keeps its data.",

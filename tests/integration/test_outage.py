@@ -83,8 +83,12 @@ async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
 async def through_proxy(database_url: str) -> AsyncIterator[tuple[str, Proxy]]:
     proxy = Proxy(database_url)
     await proxy.start()
-    database = make_url(database_url).database
-    url = f"postgresql://postgres@127.0.0.1:{proxy.port}/{database}"
+    # The test database's role and password, through the proxy's port.
+    url = (
+        make_url(database_url)
+        .set(host="127.0.0.1", port=proxy.port, query={})
+        .render_as_string(hide_password=False)
+    )
     settings = Settings(pool_size=2, max_overflow=0, feed_poll_seconds=0.2)
     app = create_app(settings, url=url)
     server, task = await serve(config_for(app, settings, free_port()))
