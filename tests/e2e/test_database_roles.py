@@ -32,7 +32,9 @@ APPEND_ONLY = ["customer_ledger_entries", "events", "task_transitions", "work_or
 PSQL = embedded.binary("psql")
 
 
-def pressroom(data_dir: Path | None, *args: str, **env: str) -> "subprocess.CompletedProcess[str]":
+def pressroom(
+    data_dir: Path | None, *args: str, stdin: str = "", **env: str
+) -> "subprocess.CompletedProcess[str]":
     """The CLI on the embedded PostgreSQL under `data_dir` (or on the URLs in `env`)."""
     environ = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     if data_dir is not None:
@@ -42,6 +44,7 @@ def pressroom(data_dir: Path | None, *args: str, **env: str) -> "subprocess.Comp
         [sys.executable, "-m", "pressroom.cli", *args],
         cwd=ROOT,
         env=environ,
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=STARTUP_TIMEOUT,
@@ -344,8 +347,8 @@ async def test_db_roles_prints_what_a_dba_runs(server_url: str) -> None:
 
             migrated = pressroom(None, "migrate", **env)
             assert migrated.returncode == 0, migrated.stderr
-            boss = ["create-user", "--email", "boss@shop.test", "--password", "secret-pw1"]
-            made_user = pressroom(None, *boss, "--admin", **env)
+            boss = ["create-user", "--email", "boss@shop.test", "--password-stdin", "--admin"]
+            made_user = pressroom(None, *boss, stdin="secret-pw1\n", **env)
             assert made_user.returncode == 0, made_user.stderr
             alone = pressroom(None, "migrate", DATABASE_URL=env["DATABASE_URL"])
             assert alone.returncode == 0, alone.stderr
