@@ -27,7 +27,7 @@ from graph.graphiql import STATIC_DIR, ServeGraphiQLToBrowsers
 from graph.live import LiveConnections
 from graph.metrics import Metrics
 from graph.view import PressroomGraphQL
-from graph.ws_guard import WebsocketGuard
+from graph.ws_guard import SOCKETS_PER_ADDRESS, SOCKETS_PER_TOKEN, WebsocketGuard
 
 ReadyCheck = Callable[[], Awaitable[dict[str, bool]]]
 
@@ -100,6 +100,8 @@ def create_app(
     keep_alive_seconds: float = 15,
     connection_init_timeout_seconds: float = 10,
     metrics_token: str | None = None,
+    sockets_per_token: int = SOCKETS_PER_TOKEN,
+    sockets_per_address: int = SOCKETS_PER_ADDRESS,
 ) -> Starlette:
     graphql = PressroomGraphQL(services, live, keep_alive_seconds, connection_init_timeout_seconds)
     services.metrics = metrics = Metrics(services, live)
@@ -141,7 +143,12 @@ def create_app(
         lifespan=lifespan,
     )
     app.add_middleware(BodyLimit)
-    app.add_middleware(WebsocketGuard, init_timeout_seconds=connection_init_timeout_seconds)
+    app.add_middleware(
+        WebsocketGuard,
+        init_timeout_seconds=connection_init_timeout_seconds,
+        per_token=sockets_per_token,
+        per_address=sockets_per_address,
+    )
     if services.exposure.cors_origins:
         app.add_middleware(
             CORSMiddleware,

@@ -133,6 +133,18 @@ class SelfOrAdmin(Forbidden):
         return viewer.is_person and (viewer.is_admin or viewer.user_id == source.id)
 
 
+def sees_person(viewer: Viewer, user_id: int, their_departments: frozenset[int]) -> bool:
+    """Someone's account asked for by id (`node`): admins, the person, and people who
+    share a department with them. To anyone else the id names nothing, so accounts cannot
+    be listed by counting ids. (People met through the floor, a task's picker or a
+    history's actor, are shown wherever the task or the history is.)"""
+    return (
+        viewer.is_admin
+        or viewer.user_id == user_id
+        or bool(viewer.member_department_ids & their_departments)
+    )
+
+
 def allowed(*rules: BasePermission) -> list[FieldExtension]:
     """`extensions=allowed(STAFF)`: the caller must pass every rule listed."""
     return [PermissionExtension(list(rules))]

@@ -146,6 +146,9 @@ class PressroomGraphQL(GraphQL[Context, None]):
                 raise
             self.services.outage.failed()
             response = unavailable_response()
+        # Answers are the caller's own data: no cache keeps them, no browser guesses their type.
+        response.headers["cache-control"] = "no-store"
+        response.headers["x-content-type-options"] = "nosniff"
         await response(scope, receive, send)
 
     def encode_json(self, data: object) -> str | bytes:

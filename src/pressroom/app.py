@@ -11,6 +11,7 @@ from db.engine import create_engine
 from db.feed import EventFeed
 from db.rate_limits import PostgresStorage
 from graph.app import create_app as create_graph_app
+from graph.body_limit import MAX_BODY_BYTES
 from graph.context import Services, ViewerCache
 from graph.live import LiveConnections
 from graph.throttle import PasswordThrottle
@@ -28,6 +29,9 @@ def server_options(settings: Settings) -> dict[str, Any]:
         # lightened further (pressroom/websocket.py).
         "ws": websocket.LeanWebSocketProtocol,
         "ws_per_message_deflate": settings.ws_compression,
+        # A frame's header says how long it is: one over the body limit is refused there,
+        # before it is read (uvicorn's default reads 16 MiB first).
+        "ws_max_size": MAX_BODY_BYTES,
     }
 
 
@@ -96,6 +100,8 @@ def create_app(
         keep_alive_seconds=settings.keep_alive_seconds,
         connection_init_timeout_seconds=settings.connection_init_timeout_seconds,
         metrics_token=settings.metrics_token,
+        sockets_per_token=settings.websockets_per_token,
+        sockets_per_address=settings.websockets_per_address,
     )
     app.state.services = services
     return app

@@ -19,6 +19,14 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from pressroom.app import create_app, server_options
     from pressroom.database import choose, stop_embedded
 
+    if settings.production and not settings.metrics_token:
+        print(
+            "error: PRESSROOM_ENV=production needs PRESSROOM_METRICS_TOKEN: /metrics would "
+            "otherwise tell anyone what the shop is doing. Set it to a long random secret "
+            "for the Prometheus scraper.",
+            file=sys.stderr,
+        )
+        return 2
     db = choose(settings)
     if args.demo:
         info = asyncio.run(_seed_demo(db))

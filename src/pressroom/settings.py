@@ -93,6 +93,14 @@ class Settings(BaseSettings):
         description="When set, /metrics answers only requests with 'Authorization: Bearer "
         "<this token>'.",
     )
+    websockets_per_token: int = Field(
+        default=50, ge=1, description="Open websockets one bearer token may hold per process."
+    )
+    websockets_per_address: int = Field(
+        default=500,
+        ge=1,
+        description="Open websockets one client address (an IPv6 /64) may hold per process.",
+    )
     ws_compression: bool = Field(
         default=False,
         description="permessage-deflate on websockets. Off by default: live messages are "
@@ -115,8 +123,12 @@ class Settings(BaseSettings):
         except DomainError as error:
             raise ValueError(error.message) from None
 
+    @property
+    def production(self) -> bool:
+        return self.env == "production"
+
     def exposure(self) -> Exposure:
-        production = self.env == "production"
+        production = self.production
         return Exposure(
             introspection=self.introspection if self.introspection is not None else not production,
             graphiql=self.graphiql if self.graphiql is not None else not production,

@@ -32,6 +32,8 @@ from graph.permissions import (
     SELF_OR_ADMIN,
     STAFF,
     allowed,
+    sees_person,
+    viewer_of,
 )
 from graph.types import enums as _registered  # noqa: F401  (makes the enums GraphQL enums)
 from graph.types.money import Money
@@ -93,7 +95,10 @@ class Department(relay.Node):
 class User(relay.Node):
     id: relay.NodeID[int]
     name: str
-    is_admin: bool = strawberry.field(extensions=allowed(STAFF))
+    is_admin: bool = strawberry.field(
+        description="Visible to the user and to admins (null with an error to others).",
+        extensions=allowed(SELF_OR_ADMIN),
+    )
     is_active: bool = strawberry.field(extensions=allowed(STAFF))
 
     _email: strawberry.Private[str]
@@ -138,7 +143,17 @@ class User(relay.Node):
     async def resolve_nodes(  # type: ignore[override]
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list["User | None"]:
-        return await _nodes(cls, info.context.loaders.user, node_ids)
+        viewer = viewer_of(info)
+        loaders = info.context.loaders
+        rows = await node_rows(loaders.user, node_ids)
+        links = await loaders.memberships.load_many([r.id if r else 0 for r in rows])
+        return [
+            cls.of(row)
+            if row is not None
+            and sees_person(viewer, row.id, frozenset(m.department_id for m in memberships))
+            else None
+            for row, memberships in zip(rows, links, strict=True)
+        ]
 
 
 def _user(info: Info, user_id: int | None) -> User | None:
