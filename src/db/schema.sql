@@ -1,0 +1,474 @@
+-- What the migrations build, dumped by pg_dump: for reading, never run.
+-- Regenerate with scripts/export-db-schema (a test fails when it drifts).
+
+CREATE FUNCTION public.events_horizon() RETURNS xid8
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+    SELECT coalesce(min(running), pg_snapshot_xmax(pg_current_snapshot()))
+    FROM pg_snapshot_xip(pg_current_snapshot()) AS running
+    WHERE CAST(running AS xid) NOT IN (
+        SELECT backend_xid FROM pg_stat_activity
+        WHERE backend_xid IS NOT NULL
+          AND datid <> (SELECT oid FROM pg_database WHERE datname = current_database())
+    )
+$$;
+
+CREATE FUNCTION public.refuse_history_change() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+        BEGIN
+            RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP
+                USING ERRCODE = 'restrict_violation';
+        END
+        $$;
+
+CREATE FUNCTION public.refuse_ledger_change() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+        BEGIN
+            RAISE EXCEPTION 'customer_ledger_entries is append-only: post a correcting entry'
+                USING ERRCODE = 'restrict_violation';
+        END
+        $$;
+
+CREATE TABLE public.department_tasks (
+    id bigint NOT NULL,
+    work_order_id bigint NOT NULL,
+    department_id bigint NOT NULL,
+    status text DEFAULT 'PENDING'::text NOT NULL,
+    picked_up_by bigint,
+    available_at timestamp with time zone,
+    started_at timestamp with time zone,
+    completed_at timestamp with time zone,
+    version integer DEFAULT 1 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ck_department_tasks_completed_at_iff_completed CHECK (((status = 'COMPLETED'::text) = (completed_at IS NOT NULL))),
+    CONSTRAINT ck_department_tasks_picked_up_by_starting CHECK (
+CASE status
+    WHEN 'PENDING'::text THEN (picked_up_by IS NULL)
+    WHEN 'STARTED'::text THEN (picked_up_by IS NOT NULL)
+    ELSE true
+END),
+    CONSTRAINT ck_department_tasks_status CHECK ((status = ANY (ARRAY['PENDING'::text, 'STARTED'::text, 'COMPLETED'::text])))
+);
+
+CREATE FUNCTION public.task_event_payload(t public.department_tasks) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+            SELECT jsonb_build_object(
+                'taskId', t.id, 'workOrderId', t.work_order_id,
+                'departmentId', t.department_id, 'status', t.status,
+                'pickedUpBy', t.picked_up_by, 'availableAt', t.available_at,
+                'startedAt', t.started_at, 'completedAt', t.completed_at, 'version', t.version)
+        $$;
+
+CREATE TABLE public.work_orders (
+    id bigint NOT NULL,
+    order_number text NOT NULL,
+    customer_id bigint NOT NULL,
+    details jsonb DEFAULT '{}'::jsonb NOT NULL,
+    needs_installation boolean DEFAULT false NOT NULL,
+    needs_transport boolean DEFAULT false NOT NULL,
+    needs_repair boolean DEFAULT false NOT NULL,
+    quote_minor bigint,
+    quote_currency text,
+    status text DEFAULT 'ACTIVE'::text NOT NULL,
+    version integer DEFAULT 1 NOT NULL,
+    created_by bigint,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    legacy_id bigint,
+    imported_closed boolean DEFAULT false NOT NULL,
+    CONSTRAINT ck_work_orders_quote_has_currency CHECK (((quote_minor IS NULL) = (quote_currency IS NULL))),
+    CONSTRAINT ck_work_orders_status CHECK ((status = ANY (ARRAY['ACTIVE'::text, 'COMPLETED'::text, 'CANCELLED'::text])))
+);
+
+CREATE FUNCTION public.work_order_created_payload(w public.work_orders) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+            SELECT jsonb_build_object('workOrderId', w.id, 'orderNumber', w.order_number,
+                                      'status', w.status, 'version', w.version)
+        $$;
+
+CREATE TABLE public.alembic_version (
+    version_num character varying(32) NOT NULL
+);
+
+CREATE TABLE public.customer_ledger_entries (
+    id bigint NOT NULL,
+    customer_id bigint NOT NULL,
+    work_order_id bigint,
+    kind text NOT NULL,
+    amount_minor bigint NOT NULL,
+    currency text NOT NULL,
+    memo text,
+    idempotency_key text NOT NULL,
+    posted_by bigint NOT NULL,
+    posted_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ck_customer_ledger_entries_currency_code CHECK ((currency ~ '^[A-Z]{3}$'::text)),
+    CONSTRAINT ck_customer_ledger_entries_kind CHECK ((kind = ANY (ARRAY['CHARGE'::text, 'PAYMENT'::text, 'CREDIT'::text, 'REFUND'::text, 'ADJUSTMENT'::text]))),
+    CONSTRAINT ck_customer_ledger_entries_sign_follows_kind CHECK (
+CASE
+    WHEN (kind = ANY (ARRAY['CHARGE'::text, 'REFUND'::text])) THEN (amount_minor > 0)
+    WHEN (kind = ANY (ARRAY['PAYMENT'::text, 'CREDIT'::text])) THEN (amount_minor < 0)
+    ELSE (amount_minor <> 0)
+END)
+);
+
+CREATE VIEW public.customer_ledger AS
+ SELECT id,
+    customer_id,
+    work_order_id,
+    kind,
+    amount_minor,
+    currency,
+    memo,
+    idempotency_key,
+    posted_by,
+    posted_at,
+    (sum(amount_minor) OVER (PARTITION BY customer_id, currency ORDER BY id))::bigint AS balance_after_minor
+   FROM public.customer_ledger_entries e;
+
+ALTER TABLE public.customer_ledger_entries ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME public.customer_ledger_entries_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.customers (
+    id bigint NOT NULL,
+    name text NOT NULL,
+    created_by bigint,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE public.customers ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME public.customers_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE public.department_tasks ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME public.department_tasks_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.departments (
+    id bigint NOT NULL,
+    code text NOT NULL,
+    name text NOT NULL,
+    kind text NOT NULL,
+    gates_delivery boolean NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ck_departments_gates_production CHECK (((gates_delivery = false) OR (kind = 'PRODUCTION'::text))),
+    CONSTRAINT ck_departments_kind CHECK ((kind = ANY (ARRAY['SALES'::text, 'ACCOUNTS'::text, 'PRODUCTION'::text, 'DELIVERY'::text])))
+);
+
+ALTER TABLE public.departments ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME public.departments_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.events (
+    id bigint NOT NULL,
+    xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
+    type text NOT NULL,
+    schema_version smallint DEFAULT '1'::smallint NOT NULL,
+    work_order_id bigint,
+    department_id bigint,
+    payload jsonb NOT NULL,
+    occurred_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ck_events_type CHECK ((type = ANY (ARRAY['TASK_CREATED'::text, 'TASK_CHANGED'::text, 'TASK_WITHDRAWN'::text, 'DELIVERY_GATE_OPENED'::text, 'DELIVERY_GATE_CLOSED'::text, 'WORK_ORDER_CREATED'::text, 'WORK_ORDER_CHANGED'::text, 'TOKEN_REVOKED'::text, 'LEDGER_ENTRY_POSTED'::text, 'USER_ACCESS_CHANGED'::text])))
+);
+
+ALTER TABLE public.events ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME public.events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.rate_limit_hits (
+    id bigint NOT NULL,
+    key text NOT NULL,
+    at timestamp with time zone NOT NULL
+);
+
+ALTER TABLE public.rate_limit_hits ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME public.rate_limit_hits_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.task_transitions (
+    id bigint NOT NULL,
+    task_id bigint NOT NULL,
+    from_status text NOT NULL,
+    to_status text NOT NULL,
+    action text NOT NULL,
+    actor_id bigint NOT NULL,
+    reason text,
+    occurred_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ck_task_transitions_action CHECK ((action = ANY (ARRAY['START'::text, 'FINISH'::text, 'RELEASE'::text, 'OVERRIDE_COMPLETE'::text, 'REOPEN'::text]))),
+    CONSTRAINT ck_task_transitions_from_status CHECK ((from_status = ANY (ARRAY['PENDING'::text, 'STARTED'::text, 'COMPLETED'::text]))),
+    CONSTRAINT ck_task_transitions_to_status CHECK ((to_status = ANY (ARRAY['PENDING'::text, 'STARTED'::text, 'COMPLETED'::text])))
+);
+
+ALTER TABLE public.task_transitions ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME public.task_transitions_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.tokens (
+    id bigint NOT NULL,
+    kind text NOT NULL,
+    name text NOT NULL,
+    token_hash bytea NOT NULL,
+    user_id bigint NOT NULL,
+    department_ids bigint[],
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    expires_at timestamp with time zone,
+    revoked_at timestamp with time zone,
+    CONSTRAINT ck_tokens_display_departments CHECK (((kind = 'DISPLAY'::text) = (department_ids IS NOT NULL))),
+    CONSTRAINT ck_tokens_kind CHECK ((kind = ANY (ARRAY['SESSION'::text, 'API'::text, 'DISPLAY'::text])))
+);
+
+ALTER TABLE public.tokens ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME public.tokens_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.user_departments (
+    user_id bigint NOT NULL,
+    department_id bigint NOT NULL
+);
+
+CREATE TABLE public.users (
+    id bigint NOT NULL,
+    email text NOT NULL,
+    name text NOT NULL,
+    password_hash text,
+    is_admin boolean DEFAULT false NOT NULL,
+    is_active boolean DEFAULT true NOT NULL,
+    department text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE public.users ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME public.users_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE SEQUENCE public.work_order_number_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+CREATE TABLE public.work_order_transitions (
+    id bigint NOT NULL,
+    work_order_id bigint NOT NULL,
+    action text NOT NULL,
+    from_state text NOT NULL,
+    to_state text NOT NULL,
+    actor_id bigint,
+    reason text,
+    occurred_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ck_work_order_transitions_action CHECK ((action = ANY (ARRAY['COMPLETE'::text, 'REACTIVATE'::text, 'CANCEL'::text, 'OPEN_GATE'::text, 'CLOSE_GATE'::text, 'QUOTE_CHANGED'::text])))
+);
+
+ALTER TABLE public.work_order_transitions ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME public.work_order_transitions_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE public.work_orders ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME public.work_orders_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+ALTER TABLE ONLY public.alembic_version
+    ADD CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num);
+
+ALTER TABLE ONLY public.customer_ledger_entries
+    ADD CONSTRAINT pk_customer_ledger_entries PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.customers
+    ADD CONSTRAINT pk_customers PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.department_tasks
+    ADD CONSTRAINT pk_department_tasks PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.departments
+    ADD CONSTRAINT pk_departments PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.events
+    ADD CONSTRAINT pk_events PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.rate_limit_hits
+    ADD CONSTRAINT pk_rate_limit_hits PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.task_transitions
+    ADD CONSTRAINT pk_task_transitions PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.tokens
+    ADD CONSTRAINT pk_tokens PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.user_departments
+    ADD CONSTRAINT pk_user_departments PRIMARY KEY (user_id, department_id);
+
+ALTER TABLE ONLY public.users
+    ADD CONSTRAINT pk_users PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.work_order_transitions
+    ADD CONSTRAINT pk_work_order_transitions PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.work_orders
+    ADD CONSTRAINT pk_work_orders PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.customer_ledger_entries
+    ADD CONSTRAINT uq_customer_ledger_entries_idempotency_key UNIQUE (idempotency_key);
+
+ALTER TABLE ONLY public.department_tasks
+    ADD CONSTRAINT uq_department_tasks_work_order_id_department_id UNIQUE (work_order_id, department_id);
+
+ALTER TABLE ONLY public.departments
+    ADD CONSTRAINT uq_departments_code UNIQUE (code);
+
+ALTER TABLE ONLY public.tokens
+    ADD CONSTRAINT uq_tokens_token_hash UNIQUE (token_hash);
+
+ALTER TABLE ONLY public.work_orders
+    ADD CONSTRAINT uq_work_orders_legacy_id UNIQUE (legacy_id);
+
+ALTER TABLE ONLY public.work_orders
+    ADD CONSTRAINT uq_work_orders_order_number UNIQUE (order_number);
+
+CREATE INDEX ix_customer_ledger_entries_customer_id_id ON public.customer_ledger_entries USING btree (customer_id, id);
+
+CREATE INDEX ix_customer_ledger_entries_work_order_id_id ON public.customer_ledger_entries USING btree (work_order_id, id);
+
+CREATE INDEX ix_department_tasks_queue ON public.department_tasks USING btree (department_id, available_at, id) WHERE (status <> 'COMPLETED'::text);
+
+CREATE INDEX ix_events_xid_id ON public.events USING btree (xid, id);
+
+CREATE INDEX ix_rate_limit_hits_key_at ON public.rate_limit_hits USING btree (key, at);
+
+CREATE INDEX ix_task_transitions_task_id_id ON public.task_transitions USING btree (task_id, id);
+
+CREATE INDEX ix_user_departments_department_id ON public.user_departments USING btree (department_id);
+
+CREATE INDEX ix_work_order_transitions_work_order_id_id ON public.work_order_transitions USING btree (work_order_id, id);
+
+CREATE INDEX ix_work_orders_customer_id ON public.work_orders USING btree (customer_id);
+
+CREATE INDEX ix_work_orders_status_id ON public.work_orders USING btree (status, id);
+
+CREATE UNIQUE INDEX uq_departments_one_delivery ON public.departments USING btree ((true)) WHERE (kind = 'DELIVERY'::text);
+
+CREATE UNIQUE INDEX uq_users_email ON public.users USING btree (email);
+
+CREATE TRIGGER customer_ledger_entries_append_only BEFORE DELETE OR UPDATE ON public.customer_ledger_entries FOR EACH ROW EXECUTE FUNCTION public.refuse_ledger_change();
+
+CREATE TRIGGER customer_ledger_entries_no_truncate BEFORE TRUNCATE ON public.customer_ledger_entries FOR EACH STATEMENT EXECUTE FUNCTION public.refuse_history_change();
+
+CREATE TRIGGER events_append_only BEFORE DELETE OR UPDATE ON public.events FOR EACH STATEMENT EXECUTE FUNCTION public.refuse_history_change();
+
+CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON public.events FOR EACH STATEMENT EXECUTE FUNCTION public.refuse_history_change();
+
+CREATE TRIGGER task_transitions_append_only BEFORE DELETE OR UPDATE ON public.task_transitions FOR EACH STATEMENT EXECUTE FUNCTION public.refuse_history_change();
+
+CREATE TRIGGER task_transitions_no_truncate BEFORE TRUNCATE ON public.task_transitions FOR EACH STATEMENT EXECUTE FUNCTION public.refuse_history_change();
+
+CREATE TRIGGER work_order_transitions_append_only BEFORE DELETE OR UPDATE ON public.work_order_transitions FOR EACH STATEMENT EXECUTE FUNCTION public.refuse_history_change();
+
+CREATE TRIGGER work_order_transitions_no_truncate BEFORE TRUNCATE ON public.work_order_transitions FOR EACH STATEMENT EXECUTE FUNCTION public.refuse_history_change();
+
+ALTER TABLE ONLY public.customer_ledger_entries
+    ADD CONSTRAINT fk_customer_ledger_entries_customer_id_customers FOREIGN KEY (customer_id) REFERENCES public.customers(id);
+
+ALTER TABLE ONLY public.customer_ledger_entries
+    ADD CONSTRAINT fk_customer_ledger_entries_posted_by_users FOREIGN KEY (posted_by) REFERENCES public.users(id);
+
+ALTER TABLE ONLY public.customer_ledger_entries
+    ADD CONSTRAINT fk_customer_ledger_entries_work_order_id_work_orders FOREIGN KEY (work_order_id) REFERENCES public.work_orders(id);
+
+ALTER TABLE ONLY public.customers
+    ADD CONSTRAINT fk_customers_created_by_users FOREIGN KEY (created_by) REFERENCES public.users(id);
+
+ALTER TABLE ONLY public.department_tasks
+    ADD CONSTRAINT fk_department_tasks_department_id_departments FOREIGN KEY (department_id) REFERENCES public.departments(id);
+
+ALTER TABLE ONLY public.department_tasks
+    ADD CONSTRAINT fk_department_tasks_picked_up_by_users FOREIGN KEY (picked_up_by) REFERENCES public.users(id);
+
+ALTER TABLE ONLY public.department_tasks
+    ADD CONSTRAINT fk_department_tasks_work_order_id_work_orders FOREIGN KEY (work_order_id) REFERENCES public.work_orders(id);
+
+ALTER TABLE ONLY public.task_transitions
+    ADD CONSTRAINT fk_task_transitions_actor_id_users FOREIGN KEY (actor_id) REFERENCES public.users(id);
+
+ALTER TABLE ONLY public.task_transitions
+    ADD CONSTRAINT fk_task_transitions_task_id_department_tasks FOREIGN KEY (task_id) REFERENCES public.department_tasks(id);
+
+ALTER TABLE ONLY public.tokens
+    ADD CONSTRAINT fk_tokens_user_id_users FOREIGN KEY (user_id) REFERENCES public.users(id);
+
+ALTER TABLE ONLY public.user_departments
+    ADD CONSTRAINT fk_user_departments_department_id_departments FOREIGN KEY (department_id) REFERENCES public.departments(id);
+
+ALTER TABLE ONLY public.user_departments
+    ADD CONSTRAINT fk_user_departments_user_id_users FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.work_order_transitions
+    ADD CONSTRAINT fk_work_order_transitions_actor_id_users FOREIGN KEY (actor_id) REFERENCES public.users(id);
+
+ALTER TABLE ONLY public.work_order_transitions
+    ADD CONSTRAINT fk_work_order_transitions_work_order_id_work_orders FOREIGN KEY (work_order_id) REFERENCES public.work_orders(id);
+
+ALTER TABLE ONLY public.work_orders
+    ADD CONSTRAINT fk_work_orders_created_by_users FOREIGN KEY (created_by) REFERENCES public.users(id);
+
+ALTER TABLE ONLY public.work_orders
+    ADD CONSTRAINT fk_work_orders_customer_id_customers FOREIGN KEY (customer_id) REFERENCES public.customers(id);
