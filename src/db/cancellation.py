@@ -10,7 +10,7 @@ from db.queries import Q
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction, WorkOrderAction, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
-from domain.transitions import imported_history, refuse_order_move
+from domain.transitions import cancel_refusal
 
 
 async def cancel_work_order(
@@ -25,10 +25,9 @@ async def cancel_work_order(
     locked = (await conn.execute(Q["lock_work_order"], {"work_order_id": work_order_id})).first()
     if locked is None:
         raise DomainError(ErrorCode.NOT_FOUND, "No such work order.", "workOrderId")
-    if locked.imported_closed:
-        raise imported_history(WorkOrderStatus(locked.status))
-    if locked.status != WorkOrderStatus.ACTIVE:
-        raise refuse_order_move(WorkOrderAction.CANCEL, WorkOrderStatus(locked.status))
+    refusal = cancel_refusal(WorkOrderStatus(locked.status), locked.imported_closed)
+    if refusal is not None:
+        raise refusal
     started = (await conn.execute(Q["started_task_ids"], {"work_order_id": work_order_id})).all()
     for row in started:
         await transition_task(

@@ -18,7 +18,7 @@ from domain.enums import (
 )
 from domain.errors import DomainError, ErrorCode
 from domain.money import Money
-from domain.transitions import ORDER_TRANSITIONS, imported_history, refuse_order_move
+from domain.transitions import ORDER_TRANSITIONS, quote_refusal, refuse_order_move
 from domain.workflow import TaskFacts, settle, task_departments
 
 # Generated numbers may collide with numbers someone typed in; skip past those.
@@ -167,10 +167,9 @@ async def update_quote(
     ).first()
     if current is None:
         raise DomainError(ErrorCode.NOT_FOUND, "No such work order.", "workOrderId")
-    if current.imported_closed:
-        raise imported_history(WorkOrderStatus(current.status))
-    if current.status == WorkOrderStatus.CANCELLED:
-        raise DomainError(ErrorCode.WORK_ORDER_CLOSED, "The work order is CANCELLED.")
+    refusal = quote_refusal(WorkOrderStatus(current.status), current.imported_closed)
+    if refusal is not None:
+        raise refusal
     if expected_version is not None and current.version != expected_version:
         raise DomainError(
             ErrorCode.STALE_OBJECT,

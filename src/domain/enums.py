@@ -50,9 +50,11 @@ class LedgerEntryKind(StrEnum):
     ADJUSTMENT = "ADJUSTMENT"
 
 
-class GateState(StrEnum):
-    OPEN = "OPEN"
-    CLOSED = "CLOSED"
+class WorkOrderCommand(StrEnum):
+    """What a person may ask of a work order itself (besides its tasks' moves)."""
+
+    CANCEL = "CANCEL"
+    EDIT_QUOTE = "EDIT_QUOTE"
 
 
 class TokenKind(StrEnum):

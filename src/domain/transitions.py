@@ -10,7 +10,13 @@ a specific code, or may be retried because the state moved under it.
 from dataclasses import dataclass
 from enum import StrEnum
 
-from domain.enums import TaskAction, TaskStatus, WorkOrderAction, WorkOrderStatus
+from domain.enums import (
+    TaskAction,
+    TaskStatus,
+    WorkOrderAction,
+    WorkOrderCommand,
+    WorkOrderStatus,
+)
 from domain.errors import DomainError, ErrorCode, NotAllowed
 
 
@@ -133,6 +139,37 @@ def judge(action: TaskAction, task: TaskState, actor: ActorFacts) -> Verdict:
     return Verdict.RETRY
 
 
+def allowed_actions(task: TaskState, actor: ActorFacts) -> list[TaskAction]:
+    """The moves `actor` may make on `task` now, read off the table the writer guards
+    with: what a screen offers. (The writer still has the last word: the task may move
+    before the request arrives.)"""
+    if task.imported_closed or task.order_status is WorkOrderStatus.CANCELLED:
+        return []
+    return [rule.action for rule in TRANSITIONS.values() if _may(rule, task, actor)]
+
+
+def _may(rule: Transition, task: TaskState, actor: ActorFacts) -> bool:
+    if task.status not in rule.sources:
+        return False
+    if rule.requires_available and not task.available:
+        return False
+    if rule.requires_active_order and task.order_status is not WorkOrderStatus.ACTIVE:
+        return False
+    if rule.who is Who.ADMIN:
+        return actor.is_admin
+    if rule.who is Who.DEPARTMENT_MEMBER:
+        return actor.is_member
+    return task.picked_up_by == actor.user_id
+
+
+def in_queue(status: TaskStatus, available: bool, order_status: WorkOrderStatus) -> bool:
+    """Whether a task is in its department's queue: available and PENDING, or STARTED, on
+    an ACTIVE work order (what `queue_page` in src/db/queries.sql selects)."""
+    if order_status is not WorkOrderStatus.ACTIVE:
+        return False
+    return status is TaskStatus.STARTED or (status is TaskStatus.PENDING and available)
+
+
 def _already_holds(action: TaskAction, task: TaskState, actor: ActorFacts) -> bool:
     """Duplicate requests whose outcome already holds succeed quietly (no history, no event)."""
     mine = task.picked_up_by == actor.user_id
@@ -184,3 +221,36 @@ def refuse_order_move(action: WorkOrderAction, status: WorkOrderStatus) -> Domai
         f"Cannot {action} a work order that is {status}: {action} moves "
         f"{rule.source} to {rule.target}.",
     )
+
+
+def quote_refusal(status: WorkOrderStatus, imported_closed: bool) -> DomainError | None:
+    """Why a work order's quote cannot change now, or None: it can unless the order is
+    CANCELLED or imported history."""
+    if imported_closed:
+        return imported_history(status)
+    if status is WorkOrderStatus.CANCELLED:
+        return DomainError(ErrorCode.WORK_ORDER_CLOSED, "The work order is CANCELLED.")
+    return None
+
+
+def cancel_refusal(status: WorkOrderStatus, imported_closed: bool) -> DomainError | None:
+    """Why a work order cannot be cancelled now, or None (only an ACTIVE one can be)."""
+    if imported_closed:
+        return imported_history(status)
+    if status is not ORDER_TRANSITIONS[WorkOrderAction.CANCEL].source:
+        return refuse_order_move(WorkOrderAction.CANCEL, status)
+    return None
+
+
+def order_commands(
+    status: WorkOrderStatus, imported_closed: bool, may_sell: bool
+) -> list[WorkOrderCommand]:
+    """What `may_sell` (Sales or an admin) may ask of a work order now, by the rules its
+    writers refuse with: what a screen offers."""
+    if not may_sell:
+        return []
+    refusals = {
+        WorkOrderCommand.CANCEL: cancel_refusal(status, imported_closed),
+        WorkOrderCommand.EDIT_QUOTE: quote_refusal(status, imported_closed),
+    }
+    return [command for command, refusal in refusals.items() if refusal is None]

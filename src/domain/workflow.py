@@ -33,15 +33,21 @@ def gates_delivery(kind: DepartmentKind, asked: bool | None) -> bool:
     return asked if asked is not None else kind is DepartmentKind.PRODUCTION
 
 
+# The departments whose work comes as tasks, and so has a queue.
+TASK_KINDS = frozenset({DepartmentKind.PRODUCTION, DepartmentKind.DELIVERY})
+
+
+def has_queue(kind: DepartmentKind) -> bool:
+    return kind in TASK_KINDS
+
+
 def task_departments(
     chosen: Sequence[DepartmentFacts], every: Iterable[DepartmentFacts]
 ) -> list[int]:
     """Which departments get a task on a new work order: each chosen PRODUCTION department,
     plus the delivery department always (naming it is accepted). Sales and Accounts get
     none. Returns their ids in order."""
-    wrong = [
-        d.code for d in chosen if d.kind not in (DepartmentKind.PRODUCTION, DepartmentKind.DELIVERY)
-    ]
+    wrong = [d.code for d in chosen if not has_queue(d.kind)]
     if wrong:
         raise DomainError(
             ErrorCode.INVALID_INPUT,
@@ -77,13 +83,18 @@ class Settlement:
         return self.open_gate or self.close_gate or self.new_status is not None
 
 
-def gate_should_be_open(tasks: Iterable[TaskFacts]) -> bool:
-    """Open when every gating production task is COMPLETED (vacuously true with none)."""
-    return all(
-        t.status is TaskStatus.COMPLETED
-        for t in tasks
-        if t.kind is DepartmentKind.PRODUCTION and t.gates_delivery
+def holds_the_gate(task: TaskFacts) -> bool:
+    """A task the delivery gate waits for: a gating production task not yet COMPLETED."""
+    return (
+        task.kind is DepartmentKind.PRODUCTION
+        and task.gates_delivery
+        and task.status is not TaskStatus.COMPLETED
     )
+
+
+def gate_should_be_open(tasks: Iterable[TaskFacts]) -> bool:
+    """Open when no task holds the gate (so also with no gating task at all)."""
+    return not any(holds_the_gate(t) for t in tasks)
 
 
 def settle(order_status: WorkOrderStatus, tasks: list[TaskFacts]) -> Settlement:

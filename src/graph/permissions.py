@@ -8,6 +8,7 @@ A missing or invalid token is `UNAUTHENTICATED`; a valid one without the right i
 working on tasks (admins have their own override actions).
 """
 
+from enum import StrEnum
 from typing import Any
 
 import strawberry
@@ -125,6 +126,14 @@ class SeesDeliveryGate(Forbidden):
         return any(d is not None and d.kind == DepartmentKind.DELIVERY for d in departments)
 
 
+class IsSelf(Forbidden):
+    message = "Only the user themselves can see this."
+
+    def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
+        viewer = viewer_of(info)
+        return viewer.is_person and viewer.user_id == source.id
+
+
 class SelfOrAdmin(Forbidden):
     message = "Only admins and the user themselves can see this."
 
@@ -159,3 +168,29 @@ READS_LEDGER = InDepartmentOfKind(DepartmentKind.ACCOUNTS)
 SEES_QUEUE = SeesQueue()
 SEES_DELIVERY_GATE = SeesDeliveryGate()
 SELF_OR_ADMIN = SelfOrAdmin()
+SELF = IsSelf()
+
+
+@strawberry.enum
+class AccessRule(StrEnum):
+    """The rules above that screens ask about, by name (`User.access`)."""
+
+    STAFF = "STAFF"
+    ADMINS = "ADMINS"
+    SALES = "SALES"
+    SEES_QUOTES = "SEES_QUOTES"
+    READS_LEDGER = "READS_LEDGER"
+
+
+RULES_BY_NAME: dict[AccessRule, BasePermission] = {
+    AccessRule.STAFF: STAFF,
+    AccessRule.ADMINS: ADMINS,
+    AccessRule.SALES: SALES,
+    AccessRule.SEES_QUOTES: SEES_QUOTES,
+    AccessRule.READS_LEDGER: READS_LEDGER,
+}
+
+
+def rules_passed(info: Info) -> list[AccessRule]:
+    """The named rules the caller passes, each asked as a field would ask it."""
+    return [name for name, rule in RULES_BY_NAME.items() if rule.has_permission(None, info)]

@@ -276,6 +276,13 @@ CASES = [
 ]
 
 
+async def allowed_actions(api: Client, shop: Shop, actor: str, task: int) -> list[str]:
+    query = "query($id: ID!) { node(id: $id) { ... on DepartmentTask { allowedActions } } }"
+    body = await api.as_(shop.tokens[actor])(query, {"id": gid("DepartmentTask", task)})
+    found: list[str] = body["node"]["allowedActions"]
+    return found
+
+
 async def print_task_in(api: Client, shop: Shop, state: str) -> tuple[int, int]:
     """A work order for print and finishing; its print task brought to `state` by pat."""
     await shop.add_user("ari", ["print"], is_admin=True)
@@ -298,6 +305,11 @@ async def test_transition_matrix(
 ) -> None:
     outcome = expected(action, state, actor)
     _, task = await print_task_in(api, shop, state)
+    if actor is not None:
+        # What the screens offer is what the writer does: the move is among the task's
+        # allowedActions for this actor exactly when it would move the task.
+        offered = await allowed_actions(api, shop, actor, task)
+        assert (action in offered) == isinstance(outcome, Moved), offered
     before = await snapshot(shop, task)
 
     body = await move(api, shop, actor, action, task)

@@ -15,6 +15,7 @@ for _enum in (
     enums.TaskStatus,
     enums.TaskAction,
     enums.WorkOrderAction,
+    enums.WorkOrderCommand,
 ):
     strawberry.enum(_enum)
 

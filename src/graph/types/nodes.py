@@ -1,7 +1,7 @@
 """The object types clients rely on. Relations resolve through the request's dataloaders."""
 
 from collections.abc import Callable, Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar, cast
 
 import strawberry
@@ -18,20 +18,33 @@ from domain.enums import (
     TaskAction,
     TaskStatus,
     WorkOrderAction,
+    WorkOrderCommand,
     WorkOrderStatus,
 )
 from domain.enums import DepartmentKind as Kind
 from domain.jobs import job_line
 from domain.money import Money as DomainMoney
+from domain.transitions import (
+    ActorFacts,
+    TaskState,
+    allowed_actions,
+    in_queue,
+    order_commands,
+)
+from domain.workflow import TaskFacts, has_queue, holds_the_gate
 from graph.context import Info
 from graph.ids import parse_pk
 from graph.loaders import all_now_or_later, now_or_later
 from graph.permissions import (
     READS_LEDGER,
+    SALES,
     SEES_QUOTES,
+    SELF,
     SELF_OR_ADMIN,
     STAFF,
+    AccessRule,
     allowed,
+    rules_passed,
     sees_person,
     viewer_of,
 )
@@ -74,6 +87,10 @@ class Department(relay.Node):
         description="Whether the delivery task waits for this department's task to complete."
     )
 
+    @strawberry.field(description="Whether its work comes as tasks in a queue.")
+    def has_queue(self) -> bool:
+        return has_queue(DepartmentKind(self.kind))
+
     @classmethod
     def of(cls, row: Row[Any]) -> "Department":
         return cls(
@@ -109,6 +126,14 @@ class User(relay.Node):
     )
     def email(self) -> str | None:
         return self._email
+
+    @strawberry.field(
+        description="The access rules this person passes, for the screens to offer what "
+        "the server allows; only for the person themselves.",
+        extensions=allowed(SELF),
+    )
+    def access(self, info: Info) -> list[AccessRule]:
+        return rules_passed(info)
 
     @strawberry.field(extensions=allowed(STAFF))
     def departments(self, info: Info) -> list[Department]:
@@ -329,6 +354,70 @@ class DepartmentTask(relay.Node):
             lambda rows: [TaskTransition.of(r) for r in rows],
         )
 
+    @strawberry.field(
+        description="The moves the caller may make on this task now, read off the transition "
+        "table the server guards each move with: the buttons a screen shows."
+    )
+    def allowed_actions(self, info: Info) -> list[TaskAction]:
+        viewer = info.context.viewer
+        if viewer is None or not viewer.is_person:
+            return []
+        actor = ActorFacts(
+            viewer.user_id, viewer.is_admin, self._department_id in viewer.member_department_ids
+        )
+        return now_or_later(
+            info.context.loaders.work_order.load(self._work_order_id),
+            lambda order: _required(order, lambda o: allowed_actions(self._state(o), actor)),
+        )
+
+    @strawberry.field(
+        description="Whether the task is in its department's queue: available and PENDING, "
+        "or STARTED, on an ACTIVE work order."
+    )
+    def in_queue(self, info: Info) -> bool:
+        return now_or_later(
+            info.context.loaders.work_order.load(self._work_order_id),
+            lambda order: _required(
+                order,
+                lambda o: in_queue(
+                    TaskStatus(self.status), self._available(), WorkOrderStatus(o.status)
+                ),
+            ),
+        )
+
+    @strawberry.field(
+        description="For the delivery task: the departments whose tasks the delivery gate "
+        "still waits for (empty once it is open); empty for every other task."
+    )
+    async def waiting_for(self, info: Info) -> list[Department]:
+        loaders = info.context.loaders
+        own = await loaders.department.load(self._department_id)
+        if own is None or own.kind != DepartmentKind.DELIVERY:
+            return []
+        rows = await loaders.tasks_of_work_order.load(self._work_order_id)
+        departments = await loaders.department.load_many([r.department_id for r in rows])
+        return [
+            Department.of(d)
+            for r, d in zip(rows, departments, strict=True)
+            if d is not None
+            and holds_the_gate(
+                TaskFacts(TaskStatus(r.status), DepartmentKind(d.kind), d.gates_delivery, False)
+            )
+        ]
+
+    def _available(self) -> bool:
+        return self.available_at is not None and self.available_at <= datetime.now(UTC)
+
+    def _state(self, order: Row[Any]) -> TaskState:
+        return TaskState(
+            status=TaskStatus(self.status),
+            picked_up_by=self._picked_up_by,
+            picked_up_by_name=None,
+            available=self._available(),
+            order_status=WorkOrderStatus(order.status),
+            imported_closed=order.imported_closed,
+        )
+
     @classmethod
     async def resolve_nodes(  # type: ignore[override]
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
@@ -361,6 +450,7 @@ class WorkOrder(relay.Node):
     _customer_id: strawberry.Private[int]
     _created_by: strawberry.Private[int | None]
     _quote: strawberry.Private[Money | None]
+    _imported_closed: strawberry.Private[bool]
     _details: strawberry.Private[dict[str, Any]]
 
     @classmethod
@@ -379,6 +469,16 @@ class WorkOrder(relay.Node):
             _customer_id=row.customer_id,
             _created_by=row.created_by,
             _quote=Money.of(row.quote_minor, row.quote_currency),
+            _imported_closed=row.imported_closed,
+        )
+
+    @strawberry.field(
+        description="What the caller may ask of this work order now (its tasks' moves are "
+        "DepartmentTask.allowedActions): the buttons a screen shows."
+    )
+    def allowed_actions(self, info: Info) -> list[WorkOrderCommand]:
+        return order_commands(
+            WorkOrderStatus(self.status), self._imported_closed, SALES.has_permission(None, info)
         )
 
     @strawberry.field(

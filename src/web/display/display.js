@@ -14,7 +14,7 @@ export const WALL_QUEUE = gql`
       pageInfo { hasNextPage endCursor }
       edges {
         node {
-          id status availableAt startedAt
+          id status availableAt startedAt inQueue
           department { code name }
           pickedUpBy { name }
           workOrder { orderNumber jobLine customer { name } }
@@ -30,7 +30,7 @@ export const WALL_QUEUE_EVENTS = gql`
       cursor
       kind
       task {
-        id status availableAt startedAt
+        id status availableAt startedAt inQueue
         department { code name }
         pickedUpBy { name }
         workOrder { orderNumber jobLine customer { name } }
@@ -110,10 +110,11 @@ function explain(kind, message) {
   return message;
 }
 
-function apply(task, kind) {
+// Whether a task is on the wall is the server's to say (inQueue), for a snapshot's task
+// and an event's alike.
+function apply(task) {
   if (task.department && task.department.name) departmentName = task.department.name;
-  const waiting = task.status === "PENDING" && task.availableAt;
-  if (kind !== "TASK_WITHDRAWN" && (waiting || task.status === "STARTED")) tasks.set(task.id, task);
+  if (task.inQueue) tasks.set(task.id, task);
   else tasks.delete(task.id);
 }
 
@@ -203,7 +204,7 @@ async function snapshot() {
   for (;;) {
     const { queue } = await transport.request(WALL_QUEUE, { department, after });
     if (cursor === null) cursor = queue.eventCursor;
-    queue.edges.forEach((edge) => apply(edge.node, "SNAPSHOT"));
+    queue.edges.forEach((edge) => apply(edge.node));
     if (!queue.pageInfo.hasNextPage) return cursor;
     after = queue.pageInfo.endCursor;
   }
@@ -235,7 +236,7 @@ async function start() {
     variables: { department, after: cursor },
     field: "queueEvents",
     onEvent: (event) => {
-      apply(event.task, event.kind);
+      apply(event.task);
       state.received += 1;
       render();
     },

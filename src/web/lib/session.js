@@ -75,16 +75,16 @@ export function signedOut() {
   set({ token: null, tokenId: null, me: null, notice: "You have signed out." });
 }
 
-// What the signed-in person may use, from `me` (the server checks every request anyway).
+// What the signed-in person may use: the server's own rules, as it names them in
+// `me.access` (it checks every request anyway), and the departments that have a queue.
 export function rolesOf(me) {
-  const kinds = new Set((me ? me.departments : []).map((d) => d.kind));
-  const admin = Boolean(me && me.isAdmin);
+  const access = new Set(me ? me.access : []);
   return {
-    admin,
-    sales: admin || kinds.has("SALES"),
-    accounts: admin || kinds.has("ACCOUNTS"),
-    seesQuote: admin || kinds.has("SALES") || kinds.has("ACCOUNTS"),
-    queues: (me ? me.departments : []).filter((d) => d.kind === "PRODUCTION" || d.kind === "DELIVERY"),
+    admin: access.has("ADMINS"),
+    sales: access.has("SALES"),
+    accounts: access.has("READS_LEDGER"),
+    seesQuote: access.has("SEES_QUOTES"),
+    queues: (me ? me.departments : []).filter((d) => d.hasQueue),
   };
 }
 

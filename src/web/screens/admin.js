@@ -106,7 +106,7 @@ export const ADMIN_TOKENS = gql`
         }
       }
     }
-    departments { code name kind }
+    departments { code name kind hasQueue }
   }
 `;
 
@@ -634,7 +634,7 @@ function Tokens() {
   const [revoking, setRevoking] = useState(null);
   const [error, setError] = useState("");
   const queues = list.data
-    ? list.data.departments.filter((d) => d.kind === "PRODUCTION" || d.kind === "DELIVERY")
+    ? list.data.departments.filter((d) => d.hasQueue)
     : [];
 
   async function revoke() {

@@ -15,7 +15,7 @@ export const QUEUE_SNAPSHOT = gql`
       pageInfo { hasNextPage endCursor }
       edges {
         node {
-          id status availableAt startedAt
+          id status availableAt startedAt inQueue allowedActions
           pickedUpBy { id name }
           workOrder { id orderNumber jobLine customer { name } }
         }
@@ -30,7 +30,7 @@ export const QUEUE_EVENTS = gql`
       cursor
       kind
       task {
-        id status availableAt startedAt
+        id status availableAt startedAt inQueue allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine customer { name } }
       }
@@ -43,7 +43,7 @@ export const QUEUE_TASK = gql`
   query QueueTask($id: ID!) {
     node(id: $id) {
       ... on DepartmentTask {
-        id status availableAt startedAt
+        id status availableAt startedAt inQueue allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine customer { name } }
       }
@@ -56,7 +56,7 @@ export const START_TASK = gql`
     startTask(input: $input) {
       changed
       task {
-        id status availableAt startedAt
+        id status availableAt startedAt inQueue allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine customer { name } }
       }
@@ -69,24 +69,19 @@ export const FINISH_TASK = gql`
   mutation FinishTask($input: FinishTaskInput!) {
     finishTask(input: $input) {
       changed
-      task { id status }
+      task { id status inQueue allowedActions }
       userErrors { code message }
     }
   }
 `;
 
-// Whether a task belongs in the column, as an event or a snapshot left it.
-function belongs(task, kind) {
-  if (kind === "TASK_WITHDRAWN") return false;
-  if (task.status === "PENDING") return Boolean(task.availableAt);
-  return task.status === "STARTED";
-}
-
+// The server says whether a task is in its queue (inQueue) and what the worker may do
+// with it (allowedActions): the column shows that, and decides nothing of its own.
 function tasksReducer(tasks, action) {
   const next = new Map(tasks);
   if (action.type === "reset") return new Map(action.tasks.map((t) => [t.id, t]));
   if (action.type === "apply") {
-    if (belongs(action.task, action.kind)) next.set(action.task.id, action.task);
+    if (action.task.inQueue) next.set(action.task.id, action.task);
     else next.delete(action.task.id);
   }
   return next;
@@ -105,8 +100,10 @@ function WaitingTask({ task, now, onStart, busy }) {
       <span class="task-job">${task.workOrder.jobLine || "No description"}</span>
       <span class="task-since">Waiting <time datetime=${task.availableAt}>${duration(task.availableAt, now)}</time></span>
     </div>
-    <button type="button" class="primary touch" onClick=${() => onStart(task)}
-      aria-describedby=${labelId} aria-busy=${busy ? "true" : undefined}>Start</button>
+    ${task.allowedActions.includes("START")
+      ? html`<button type="button" class="primary touch" onClick=${() => onStart(task)}
+          aria-describedby=${labelId} aria-busy=${busy ? "true" : undefined}>Start</button>`
+      : null}
   </li>`;
 }
 
@@ -123,7 +120,7 @@ function StartedTask({ task, now, me, onFinish, busy }) {
         for <time datetime=${task.startedAt}>${duration(task.startedAt, now)}</time>
       </span>
     </div>
-    ${mine
+    ${task.allowedActions.includes("FINISH")
       ? html`<button type="button" class="primary touch" onClick=${() => onFinish(task)}
           aria-describedby=${labelId} aria-busy=${busy ? "true" : undefined}>Finish</button>`
       : null}
@@ -161,13 +158,13 @@ function QueueColumn({ department, me }) {
     snapshot().then(
       ({ all, cursor }) => {
         if (!alive.current) return;
-        dispatch({ type: "reset", tasks: all.filter((t) => belongs(t, "SNAPSHOT")) });
+        dispatch({ type: "reset", tasks: all.filter((t) => t.inQueue) });
         setFailure(null);
         live = follow(transport, {
           query: QUEUE_EVENTS,
           variables: { department: department.code, after: cursor },
           field: "queueEvents",
-          onEvent: (event) => dispatch({ type: "apply", task: event.task, kind: event.kind }),
+          onEvent: (event) => dispatch({ type: "apply", task: event.task }),
           onStatus: (name) => alive.current && setStatus(name),
           onFailure: (problem) => alive.current && setFailure(problem.message),
         });
@@ -196,7 +193,7 @@ function QueueColumn({ department, me }) {
   async function refresh(taskId) {
     try {
       const { node } = await transport.request(QUEUE_TASK, { id: taskId });
-      if (node && alive.current) dispatch({ type: "apply", task: node, kind: "REFRESH" });
+      if (node && alive.current) dispatch({ type: "apply", task: node });
     } catch (error) {
       // The live feed brings it anyway.
     }
@@ -212,7 +209,7 @@ function QueueColumn({ department, me }) {
         setAlert(`${task.workOrder.orderNumber}: ${problem.message}`);
         await refresh(task.id);
       } else if (startTask.task) {
-        dispatch({ type: "apply", task: startTask.task, kind: "STARTED" });
+        dispatch({ type: "apply", task: startTask.task });
       }
     } catch (error) {
       setAlert(`${task.workOrder.orderNumber}: ${messageOf(error)}`);
@@ -229,7 +226,7 @@ function QueueColumn({ department, me }) {
         setAlert(`${task.workOrder.orderNumber}: ${finishTask.userErrors[0].message}`);
         await refresh(task.id);
       } else {
-        dispatch({ type: "apply", task: { ...task, status: "COMPLETED" }, kind: "FINISHED" });
+        dispatch({ type: "apply", task: { ...task, ...finishTask.task } });
       }
     } catch (error) {
       setAlert(`${task.workOrder.orderNumber}: ${messageOf(error)}`);

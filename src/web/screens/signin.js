@@ -9,7 +9,7 @@ export const SIGN_IN = gql`
     login(input: $input) {
       token
       tokenId
-      user { id name isAdmin departments { code name kind } }
+      user { id name isAdmin access departments { code name kind hasQueue } }
       userErrors { code field message }
     }
   }
@@ -27,7 +27,7 @@ export const SIGN_OUT = gql`
 // Who the stored token belongs to: null when it no longer works.
 export const ME = gql`
   query Me {
-    me { id name isAdmin departments { code name kind } }
+    me { id name isAdmin access departments { code name kind hasQueue } }
   }
 `;
 

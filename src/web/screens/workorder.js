@@ -26,7 +26,7 @@ import {
 export const WORK_ORDER_PAGE = gql`
   query WorkOrderPage($id: ID!, $seesQuote: Boolean!, $seesLedger: Boolean!) {
     workOrder(id: $id) {
-      id orderNumber status version createdAt updatedAt jobLine details
+      id orderNumber status version createdAt updatedAt jobLine details allowedActions
       needsInstallation needsTransport needsRepair
       customer { id name }
       createdBy { name }
@@ -34,8 +34,9 @@ export const WORK_ORDER_PAGE = gql`
       charged @include(if: $seesLedger) { amount currency }
       paid @include(if: $seesLedger) { amount currency }
       tasks {
-        id status availableAt startedAt completedAt
+        id status availableAt startedAt completedAt allowedActions
         department { code name kind gatesDelivery }
+        waitingFor { name }
         pickedUpBy { name }
         history { action fromStatus toStatus reason occurredAt actor { name } }
       }
@@ -94,12 +95,13 @@ export const REOPEN_TASK = gql`
   }
 `;
 
+// The admin moves, by the name the server gives them in a task's allowedActions.
 const ADMIN_MOVES = {
-  release: { label: "Release", action: "Release task", mutation: RELEASE_TASK, field: "releaseTask",
+  RELEASE: { label: "Release", action: "Release task", mutation: RELEASE_TASK, field: "releaseTask",
     intro: "The task goes back to the queue; whoever holds it stops." },
-  complete: { label: "Complete", action: "Complete task", mutation: COMPLETE_TASK, field: "completeTask",
+  OVERRIDE_COMPLETE: { label: "Complete", action: "Complete task", mutation: COMPLETE_TASK, field: "completeTask",
     intro: "Marks the task done without its department finishing it (an override)." },
-  reopen: { label: "Reopen", action: "Reopen task", mutation: REOPEN_TASK, field: "reopenTask",
+  REOPEN: { label: "Reopen", action: "Reopen task", mutation: REOPEN_TASK, field: "reopenTask",
     intro: "The task goes back to its queue to be done again." },
 };
 
@@ -163,11 +165,11 @@ function timeline(order) {
 
 function Gate({ order }) {
   const delivery = order.tasks.find((t) => t.id === order.deliveryTask.id);
-  const gating = order.tasks.filter((t) => t.department.gatesDelivery && t.id !== order.deliveryTask.id);
   const open = Boolean(order.deliveryTask.availableAt);
-  const waitingFor = gating.filter((t) => t.status !== "COMPLETED").map((t) => t.department.name);
+  // Which departments the gate waits for is the server's to say.
+  const waitingFor = delivery ? delivery.waitingFor.map((d) => d.name) : [];
   const cancelled = order.status === "CANCELLED";
-  const delivered = delivery && delivery.status === "COMPLETED";
+  const delivered = Boolean(delivery && delivery.completedAt);
   let state;
   if (cancelled) {
     state = delivered
@@ -279,36 +281,26 @@ async function runMove(mutation, field, input) {
   }
 }
 
-// Which admin moves a task can take (docs/state-machine.md): RELEASE from STARTED,
-// OVERRIDE_COMPLETE from PENDING or STARTED, REOPEN from COMPLETED; none of them on a
-// CANCELLED order (WORK_ORDER_CLOSED). A COMPLETED order takes them (a reopen makes it
-// ACTIVE again).
-function adminMoves(task, order) {
-  return order.status === "CANCELLED"
-    ? []
-    : [
-        task.status === "STARTED" ? "release" : null,
-        task.status !== "COMPLETED" ? "complete" : null,
-        task.status === "COMPLETED" ? "reopen" : null,
-      ].filter(Boolean);
+// The admin moves the server offers on a task now (its allowedActions).
+function adminMoves(task) {
+  return task.allowedActions.filter((action) => action in ADMIN_MOVES);
 }
 
-// "In queue since": when it joined its queue; a cancelled order's unfinished tasks left
-// every queue, and a task without availableAt is a delivery task behind a closed gate.
-function QueuedSince({ task, order }) {
-  if (order.status === "CANCELLED" && task.status !== "COMPLETED") {
-    return html`<span>Not queued (work order cancelled)</span>`;
-  }
-  return task.availableAt ? html`<${Time} iso=${task.availableAt} />` : html`<span>Not yet (gate closed)</span>`;
+// "In queue since": when it joined its queue. An unfinished task of a cancelled order left
+// every queue; one without availableAt waits behind a gate.
+function QueuedSince({ task, cancelled }) {
+  if (cancelled && !task.completedAt) return html`<span>Not queued (work order cancelled)</span>`;
+  if (!task.availableAt) return html`<span>Not yet (gate closed)</span>`;
+  return html`<${Time} iso=${task.availableAt} />`;
 }
 
-function TaskRow({ task, order, admin, onMove }) {
-  const moves = admin ? adminMoves(task, order) : [];
+function TaskRow({ task, cancelled, admin, onMove }) {
+  const moves = adminMoves(task);
   return html`<tr data-task-id=${task.id}>
     <th scope="row">${task.department.name}</th>
     <td><${Badge} status=${task.status} /></td>
     <td>${task.pickedUpBy ? task.pickedUpBy.name : "—"}</td>
-    <td><${QueuedSince} task=${task} order=${order} /></td>
+    <td><${QueuedSince} task=${task} cancelled=${cancelled} /></td>
     <td><${Time} iso=${task.startedAt} /></td>
     <td><${Time} iso=${task.completedAt} /></td>
     ${admin
@@ -316,7 +308,7 @@ function TaskRow({ task, order, admin, onMove }) {
           ${moves.map((move) => html`<button type="button" class="small" key=${move}
             aria-label=${ADMIN_MOVES[move].label + " " + task.department.name + " task"}
             onClick=${() => onMove(task, move)}>${ADMIN_MOVES[move].label}</button>`)}
-          ${moves.length ? null : html`<span class="empty">None (cancelled)</span>`}
+          ${moves.length ? null : html`<span class="empty">${cancelled ? "None (cancelled)" : "None"}</span>`}
         </div></td>`
       : null}
   </tr>`;
@@ -383,9 +375,9 @@ export function WorkOrderPage({ id, me }) {
   if (!order) {
     return html`<h1>Work order</h1>${error ? html`<${ErrorMessage} error=${error} />` : html`<${Loading} />`}`;
   }
-  const active = order.status === "ACTIVE";
-  // The server refuses a quote change only on a CANCELLED order; cancelling needs ACTIVE.
-  const quoteEditable = order.status !== "CANCELLED";
+  // What the server offers on this order now (quote changes, cancelling).
+  const quoteEditable = order.allowedActions.includes("EDIT_QUOTE");
+  const cancellable = order.allowedActions.includes("CANCEL");
   const entries = timeline(order);
 
   async function move(task, which) {
@@ -440,10 +432,10 @@ export function WorkOrderPage({ id, me }) {
             <${Link} href=${"/accounts/" + order.customer.id}>${order.customer.name}’s ledger<//>
           </p>`
         : null}
-      ${roles.sales && quoteEditable
+      ${quoteEditable
         ? html`<button type="button" onClick=${() => setDialog({ kind: "quote" })}>Edit quote</button>`
         : null}
-      ${roles.sales && active
+      ${cancellable
         ? html`<button type="button" class="danger" onClick=${() => setDialog({ kind: "cancel" })}>Cancel work order</button>`
         : null}
     </div>
@@ -454,7 +446,7 @@ export function WorkOrderPage({ id, me }) {
           <thead><tr><th scope="col">Department</th><th scope="col">Status</th><th scope="col">Held by</th>
             <th scope="col">In queue since</th><th scope="col">Started</th><th scope="col">Done</th>
             ${roles.admin ? html`<th scope="col">Admin</th>` : null}</tr></thead>
-          <tbody>${order.tasks.map((t) => html`<${TaskRow} key=${t.id} task=${t} order=${order} admin=${roles.admin} onMove=${move} />`)}</tbody>
+          <tbody>${order.tasks.map((t) => html`<${TaskRow} key=${t.id} task=${t} cancelled=${order.status === "CANCELLED"} admin=${roles.admin} onMove=${move} />`)}</tbody>
         </table></div>
       </section>
       <${Gate} order=${order} />

@@ -1,0 +1,163 @@
+"""The server tells the screens what the viewer may do, by the rules its writers refuse
+with: a work order's allowedActions agree with what cancelWorkOrder and
+updateWorkOrderQuote then do; a task's inQueue with what queue() lists; `access` names
+the rules of graph/permissions.py the person passes; waitingFor is the delivery gate's
+own rule. (A task's allowedActions are checked against every move in
+test_transition_matrix.py.)"""
+
+from typing import Any
+
+import pytest
+
+from db.cancellation import cancel_work_order
+from db.engine import unit_of_work
+from db.tasks import Actor, transition_task
+from domain.enums import TaskAction
+from tests.support import Client, Shop, gid, task_ids
+
+ORDER = "query($id: ID!) { workOrder(id: $id) { status allowedActions } }"
+CANCEL = """mutation($i: CancelWorkOrderInput!) { cancelWorkOrder(input: $i) {
+  userErrors { code } } }"""
+QUOTE = """mutation($i: UpdateWorkOrderQuoteInput!) { updateWorkOrderQuote(input: $i) {
+  userErrors { code } } }"""
+
+
+async def order_in(shop: Shop, status: str) -> int:
+    order = await shop.order(["print"])
+    tasks = await task_ids(shop.engine, order)
+    async with unit_of_work(shop.engine) as conn:
+        if status == "COMPLETED":
+            for code in ("print", "delivery"):
+                await transition_task(
+                    conn,
+                    tasks[code],
+                    TaskAction.OVERRIDE_COMPLETE,
+                    Actor(shop.users["ada"], is_admin=True),
+                    reason="Done elsewhere.",
+                )
+        if status == "CANCELLED":
+            await cancel_work_order(conn, order, shop.users["sam"], "Withdrawn.")
+    return order
+
+
+async def asked(api: Client, shop: Shop, who: str, command: str, order: int) -> bool:
+    """Whether `who` asking `command` of `order` was done (no error of any kind)."""
+    if command == "CANCEL":
+        body = await api.as_(shop.tokens[who]).raw(
+            CANCEL, {"i": {"workOrderId": gid("WorkOrder", order), "reason": "Changed plans."}}
+        )
+        field = "cancelWorkOrder"
+    else:
+        quote = {"amount": "99.00", "currency": "EUR"}
+        body = await api.as_(shop.tokens[who]).raw(
+            QUOTE, {"i": {"workOrderId": gid("WorkOrder", order), "quote": quote}}
+        )
+        field = "updateWorkOrderQuote"
+    return not body.get("errors") and not body["data"][field]["userErrors"]
+
+
+@pytest.mark.parametrize("status", ["ACTIVE", "COMPLETED", "CANCELLED"])
+@pytest.mark.parametrize("who", ["sam", "ada", "abe", "pat"])
+@pytest.mark.parametrize("command", ["CANCEL", "EDIT_QUOTE"])
+async def test_a_work_orders_allowed_actions_are_what_its_writers_do(
+    api: Client, shop: Shop, status: str, who: str, command: str
+) -> None:
+    order = await order_in(shop, status)
+    seen = await api.as_(shop.tokens[who])(ORDER, {"id": gid("WorkOrder", order)})
+    assert seen["workOrder"]["status"] == status
+    offered = command in seen["workOrder"]["allowedActions"]
+    assert offered == await asked(api, shop, who, command, order)
+
+
+QUEUE = """query($d: String!) { queue(department: $d, first: 100) { edges { node { id } } } }"""
+TASK = """query($id: ID!) { node(id: $id) { ... on DepartmentTask { inQueue
+  department { code } waitingFor { name } } } }"""
+
+
+async def test_in_queue_is_what_the_queue_lists(api: Client, shop: Shop) -> None:
+    waiting = await shop.order(["print", "finishing"])
+    started = await shop.order(["print"])
+    cancelled = await shop.order(["print"])
+    tasks = {
+        "waiting": await task_ids(shop.engine, waiting),
+        "started": await task_ids(shop.engine, started),
+        "cancelled": await task_ids(shop.engine, cancelled),
+    }
+    pat = Actor(shop.users["pat"], is_admin=False)
+    async with unit_of_work(shop.engine) as conn:
+        await transition_task(conn, tasks["started"]["print"], TaskAction.START, pat)
+        await transition_task(conn, tasks["started"]["print"], TaskAction.FINISH, pat)
+        fin = Actor(shop.users["fin"], is_admin=False)
+        await transition_task(conn, tasks["waiting"]["finishing"], TaskAction.START, fin)
+        await cancel_work_order(conn, cancelled, shop.users["sam"], "Withdrawn.")
+    listed: set[str] = set()
+    for code in ("print", "finishing", "delivery"):
+        body = await api.as_(shop.tokens["ada"])(QUEUE, {"d": code})
+        listed |= {e["node"]["id"] for e in body["queue"]["edges"]}
+    answers: dict[str, bool] = {}
+    for order in tasks.values():
+        for task in order.values():
+            node = gid("DepartmentTask", task)
+            answers[node] = (await api.as_(shop.tokens["ada"])(TASK, {"id": node}))["node"][
+                "inQueue"
+            ]
+    assert {node for node, inside in answers.items() if inside} == listed
+    # Both answers occur: waiting, started and delivery-after-print tasks are in; the
+    # finished, the gated and the cancelled are out.
+    assert set(answers.values()) == {True, False}
+
+
+async def test_waiting_for_is_the_delivery_gates_rule(api: Client, shop: Shop) -> None:
+    order = await shop.order(["design", "print", "finishing"])
+    tasks = await task_ids(shop.engine, order)
+
+    async def waiting_for(code: str) -> list[str]:
+        node = await api.as_(shop.tokens["ada"])(TASK, {"id": gid("DepartmentTask", tasks[code])})
+        return [d["name"] for d in node["node"]["waitingFor"]]
+
+    # Design does not gate delivery; print and finishing do.
+    assert await waiting_for("delivery") == ["Print", "Finishing"]
+    assert await waiting_for("print") == []
+    pat = Actor(shop.users["pat"], is_admin=False)
+    async with unit_of_work(shop.engine) as conn:
+        await transition_task(conn, tasks["print"], TaskAction.START, pat)
+        await transition_task(conn, tasks["print"], TaskAction.FINISH, pat)
+    assert await waiting_for("delivery") == ["Finishing"]
+
+
+ACCESS = "{ me { access } }"
+
+
+@pytest.mark.parametrize(
+    ("who", "rules"),
+    [
+        ("sam", ["STAFF", "SALES", "SEES_QUOTES"]),
+        ("abe", ["STAFF", "SEES_QUOTES", "READS_LEDGER"]),
+        ("pat", ["STAFF"]),
+        ("ada", ["STAFF", "ADMINS", "SALES", "SEES_QUOTES", "READS_LEDGER"]),
+    ],
+)
+async def test_access_names_the_rules_a_person_passes(
+    api: Client, shop: Shop, who: str, rules: list[str]
+) -> None:
+    assert (await api.as_(shop.tokens[who])(ACCESS))["me"]["access"] == rules
+
+
+async def test_access_is_for_the_person_alone(api: Client, shop: Shop) -> None:
+    query = "query($id: ID!) { node(id: $id) { ... on User { access } } }"
+    body: dict[str, Any] = await api.as_(shop.tokens["ada"]).raw(
+        query, {"id": gid("User", shop.users["sam"])}
+    )
+    assert [e["extensions"]["code"] for e in body["errors"]] == ["FORBIDDEN"]
+
+
+async def test_departments_say_whether_they_have_a_queue(api: Client, shop: Shop) -> None:
+    body = await api.as_(shop.tokens["pat"])("{ departments { code hasQueue } }")
+    assert {d["code"]: d["hasQueue"] for d in body["departments"]} == {
+        "sales": False,
+        "accounts": False,
+        "design": True,
+        "print": True,
+        "finishing": True,
+        "delivery": True,
+    }
