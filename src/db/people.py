@@ -194,13 +194,13 @@ async def revoke_tokens(conn: AsyncConnection, token_ids: list[int]) -> list[Row
     return list((await conn.execute(Q["revoke_tokens"], {"ids": token_ids})).all())
 
 
-async def revoke_token(
-    conn: AsyncConnection, token_id: int, user_id: int, is_admin: bool
-) -> Row[Any]:
-    """Revoke a token: admins any, others their own."""
-    existing = (await conn.execute(Q["token_by_id"], {"token_id": token_id})).first()
-    if existing is None or not (is_admin or existing.user_id == user_id):
-        raise DomainError(ErrorCode.NOT_FOUND, "No such token.", "tokenId")
+async def token_by_id(conn: AsyncConnection, token_id: int) -> Row[Any] | None:
+    return (await conn.execute(Q["token_by_id"], {"token_id": token_id})).first()
+
+
+async def revoke_token(conn: AsyncConnection, token_id: int) -> Row[Any]:
+    """Revoke one token (who may, the caller decided); INVALID_TRANSITION if it already
+    was."""
     revoked = await revoke_tokens(conn, [token_id])
     if not revoked:
         raise DomainError(ErrorCode.INVALID_TRANSITION, "The token is already revoked.", "tokenId")

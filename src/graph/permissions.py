@@ -1,7 +1,10 @@
-"""The access rules, and `allowed(...)`, the one way a field or mutation declares the
-rules it needs, next to its definition. No resolver checks roles by hand; the two
-places that need a rule's verdict without failing the field (quote changes in a
-history, a ledger entry reached through `node`) ask the same rule objects.
+"""The access rules, defined once, and the ways to use them: `allowed(...)` declares the
+rules a field or mutation needs, on the field itself (each mutation in its own module;
+tests/unit/access_table.txt lists them all); `passes` and `require` ask a rule where a
+resolver leaves something out rather than refusing it (quote changes in a history, a
+ledger entry reached through `node`); `sees_person` and `owns_or_administers` decide which
+rows of people and tokens a caller may know of. No resolver, and nothing in src/db,
+checks a role by hand.
 
 A missing or invalid token is `UNAUTHENTICATED`; a valid one without the right is
 `FORBIDDEN`. Admins pass every rule but the department-membership rules for
@@ -18,7 +21,7 @@ from strawberry.schema_directive import Location
 
 from domain.enums import DepartmentKind, TokenKind
 from graph.context import Info, Viewer
-from graph.errors import unauthenticated
+from graph.errors import forbidden, unauthenticated
 
 
 def _readable_departments(viewer: Viewer) -> list[int]:
@@ -140,6 +143,24 @@ class SelfOrAdmin(Forbidden):
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
         viewer = viewer_of(info)
         return viewer.is_person and (viewer.is_admin or viewer.user_id == source.id)
+
+
+def passes(rule: BasePermission, info: Info) -> bool:
+    """Whether the caller passes `rule`, for a resolver that leaves out (rather than
+    refuses) what the rule guards: the one way to ask a rule outside `allowed`."""
+    return bool(rule.has_permission(None, info))
+
+
+def require(rule: BasePermission, info: Info) -> None:
+    """FORBIDDEN unless the caller passes `rule` (for reads reached through `node`)."""
+    if not passes(rule, info):
+        raise forbidden(rule.message or "")
+
+
+def owns_or_administers(viewer: Viewer, owner_id: int) -> bool:
+    """A token is its owner's and the admins' to see and revoke; to anyone else it does
+    not exist (NOT_FOUND, or null from `node`)."""
+    return viewer.is_person and (viewer.is_admin or viewer.user_id == owner_id)
 
 
 def sees_person(viewer: Viewer, user_id: int, their_departments: frozenset[int]) -> bool:

@@ -9,7 +9,7 @@ from domain.errors import DomainError
 from graph.context import Info
 from graph.errors import UserError, rate_limited
 from graph.mutations.base import mutate
-from graph.permissions import viewer_of
+from graph.permissions import STAFF, allowed, viewer_of
 from graph.throttle import Namespace, user_account
 from graph.types.nodes import User
 from graph.types.tokens import Token
@@ -28,6 +28,9 @@ class LogoutPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation(
+    extensions=allowed(STAFF), description="Revokes the token the request came with."
+)
 async def logout(info: Info, input: LogoutInput) -> LogoutPayload:
     """Revokes the token this request came with (a session, or an API token)."""
 
@@ -71,6 +74,10 @@ class ChangePasswordPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation(
+    extensions=allowed(STAFF),
+    description="The caller's own password, given the current one; other sessions end.",
+)
 async def change_password(info: Info, input: ChangePasswordInput) -> ChangePasswordPayload:
     async def work(conn: AsyncConnection) -> ChangePasswordPayload:
         viewer = viewer_of(info)

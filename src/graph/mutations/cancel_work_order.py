@@ -10,7 +10,7 @@ from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.permissions import viewer_of
+from graph.permissions import SALES, allowed, viewer_of
 from graph.types.nodes import WorkOrder
 
 
@@ -26,6 +26,7 @@ class CancelWorkOrderPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation(extensions=allowed(SALES))
 async def cancel_work_order(info: Info, input: CancelWorkOrderInput) -> CancelWorkOrderPayload:
     async def work(conn: AsyncConnection) -> CancelWorkOrderPayload:
         work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")

@@ -8,7 +8,7 @@ from domain import validation
 from graph.context import Info
 from graph.errors import UserError
 from graph.mutations.base import mutate
-from graph.permissions import viewer_of
+from graph.permissions import SALES, allowed, viewer_of
 from graph.types.nodes import Customer
 
 
@@ -23,6 +23,7 @@ class CreateCustomerPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation(extensions=allowed(SALES))
 async def create_customer(info: Info, input: CreateCustomerInput) -> CreateCustomerPayload:
     async def work(conn: AsyncConnection) -> CreateCustomerPayload:
         name = validation.text(input.name, "name")

@@ -12,7 +12,7 @@ from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.permissions import viewer_of
+from graph.permissions import SALES, allowed, viewer_of
 from graph.types.money import MoneyInput
 from graph.types.nodes import WorkOrder
 
@@ -40,6 +40,7 @@ class CreateWorkOrderPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation(extensions=allowed(SALES))
 async def create_work_order(info: Info, input: CreateWorkOrderInput) -> CreateWorkOrderPayload:
     async def work(conn: AsyncConnection) -> CreateWorkOrderPayload:
         customer_id = require_id(input.customer_id, "Customer", "customerId")

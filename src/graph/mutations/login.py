@@ -33,6 +33,7 @@ class LoginPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation
 async def login(info: Info, input: LoginInput) -> LoginPayload:
     async def work(conn: AsyncConnection) -> LoginPayload:
         email = validation.email(input.email)

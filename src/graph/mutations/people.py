@@ -12,7 +12,7 @@ from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.permissions import viewer_of
+from graph.permissions import ADMINS, allowed, viewer_of
 from graph.types.nodes import Department, User
 
 
@@ -34,6 +34,7 @@ class CreateDepartmentPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation(extensions=allowed(ADMINS))
 async def create_department(info: Info, input: CreateDepartmentInput) -> CreateDepartmentPayload:
     async def work(conn: AsyncConnection) -> CreateDepartmentPayload:
         row = await people.create_department(
@@ -63,6 +64,7 @@ class CreateUserPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation(extensions=allowed(ADMINS))
 async def create_user(info: Info, input: CreateUserInput) -> CreateUserPayload:
     async def work(conn: AsyncConnection) -> CreateUserPayload:
         email = validation.email(input.email)
@@ -98,6 +100,7 @@ class SetUserDepartmentsPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation(extensions=allowed(ADMINS))
 async def set_user_departments(
     info: Info, input: SetUserDepartmentsInput
 ) -> SetUserDepartmentsPayload:
@@ -123,6 +126,11 @@ class DeactivateUserPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation(
+    extensions=allowed(ADMINS),
+    description="The user can no longer sign in; every token of theirs stops working "
+    "at once, live subscriptions included.",
+)
 async def deactivate_user(info: Info, input: DeactivateUserInput) -> DeactivateUserPayload:
     async def work(conn: AsyncConnection) -> DeactivateUserPayload:
         user_id = require_id(input.user_id, "User", "userId")
@@ -143,6 +151,7 @@ class ReactivateUserPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation(extensions=allowed(ADMINS))
 async def reactivate_user(info: Info, input: ReactivateUserInput) -> ReactivateUserPayload:
     async def work(conn: AsyncConnection) -> ReactivateUserPayload:
         user_id = require_id(input.user_id, "User", "userId")
@@ -164,6 +173,10 @@ class SetPasswordPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation(
+    extensions=allowed(ADMINS),
+    description="Sets a user's password (e.g. for imported users); their sessions end.",
+)
 async def set_password(info: Info, input: SetPasswordInput) -> SetPasswordPayload:
     async def work(conn: AsyncConnection) -> SetPasswordPayload:
         user_id = require_id(input.user_id, "User", "userId")

@@ -15,7 +15,7 @@ from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.permissions import viewer_of
+from graph.permissions import READS_LEDGER, allowed, viewer_of
 from graph.types.ledger import LedgerEntry
 
 
@@ -49,6 +49,11 @@ class PostLedgerEntryPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation(
+    extensions=allowed(READS_LEDGER),
+    description="Accounts: append an entry to a customer's ledger (never edited; a "
+    "correction is a new entry).",
+)
 async def post_ledger_entry(info: Info, input: PostLedgerEntryInput) -> PostLedgerEntryPayload:
     async def work(conn: AsyncConnection) -> PostLedgerEntryPayload:
         customer_id = require_id(input.customer_id, "Customer", "customerId")

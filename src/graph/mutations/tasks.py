@@ -17,7 +17,7 @@ from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.permissions import viewer_of
+from graph.permissions import ADMINS, STAFF, allowed, viewer_of
 from graph.types.nodes import DepartmentTask
 
 
@@ -106,23 +106,31 @@ async def _move(
     return await mutate(info, payload, work, transaction=needs_transaction(action))
 
 
+@strawberry.mutation(extensions=allowed(STAFF))
 async def start_task(info: Info, input: StartTaskInput) -> StartTaskPayload:
     return await _move(info, StartTaskPayload, TaskAction.START, input.task_id)
 
 
+@strawberry.mutation(extensions=allowed(STAFF))
 async def finish_task(info: Info, input: FinishTaskInput) -> FinishTaskPayload:
     return await _move(info, FinishTaskPayload, TaskAction.FINISH, input.task_id)
 
 
+@strawberry.mutation(extensions=allowed(ADMINS))
 async def release_task(info: Info, input: ReleaseTaskInput) -> ReleaseTaskPayload:
     return await _move(info, ReleaseTaskPayload, TaskAction.RELEASE, input.task_id, input.reason)
 
 
+@strawberry.mutation(
+    extensions=allowed(ADMINS),
+    description="Admin override: complete a PENDING or STARTED task, with a reason.",
+)
 async def complete_task(info: Info, input: CompleteTaskInput) -> CompleteTaskPayload:
     return await _move(
         info, CompleteTaskPayload, TaskAction.OVERRIDE_COMPLETE, input.task_id, input.reason
     )
 
 
+@strawberry.mutation(extensions=allowed(ADMINS))
 async def reopen_task(info: Info, input: ReopenTaskInput) -> ReopenTaskPayload:
     return await _move(info, ReopenTaskPayload, TaskAction.REOPEN, input.task_id, input.reason)

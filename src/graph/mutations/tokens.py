@@ -9,12 +9,13 @@ from strawberry import relay
 from db import people
 from domain import validation
 from domain.enums import TokenKind
+from domain.errors import DomainError, ErrorCode
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.account import check_password
 from graph.mutations.base import mutate
-from graph.permissions import viewer_of
+from graph.permissions import ADMINS, SESSION, STAFF, allowed, owns_or_administers, viewer_of
 from graph.types.tokens import Token
 
 API_TOKEN_DEFAULT_DAYS = 90
@@ -43,6 +44,12 @@ class CreateApiTokenInput:
     )
 
 
+@strawberry.mutation(
+    extensions=allowed(SESSION),
+    description="A token for an integrator, acting as the caller, made from a signed-in "
+    "session with the caller's password again; it expires at expiresAt (90 days ahead "
+    "when omitted, at most PRESSROOM_API_TOKEN_MAX_DAYS).",
+)
 async def create_api_token(info: Info, input: CreateApiTokenInput) -> CreateApiTokenPayload:
     async def work(conn: AsyncConnection) -> CreateApiTokenPayload:
         viewer = viewer_of(info)
@@ -87,6 +94,11 @@ class CreateDisplayTokenPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation(
+    extensions=allowed(SESSION, ADMINS),
+    description="A read-only token for wall displays, limited to the named queues; made "
+    "from a signed-in session.",
+)
 async def create_display_token(
     info: Info, input: CreateDisplayTokenInput
 ) -> CreateDisplayTokenPayload:
@@ -124,11 +136,18 @@ class RevokeTokenPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation(
+    extensions=allowed(STAFF),
+    description="Admins revoke any token, others their own. Live connections using it close.",
+)
 async def revoke_token(info: Info, input: RevokeTokenInput) -> RevokeTokenPayload:
     async def work(conn: AsyncConnection) -> RevokeTokenPayload:
         token_id = require_id(input.token_id, "Token", "tokenId")
         viewer = viewer_of(info)
-        row = await people.revoke_token(conn, token_id, viewer.user_id, viewer.is_admin)
+        existing = await people.token_by_id(conn, token_id)
+        if existing is None or not owns_or_administers(viewer, existing.user_id):
+            raise DomainError(ErrorCode.NOT_FOUND, "No such token.", "tokenId")
+        row = await people.revoke_token(conn, token_id)
         return RevokeTokenPayload(token=Token.of(row))
 
     return await mutate(info, RevokeTokenPayload, work, changes_access=True)

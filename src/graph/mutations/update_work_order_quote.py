@@ -10,7 +10,7 @@ from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.permissions import viewer_of
+from graph.permissions import SALES, allowed, viewer_of
 from graph.types.money import MoneyInput
 from graph.types.nodes import WorkOrder
 
@@ -30,6 +30,7 @@ class UpdateWorkOrderQuotePayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@strawberry.mutation(extensions=allowed(SALES))
 async def update_work_order_quote(
     info: Info, input: UpdateWorkOrderQuoteInput
 ) -> UpdateWorkOrderQuotePayload:

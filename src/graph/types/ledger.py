@@ -11,8 +11,7 @@ from strawberry import relay
 from domain.enums import LedgerEntryKind
 from domain.money import Money as DomainMoney
 from graph.context import Info
-from graph.errors import forbidden
-from graph.permissions import READS_LEDGER
+from graph.permissions import READS_LEDGER, require
 from graph.types.money import Money
 from graph.types.nodes import Customer, User, WorkOrder, node_rows
 
@@ -76,8 +75,7 @@ class LedgerEntry(relay.Node):
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list["LedgerEntry | None"]:
         # `node(id:)` is open to staff; the ledger is not, so the ledger's rule applies here.
-        if not READS_LEDGER.has_permission(None, info):
-            raise forbidden(READS_LEDGER.message or "")
+        require(READS_LEDGER, info)
         return [
             cls.of(r) if r else None
             for r in await node_rows(info.context.loaders.ledger_entry, node_ids)

@@ -44,6 +44,7 @@ from graph.permissions import (
     STAFF,
     AccessRule,
     allowed,
+    passes,
     rules_passed,
     sees_person,
     viewer_of,
@@ -428,7 +429,7 @@ class DepartmentTask(relay.Node):
 def _seen_history(info: Info, rows: list[Row[Any]]) -> list["WorkOrderTransition"]:
     """A work order's history as the viewer may see it: quote changes only for those who
     see quotes."""
-    sees_quotes = SEES_QUOTES.has_permission(None, info)
+    sees_quotes = passes(SEES_QUOTES, info)
     return [
         WorkOrderTransition.of(r)
         for r in rows
@@ -478,7 +479,7 @@ class WorkOrder(relay.Node):
     )
     def allowed_actions(self, info: Info) -> list[WorkOrderCommand]:
         return order_commands(
-            WorkOrderStatus(self.status), self._imported_closed, SALES.has_permission(None, info)
+            WorkOrderStatus(self.status), self._imported_closed, passes(SALES, info)
         )
 
     @strawberry.field(

@@ -10,7 +10,7 @@ from strawberry import relay
 
 from domain.enums import TokenKind
 from graph.context import Info
-from graph.permissions import viewer_of
+from graph.permissions import owns_or_administers, viewer_of
 from graph.types.nodes import Department, User, node_rows
 
 strawberry.enum(TokenKind)
@@ -58,10 +58,7 @@ class Token(relay.Node):
         """Only the caller's own tokens, or any for admins: others' do not exist here."""
         viewer = viewer_of(info)
         rows = await node_rows(info.context.loaders.token, node_ids)
-        return [
-            cls.of(r) if r and (viewer.is_admin or r.user_id == viewer.user_id) else None
-            for r in rows
-        ]
+        return [cls.of(r) if r and owns_or_administers(viewer, r.user_id) else None for r in rows]
 
 
 @strawberry.type
