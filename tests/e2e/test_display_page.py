@@ -7,7 +7,6 @@ import pytest
 from playwright.async_api import Browser, expect
 from sqlalchemy import text
 
-from tests.e2e.browser import browser  # noqa: F401  (fixture)
 from tests.support import START, Client, Shop, gid, kill_listeners, print_tasks
 
 pytestmark = pytest.mark.e2e
@@ -34,7 +33,7 @@ async def test_wall_display_follows_the_queue_live(
     api: Client,
     server: str,
     shop: Shop,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
 ) -> None:
     tasks = await print_tasks(shop, 3)
     numbers = [await order_number(shop, t) for t in tasks]

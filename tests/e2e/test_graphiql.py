@@ -7,7 +7,6 @@ from urllib.parse import urlparse
 import pytest
 from playwright.async_api import Browser, Route, expect
 
-from tests.e2e.browser import browser  # noqa: F401  (fixture)
 from tests.support import QUEUE, START, Client, Shop, gid, print_tasks
 
 pytestmark = pytest.mark.e2e
@@ -19,7 +18,7 @@ async def test_graphiql_works_offline_with_subscriptions(
     api: Client,
     server: str,
     shop: Shop,
-    browser: Browser,  # noqa: F811
+    browser: Browser,
 ) -> None:
     page = await browser.new_page()
     outside: list[str] = []

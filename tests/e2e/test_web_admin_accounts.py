@@ -13,19 +13,15 @@ from playwright.async_api import Page, expect
 from db import people
 from db.engine import unit_of_work
 from domain.enums import TokenKind
-from tests.e2e.browser import browser  # noqa: F401  (fixture)
-from tests.e2e.web.support import (  # noqa: F401  (fixtures)
+from tests.e2e.web.support import (
     DESKTOP,
     TABLET,
     OpenTab,
-    axe_source,
     axe_violations,
     base,
     scalar,
-    screenshots,
     session_token,
     sign_in,
-    tabs,
     user_with_password,
 )
 from tests.support import Client, Shop, gid
@@ -58,9 +54,9 @@ async def test_an_admin_deactivates_reactivates_and_sets_a_password(
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
-    screenshots: Path,  # noqa: F811
-    axe_source: str,  # noqa: F811
+    tabs: OpenTab,
+    screenshots: Path,
+    axe_source: str,
 ) -> None:
     email = await user_with_password(shop, "wes", ["print"])
     worker = await tabs()
@@ -148,9 +144,9 @@ async def test_an_admin_creates_an_api_token_and_sees_this_browsers_session(
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
-    screenshots: Path,  # noqa: F811
-    axe_source: str,  # noqa: F811
+    tabs: OpenTab,
+    screenshots: Path,
+    axe_source: str,
 ) -> None:
     # Signed in as after `login`, which gives the session's id with its secret.
     admin = await tabs(token=shop.tokens["ada"], token_id=gid("Token", shop.token_ids["ada"]))

@@ -8,7 +8,6 @@ from playwright.async_api import expect
 from db import people
 from db.engine import unit_of_work
 from domain.enums import TokenKind
-from tests.e2e.browser import browser  # noqa: F401  (fixture)
 from tests.e2e.web.support import (
     PASSWORD,
     OpenTab,
@@ -16,7 +15,6 @@ from tests.e2e.web.support import (
     session_token,
     sign_in,
     stored_session,
-    tabs,  # noqa: F401  (fixture)
     user_with_password,
 )
 from tests.support import Client, Shop
@@ -64,7 +62,7 @@ async def test_the_shell_answers_every_app_path_and_the_other_routes_still_work(
 async def test_the_app_loads_with_every_outside_request_blocked(
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     tab = await tabs(token=shop.tokens["ada"])
     requested: list[str] = []
@@ -81,7 +79,7 @@ async def test_a_worker_signs_in_and_out(
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     email = await user_with_password(shop, "wes", ["print"])
     tab = await tabs()
@@ -132,7 +130,7 @@ async def test_a_revoked_token_sends_the_page_back_to_sign_in(
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     # Revoked while the queue screen is open: its websocket closes, the page says why.
     email = await user_with_password(shop, "wes", ["print"])
@@ -170,7 +168,7 @@ async def test_a_revoked_token_sends_the_page_back_to_sign_in(
 async def test_an_expired_session_sends_the_page_back_to_sign_in(
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     async with unit_of_work(shop.engine) as conn:
         issued = await people.issue_token(

@@ -10,16 +10,12 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, Request, expect
 
-from tests.e2e.browser import browser  # noqa: F401  (fixture)
-from tests.e2e.web.support import (  # noqa: F401  (fixtures)
+from tests.e2e.web.support import (
     DESKTOP,
     TABLET,
     OpenTab,
-    axe_source,
     axe_violations,
     base,
-    screenshots,
-    tabs,
 )
 from tests.support import START, Client, Shop, gid, task_ids
 
@@ -151,9 +147,9 @@ async def test_every_screen_passes_axe_and_holds_its_layout_at_both_sizes(
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
-    axe_source: str,  # noqa: F811
-    screenshots: Path,  # noqa: F811
+    tabs: OpenTab,
+    axe_source: str,
+    screenshots: Path,
 ) -> None:
     data = await floor(shop, api)
 

@@ -10,13 +10,10 @@ from playwright.async_api import expect
 from sqlalchemy import text
 
 from db.engine import unit_of_work
-from tests.e2e.browser import browser  # noqa: F401  (fixture)
 from tests.e2e.web.support import (
     OpenTab,
     base,
     scalar,
-    screenshots,  # noqa: F401  (fixture)
-    tabs,  # noqa: F401  (fixture)
 )
 from tests.support import START, Client, Shop, display_token, gid, task_ids
 
@@ -31,8 +28,8 @@ async def test_the_display_shows_names_job_lines_and_how_many_more(
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
-    screenshots: Path,  # noqa: F811
+    tabs: OpenTab,
+    screenshots: Path,
 ) -> None:
     made = await api.as_(shop.tokens["ada"])(
         DEPARTMENT, {"i": {"code": "wide", "name": "Wide format", "kind": "PRODUCTION"}}
@@ -133,8 +130,8 @@ async def test_the_display_says_what_is_wrong_instead_of_reconnecting(
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
-    screenshots: Path,  # noqa: F811
+    tabs: OpenTab,
+    screenshots: Path,
 ) -> None:
     made = await display_token(api, shop, ["print"])
     secret, token_id = made["secret"], made["token"]["id"]

@@ -11,14 +11,11 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, Route, expect
 
-from tests.e2e.browser import browser  # noqa: F401  (fixture)
 from tests.e2e.web.support import (
     OpenTab,
     base,
     scalar,
-    screenshots,  # noqa: F401  (fixture)
     sign_in,
-    tabs,  # noqa: F401  (fixture)
     user_with_password,
 )
 from tests.support import START, Client, Shop, gid, kill_listeners, print_tasks
@@ -47,7 +44,7 @@ def queue(page: Page, code: str = "print") -> tuple[object, object]:
 async def test_a_worker_signs_in_starts_and_finishes_a_task(
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     email = await user_with_password(shop, "wes", ["print"])
     [task] = await print_tasks(shop, 1)
@@ -86,8 +83,8 @@ async def test_a_worker_signs_in_starts_and_finishes_a_task(
 async def test_sales_creates_an_order_that_appears_live_in_the_print_queue(
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
-    screenshots: Path,  # noqa: F811
+    tabs: OpenTab,
+    screenshots: Path,
 ) -> None:
     printer = await tabs(token=shop.tokens["pat"])
     await printer.page.goto(base(server) + "/queues")
@@ -153,7 +150,7 @@ async def test_sales_creates_an_order_that_appears_live_in_the_print_queue(
 async def test_two_workers_press_start_at_the_same_moment(
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     [task] = await print_tasks(shop, 1)
     number = await order_number(shop, task)
@@ -223,7 +220,7 @@ async def test_the_queue_keeps_up_through_listener_and_websocket_drops(
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     tasks = await print_tasks(shop, 3)
     numbers = [await order_number(shop, t) for t in tasks]
@@ -281,7 +278,7 @@ async def test_a_worker_gets_a_new_departments_queue_without_reloading(
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     ada = api.as_(shop.tokens["ada"])
 

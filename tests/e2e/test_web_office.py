@@ -12,13 +12,10 @@ from playwright.async_api import Route, WebSocketRoute, expect
 
 from db import customers
 from db.engine import unit_of_work
-from tests.e2e.browser import browser  # noqa: F401  (fixture)
 from tests.e2e.web.support import (
     OpenTab,
     base,
     scalar,
-    screenshots,  # noqa: F401  (fixture)
-    tabs,  # noqa: F401  (fixture)
 )
 from tests.support import START, Client, Shop, gid, task_ids
 
@@ -37,7 +34,7 @@ async def test_an_admin_reopens_a_task_with_a_reason_and_it_shows_in_the_timelin
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     order = await shop.order(["print"], details={"product": "Menus", "quantity": 40})
     task = (await task_ids(shop.engine, order))["print"]
@@ -84,7 +81,7 @@ async def test_sales_edits_a_stale_quote_and_cancels_with_a_reason(
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     order = await shop.order(["print"])
     order_id = gid("WorkOrder", order)
@@ -137,7 +134,7 @@ async def test_accounts_see_what_was_charged_and_paid_on_the_order_page(
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     order = await shop.order(["print"])
     order_id = gid("WorkOrder", order)
@@ -180,8 +177,8 @@ async def test_a_cancelled_order_offers_no_task_moves_and_says_there_is_no_deliv
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
-    screenshots: Path,  # noqa: F811
+    tabs: OpenTab,
+    screenshots: Path,
 ) -> None:
     order = await shop.order(["print", "finishing"])
     ids = await task_ids(shop.engine, order)
@@ -219,7 +216,7 @@ async def test_a_completed_order_takes_a_quote_edit_and_a_reopen(
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     order = await shop.order(["print"])
     ids = await task_ids(shop.engine, order)
@@ -266,7 +263,7 @@ async def test_a_completed_order_takes_a_quote_edit_and_a_reopen(
 async def test_the_order_page_says_why_it_is_not_live(
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     order = await shop.order(["print"])
     tab = await tabs(token=shop.tokens["sam"])
@@ -308,7 +305,7 @@ async def ledger_entries(shop: Shop) -> int:
 async def test_accounts_posts_an_entry_by_double_click_once(
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     order = await shop.order(["print"])
     tab = await tabs(token=shop.tokens["abe"])
@@ -371,7 +368,7 @@ async def test_accounts_posts_an_entry_by_double_click_once(
 async def test_accounts_retries_after_a_lost_response_and_posts_once(
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     tab = await tabs(token=shop.tokens["abe"])
     page = tab.page
@@ -414,7 +411,7 @@ async def test_lists_are_read_again_on_return_to_the_tab_and_on_refresh(
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     await shop.order(["print"])
     tab = await tabs(token=shop.tokens["pat"])
@@ -473,7 +470,7 @@ async def test_an_admin_manages_people_departments_and_display_tokens(
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     tab = await tabs(token=shop.tokens["ada"])
     page = tab.page
@@ -543,7 +540,7 @@ async def test_the_work_order_list_searches_filters_and_pages(
     api: Client,
     server: str,
     shop: Shop,
-    tabs: OpenTab,  # noqa: F811
+    tabs: OpenTab,
 ) -> None:
     for n in range(27):
         await shop.order(["print"], details={"product": f"Job {n}"})

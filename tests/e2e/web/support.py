@@ -1,18 +1,13 @@
 """Helpers for the app's browser tests (tests/e2e/test_web_*.py): pages with every
 non-local request blocked, signing in, people with passwords, axe-core, screenshots."""
 
-import contextlib
 import json
-import os
-import shutil
-import subprocess
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-import pytest
 from playwright.async_api import Browser, BrowserContext, Page, Route, expect
 from sqlalchemy import text
 
@@ -82,23 +77,6 @@ async def open_tab(
 OpenTab = Callable[..., Awaitable[Tab]]
 
 
-@pytest.fixture
-async def tabs(browser: Browser) -> AsyncIterator[OpenTab]:
-    """Opens tabs like open_tab, and closes whatever a test left open, pass or fail, before
-    the next test empties the database (a page left running would race its TRUNCATE)."""
-    opened: list[Tab] = []
-
-    async def opener(**options: Any) -> Tab:
-        tab = await open_tab(browser, **options)
-        opened.append(tab)
-        return tab
-
-    yield opener
-    for tab in opened:
-        with contextlib.suppress(Exception):
-            await tab.context.close()
-
-
 async def user_with_password(
     shop: Shop, key: str, codes: list[str], *, is_admin: bool = False
 ) -> str:
@@ -142,28 +120,8 @@ async def scalar(shop: Shop, sql: str, **params: Any) -> Any:
 # --- axe-core ----------------------------------------------------------------------------
 
 
-def _pinned_axe() -> str:
+def pinned_axe() -> str:
     return str(json.loads((HERE / "package.json").read_text())["dependencies"]["axe-core"])
-
-
-@pytest.fixture(scope="session")
-def axe_source() -> str:
-    """axe-core's browser build, installed with npm into tests/e2e/web when missing."""
-    installed = HERE / "node_modules" / "axe-core" / "package.json"
-    if not installed.is_file() or json.loads(installed.read_text())["version"] != _pinned_axe():
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail(f"the accessibility audit needs npm on PATH to install {HERE}")
-        done = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"],
-            cwd=HERE,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        if done.returncode != 0:
-            pytest.fail(f"npm ci in {HERE} exited {done.returncode}:\n{done.stdout}{done.stderr}")
-    return AXE.read_text()
 
 
 async def axe_violations(page: Page, source: str) -> list[dict[str, Any]]:
@@ -182,15 +140,3 @@ async def axe_violations(page: Page, source: str) -> list[dict[str, Any]]:
 
 
 # --- screenshots -------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Where the screenshots go: $PRESSROOM_SCREENSHOTS, or a fresh temporary folder."""
-    chosen = os.environ.get("PRESSROOM_SCREENSHOTS")
-    # One folder per run, whichever test module asks first.
-    folder = Path(chosen) if chosen else tmp_path_factory.getbasetemp() / "web-screenshots"
-    folder.mkdir(parents=True, exist_ok=True)
-    print(f"\nScreenshots of the app: {folder}")
-    yield folder
-    print(f"\nScreenshots of the app were written to {folder}")

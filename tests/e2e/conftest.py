@@ -1,0 +1,90 @@
+"""The end-to-end tests' shared fixtures: headless Chromium (Debian's package) driven by
+Playwright, tabs on it, axe-core for the accessibility audit, and where screenshots go.
+Helpers that are not fixtures live in tests/e2e/web/support.py."""
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, async_playwright
+
+from tests.e2e.web.support import AXE, HERE, OpenTab, Tab, open_tab, pinned_axe
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# Without these, Chromium keeps trying to reach Google's services on this closed network.
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+async def browser() -> AsyncIterator[Browser]:
+    if not shutil.which("chromium"):
+        pytest.fail("chromium is not installed: run .ci/run, or apt-get install chromium")
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=FLAGS
+        )
+        yield launched
+        await launched.close()
+
+
+@pytest.fixture
+async def tabs(browser: Browser) -> AsyncIterator[OpenTab]:
+    """Opens tabs like open_tab, and closes whatever a test left open, pass or fail, before
+    the next test empties the database (a page left running would race its TRUNCATE)."""
+    opened: list[Tab] = []
+
+    async def opener(**options: Any) -> Tab:
+        tab = await open_tab(browser, **options)
+        opened.append(tab)
+        return tab
+
+    yield opener
+    for tab in opened:
+        with contextlib.suppress(Exception):
+            await tab.context.close()
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's browser build, installed with npm into tests/e2e/web when missing."""
+    installed = HERE / "node_modules" / "axe-core" / "package.json"
+    if not installed.is_file() or json.loads(installed.read_text())["version"] != pinned_axe():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail(f"the accessibility audit needs npm on PATH to install {HERE}")
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"],
+            cwd=HERE,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if done.returncode != 0:
+            pytest.fail(f"npm ci in {HERE} exited {done.returncode}:\n{done.stdout}{done.stderr}")
+    return AXE.read_text()
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Where the screenshots go: $PRESSROOM_SCREENSHOTS, or a fresh temporary folder."""
+    chosen = os.environ.get("PRESSROOM_SCREENSHOTS")
+    # One folder per run, whichever test module asks first.
+    folder = Path(chosen) if chosen else tmp_path_factory.getbasetemp() / "web-screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"\nScreenshots of the app: {folder}")
+    yield folder
+    print(f"\nScreenshots of the app were written to {folder}")
