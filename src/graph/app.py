@@ -21,11 +21,11 @@ from starlette.types import Message, Receive, Scope, Send
 
 from graph.auth import bearer
 from graph.body_limit import BodyLimit
-from graph.context import Services
 from graph.errors import error_response
 from graph.graphiql import STATIC_DIR, ServeGraphiQLToBrowsers
 from graph.live import LiveConnections
 from graph.metrics import Metrics
+from graph.services import Services
 from graph.view import PressroomGraphQL
 from graph.ws_guard import SOCKETS_PER_ADDRESS, SOCKETS_PER_TOKEN, WebsocketGuard
 

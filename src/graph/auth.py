@@ -5,7 +5,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from db.engine import reading
 from db.people import authenticate
 from domain.enums import DepartmentKind, TokenKind
-from graph.context import Services, Viewer
+from graph.services import Services
+from graph.viewer import Viewer
 
 MAX_TOKEN_LENGTH = 200
 

@@ -19,7 +19,7 @@ from starlette.websockets import WebSocket
 from db.fanout import ACCESS_CHANNEL, OVERFLOWED, TOKENS_CHANNEL, Delivered
 from db.feed import EventFeed
 from domain.enums import EventType
-from graph.context import Viewer
+from graph.viewer import Viewer
 
 log = logging.getLogger(__name__)
 

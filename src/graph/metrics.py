@@ -16,7 +16,7 @@ from db.feed import EventFeed
 from graph.live import LiveConnections
 
 if TYPE_CHECKING:
-    from graph.context import Services
+    from graph.services import Services
 
 MULTIPLE = "multiple"
 INVALID = "invalid"

@@ -20,8 +20,9 @@ from strawberry.permission import BasePermission, PermissionExtension
 from strawberry.schema_directive import Location
 
 from domain.enums import DepartmentKind, TokenKind
-from graph.context import Info, Viewer
+from graph.context import Info
 from graph.errors import forbidden, unauthenticated
+from graph.viewer import Viewer
 
 
 def _readable_departments(viewer: Viewer) -> list[int]:

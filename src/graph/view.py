@@ -24,11 +24,12 @@ from strawberry.types.unset import UnsetType
 
 from db.engine import unavailable
 from graph.auth import bearer, load_viewer
-from graph.context import Context, Services
+from graph.context import Context
 from graph.errors import STALE_TOKEN, TopLevelCode, error_response, unavailable_response
 from graph.jsontext import dumps
 from graph.live import LiveConnections
 from graph.schema import schema
+from graph.services import Services
 from graph.sharing import OPERATION, SharedMessages
 
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20

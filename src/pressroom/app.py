@@ -12,9 +12,10 @@ from db.feed import EventFeed
 from db.rate_limits import PostgresStorage
 from graph.app import create_app as create_graph_app
 from graph.body_limit import MAX_BODY_BYTES
-from graph.context import Services, ViewerCache
 from graph.live import LiveConnections
+from graph.services import Services
 from graph.throttle import PasswordThrottle
+from graph.viewer import ViewerCache
 from pressroom import collector, websocket
 from pressroom.database import Database, choose, prepare
 from pressroom.settings import Settings

@@ -8,7 +8,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from domain.errors import DomainError
 from domain.money import currency_code
 from graph import throttle
-from graph.context import Exposure
+from graph.services import Exposure
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 

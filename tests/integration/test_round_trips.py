@@ -17,8 +17,9 @@ from db.queries import fetch_native
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from graph.auth import load_viewer
-from graph.context import Context, Services
+from graph.context import Context
 from graph.schema import schema
+from graph.services import Services
 from tests.support import Shop, gid, print_tasks
 
 MOVE = """mutation($id: ID!) {

@@ -13,8 +13,9 @@ from db.reads import tasks_of_work_orders
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from graph.auth import load_viewer
-from graph.context import Context, Services
+from graph.context import Context
 from graph.schema import schema
+from graph.services import Services
 from tests.support import DASHBOARD_PAGE as PAGE
 from tests.support import Shop, counting, gid
 

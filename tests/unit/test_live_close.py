@@ -6,8 +6,8 @@ import asyncio
 from typing import Any
 
 from domain.enums import TokenKind
-from graph.context import Viewer
 from graph.live import REVOKED_CLOSE_CODE, LiveConnections
+from graph.viewer import Viewer
 
 
 class Socket:

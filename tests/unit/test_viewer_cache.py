@@ -2,7 +2,7 @@
 out by the feed since the viewer was read."""
 
 from domain.enums import TokenKind
-from graph.context import Viewer, ViewerCache
+from graph.viewer import Viewer, ViewerCache
 
 PAT = Viewer(
     token_id=1,

@@ -1,0 +1,71 @@
+"""What the app wires in once and every request shares: the engine, settings the API
+needs, the event feed, the sign-in throttle, the viewer cache, the metrics."""
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from db.feed import EventFeed
+from graph.throttle import PasswordThrottle
+from graph.viewer import ViewerCache
+
+if TYPE_CHECKING:
+    from graph.metrics import Metrics
+
+log = logging.getLogger("pressroom.database")
+
+
+class Outage:
+    """Whether the database was last found unreachable: one log line when that changes,
+    not one per failed request."""
+
+    def __init__(self) -> None:
+        self.down = False
+
+    def failed(self) -> None:
+        if not self.down:
+            self.down = True
+            log.warning("database unavailable: requests answer SERVICE_UNAVAILABLE (503)")
+
+    def answered(self) -> None:
+        if self.down:
+            self.down = False
+            log.warning("database available again")
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """What the API shows beyond answers (PRESSROOM_ENV=production turns the first three off)."""
+
+    introspection: bool = True
+    graphiql: bool = True
+    suggestions: bool = True  # "Did you mean ...?" in validation errors
+    cors_origins: tuple[str, ...] = ()
+    websocket_origins: tuple[str, ...] = ()  # besides the server's own; '*' for any
+
+
+@dataclass
+class Services:
+    """What the app wires in once: the engine and the settings the API needs."""
+
+    engine: AsyncEngine
+    session_ttl_seconds: int
+    feed: EventFeed | None = None
+    # The shop's currency: ledger entries posted without one are in it.
+    currency: str = "EUR"
+    # How far ahead an API token may expire (PRESSROOM_API_TOKEN_MAX_DAYS).
+    api_token_max_days: int = 365
+    # Set by graph.app.create_app: the app's own metrics registry.
+    metrics: "Metrics | None" = None
+    outage: Outage = field(default_factory=Outage)
+    throttle: PasswordThrottle = field(default_factory=PasswordThrottle)
+    exposure: Exposure = field(default_factory=Exposure)
+    viewers: ViewerCache = field(default_factory=ViewerCache)
+    # Called for every response and websocket message the view writes (the garbage
+    # collector is paced by them, and by what websockets read: pressroom/collector.py).
+    message_passed: Callable[[], None] = lambda: None
+    # Called when a subscription ends (the same pacing: a burst of them leaves garbage).
+    subscription_ended: Callable[[], None] = lambda: None

@@ -1,0 +1,81 @@
+"""Who is asking: the viewer a bearer token stands for, and each process's short memory
+of them."""
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from domain.enums import DepartmentKind, TokenKind
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """The authenticated caller: a person (session or API token) or a wall display."""
+
+    token_id: int
+    token_kind: TokenKind
+    user_id: int
+    is_admin: bool
+    member_department_ids: frozenset[int]
+    display_department_ids: frozenset[int]
+    expires_at: datetime | None = None
+    # The kinds of the departments they belong to (Sales, Accounts, ...).
+    member_department_kinds: frozenset[DepartmentKind] = frozenset()
+
+    @property
+    def is_person(self) -> bool:
+        return self.token_kind is not TokenKind.DISPLAY
+
+    @property
+    def scope(self) -> tuple[object, ...]:
+        """Everything of the viewer that access rules and resolvers read: viewers with the
+        same scope are shown the same answers. The token's own id and expiry are left out;
+        whether a token still works is checked per subscriber (graph/subscriptions.py)."""
+        return (
+            self.token_kind,
+            self.user_id,
+            self.is_admin,
+            self.member_department_ids,
+            self.display_department_ids,
+        )
+
+
+class ViewerCache:
+    """Who a bearer token is, kept for a few seconds per process, so a request needs no
+    query for it. An entry holds only while no access change (a membership change, a
+    deactivation, a revocation, made by any process) has been handed out by the feed
+    since it was read: `changes` counts those (pressroom/app.py wires in the feed's count).
+    This process's own mutations that change access also clear it at once."""
+
+    def __init__(
+        self,
+        ttl_seconds: float = 5.0,
+        size: int = 10_000,
+        changes: Callable[[], int] = lambda: 0,
+    ) -> None:
+        self.ttl_seconds = ttl_seconds
+        self.size = size
+        self.changes = changes
+        self._viewers: dict[str, tuple[Viewer, float, int]] = {}
+
+    def get(self, token: str) -> Viewer | None:
+        found = self._viewers.get(token)
+        if found is None:
+            return None
+        viewer, at, seen = found
+        now = time.monotonic()
+        expired = viewer.expires_at is not None and viewer.expires_at <= datetime.now(UTC)
+        if now - at > self.ttl_seconds or expired or seen != self.changes():
+            del self._viewers[token]
+            return None
+        return viewer
+
+    def put(self, token: str, viewer: Viewer, seen: int) -> None:
+        """`seen`: the count of access changes taken before `viewer` was read."""
+        if len(self._viewers) >= self.size:
+            self._viewers.clear()  # rare: many distinct live tokens within a few seconds
+        self._viewers[token] = (viewer, time.monotonic(), seen)
+
+    def clear(self) -> None:
+        self._viewers.clear()
