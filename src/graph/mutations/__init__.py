@@ -7,6 +7,7 @@ from graph.mutations import (
     account,
     cancel_work_order,
     create_customer,
+    create_department,
     create_work_order,
     login,
     people,
@@ -14,18 +15,19 @@ from graph.mutations import (
     tasks,
     tokens,
     update_work_order_quote,
+    user_access,
 )
 
 
 @strawberry.type
 class Mutation:
     login = login.login
-    create_department = people.create_department
+    create_department = create_department.create_department
     create_user = people.create_user
     set_user_departments = people.set_user_departments
-    deactivate_user = people.deactivate_user
-    reactivate_user = people.reactivate_user
-    set_password = people.set_password
+    deactivate_user = user_access.deactivate_user
+    reactivate_user = user_access.reactivate_user
+    set_password = user_access.set_password
     logout = account.logout
     change_password = account.change_password
     create_customer = create_customer.create_customer

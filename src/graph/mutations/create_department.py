@@ -1,0 +1,47 @@
+"""createDepartment (admins)."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from db import people
+from domain import validation
+from domain.enums import DepartmentKind
+from domain.enums import DepartmentKind as Kind
+from graph.context import Info
+from graph.errors import UserError
+from graph.mutations.base import mutate
+from graph.permissions import ADMINS, allowed
+from graph.types.nodes import Department
+
+
+@strawberry.input
+class CreateDepartmentInput:
+    code: str = strawberry.field(description="Lowercase slug, unique.")
+    name: str
+    kind: DepartmentKind
+    gates_delivery: bool | None = strawberry.field(
+        default=None,
+        description="Defaults to true for PRODUCTION (false for e.g. Design); only "
+        "PRODUCTION departments can gate delivery.",
+    )
+
+
+@strawberry.type
+class CreateDepartmentPayload:
+    department: Department | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.mutation(extensions=allowed(ADMINS))
+async def create_department(info: Info, input: CreateDepartmentInput) -> CreateDepartmentPayload:
+    async def work(conn: AsyncConnection) -> CreateDepartmentPayload:
+        row = await people.create_department(
+            conn,
+            validation.slug(input.code),
+            validation.text(input.name, "name"),
+            Kind(input.kind),
+            input.gates_delivery,
+        )
+        return CreateDepartmentPayload(department=Department.of(row))
+
+    return await mutate(info, CreateDepartmentPayload, work)
