@@ -232,7 +232,13 @@ def make_plan(args: argparse.Namespace) -> Plan:
         raise SystemExit(f"--commit-modes: need plain, and only {', '.join(MODES)}")
     if "notifier" in chosen and not hasattr(EventFeed, "_notify_forever"):
         chosen = tuple(m for m in chosen if m != "notifier")  # the diagnostic needs it
-    server_env = dict(item.split("=", 1) for item in args.server_env if "=" in item)
+    # Thousands of wall displays on a few display tokens, all from this machine: beyond the
+    # sockets one token or one address may hold in production.
+    server_env = {
+        "PRESSROOM_WEBSOCKETS_PER_TOKEN": "1000000",
+        "PRESSROOM_WEBSOCKETS_PER_ADDRESS": "1000000",
+    }
+    server_env |= dict(item.split("=", 1) for item in args.server_env if "=" in item)
     default_scale = "500,1000" if quick else "500,1000,2000,5000"
     ratio_clients = {int(c) for c in (args.ratio_clients or "1,8").split(",") if c.strip()}
     if args.round_trips < 1:
