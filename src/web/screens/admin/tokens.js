@@ -1,0 +1,277 @@
+// Admin: tokens (create wall display and API tokens, list and revoke any token, the
+// session of this browser marked).
+import { gql } from "../../lib/graphql.js";
+import { html, useState } from "../../lib/html.js";
+import { session } from "../../lib/session.js";
+import {
+  Dialog,
+  ErrorMessage,
+  Field,
+  Loading,
+  ShowMore,
+  Time,
+  errorsFor,
+  messageOf,
+  otherErrors,
+  request,
+} from "../../lib/ui.js";
+import { DepartmentChecks, useList } from "./parts.js";
+
+export const ADMIN_TOKENS = gql`
+  query AdminTokens($after: String) {
+    tokens(first: 50, after: $after) {
+      pageInfo { hasNextPage endCursor }
+      edges {
+        node {
+          id kind name createdAt expiresAt revokedAt
+          user { name }
+          departments { code name }
+        }
+      }
+    }
+    departments { code name kind hasQueue }
+  }
+`;
+
+export const CREATE_API_TOKEN = gql`
+  mutation CreateApiToken($input: CreateApiTokenInput!) {
+    createApiToken(input: $input) {
+      secret
+      token { id name expiresAt }
+      userErrors { code field message }
+    }
+  }
+`;
+
+export const CREATE_DISPLAY_TOKEN = gql`
+  mutation CreateDisplayToken($input: CreateDisplayTokenInput!) {
+    createDisplayToken(input: $input) {
+      secret
+      token { id name departments { code name } }
+      userErrors { code field message }
+    }
+  }
+`;
+
+export const REVOKE_TOKEN = gql`
+  mutation RevokeToken($input: RevokeTokenInput!) {
+    revokeToken(input: $input) {
+      token { id revokedAt }
+      userErrors { code message }
+    }
+  }
+`;
+
+function displayLink(code, secret) {
+  return `/display/${encodeURIComponent(code)}?token=${encodeURIComponent(secret)}`;
+}
+
+function CreateDisplayToken({ departments, onCreated }) {
+  const [name, setName] = useState("");
+  const [expires, setExpires] = useState("");
+  const [codes, setCodes] = useState([]);
+  const [errors, setErrors] = useState([]);
+  const [failure, setFailure] = useState(null);
+  const [created, setCreated] = useState(null);
+
+  async function submit(event) {
+    event.preventDefault();
+    setErrors([]);
+    setFailure(null);
+    try {
+      const { createDisplayToken: result } = await request(CREATE_DISPLAY_TOKEN, {
+        input: {
+          name: name.trim(),
+          departmentCodes: codes,
+          expiresAt: expires ? withOffset(expires) : null,
+        },
+      });
+      if (result.userErrors.length) {
+        setErrors(result.userErrors);
+        return;
+      }
+      setCreated(result);
+      setName("");
+      setExpires("");
+      setCodes([]);
+      onCreated();
+    } catch (error) {
+      setFailure(error);
+    }
+  }
+
+  return html`<section class="panel" aria-labelledby="new-token">
+    <h2 id="new-token">New wall display token</h2>
+    ${created
+      ? html`<div class="secret" role="status">
+          <p><strong>${created.token.name}</strong> was created. Its secret is shown only this once:</p>
+          <p><code class="secret-value">${created.secret}</code></p>
+          <ul>${created.token.departments.map((d) => html`<li key=${d.code}>
+            <a href=${displayLink(d.code, created.secret)} target="_blank" rel="noopener noreferrer">
+              Open the ${d.name} wall display</a></li>`)}</ul>
+          <button type="button" class="small" onClick=${() => setCreated(null)}>Done, hide the secret</button>
+        </div>`
+      : null}
+    <form class="stack" onSubmit=${submit} novalidate>
+      <div class="row">
+        <${Field} label="Token name" value=${name} onInput=${setName} required=${true}
+          hint="Where it hangs, e.g. Print room wall" error=${errorsFor(errors, "name")} />
+        <${Field} label="Display token expires (optional)" type="datetime-local" value=${expires}
+          onInput=${setExpires} hint="Your local time; empty: it never expires"
+          error=${errorsFor(errors, "expiresAt")} />
+      </div>
+      <${DepartmentChecks} legend="Queues it may show" departments=${departments} chosen=${codes} onChange=${setCodes} />
+      ${errorsFor(errors, "departmentCodes") ? html`<p class="field-error">${errorsFor(errors, "departmentCodes")}</p>` : null}
+      <${ErrorMessage}>${otherErrors(errors, ["name", "departmentCodes", "expiresAt"])}<//>
+      <${ErrorMessage} error=${failure} />
+      <div class="actions"><button type="submit" class="primary">Create display token</button></div>
+    </form>
+  </section>`;
+}
+
+// A datetime-local value ("2026-12-31T17:30") as an ISO date-time with this browser's
+// offset ("2026-12-31T17:30:00+01:00"): the server needs the time zone.
+function withOffset(local) {
+  const date = new Date(local);
+  if (Number.isNaN(date.getTime())) return local;
+  const minutes = -date.getTimezoneOffset();
+  const pad = (n) => String(Math.floor(Math.abs(n))).padStart(2, "0");
+  const zone = (minutes < 0 ? "-" : "+") + pad(minutes / 60) + ":" + pad(minutes % 60);
+  return `${local.length === 16 ? local + ":00" : local}${zone}`;
+}
+
+function CreateApiToken({ onCreated }) {
+  const [name, setName] = useState("");
+  const [password, setPassword] = useState("");
+  const [expires, setExpires] = useState("");
+  const [errors, setErrors] = useState([]);
+  const [failure, setFailure] = useState(null);
+  const [created, setCreated] = useState(null);
+
+  async function submit(event) {
+    event.preventDefault();
+    setErrors([]);
+    setFailure(null);
+    try {
+      const { createApiToken: result } = await request(CREATE_API_TOKEN, {
+        input: { name: name.trim(), password, expiresAt: expires ? withOffset(expires) : null },
+      });
+      setPassword("");
+      if (result.userErrors.length) {
+        setErrors(result.userErrors);
+        return;
+      }
+      setCreated(result);
+      setName("");
+      setExpires("");
+      onCreated();
+    } catch (error) {
+      setFailure(error);
+    }
+  }
+
+  return html`<section class="panel" aria-labelledby="new-api-token">
+    <h2 id="new-api-token">New API token</h2>
+    <p>It acts as you, with your rights, for a program that calls the API.</p>
+    ${created
+      ? html`<div class="secret" role="status">
+          <p><strong>${created.token.name}</strong> was created${created.token.expiresAt
+            ? html`; it works until <${Time} iso=${created.token.expiresAt} />`
+            : null}. Its secret is shown only this once:</p>
+          <p><code class="secret-value">${created.secret}</code></p>
+          <p>Send it as <code>Authorization: Bearer</code> followed by the secret.</p>
+          <button type="button" class="small" onClick=${() => setCreated(null)}>Done, hide the secret</button>
+        </div>`
+      : null}
+    <form class="stack" onSubmit=${submit} novalidate>
+      <div class="row">
+        <${Field} label="Name of the API token" value=${name} onInput=${setName} required=${true}
+          hint="What uses it, e.g. Web shop orders" error=${errorsFor(errors, "name")} />
+        <${Field} label="API token expires (optional)" type="datetime-local" value=${expires}
+          onInput=${setExpires} hint="Your local time; empty: in 90 days"
+          error=${errorsFor(errors, "expiresAt")} />
+      </div>
+      <${Field} label="Your password" type="password" value=${password} onInput=${setPassword}
+        required=${true} autocomplete="current-password" hint="Asked again: a token acts as you"
+        error=${errorsFor(errors, "password")} />
+      <${ErrorMessage}>${otherErrors(errors, ["name", "expiresAt", "password"])}<//>
+      <${ErrorMessage} error=${failure} />
+      <div class="actions"><button type="submit" class="primary">Create API token</button></div>
+    </form>
+  </section>`;
+}
+
+function tokenState(t) {
+  if (t.revokedAt) return html`Revoked <${Time} iso=${t.revokedAt} />`;
+  if (t.expiresAt && Date.parse(t.expiresAt) < Date.now()) return html`Expired <${Time} iso=${t.expiresAt} />`;
+  if (t.expiresAt) return html`Active, expires <${Time} iso=${t.expiresAt} />`;
+  return "Active";
+}
+
+const TOKEN_KINDS = { SESSION: "Session", API: "API", DISPLAY: "Display" };
+
+export function Tokens() {
+  const list = useList(ADMIN_TOKENS, "tokens");
+  // Signing in keeps the session's id: this browser's token is marked, and revoking it
+  // signs the admin out here.
+  const thisBrowser = session().tokenId;
+  const [revoking, setRevoking] = useState(null);
+  const [error, setError] = useState("");
+  const queues = list.data
+    ? list.data.departments.filter((d) => d.hasQueue)
+    : [];
+
+  async function revoke() {
+    setError("");
+    try {
+      const { revokeToken } = await request(REVOKE_TOKEN, { input: { tokenId: revoking.id } });
+      if (revokeToken.userErrors.length) {
+        setError(revokeToken.userErrors.map((e) => e.message).join(" "));
+        return;
+      }
+      setRevoking(null);
+      list.refresh();
+    } catch (failure) {
+      setError(messageOf(failure));
+    }
+  }
+
+  if (!list.data) {
+    return list.error ? html`<${ErrorMessage} error=${list.error} />` : html`<${Loading} />`;
+  }
+  return html`
+    <${CreateDisplayToken} departments=${queues} onCreated=${list.refresh} />
+    <${CreateApiToken} onCreated=${list.refresh} />
+    <h2>All tokens</h2>
+    <div class="table-wrap"><table>
+      <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">For</th>
+        <th scope="col">Created</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody>${list.items.map((t) => html`<tr key=${t.id}>
+        <th scope="row">${t.name}${t.id === thisBrowser
+          ? html` <span class="tag own">this browser</span>`
+          : null}</th>
+        <td>${TOKEN_KINDS[t.kind] || t.kind}</td>
+        <td>${t.kind === "DISPLAY" ? t.departments.map((d) => d.name).join(", ") + " (made by " + t.user.name + ")" : t.user.name}</td>
+        <td><${Time} iso=${t.createdAt} /></td>
+        <td>${tokenState(t)}</td>
+        <td>${t.revokedAt ? null : html`<button type="button" class="small" aria-label=${"Revoke " + t.name}
+          onClick=${() => { setError(""); setRevoking(t); }}>Revoke</button>`}</td>
+      </tr>`)}</tbody>
+    </table></div>
+    <${ShowMore} list=${list} />
+    ${revoking
+      ? html`<${Dialog} title=${"Revoke " + revoking.name + "?"} onClose=${() => setRevoking(null)}>
+          <p>It stops working at once; live connections using it close.</p>
+          ${revoking.id === thisBrowser
+            ? html`<p class="message notice"><strong><span aria-hidden="true">⚠ </span>This is
+                the session of this browser: revoking it signs you out here.</strong></p>`
+            : null}
+          <${ErrorMessage}>${error}<//>
+          <div class="actions">
+            <button type="button" class="danger" onClick=${revoke}>Revoke token</button>
+            <button type="button" onClick=${() => setRevoking(null)}>Keep it</button>
+          </div>
+        <//>`
+      : null}`;
+}
+
