@@ -45,7 +45,8 @@ class ValidationByText(SchemaExtension):
 
     def on_validate(self) -> Iterator[None]:
         ctx = self.execution_context
-        if ctx.graphql_document is not None:
+        # A document an earlier extension refused (graph/shape.py) is not validated.
+        if ctx.graphql_document is not None and ctx.pre_execution_errors is None:
             ctx.pre_execution_errors = _validate(
                 ctx.schema._schema,
                 ByText(ctx.query, ctx.graphql_document),

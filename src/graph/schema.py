@@ -211,11 +211,13 @@ class DocumentLimits(SchemaExtension):
         yield
 
     def on_validate(self) -> Iterator[None]:
+        # A refusal is the validation's answer, not an exception: a subscription's stream
+        # would not catch one raised here.
         ctx = self.execution_context
         if ctx.graphql_document is not None:
             error = shape_refusal(ByText(ctx.query, ctx.graphql_document))
             if error is not None:
-                raise error
+                ctx.pre_execution_errors = [error]
         yield
 
 

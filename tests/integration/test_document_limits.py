@@ -89,3 +89,26 @@ async def test_an_event_cursor_nested_too_deeply_is_a_bad_request(
     assert "not an event cursor" in errors[0]["message"]
     assert "RecursionError" not in caplog.text
     assert "unexpected error" not in caplog.text
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_doubling_subscription_is_refused_on_the_socket(
+    server: str, shop: Shop, protocol: str
+) -> None:
+    spreads = "".join(
+        f"fragment F{i} on Subscription {{ ...F{i + 1} ...F{i + 1} }}\n" for i in range(1, 30)
+    )
+    document = (
+        f"subscription S {{ ...F1 }}\n{spreads}"
+        'fragment F30 on Subscription { queueEvents(department: "print") { cursor } }\n'
+    )
+    socket = await RawSocket.open(server, shop.tokens["pat"], protocol)
+    try:
+        await socket.subscribe(document, {})
+        message = await socket.next()
+    finally:
+        await socket.ws.close()
+    payload = message["payload"]
+    errors = payload if isinstance(payload, list) else payload.get("errors", [payload])
+    assert [e["extensions"]["code"] for e in errors] == ["BAD_REQUEST"], message
+    assert f"over the limit of {MAX_FIELDS:,} fields" in errors[0]["message"]
