@@ -43,7 +43,7 @@ def test_each_fragment_is_walked_once_however_often_it_is_spread(levels: int) ->
     if levels == 18:  # 2**17 copies of `me { name }`, two fields each
         assert figures.fields == 2 * 2**17
     cost = CostWalk(schema._schema, document, {})
-    assert cost.operation(query) > BUDGET or levels < 20
+    assert cost.operation(query) > BUDGET
     assert set(cost.visits.values()) <= {1}
 
 
