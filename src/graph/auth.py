@@ -1,5 +1,8 @@
 """Authentication: a bearer token (HTTP header, or the websocket's connection_init) to a Viewer."""
 
+from collections.abc import Mapping
+from typing import Any
+
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db.engine import reading
@@ -18,6 +21,19 @@ def bearer(value: str | None) -> str | None:
     if scheme.lower() != "bearer":
         return None
     return token.strip() or None
+
+
+def init_authorization(params: Mapping[str, Any] | None) -> Any:
+    """What a websocket's connection_init payload gives as its authorization, if anything."""
+    given = params or {}
+    return given.get("authorization") or given.get("Authorization")
+
+
+def init_token(authorization: Any) -> str | None:
+    """The bearer token of that authorization: "Bearer <token>" or the bare token."""
+    if not isinstance(authorization, str):
+        return None
+    return bearer(authorization) if " " in authorization else authorization
 
 
 async def load_viewer(

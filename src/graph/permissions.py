@@ -142,8 +142,7 @@ class SelfOrAdmin(Forbidden):
     message = "Only admins and the user themselves can see this."
 
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        viewer = viewer_of(info)
-        return viewer.is_person and (viewer.is_admin or viewer.user_id == source.id)
+        return owns_or_administers(viewer_of(info), source.id)
 
 
 def passes(rule: BasePermission, info: Info) -> bool:
@@ -159,8 +158,8 @@ def require(rule: BasePermission, info: Info) -> None:
 
 
 def owns_or_administers(viewer: Viewer, owner_id: int) -> bool:
-    """A token is its owner's and the admins' to see and revoke; to anyone else it does
-    not exist (NOT_FOUND, or null from `node`)."""
+    """The person's own (their account's private fields, their tokens) or an admin's.
+    Others' tokens do not exist to a caller (NOT_FOUND, or null from `node`)."""
     return viewer.is_person and (viewer.is_admin or viewer.user_id == owner_id)
 
 
@@ -215,4 +214,4 @@ RULES_BY_NAME: dict[AccessRule, BasePermission] = {
 
 def rules_passed(info: Info) -> list[AccessRule]:
     """The named rules the caller passes, each asked as a field would ask it."""
-    return [name for name, rule in RULES_BY_NAME.items() if rule.has_permission(None, info)]
+    return [name for name, rule in RULES_BY_NAME.items() if passes(rule, info)]

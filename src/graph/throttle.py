@@ -14,12 +14,22 @@ A refused attempt is HTTP 429 with Retry-After and a top-level RATE_LIMITED erro
 
 import ipaddress
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING, TypeVar
 
 from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
+
+from domain.errors import DomainError
+from graph.errors import rate_limited
+
+if TYPE_CHECKING:
+    from graph.context import Info
+
+T = TypeVar("T")
 
 # The defaults of PRESSROOM_SIGNIN_FAILURES_PER_ADDRESS, PRESSROOM_SIGNIN_ATTEMPTS_PER_ADDRESS
 # and PRESSROOM_SIGNIN_FAILURES_PER_ACCOUNT.
@@ -97,3 +107,20 @@ class PasswordThrottle:
     async def _refusal(self, item: RateLimitItem, *keys: str) -> Refusal:
         stats = await self.limiter.get_window_stats(item, *keys)
         return Refusal(retry_after=max(1, int(stats.reset_time - time.time()) + 1))
+
+
+async def throttled(
+    info: "Info", namespace: Namespace, account: str, check: Callable[[], Awaitable[T]]
+) -> T:
+    """Run a password `check` from the caller's address on `account`: refused (429) when a
+    limit is reached, counted as a failure when it is refused (a DomainError)."""
+    throttle = info.context.services.throttle
+    where = info.context.client
+    refusal = await throttle.attempt(namespace, where, account)
+    if refusal is not None:
+        raise rate_limited(info, refusal)
+    try:
+        return await check()
+    except DomainError:
+        await throttle.failed(namespace, where, account)
+        raise

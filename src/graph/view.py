@@ -23,7 +23,7 @@ from strawberry.types import ExecutionResult
 from strawberry.types.unset import UnsetType
 
 from db.engine import unavailable
-from graph.auth import bearer, load_viewer
+from graph.auth import bearer, init_authorization, init_token, load_viewer
 from graph.context import Context
 from graph.errors import STALE_TOKEN, TopLevelCode, error_response, unavailable_response
 from graph.jsontext import dumps
@@ -116,14 +116,12 @@ class PressroomGraphQL(GraphQL[Context, None]):
         return context
 
     async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
-        params = context.connection_params or {}
-        raw = params.get("authorization") or params.get("Authorization")
-        if raw is None:
+        authorization = init_authorization(context.connection_params)
+        if authorization is None:
             raise ConnectionRejectionError(
                 {"message": "Send 'authorization': 'Bearer <token>' in connection_init."}
             )
-        token = bearer(raw) if isinstance(raw, str) and " " in raw else raw
-        context.token = token if isinstance(token, str) else None
+        context.token = init_token(authorization)
         viewer = await load_viewer(self.services, context.token)
         if viewer is None:
             raise ConnectionRejectionError({"message": STALE_TOKEN})

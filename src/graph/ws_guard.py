@@ -21,6 +21,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from graph.auth import init_authorization, init_token
 from graph.body_limit import MAX_BODY_BYTES
 from graph.throttle import address_key
 
@@ -117,11 +118,10 @@ class _Open:
 
     @staticmethod
     def key(payload: dict[str, Any] | None) -> bytes | None:
-        """What a connection_init's token counts under; None when it names none."""
-        raw = (payload or {}).get("authorization") or (payload or {}).get("Authorization")
-        if not isinstance(raw, str):
-            return None
-        return hashlib.sha256(raw.removeprefix("Bearer ").strip().encode()).digest()
+        """What a connection_init's token counts under (read as the server reads it to
+        sign the socket in); None when it names none."""
+        token = init_token(init_authorization(payload))
+        return None if token is None else hashlib.sha256(token.encode()).digest()
 
     def full(self, key: bytes) -> bool:
         return self.counts[key] >= self.limit

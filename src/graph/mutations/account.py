@@ -5,12 +5,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import people
 from domain import validation
-from domain.errors import DomainError
 from graph.context import Info
-from graph.errors import UserError, rate_limited
+from graph.errors import UserError
 from graph.mutations.base import mutate
 from graph.permissions import STAFF, allowed, viewer_of
-from graph.throttle import Namespace, user_account
+from graph.throttle import Namespace, throttled, user_account
 from graph.types.nodes import User
 from graph.types.tokens import Token
 
@@ -49,17 +48,12 @@ async def check_password(
 ) -> None:
     """The signed-in person's password again, throttled like signing in and counted apart
     from it (graph/throttle.py): a stolen session cannot guess it."""
-    account = user_account(user_id)
-    throttle = info.context.services.throttle
-    where = info.context.client
-    refusal = await throttle.attempt(Namespace.PASSWORD_CHECK, where, account)
-    if refusal is not None:
-        raise rate_limited(info, refusal)
-    try:
-        await people.check_password(conn, user_id, password, field)
-    except DomainError:
-        await throttle.failed(Namespace.PASSWORD_CHECK, where, account)
-        raise
+    await throttled(
+        info,
+        Namespace.PASSWORD_CHECK,
+        user_account(user_id),
+        lambda: people.check_password(conn, user_id, password, field),
+    )
 
 
 @strawberry.input

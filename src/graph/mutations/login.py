@@ -6,12 +6,11 @@ from strawberry import relay
 
 from db import people
 from domain import validation
-from domain.errors import DomainError
 from graph.auth import load_viewer
 from graph.context import Info
-from graph.errors import UserError, rate_limited
+from graph.errors import UserError
 from graph.mutations.base import mutate
-from graph.throttle import Namespace, email_account, user_account
+from graph.throttle import Namespace, email_account, throttled, user_account
 from graph.types.nodes import User
 
 
@@ -42,15 +41,12 @@ async def login(info: Info, input: LoginInput) -> LoginPayload:
         user = await people.user_by_email(conn, email)
         # Counted per person once found: every spelling of an address counts together.
         account = user_account(user.id) if user is not None else email_account(email)
-        throttle = context.services.throttle
-        refusal = await throttle.attempt(Namespace.SIGN_IN, context.client, account)
-        if refusal is not None:
-            raise rate_limited(info, refusal)
-        try:
-            issued = await people.login(conn, user, password, context.services.session_ttl_seconds)
-        except DomainError:
-            await throttle.failed(Namespace.SIGN_IN, context.client, account)
-            raise
+        issued = await throttled(
+            info,
+            Namespace.SIGN_IN,
+            account,
+            lambda: people.login(conn, user, password, context.services.session_ttl_seconds),
+        )
         assert user is not None
         # The rest of this request acts as the user who just signed in (so that, for
         # example, `login { user { email } }` is readable).

@@ -47,8 +47,9 @@ class CreateApiTokenInput:
 @strawberry.mutation(
     extensions=allowed(SESSION),
     description="A token for an integrator, acting as the caller, made from a signed-in "
-    "session with the caller's password again; it expires at expiresAt (90 days ahead "
-    "when omitted, at most PRESSROOM_API_TOKEN_MAX_DAYS).",
+    f"session with the caller's password again; it expires at expiresAt "
+    f"({API_TOKEN_DEFAULT_DAYS} days ahead when omitted, at most "
+    "PRESSROOM_API_TOKEN_MAX_DAYS).",
 )
 async def create_api_token(info: Info, input: CreateApiTokenInput) -> CreateApiTokenPayload:
     async def work(conn: AsyncConnection) -> CreateApiTokenPayload:
