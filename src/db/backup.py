@@ -122,7 +122,7 @@ def dump(url: str, path: Path) -> Backup:
         # Created private before pg_dump writes: the backup holds password hashes.
         os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
         partial.chmod(0o600)
-        run_client("pg_dump", ["--format=custom", f"--file={partial}", _dbname(database)], url)
+        run_client("pg_dump", ["--format=custom", f"--file={partial}", dbname(database)], url)
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)
@@ -246,13 +246,13 @@ def _pg_restore(path: Path, url: str, database: str, server_version: int) -> Non
     if server_version >= TRANSACTION_TIMEOUT_SINCE:
         run_client(
             "pg_restore",
-            [*_RESTORE_OPTIONS, "--single-transaction", f"--dbname={_dbname(database)}", str(path)],
+            [*_RESTORE_OPTIONS, "--single-transaction", f"--dbname={dbname(database)}", str(path)],
             url,
         )
         return
     script = [str(embedded.binary("pg_restore")), *_RESTORE_OPTIONS, "--file=-", str(path)]
     psql = [str(embedded.binary("psql")), "--no-psqlrc", "--quiet", "--no-password"]
-    psql += ["--single-transaction", "--set=ON_ERROR_STOP=1", f"--dbname={_dbname(database)}"]
+    psql += ["--single-transaction", "--set=ON_ERROR_STOP=1", f"--dbname={dbname(database)}"]
     env = client_env(url)
     with tempfile.TemporaryFile() as reader_err, tempfile.TemporaryFile() as writer_err:
         try:
@@ -332,10 +332,9 @@ def run_client(program: str, args: list[str], url: str | None) -> str:
     return done.stdout
 
 
-def _dbname(name: str) -> str:
+def dbname(name: str) -> str:
     """A libpq connection string naming just the database (any name, quoted)."""
-    quoted = name.replace("\\", "\\\\").replace("'", "\\'")
-    return f"dbname='{quoted}'"
+    return f"dbname={embedded.conninfo_value(name)}"
 
 
 def _dsn(url: str, database: str | None = None) -> str:

@@ -180,7 +180,7 @@ def _psql(server: Any, password: str | None, sql: str) -> str:
     """Run `sql` as the superuser through the wheel's psql; its output, unaligned."""
     info = server.get_postmaster_info()
     where = {"host": info.socket_dir, "port": info.port, "user": SUPERUSER, "dbname": "postgres"}
-    conninfo = " ".join(f"{key}={_conninfo_value(value)}" for key, value in where.items())
+    conninfo = " ".join(f"{key}={conninfo_value(value)}" for key, value in where.items())
     env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
     # No password file of the user's may answer for us.
     env["PGPASSFILE"] = os.devnull
@@ -196,7 +196,8 @@ def _psql(server: Any, password: str | None, sql: str) -> str:
     return done.stdout
 
 
-def _conninfo_value(value: object) -> str:
+def conninfo_value(value: object) -> str:
+    """A value of a libpq connection string, quoted (any name, quotes and backslashes too)."""
     return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 

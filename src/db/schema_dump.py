@@ -13,7 +13,7 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 
 from db import admin, embedded, migrate
-from db.backup import run_client
+from db.backup import dbname, run_client
 
 SCHEMA_FILE = Path(__file__).with_name("schema.sql")
 HEADER = (
@@ -30,7 +30,7 @@ def schema_of(url: str) -> str:
     assert database
     dumped = run_client(
         "pg_dump",
-        ["--schema-only", "--no-owner", "--no-privileges", database],
+        ["--schema-only", "--no-owner", "--no-privileges", dbname(database)],
         url,
     )
     lines = [line for line in dumped.splitlines() if not _NOISE.match(line)]
