@@ -1,9 +1,15 @@
 """Which channels an event goes to, and how it reaches each subscriber of a channel.
 
-broadcaster's fan-out with a bounded buffer per subscriber (`BoundedBroadcast`), the
-marks a subscriber finds in its buffer (overflow, access re-check), and the `Delivered`
-object every subscriber of an event shares. The event feed (db/feed.py) reads the log and
-publishes each event to its channels; this module hands it to their subscribers.
+The fan-out (`FanOut`) with a bounded buffer per subscriber, the marks a subscriber finds
+in its buffer (overflow, access re-check), and the `Delivered` object every subscriber of
+an event shares. The event feed (db/feed.py) reads the log and hands each event to the
+fan-out, in the reader's own task, which puts it in the buffers of its channels'
+subscribers.
+
+This was broadcaster's fan-out once. Its queues were unbounded, so each part was replaced
+in turn (bounded buffers with their marks, the dispatch, the disconnect) until only a
+queue and a task of its own were left between the reader and the buffers: two more
+hops, and a task chosen at run time, for nothing. The reader calls `dispatch` itself.
 """
 
 import asyncio
@@ -12,11 +18,7 @@ import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-from broadcaster import Broadcast
-from broadcaster._backends.base import BroadcastBackend
-from broadcaster._base import Event
+from typing import Any, NamedTuple
 
 from db.events import START, Position, StoredEvent
 from domain.enums import EventType
@@ -64,6 +66,13 @@ class Delivered:
     event: StoredEvent
     related: Any = None
     results: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+class Item(NamedTuple):
+    """What a subscriber finds in its buffer: a `Delivered` event, or a mark."""
+
+    channel: str
+    message: Any
 
 
 OVERFLOWED = object()
@@ -129,21 +138,18 @@ class Mailbox:
         return item
 
 
-class BoundedBroadcast(Broadcast):
-    """broadcaster's fan-out with a bounded queue per subscriber.
+class FanOut:
+    """Each event to the buffers of its channels' subscribers, bounded.
 
-    broadcaster's own queues are unbounded, so one stalled client could grow the
-    server's memory without limit. Here a full queue gets a final mark and is
-    dropped from the channel: the subscriber drains what it has, learns it fell
-    behind, and resumes from its last cursor; memory stays bounded.
+    A stalled client must not grow the server's memory without limit: a full buffer gets
+    a final mark and is dropped from the channel; the subscriber drains what it has,
+    learns it fell behind, and resumes from its last cursor. Memory stays bounded.
     """
 
-    def __init__(self, backend: BroadcastBackend, buffer: int) -> None:
-        super().__init__(backend=backend)
+    def __init__(self, buffer: int) -> None:
         self.buffer = buffer
         self._filters: dict[Mailbox, Callable[[Any], bool]] = {}
         self._owners: dict[Mailbox, Owner] = {}
-        # Our own map of channels to buffers (broadcaster's is typed for its queues).
         self._mailboxes: dict[str, set[Mailbox]] = {}
         # Subscribers dropped because handing them a message failed (a bug, logged).
         self.failures = 0
@@ -155,25 +161,13 @@ class BoundedBroadcast(Broadcast):
         # where the log stood; nothing before that is handed out).
         self.position: Position = START
 
-    async def disconnect(self) -> None:
-        # A second SIGINT makes uvicorn exit at once, and asyncio cancels every task on
-        # the way out, this listener among them: broadcaster's disconnect would raise
-        # that cancellation again (its task's result) and cut the feed's stop short.
-        if self._listener_task.cancelled():
-            await self._backend.disconnect()
-            return
-        await super().disconnect()
+    def dispatch(self, event: Item) -> None:
+        """One message to the buffers of its channel's subscribers.
 
-    async def _listener(self) -> None:
-        while True:
-            self.dispatch(await self._backend.next_published())
-
-    def dispatch(self, event: Event) -> None:
-        """One published message to the buffers of its channel's subscribers.
-
-        This runs in the one task that feeds every subscription of the process: if it
-        raised, all of them would wait forever. A subscriber it fails to serve is dropped
-        with the overflow mark instead, and resumes from its cursor: nothing is lost."""
+        This runs in the one task that feeds every subscription of the process (the
+        feed's reader): if it raised, all of them would wait forever. A subscriber it
+        fails to serve is dropped with the overflow mark instead, and resumes from its
+        cursor: nothing is lost."""
         stored = getattr(event.message, "event", None)
         if isinstance(stored, StoredEvent):
             self.position = max(self.position, stored.position)
@@ -191,14 +185,14 @@ class BoundedBroadcast(Broadcast):
                 log.exception("fan-out to a subscriber failed; it resumes from its cursor")
                 self._drop_all({queue})
 
-    def _offer(self, queue: Mailbox, event: Event) -> None:
+    def _offer(self, queue: Mailbox, event: Item) -> None:
         accepts = self._filters.get(queue)
         if accepts is not None and not accepts(event.message):
             return
         if queue.qsize() >= self.buffer:
             # The last slot is kept for this mark: what is buffered is still
             # delivered, then the subscriber learns it must resume.
-            queue.put_nowait(Event(event.channel, OVERFLOWED))  # type: ignore[arg-type]
+            queue.put_nowait(Item(event.channel, OVERFLOWED))
             self._mailboxes[event.channel].discard(queue)
         else:
             queue.put_nowait(event)
@@ -207,7 +201,7 @@ class BoundedBroadcast(Broadcast):
         for channel, subscribers in self._mailboxes.items():
             for queue in subscribers & queues:
                 subscribers.discard(queue)
-                queue.put_last(Event(channel, OVERFLOWED))  # type: ignore[arg-type]
+                queue.put_last(Item(channel, OVERFLOWED))
                 self.failures += 1
 
     def _recheck(self, event: StoredEvent) -> None:
@@ -220,7 +214,7 @@ class BoundedBroadcast(Broadcast):
             affected = [q for q, o in self._owners.items() if o.token_id == token]
         for queue in affected:
             if self._has_room(queue):
-                queue.put_nowait(Event(ACCESS_CHANNEL, RECHECK))  # type: ignore[arg-type]
+                queue.put_nowait(Item(ACCESS_CHANNEL, RECHECK))
 
     def _has_room(self, queue: Mailbox) -> bool:
         """Room for a RECHECK mark: the buffer's last slot stays for the overflow mark. A
@@ -232,10 +226,10 @@ class BoundedBroadcast(Broadcast):
         """For expiry, which is no event: the token's subscriptions check their rights."""
         for queue, owner in self._owners.items():
             if owner.token_id == token_id and self._has_room(queue):
-                queue.put_nowait(Event(TOKENS_CHANNEL, RECHECK))  # type: ignore[arg-type]
+                queue.put_nowait(Item(TOKENS_CHANNEL, RECHECK))
 
     @contextlib.asynccontextmanager
-    async def subscribe(  # type: ignore[override]
+    async def subscribe(
         self,
         channel: str,
         accepts: Callable[[Any], bool] | None = None,

@@ -26,14 +26,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
-from broadcaster._backends.base import BroadcastBackend
-from broadcaster._base import Event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from db import events
 from db.events import Position, Resume, StoredEvent
-from db.fanout import TOKENS_CHANNEL, BoundedBroadcast, Delivered, Owner, channels_of
+from db.fanout import TOKENS_CHANNEL, Delivered, FanOut, Item, Owner, channels_of
 from db.queries import native
 
 log = logging.getLogger(__name__)
@@ -44,31 +42,6 @@ LISTENER_NAME = "pressroom-listener"
 TASK_PREFIX = "feed-"
 # queries.sql's NOTIFY as asyncpg takes it ($1): it is sent on the listener's own connection.
 NOTIFY_SQL = native("notify_events")[0]
-
-
-class LogBackend(BroadcastBackend):
-    """A broadcaster backend whose messages are rows of the event log, read in order."""
-
-    def __init__(self, url: str = "") -> None:
-        self._published: asyncio.Queue[Event] = asyncio.Queue(maxsize=10_000)
-
-    async def connect(self) -> None:
-        pass
-
-    async def disconnect(self) -> None:
-        pass
-
-    async def subscribe(self, channel: str) -> None:
-        pass
-
-    async def unsubscribe(self, channel: str) -> None:
-        pass
-
-    async def publish(self, channel: str, message: Any) -> None:
-        await self._published.put(Event(channel, message))
-
-    async def next_published(self) -> Event:
-        return await self._published.get()
 
 
 Enrich = Callable[[Any, list[StoredEvent]], Any]
@@ -105,8 +78,7 @@ class EventFeed:
     stats: FeedStats = field(default_factory=FeedStats)
 
     def __post_init__(self) -> None:
-        self.backend = LogBackend()
-        self.broadcast = BoundedBroadcast(self.backend, self.buffer)
+        self.fanout = FanOut(self.buffer)
         self._wake = asyncio.Event()
         # Set whenever `listening` flips, for readiness watchers (and tests) to await.
         self.listener_changed = asyncio.Event()
@@ -125,8 +97,7 @@ class EventFeed:
     async def start(self) -> None:
         async with self._reader.connect() as conn:
             self.position = self.settled = await events.head(conn)
-        self.broadcast.position = self.position
-        await self.broadcast.connect()
+        self.fanout.position = self.position
         self._tasks = [
             asyncio.create_task(self._listen_forever(), name=f"{TASK_PREFIX}listener"),
             asyncio.create_task(self._read_forever(), name=f"{TASK_PREFIX}reader"),
@@ -140,19 +111,18 @@ class EventFeed:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         await self._drop_reader_connection()
-        await self.broadcast.disconnect()
 
     def access_changes(self) -> int:
         """How many access changes (memberships, deactivations, revocations) the feed has
         handed out: a viewer read before this last moved may be out of date."""
-        return self.broadcast.access_changes
+        return self.fanout.access_changes
 
     def handed_out(self) -> tuple[int, Position]:
         """The access changes handed out and the last event handed out, as of now (both
         move together). A subscriber that joined the feed receives every event past
         that position in its buffer, behind the marks of any access change before it;
         a replay reads no further, so that it never runs ahead of those marks."""
-        return self.broadcast.access_changes, self.broadcast.position
+        return self.fanout.access_changes, self.fanout.position
 
     def poke(self) -> None:
         """Called after a commit that wrote events: wake the local reader, notify the others."""
@@ -168,7 +138,7 @@ class EventFeed:
         """Live events of a channel; with `wants`, only the positions it wants are buffered;
         with `owner`, RECHECK marks arrive when that user's access or token changes."""
         accepts = None if wants is None else lambda d: wants(d.event.position)
-        return self.broadcast.subscribe(channel, accepts=accepts, owner=owner)
+        return self.fanout.subscribe(channel, accepts=accepts, owner=owner)
 
     def _on_notify(self, connection: Any, pid: int, channel: str, payload: str) -> None:
         # Our own notifier's NOTIFY comes back here too; poke() already woke the reader.
@@ -277,14 +247,14 @@ class EventFeed:
             self.settled = max(self.settled, batch[-1].position)
             # Related rows serve GraphQL subscribers only; with none, skip reading them.
             channels = {c for e in batch for c in channels_of(e)} - {TOKENS_CHANNEL}
-            wanted = self.enrich is not None and self.broadcast.listens_to(channels)
+            wanted = self.enrich is not None and self.fanout.listens_to(channels)
             related = await self.enrich(conn, batch) if wanted and self.enrich else None
             self.stats.delivery_lag_seconds = max(
                 0.0, (datetime.now(UTC) - batch[-1].occurred_at).total_seconds()
             )
             for event in batch:
                 for channel in channels_of(event):
-                    await self.backend.publish(channel, Delivered(event, related))
+                    self.fanout.dispatch(Item(channel, Delivered(event, related)))
             self.position = batch[-1].position
             self.stats.delivered += len(batch)
             if len(batch) < events.PAGE:

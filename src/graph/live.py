@@ -87,7 +87,7 @@ class LiveConnections:
         ]
         for _, holder in expired:
             if self._feed is not None:
-                self._feed.broadcast.recheck_token(holder.token_id)
+                self._feed.fanout.recheck_token(holder.token_id)
         await self._close([w for w, _ in expired], EXPIRED_CLOSE_CODE, "Token expired")
 
     def start(self, feed: EventFeed) -> None:

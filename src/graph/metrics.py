@@ -66,7 +66,7 @@ class Metrics:
         self._gauge("pressroom_event_listener_up", "1 while the LISTEN connection is up.",
                     feed, lambda f: f.listening)  # fmt: skip
         self._gauge("pressroom_event_subscribers", "Live subscriptions in this process.",
-                    feed, lambda f: f.broadcast.subscriber_count())  # fmt: skip
+                    feed, lambda f: f.fanout.subscriber_count())  # fmt: skip
         self._gauge(
             "pressroom_event_held_back_seconds",
             "Age of the oldest open writing transaction, which delays event delivery.",
@@ -85,7 +85,7 @@ class Metrics:
             "pressroom_event_fanout_failures",
             "Subscribers dropped (told to resume) because handing them an event failed.",
             feed,
-            lambda f: f.broadcast.failures,
+            lambda f: f.fanout.failures,
         )
         Gauge(
             "pressroom_live_connections",

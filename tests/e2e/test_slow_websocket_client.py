@@ -66,17 +66,17 @@ async def test_a_client_that_stops_reading_costs_a_bounded_buffer_and_resumes(
     await move(shop, task, 0)
     feed.poke()
     received.append(json.loads(await stalled.recv()))
-    assert feed.broadcast.subscriber_count(channel) == 1
+    assert feed.fanout.subscriber_count(channel) == 1
 
     moves = 1
-    while feed.broadcast.subscriber_count(channel) == 1:
+    while feed.fanout.subscriber_count(channel) == 1:
         assert moves < MOST_MOVES, "the stalled subscriber was never dropped"
         await move(shop, task, moves)
         moves += 1
         await feed.catch_up()
     # It was dropped only after its buffer filled, and nothing is held for it any more.
     assert moves > SUBSCRIBER_BUFFER
-    assert feed.broadcast.subscriber_count(channel) == 0
+    assert feed.fanout.subscriber_count(channel) == 0
 
     # Reading again, it gets what was buffered and in flight, then where to resume.
     while True:

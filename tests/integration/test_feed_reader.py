@@ -5,7 +5,6 @@ from typing import Any
 
 import asyncpg
 import pytest
-from broadcaster._base import Event
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -17,11 +16,12 @@ from db.fanout import (
     ACCESS_CHANNEL,
     OVERFLOWED,
     RECHECK,
-    BoundedBroadcast,
+    FanOut,
+    Item,
     Owner,
     department_channel,
 )
-from db.feed import TASK_PREFIX, EventFeed, LogBackend
+from db.feed import TASK_PREFIX, EventFeed
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from tests.support import Shop, print_tasks
@@ -101,19 +101,17 @@ async def test_a_feed_stops_cleanly_after_a_forced_exit_cancelled_its_tasks(
     database_url: str, shop: Shop
 ) -> None:
     """A second SIGINT makes uvicorn exit at once, and asyncio cancels every task on the
-    way out, the fan-out's listener among them, before the app's lifespan stops the feed."""
+    way out, the feed's own among them, before the app's lifespan stops the feed."""
     feed = EventFeed(shop.engine, database_url, poll_interval=60)
     before = asyncio.all_tasks()
     await feed.start()
-    [listener] = [
-        t
-        for t in asyncio.all_tasks()
-        if getattr(t.get_coro(), "__qualname__", "") == "BoundedBroadcast._listener"
-        and t in vars(feed.broadcast).values()
-    ]
-    listener.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await listener
+    started = [t for t in asyncio.all_tasks() - before if t.get_name().startswith(TASK_PREFIX)]
+    assert len(started) == 3
+    for task in started:
+        task.cancel()
+    for task in started:
+        with pytest.raises(asyncio.CancelledError):
+            await task
     await feed.stop()
     left = asyncio.all_tasks() - before
     assert [t for t in left if t.get_name().startswith(TASK_PREFIX)] == []
@@ -122,12 +120,12 @@ async def test_a_feed_stops_cleanly_after_a_forced_exit_cancelled_its_tasks(
 async def test_a_recheck_never_takes_the_overflow_marks_slot() -> None:
     """A subscriber whose buffer is full when its token changes still gets the overflow
     mark at the next event; the fan-out does not fail on a full buffer."""
-    broadcast = BoundedBroadcast(LogBackend(), buffer=2)
-    async with broadcast.subscribe("c", owner=Owner(user_id=1, token_id=7)) as queue:
+    fanout = FanOut(buffer=2)
+    async with fanout.subscribe("c", owner=Owner(user_id=1, token_id=7)) as queue:
         for n in range(2):
-            broadcast.dispatch(Event("c", n))
-        broadcast.recheck_token(7)
-        broadcast.dispatch(Event("c", 2))
+            fanout.dispatch(Item("c", n))
+        fanout.recheck_token(7)
+        fanout.dispatch(Item("c", 2))
         got = [(await queue.get()).message for _ in range(queue.qsize())]
     assert got == [0, 1, OVERFLOWED]
     assert RECHECK not in got
@@ -162,41 +160,41 @@ async def test_a_subscriber_the_fan_out_fails_to_serve_is_told_to_resume(
     """The fan-out serves every subscription of the process: a failure for one subscriber
     (here its filter raises) drops that one with the overflow mark, and the others still
     get every message."""
-    broadcast = BoundedBroadcast(LogBackend(), buffer=3)
+    fanout = FanOut(buffer=3)
 
     def broken(message: Any) -> bool:
         raise RuntimeError("a bug in a filter")
 
     async with (
-        broadcast.subscribe("c") as healthy,
-        broadcast.subscribe("c", accepts=broken) as failing,
-        broadcast.subscribe("c") as later,
+        fanout.subscribe("c") as healthy,
+        fanout.subscribe("c", accepts=broken) as failing,
+        fanout.subscribe("c") as later,
     ):
-        broadcast.dispatch(Event("c", 0))
-        broadcast._filters[later] = broken
-        broadcast.dispatch(Event("c", 1))
-        broadcast.dispatch(Event("c", 2))
+        fanout.dispatch(Item("c", 0))
+        fanout._filters[later] = broken
+        fanout.dispatch(Item("c", 1))
+        fanout.dispatch(Item("c", 2))
         got = {
             name: [(await queue.get()).message for _ in range(queue.qsize())]
             for name, queue in (("healthy", healthy), ("failing", failing), ("later", later))
         }
-        assert broadcast.subscriber_count("c") == 1
+        assert fanout.subscriber_count("c") == 1
     assert got == {"healthy": [0, 1, 2], "failing": [OVERFLOWED], "later": [0, OVERFLOWED]}
-    assert broadcast.failures == 2
+    assert fanout.failures == 2
     assert caplog.text.count("fan-out to a subscriber failed") == 2
 
 
 async def test_a_failed_access_recheck_makes_every_owned_subscription_resume() -> None:
-    broadcast = BoundedBroadcast(LogBackend(), buffer=5)
+    fanout = FanOut(buffer=5)
     async with (
-        broadcast.subscribe("c", owner=Owner(user_id=1, token_id=7)) as owned,
-        broadcast.subscribe("c") as anonymous,
+        fanout.subscribe("c", owner=Owner(user_id=1, token_id=7)) as owned,
+        fanout.subscribe("c") as anonymous,
     ):
-        broadcast.dispatch(Event(ACCESS_CHANNEL, "not a delivered event"))
-        broadcast.dispatch(Event("c", 0))
+        fanout.dispatch(Item(ACCESS_CHANNEL, "not a delivered event"))
+        fanout.dispatch(Item("c", 0))
         got = [(await q.get()).message for q in (owned, anonymous)]
         assert got == [OVERFLOWED, 0]
-    assert broadcast.failures == 1
+    assert fanout.failures == 1
 
 
 async def test_positions_are_read_in_number_order_across_digit_boundaries(shop: Shop) -> None:

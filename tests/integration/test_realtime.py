@@ -145,7 +145,7 @@ async def feed_state(app: Any, engine: Any) -> str:
         ).all()
     return (
         f"feed position {feed.position}, settled {feed.settled}, stats {feed.stats}, "
-        f"subscribers {feed.broadcast.subscriber_count()}; horizon {horizon}, newest event "
+        f"subscribers {feed.fanout.subscriber_count()}; horizon {horizon}, newest event "
         f"{tuple(newest)}; transactions {[tuple(r) for r in running]}"
     )
 
