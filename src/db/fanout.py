@@ -174,7 +174,7 @@ class FanOut:
         if event.channel in (ACCESS_CHANNEL, TOKENS_CHANNEL):
             self.access_changes += 1
             try:
-                self._recheck(event.message.event)  # type: ignore[attr-defined]
+                self._recheck(event.message.event)
             except Exception:
                 log.exception("access re-check failed; the owners' subscriptions resume")
                 self._drop_all(set(self._owners))
