@@ -24,11 +24,19 @@ def async_url(url: str) -> str:
     return parsed.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
 
 
-def create_engine(url: str, *, pool_size: int = 10, max_overflow: int = 10) -> AsyncEngine:
+# An execution option of the engine: False runs every statement and transaction through
+# SQLAlchemy, none through asyncpg itself (graph/engine/README.md, the engine room).
+THROUGH_DRIVER = "pressroom_through_driver"
+
+
+def create_engine(
+    url: str, *, pool_size: int = 10, max_overflow: int = 10, through_driver: bool = True
+) -> AsyncEngine:
     engine = create_async_engine(
         async_url(url),
         pool_size=pool_size,
         max_overflow=max_overflow,
+        execution_options={THROUGH_DRIVER: through_driver},
         # Bound values (password hashes, tokens) never reach an error message or a log.
         hide_parameters=True,
         connect_args={
@@ -73,6 +81,10 @@ async def unit_of_work(
         async with _autocommitting(engine).connect() as conn:
             yield conn
         return
+    if not through_driver(engine):
+        async with engine.begin() as conn:
+            yield conn
+        return
     async with engine.connect() as conn:
         adapter = driver_adapter(conn)
         async with adapter._execute_mutex:
@@ -83,6 +95,13 @@ async def unit_of_work(
             await _end(conn, adapter, commit=False)
             raise
         await _end(conn, adapter, commit=True)
+
+
+def through_driver(engine: AsyncEngine | AsyncConnection) -> bool:
+    """Whether statements and transactions may go through asyncpg itself (`THROUGH_DRIVER`)."""
+    if isinstance(engine, AsyncConnection):
+        engine = engine.engine
+    return bool(engine.get_execution_options().get(THROUGH_DRIVER, True))
 
 
 def driver_adapter(conn: AsyncConnection) -> Any:

@@ -61,7 +61,7 @@ def channels_of(event: StoredEvent) -> list[str]:
 class Delivered:
     """An event as handed to subscribers, with rows it refers to, read once per batch.
     One object per event and channel: `results` holds the GraphQL results made for it,
-    which subscribers that would get the same answer share (see graph/sharing.py)."""
+    which subscribers that would get the same answer share (see graph/engine/sharing.py)."""
 
     event: StoredEvent
     related: Any = None
@@ -93,7 +93,7 @@ class Mailbox:
     """A subscriber's bounded buffer: the part of asyncio.Queue the feed uses (one reader),
     in one deque. An asyncio.Queue holds four deques and an Event; with thousands of idle
     subscribers that was several KB each. Each websocket's inbox is one too
-    (pressroom/websocket.py). The deque exists only while it holds something: an empty one
+    (graph/engine/websocket.py). The deque exists only while it holds something: an empty one
     still keeps a 64-slot block (about 0.7 KB per idle mailbox)."""
 
     __slots__ = ("_items", "_reader", "maxsize")

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from db.engine import driver_adapter
+from db.engine import driver_adapter, through_driver
 
 _NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
 
@@ -53,11 +53,15 @@ class Record(asyncpg.Record):  # type: ignore[misc]
             raise AttributeError(name) from None
 
 
-async def fetch_native(conn: AsyncConnection, name: str, **params: Any) -> list[Record]:
+async def fetch_native(conn: AsyncConnection, name: str, **params: Any) -> list[Any]:
     """Rows of a named statement, run by asyncpg on `conn`'s own connection (inside its
     transaction, if any) without SQLAlchemy's work per statement (a one-row SELECT, measured
     on a 2-core VM: 130 against 51 µs of CPU). For the paths where that counts: a task's
-    move and the settlement of its work order, the legacy import's bulk reads."""
+    move and the settlement of its work order, the legacy import's bulk reads. Read by
+    attribute, as SQLAlchemy's rows are: an engine made not to go `through_driver` runs
+    the statement through SQLAlchemy instead."""
+    if not through_driver(conn):
+        return list((await conn.execute(Q[name], params)).all())
     sql, order = native(name)
     # In a SQLAlchemy transaction (not a unit of work's, which starts its own), the adapter
     # sends BEGIN with the first statement it runs itself, so a first statement run here
@@ -76,5 +80,7 @@ async def fetch_native(conn: AsyncConnection, name: str, **params: Any) -> list[
 def in_transaction(conn: AsyncConnection) -> bool:
     """Whether the statements `fetch_native` runs on `conn` share one transaction: a unit
     of work's, or one SQLAlchemy began on a connection that is not in autocommit mode."""
+    if not through_driver(conn):
+        return conn.in_transaction()
     adapter = driver_adapter(conn)
     return adapter._transaction is not None or (conn.in_transaction() and not adapter.autocommit)

@@ -6,7 +6,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db.orders import settle_work_order
-from db.queries import Record, fetch_native, in_transaction
+from db.queries import fetch_native, in_transaction
 from domain.enums import TaskAction, TaskStatus, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
 from domain.transitions import TRANSITIONS, ActorFacts, TaskState, Verdict, Who, judge
@@ -24,7 +24,7 @@ class Actor:
 
 @dataclass(frozen=True)
 class TaskMove:
-    task: Record
+    task: Any
     changed: bool
 
 

@@ -23,9 +23,6 @@ from graph.auth import bearer
 from graph.body_limit import BodyLimit
 from graph.errors import error_response
 from graph.graphiql import STATIC_DIR, ServeGraphiQLToBrowsers
-from graph.live import LiveConnections
-from graph.metrics import Metrics
-from graph.services import Services
 from graph.view import PressroomGraphQL
 from graph.ws_guard import SOCKETS_PER_ADDRESS, SOCKETS_PER_TOKEN, WebsocketGuard
 
@@ -92,19 +89,19 @@ class _WebFiles:
         await self.files(scope, receive, with_headers)
 
 
-def create_app(
-    services: Services,
-    live: LiveConnections,
+def api_app(
+    graphql: PressroomGraphQL,
     ready: ReadyCheck,
     lifespan: Any = None,
-    keep_alive_seconds: float = 15,
     connection_init_timeout_seconds: float = 10,
     metrics_token: str | None = None,
     sockets_per_token: int = SOCKETS_PER_TOKEN,
     sockets_per_address: int = SOCKETS_PER_ADDRESS,
 ) -> Starlette:
-    graphql = PressroomGraphQL(services, live, keep_alive_seconds, connection_init_timeout_seconds)
-    services.metrics = metrics = Metrics(services, live)
+    """The routes around `graphql` (the view pressroom/app.py chose) and their middleware."""
+    services = graphql.services
+    assert services.metrics is not None, "the view's services carry the app's metrics"
+    metrics = services.metrics
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"ok": True})

@@ -4,7 +4,7 @@ import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import strawberry
 from graphql import (
@@ -15,7 +15,6 @@ from graphql import (
     visit,
 )
 from strawberry.extensions import MaskErrors, ParserCache, SchemaExtension
-from strawberry.extensions.runner import SchemaExtensionsRunner
 from strawberry.types import ExecutionContext
 from strawberry.types.graphql import OperationType
 
@@ -30,13 +29,10 @@ from graph.errors import (
     service_unavailable,
     should_mask,
 )
-from graph.lean import lighten
 from graph.metrics import root_field
 from graph.mutations import Mutation
 from graph.queries import Query
-from graph.runner import ExtensionsRunner
 from graph.shape import refusal as shape_refusal
-from graph.sharing import SharingExecutor
 from graph.subscriptions import Subscription
 from graph.types.ledger import LedgerEntry
 from graph.types.nodes import Customer, Department, DepartmentTask, User, WorkOrder
@@ -226,36 +222,38 @@ class PressroomSchema(strawberry.Schema):
         """Expected errors (user input, permissions) are answers, not server faults; the
         unexpected ones are logged with their stack trace where they are masked."""
 
-    def create_extensions_runner(
-        self, execution_context: ExecutionContext, extensions: list[SchemaExtension]
-    ) -> SchemaExtensionsRunner:
-        return ExtensionsRunner(execution_context, extensions)
+
+S = TypeVar("S", bound=PressroomSchema)
 
 
-schema: strawberry.Schema = PressroomSchema(
-    query=Query,
-    mutation=Mutation,
-    subscription=Subscription,
-    types=[WorkOrder, DepartmentTask, Department, User, Customer, LedgerEntry],
-    execution_context_class=SharingExecutor,
-    extensions=[
-        # Factories: a fresh extension per request (the caches themselves are shared).
-        RequestLog,
-        SubscriptionsOverWebsockets,
-        ViewerOfNowOverWebsockets,
-        OneOperation,
-        Introspection,
-        QueryCost,
-        DocumentLimits,
-        lambda: ParserCache(maxsize=CACHED_DOCUMENTS),
-        ValidationByText,
-        lambda: MaskUnexpectedErrors(should_mask_error=should_mask),
-    ],
-)
+def make_schema(kind: type[S], **options: Any) -> S:
+    """The API's schema: its types and its extensions, executed as `kind` and `options`
+    say (stock here; the engine room's own in graph/engine/schema.py)."""
+    return kind(
+        query=Query,
+        mutation=Mutation,
+        subscription=Subscription,
+        types=[WorkOrder, DepartmentTask, Department, User, Customer, LedgerEntry],
+        extensions=[
+            # Factories: a fresh extension per request (the caches themselves are shared).
+            RequestLog,
+            SubscriptionsOverWebsockets,
+            ViewerOfNowOverWebsockets,
+            OneOperation,
+            Introspection,
+            QueryCost,
+            DocumentLimits,
+            lambda: ParserCache(maxsize=CACHED_DOCUMENTS),
+            ValidationByText,
+            lambda: MaskUnexpectedErrors(should_mask_error=should_mask),
+        ],
+        **options,
+    )
 
 
-# Fields resolved without Strawberry's per-call wrapping (graph/lean.py).
-LIGHTENED = lighten(schema)
+# Strawberry's own execution: the schema's text, the metrics' root fields, and what
+# PRESSROOM_PLAIN_EXECUTION serves.
+schema = make_schema(PressroomSchema)
 
 
 def _root_fields(kind: str) -> set[str]:

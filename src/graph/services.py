@@ -2,12 +2,12 @@
 needs, the event feed, the sign-in throttle, the viewer cache, the metrics."""
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from db.fanout import Delivered
 from db.feed import EventFeed
 from graph.throttle import PasswordThrottle
 from graph.viewer import ViewerCache
@@ -47,6 +47,28 @@ class Exposure:
     websocket_origins: tuple[str, ...] = ()  # besides the server's own; '*' for any
 
 
+class DirectWrite(Protocol):
+    async def wrote(self, delivered: Delivered, root: type, cursor: str) -> bool:
+        """Whether the answer to `delivered` (as a `root` object at `cursor`) is now
+        written to the subscriber's socket; False leaves it to the usual steps."""
+        ...
+
+
+class Shortcuts:
+    """Where ordinary code lets the engine room (graph/engine/README.md) take a shorter
+    way. These take none, as under PRESSROOM_PLAIN_EXECUTION; the engine room's are
+    `graph.engine.EngineShortcuts`."""
+
+    def direct(self, info: Any) -> DirectWrite | None:
+        """For the live subscription `info` resolves: a way to write an event's answer to
+        its socket past the per-event execution steps, or None."""
+        return None
+
+    def subscription_ended(self) -> None:
+        """A subscription ended (a burst of them leaves garbage: the engine room paces
+        the garbage collector by it)."""
+
+
 @dataclass
 class Services:
     """What the app wires in once: the engine and the settings the API needs."""
@@ -64,8 +86,4 @@ class Services:
     throttle: PasswordThrottle = field(default_factory=PasswordThrottle)
     exposure: Exposure = field(default_factory=Exposure)
     viewers: ViewerCache = field(default_factory=ViewerCache)
-    # Called for every response and websocket message the view writes (the garbage
-    # collector is paced by them, and by what websockets read: pressroom/collector.py).
-    message_passed: Callable[[], None] = lambda: None
-    # Called when a subscription ends (the same pacing: a burst of them leaves garbage).
-    subscription_ended: Callable[[], None] = lambda: None
+    shortcuts: Shortcuts = field(default_factory=Shortcuts)

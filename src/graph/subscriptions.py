@@ -43,7 +43,6 @@ from graph.permissions import (
     allowed,
     viewer_of,
 )
-from graph.sharing import Direct
 from graph.types.events import DeliveryGateEvent, LedgerEvent, QueueEvent, WorkOrderEvent
 
 SLOW_CONSUMER = "SLOW_CONSUMER"
@@ -101,15 +100,15 @@ async def stream(
     """Yields each event as a `root` object, with the cursor to resume after it. `rule`
     (with the field's `arguments`) is the subscription's permission, checked again
     whenever its user's access changes, before any event committed after that change is
-    delivered. A live event whose answer another subscriber's execution made is written
-    here instead (graph/sharing.py), and yields nothing.
+    delivered. A live event whose answer the engine room can write itself is written
+    here instead (`Shortcuts.direct`), and yields nothing.
 
     One generator from the feed's queue to the field: each level of `async for` costs
     every subscriber a step per event, and keeps an awaitable alive while it waits."""
     feed = _feed(info)
     resume = _resume(after)
     viewer = viewer_of(info)
-    direct = Direct.of(info)
+    direct = info.context.services.shortcuts.direct(info)
     owner = Owner(user_id=viewer.user_id, token_id=viewer.token_id)
     delivered_count = 0
     ended = "closed"
@@ -188,8 +187,8 @@ async def stream(
         # Thousands of displays hanging up at once cancel as many subscriptions in a burst,
         # each leaving its cancellation's traceback alive for a while: counted, the
         # endings spread the garbage collector's work over the burst
-        # (pressroom/collector.py).
-        info.context.services.subscription_ended()
+        # (graph/engine/collector.py).
+        info.context.services.shortcuts.subscription_ended()
 
 
 async def _replay(

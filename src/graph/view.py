@@ -1,10 +1,10 @@
 """The GraphQL view: context per request, websocket authentication, error shapes."""
 
-import asyncio
 import re
 from datetime import timedelta
 from typing import Any, cast
 
+import strawberry
 from cross_web import HTTPException
 from graphql import GraphQLError
 from starlette.requests import Request
@@ -14,11 +14,6 @@ from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLHTTPResponse
-from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
-    BaseGraphQLTransportWSHandler,
-    Operation,
-)
-from strawberry.subscriptions.protocols.graphql_transport_ws.types import ConnectionInitMessage
 from strawberry.types import ExecutionResult
 from strawberry.types.unset import UnsetType
 
@@ -26,11 +21,8 @@ from db.engine import unavailable
 from graph.auth import bearer, init_authorization, init_token, load_viewer
 from graph.context import Context
 from graph.errors import STALE_TOKEN, TopLevelCode, error_response, unavailable_response
-from graph.jsontext import dumps
 from graph.live import LiveConnections
-from graph.schema import schema
 from graph.services import Services
-from graph.sharing import OPERATION, SharedMessages
 
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
 # graphql-core's hints at field and type names the caller may not know of.
@@ -39,41 +31,14 @@ SUGGESTION = re.compile(r" Did you mean .*\?$")
 REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
-class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
-    """Strawberry's graphql-transport-ws handler, without the finished init timer:
-    Strawberry keeps the cancelled task for the connection's life, and with it its
-    CancelledError, traceback and frames, about 1.5 KB per idle wall display. It names
-    each operation to the task that runs it, for answers written past the per-event
-    execution steps (graph/sharing.py)."""
-
-    async def run_operation(self, operation: Operation[Context, None]) -> None:
-        # Set in the operation's own task, so for it alone. Through a list emptied when it
-        # ends: every context copied from the task's meanwhile (a timer asyncpg sets for
-        # its statement cache, a task) keeps the variable's value, and would otherwise
-        # keep the operation, its handler and the whole connection alive with it.
-        named = [operation]
-        OPERATION.set(named)
-        try:
-            await super().run_operation(operation)
-        finally:
-            named.clear()
-
-    async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
-        timer = self.connection_init_timeout_task
-        await super().handle_connection_init(message)
-        if timer is not None:
-            timer.add_done_callback(self._forget_timer)
-
-    def _forget_timer(self, task: "asyncio.Task[None]") -> None:
-        if self.connection_init_timeout_task is task:
-            self.connection_init_timeout_task = None
-
-
 class PressroomGraphQL(GraphQL[Context, None]):
-    graphql_transport_ws_handler_class = TransportWSHandler
+    """Strawberry's view as the API uses it: the context of each request, authentication
+    of websockets, error shapes and headers. The engine room's view (graph/engine/view.py)
+    extends it."""
 
     def __init__(
         self,
+        schema: strawberry.Schema,
         services: Services,
         live: LiveConnections,
         keep_alive_seconds: float,
@@ -94,7 +59,6 @@ class PressroomGraphQL(GraphQL[Context, None]):
         )
         self.services = services
         self.live = live
-        self.messages = SharedMessages()
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
@@ -149,11 +113,6 @@ class PressroomGraphQL(GraphQL[Context, None]):
         response.headers["cache-control"] = "no-store"
         response.headers["x-content-type-options"] = "nosniff"
         await response(scope, receive, send)
-
-    def encode_json(self, data: object) -> str | bytes:
-        self.services.message_passed()
-        shared = self.messages.encode(data)
-        return shared if shared is not None else dumps(data)
 
     def decode_json(self, data: str | bytes) -> object:
         try:

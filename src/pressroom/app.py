@@ -10,13 +10,14 @@ from db import migrate, reads
 from db.engine import create_engine
 from db.feed import EventFeed
 from db.rate_limits import PostgresStorage
-from graph.app import create_app as create_graph_app
+from graph.app import api_app
 from graph.body_limit import MAX_BODY_BYTES
+from graph.engine import EngineRoom
 from graph.live import LiveConnections
+from graph.metrics import Metrics
 from graph.services import Services
 from graph.throttle import PasswordThrottle
 from graph.viewer import ViewerCache
-from pressroom import collector, websocket
 from pressroom.database import Database, choose, prepare
 from pressroom.settings import Settings
 
@@ -25,10 +26,7 @@ def server_options(settings: Settings) -> dict[str, Any]:
     """uvicorn's options for this app, wherever it is served (the CLI, the tests)."""
     return {
         "lifespan": "on",
-        # websockets' Sans-I/O protocol: about 23 KB per idle connection against 30 KB
-        # for uvicorn's default, which runs websockets' own asyncio server per socket;
-        # lightened further (pressroom/websocket.py).
-        "ws": websocket.LeanWebSocketProtocol,
+        **EngineRoom(plain=settings.plain_execution).server_options(),
         "ws_per_message_deflate": settings.ws_compression,
         # A frame's header says how long it is: one over the body limit is refused there,
         # before it is read (uvicorn's default reads 16 MiB first).
@@ -45,7 +43,12 @@ def create_app(
     db = db or (Database.at(url) if url else choose(settings))
     db_url = db.url
     # Creating the engine does not connect; the lifespan migrates before the first request.
-    engine = create_engine(db_url, pool_size=settings.pool_size, max_overflow=settings.max_overflow)
+    engine = create_engine(
+        db_url,
+        pool_size=settings.pool_size,
+        max_overflow=settings.max_overflow,
+        through_driver=not settings.plain_execution,
+    )
     feed = EventFeed(
         engine,
         db_url,
@@ -54,7 +57,7 @@ def create_app(
         poll_interval=settings.feed_poll_seconds,
         batch_window=settings.feed_batch_seconds,
     )
-    pacer = collector.Pacer()
+    engine_room = EngineRoom(plain=settings.plain_execution)
     services = Services(
         engine,
         settings.session_ttl_seconds,
@@ -68,22 +71,21 @@ def create_app(
             failures_per_account=settings.signin_failures_per_account,
         ),
         exposure=settings.exposure(),
-        message_passed=pacer.message_passed,
-        subscription_ended=pacer.subscription_ended,
+        shortcuts=engine_room.shortcuts(),
         viewers=ViewerCache(changes=feed.access_changes),
     )
     live = LiveConnections()
+    services.metrics = metrics = Metrics(services, live)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         await prepare(db)
         await feed.start()
-        assert services.metrics is not None, "graph.app.create_app makes the app's metrics"
-        async with collector.managed(services.metrics, pacer):
+        async with engine_room.running(metrics) as state:
             live.start(feed)
             try:
                 # uvicorn hands this state to every connection's protocol.
-                yield {websocket.READ: pacer.message_passed}
+                yield state
             finally:
                 await live.stop()
                 await feed.stop()
@@ -93,12 +95,16 @@ def create_app(
         database, migrations = await migrate.readiness(engine)
         return {"database": database, "migrations": migrations, "listener": feed.listening}
 
-    app = create_graph_app(
+    graphql = engine_room.view(
         services,
-        live,
+        live=live,
+        keep_alive_seconds=settings.keep_alive_seconds,
+        connection_init_timeout_seconds=settings.connection_init_timeout_seconds,
+    )
+    app = api_app(
+        graphql,
         ready,
         lifespan,
-        keep_alive_seconds=settings.keep_alive_seconds,
         connection_init_timeout_seconds=settings.connection_init_timeout_seconds,
         metrics_token=settings.metrics_token,
         sockets_per_token=settings.websockets_per_token,

@@ -106,6 +106,11 @@ class Settings(BaseSettings):
         description="permessage-deflate on websockets. Off by default: live messages are "
         "small, and compressing each one per socket costs more CPU than it saves bytes.",
     )
+    plain_execution: bool = Field(
+        default=False,
+        description="Run the frameworks' stock behaviour only: none of the engine room's "
+        "overrides (src/graph/engine/README.md). Slower; for telling a bug of theirs apart.",
+    )
     feed_poll_seconds: float = Field(
         default=0.5, description="How often the event feed reads the log without a NOTIFY."
     )

@@ -18,9 +18,9 @@ import websockets
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.typing import Subprotocol
 
-from pressroom import collector
+from graph.engine import collector
+from graph.engine.collector import GcPauses
 from pressroom.app import create_app
-from pressroom.collector import GcPauses
 from pressroom.settings import Settings
 from tests.support import (
     START,

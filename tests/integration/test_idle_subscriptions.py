@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy.engine import Row
 from websockets.datastructures import Headers
 
-from pressroom.websocket import LeanWebSocketProtocol
+from graph.engine.websocket import LeanWebSocketProtocol
 from tests.support import START, Client, Shop, cursor_now, gid, print_tasks, subscriber, take
 
 WALLS = 3

@@ -2,7 +2,7 @@
 not left in a reference cycle for the garbage collector. Two cycles kept a subscription's
 whole connection (socket, protocol, handler, context: about 60 objects) alive, one until
 the collector's next pass (graphql-core's executor and its helpers; the unit test of
-graph/executor.py has it alone), the other until asyncpg's statement cache timers fired
+graph/engine/executor.py has it alone), the other until asyncpg's statement cache timers fired
 (contexts copied from the operation's task, holding the operation)."""
 
 import asyncio

@@ -13,7 +13,7 @@ import pytest
 import websockets
 from websockets.typing import Subprotocol
 
-from graph.sharing import Direct
+from graph.engine.sharing import Direct
 from tests.support import (
     START,
     Client,
@@ -117,7 +117,7 @@ async def test_a_shared_answer_is_written_past_the_execution_steps(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """graphql-transport-ws subscribers that did not execute an answer get its message
-    from their subscription itself (graph/sharing.py's `Direct`), the same message."""
+    from their subscription itself (graph/engine/sharing.py's `Direct`), the same message."""
     written: list[bool] = []
     wrote = Direct.wrote
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from strawberry.execution import optimized_is_awaitable
 
-from graph.awaitable import is_awaitable
+from graph.engine.awaitable import is_awaitable
 
 
 class Kind(enum.Enum):

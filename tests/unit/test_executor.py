@@ -20,7 +20,7 @@ from strawberry.permission import BasePermission, PermissionExtension
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.types import ExecutionResult, Info
 
-from graph.executor import Executor
+from graph.engine.executor import Executor
 
 
 @strawberry.enum

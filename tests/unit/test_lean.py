@@ -7,11 +7,13 @@ from typing import Any
 
 import pytest
 import strawberry
+from graphql import GraphQLObjectType
 from strawberry.permission import BasePermission, PermissionExtension
 from strawberry.types import Info
 
-from graph.lean import lighten
-from graph.schema import LIGHTENED
+from graph.engine.lean import lighten
+from graph.engine.schema import tuned_schema
+from graph.schema import schema as plain_schema
 
 
 class Allow(BasePermission):
@@ -150,14 +152,27 @@ def test_only_plain_functions_of_self_and_info_without_arguments_change() -> Non
         for name in ("allowed", "broken", "denied", "later", "rel", "silent", "some", "truthy")
     ]
     fields = lean._schema.type_map["Item"].fields  # type: ignore[attr-defined]
-    assert fields["rel"].resolve.__module__ == "graph.lean"
-    assert fields["greet"].resolve.__module__ != "graph.lean"
+    assert fields["rel"].resolve.__module__ == "graph.engine.lean"
+    assert fields["greet"].resolve.__module__ != "graph.engine.lean"
 
 
-def test_the_pages_relations_are_lightened() -> None:
+def _lightened(schema: strawberry.Schema) -> set[str]:
+    return {
+        f"{kind.name}.{name}"
+        for kind in schema._schema.type_map.values()
+        if isinstance(kind, GraphQLObjectType)
+        for name, field in kind.fields.items()
+        if getattr(field.resolve, "__module__", None) == "graph.engine.lean"
+    }
+
+
+def test_the_pages_relations_are_lightened_in_the_engine_rooms_schema_only() -> None:
+    lightened = _lightened(tuned_schema())
     assert {
         "DepartmentTask.department",
         "DepartmentTask.pickedUpBy",
         "TaskTransition.actor",
-    } <= set(LIGHTENED)
-    assert "Query.workOrders" not in LIGHTENED
+    } <= lightened
+    assert "Query.workOrders" not in lightened
+    # Strawberry's own resolvers in the schema plain execution serves.
+    assert _lightened(plain_schema) == set()

@@ -14,7 +14,8 @@ from strawberry.extensions.runner import SchemaExtensionsRunner
 from strawberry.types import ExecutionContext
 from strawberry.types.execution import ExecutionResult
 
-from graph.runner import ExtensionsRunner
+from graph.engine.runner import ExtensionsRunner
+from graph.engine.schema import tuned_schema
 from graph.schema import MaskUnexpectedErrors, schema
 
 
@@ -29,13 +30,15 @@ def test_no_extension_instance_is_shared_between_requests() -> None:
 
 
 def _runner() -> ExtensionsRunner:
-    extensions = _made()
+    """The engine room's runner, as its schema makes it."""
+    tuned = tuned_schema()
+    extensions = tuned.get_extensions()
     context = ExecutionContext(
-        query="subscription { x }", schema=schema, allowed_operations=set(), context=None
+        query="subscription { x }", schema=tuned, allowed_operations=set(), context=None
     )
     for extension in extensions:
         extension.execution_context = context
-    runner = schema.create_extensions_runner(context, extensions)
+    runner = tuned.create_extensions_runner(context, extensions)
     assert isinstance(runner, ExtensionsRunner)
     return runner
 

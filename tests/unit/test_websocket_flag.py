@@ -3,7 +3,7 @@ of them wake when it is set, and one waiter cancelled leaves the others waiting.
 
 import asyncio
 
-from pressroom.websocket import Flag
+from graph.engine.websocket import Flag
 
 
 async def test_waiters_wait_while_clear_and_all_wake_on_set() -> None:

@@ -8,8 +8,8 @@ from datetime import timedelta
 from types import SimpleNamespace
 from typing import Any
 
+from graph.engine.view import TransportWSHandler
 from graph.schema import schema
-from graph.view import TransportWSHandler
 
 
 class Socket:

@@ -45,7 +45,7 @@ from graphql.pyutils import AwaitableOrValue, Path, Undefined, gather_with_cance
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.types.field import StrawberryField
 
-from graph.awaitable import is_awaitable
+from graph.engine.awaitable import is_awaitable
 
 
 class Leaf(NamedTuple):
@@ -120,7 +120,7 @@ def _helpers_of(executor: "Executor") -> GraphQLResolveInfoHelpers:
 
 
 class Executor(StrawberryGraphQLCoreExecutionContext):
-    """Asks whether a value is awaitable once per type (graph/awaitable.py), plans each
+    """Asks whether a value is awaitable once per type (graph/engine/awaitable.py), plans each
     selection once (plain leaves read directly, fields with a resolve function called
     directly), and takes objects, alone or in lists, straight to their type check and
     their fields."""

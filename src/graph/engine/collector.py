@@ -10,7 +10,7 @@ diagnostic print of each long pause in the bench's server). Collected every
 PACE_SECONDS and every MESSAGES_PER_COLLECTION messages written as well, it holds what
 came since: a shorter pause for the same total work, since every object is looked at
 once either way. Reads from websockets and websockets lost count too
-(pressroom/websocket.py), and so does each subscription that ends, weighted: thousands of
+(graph/engine/websocket.py), and so does each subscription that ends, weighted: thousands of
 wall displays hanging up at once make one such pass of the loop, and cancel as many
 subscriptions, each leaving its cancellation's traceback behind for a while.
 

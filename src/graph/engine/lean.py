@@ -23,7 +23,8 @@ from strawberry.types.field import StrawberryField
 
 def lighten(schema: strawberry.Schema) -> list[str]:
     """Give every eligible field of the schema's object types (the roots apart) a direct
-    resolve function; the names of those fields, as Type.field."""
+    resolve function; the names of those fields, as Type.field. The graphql-core types
+    are the schema's own: another schema made of the same classes keeps Strawberry's."""
     if schema.exception_handlers:
         return []
     core = schema._schema

@@ -21,7 +21,6 @@ sent.
 import asyncio
 import json
 from collections.abc import Awaitable, Hashable
-from contextvars import ContextVar
 from typing import Any
 
 from graphql import ExecutionResult, OperationDefinitionNode
@@ -32,8 +31,8 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import NextMe
 from db.fanout import Delivered
 from db.reads import Related
 from graph.context import Context, Info
-from graph.executor import Executor
-from graph.jsontext import dumps
+from graph.engine.executor import Executor
+from graph.engine.jsontext import dumps
 from graph.loaders import Loaders
 
 _UNSHARED = object()
@@ -51,7 +50,7 @@ def operation_key(operation: OperationDefinitionNode, variables: dict[str, Any])
 
 
 class SharingExecutor(Executor):
-    """The executor (graph/executor.py), sharing per-event executions of subscriptions."""
+    """The executor (graph/engine/executor.py), sharing per-event executions of subscriptions."""
 
     __slots__ = ("_operation_key",)
 
@@ -135,10 +134,14 @@ def result_key(operation: Hashable, context: Context, root: type, cursor: str) -
     return (operation, root, cursor, viewer.scope)
 
 
-# The graphql-transport-ws operation whose subscription runs in this task, while it runs
-# (an empty list once it ended): its handler (graph/view.py) sets it in the task it runs
-# the operation in.
-OPERATION: ContextVar["list[Operation[Any, Any]] | None"] = ContextVar("operation", default=None)
+class LiveOperation:
+    """The root value of a graphql-transport-ws operation (view.py's handler gives each
+    its own): its subscription finds the operation it runs as in `info.root_value`."""
+
+    __slots__ = ("operation",)
+
+    def __init__(self, operation: "Operation[Any, Any]") -> None:
+        self.operation = operation
 
 
 class Direct:
@@ -155,11 +158,13 @@ class Direct:
     @classmethod
     def of(cls, info: Info) -> "Direct | None":
         """For the subscription `info` resolves, if it runs as a graphql-transport-ws
-        operation (OPERATION)."""
-        named = OPERATION.get()
-        if not named:
+        operation (`LiveOperation`)."""
+        root = info.root_value
+        if not isinstance(root, LiveOperation):
             return None
-        return cls(named[0], info.context, operation_key(info.operation, info.variable_values))
+        return cls(
+            root.operation, info.context, operation_key(info.operation, info.variable_values)
+        )
 
     async def wrote(self, delivered: Delivered, root: type, cursor: str) -> bool:
         """Whether the answer to `delivered` (as a `root` object at `cursor`) was another
