@@ -43,12 +43,6 @@ log = logging.getLogger("pressroom.request")
 class MaskUnexpectedErrors(MaskErrors):
     """Strawberry's masking, plus the `INTERNAL_SERVER_ERROR` code clients can switch on."""
 
-    def _process_result(self, result: object) -> None:
-        # Strawberry first asks a runtime-checkable Protocol whether the result can carry
-        # errors: 7 us an operation on Python 3.11. Most results have none to mask.
-        if getattr(result, "errors", None):
-            super()._process_result(result)
-
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         original = error.original_error
         context = self.execution_context.context
@@ -226,9 +220,11 @@ class PressroomSchema(strawberry.Schema):
 S = TypeVar("S", bound=PressroomSchema)
 
 
-def make_schema(kind: type[S], **options: Any) -> S:
-    """The API's schema: its types and its extensions, executed as `kind` and `options`
-    say (stock here; the engine room's own in graph/engine/schema.py)."""
+def make_schema(
+    kind: type[S], masking: type[MaskUnexpectedErrors] = MaskUnexpectedErrors, **options: Any
+) -> S:
+    """The API's schema: its types and its extensions, executed as `kind`, `masking` and
+    `options` say (stock here; the engine room's own in graph/engine/schema.py)."""
     return kind(
         query=Query,
         mutation=Mutation,
@@ -245,7 +241,7 @@ def make_schema(kind: type[S], **options: Any) -> S:
             DocumentLimits,
             lambda: ParserCache(maxsize=CACHED_DOCUMENTS),
             ValidationByText,
-            lambda: MaskUnexpectedErrors(should_mask_error=should_mask),
+            lambda: masking(should_mask_error=should_mask),
         ],
         **options,
     )

@@ -35,6 +35,9 @@ from tests.support import (
     ws_url,
 )
 
+# What the engine room does beyond the frameworks (src/graph/engine/README.md).
+pytestmark = pytest.mark.engine_room
+
 COLLECTIONS = "pressroom_gc_pause_seconds_count"
 PROTOCOLS = [Subprotocol("graphql-transport-ws")]
 

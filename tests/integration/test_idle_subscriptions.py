@@ -16,6 +16,9 @@ from websockets.datastructures import Headers
 from graph.engine.websocket import LeanWebSocketProtocol
 from tests.support import START, Client, Shop, cursor_now, gid, print_tasks, subscriber, take
 
+# What the engine room does beyond the frameworks (src/graph/engine/README.md).
+pytestmark = pytest.mark.engine_room
+
 WALLS = 3
 T = TypeVar("T")
 

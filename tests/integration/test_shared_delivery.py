@@ -25,6 +25,9 @@ from tests.support import (
     ws_url,
 )
 
+# What the engine room does beyond the frameworks (src/graph/engine/README.md).
+pytestmark = pytest.mark.engine_room
+
 SAME_FOR_ALL = """subscription SharedWall($after: String) {
   queueEvents(department: "print", after: $after) {
     cursor kind task { id status pickedUpBy { name } workOrder { orderNumber jobLine } }

@@ -101,3 +101,48 @@ def test_the_sql_checker_sees_a_violation(tmp_path: Path) -> None:
         "imports text",
         "sqlalchemy.text",
     ]
+
+
+# The engine room (src/graph/engine/README.md) is reached through one door: the wiring
+# asks EngineRoom for what to run. Ordinary resolvers, types and extensions never import
+# it (they take its shortcuts through Services.shortcuts), and it imports nothing the
+# frameworks' own behaviour would not need.
+ENGINE = SRC / "graph" / "engine"
+ENGINE_DOORS = {SRC / "pressroom" / "app.py"}
+
+
+def imports_the_engine_room(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        if any(n == "graph.engine" or n.startswith("graph.engine.") for n in names):
+            return True
+    return False
+
+
+def test_only_the_wiring_imports_the_engine_room() -> None:
+    importers = {
+        path
+        for layer in ("graph", "pressroom")
+        for path in (SRC / layer).rglob("*.py")
+        if ENGINE not in path.parents and imports_the_engine_room(path)
+    }
+    assert importers == ENGINE_DOORS
+
+
+def test_the_engine_checker_sees_an_import(tmp_path: Path) -> None:
+    found = []
+    for text in (
+        "from graph.engine.sharing import Direct\n",
+        "from graph import engine\n",
+        "import graph.engine.executor\n",
+        "from graph.schema import schema\n",
+    ):
+        bad = tmp_path / "bad.py"
+        bad.write_text(text)
+        found.append(imports_the_engine_room(bad))
+    assert found == [True, True, True, False]

@@ -15,8 +15,8 @@ from strawberry.types import ExecutionContext
 from strawberry.types.execution import ExecutionResult
 
 from graph.engine.runner import ExtensionsRunner
-from graph.engine.schema import tuned_schema
-from graph.schema import MaskUnexpectedErrors, schema
+from graph.engine.schema import MaskCleanResultsQuickly, tuned_schema
+from graph.schema import schema
 
 
 def _made() -> list[SchemaExtension]:
@@ -47,7 +47,7 @@ def test_error_masking_is_the_only_hook_after_results() -> None:
     # The runner skips the stream-result hooks for results without errors: right only
     # while error masking is the one extension that has such a hook.
     runner = _runner()
-    assert [type(e) for e in runner.on_results] == [MaskUnexpectedErrors]
+    assert [type(e) for e in runner.on_results] == [MaskCleanResultsQuickly]
     assert runner.with_results == []
 
 
