@@ -191,3 +191,53 @@ async def test_subscribers_of_different_scopes_never_get_each_others_answers(
     display_task = json.dumps(seen_by["display"]["data"])
     assert "pat@shop.test" not in display_task
     assert '"details": {' not in display_task
+
+
+async def test_operations_on_one_connection_each_write_under_their_own_id(
+    api: Client, server: str, shop: Shop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each graphql-transport-ws operation knows its own id through its root value, even
+    when several start at once on one connection and all but one write a shared answer
+    themselves."""
+    written: list[str] = []
+    wrote = Direct.wrote
+
+    async def recording(self: Direct, *args: Any) -> bool:
+        done = await wrote(self, *args)
+        if done:
+            written.append(self.operation.id)
+        return done
+
+    monkeypatch.setattr(Direct, "wrote", recording)
+    secret = (await display_token(api, shop, ["print"]))["secret"]
+    first, second = await print_tasks(shop, 2)
+    variables = {"after": await cursor_now(api, shop.tokens["pat"])}
+    ids = ["a", "b", "c", "d"]
+    async with websockets.connect(
+        ws_url(server), subprotocols=[Subprotocol("graphql-transport-ws")]
+    ) as ws:
+        init = {"type": "connection_init", "payload": {"authorization": f"Bearer {secret}"}}
+        await ws.send(json.dumps(init))
+        assert json.loads(await ws.recv())["type"] == "connection_ack"
+        payload = {"query": SAME_FOR_ALL, "variables": variables}
+        for name in ids:
+            await ws.send(json.dumps({"id": name, "type": "subscribe", "payload": payload}))
+
+        async def nexts() -> list[tuple[str, str]]:
+            got = []
+            async with asyncio.timeout(15):
+                while len(got) < len(ids):
+                    message = json.loads(await ws.recv())
+                    assert message["type"] in ("next", "ping"), message
+                    if message["type"] == "next":
+                        task = message["payload"]["data"]["queueEvents"]["task"]["id"]
+                        got.append((message["id"], task))
+            return got
+
+        await start(api, shop, first)
+        assert sorted(await nexts()) == [(i, gid("DepartmentTask", first)) for i in ids]
+        written.clear()
+        await start(api, shop, second)
+        assert sorted(await nexts()) == [(i, gid("DepartmentTask", second)) for i in ids]
+    # One operation executed the answer; the three others wrote it under their own ids.
+    assert len(written) == 3 and len(set(written)) == 3 and set(written) < set(ids)
