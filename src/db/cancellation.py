@@ -1,12 +1,10 @@
 """Cancelling a work order."""
 
-from typing import Any
-
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db.orders import transition_work_order
 from db.queries import Q
+from db.rows import WorkOrderRow
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction, WorkOrderAction, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
@@ -15,7 +13,7 @@ from domain.transitions import cancel_refusal
 
 async def cancel_work_order(
     conn: AsyncConnection, work_order_id: int, actor_id: int, reason: str
-) -> Row[Any]:
+) -> WorkOrderRow:
     """Cancel: started tasks are released, pending ones leave every queue, the order is terminal.
 
     The order's row lock is taken first, so a START racing this either committed

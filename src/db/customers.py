@@ -1,14 +1,11 @@
 """Customers. Their balance is derived from the ledger, never stored."""
 
-from typing import Any
-
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db.queries import Q
+from db.rows import CustomerRow
 
 
-async def create_customer(conn: AsyncConnection, name: str, created_by: int) -> Row[Any]:
-    return (
-        await conn.execute(Q["insert_customer"], {"name": name, "created_by": created_by})
-    ).one()
+async def create_customer(conn: AsyncConnection, name: str, created_by: int) -> CustomerRow:
+    params = {"name": name, "created_by": created_by}
+    return CustomerRow.of((await conn.execute(Q["insert_customer"], params)).one())

@@ -6,7 +6,9 @@ from typing import Any
 from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from db import reads
 from db.queries import Q
+from db.rows import LedgerEntryRow
 from domain import ledger
 from domain.enums import LedgerEntryKind, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
@@ -23,7 +25,7 @@ class NewEntry:
 
 @dataclass(frozen=True)
 class Posted:
-    entry: Row[Any]
+    entry: LedgerEntryRow
     changed: bool
 
 
@@ -48,9 +50,10 @@ async def _repeat(conn: AsyncConnection, new: NewEntry) -> Posted | None:
     return Posted(await entry(conn, stored.id), changed=False)
 
 
-async def entry(conn: AsyncConnection, entry_id: int) -> Row[Any]:
+async def entry(conn: AsyncConnection, entry_id: int) -> LedgerEntryRow:
     """An entry as every ledger read shows it: with the balance after it."""
-    return (await conn.execute(Q["ledger_entries_by_id"], {"ids": [entry_id]})).one()
+    [found] = await reads.ledger_entries(conn, [entry_id])
+    return found
 
 
 async def post_entry(conn: AsyncConnection, new: NewEntry) -> Posted:

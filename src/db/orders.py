@@ -4,12 +4,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import reads
 from db.people import facts
 from db.queries import Q, fetch_native
+from db.rows import WorkOrderRow
 from domain.enums import (
     DepartmentKind,
     TaskStatus,
@@ -40,7 +40,7 @@ class NewWorkOrder:
     created_by: int
 
 
-async def create_work_order(conn: AsyncConnection, new: NewWorkOrder) -> Row[Any]:
+async def create_work_order(conn: AsyncConnection, new: NewWorkOrder) -> WorkOrderRow:
     """The order, a task per department domain.workflow.task_departments names, the gate."""
     if (await conn.execute(Q["customer_exists"], {"customer_id": new.customer_id})).first() is None:
         raise DomainError(ErrorCode.NOT_FOUND, "No such customer.", "customerId")
@@ -81,7 +81,7 @@ async def create_work_order(conn: AsyncConnection, new: NewWorkOrder) -> Row[Any
     )
     # With no gating task the gate is open from the start; settle records that.
     await settle_work_order(conn, order.id, new.created_by)
-    return order
+    return WorkOrderRow.pick(order)
 
 
 async def settle_work_order(conn: AsyncConnection, work_order_id: int, actor_id: int) -> None:
@@ -127,7 +127,7 @@ async def transition_work_order(
     action: WorkOrderAction,
     actor_id: int,
     reason: str | None = None,
-) -> Row[Any]:
+) -> WorkOrderRow:
     """The only writer of a work order's status: one guarded statement, with history and event."""
     rule = ORDER_TRANSITIONS[action]
     moved = (
@@ -144,7 +144,7 @@ async def transition_work_order(
         )
     ).first()
     if moved is not None:
-        return moved
+        return WorkOrderRow.pick(moved)
     current = (await conn.execute(Q["work_order_status"], {"work_order_id": work_order_id})).first()
     if current is None:
         raise DomainError(ErrorCode.NOT_FOUND, "No such work order.", "workOrderId")
@@ -160,7 +160,7 @@ async def update_quote(
     quote: Money,
     expected_version: int | None,
     actor_id: int,
-) -> Row[Any]:
+) -> WorkOrderRow:
     """Change the quote under the order's row lock; history names the old and new money."""
     current = (
         await conn.execute(Q["lock_work_order_quote"], {"work_order_id": work_order_id})
@@ -193,4 +193,4 @@ async def update_quote(
             "actor_id": actor_id,
         },
     )
-    return moved.one()
+    return WorkOrderRow.pick(moved.one())

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from db import reads
 from db.credentials import hash_password, new_token, token_hash, verify_password
 from db.queries import Q
+from db.rows import DepartmentRow, TokenRow, UserRow
 from domain import workflow
 from domain.enums import DepartmentKind, TokenKind
 from domain.errors import DomainError, ErrorCode
@@ -21,7 +22,7 @@ async def create_department(
     name: str,
     kind: DepartmentKind,
     gates_delivery: bool | None = None,
-) -> Row[Any]:
+) -> DepartmentRow:
     """`gates_delivery` None takes the domain's default for the kind."""
     params = {
         "code": code,
@@ -31,7 +32,7 @@ async def create_department(
     }
     row = (await conn.execute(Q["insert_department"], params)).first()
     if row is not None:
-        return row
+        return DepartmentRow.of(row)
     if kind is DepartmentKind.DELIVERY and any(
         d.kind == DepartmentKind.DELIVERY for d in await reads.all_departments(conn)
     ):
@@ -43,13 +44,13 @@ async def create_department(
     raise DomainError(ErrorCode.DUPLICATE, f"Department {code!r} already exists.", "code")
 
 
-def facts(row: Row[Any]) -> workflow.DepartmentFacts:
+def facts(row: DepartmentRow) -> workflow.DepartmentFacts:
     return workflow.DepartmentFacts(row.id, row.code, DepartmentKind(row.kind))
 
 
 async def departments_by_codes(
     conn: AsyncConnection, codes: list[str], field: str = "departmentCodes"
-) -> list[Row[Any]]:
+) -> list[DepartmentRow]:
     by_code = {d.code: d for d in await reads.all_departments(conn)}
     unknown = [c for c in codes if c not in by_code]
     if unknown:
@@ -67,16 +68,17 @@ async def create_user(
     password: str | None,
     is_admin: bool,
     department_ids: list[int],
-) -> Row[Any]:
+) -> UserRow:
     password_hash = await hash_password(password) if password is not None else None
-    row = (
+    found = (
         await conn.execute(
             Q["insert_user"],
             {"email": email, "name": name, "password_hash": password_hash, "is_admin": is_admin},
         )
     ).first()
-    if row is None:
+    if found is None:
         raise DomainError(ErrorCode.DUPLICATE, f"A user with email {email} exists.", "email")
+    row = UserRow.of(found)
     await conn.execute(Q["add_memberships"], {"user_id": row.id, "department_ids": department_ids})
     return row
 
@@ -89,7 +91,7 @@ async def upsert_user(
     password: str | None,
     is_admin: bool,
     department_ids: list[int],
-) -> Row[Any]:
+) -> UserRow:
     """For the CLI: create, or update an existing user without ever demoting an admin."""
     existing = await user_by_email(conn, email)
     if existing is None:
@@ -102,27 +104,27 @@ async def upsert_user(
             department_ids=department_ids,
         )
     password_hash = await hash_password(password) if password is not None else None
-    row = (
-        await conn.execute(
-            Q["promote_user"],
-            {
-                "user_id": existing.id,
-                "is_admin": is_admin,
-                "password_hash": password_hash,
-                "name": name,
-            },
-        )
-    ).one()
+    row = UserRow.of(
+        (
+            await conn.execute(
+                Q["promote_user"],
+                {
+                    "user_id": existing.id,
+                    "is_admin": is_admin,
+                    "password_hash": password_hash,
+                    "name": name,
+                },
+            )
+        ).one()
+    )
     await conn.execute(Q["add_memberships"], {"user_id": row.id, "department_ids": department_ids})
     return row
 
 
 async def set_user_departments(
     conn: AsyncConnection, user_id: int, department_ids: list[int]
-) -> Row[Any]:
-    user = (await conn.execute(Q["users_by_id"], {"ids": [user_id]})).first()
-    if user is None:
-        raise DomainError(ErrorCode.NOT_FOUND, "No such user.", "userId")
+) -> UserRow:
+    user = await _user(conn, user_id)
     await conn.execute(
         Q["replace_memberships"], {"user_id": user_id, "department_ids": department_ids}
     )
@@ -132,7 +134,7 @@ async def set_user_departments(
 @dataclass(frozen=True)
 class IssuedToken:
     token: str
-    row: Row[Any]
+    row: TokenRow
 
 
 async def issue_token(
@@ -161,16 +163,16 @@ async def issue_token(
             },
         )
     ).one()
-    return IssuedToken(token, row)
+    return IssuedToken(token, TokenRow.of(row))
 
 
-async def user_by_email(conn: AsyncConnection, email: str) -> Row[Any] | None:
+async def user_by_email(conn: AsyncConnection, email: str) -> UserRow | None:
     """The user with this email, given as domain.validation.email() normalises it."""
-    return (await conn.execute(Q["user_by_email"], {"email": email})).first()
+    return UserRow.maybe((await conn.execute(Q["user_by_email"], {"email": email})).first())
 
 
 async def login(
-    conn: AsyncConnection, user: Row[Any] | None, password: str, ttl_seconds: int
+    conn: AsyncConnection, user: UserRow | None, password: str, ttl_seconds: int
 ) -> IssuedToken:
     """A session for `user` (as user_by_email found it) if the password is theirs. An
     unknown email costs the same password check as a known one."""
@@ -188,17 +190,17 @@ async def authenticate(conn: AsyncConnection, token: str) -> Row[Any] | None:
     return (await conn.execute(Q["authenticate"], {"token_hash": token_hash(token)})).first()
 
 
-async def revoke_tokens(conn: AsyncConnection, token_ids: list[int]) -> list[Row[Any]]:
+async def revoke_tokens(conn: AsyncConnection, token_ids: list[int]) -> list[TokenRow]:
     """Revoke these tokens (those not revoked yet), each with a TOKEN_REVOKED event, so
     every server process closes the live connections that use them."""
-    return list((await conn.execute(Q["revoke_tokens"], {"ids": token_ids})).all())
+    return TokenRow.all(await conn.execute(Q["revoke_tokens"], {"ids": token_ids}))
 
 
-async def token_by_id(conn: AsyncConnection, token_id: int) -> Row[Any] | None:
-    return (await conn.execute(Q["token_by_id"], {"token_id": token_id})).first()
+async def token_by_id(conn: AsyncConnection, token_id: int) -> TokenRow | None:
+    return TokenRow.maybe((await conn.execute(Q["token_by_id"], {"token_id": token_id})).first())
 
 
-async def revoke_token(conn: AsyncConnection, token_id: int) -> Row[Any]:
+async def revoke_token(conn: AsyncConnection, token_id: int) -> TokenRow:
     """Revoke one token (who may, the caller decided); INVALID_TRANSITION if it already
     was."""
     revoked = await revoke_tokens(conn, [token_id])
@@ -224,14 +226,14 @@ async def revoke_sessions(
     return len(await revoke_tokens(conn, [i for i in ids if i != keep]))
 
 
-async def _user(conn: AsyncConnection, user_id: int) -> Row[Any]:
+async def _user(conn: AsyncConnection, user_id: int) -> UserRow:
     user = (await conn.execute(Q["users_by_id"], {"ids": [user_id]})).first()
     if user is None:
         raise DomainError(ErrorCode.NOT_FOUND, "No such user.", "userId")
-    return user
+    return UserRow.of(user)
 
 
-async def set_active(conn: AsyncConnection, user_id: int, active: bool, actor_id: int) -> Row[Any]:
+async def set_active(conn: AsyncConnection, user_id: int, active: bool, actor_id: int) -> UserRow:
     """Deactivate (or reactivate) a user. A deactivated user cannot sign in and every token
     of theirs stops working at once; the event closes their live subscriptions. Their
     sessions and API tokens are revoked, so reactivation brings none of them back (the
@@ -247,15 +249,15 @@ async def set_active(conn: AsyncConnection, user_id: int, active: bool, actor_id
         raise DomainError(ErrorCode.INVALID_TRANSITION, f"The user is already {state}.", "userId")
     if not active:
         await revoke_sessions(conn, user_id, kinds=PASSWORD_MADE)
-    return moved
+    return UserRow.of(moved)
 
 
-async def set_password(conn: AsyncConnection, user_id: int, password: str) -> Row[Any]:
+async def set_password(conn: AsyncConnection, user_id: int, password: str) -> UserRow:
     """An admin sets a password: the account is presumed compromised, so its sessions and
     API tokens end (they sign in with the new one, and make new API tokens)."""
     await _user(conn, user_id)
     params = {"user_id": user_id, "password_hash": await hash_password(password)}
-    user = (await conn.execute(Q["set_password"], params)).one()
+    user = UserRow.of((await conn.execute(Q["set_password"], params)).one())
     await revoke_sessions(conn, user_id, kinds=PASSWORD_MADE)
     return user
 
@@ -269,11 +271,11 @@ async def check_password(conn: AsyncConnection, user_id: int, password: str, fie
 
 async def change_password(
     conn: AsyncConnection, user_id: int, session_id: int, new: str
-) -> Row[Any]:
+) -> UserRow:
     """A user changes their own password (having proved the old one, check_password);
     their other sessions end. Their API tokens stay: they were made with the password,
     by them."""
     params = {"user_id": user_id, "password_hash": await hash_password(new)}
-    changed = (await conn.execute(Q["set_password"], params)).one()
+    changed = UserRow.of((await conn.execute(Q["set_password"], params)).one())
     await revoke_sessions(conn, user_id, keep=session_id)
     return changed

@@ -271,7 +271,7 @@ INSERT INTO tokens (kind, name, token_hash, user_id, department_ids, expires_at)
 VALUES (:kind, :name, :token_hash, :user_id, CAST(:department_ids AS bigint[]),
         coalesce(CAST(:expires_at AS timestamptz),
                  now() + CAST(:ttl_seconds AS integer) * interval '1 second'))
-RETURNING id, kind, name, user_id, department_ids, created_at, expires_at
+RETURNING *
 
 -- name: authenticate
 -- A live token and who it acts as, by its secret's hash.

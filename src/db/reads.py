@@ -4,97 +4,115 @@ Each function is one statement whatever the number of ids, so a page's cost
 does not grow with its size.
 """
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from types import SimpleNamespace
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
-import sqlalchemy as sa
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from db import tables
 from db.engine import one_snapshot
 from db.events import Snapshot, StoredEvent
 from db.queries import Q, fetch_native
+from db.rows import (
+    BalanceRow,
+    CustomerRow,
+    DepartmentRow,
+    LedgerEntryRow,
+    MembershipRow,
+    TableRow,
+    TaskRow,
+    TaskTransitionRow,
+    TokenRow,
+    UserRow,
+    WorkOrderRow,
+    WorkOrderTransitionRow,
+)
 from domain.enums import DepartmentKind
 
-
-async def _by_ids(conn: AsyncConnection, name: str, ids: Sequence[int]) -> list[Row[Any]]:
-    return list((await conn.execute(Q[name], {"ids": list(ids)})).all())
+R = TypeVar("R", bound=TableRow)
 
 
-async def departments(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
-    return await _by_ids(conn, "departments_by_id", ids)
+async def _by_ids(conn: AsyncConnection, name: str, ids: Sequence[int], kind: type[R]) -> list[R]:
+    return kind.all(await conn.execute(Q[name], {"ids": list(ids)}))
 
 
-async def users(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
-    return await _by_ids(conn, "users_by_id", ids)
+async def _all(conn: AsyncConnection, name: str, params: dict[str, Any], kind: type[R]) -> list[R]:
+    return kind.all(await conn.execute(Q[name], params))
 
 
-async def customers(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
-    return await _by_ids(conn, "customers_by_id", ids)
+async def departments(conn: AsyncConnection, ids: Sequence[int]) -> list[DepartmentRow]:
+    return await _by_ids(conn, "departments_by_id", ids, DepartmentRow)
 
 
-async def work_orders(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
-    return await _by_ids(conn, "work_orders_by_id", ids)
+async def users(conn: AsyncConnection, ids: Sequence[int]) -> list[UserRow]:
+    return await _by_ids(conn, "users_by_id", ids, UserRow)
 
 
-async def tasks(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
-    return await _by_ids(conn, "tasks_by_id", ids)
+async def customers(conn: AsyncConnection, ids: Sequence[int]) -> list[CustomerRow]:
+    return await _by_ids(conn, "customers_by_id", ids, CustomerRow)
 
 
-async def tasks_of_work_orders(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
-    return await _by_ids(conn, "tasks_by_work_order", ids)
+async def work_orders(conn: AsyncConnection, ids: Sequence[int]) -> list[WorkOrderRow]:
+    return await _by_ids(conn, "work_orders_by_id", ids, WorkOrderRow)
 
 
-async def task_history(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
-    return await _by_ids(conn, "task_history", ids)
+async def tasks(conn: AsyncConnection, ids: Sequence[int]) -> list[TaskRow]:
+    return await _by_ids(conn, "tasks_by_id", ids, TaskRow)
 
 
-async def work_order_history(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
-    return await _by_ids(conn, "work_order_history", ids)
+async def tasks_of_work_orders(conn: AsyncConnection, ids: Sequence[int]) -> list[TaskRow]:
+    return await _by_ids(conn, "tasks_by_work_order", ids, TaskRow)
 
 
-async def memberships(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
-    return await _by_ids(conn, "memberships_by_user", ids)
+async def task_history(conn: AsyncConnection, ids: Sequence[int]) -> list[TaskTransitionRow]:
+    return await _by_ids(conn, "task_history", ids, TaskTransitionRow)
 
 
-async def tokens(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
-    return await _by_ids(conn, "tokens_by_id", ids)
+async def work_order_history(
+    conn: AsyncConnection, ids: Sequence[int]
+) -> list[WorkOrderTransitionRow]:
+    return await _by_ids(conn, "work_order_history", ids, WorkOrderTransitionRow)
+
+
+async def memberships(conn: AsyncConnection, ids: Sequence[int]) -> list[MembershipRow]:
+    return await _by_ids(conn, "memberships_by_user", ids, MembershipRow)
+
+
+async def tokens(conn: AsyncConnection, ids: Sequence[int]) -> list[TokenRow]:
+    return await _by_ids(conn, "tokens_by_id", ids, TokenRow)
 
 
 async def tokens_page(
     conn: AsyncConnection, *, user_id: int | None, limit: int, after_id: int | None
-) -> list[Row[Any]]:
+) -> list[TokenRow]:
     params = {"user_id": user_id, "limit": limit, "after_id": after_id}
-    return list((await conn.execute(Q["tokens_page"], params)).all())
+    return await _all(conn, "tokens_page", params, TokenRow)
 
 
-async def ledger_entries(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
-    return await _by_ids(conn, "ledger_entries_by_id", ids)
+async def ledger_entries(conn: AsyncConnection, ids: Sequence[int]) -> list[LedgerEntryRow]:
+    return await _by_ids(conn, "ledger_entries_by_id", ids, LedgerEntryRow)
 
 
-async def ledger_of_work_orders(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
-    return await _by_ids(conn, "ledger_of_work_orders", ids)
+async def ledger_of_work_orders(conn: AsyncConnection, ids: Sequence[int]) -> list[LedgerEntryRow]:
+    return await _by_ids(conn, "ledger_of_work_orders", ids, LedgerEntryRow)
 
 
-async def customer_balances(conn: AsyncConnection, ids: Sequence[int]) -> list[Row[Any]]:
-    return await _by_ids(conn, "customer_balances", ids)
+async def customer_balances(conn: AsyncConnection, ids: Sequence[int]) -> list[BalanceRow]:
+    rows = await conn.execute(Q["customer_balances"], {"ids": list(ids)})
+    return [BalanceRow(*row) for row in rows]
 
 
 async def customer_ledger_page(
     conn: AsyncConnection, *, customer_id: int, limit: int, after_id: int | None
-) -> list[Row[Any]]:
+) -> list[LedgerEntryRow]:
     params = {"customer_id": customer_id, "limit": limit, "after_id": after_id}
-    return list((await conn.execute(Q["customer_ledger_page"], params)).all())
+    return await _all(conn, "customer_ledger_page", params, LedgerEntryRow)
 
 
-async def all_departments(conn: AsyncConnection) -> list[Row[Any]]:
-    return list((await conn.execute(Q["departments_all"])).all())
+async def all_departments(conn: AsyncConnection) -> list[DepartmentRow]:
+    return await _all(conn, "departments_all", {}, DepartmentRow)
 
 
 @dataclass(frozen=True)
@@ -113,53 +131,19 @@ class PageParts:
         return any(vars(self).values())
 
 
-class TableRow(SimpleNamespace):
-    """A table's row that came as a JSON object, read by attribute like the rows of the
-    per-relation statements, with the same Python values."""
-
-
 @dataclass(frozen=True)
 class PageRelations:
-    customers: list[TableRow]
-    users: list[TableRow]
-    departments: list[TableRow]
-    tasks_of: dict[int, list[TableRow]]  # by work order, in the order tasks_by_work_order has
-    history_of: dict[int, list[TableRow]]  # by work order
-    moves_of: dict[int, list[TableRow]]  # task history, by task
-    memberships_of: dict[int, list[TableRow]]  # by user
+    customers: list[CustomerRow]
+    users: list[UserRow]
+    departments: list[DepartmentRow]
+    tasks_of: dict[int, list[TaskRow]]  # by work order, in the order tasks_by_work_order has
+    history_of: dict[int, list[WorkOrderTransitionRow]]  # by work order
+    moves_of: dict[int, list[TaskTransitionRow]]  # task history, by task
+    memberships_of: dict[int, list[MembershipRow]]  # by user
 
 
-# Column types that come out of JSON as asyncpg reads them (numbers here are 64-bit).
-_AS_IN_JSON = (sa.Integer, sa.Text, sa.Boolean)
-
-
-@functools.cache
-def _timestamps(table: sa.Table) -> tuple[str, ...]:
-    """The table's timestamp columns. Any other kind of column (a numeric, bytes, JSON)
-    would come back changed, and is refused rather than read wrong."""
-    for column in table.columns:
-        if not isinstance(column.type, (*_AS_IN_JSON, sa.DateTime)):
-            raise TypeError(f"{table.name}.{column.name} cannot be read back from JSON as is")
-    return tuple(c.name for c in table.columns if isinstance(c.type, sa.DateTime))
-
-
-def _rows(table: sa.Table, objects: list[dict[str, Any]] | None) -> list[TableRow]:
-    """Rows of `table` from their JSON objects. Only timestamps differ from what asyncpg
-    reads: JSON has them as text, in the session's time zone."""
-    stamps = _timestamps(table)
-    rows = []
-    for values in objects or ():
-        for name in stamps:
-            text = values[name]
-            if text is not None:
-                moment = datetime.fromisoformat(text)
-                values[name] = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
-        rows.append(TableRow(**values))
-    return rows
-
-
-def _grouped(rows: list[TableRow], key: str) -> dict[int, list[TableRow]]:
-    groups: dict[int, list[TableRow]] = {}
+def _grouped(rows: list[R], key: str) -> dict[int, list[R]]:
+    groups: dict[int, list[R]] = {}
     for row in rows:
         groups.setdefault(getattr(row, key), []).append(row)
     return groups
@@ -171,23 +155,21 @@ async def work_order_page_relations(
     """One statement for what a page of work orders shows besides the orders themselves."""
     [row] = await fetch_native(conn, "work_order_page_relations", ids=list(ids), **vars(parts))
     found = orjson.loads(row.relations)
-    departments = _rows(tables.departments, found["departments"])
+    departments = DepartmentRow.from_json(found["departments"])
     kinds = {d.id: d.kind for d in departments}
-    tasks = _rows(tables.department_tasks, found["tasks"])
+    tasks = TaskRow.from_json(found["tasks"])
     for task in tasks:
         task.department_kind = kinds[task.department_id]
     tasks.sort(key=lambda t: (t.work_order_id, t.department_kind == DepartmentKind.DELIVERY, t.id))
     return PageRelations(
-        customers=_rows(tables.customers, found["customers"]),
-        users=_rows(tables.users, found["users"]),
+        customers=CustomerRow.from_json(found["customers"]),
+        users=UserRow.from_json(found["users"]),
         departments=departments,
         tasks_of=_grouped(tasks, "work_order_id"),
-        history_of=_grouped(
-            _rows(tables.work_order_transitions, found["history"]), "work_order_id"
-        ),
-        moves_of=_grouped(_rows(tables.task_transitions, found["task_history"]), "task_id"),
+        history_of=_grouped(WorkOrderTransitionRow.from_json(found["history"]), "work_order_id"),
+        moves_of=_grouped(TaskTransitionRow.from_json(found["task_history"]), "task_id"),
         memberships_of=_grouped(
-            [TableRow(user_id=u, department_id=d) for u, d in found["memberships"] or ()],
+            [MembershipRow(user_id=u, department_id=d) for u, d in found["memberships"] or ()],
             "user_id",
         ),
     )
@@ -201,7 +183,7 @@ async def work_orders_page(
     status: str | None,
     customer_id: int | None,
     search: str | None,
-) -> list[Row[Any]]:
+) -> list[WorkOrderRow]:
     params = {
         "limit": limit,
         "after_id": after_id,
@@ -209,18 +191,27 @@ async def work_orders_page(
         "customer_id": customer_id,
         "search": search,
     }
-    return list((await conn.execute(Q["work_orders_page"], params)).all())
+    return await _all(conn, "work_orders_page", params, WorkOrderRow)
 
 
 async def customers_page(
     conn: AsyncConnection, *, limit: int, after_id: int | None, search: str | None
-) -> list[Row[Any]]:
+) -> list[CustomerRow]:
     params = {"limit": limit, "after_id": after_id, "search": search}
-    return list((await conn.execute(Q["customers_page"], params)).all())
+    return await _all(conn, "customers_page", params, CustomerRow)
 
 
-async def users_page(conn: AsyncConnection, *, limit: int, after_id: int | None) -> list[Row[Any]]:
-    return list((await conn.execute(Q["users_page"], {"limit": limit, "after_id": after_id})).all())
+async def users_page(conn: AsyncConnection, *, limit: int, after_id: int | None) -> list[UserRow]:
+    return await _all(conn, "users_page", {"limit": limit, "after_id": after_id}, UserRow)
+
+
+class Queued(NamedTuple):
+    """A task in its department's queue, with its place: the lane (0 waiting, 1 started)
+    and since when it is in that lane."""
+
+    task: TaskRow
+    lane: int
+    since: datetime
 
 
 async def queue_page(
@@ -229,7 +220,7 @@ async def queue_page(
     department_id: int,
     limit: int,
     after: tuple[int, datetime, int] | None,
-) -> tuple[Snapshot, list[Row[Any]]]:
+) -> tuple[Snapshot, list[Queued]]:
     """A page of a department's queue and the snapshot it was read in, so that the page
     and its event cursor agree exactly."""
     lane, since, after_id = after if after else (None, None, None)
@@ -242,19 +233,20 @@ async def queue_page(
     }
     async with one_snapshot(engine) as conn:
         snapshot = Snapshot.parse(await conn.scalar(Q["current_snapshot"]))
-        rows = list((await conn.execute(Q["queue_page"], params)).all())
-    return snapshot, rows
+        rows = await conn.execute(Q["queue_page"], params)
+        queued = [Queued(TaskRow.pick(row), row.lane, row.since) for row in rows]
+    return snapshot, queued
 
 
 @dataclass(frozen=True)
 class Related:
     """Rows that a batch of events refers to, read once and shared by every subscriber."""
 
-    tasks: dict[int, Row[Any]] = field(default_factory=dict)
-    work_orders: dict[int, Row[Any]] = field(default_factory=dict)
-    departments: dict[int, Row[Any]] = field(default_factory=dict)
-    users: dict[int, Row[Any]] = field(default_factory=dict)
-    customers: dict[int, Row[Any]] = field(default_factory=dict)
+    tasks: dict[int, TaskRow] = field(default_factory=dict)
+    work_orders: dict[int, WorkOrderRow] = field(default_factory=dict)
+    departments: dict[int, DepartmentRow] = field(default_factory=dict)
+    users: dict[int, UserRow] = field(default_factory=dict)
+    customers: dict[int, CustomerRow] = field(default_factory=dict)
 
 
 async def related(conn: AsyncConnection, batch: Sequence[StoredEvent]) -> Related:

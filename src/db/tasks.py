@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db.orders import settle_work_order
 from db.queries import fetch_native, in_transaction
+from db.rows import TaskRow
 from domain.enums import TaskAction, TaskStatus, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
 from domain.transitions import TRANSITIONS, ActorFacts, TaskState, Verdict, Who, judge
@@ -24,7 +25,7 @@ class Actor:
 
 @dataclass(frozen=True)
 class TaskMove:
-    task: Any
+    task: TaskRow
     changed: bool
 
 
@@ -82,7 +83,7 @@ async def transition_task(
         if moved:
             if rule.settles_order:
                 await settle_work_order(conn, moved[0].work_order_id, actor.user_id)
-            return TaskMove(moved[0], changed=True)
+            return TaskMove(TaskRow.pick(moved[0]), changed=True)
         found = await fetch_native(conn, "task_state", task_id=task_id, actor_id=actor.user_id)
         if not found:
             raise DomainError(ErrorCode.NOT_FOUND, "No such task.", "taskId")
@@ -101,7 +102,7 @@ async def transition_task(
         )
         if verdict is Verdict.ALREADY_DONE:
             [task] = await fetch_native(conn, "tasks_by_id", ids=[task_id])
-            return TaskMove(task, changed=False)
+            return TaskMove(TaskRow.of(task), changed=False)
     raise DomainError(
         ErrorCode.INVALID_TRANSITION, "The task kept changing under this request; try again."
     )

@@ -11,22 +11,41 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from functools import cached_property
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry.dataloader import DataLoader
 
 from db import reads
+from db.rows import (
+    BalanceRow,
+    CustomerRow,
+    DepartmentRow,
+    LedgerEntryRow,
+    MembershipRow,
+    TaskRow,
+    TaskTransitionRow,
+    TokenRow,
+    UserRow,
+    WorkOrderRow,
+    WorkOrderTransitionRow,
+)
 
 T = TypeVar("T")
 R = TypeVar("R")
+Row = TypeVar("Row")
+Identified = TypeVar("Identified", bound="HasId")
 Reader = Callable[[], AbstractAsyncContextManager[AsyncConnection]]
-Fetch = Callable[[AsyncConnection, Sequence[int]], Awaitable[list[Row[Any]]]]
 
 
-def _by_id(read: Reader, fetch: Fetch) -> DataLoader[int, Row[Any] | None]:
-    async def load(ids: list[int]) -> list[Row[Any] | None]:
+class HasId(Protocol):
+    id: int
+
+
+def _by_id(
+    read: Reader, fetch: Callable[[AsyncConnection, Sequence[int]], Awaitable[list[Identified]]]
+) -> DataLoader[int, Identified | None]:
+    async def load(ids: list[int]) -> list[Identified | None]:
         async with read() as conn:
             rows = {r.id: r for r in await fetch(conn, ids)}
         return [rows.get(i) for i in ids]
@@ -34,9 +53,11 @@ def _by_id(read: Reader, fetch: Fetch) -> DataLoader[int, Row[Any] | None]:
     return DataLoader(load_fn=load)
 
 
-def _grouped(read: Reader, fetch: Fetch, key: str) -> DataLoader[int, list[Row[Any]]]:
-    async def load(ids: list[int]) -> list[list[Row[Any]]]:
-        groups: dict[int, list[Row[Any]]] = defaultdict(list)
+def _grouped(
+    read: Reader, fetch: Callable[[AsyncConnection, Sequence[int]], Awaitable[list[Row]]], key: str
+) -> DataLoader[int, list[Row]]:
+    async def load(ids: list[int]) -> list[list[Row]]:
+        groups: dict[int, list[Row]] = defaultdict(list)
         async with read() as conn:
             for row in await fetch(conn, ids):
                 groups[getattr(row, key)].append(row)
@@ -72,64 +93,64 @@ class Loaders:
 
     def __init__(self, read: Reader) -> None:
         self._read = read
-        self._all_departments: list[Row[Any]] | None = None
+        self._all_departments: list[DepartmentRow] | None = None
         # A user's department nodes, made once per request: the same people come back
         # on every task of a page (User.departments).
         self.departments_of_user: dict[int, list[Any]] = {}
 
     @cached_property
-    def department(self) -> DataLoader[int, Row[Any] | None]:
+    def department(self) -> DataLoader[int, DepartmentRow | None]:
         return _by_id(self._read, reads.departments)
 
     @cached_property
-    def user(self) -> DataLoader[int, Row[Any] | None]:
+    def user(self) -> DataLoader[int, UserRow | None]:
         return _by_id(self._read, reads.users)
 
     @cached_property
-    def customer(self) -> DataLoader[int, Row[Any] | None]:
+    def customer(self) -> DataLoader[int, CustomerRow | None]:
         return _by_id(self._read, reads.customers)
 
     @cached_property
-    def work_order(self) -> DataLoader[int, Row[Any] | None]:
+    def work_order(self) -> DataLoader[int, WorkOrderRow | None]:
         return _by_id(self._read, reads.work_orders)
 
     @cached_property
-    def task(self) -> DataLoader[int, Row[Any] | None]:
+    def task(self) -> DataLoader[int, TaskRow | None]:
         return _by_id(self._read, reads.tasks)
 
     @cached_property
-    def ledger_entry(self) -> DataLoader[int, Row[Any] | None]:
+    def ledger_entry(self) -> DataLoader[int, LedgerEntryRow | None]:
         return _by_id(self._read, reads.ledger_entries)
 
     @cached_property
-    def token(self) -> DataLoader[int, Row[Any] | None]:
+    def token(self) -> DataLoader[int, TokenRow | None]:
         return _by_id(self._read, reads.tokens)
 
     @cached_property
-    def tasks_of_work_order(self) -> DataLoader[int, list[Row[Any]]]:
+    def tasks_of_work_order(self) -> DataLoader[int, list[TaskRow]]:
         return _grouped(self._read, reads.tasks_of_work_orders, "work_order_id")
 
     @cached_property
-    def task_history(self) -> DataLoader[int, list[Row[Any]]]:
+    def task_history(self) -> DataLoader[int, list[TaskTransitionRow]]:
         return _grouped(self._read, reads.task_history, "task_id")
 
     @cached_property
-    def work_order_history(self) -> DataLoader[int, list[Row[Any]]]:
+    def work_order_history(self) -> DataLoader[int, list[WorkOrderTransitionRow]]:
         return _grouped(self._read, reads.work_order_history, "work_order_id")
 
     @cached_property
-    def memberships(self) -> DataLoader[int, list[Row[Any]]]:
+    def memberships(self) -> DataLoader[int, list[MembershipRow]]:
         return _grouped(self._read, reads.memberships, "user_id")
 
     @cached_property
-    def work_order_ledger(self) -> DataLoader[int, list[Row[Any]]]:
+    def work_order_ledger(self) -> DataLoader[int, list[LedgerEntryRow]]:
         return _grouped(self._read, reads.ledger_of_work_orders, "work_order_id")
 
     @cached_property
-    def customer_balances(self) -> DataLoader[int, list[Row[Any]]]:
+    def customer_balances(self) -> DataLoader[int, list[BalanceRow]]:
         return _grouped(self._read, reads.customer_balances, "customer_id")
 
-    async def all_departments(self) -> list[Row[Any]]:
+    async def all_departments(self) -> list[DepartmentRow]:
         # Local, not the attribute: a subscription on the same connection may clear the
         # loaders while this one awaits the read.
         departments = self._all_departments
@@ -141,7 +162,7 @@ class Loaders:
                 self.department.prime(row.id, row)
         return departments
 
-    async def department_codes(self) -> dict[str, Row[Any]]:
+    async def department_codes(self) -> dict[str, DepartmentRow]:
         return {d.code: d for d in await self.all_departments()}
 
     def clear_all(self) -> None:

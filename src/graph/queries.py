@@ -164,7 +164,11 @@ class Query:
             info.context.services.engine, department_id=dept.id, limit=limit + 1, after=cursor
         )
         edges, page = build_edges(
-            rows, limit, after, lambda r: [r.lane, r.since.isoformat(), r.id], DepartmentTask.of
+            rows,
+            limit,
+            after,
+            lambda q: [q.lane, q.since.isoformat(), q.task.id],
+            lambda q: DepartmentTask.of(q.task),
         )
         return QueueConnection(edges=edges, page_info=page, event_cursor=encode_snapshot(snapshot))
 

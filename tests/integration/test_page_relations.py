@@ -2,13 +2,14 @@
 statements read, value for value and type for type, whatever the session's time zone
 (JSON carries timestamps as text in that zone; asyncpg reads them as UTC datetimes)."""
 
+import dataclasses
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from sqlalchemy import text
 
-from db import reads, tables
+from db import reads, rows
 from db.engine import unit_of_work
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
@@ -26,7 +27,7 @@ EVERYTHING = reads.PageParts(
 
 
 def values(row: Any) -> dict[str, Any]:
-    return dict(vars(row))
+    return {f.name: getattr(row, f.name) for f in dataclasses.fields(row)}
 
 
 def by_id(rows: list[Any]) -> list[Any]:
@@ -34,7 +35,11 @@ def by_id(rows: list[Any]) -> list[Any]:
 
 
 def same(page_rows: list[Any], alone: list[Any]) -> None:
-    assert [values(r) for r in page_rows] == [r._asdict() for r in alone]
+    """The same row type, the same values (each of the same Python type)."""
+    assert [type(r) for r in page_rows] == [type(r) for r in alone]
+    assert [values(r) for r in page_rows] == [values(r) for r in alone]
+    for row, other in zip(page_rows, alone, strict=True):
+        assert [type(v) for v in values(row).values()] == [type(v) for v in values(other).values()]
     for row in page_rows:
         for value in values(row).values():
             if isinstance(value, datetime):
@@ -73,13 +78,11 @@ async def test_a_pages_relations_are_the_rows_read_one_relation_at_a_time(
         same(found.customers, await reads.customers(conn, [shop.customer_id]))
         for worker in ("pat", "fin"):
             memberships = await reads.memberships(conn, [shop.users[worker]])
-            assert [values(m) for m in found.memberships_of[shop.users[worker]]] == [
-                m._asdict() for m in memberships
-            ]
+            same(found.memberships_of[shop.users[worker]], memberships)
     assert moves and history, "the orders have history to compare"
 
 
 def test_a_table_whose_columns_json_would_change_is_refused() -> None:
     # work_orders.details is JSONB: numbers past 64 bits would come back as floats.
     with pytest.raises(TypeError, match=r"work_orders\.details"):
-        reads._timestamps(tables.work_orders)
+        rows.WorkOrderRow.from_json([])

@@ -21,10 +21,11 @@ sent.
 import asyncio
 import json
 from collections.abc import Awaitable, Hashable
-from typing import Any
+from typing import Any, TypeVar
 
 from graphql import ExecutionResult, OperationDefinitionNode
 from graphql.pyutils import AwaitableOrValue
+from strawberry.dataloader import DataLoader
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import Operation
 from strawberry.subscriptions.protocols.graphql_transport_ws.types import NextMessage
 
@@ -36,6 +37,7 @@ from graph.engine.jsontext import dumps
 from graph.loaders import Loaders
 
 _UNSHARED = object()
+R = TypeVar("R")
 
 
 def operation_key(operation: OperationDefinitionNode, variables: dict[str, Any]) -> Hashable:
@@ -215,16 +217,17 @@ def prime(loaders: Loaders, delivered: Delivered) -> None:
     task = related.tasks.get(task_id) if task_id is not None else None
     order = related.work_orders.get(event.work_order_id or 0)
     picker = event.task.picked_up_by if event.task is not None else None
-    for loader, rows, key in (
-        (loaders.task, related.tasks, task_id),
-        (loaders.work_order, related.work_orders, event.work_order_id),
-        (loaders.department, related.departments, event.department_id),
-        (loaders.user, related.users, picker),
-        (loaders.user, related.users, task.picked_up_by if task is not None else None),
-        (loaders.customer, related.customers, order.customer_id if order is not None else None),
-    ):
-        if key is not None and key in rows:
-            loader.prime(key, rows[key])
+    _prime(loaders.task, related.tasks, task_id)
+    _prime(loaders.work_order, related.work_orders, event.work_order_id)
+    _prime(loaders.department, related.departments, event.department_id)
+    _prime(loaders.user, related.users, picker)
+    _prime(loaders.user, related.users, task.picked_up_by if task is not None else None)
+    _prime(loaders.customer, related.customers, order.customer_id if order is not None else None)
+
+
+def _prime(loader: DataLoader[int, R | None], rows: dict[int, R], key: int | None) -> None:
+    if key is not None and key in rows:
+        loader.prime(key, rows[key])
 
 
 class SharedMessages:

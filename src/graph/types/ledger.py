@@ -2,12 +2,11 @@
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
 
 import strawberry
-from sqlalchemy import Row
 from strawberry import relay
 
+from db.rows import LedgerEntryRow
 from domain.enums import LedgerEntryKind
 from domain.money import Money as DomainMoney
 from graph.context import Info
@@ -37,7 +36,7 @@ class LedgerEntry(relay.Node):
     _posted_by: strawberry.Private[int]
 
     @classmethod
-    def of(cls, row: Row[Any]) -> "LedgerEntry":
+    def of(cls, row: LedgerEntryRow) -> "LedgerEntry":
         return cls(
             id=row.id,
             kind=row.kind,

@@ -2,15 +2,24 @@
 
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 import strawberry
-from sqlalchemy import Row
 from strawberry import relay
 from strawberry.dataloader import DataLoader
 from strawberry.scalars import JSON
 
 from db import reads
+from db.rows import (
+    CustomerRow,
+    DepartmentRow,
+    TableRow,
+    TaskRow,
+    TaskTransitionRow,
+    UserRow,
+    WorkOrderRow,
+    WorkOrderTransitionRow,
+)
 from domain import ledger
 from domain.enums import (
     DepartmentKind,
@@ -58,24 +67,18 @@ if TYPE_CHECKING:
 
 
 N = TypeVar("N")
+R = TypeVar("R", bound=TableRow)
 
 
-class _FromRow(Protocol):
-    @classmethod
-    def of(cls, row: Row[Any]) -> Any: ...
-
-
-async def node_rows(
-    loader: DataLoader[int, Row[Any] | None], node_ids: Iterable[str]
-) -> list[Row[Any] | None]:
+async def node_rows(loader: DataLoader[int, R | None], node_ids: Iterable[str]) -> list[R | None]:
     """The rows of `Node.resolve_nodes`, in one batch, None where absent."""
     return await loader.load_many([parse_pk(i) or 0 for i in node_ids])
 
 
 async def _nodes(
-    cls: type[_FromRow], loader: DataLoader[int, Row[Any] | None], node_ids: Iterable[str]
-) -> list[Any]:
-    return [cls.of(r) if r else None for r in await node_rows(loader, node_ids)]
+    make: Callable[[R], N], loader: DataLoader[int, R | None], node_ids: Iterable[str]
+) -> list[N | None]:
+    return [make(r) if r else None for r in await node_rows(loader, node_ids)]
 
 
 @strawberry.type
@@ -93,7 +96,7 @@ class Department(relay.Node):
         return has_queue(DepartmentKind(self.kind))
 
     @classmethod
-    def of(cls, row: Row[Any]) -> "Department":
+    def of(cls, row: DepartmentRow) -> "Department":
         return cls(
             id=row.id,
             code=row.code,
@@ -106,7 +109,7 @@ class Department(relay.Node):
     async def resolve_nodes(  # type: ignore[override]
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list["Department | None"]:
-        return await _nodes(cls, info.context.loaders.department, node_ids)
+        return await _nodes(cls.of, info.context.loaders.department, node_ids)
 
 
 @strawberry.type
@@ -143,7 +146,7 @@ class User(relay.Node):
         if self.id in made:
             return made[self.id]
 
-        def nodes(rows: list[Row[Any] | None]) -> list[Department]:
+        def nodes(rows: list[DepartmentRow | None]) -> list[Department]:
             departments = [Department.of(r) for r in rows if r is not None]
             made[self.id] = departments
             return departments
@@ -156,7 +159,7 @@ class User(relay.Node):
         )
 
     @classmethod
-    def of(cls, row: Row[Any]) -> "User":
+    def of(cls, row: UserRow) -> "User":
         return cls(
             id=row.id,
             name=row.name,
@@ -191,7 +194,7 @@ def _user(info: Info, user_id: int | None) -> User | None:
     )
 
 
-def _required(row: Row[Any] | None, make: Callable[[Row[Any]], N]) -> N:
+def _required(row: R | None, make: Callable[[R], N]) -> N:
     assert row is not None, "a foreign key pointed at nothing"
     return make(row)
 
@@ -203,7 +206,7 @@ class Customer(relay.Node):
     created_at: datetime
 
     @classmethod
-    def of(cls, row: Row[Any]) -> "Customer":
+    def of(cls, row: CustomerRow) -> "Customer":
         return cls(id=row.id, name=row.name, created_at=row.created_at)
 
     @strawberry.field(
@@ -237,7 +240,7 @@ class Customer(relay.Node):
     async def resolve_nodes(  # type: ignore[override]
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list["Customer | None"]:
-        return await _nodes(cls, info.context.loaders.customer, node_ids)
+        return await _nodes(cls.of, info.context.loaders.customer, node_ids)
 
 
 @strawberry.type(description="One move of a task, as recorded when it happened.")
@@ -251,7 +254,7 @@ class TaskTransition:
     _task_id: strawberry.Private[int]
 
     @classmethod
-    def of(cls, row: Row[Any]) -> "TaskTransition":
+    def of(cls, row: TaskTransitionRow) -> "TaskTransition":
         return cls(
             from_status=row.from_status,
             to_status=row.to_status,
@@ -287,7 +290,7 @@ class WorkOrderTransition:
     _actor_id: strawberry.Private[int | None]
 
     @classmethod
-    def of(cls, row: Row[Any]) -> "WorkOrderTransition":
+    def of(cls, row: WorkOrderTransitionRow) -> "WorkOrderTransition":
         return cls(
             action=row.action,
             from_state=row.from_state,
@@ -317,7 +320,7 @@ class DepartmentTask(relay.Node):
     _picked_up_by: strawberry.Private[int | None]
 
     @classmethod
-    def of(cls, row: Row[Any]) -> "DepartmentTask":
+    def of(cls, row: TaskRow) -> "DepartmentTask":
         return cls(
             id=row.id,
             status=row.status,
@@ -409,7 +412,7 @@ class DepartmentTask(relay.Node):
     def _available(self) -> bool:
         return self.available_at is not None and self.available_at <= datetime.now(UTC)
 
-    def _state(self, order: Row[Any]) -> TaskState:
+    def _state(self, order: WorkOrderRow) -> TaskState:
         return TaskState(
             status=TaskStatus(self.status),
             picked_up_by=self._picked_up_by,
@@ -423,10 +426,10 @@ class DepartmentTask(relay.Node):
     async def resolve_nodes(  # type: ignore[override]
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list["DepartmentTask | None"]:
-        return await _nodes(cls, info.context.loaders.task, node_ids)
+        return await _nodes(cls.of, info.context.loaders.task, node_ids)
 
 
-def _seen_history(info: Info, rows: list[Row[Any]]) -> list["WorkOrderTransition"]:
+def _seen_history(info: Info, rows: list[WorkOrderTransitionRow]) -> list["WorkOrderTransition"]:
     """A work order's history as the viewer may see it: quote changes only for those who
     see quotes."""
     sees_quotes = passes(SEES_QUOTES, info)
@@ -455,7 +458,7 @@ class WorkOrder(relay.Node):
     _details: strawberry.Private[dict[str, Any]]
 
     @classmethod
-    def of(cls, row: Row[Any]) -> "WorkOrder":
+    def of(cls, row: WorkOrderRow) -> "WorkOrder":
         return cls(
             id=row.id,
             order_number=row.order_number,
@@ -581,4 +584,4 @@ class WorkOrder(relay.Node):
     async def resolve_nodes(  # type: ignore[override]
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list["WorkOrder | None"]:
-        return await _nodes(cls, info.context.loaders.work_order, node_ids)
+        return await _nodes(cls.of, info.context.loaders.work_order, node_ids)

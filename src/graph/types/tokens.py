@@ -2,12 +2,11 @@
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
 
 import strawberry
-from sqlalchemy import Row
 from strawberry import relay
 
+from db.rows import TokenRow
 from domain.enums import TokenKind
 from graph.context import Info
 from graph.permissions import owns_or_administers, viewer_of
@@ -28,7 +27,7 @@ class Token(relay.Node):
     _department_ids: strawberry.Private[list[int]]
 
     @classmethod
-    def of(cls, row: Row[Any]) -> "Token":
+    def of(cls, row: TokenRow) -> "Token":
         return cls(
             id=row.id,
             kind=TokenKind(row.kind),

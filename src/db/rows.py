@@ -1,0 +1,246 @@
+"""One row type per table: what every read of src/db hands out for that table, whichever
+way the row was read (a SQLAlchemy statement, asyncpg itself, or a JSON object PostgreSQL
+built for a page's read-ahead), and what the GraphQL types are made of.
+
+Each type lists its table's columns (tests/unit/test_rows.py holds them to db/tables.py),
+then what some statement reads along with them (`extra`: a join's department kind, a
+view's running balance). A text column that holds an enum's values is typed as that enum:
+its members are str, equal to the text, and hash and serialize as it, so the text stands
+for the member wherever it is compared or answered (never ask a column for `.value`).
+Converting each value on the way in would cost a dashboard page about a millisecond.
+"""
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, ClassVar, NamedTuple, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy import Row
+
+from db import tables
+from domain.enums import (
+    DepartmentKind,
+    LedgerEntryKind,
+    TaskAction,
+    TaskStatus,
+    TokenKind,
+    WorkOrderAction,
+    WorkOrderStatus,
+)
+
+R = TypeVar("R", bound="TableRow")
+
+
+class TableRow:
+    __slots__ = ()
+    table: ClassVar[sa.Table]
+    extra: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def of(cls: type[R], found: Row[Any] | Mapping[str, Any]) -> R:
+        """From a SQLAlchemy row, or a mapping of column names (an asyncpg record too)."""
+        values = found._mapping if isinstance(found, Row) else found
+        return cls(**values)
+
+    @classmethod
+    def maybe(cls: type[R], found: Row[Any] | Mapping[str, Any] | None) -> R | None:
+        return None if found is None else cls.of(found)
+
+    @classmethod
+    def all(cls: type[R], found: Iterable[Row[Any] | Mapping[str, Any]]) -> list[R]:
+        return [cls.of(row) for row in found]
+
+    @classmethod
+    def pick(cls: type[R], found: Row[Any] | Mapping[str, Any]) -> R:
+        """From a row that has more than this type's fields (a write's RETURNING with
+        its event payload): only those (an `extra` it lacks keeps its default)."""
+        values = found._mapping if isinstance(found, Row) else found
+        return cls(**{name: values[name] for name in _names(cls) if name in values})
+
+    @classmethod
+    def from_json(cls: type[R], objects: list[dict[str, Any]] | None) -> list[R]:
+        """From the JSON objects PostgreSQL made of the rows (`to_jsonb`). Only timestamps
+        differ from what asyncpg reads: JSON has them as text, in the session's time zone."""
+        stamps = _timestamps(cls.table)
+        rows = []
+        for values in objects or ():
+            for name in stamps:
+                text = values[name]
+                if text is not None:
+                    moment = datetime.fromisoformat(text)
+                    values[name] = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
+            rows.append(cls(**values))
+        return rows
+
+
+_NAMES: dict[type[TableRow], tuple[str, ...]] = {}
+
+
+def _names(kind: type[TableRow]) -> tuple[str, ...]:
+    names = _NAMES.get(kind)
+    if names is None:
+        names = _NAMES[kind] = tuple(f.name for f in dataclasses.fields(kind))  # type: ignore[arg-type]
+    return names
+
+
+# Column types that come out of JSON as asyncpg reads them (numbers here are 64-bit).
+_AS_IN_JSON = (sa.Integer, sa.Text, sa.Boolean)
+
+
+def _timestamps(table: sa.Table) -> tuple[str, ...]:
+    """The table's timestamp columns. Any other kind of column than these (a numeric,
+    bytes, JSON) would come back from JSON changed, and is refused rather than read wrong."""
+    for column in table.columns:
+        if not isinstance(column.type, (*_AS_IN_JSON, sa.DateTime)):
+            raise TypeError(f"{table.name}.{column.name} cannot be read back from JSON as is")
+    return tuple(c.name for c in table.columns if isinstance(c.type, sa.DateTime))
+
+
+@dataclass(slots=True, eq=False)
+class DepartmentRow(TableRow):
+    table = tables.departments
+    id: int
+    code: str
+    name: str
+    kind: DepartmentKind
+    gates_delivery: bool
+    created_at: datetime
+
+
+@dataclass(slots=True, eq=False)
+class UserRow(TableRow):
+    table = tables.users
+    id: int
+    email: str
+    name: str
+    password_hash: str | None
+    is_admin: bool
+    is_active: bool
+    department: str | None
+    created_at: datetime
+
+
+@dataclass(slots=True, eq=False)
+class MembershipRow(TableRow):
+    table = tables.user_departments
+    user_id: int
+    department_id: int
+
+
+@dataclass(slots=True, eq=False)
+class TokenRow(TableRow):
+    table = tables.tokens
+    id: int
+    kind: TokenKind
+    name: str
+    token_hash: bytes
+    user_id: int
+    department_ids: list[int] | None
+    created_at: datetime
+    expires_at: datetime | None
+    revoked_at: datetime | None
+
+
+@dataclass(slots=True, eq=False)
+class CustomerRow(TableRow):
+    table = tables.customers
+    id: int
+    name: str
+    created_by: int | None
+    created_at: datetime
+
+
+@dataclass(slots=True, eq=False)
+class WorkOrderRow(TableRow):
+    table = tables.work_orders
+    id: int
+    order_number: str
+    customer_id: int
+    details: dict[str, Any]
+    needs_installation: bool
+    needs_transport: bool
+    needs_repair: bool
+    quote_minor: int | None
+    quote_currency: str | None
+    status: WorkOrderStatus
+    version: int
+    created_by: int | None
+    created_at: datetime
+    updated_at: datetime
+    legacy_id: int | None
+    imported_closed: bool
+
+
+@dataclass(slots=True, eq=False)
+class TaskRow(TableRow):
+    table = tables.department_tasks
+    id: int
+    work_order_id: int
+    department_id: int
+    status: TaskStatus
+    picked_up_by: int | None
+    available_at: datetime | None
+    started_at: datetime | None
+    completed_at: datetime | None
+    version: int
+    created_at: datetime
+    updated_at: datetime
+    extra = ("department_kind",)
+    # Where the statement joins it: a work order's tasks, delivery last.
+    department_kind: DepartmentKind | None = None
+
+
+@dataclass(slots=True, eq=False)
+class TaskTransitionRow(TableRow):
+    table = tables.task_transitions
+    id: int
+    task_id: int
+    from_status: TaskStatus
+    to_status: TaskStatus
+    action: TaskAction
+    actor_id: int
+    reason: str | None
+    occurred_at: datetime
+
+
+@dataclass(slots=True, eq=False)
+class WorkOrderTransitionRow(TableRow):
+    table = tables.work_order_transitions
+    id: int
+    work_order_id: int
+    action: WorkOrderAction
+    from_state: str
+    to_state: str
+    actor_id: int | None
+    reason: str | None
+    occurred_at: datetime
+
+
+@dataclass(slots=True, eq=False)
+class LedgerEntryRow(TableRow):
+    """An entry as the customer_ledger view reads it: with the balance after it."""
+
+    table = tables.customer_ledger_entries
+    extra = ("balance_after_minor",)
+    id: int
+    customer_id: int
+    work_order_id: int | None
+    kind: LedgerEntryKind
+    amount_minor: int
+    currency: str
+    memo: str | None
+    idempotency_key: str
+    posted_by: int
+    posted_at: datetime
+    # The customer's balance in this currency after this entry.
+    balance_after_minor: int
+
+
+class BalanceRow(NamedTuple):
+    """A customer's balance in one currency (customer_balances: a sum, not a table's row)."""
+
+    customer_id: int
+    currency: str
+    minor: int

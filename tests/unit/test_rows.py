@@ -1,0 +1,70 @@
+"""One row type per table (db/rows.py): each lists its table's columns in db/tables.py, in
+order, then the extras it declares; the GraphQL layer is made of these rows only."""
+
+import ast
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from db import rows, tables
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+ROW_TYPES = sorted(
+    (
+        kind
+        for kind in vars(rows).values()
+        if isinstance(kind, type) and issubclass(kind, rows.TableRow) and kind is not rows.TableRow
+    ),
+    key=lambda kind: kind.__name__,
+)
+
+
+def test_every_table_the_api_reads_has_a_row_type() -> None:
+    covered = {kind.table.name for kind in ROW_TYPES}
+    api_tables = {
+        tables.departments,
+        tables.users,
+        tables.user_departments,
+        tables.tokens,
+        tables.customers,
+        tables.work_orders,
+        tables.department_tasks,
+        tables.task_transitions,
+        tables.work_order_transitions,
+        tables.customer_ledger_entries,
+    }
+    assert covered == {t.name for t in api_tables}
+    assert len(ROW_TYPES) == len(covered), "one row type per table"
+
+
+@pytest.mark.parametrize("kind", ROW_TYPES, ids=lambda kind: kind.__name__)
+def test_a_row_type_is_its_tables_columns_then_its_extras(kind: type[rows.TableRow]) -> None:
+    names = [f.name for f in dataclasses.fields(kind)]  # type: ignore[arg-type]
+    assert names == [c.name for c in kind.table.columns] + list(kind.extra)
+
+
+def test_a_row_is_made_alike_from_a_mapping_and_from_json() -> None:
+    stamp = "2026-01-02T03:04:05+05:45"
+    made = rows.DepartmentRow.from_json(
+        [{"id": 1, "code": "p", "name": "P", "kind": "PRODUCTION", "gates_delivery": True,
+          "created_at": stamp}]
+    )  # fmt: skip
+    [row] = made
+    assert row.created_at.tzinfo is not None and row.created_at.utcoffset().total_seconds() == 0
+    same = rows.DepartmentRow.of({**dataclasses.asdict(row)})
+    assert dataclasses.asdict(same) == dataclasses.asdict(row)
+    task = {c.name: None for c in tables.department_tasks.columns}
+    picked = rows.TaskRow.pick({**task, "event_payload": {}, "lane": 0})
+    assert picked.department_kind is None and picked.id is None
+
+
+def test_the_graph_layer_takes_no_sqlalchemy_rows() -> None:
+    found = []
+    for path in sorted((SRC / "graph").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sqlalchemy"):
+                found += [
+                    f"{path.relative_to(SRC)}: {a.name}" for a in node.names if a.name == "Row"
+                ]
+    assert found == []
