@@ -2,15 +2,16 @@
 statement, so that every field of the page then resolves at once (see `now_or_later` in
 graph/loaders.py) instead of as one query per relation and one coroutine per field."""
 
+import dataclasses
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from graphql import GraphQLObjectType, get_named_type
 from strawberry.dataloader import DataLoader
 from strawberry.types.nodes import FragmentSpread, InlineFragment, SelectedField, Selection
 
 from db import reads
 from graph.context import Info
-from graph.types.nodes import WorkOrder
 
 
 def _fields(selections: Iterable[Selection]) -> Iterator[SelectedField]:
@@ -21,41 +22,51 @@ def _fields(selections: Iterable[Selection]) -> Iterator[SelectedField]:
             yield from _fields(selection.selections)
 
 
-def selected_paths(info: Info, *under: str) -> set[str]:
-    """Dotted paths of the fields selected below `under` (e.g. "edges", "node") in the
-    current field's selection: {"customer", "tasks", "tasks.department", ...}."""
+def read_ahead(part: str) -> dict[str, str]:
+    """A relation field's declaration (its `metadata`) that a page of work orders reads
+    it ahead as `part` of `reads.PageParts`, whenever the page's selection holds it."""
+    if part not in _PARTS:
+        raise ValueError(f"{part!r} is not a part of reads.PageParts")
+    return {READ_AHEAD: part}
+
+
+READ_AHEAD = "pressroom.read_ahead"
+_PARTS = {f.name for f in dataclasses.fields(reads.PageParts)}
+
+
+def parts_selected(info: Info, kind: GraphQLObjectType, *under: str) -> reads.PageParts:
+    """What the selection below `under` (of `kind` objects) reads ahead, from the
+    declarations of the fields it holds, at any depth (`read_ahead`)."""
     level = list(_fields(info.selected_fields))
     for name in under:
         level = [f for parent in level for f in _fields(parent.selections) if f.name == name]
-    paths: set[str] = set()
+    found: set[str] = set()
 
-    def collect(fields: list[SelectedField], prefix: str) -> None:
-        for field in fields:
-            path = prefix + field.name
-            paths.add(path)
-            collect(list(_fields(field.selections)), path + ".")
+    def walk(parent: GraphQLObjectType, fields: Iterable[SelectedField]) -> None:
+        for selected in fields:
+            field = parent.fields.get(selected.name)
+            if field is None:
+                continue  # __typename, or a fragment's field of another type
+            definition = field.extensions.get("strawberry-definition")
+            part = definition.metadata.get(READ_AHEAD) if definition is not None else None
+            if part is not None:
+                found.add(part)
+            inner = get_named_type(field.type)
+            if isinstance(inner, GraphQLObjectType) and selected.selections:
+                walk(inner, _fields(selected.selections))
 
-    collect([f for parent in level for f in _fields(parent.selections)], "")
-    return paths
+    walk(kind, [f for parent in level for f in _fields(parent.selections)])
+    return reads.PageParts(**{part: True for part in found})
 
 
-async def work_orders(info: Info, orders: list[WorkOrder]) -> None:
+async def work_orders(info: Info, order_ids: list[int]) -> None:
     """Read what a page of work orders selects in one statement, into the request's
     loaders (whatever it does not cover, its fields still load by themselves)."""
-    wanted = selected_paths(info, "edges", "node")
-    task_paths = {p.split(".", 1)[1] for p in wanted if p.startswith(("tasks.", "deliveryTask."))}
-    parts = reads.PageParts(
-        customers="customer" in wanted,
-        creators="createdBy" in wanted,
-        history="history" in wanted,
-        tasks="tasks" in wanted or "deliveryTask" in wanted,
-        pickers="pickedUpBy" in task_paths,
-        picker_departments="pickedUpBy.departments" in task_paths,
-        task_history="history" in task_paths,
-    )
-    if not orders or not parts.any():
+    kind = info.schema._schema.type_map["WorkOrder"]
+    assert isinstance(kind, GraphQLObjectType)
+    parts = parts_selected(info, kind, "edges", "node")
+    if not order_ids or not parts.any():
         return
-    order_ids = [o.id for o in orders]
     async with info.context.read() as conn:
         found = await reads.work_order_page_relations(conn, order_ids, parts)
     loaders = info.context.loaders

@@ -144,7 +144,7 @@ class Query:
                 search=_search(search),
             )
         edges, page = build_edges(rows, limit, after, lambda r: [r.id], WorkOrder.of)
-        await prefetch.work_orders(info, [e.node for e in edges])
+        await prefetch.work_orders(info, [e.node.id for e in edges])
         return relay.Connection(edges=edges, page_info=page)
 
     @strawberry.field(

@@ -58,6 +58,7 @@ from graph.permissions import (
     sees_person,
     viewer_of,
 )
+from graph.prefetch import read_ahead
 from graph.types import enums as _registered  # noqa: F401  (makes the enums GraphQL enums)
 from graph.types.money import Money
 from graph.types.pagination import build_edges, decode_id_cursor, page_size
@@ -139,7 +140,7 @@ class User(relay.Node):
     def access(self, info: Info) -> list[AccessRule]:
         return rules_passed(info)
 
-    @strawberry.field(extensions=allowed(STAFF))
+    @strawberry.field(extensions=allowed(STAFF), metadata=read_ahead("picker_departments"))
     def departments(self, info: Info) -> list[Department]:
         loaders = info.context.loaders
         made = loaders.departments_of_user
@@ -347,11 +348,14 @@ class DepartmentTask(relay.Node):
             lambda r: _required(r, WorkOrder.of),
         )
 
-    @strawberry.field(description="The worker holding the task; null exactly while PENDING.")
+    @strawberry.field(
+        description="The worker holding the task; null exactly while PENDING.",
+        metadata=read_ahead("pickers"),
+    )
     def picked_up_by(self, info: Info) -> User | None:
         return _user(info, self._picked_up_by)
 
-    @strawberry.field(extensions=allowed(STAFF))
+    @strawberry.field(extensions=allowed(STAFF), metadata=read_ahead("task_history"))
     def history(self, info: Info) -> list[TaskTransition]:
         return now_or_later(
             info.context.loaders.task_history.load(self.id),
@@ -538,20 +542,21 @@ class WorkOrder(relay.Node):
         entries = [(LedgerEntryKind(r.kind), DomainMoney(r.amount_minor, r.currency)) for r in rows]
         return [Money.of_domain(m) for m in ledger.total(entries, kinds)]
 
-    @strawberry.field
+    @strawberry.field(metadata=read_ahead("customers"))
     def customer(self, info: Info) -> Customer:
         return now_or_later(
             info.context.loaders.customer.load(self._customer_id),
             lambda r: _required(r, Customer.of),
         )
 
-    @strawberry.field(extensions=allowed(STAFF))
+    @strawberry.field(extensions=allowed(STAFF), metadata=read_ahead("creators"))
     def created_by(self, info: Info) -> User | None:
         return _user(info, self._created_by)
 
     @strawberry.field(
         description="One task per production department, then the delivery task.",
         extensions=allowed(STAFF),
+        metadata=read_ahead("tasks"),
     )
     def tasks(self, info: Info) -> list[DepartmentTask]:
         return now_or_later(
@@ -559,7 +564,7 @@ class WorkOrder(relay.Node):
             lambda rows: [DepartmentTask.of(r) for r in rows],
         )
 
-    @strawberry.field(extensions=allowed(STAFF))
+    @strawberry.field(extensions=allowed(STAFF), metadata=read_ahead("tasks"))
     def delivery_task(self, info: Info) -> DepartmentTask:
         return now_or_later(
             info.context.loaders.tasks_of_work_order.load(self.id),
@@ -573,6 +578,7 @@ class WorkOrder(relay.Node):
         "Accounts and admins, quote changes (QUOTE_CHANGED: fromState and toState are "
         "the old and new quote, e.g. '120.00 EUR', or NONE).",
         extensions=allowed(STAFF),
+        metadata=read_ahead("history"),
     )
     def history(self, info: Info) -> list[WorkOrderTransition]:
         return now_or_later(
