@@ -15,15 +15,18 @@ from graph.context import Info
 from graph.errors import bad_request
 from graph.ids import decode_id
 from graph.permissions import ADMINS, SEES_QUEUE, SEES_QUOTES, STAFF, allowed, viewer_of
+from graph.types.customers import Customer
+from graph.types.departments import Department
 from graph.types.ledger import LedgerEntry
-from graph.types.nodes import Customer, Department, DepartmentTask, User, WorkOrder
 from graph.types.pagination import (
     build_edges,
     decode_id_cursor,
     decode_queue_cursor,
     page_size,
 )
+from graph.types.people import User
 from graph.types.tokens import Token, TokenConnection
+from graph.types.work_orders import DepartmentTask, WorkOrder
 
 NODE_TYPES: dict[str, type[relay.Node]] = {
     t.__name__: t

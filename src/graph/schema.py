@@ -34,8 +34,11 @@ from graph.mutations import Mutation
 from graph.queries import Query
 from graph.shape import refusal as shape_refusal
 from graph.subscriptions import Subscription
+from graph.types.customers import Customer
+from graph.types.departments import Department
 from graph.types.ledger import LedgerEntry
-from graph.types.nodes import Customer, Department, DepartmentTask, User, WorkOrder
+from graph.types.people import User
+from graph.types.work_orders import DepartmentTask, WorkOrder
 
 log = logging.getLogger("pressroom.request")
 

@@ -10,7 +10,7 @@ from graph.errors import UserError
 from graph.mutations.base import mutate
 from graph.permissions import STAFF, allowed, viewer_of
 from graph.throttle import Namespace, throttled, user_account
-from graph.types.nodes import User
+from graph.types.people import User
 from graph.types.tokens import Token
 
 

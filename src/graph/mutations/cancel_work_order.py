@@ -11,7 +11,7 @@ from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.permissions import SALES, allowed, viewer_of
-from graph.types.nodes import WorkOrder
+from graph.types.work_orders import WorkOrder
 
 
 @strawberry.input

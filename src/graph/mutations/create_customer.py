@@ -9,7 +9,7 @@ from graph.context import Info
 from graph.errors import UserError
 from graph.mutations.base import mutate
 from graph.permissions import SALES, allowed, viewer_of
-from graph.types.nodes import Customer
+from graph.types.customers import Customer
 
 
 @strawberry.input

@@ -11,7 +11,7 @@ from graph.context import Info
 from graph.errors import UserError
 from graph.mutations.base import mutate
 from graph.permissions import ADMINS, allowed
-from graph.types.nodes import Department
+from graph.types.departments import Department
 
 
 @strawberry.input

@@ -11,7 +11,7 @@ from graph.context import Info
 from graph.errors import UserError
 from graph.mutations.base import mutate
 from graph.throttle import Namespace, email_account, throttled, user_account
-from graph.types.nodes import User
+from graph.types.people import User
 
 
 @strawberry.input

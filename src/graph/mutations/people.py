@@ -11,7 +11,7 @@ from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.permissions import ADMINS, allowed
-from graph.types.nodes import User
+from graph.types.people import User
 
 
 @strawberry.input

@@ -12,7 +12,7 @@ from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.permissions import SALES, allowed, viewer_of
 from graph.types.money import MoneyInput
-from graph.types.nodes import WorkOrder
+from graph.types.work_orders import WorkOrder
 
 
 @strawberry.input

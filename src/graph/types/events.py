@@ -15,7 +15,7 @@ from db.fanout import Delivered
 from domain.enums import EventType
 from graph.context import Info
 from graph.types.ledger import LedgerEntry
-from graph.types.nodes import DepartmentTask, WorkOrder
+from graph.types.work_orders import DepartmentTask, WorkOrder
 
 strawberry.enum(EventType, name="EventKind")
 

@@ -11,8 +11,11 @@ from domain.enums import LedgerEntryKind
 from domain.money import Money as DomainMoney
 from graph.context import Info
 from graph.permissions import READS_LEDGER, require
+from graph.types.customers import Customer
+from graph.types.loading import node_rows
 from graph.types.money import Money
-from graph.types.nodes import Customer, User, WorkOrder, node_rows
+from graph.types.people import User
+from graph.types.work_orders import WorkOrder
 
 strawberry.enum(LedgerEntryKind)
 

@@ -10,7 +10,9 @@ from db.rows import TokenRow
 from domain.enums import TokenKind
 from graph.context import Info
 from graph.permissions import owns_or_administers, viewer_of
-from graph.types.nodes import Department, User, node_rows
+from graph.types.departments import Department
+from graph.types.loading import node_rows
+from graph.types.people import User
 
 strawberry.enum(TokenKind)
 

@@ -1,22 +1,16 @@
-"""The object types clients rely on. Relations resolve through the request's dataloaders."""
+"""Work orders and their tasks, with the history of both: the aggregate the floor works on."""
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import strawberry
 from strawberry import relay
-from strawberry.dataloader import DataLoader
 from strawberry.scalars import JSON
 
-from db import reads
 from db.rows import (
-    CustomerRow,
-    DepartmentRow,
-    TableRow,
     TaskRow,
     TaskTransitionRow,
-    UserRow,
     WorkOrderRow,
     WorkOrderTransitionRow,
 )
@@ -30,7 +24,6 @@ from domain.enums import (
     WorkOrderCommand,
     WorkOrderStatus,
 )
-from domain.enums import DepartmentKind as Kind
 from domain.jobs import job_line
 from domain.money import Money as DomainMoney
 from domain.transitions import (
@@ -40,208 +33,26 @@ from domain.transitions import (
     in_queue,
     order_commands,
 )
-from domain.workflow import TaskFacts, has_queue, holds_the_gate
+from domain.workflow import TaskFacts, holds_the_gate
 from graph.context import Info
-from graph.ids import parse_pk
-from graph.loaders import all_now_or_later, now_or_later
+from graph.loaders import now_or_later
 from graph.permissions import (
     READS_LEDGER,
     SALES,
     SEES_QUOTES,
-    SELF,
-    SELF_OR_ADMIN,
     STAFF,
-    AccessRule,
     allowed,
     passes,
-    rules_passed,
-    sees_person,
-    viewer_of,
 )
 from graph.prefetch import read_ahead
-from graph.types import enums as _registered  # noqa: F401  (makes the enums GraphQL enums)
+from graph.types.customers import Customer
+from graph.types.departments import Department
+from graph.types.loading import nodes_of, required
 from graph.types.money import Money
-from graph.types.pagination import build_edges, decode_id_cursor, page_size
+from graph.types.people import User, user_or_none
 
 if TYPE_CHECKING:
-    from graph.types.ledger import LedgerEntry, LedgerEntryConnection
-
-
-N = TypeVar("N")
-R = TypeVar("R", bound=TableRow)
-
-
-async def node_rows(loader: DataLoader[int, R | None], node_ids: Iterable[str]) -> list[R | None]:
-    """The rows of `Node.resolve_nodes`, in one batch, None where absent."""
-    return await loader.load_many([parse_pk(i) or 0 for i in node_ids])
-
-
-async def _nodes(
-    make: Callable[[R], N], loader: DataLoader[int, R | None], node_ids: Iterable[str]
-) -> list[N | None]:
-    return [make(r) if r else None for r in await node_rows(loader, node_ids)]
-
-
-@strawberry.type
-class Department(relay.Node):
-    id: relay.NodeID[int]
-    code: str
-    name: str
-    kind: DepartmentKind
-    gates_delivery: bool = strawberry.field(
-        description="Whether the delivery task waits for this department's task to complete."
-    )
-
-    @strawberry.field(description="Whether its work comes as tasks in a queue.")
-    def has_queue(self) -> bool:
-        return has_queue(DepartmentKind(self.kind))
-
-    @classmethod
-    def of(cls, row: DepartmentRow) -> "Department":
-        return cls(
-            id=row.id,
-            code=row.code,
-            name=row.name,
-            kind=row.kind,
-            gates_delivery=row.gates_delivery,
-        )
-
-    @classmethod
-    async def resolve_nodes(  # type: ignore[override]
-        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
-    ) -> list["Department | None"]:
-        return await _nodes(cls.of, info.context.loaders.department, node_ids)
-
-
-@strawberry.type
-class User(relay.Node):
-    id: relay.NodeID[int]
-    name: str
-    is_admin: bool = strawberry.field(
-        description="Visible to the user and to admins (null with an error to others).",
-        extensions=allowed(SELF_OR_ADMIN),
-    )
-    is_active: bool = strawberry.field(extensions=allowed(STAFF))
-
-    _email: strawberry.Private[str]
-
-    @strawberry.field(
-        description="Visible to the user and to admins (null with an error to others).",
-        extensions=allowed(SELF_OR_ADMIN),
-    )
-    def email(self) -> str | None:
-        return self._email
-
-    @strawberry.field(
-        description="The access rules this person passes, for the screens to offer what "
-        "the server allows; only for the person themselves.",
-        extensions=allowed(SELF),
-    )
-    def access(self, info: Info) -> list[AccessRule]:
-        return rules_passed(info)
-
-    @strawberry.field(extensions=allowed(STAFF), metadata=read_ahead("picker_departments"))
-    def departments(self, info: Info) -> list[Department]:
-        loaders = info.context.loaders
-        made = loaders.departments_of_user
-        if self.id in made:
-            return made[self.id]
-
-        def nodes(rows: list[DepartmentRow | None]) -> list[Department]:
-            departments = [Department.of(r) for r in rows if r is not None]
-            made[self.id] = departments
-            return departments
-
-        return now_or_later(
-            loaders.memberships.load(self.id),
-            lambda links: all_now_or_later(
-                [loaders.department.load(m.department_id) for m in links], nodes
-            ),
-        )
-
-    @classmethod
-    def of(cls, row: UserRow) -> "User":
-        return cls(
-            id=row.id,
-            name=row.name,
-            is_admin=row.is_admin,
-            is_active=row.is_active,
-            _email=row.email,
-        )
-
-    @classmethod
-    async def resolve_nodes(  # type: ignore[override]
-        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
-    ) -> list["User | None"]:
-        viewer = viewer_of(info)
-        loaders = info.context.loaders
-        rows = await node_rows(loaders.user, node_ids)
-        links = await loaders.memberships.load_many([r.id if r else 0 for r in rows])
-        return [
-            cls.of(row)
-            if row is not None
-            and sees_person(viewer, row.id, frozenset(m.department_id for m in memberships))
-            else None
-            for row, memberships in zip(rows, links, strict=True)
-        ]
-
-
-def _user(info: Info, user_id: int | None) -> User | None:
-    """The user, now or (as an awaitable) once loaded; None for no id or no such user."""
-    if user_id is None:
-        return None
-    return now_or_later(
-        info.context.loaders.user.load(user_id), lambda r: User.of(r) if r else None
-    )
-
-
-def _required(row: R | None, make: Callable[[R], N]) -> N:
-    assert row is not None, "a foreign key pointed at nothing"
-    return make(row)
-
-
-@strawberry.type
-class Customer(relay.Node):
-    id: relay.NodeID[int]
-    name: str
-    created_at: datetime
-
-    @classmethod
-    def of(cls, row: CustomerRow) -> "Customer":
-        return cls(id=row.id, name=row.name, created_at=row.created_at)
-
-    @strawberry.field(
-        description="What the customer owes, one amount per currency it has entries in "
-        "(never summed across currencies); positive when the customer owes. Accounts only.",
-        extensions=allowed(READS_LEDGER),
-    )
-    async def balance(self, info: Info) -> list[Money]:
-        rows = await info.context.loaders.customer_balances.load(self.id)
-        return [Money.of_domain(DomainMoney(r.minor, r.currency)) for r in rows]
-
-    @strawberry.field(
-        description="Ledger entries, newest first, each with the balance after it. Accounts only.",
-        extensions=allowed(READS_LEDGER),
-    )
-    async def ledger(
-        self, info: Info, first: int | None = None, after: str | None = None
-    ) -> Annotated["LedgerEntryConnection", strawberry.lazy("graph.types.ledger")]:
-        from graph.types.ledger import LedgerEntry, LedgerEntryConnection
-
-        limit = page_size(first)
-        after_id = decode_id_cursor(after)
-        async with info.context.read() as conn:
-            rows = await reads.customer_ledger_page(
-                conn, customer_id=self.id, limit=limit + 1, after_id=after_id
-            )
-        edges, page = build_edges(rows, limit, after, lambda r: [r.id], LedgerEntry.of)
-        return LedgerEntryConnection(edges=edges, page_info=page)
-
-    @classmethod
-    async def resolve_nodes(  # type: ignore[override]
-        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
-    ) -> list["Customer | None"]:
-        return await _nodes(cls.of, info.context.loaders.customer, node_ids)
+    from graph.types.ledger import LedgerEntry
 
 
 @strawberry.type(description="One move of a task, as recorded when it happened.")
@@ -269,7 +80,7 @@ class TaskTransition:
     @strawberry.field
     def actor(self, info: Info) -> User:
         return now_or_later(
-            info.context.loaders.user.load(self._actor_id), lambda r: _required(r, User.of)
+            info.context.loaders.user.load(self._actor_id), lambda r: required(r, User.of)
         )
 
     @strawberry.field(description="The task that moved.")
@@ -303,7 +114,7 @@ class WorkOrderTransition:
 
     @strawberry.field(description="Who caused it; for gate moves, whose task move opened it.")
     def actor(self, info: Info) -> User | None:
-        return _user(info, self._actor_id)
+        return user_or_none(info, self._actor_id)
 
 
 @strawberry.type
@@ -338,14 +149,14 @@ class DepartmentTask(relay.Node):
     def department(self, info: Info) -> Department:
         return now_or_later(
             info.context.loaders.department.load(self._department_id),
-            lambda r: _required(r, Department.of),
+            lambda r: required(r, Department.of),
         )
 
     @strawberry.field
     def work_order(self, info: Info) -> "WorkOrder":
         return now_or_later(
             info.context.loaders.work_order.load(self._work_order_id),
-            lambda r: _required(r, WorkOrder.of),
+            lambda r: required(r, WorkOrder.of),
         )
 
     @strawberry.field(
@@ -353,7 +164,7 @@ class DepartmentTask(relay.Node):
         metadata=read_ahead("pickers"),
     )
     def picked_up_by(self, info: Info) -> User | None:
-        return _user(info, self._picked_up_by)
+        return user_or_none(info, self._picked_up_by)
 
     @strawberry.field(extensions=allowed(STAFF), metadata=read_ahead("task_history"))
     def history(self, info: Info) -> list[TaskTransition]:
@@ -375,7 +186,7 @@ class DepartmentTask(relay.Node):
         )
         return now_or_later(
             info.context.loaders.work_order.load(self._work_order_id),
-            lambda order: _required(order, lambda o: allowed_actions(self._state(o), actor)),
+            lambda order: required(order, lambda o: allowed_actions(self._state(o), actor)),
         )
 
     @strawberry.field(
@@ -385,7 +196,7 @@ class DepartmentTask(relay.Node):
     def in_queue(self, info: Info) -> bool:
         return now_or_later(
             info.context.loaders.work_order.load(self._work_order_id),
-            lambda order: _required(
+            lambda order: required(
                 order,
                 lambda o: in_queue(
                     TaskStatus(self.status), self._available(), WorkOrderStatus(o.status)
@@ -430,7 +241,7 @@ class DepartmentTask(relay.Node):
     async def resolve_nodes(  # type: ignore[override]
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list["DepartmentTask | None"]:
-        return await _nodes(cls.of, info.context.loaders.task, node_ids)
+        return await nodes_of(cls.of, info.context.loaders.task, node_ids)
 
 
 def _seen_history(info: Info, rows: list[WorkOrderTransitionRow]) -> list["WorkOrderTransition"]:
@@ -546,12 +357,12 @@ class WorkOrder(relay.Node):
     def customer(self, info: Info) -> Customer:
         return now_or_later(
             info.context.loaders.customer.load(self._customer_id),
-            lambda r: _required(r, Customer.of),
+            lambda r: required(r, Customer.of),
         )
 
     @strawberry.field(extensions=allowed(STAFF), metadata=read_ahead("creators"))
     def created_by(self, info: Info) -> User | None:
-        return _user(info, self._created_by)
+        return user_or_none(info, self._created_by)
 
     @strawberry.field(
         description="One task per production department, then the delivery task.",
@@ -569,7 +380,7 @@ class WorkOrder(relay.Node):
         return now_or_later(
             info.context.loaders.tasks_of_work_order.load(self.id),
             lambda rows: next(
-                DepartmentTask.of(r) for r in rows if r.department_kind == Kind.DELIVERY
+                DepartmentTask.of(r) for r in rows if r.department_kind == DepartmentKind.DELIVERY
             ),
         )
 
@@ -590,4 +401,4 @@ class WorkOrder(relay.Node):
     async def resolve_nodes(  # type: ignore[override]
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list["WorkOrder | None"]:
-        return await _nodes(cls.of, info.context.loaders.work_order, node_ids)
+        return await nodes_of(cls.of, info.context.loaders.work_order, node_ids)

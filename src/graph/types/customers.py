@@ -1,0 +1,67 @@
+"""Customers."""
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated
+
+import strawberry
+from strawberry import relay
+
+from db import reads
+from db.rows import CustomerRow
+from domain.money import Money as DomainMoney
+from graph.context import Info
+from graph.permissions import (
+    READS_LEDGER,
+    allowed,
+)
+from graph.types.loading import nodes_of
+from graph.types.money import Money
+from graph.types.pagination import build_edges, decode_id_cursor, page_size
+
+if TYPE_CHECKING:
+    from graph.types.ledger import LedgerEntryConnection
+
+
+@strawberry.type
+class Customer(relay.Node):
+    id: relay.NodeID[int]
+    name: str
+    created_at: datetime
+
+    @classmethod
+    def of(cls, row: CustomerRow) -> "Customer":
+        return cls(id=row.id, name=row.name, created_at=row.created_at)
+
+    @strawberry.field(
+        description="What the customer owes, one amount per currency it has entries in "
+        "(never summed across currencies); positive when the customer owes. Accounts only.",
+        extensions=allowed(READS_LEDGER),
+    )
+    async def balance(self, info: Info) -> list[Money]:
+        rows = await info.context.loaders.customer_balances.load(self.id)
+        return [Money.of_domain(DomainMoney(r.minor, r.currency)) for r in rows]
+
+    @strawberry.field(
+        description="Ledger entries, newest first, each with the balance after it. Accounts only.",
+        extensions=allowed(READS_LEDGER),
+    )
+    async def ledger(
+        self, info: Info, first: int | None = None, after: str | None = None
+    ) -> Annotated["LedgerEntryConnection", strawberry.lazy("graph.types.ledger")]:
+        from graph.types.ledger import LedgerEntry, LedgerEntryConnection
+
+        limit = page_size(first)
+        after_id = decode_id_cursor(after)
+        async with info.context.read() as conn:
+            rows = await reads.customer_ledger_page(
+                conn, customer_id=self.id, limit=limit + 1, after_id=after_id
+            )
+        edges, page = build_edges(rows, limit, after, lambda r: [r.id], LedgerEntry.of)
+        return LedgerEntryConnection(edges=edges, page_info=page)
+
+    @classmethod
+    async def resolve_nodes(  # type: ignore[override]
+        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
+    ) -> list["Customer | None"]:
+        return await nodes_of(cls.of, info.context.loaders.customer, node_ids)

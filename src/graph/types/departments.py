@@ -1,0 +1,44 @@
+"""Departments."""
+
+from collections.abc import Iterable
+
+import strawberry
+from strawberry import relay
+
+from db.rows import DepartmentRow
+from domain.enums import DepartmentKind
+from domain.workflow import has_queue
+from graph.context import Info
+from graph.types import enums as _registered  # noqa: F401  (makes the enums GraphQL enums)
+from graph.types.loading import nodes_of
+
+
+@strawberry.type
+class Department(relay.Node):
+    id: relay.NodeID[int]
+    code: str
+    name: str
+    kind: DepartmentKind
+    gates_delivery: bool = strawberry.field(
+        description="Whether the delivery task waits for this department's task to complete."
+    )
+
+    @strawberry.field(description="Whether its work comes as tasks in a queue.")
+    def has_queue(self) -> bool:
+        return has_queue(DepartmentKind(self.kind))
+
+    @classmethod
+    def of(cls, row: DepartmentRow) -> "Department":
+        return cls(
+            id=row.id,
+            code=row.code,
+            name=row.name,
+            kind=row.kind,
+            gates_delivery=row.gates_delivery,
+        )
+
+    @classmethod
+    async def resolve_nodes(  # type: ignore[override]
+        cls, *, info: Info, node_ids: Iterable[str], required: bool = False
+    ) -> list["Department | None"]:
+        return await nodes_of(cls.of, info.context.loaders.department, node_ids)
