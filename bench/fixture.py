@@ -28,7 +28,7 @@ import psutil
 from sqlalchemy.engine import make_url
 
 from bench.output import console
-from db import admin, customers, embedded, migrate, people
+from db import admin, customers, embedded, migrate, orders, people, reads
 from db.engine import create_engine, unit_of_work
 from domain.enums import DepartmentKind, TokenKind
 
@@ -203,28 +203,11 @@ async def seed_shop(url: str, *, departments: int, workers: int, displays: int) 
     return shop
 
 
-MAKE_TASKS = """
-WITH wo AS (
-    INSERT INTO work_orders (order_number, customer_id, created_by)
-    SELECT $1 || '-' || g, $2, $3 FROM generate_series(1, $4) AS g
-    RETURNING id
-), production AS (
-    INSERT INTO department_tasks (work_order_id, department_id, available_at)
-    SELECT id, (CAST($5 AS bigint[]))[1 + id % cardinality(CAST($5 AS bigint[]))], now()
-    FROM wo
-    RETURNING id
-), delivery AS (
-    INSERT INTO department_tasks (work_order_id, department_id, available_at)
-    SELECT id, $6, now() FROM wo
-)
-SELECT id FROM production ORDER BY id
-"""
-
-
 class TaskPool:
     """Fresh PENDING production tasks, each on a work order of its own (plus its delivery
     task, whose gate is open because no production department gates delivery), so that
     concurrent clients never wait on each other's work order lock. Departments round-robin.
+    Made as Sales makes them (db.orders.create_work_order), in one transaction per batch.
     """
 
     def __init__(self, url: str, shop: Shop) -> None:
@@ -235,21 +218,28 @@ class TaskPool:
     async def take(self, count: int) -> list[int]:
         """`count` new tasks, in a list meant to be popped from the end by many clients."""
         self.batches += 1
-        conn = await asyncpg.connect(dsn(self.url))
+        codes = self.shop.department_codes
+        engine = create_engine(self.url, pool_size=1, max_overflow=0)
         try:
-            rows = await conn.fetch(
-                MAKE_TASKS,
-                f"B{self.batches:03d}",
-                self.shop.customer_id,
-                self.shop.admin_id,
-                count,
-                self.shop.department_ids,
-                self.shop.delivery_id,
-            )
-            await conn.execute("ANALYZE work_orders, department_tasks")
+            async with unit_of_work(engine) as conn:
+                order_ids = []
+                for i in range(count):
+                    new = orders.NewWorkOrder(
+                        customer_id=self.shop.customer_id,
+                        order_number=f"B{self.batches:03d}-{i}",
+                        details={},
+                        department_codes=[codes[i % len(codes)]],
+                        needs_installation=False,
+                        needs_transport=False,
+                        needs_repair=False,
+                        quote=None,
+                        created_by=self.shop.admin_id,
+                    )
+                    order_ids.append((await orders.create_work_order(conn, new)).id)
+                tasks = await reads.tasks_of_work_orders(conn, order_ids)
         finally:
-            await conn.close()
-        ids = [r["id"] for r in rows]
+            await engine.dispose()
+        ids = [t.id for t in tasks if t.department_kind != DepartmentKind.DELIVERY]
         ids.reverse()
         return ids
 

@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.legacy_import                # 100,000 legacy orders
     .venv/bin/python -m bench.legacy_import --orders 20000
 
-1. Builds a legacy database (tests/legacy_data.py's generator: steps, line items,
+1. Builds a legacy database (samples/legacy_data.py's generator: steps, line items,
    payments, users, and every kind of odd data) and an empty Pressroom database with
    the shop's departments.
 2. Times `import-legacy` as the command runs it (read, plan, batched writes): orders/s.
@@ -30,10 +30,12 @@ if __package__ in (None, ""):  # run as `python bench/legacy_import.py`
 import asyncpg
 from rich.console import Console
 from rich.table import Table
-from tests.legacy_data import build_legacy
 
-from db import admin, embedded, migrate
+from db import admin, embedded, migrate, people
+from db.engine import create_engine, unit_of_work
+from domain.enums import DepartmentKind
 from pressroom.legacy_import import import_legacy
+from samples.legacy_data import build_legacy
 
 ROOT = Path(__file__).resolve().parents[1]
 console = Console(stderr=True)
@@ -69,14 +71,15 @@ async def fresh(url: str) -> None:
 
 
 async def add_departments(url: str) -> None:
-    conn = await asyncpg.connect(dsn(url))
+    engine = create_engine(url, pool_size=1, max_overflow=0)
     try:
-        await conn.executemany(
-            "INSERT INTO departments (code, name, kind, gates_delivery) VALUES ($1, $2, $3, $4)",
-            [(code, code.title(), kind, gates) for code, kind, gates in DEPARTMENTS],
-        )
+        async with unit_of_work(engine) as conn:
+            for code, kind, gates in DEPARTMENTS:
+                await people.create_department(
+                    conn, code, code.title(), DepartmentKind(kind), gates
+                )
     finally:
-        await conn.close()
+        await engine.dispose()
 
 
 async def copy_floor(source_url: str, floor_url: str) -> tuple[float, dict[str, int]]:

@@ -16,7 +16,7 @@ from db import migrate, people, reads
 from db.engine import create_engine, unit_of_work
 from domain.enums import DepartmentKind
 from pressroom.legacy_import import import_legacy
-from tests.legacy_data import build_legacy
+from samples.legacy_data import build_legacy
 from tests.support import DEPARTMENTS, scratch_database, serving
 
 pytestmark = pytest.mark.e2e

@@ -32,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import embedded
 from db.credentials import verify_password
-from tests.legacy_data import Expected, build_legacy
+from samples.legacy_data import Expected, build_legacy
 from tests.support import Shop
 
 ROOT = Path(__file__).resolve().parents[2]

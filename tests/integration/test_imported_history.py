@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import text
 
 from pressroom.legacy_import import import_legacy
-from tests.legacy_data import build_legacy
+from samples.legacy_data import build_legacy
 from tests.support import Client, Shop, gid, scratch_database, table_snapshot
 
 

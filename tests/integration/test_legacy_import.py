@@ -1,5 +1,5 @@
 """The legacy import against a generated legacy database whose outcome is known case by
-case (tests/legacy_data.py): counts, the rows written, the CSV report, re-running, the
+case (samples/legacy_data.py): counts, the rows written, the CSV report, re-running, the
 dry run and the command line.
 
 The target is the `shop` fixture's database, plus one work order made in Pressroom whose
@@ -22,7 +22,7 @@ from sqlalchemy import text
 
 from domain.legacy import IMPORT_REASON, SYSTEM_USER_EMAIL
 from pressroom.legacy_import import REPORT_COLUMNS, import_legacy, write_report
-from tests.legacy_data import Expected, build_legacy
+from samples.legacy_data import Expected, build_legacy
 from tests.support import Shop, scratch_database, table_snapshot
 
 ROOT = Path(__file__).resolve().parents[2]

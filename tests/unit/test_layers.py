@@ -1,6 +1,7 @@
 """The layer arrows of the README's Layout section, enforced on the import statements themselves."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -146,3 +147,35 @@ def test_the_engine_checker_sees_an_import(tmp_path: Path) -> None:
         bad.write_text(text)
         found.append(imports_the_engine_room(bad))
     assert found == [True, True, True, False]
+
+
+BENCH = SRC.parent / "bench"
+
+
+def test_the_benchmarks_import_nothing_from_the_tests() -> None:
+    for path in sorted(BENCH.rglob("*.py")):
+        assert "tests" not in imported_roots(path), path.relative_to(SRC.parent)
+
+
+def product_writes(path: Path) -> list[str]:
+    """Statements in `path`'s string constants that write a product table themselves."""
+    from db import tables
+
+    names = "|".join(sorted(tables.metadata.tables))
+    write = re.compile(rf"\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+({names})\b", re.I)
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found += [m.group(0) for m in write.finditer(node.value)]
+    return found
+
+
+def test_the_benchmarks_write_product_tables_only_through_src_db() -> None:
+    for path in sorted(BENCH.rglob("*.py")):
+        assert product_writes(path) == [], path.relative_to(SRC.parent)
+
+
+def test_the_write_checker_sees_a_write(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text('SQL = """\n  insert into work_orders (x) VALUES (1)"""\nOK = "UPDATE stats"\n')
+    assert product_writes(bad) == ["insert into work_orders"]

@@ -1,0 +1,1 @@
+"""Generated data that both the tests and the benchmarks build on (never the server)."""
