@@ -22,6 +22,13 @@ class TaskStatus(StrEnum):
     COMPLETED = "COMPLETED"
 
 
+class QueueLane(StrEnum):
+    """The two parts of a department's queue, in their order."""
+
+    WAITING = "WAITING"  # PENDING and available: oldest available first
+    IN_PROGRESS = "IN_PROGRESS"  # STARTED: oldest start first
+
+
 class TaskAction(StrEnum):
     START = "START"
     FINISH = "FINISH"

@@ -8,9 +8,11 @@ a specific code, or may be retried because the state moved under it.
 """
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 
 from domain.enums import (
+    QueueLane,
     TaskAction,
     TaskStatus,
     WorkOrderAction,
@@ -168,6 +170,26 @@ def in_queue(status: TaskStatus, available: bool, order_status: WorkOrderStatus)
     if order_status is not WorkOrderStatus.ACTIVE:
         return False
     return status is TaskStatus.STARTED or (status is TaskStatus.PENDING and available)
+
+
+def queue_place(
+    status: TaskStatus, available_at: datetime | None, started_at: datetime | None
+) -> tuple[QueueLane, datetime] | None:
+    """A task's lane in its department's queue and the moment its place there is ordered
+    by (`queue_page` in src/db/queries.sql orders by the same, then by id); None for a
+    task in neither lane."""
+    if status is TaskStatus.PENDING and available_at is not None:
+        return QueueLane.WAITING, available_at
+    if status is TaskStatus.STARTED and started_at is not None:
+        return QueueLane.IN_PROGRESS, started_at
+    return None
+
+
+def queue_rank(lane: QueueLane, since: datetime, task_id: int) -> str:
+    """Text that sorts a queue's tasks in the queue's order: lane, moment (UTC, fixed
+    width), id."""
+    moment = since.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return f"{list(QueueLane).index(lane)}|{moment}|{task_id:019d}"
 
 
 def _already_holds(action: TaskAction, task: TaskState, actor: ActorFacts) -> bool:

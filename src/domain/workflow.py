@@ -21,16 +21,52 @@ class DepartmentFacts:
     kind: DepartmentKind
 
 
+def can_gate_delivery(kind: DepartmentKind) -> bool:
+    return kind is DepartmentKind.PRODUCTION
+
+
 def gates_delivery(kind: DepartmentKind, asked: bool | None) -> bool:
     """Production departments gate delivery unless told otherwise (Design does not);
     no other kind can."""
-    if asked and kind is not DepartmentKind.PRODUCTION:
+    if asked and not can_gate_delivery(kind):
         raise DomainError(
             ErrorCode.INVALID_INPUT,
             "Only PRODUCTION departments can gate delivery.",
             "gatesDelivery",
         )
-    return asked if asked is not None else kind is DepartmentKind.PRODUCTION
+    return asked if asked is not None else can_gate_delivery(kind)
+
+
+@dataclass(frozen=True)
+class KindChoice:
+    """A kind a new department may be given, and what goes with it."""
+
+    kind: DepartmentKind
+    available: bool  # DELIVERY only while there is none: there is exactly one
+    can_gate_delivery: bool
+    gates_delivery_by_default: bool
+
+
+# The order a new department's kinds are offered in: the one a shop adds most often first.
+KIND_CHOICE_ORDER = (
+    DepartmentKind.PRODUCTION,
+    DepartmentKind.DELIVERY,
+    DepartmentKind.SALES,
+    DepartmentKind.ACCOUNTS,
+)
+
+
+def kind_choices(existing: Iterable[DepartmentKind]) -> list[KindChoice]:
+    has_delivery = DepartmentKind.DELIVERY in set(existing)
+    return [
+        KindChoice(
+            kind,
+            available=not (kind is DepartmentKind.DELIVERY and has_delivery),
+            can_gate_delivery=can_gate_delivery(kind),
+            gates_delivery_by_default=gates_delivery(kind, None),
+        )
+        for kind in KIND_CHOICE_ORDER
+    ]
 
 
 # The departments whose work comes as tasks, and so has a queue.
@@ -39,6 +75,12 @@ TASK_KINDS = frozenset({DepartmentKind.PRODUCTION, DepartmentKind.DELIVERY})
 
 def has_queue(kind: DepartmentKind) -> bool:
     return kind in TASK_KINDS
+
+
+def chosen_per_order(kind: DepartmentKind) -> bool:
+    """Whether Sales chooses the department for each work order: PRODUCTION. The delivery
+    department gets a task on every order without being chosen."""
+    return kind is DepartmentKind.PRODUCTION
 
 
 def task_departments(

@@ -10,13 +10,14 @@ from db.events import encode_snapshot
 from domain import validation
 from domain.enums import WorkOrderStatus
 from domain.errors import DomainError
+from domain.workflow import kind_choices
 from graph import prefetch
 from graph.context import Info
 from graph.errors import bad_request
 from graph.ids import decode_id
 from graph.permissions import ADMINS, SEES_QUEUE, SEES_QUOTES, STAFF, allowed, viewer_of
 from graph.types.customers import Customer
-from graph.types.departments import Department
+from graph.types.departments import Department, DepartmentKindChoice
 from graph.types.ledger import LedgerEntry
 from graph.types.pagination import (
     build_edges,
@@ -86,6 +87,15 @@ class Query:
     @strawberry.field(extensions=allowed(STAFF))
     async def departments(self, info: Info) -> list[Department]:
         return [Department.of(r) for r in await info.context.loaders.all_departments()]
+
+    @strawberry.field(
+        extensions=allowed(ADMINS),
+        description="The kinds a new department may be given now (createDepartment), with "
+        "whether each may gate delivery and does by default.",
+    )
+    async def department_kinds(self, info: Info) -> list[DepartmentKindChoice]:
+        existing = [d.kind for d in await info.context.loaders.all_departments()]
+        return [DepartmentKindChoice.of(c) for c in kind_choices(existing)]
 
     @strawberry.field(extensions=allowed(ADMINS))
     async def users(

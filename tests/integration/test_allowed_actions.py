@@ -161,3 +161,63 @@ async def test_departments_say_whether_they_have_a_queue(api: Client, shop: Shop
         "finishing": True,
         "delivery": True,
     }
+
+
+RANKED = """query($d: String!, $after: String) { queue(department: $d, first: 3, after: $after) {
+  pageInfo { hasNextPage endCursor } edges { node { id status queueLane queueRank } } } }"""
+
+
+async def test_a_queues_lanes_and_order_are_its_tasks_ranks(api: Client, shop: Shop) -> None:
+    """Sorting a queue's tasks by queueRank gives the queue's own order, page after page,
+    and queueLane is the lane each is listed in (the screens group and sort by these)."""
+    orders = [await shop.order(["print"]) for _ in range(5)]
+    pat = Actor(shop.users["pat"], is_admin=False)
+    # Started out of their order of availability, one transaction each (a transaction's
+    # moves share its moment): the second lane's order is by start.
+    for order in (orders[3], orders[1]):
+        task = (await task_ids(shop.engine, order))["print"]
+        async with unit_of_work(shop.engine) as conn:
+            await transition_task(conn, task, TaskAction.START, pat)
+    listed: list[dict[str, Any]] = []
+    after = None
+    while True:
+        page = (await api.as_(shop.tokens["ada"])(RANKED, {"d": "print", "after": after}))["queue"]
+        listed += [e["node"] for e in page["edges"]]
+        if not page["pageInfo"]["hasNextPage"]:
+            break
+        after = page["pageInfo"]["endCursor"]
+    assert len(listed) == 5
+    assert [t["queueRank"] for t in listed] == sorted(t["queueRank"] for t in listed)
+    lanes = {"PENDING": "WAITING", "STARTED": "IN_PROGRESS"}
+    assert [t["queueLane"] for t in listed] == [lanes[t["status"]] for t in listed]
+    started = [t["id"] for t in listed if t["status"] == "STARTED"]
+    ids = [gid("DepartmentTask", (await task_ids(shop.engine, o))["print"]) for o in orders]
+    assert started == [ids[3], ids[1]]
+
+
+KINDS = "{ departmentKinds { kind available canGateDelivery gatesDeliveryByDefault } }"
+CHOSEN = "{ departments { code kind chosenPerOrder } }"
+
+
+async def test_department_kinds_are_what_create_department_accepts(api: Client, shop: Shop) -> None:
+    offered = {c["kind"]: c for c in (await api.as_(shop.tokens["ada"])(KINDS))["departmentKinds"]}
+    create = """mutation($i: CreateDepartmentInput!) { createDepartment(input: $i) {
+      department { kind gatesDelivery } userErrors { code field } } }"""
+    for kind, choice in offered.items():
+        for gates in (True, None):
+            code = f"k-{kind.lower()}-{'g' if gates else 'd'}"
+            body = (
+                await api.as_(shop.tokens["ada"])(
+                    create,
+                    {"i": {"code": code, "name": code, "kind": kind, "gatesDelivery": gates}},
+                )
+            )["createDepartment"]
+            made = body["department"] is not None
+            assert made == (choice["available"] and (gates is None or choice["canGateDelivery"]))
+            if made and gates is None:
+                assert body["department"]["gatesDelivery"] == choice["gatesDeliveryByDefault"]
+    # The shop has its delivery department: a second one is not offered, and refused.
+    assert offered["DELIVERY"]["available"] is False
+    assert {k for k, c in offered.items() if c["canGateDelivery"]} == {"PRODUCTION"}
+    chosen = (await api.as_(shop.tokens["ada"])(CHOSEN))["departments"]
+    assert {d["kind"] for d in chosen if d["chosenPerOrder"]} == {"PRODUCTION"}

@@ -1,6 +1,8 @@
 """The screens decide no access and no move of their own: the server says what the viewer
-may do (`me.access`, `allowedActions`) and what is in a queue (`inQueue`), and the app
-shows that. Adding a task state or changing who may do what is then no edit of src/web."""
+may do (`me.access`, `allowedActions`), what is in a queue and in what order (`inQueue`,
+`queueLane`, `queueRank`) and what a department kind allows (`chosenPerOrder`,
+`departmentKinds`), and the app shows that. Adding a task state, a department kind or
+changing who may do what is then no edit of src/web."""
 
 import re
 from pathlib import Path
@@ -19,6 +21,10 @@ FORBIDDEN = {
     r'kinds\.has\("(SALES|ACCOUNTS)"\)': "a role rule: ask me.access",
     rf'\bstatus:\s*"({STATUSES})"': "a task's next state guessed by the screen",
     rf'status\s*[!=]==\s*"({STATUSES})"\s*\?': "a move chosen by a status",
+    r'\.kind\s*[!=]==\s*"(PRODUCTION|DELIVERY)"': "a department kind's rule: ask the server",
+    r'\b(KINDS|kinds)\s*=\s*\[\s*"': "department kinds listed by the screen: departmentKinds",
+    r"(availableAt|startedAt)\)?\s*-\s*Date\.parse": "the queue's order: sort by queueRank",
+    r'byTime\("(availableAt|startedAt)"\)': "the queue's order: sort by queueRank",
 }
 # A task action by name only where the server offered it.
 ACTION = re.compile(rf'"({ACTIONS})"')
@@ -56,6 +62,9 @@ def test_the_screens_spell_no_rule_of_the_server(path: Path) -> None:
         'task.status === "STARTED" ? "release" : null,',
         'if (task.status === "PENDING") return Boolean(task.availableAt);',
         'button(task, "REOPEN")',
+        'const production = departments.filter((d) => d.kind === "PRODUCTION");',
+        'const KINDS = ["PRODUCTION", "DELIVERY", "SALES", "ACCOUNTS"];',
+        ".sort((a, b) => Date.parse(a.availableAt) - Date.parse(b.availableAt));",
     ],
 )
 def test_the_check_sees_each_kind_of_rule(sample: str) -> None:
@@ -64,7 +73,7 @@ def test_the_check_sees_each_kind_of_rule(sample: str) -> None:
 
 def test_what_the_screens_may_say() -> None:
     allowed = [
-        'const waiting = all.filter((t) => t.status === "PENDING").sort(byTime("availableAt"));',
+        'const done = tasks.filter((t) => t.status === "COMPLETED").length;',
         '${task.allowedActions.includes("START") ? button : null}',
         'sales: access.has("SALES"),',
     ]

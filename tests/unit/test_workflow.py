@@ -21,6 +21,7 @@ from domain.workflow import (
     TaskFacts,
     gate_should_be_open,
     gates_delivery,
+    kind_choices,
     settle,
     task_departments,
 )
@@ -388,3 +389,13 @@ def test_only_production_can_gate_delivery(kind: DepartmentKind) -> None:
     with pytest.raises(DomainError) as info:
         gates_delivery(kind, True)
     assert info.value.field == "gatesDelivery"
+
+
+def test_every_kind_is_offered_once_delivery_only_while_there_is_none() -> None:
+    first = kind_choices([])
+    assert sorted(c.kind for c in first) == sorted(DepartmentKind)
+    assert first[0].kind is DepartmentKind.PRODUCTION
+    assert all(c.available for c in first)
+    later = {c.kind: c.available for c in kind_choices([DepartmentKind.DELIVERY])}
+    assert later[DepartmentKind.DELIVERY] is False
+    assert sum(later.values()) == len(DepartmentKind) - 1

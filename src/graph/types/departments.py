@@ -7,7 +7,7 @@ from strawberry import relay
 
 from db.rows import DepartmentRow
 from domain.enums import DepartmentKind
-from domain.workflow import has_queue
+from domain.workflow import KindChoice, chosen_per_order, has_queue
 from graph.context import Info
 from graph.types import enums as _registered  # noqa: F401  (makes the enums GraphQL enums)
 from graph.types.loading import nodes_of
@@ -27,6 +27,13 @@ class Department(relay.Node):
     def has_queue(self) -> bool:
         return has_queue(DepartmentKind(self.kind))
 
+    @strawberry.field(
+        description="Whether a new work order names it among its departments (each gets a "
+        "task); the delivery department gets a task on every order without being named."
+    )
+    def chosen_per_order(self) -> bool:
+        return chosen_per_order(DepartmentKind(self.kind))
+
     @classmethod
     def of(cls, row: DepartmentRow) -> "Department":
         return cls(
@@ -42,3 +49,22 @@ class Department(relay.Node):
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list["Department | None"]:
         return await nodes_of(cls.of, info.context.loaders.department, node_ids)
+
+
+@strawberry.type(description="A kind a new department may be given now, and what goes with it.")
+class DepartmentKindChoice:
+    kind: DepartmentKind
+    available: bool = strawberry.field(
+        description="False for DELIVERY once there is one: there is exactly one."
+    )
+    can_gate_delivery: bool
+    gates_delivery_by_default: bool
+
+    @classmethod
+    def of(cls, choice: KindChoice) -> "DepartmentKindChoice":
+        return cls(
+            kind=choice.kind,
+            available=choice.available,
+            can_gate_delivery=choice.can_gate_delivery,
+            gates_delivery_by_default=choice.gates_delivery_by_default,
+        )

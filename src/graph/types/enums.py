@@ -13,6 +13,7 @@ for _enum in (
     enums.DepartmentKind,
     enums.WorkOrderStatus,
     enums.TaskStatus,
+    enums.QueueLane,
     enums.TaskAction,
     enums.WorkOrderAction,
     enums.WorkOrderCommand,

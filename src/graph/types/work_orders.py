@@ -18,6 +18,7 @@ from domain import ledger
 from domain.enums import (
     DepartmentKind,
     LedgerEntryKind,
+    QueueLane,
     TaskAction,
     TaskStatus,
     WorkOrderAction,
@@ -32,6 +33,8 @@ from domain.transitions import (
     allowed_actions,
     in_queue,
     order_commands,
+    queue_place,
+    queue_rank,
 )
 from domain.workflow import TaskFacts, holds_the_gate
 from graph.context import Info
@@ -203,6 +206,23 @@ class DepartmentTask(relay.Node):
                 ),
             ),
         )
+
+    @strawberry.field(
+        description="The part of its department's queue the task is in (WAITING: PENDING "
+        "and available; IN_PROGRESS: STARTED), for screens to group by; null for any other "
+        "task. Whether it is in the queue at all is inQueue."
+    )
+    def queue_lane(self) -> QueueLane | None:
+        place = queue_place(TaskStatus(self.status), self.available_at, self.started_at)
+        return place[0] if place is not None else None
+
+    @strawberry.field(
+        description="Text that sorts a queue's tasks in the queue's order (as `queue` lists "
+        "them) when compared; null when queueLane is."
+    )
+    def queue_rank(self) -> str | None:
+        place = queue_place(TaskStatus(self.status), self.available_at, self.started_at)
+        return queue_rank(*place, self.id) if place is not None else None
 
     @strawberry.field(
         description="For the delivery task: the departments whose tasks the delivery gate "

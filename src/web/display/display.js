@@ -6,6 +6,7 @@
 import { RequestError, createTransport, gql } from "../lib/graphql.js";
 import { follow } from "../lib/live.js";
 import { duration } from "../lib/format.js";
+import { lanes } from "../lib/queue.js";
 
 export const WALL_QUEUE = gql`
   query WallQueue($department: String!, $after: String) {
@@ -14,7 +15,7 @@ export const WALL_QUEUE = gql`
       pageInfo { hasNextPage endCursor }
       edges {
         node {
-          id status availableAt startedAt inQueue
+          id status availableAt startedAt inQueue queueLane queueRank
           department { code name }
           pickedUpBy { name }
           workOrder { orderNumber jobLine customer { name } }
@@ -30,7 +31,7 @@ export const WALL_QUEUE_EVENTS = gql`
       cursor
       kind
       task {
-        id status availableAt startedAt inQueue
+        id status availableAt startedAt inQueue queueLane queueRank
         department { code name }
         pickedUpBy { name }
         workOrder { orderNumber jobLine customer { name } }
@@ -168,11 +169,7 @@ function fit(list, more, word) {
 }
 
 function render() {
-  const all = Array.from(tasks.values());
-  const waiting = all.filter((t) => t.status === "PENDING")
-    .sort((a, b) => Date.parse(a.availableAt) - Date.parse(b.availableAt));
-  const working = all.filter((t) => t.status === "STARTED")
-    .sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt));
+  const { waiting, inProgress: working } = lanes(Array.from(tasks.values()));
   $("waiting").replaceChildren(...waiting.map((t) => item(t, false)));
   $("working").replaceChildren(...working.map((t) => item(t, true)));
   $("waiting-count").textContent = waiting.length;

@@ -19,7 +19,7 @@ import {
 
 export const NEW_WORK_ORDER_FORM = gql`
   query NewWorkOrderForm {
-    departments { code name kind }
+    departments { code name chosenPerOrder }
   }
 `;
 
@@ -138,7 +138,7 @@ export function NewWorkOrder() {
   const [failure, setFailure] = useState(null);
   const [busy, setBusy] = useState(false);
 
-  const production = form.data ? form.data.departments.filter((d) => d.kind === "PRODUCTION") : [];
+  const production = form.data ? form.data.departments.filter((d) => d.chosenPerOrder) : [];
 
   // After a refused submit, keyboard and screen reader users land on the first problem.
   useEffect(() => {

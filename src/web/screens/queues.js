@@ -4,6 +4,7 @@
 import { gql } from "../lib/graphql.js";
 import { follow } from "../lib/live.js";
 import { html, useEffect, useReducer, useRef, useState } from "../lib/html.js";
+import { lanes } from "../lib/queue.js";
 import { Link } from "../lib/router.js";
 import { rolesOf, transport } from "../lib/session.js";
 import { LiveStatus, duration, messageOf, useId, useNow, useTitle } from "../lib/ui.js";
@@ -15,7 +16,7 @@ export const QUEUE_SNAPSHOT = gql`
       pageInfo { hasNextPage endCursor }
       edges {
         node {
-          id status availableAt startedAt inQueue allowedActions
+          id status availableAt startedAt inQueue queueLane queueRank allowedActions
           pickedUpBy { id name }
           workOrder { id orderNumber jobLine customer { name } }
         }
@@ -30,7 +31,7 @@ export const QUEUE_EVENTS = gql`
       cursor
       kind
       task {
-        id status availableAt startedAt inQueue allowedActions
+        id status availableAt startedAt inQueue queueLane queueRank allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine customer { name } }
       }
@@ -43,7 +44,7 @@ export const QUEUE_TASK = gql`
   query QueueTask($id: ID!) {
     node(id: $id) {
       ... on DepartmentTask {
-        id status availableAt startedAt inQueue allowedActions
+        id status availableAt startedAt inQueue queueLane queueRank allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine customer { name } }
       }
@@ -56,7 +57,7 @@ export const START_TASK = gql`
     startTask(input: $input) {
       changed
       task {
-        id status availableAt startedAt inQueue allowedActions
+        id status availableAt startedAt inQueue queueLane queueRank allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine customer { name } }
       }
@@ -85,10 +86,6 @@ function tasksReducer(tasks, action) {
     else next.delete(action.task.id);
   }
   return next;
-}
-
-function byTime(field) {
-  return (a, b) => Date.parse(a[field]) - Date.parse(b[field]) || (a.id < b.id ? -1 : 1);
 }
 
 function WaitingTask({ task, now, onStart, busy }) {
@@ -234,9 +231,7 @@ function QueueColumn({ department, me }) {
     setBusy(null);
   }
 
-  const all = Array.from(tasks.values());
-  const waiting = all.filter((t) => t.status === "PENDING").sort(byTime("availableAt"));
-  const started = all.filter((t) => t.status === "STARTED").sort(byTime("startedAt"));
+  const { waiting, inProgress: started } = lanes(Array.from(tasks.values()));
 
   return html`<section class="queue" aria-labelledby=${headingId} data-department=${department.code}>
     <div class="queue-head">

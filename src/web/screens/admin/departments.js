@@ -15,6 +15,7 @@ import {
 export const ADMIN_DEPARTMENTS = gql`
   query AdminDepartments {
     departments { id code name kind gatesDelivery }
+    departmentKinds { kind available canGateDelivery gatesDeliveryByDefault }
   }
 `;
 
@@ -27,30 +28,39 @@ export const CREATE_DEPARTMENT = gql`
   }
 `;
 
-const KINDS = ["PRODUCTION", "DELIVERY", "SALES", "ACCOUNTS"];
+function label(kind) {
+  return kind.charAt(0) + kind.slice(1).toLowerCase();
+}
 
 export function Departments() {
   const list = useQuery(ADMIN_DEPARTMENTS);
   const [code, setCode] = useState("");
   const [name, setName] = useState("");
-  const [kind, setKind] = useState("PRODUCTION");
-  const [gates, setGates] = useState(true);
+  const [picked, setPicked] = useState(null);
+  const [gates, setGates] = useState(null);
   const [errors, setErrors] = useState([]);
   const [failure, setFailure] = useState(null);
   const [done, setDone] = useState("");
   const kindId = useId("kind");
-  // Exactly one DELIVERY department exists: offer it only while the list shows none.
-  const hasDelivery = !list.data || list.data.departments.some((d) => d.kind === "DELIVERY");
-  const kinds = KINDS.filter((k) => k !== "DELIVERY" || !hasDelivery);
+  // The kinds the server offers now, and what goes with each (departmentKinds).
+  const choices = list.data ? list.data.departmentKinds.filter((c) => c.available) : [];
+  const choice = choices.find((c) => c.kind === picked) || choices[0] || null;
+  const gatesDelivery = choice && choice.canGateDelivery ? gates ?? choice.gatesDeliveryByDefault : false;
+
+  function pick(kind) {
+    setPicked(kind);
+    setGates(null);
+  }
 
   async function submit(event) {
     event.preventDefault();
+    if (!choice) return;
     setErrors([]);
     setFailure(null);
     setDone("");
     try {
       const { createDepartment } = await request(CREATE_DEPARTMENT, {
-        input: { code: code.trim(), name: name.trim(), kind, gatesDelivery: kind === "PRODUCTION" ? gates : false },
+        input: { code: code.trim(), name: name.trim(), kind: choice.kind, gatesDelivery },
       });
       if (createDepartment.userErrors.length) {
         setErrors(createDepartment.userErrors);
@@ -73,7 +83,7 @@ export function Departments() {
           <thead><tr><th scope="col">Name</th><th scope="col">Code</th><th scope="col">Kind</th><th scope="col">Gates delivery</th></tr></thead>
           <tbody>${list.data.departments.map((d) => html`<tr key=${d.id}>
             <th scope="row">${d.name}</th><td><code>${d.code}</code></td>
-            <td>${d.kind.charAt(0) + d.kind.slice(1).toLowerCase()}</td><td>${d.gatesDelivery ? "Yes" : "No"}</td>
+            <td>${label(d.kind)}</td><td>${d.gatesDelivery ? "Yes" : "No"}</td>
           </tr>`)}</tbody>
         </table></div>`
       : html`<${Loading} />`}
@@ -87,12 +97,12 @@ export function Departments() {
         </div>
         <div class="field">
           <label for=${kindId}>Kind</label>
-          <select id=${kindId} value=${kind} onChange=${(e) => setKind(e.currentTarget.value)}>
-            ${kinds.map((k) => html`<option value=${k}>${k.charAt(0) + k.slice(1).toLowerCase()}</option>`)}
+          <select id=${kindId} value=${choice ? choice.kind : ""} onChange=${(e) => pick(e.currentTarget.value)}>
+            ${choices.map((c) => html`<option value=${c.kind}>${label(c.kind)}</option>`)}
           </select>
         </div>
-        ${kind === "PRODUCTION"
-          ? html`<${Checkbox} label="Delivery waits for this department" checked=${gates} onChange=${setGates} />`
+        ${choice && choice.canGateDelivery
+          ? html`<${Checkbox} label="Delivery waits for this department" checked=${gatesDelivery} onChange=${setGates} />`
           : null}
         <${ErrorMessage}>${errors.filter((e) => !["name", "code"].includes(e.field)).map((e) => e.message).join(" ")}<//>
         <${ErrorMessage} error=${failure} />
