@@ -218,30 +218,42 @@ class TaskPool:
     async def take(self, count: int) -> list[int]:
         """`count` new tasks, in a list meant to be popped from the end by many clients."""
         self.batches += 1
-        codes = self.shop.department_codes
-        engine = create_engine(self.url, pool_size=1, max_overflow=0)
+        engine = create_engine(self.url, pool_size=POOL_WRITERS, max_overflow=0)
         try:
-            async with unit_of_work(engine) as conn:
-                order_ids = []
-                for i in range(count):
-                    new = orders.NewWorkOrder(
-                        customer_id=self.shop.customer_id,
-                        order_number=f"B{self.batches:03d}-{i}",
-                        details={},
-                        department_codes=[codes[i % len(codes)]],
-                        needs_installation=False,
-                        needs_transport=False,
-                        needs_repair=False,
-                        quote=None,
-                        created_by=self.shop.admin_id,
-                    )
-                    order_ids.append((await orders.create_work_order(conn, new)).id)
-                tasks = await reads.tasks_of_work_orders(conn, order_ids)
+            chunks = [range(i, min(i + POOL_CHUNK, count)) for i in range(0, count, POOL_CHUNK)]
+            made = await asyncio.gather(*(self._make(engine, chunk) for chunk in chunks))
         finally:
             await engine.dispose()
-        ids = [t.id for t in tasks if t.department_kind != DepartmentKind.DELIVERY]
+        ids = [task for chunk in made for task in chunk]
         ids.reverse()
         return ids
+
+    async def _make(self, engine: Any, numbers: range) -> list[int]:
+        """Orders numbered `numbers` of this batch, in one transaction: their production
+        tasks' ids."""
+        codes = self.shop.department_codes
+        async with unit_of_work(engine) as conn:
+            order_ids = []
+            for i in numbers:
+                new = orders.NewWorkOrder(
+                    customer_id=self.shop.customer_id,
+                    order_number=f"B{self.batches:03d}-{i}",
+                    details={},
+                    department_codes=[codes[i % len(codes)]],
+                    needs_installation=False,
+                    needs_transport=False,
+                    needs_repair=False,
+                    quote=None,
+                    created_by=self.shop.admin_id,
+                )
+                order_ids.append((await orders.create_work_order(conn, new)).id)
+            tasks = await reads.tasks_of_work_orders(conn, order_ids)
+        return [t.id for t in tasks if t.department_kind != DepartmentKind.DELIVERY]
+
+
+# A pool's orders are made in transactions of this many, this many at once.
+POOL_CHUNK = 250
+POOL_WRITERS = 4
 
 
 def free_port() -> int:

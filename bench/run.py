@@ -574,6 +574,15 @@ class Bench:
             part["without"] = baseline
             part["baseline"] = "part 1's GraphQL run"
 
+        # The tasks are made before anyone subscribes: making a task writes its events
+        # (TASK_CREATED, the gate), which would otherwise reach every subscriber of its
+        # department during the measured window. The rate without subscribers bounds
+        # the rate with them.
+        pool = await self.sized_pool(
+            part["without"]["per_second"], GRAPHQL_CEILING, plan.subscriber_seconds, plan.clients
+        )
+        light_pool = await self.tasks(int(plan.light_rate * plan.light_seconds / 2) + 10)
+
         log(f"connecting {plan.subscribers} subscribers")
         ours = self.fleet = SubscriberFleet(self.server.ws_url, plan.compression)
         http = GraphQLClients(self.server.http_url, shop.worker_tokens, plan.clients)
@@ -593,21 +602,13 @@ class Bench:
             first_event = await self.last_event_id()
 
             log(f"{plan.subscribers} subscribers: GraphQL over HTTP, {plan.clients} clients")
-            # The server is warm; the rate without subscribers bounds the rate with them.
-            pool = await self.sized_pool(
-                part["without"]["per_second"],
-                GRAPHQL_CEILING,
-                plan.subscriber_seconds,
-                plan.clients,
-            )
             _, part["drain_seconds"], part["with"] = await self.subscriber_window(
                 ours, functools.partial(http.run, pool, plan.subscriber_seconds)
             )
 
             log(f"{plan.subscribers} subscribers: light load, {plan.light_rate:g}/s")
-            pool = await self.tasks(int(plan.light_rate * plan.light_seconds / 2) + 10)
             _, _, part["light"] = await self.subscriber_window(
-                ours, functools.partial(http.paced, pool, plan.light_seconds, plan.light_rate)
+                ours, functools.partial(http.paced, light_pool, plan.light_seconds, plan.light_rate)
             )
             part["delivery"] = await self.delivery_check(ours, shop, first_event)
         finally:
@@ -655,11 +656,19 @@ class Bench:
         server = psutil.Process(self.server.pid)
         steps: list[dict[str, Any]] = []
         part: dict[str, Any] = {"steps": steps, "departments": plan.departments}
+        # Every step's tasks made before the first subscriber connects (see with_subscribers).
+        light_pools = [
+            await self.tasks(int(plan.light_rate * plan.light_seconds / 2) + 10) for _ in plan.scale
+        ]
+        baseline = self.results["subscribers"]["without"]["per_second"]
+        full_pool = await self.sized_pool(
+            baseline, GRAPHQL_CEILING, plan.subscriber_seconds, plan.clients
+        )
         ours = self.fleet = SubscriberFleet(self.server.ws_url, plan.compression)
         http = GraphQLClients(self.server.http_url, shop.worker_tokens, plan.clients)
         try:
             part["server_rss_mb_before"] = round(await self.server_rss(server) / 2**20, 1)
-            for count in plan.scale:
+            for count, pool in zip(plan.scale, light_pools, strict=True):
                 log(f"scaling: {count} subscribers, connecting")
                 added, connecting = await self.with_gc(
                     ours.add(shop.displays[len(ours.specs) : count])
@@ -673,7 +682,6 @@ class Bench:
                     "server_rss_mb": round(await self.server_rss(server) / 2**20, 1),
                 }
                 log(f"scaling: {count} subscribers, light load {plan.light_rate:g}/s")
-                pool = await self.tasks(int(plan.light_rate * plan.light_seconds / 2) + 10)
                 _, _, step["light"] = await self.subscriber_window(
                     ours, functools.partial(http.paced, pool, plan.light_seconds, plan.light_rate)
                 )
@@ -683,13 +691,11 @@ class Bench:
             if added_subscribers > 0:
                 grown = last["server_rss_mb"] - first["server_rss_mb"]
                 part["kb_per_idle_subscriber"] = round(grown * 1024 / added_subscribers, 1)
-            baseline = self.results["subscribers"]["without"]["per_second"]
             log(f"scaling: {last['subscribers']} subscribers, GraphQL over HTTP")
-            pool = await self.sized_pool(
-                baseline, GRAPHQL_CEILING, plan.subscriber_seconds, plan.clients
-            )
             result, part["drain_seconds"], part["loaded"] = await self.subscriber_window(
-                ours, functools.partial(http.run, pool, plan.subscriber_seconds), drain_limit=120
+                ours,
+                functools.partial(http.run, full_pool, plan.subscriber_seconds),
+                drain_limit=120,
             )
             part["ratio"] = ratio(result.rate, baseline)
         finally:
