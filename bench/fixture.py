@@ -221,7 +221,13 @@ class TaskPool:
         engine = create_engine(self.url, pool_size=POOL_WRITERS, max_overflow=0)
         try:
             chunks = [range(i, min(i + POOL_CHUNK, count)) for i in range(0, count, POOL_CHUNK)]
-            made = await asyncio.gather(*(self._make(engine, chunk) for chunk in chunks))
+            writers = asyncio.Semaphore(POOL_WRITERS)
+
+            async def make(numbers: range) -> list[int]:
+                async with writers:
+                    return await self._make(engine, numbers)
+
+            made = await asyncio.gather(*(make(chunk) for chunk in chunks))
         finally:
             await engine.dispose()
         ids = [task for chunk in made for task in chunk]
