@@ -32,7 +32,7 @@ from db.engine import unit_of_work
 from db.feed import LISTENER_NAME, TASK_PREFIX
 from db.orders import NewWorkOrder, create_work_order
 from db.tables import metadata
-from domain.enums import DepartmentKind, TokenKind
+from domain.enums import DepartmentKind, TokenKind, WorkOrderPriority
 from graph.ids import encode_id
 from pressroom.app import create_app, server_options
 from pressroom.settings import Settings
@@ -225,6 +225,8 @@ class Shop:
                     needs_repair=False,
                     quote=None,
                     created_by=self.users["sam"],
+                    due_at=extra.get("due_at"),
+                    priority=extra.get("priority", WorkOrderPriority.NORMAL),
                 ),
             )
         return int(row.id)

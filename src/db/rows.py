@@ -27,6 +27,7 @@ from domain.enums import (
     TaskStatus,
     TokenKind,
     WorkOrderAction,
+    WorkOrderPriority,
     WorkOrderStatus,
 )
 
@@ -171,6 +172,11 @@ class WorkOrderRow(TableRow):
     updated_at: datetime
     legacy_id: int | None
     imported_closed: bool
+    due_at: datetime | None
+    priority: WorkOrderPriority
+    held_at: datetime | None
+    held_by: int | None
+    hold_reason: str | None
 
 
 @dataclass(slots=True, eq=False)
