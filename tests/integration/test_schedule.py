@@ -30,7 +30,7 @@ START = """mutation($i: StartTaskInput!) { startTask(input: $i) {
 FINISH = """mutation($i: FinishTaskInput!) { finishTask(input: $i) {
   changed userErrors { code } } }"""
 QUEUE = """query($d: String!) { queue(department: $d, first: 100) {
-  edges { node { id inQueue queueLane allowedActions dueAt priority } } } }"""
+  edges { node { id inQueue queueLane queueRank allowedActions dueAt priority } } } }"""
 TASK = """query($id: ID!) { node(id: $id) { ... on DepartmentTask {
   inQueue queueLane allowedActions } } }"""
 
@@ -155,8 +155,11 @@ async def test_bad_hold_and_resume_are_refused_and_change_nothing(api: Client, s
 
 
 async def queue_ids(api: Client, shop: Shop, department: str) -> list[str]:
+    """The queue's tasks in its order, which is also the order of their ranks."""
     body = await api.as_(shop.tokens["ada"])(QUEUE, {"d": department})
-    return [e["node"]["id"] for e in body["queue"]["edges"]]
+    nodes = [e["node"] for e in body["queue"]["edges"]]
+    assert sorted(nodes, key=lambda n: n["queueRank"]) == nodes
+    return [n["id"] for n in nodes]
 
 
 async def test_the_queue_is_rush_first_then_due_then_oldest(api: Client, shop: Shop) -> None:

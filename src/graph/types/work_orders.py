@@ -270,7 +270,8 @@ class DepartmentTask(relay.Node):
         held = order.held_at is not None
         if not in_queue(status, self._available(), WorkOrderStatus(order.status), held):
             return None
-        return queue_place(status, self.available_at, self.started_at, order.priority, order.due_at)
+        priority = WorkOrderPriority(order.priority)
+        return queue_place(status, self.available_at, self.started_at, priority, order.due_at)
 
     def _order_then(self, info: Info, answer: Callable[[WorkOrderRow], T]) -> T:
         """`answer` of the task's work order, now or once loaded."""
