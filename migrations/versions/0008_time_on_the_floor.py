@@ -45,13 +45,18 @@ def _one_of(column: str, values: Sequence[str]) -> str:
     return f"{column} IN ({', '.join(repr(v) for v in values)})"
 
 
-def _replace_check(table: str, name: str, condition: str, *, existing: bool = True) -> None:
-    """`existing`: the rows there are checked too. The history and event tables are
-    append-only (a trigger refuses DELETE), so a downgrade leaves the rows of the newer
-    kinds in place and checks only what comes."""
+def _replace_check(table: str, name: str, condition: str) -> None:
     op.drop_constraint(op.f(f"ck_{table}_{name}"), table, type_="check")
-    valid = "" if existing else " NOT VALID"
-    op.execute(f"ALTER TABLE {table} ADD CONSTRAINT ck_{table}_{name} CHECK ({condition}){valid}")
+    op.create_check_constraint(op.f(f"ck_{table}_{name}"), table, condition)
+
+
+def _forget(table: str, where: str) -> None:
+    """Rows of the kinds the older revision cannot hold, deleted from an append-only
+    table: a downgrade is the owner's act, and loses what the older schema cannot say
+    (as it loses the dropped columns)."""
+    op.execute(f"ALTER TABLE {table} DISABLE TRIGGER {table}_append_only")
+    op.execute(f"DELETE FROM {table} WHERE {where}")
+    op.execute(f"ALTER TABLE {table} ENABLE TRIGGER {table}_append_only")
 
 
 # The payload of a WORK_ORDER_CHANGED event: which part of the order changed, and what
@@ -116,10 +121,10 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table("timers")
     op.execute("DROP FUNCTION work_order_changed_payload(work_orders, text)")
-    _replace_check("events", "type", _one_of("type", TYPES_BEFORE), existing=False)
-    _replace_check(
-        "work_order_transitions", "action", _one_of("action", ACTIONS_BEFORE), existing=False
-    )
+    _forget("events", f"NOT ({_one_of('type', TYPES_BEFORE)})")
+    _replace_check("events", "type", _one_of("type", TYPES_BEFORE))
+    _forget("work_order_transitions", f"NOT ({_one_of('action', ACTIONS_BEFORE)})")
+    _replace_check("work_order_transitions", "action", _one_of("action", ACTIONS_BEFORE))
     op.drop_index("ix_work_orders_due_at_id", "work_orders")
     op.drop_constraint(op.f("ck_work_orders_hold_complete"), "work_orders", type_="check")
     op.drop_constraint(op.f("ck_work_orders_priority"), "work_orders", type_="check")
