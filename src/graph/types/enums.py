@@ -14,7 +14,6 @@ for _enum in (
     enums.WorkOrderStatus,
     enums.TaskStatus,
     enums.QueueLane,
-    enums.WorkOrderPriority,
     enums.TaskAction,
     enums.WorkOrderAction,
     enums.WorkOrderCommand,
