@@ -201,17 +201,32 @@ async def customers_page(
     return await _all(conn, "customers_page", params, CustomerRow)
 
 
+async def stale_tasks_page(
+    conn: AsyncConnection, *, limit: int, after_id: int | None
+) -> list[TaskRow]:
+    params = {"limit": limit, "after_id": after_id}
+    return await _all(conn, "stale_tasks_page", params, TaskRow)
+
+
 async def users_page(conn: AsyncConnection, *, limit: int, after_id: int | None) -> list[UserRow]:
     return await _all(conn, "users_page", {"limit": limit, "after_id": after_id}, UserRow)
 
 
-class Queued(NamedTuple):
-    """A task in its department's queue, with its place: the lane (0 waiting, 1 started)
-    and since when it is in that lane."""
+class QueueKey(NamedTuple):
+    """A task's place in its department's queue, as queue_page orders it: the lane (0
+    waiting, 1 started), 0 for RUSH, the due date (9999-12-31 for none), and since when
+    it is in its lane; then its id."""
 
-    task: TaskRow
     lane: int
+    rush: int
+    due: datetime
     since: datetime
+    id: int
+
+
+class Queued(NamedTuple):
+    task: TaskRow
+    key: QueueKey
 
 
 async def queue_page(
@@ -219,22 +234,22 @@ async def queue_page(
     *,
     department_id: int,
     limit: int,
-    after: tuple[int, datetime, int] | None,
+    after: QueueKey | None,
 ) -> tuple[Snapshot, list[Queued]]:
     """A page of a department's queue and the snapshot it was read in, so that the page
     and its event cursor agree exactly."""
-    lane, since, after_id = after if after else (None, None, None)
     params = {
         "department_id": department_id,
         "limit": limit,
-        "after_lane": lane,
-        "after_since": since,
-        "after_id": after_id,
+        **{f"after_{name}": getattr(after, name, None) for name in QueueKey._fields},
     }
     async with one_snapshot(engine) as conn:
         snapshot = Snapshot.parse(await conn.scalar(Q["current_snapshot"]))
         rows = await conn.execute(Q["queue_page"], params)
-        queued = [Queued(TaskRow.pick(row), row.lane, row.since) for row in rows]
+        queued = [
+            Queued(TaskRow.pick(row), QueueKey(row.lane, row.rush, row.due, row.since, row.id))
+            for row in rows
+        ]
     return snapshot, queued
 
 

@@ -23,6 +23,7 @@ from graph.types.pagination import (
     build_edges,
     decode_id_cursor,
     decode_queue_cursor,
+    encode_queue_cursor,
     page_size,
 )
 from graph.types.people import User
@@ -162,8 +163,9 @@ class Query:
 
     @strawberry.field(
         extensions=allowed(SEES_QUEUE),
-        description="The department's available PENDING tasks (oldest available first), "
-        "then its STARTED tasks; only tasks of ACTIVE work orders.",
+        description="The department's available PENDING tasks of orders not on hold (RUSH "
+        "first, then the earliest due date, none last, then the oldest available), then its "
+        "STARTED tasks (oldest start first); only tasks of ACTIVE work orders.",
     )
     async def queue(
         self, info: Info, department: str, first: int | None = None, after: str | None = None
@@ -180,10 +182,26 @@ class Query:
             rows,
             limit,
             after,
-            lambda q: [q.lane, q.since.isoformat(), q.task.id],
+            lambda q: encode_queue_cursor(q.key),
             lambda q: DepartmentTask.of(q.task),
         )
         return QueueConnection(edges=edges, page_info=page, event_cursor=encode_snapshot(snapshot))
+
+    @strawberry.field(
+        extensions=allowed(ADMINS),
+        description="STARTED tasks untouched for PRESSROOM_STALE_AFTER_HOURS (their "
+        "TASK_STALE timer fired for their current start), oldest first: for an admin to "
+        "release or ask after.",
+    )
+    async def stale_tasks(
+        self, info: Info, first: int | None = None, after: str | None = None
+    ) -> relay.Connection[DepartmentTask]:
+        limit = page_size(first)
+        after_id = decode_id_cursor(after)
+        async with info.context.read() as conn:
+            rows = await reads.stale_tasks_page(conn, limit=limit + 1, after_id=after_id)
+        edges, page = build_edges(rows, limit, after, lambda r: [r.id], DepartmentTask.of)
+        return relay.Connection(edges=edges, page_info=page)
 
     @strawberry.field(extensions=allowed(SEES_QUOTES))
     async def customers(

@@ -14,6 +14,7 @@ for _enum in (
     enums.WorkOrderStatus,
     enums.TaskStatus,
     enums.QueueLane,
+    enums.WorkOrderPriority,
     enums.TaskAction,
     enums.WorkOrderAction,
     enums.WorkOrderCommand,

@@ -11,6 +11,8 @@ import {
   RefreshButton,
   ShowMore,
   Time,
+  TimeBadges,
+  dueText,
   useId,
   usePages,
   useQuery,
@@ -24,7 +26,7 @@ export const WORK_ORDER_LIST = gql`
       pageInfo { hasNextPage endCursor }
       edges {
         node {
-          id orderNumber status jobLine createdAt
+          id orderNumber status jobLine createdAt dueAt priority isLate hold { reason }
           customer { id name }
           tasks { status }
         }
@@ -130,14 +132,17 @@ export function WorkOrders({ me, path }) {
         ? html`<div class="table-wrap"><table class="orders">
             <caption class="visually-hidden">Work orders, newest first</caption>
             <thead><tr><th scope="col">Order</th><th scope="col">Customer</th><th scope="col">Job</th>
-              <th scope="col">Status</th><th scope="col">Progress</th><th scope="col">Created</th></tr></thead>
+              <th scope="col">Status</th><th scope="col">Due</th><th scope="col">Progress</th><th scope="col">Created</th></tr></thead>
             <tbody>
               ${orders.map((o) => html`<tr key=${o.id}>
                 <th scope="row"><${Link} href=${"/orders/" + o.id}>${o.orderNumber}<//></th>
                 <td><${Link} href=${address({ ...filters, customer: o.customer.id })}
                   title=${"Only " + o.customer.name + "’s orders"}>${o.customer.name}<//></td>
                 <td>${o.jobLine || "—"}</td>
-                <td><${Badge} status=${o.status} order=${true} /></td>
+                <td><${Badge} status=${o.status} order=${true} /> <${TimeBadges} order=${o} /></td>
+                <td>${o.dueAt
+                  ? html`<${Time} iso=${o.dueAt} /> <span class=${"due" + (o.isLate ? " late" : "")}>(${dueText(o.dueAt, o.isLate)})</span>`
+                  : "—"}</td>
                 <td>${progress(o.tasks)}</td>
                 <td><${Time} iso=${o.createdAt} /></td>
               </tr>`)}
