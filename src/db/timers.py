@@ -56,6 +56,8 @@ class TimerLoop:
         self.feed = feed
         self.poll = poll
         self.fired = 0
+        # Set while the loop waits for activity or its poll (a stop then finds it there).
+        self.idle = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -71,13 +73,16 @@ class TimerLoop:
         while True:
             try:
                 await self.fire_all()
-            except asyncio.CancelledError:
-                raise
             except Exception as error:
                 # The rows wait: the next round fires them (the database may be restarting).
                 log.warning("firing timers failed: %r", error)
+            # Not asyncio.wait_for: on Python 3.11 it swallows a cancellation that arrives as
+            # the event is set (python/cpython#86296), and stop() would wait forever.
+            self.idle.set()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.feed.activity.wait(), self.poll)
+                async with asyncio.timeout(self.poll):
+                    await self.feed.activity.wait()
+            self.idle.clear()
             self.feed.activity.clear()
 
     async def fire_all(self) -> int:

@@ -13,6 +13,7 @@ from sqlalchemy import text
 
 from db import reads, schedule, timers
 from db.engine import create_engine, unit_of_work
+from db.feed import EventFeed
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction, WorkOrderPriority
 from tests.support import Client, Shop, cursor_now, gid, subscriber, take, task_ids
@@ -187,3 +188,24 @@ async def test_the_server_fires_a_due_time_live_within_seconds(
     # "Due soon" came first (the date was within the due-soon window when set).
     kinds = [e["workOrderEvents"]["kind"] for e in seen]
     assert kinds.index("WORK_ORDER_DUE_SOON") < kinds.index("WORK_ORDER_LATE")
+
+
+async def test_the_loop_stops_even_when_stopped_as_activity_wakes_it(
+    database_url: str, shop: Shop
+) -> None:
+    """A server's shutdown cancels the loop; a commit seen at that moment must not swallow
+    the cancellation (asyncio.wait_for does on Python 3.11), or the shutdown hangs. Each
+    number of loop turns between the wake and the stop lands the cancellation at another
+    step of the wake."""
+    feed = EventFeed(shop.engine, database_url)
+    for turns in range(6):
+        loop = timers.TimerLoop(shop.engine, feed, poll=30)
+        loop.start()
+        await loop.idle.wait()
+        feed.activity.set()
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        stopping = asyncio.create_task(loop.stop())
+        # Its poll is 30 s away: a loop that swallowed the cancellation is still waiting.
+        done, _ = await asyncio.wait([stopping], timeout=10)
+        assert done, f"stop() did not finish, {turns} turns after the wake"
