@@ -518,7 +518,11 @@ SELECT CAST(json_build_object(
 ) AS text) AS relations
 
 -- name: work_orders_page
--- Newest first, keyset on id. Filters are optional (NULL means any).
+-- Newest first, or with :by_due the earliest due date first (none last, then by id);
+-- keyset on id, or on (due_at, id). Filters are optional (NULL means any). "Late" is
+-- domain.transitions.is_late: ACTIVE and its due date passed. Each order's ORDER BY
+-- reduces to an index's order once the parameters are known (the primary key backwards,
+-- ix_work_orders_due_at_id forwards).
 SELECT w.* FROM work_orders w
 WHERE (CAST(:status AS text) IS NULL OR w.status = :status)
   AND (CAST(:customer_id AS bigint) IS NULL OR w.customer_id = :customer_id)
@@ -526,8 +530,20 @@ WHERE (CAST(:status AS text) IS NULL OR w.status = :status)
        OR w.order_number ILIKE '%' || :search || '%'
        OR EXISTS (SELECT 1 FROM customers c
                   WHERE c.id = w.customer_id AND c.name ILIKE '%' || :search || '%'))
-  AND (CAST(:after_id AS bigint) IS NULL OR w.id < :after_id)
-ORDER BY w.id DESC
+  AND (CAST(:priority AS text) IS NULL OR w.priority = :priority)
+  AND (CAST(:held AS boolean) IS NULL OR (w.held_at IS NOT NULL) = :held)
+  AND (CAST(:late AS boolean) IS NULL
+       OR coalesce(w.status = 'ACTIVE' AND w.due_at <= now(), false) = :late)
+  AND (CAST(:due_before AS timestamptz) IS NULL OR w.due_at < :due_before)
+  AND (CAST(:after_id AS bigint) IS NULL
+       OR (NOT :by_due AND w.id < :after_id)
+       OR (:by_due AND CASE WHEN CAST(:after_due AS timestamptz) IS NULL
+                            THEN w.due_at IS NULL AND w.id > :after_id
+                            ELSE w.due_at IS NULL OR (w.due_at, w.id) > (:after_due, :after_id)
+                       END))
+ORDER BY CASE WHEN :by_due THEN w.due_at END,
+         CASE WHEN :by_due THEN w.id END,
+         w.id DESC
 LIMIT :limit
 
 -- name: customers_page

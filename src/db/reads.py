@@ -5,7 +5,7 @@ does not grow with its size.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple, TypeVar
 
@@ -175,21 +175,42 @@ async def work_order_page_relations(
     )
 
 
+@dataclass(frozen=True)
+class OrderFilter:
+    """Which work orders a list shows; None is any."""
+
+    status: str | None = None
+    customer_id: int | None = None
+    search: str | None = None
+    priority: str | None = None
+    held: bool | None = None
+    late: bool | None = None
+    due_before: datetime | None = None
+
+
+@dataclass(frozen=True)
+class OrderKey:
+    """Where a page of work orders ends: the id, and by due date also its due date."""
+
+    id: int
+    due: datetime | None = None
+
+
 async def work_orders_page(
     conn: AsyncConnection,
     *,
     limit: int,
-    after_id: int | None,
-    status: str | None,
-    customer_id: int | None,
-    search: str | None,
+    by_due: bool = False,
+    after: OrderKey | None = None,
+    where: OrderFilter = OrderFilter(),
 ) -> list[WorkOrderRow]:
+    """Newest first, or by due date (earliest first, none last)."""
     params = {
+        **asdict(where),
         "limit": limit,
-        "after_id": after_id,
-        "status": status,
-        "customer_id": customer_id,
-        "search": search,
+        "by_due": by_due,
+        "after_id": after.id if after else None,
+        "after_due": after.due if after else None,
     }
     return await _all(conn, "work_orders_page", params, WorkOrderRow)
 

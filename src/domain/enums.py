@@ -27,6 +27,13 @@ class WorkOrderPriority(StrEnum):
     RUSH = "RUSH"  # first in every queue
 
 
+class WorkOrderOrder(StrEnum):
+    """How a list of work orders is sorted."""
+
+    CREATED_AT = "CREATED_AT"  # newest first
+    DUE_AT = "DUE_AT"  # earliest due date first, none last
+
+
 class TimerPurpose(StrEnum):
     """What a durable timer fires (its event's type)."""
 

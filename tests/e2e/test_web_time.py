@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from playwright.async_api import expect
 
+from db.engine import unit_of_work
+from db.schedule import hold
 from domain.enums import WorkOrderPriority
 from tests.e2e.web.support import OpenTab, base
 from tests.support import Client, Shop, display_token, gid
@@ -107,3 +109,84 @@ async def test_a_new_order_takes_a_due_date_and_rush(
     await expect(page.locator(".schedule")).to_contain_text("2030-01-15 16:00")
     tab.assert_clean()
     await tab.close()
+
+
+async def test_the_list_filters_late_rush_and_held_and_sorts_by_due_date(
+    server: str, shop: Shop, tabs: OpenTab, screenshots: Path
+) -> None:
+    await shop.order(["print"], details={"product": "Plain cards"})
+    await shop.order(
+        ["print"], due_at=datetime.now(UTC) - timedelta(hours=2), details={"product": "Late flyers"}
+    )
+    await shop.order(
+        ["print"],
+        priority=WorkOrderPriority.RUSH,
+        due_at=datetime.now(UTC) + timedelta(days=3),
+        details={"product": "Rush banners"},
+    )
+    held = await shop.order(
+        ["print"], due_at=datetime.now(UTC) + timedelta(days=1), details={"product": "Proof cards"}
+    )
+    async with unit_of_work(shop.engine) as conn:
+        await hold(conn, held, "Waiting for the proof", shop.users["sam"])
+    tab = await tabs(token=shop.tokens["sam"])
+    page = tab.page
+    await page.goto(base(server) + "/orders")
+    rows = page.locator("table.orders tbody tr")
+    await expect(rows).to_have_count(4)
+    for label, product in [
+        ("Late only", "Late flyers"),
+        ("Rush only", "Rush banners"),
+        ("On hold only", "Proof cards"),
+    ]:
+        await page.get_by_label(label).check()
+        await expect(rows).to_have_count(1)
+        await expect(rows.first).to_contain_text(product)
+        assert page.url.endswith(("late=1", "rush=1", "held=1"))
+        await page.get_by_label(label).uncheck()
+        await expect(rows).to_have_count(4)
+    await page.get_by_label("Sort").select_option(label="Due date, earliest first")
+    await expect(rows.nth(0)).to_contain_text("Late flyers")
+    await expect(rows.nth(1)).to_contain_text("Proof cards")
+    await expect(rows.nth(2)).to_contain_text("Rush banners")
+    await expect(rows.nth(3)).to_contain_text("Plain cards")
+    await page.screenshot(path=str(screenshots / "work-orders-by-due-desktop.png"))
+    # The address keeps the sort: a reload shows the same order.
+    await page.reload()
+    await expect(rows.nth(0)).to_contain_text("Late flyers")
+    await expect(page.get_by_label("Sort")).to_have_value("due")
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_an_order_turns_late_on_every_screen_without_a_reload(
+    api: Client, server: str, shop: Shop, tabs: OpenTab, screenshots: Path
+) -> None:
+    """The server's timer fires at the due time; the queue, the wall display and the order
+    page hear its event and say Late, none of them reloaded."""
+    due = datetime.now(UTC) + timedelta(seconds=6)
+    order = await shop.order(["print"], due_at=due, details={"product": "Tight flyers"})
+    pat = await tabs(token=shop.tokens["pat"])
+    await pat.page.goto(base(server) + "/queues")
+    waiting = pat.page.locator(".tasks.waiting > li")
+    await expect(waiting).to_have_count(1)
+    secret = (await display_token(api, shop, ["print"]))["secret"]
+    wall = await tabs()
+    await wall.page.goto(f"{base(server)}/display/print?token={secret}")
+    items = wall.page.locator("#waiting > li")
+    await expect(items).to_have_count(1)
+    sam = await tabs(token=shop.tokens["sam"])
+    await sam.page.goto(base(server) + "/orders/" + gid("WorkOrder", order))
+    await expect(sam.page.locator(".schedule")).to_contain_text("due in")
+    # Before the due time none says Late (the screens were read before it).
+    assert datetime.now(UTC) < due
+    await expect(waiting.first).not_to_contain_text("Late")
+    await expect(items.first).not_to_contain_text("LATE")
+    await expect(waiting.first).to_contain_text("Late", timeout=20_000)
+    await expect(items.first).to_contain_text("LATE", timeout=20_000)
+    await expect(sam.page.locator(".schedule .badge.late")).to_contain_text("Late", timeout=20_000)
+    await pat.page.screenshot(path=str(screenshots / "queues-turned-late-desktop.png"))
+    await wall.page.screenshot(path=str(screenshots / "wall-display-turned-late-desktop.png"))
+    for tab in (pat, wall, sam):
+        tab.assert_clean()
+        await tab.close()

@@ -15,6 +15,7 @@ for _enum in (
     enums.TaskStatus,
     enums.QueueLane,
     enums.WorkOrderPriority,
+    enums.WorkOrderOrder,
     enums.TaskAction,
     enums.WorkOrderAction,
     enums.WorkOrderCommand,

@@ -8,7 +8,8 @@ from typing import Any, TypeVar
 
 from strawberry import relay
 
-from db.reads import QueueKey
+from db.reads import OrderKey, QueueKey
+from db.rows import WorkOrderRow
 from graph.errors import bad_request
 
 DEFAULT_PAGE = 20
@@ -55,6 +56,24 @@ def decode_id_cursor(cursor: str | None) -> int | None:
     if cursor is None:
         return None
     return _positive_int(_decode(cursor, 1)[0])
+
+
+def order_cursor_key(row: WorkOrderRow, by_due: bool) -> list[Any]:
+    """A work order's place in its list: its id, and by due date its due date first."""
+    if not by_due:
+        return [row.id]
+    return [row.due_at.isoformat() if row.due_at else None, row.id]
+
+
+def decode_order_cursor(cursor: str | None, by_due: bool) -> OrderKey | None:
+    """Cursor of a list of work orders (order_cursor_key): a cursor of the other order
+    is refused, not misread."""
+    if cursor is None:
+        return None
+    if not by_due:
+        return OrderKey(_positive_int(_decode(cursor, 1)[0]))
+    due, order_id = _decode(cursor, 2)
+    return OrderKey(_positive_int(order_id), None if due is None else _moment(due))
 
 
 def encode_queue_cursor(key: QueueKey) -> list[Any]:
