@@ -2,12 +2,11 @@
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from db import reads, timers
+from db import reads
 from db.people import facts
 from db.queries import Q, fetch_native
 from db.rows import WorkOrderRow
@@ -15,7 +14,6 @@ from domain.enums import (
     DepartmentKind,
     TaskStatus,
     WorkOrderAction,
-    WorkOrderPriority,
     WorkOrderStatus,
 )
 from domain.errors import DomainError, ErrorCode
@@ -40,13 +38,9 @@ class NewWorkOrder:
     needs_repair: bool
     quote: Money | None
     created_by: int
-    due_at: datetime | None = None
-    priority: WorkOrderPriority = WorkOrderPriority.NORMAL
 
 
-async def create_work_order(
-    conn: AsyncConnection, new: NewWorkOrder, due_soon: timedelta = timers.DUE_SOON
-) -> WorkOrderRow:
+async def create_work_order(conn: AsyncConnection, new: NewWorkOrder) -> WorkOrderRow:
     """The order, a task per department domain.workflow.task_departments names, the gate."""
     if (await conn.execute(Q["customer_exists"], {"customer_id": new.customer_id})).first() is None:
         raise DomainError(ErrorCode.NOT_FOUND, "No such customer.", "customerId")
@@ -70,8 +64,6 @@ async def create_work_order(
         "quote_minor": new.quote.minor if new.quote else None,
         "quote_currency": new.quote.currency if new.quote else None,
         "created_by": new.created_by,
-        "due_at": new.due_at,
-        "priority": new.priority.value,
     }
     order = None
     for _ in range(MAX_NUMBER_ATTEMPTS):
@@ -89,8 +81,6 @@ async def create_work_order(
     )
     # With no gating task the gate is open from the start; settle records that.
     await settle_work_order(conn, order.id, new.created_by)
-    if new.due_at is not None:
-        await timers.arm_order(conn, order.id, new.due_at, due_soon)
     return WorkOrderRow.pick(order)
 
 

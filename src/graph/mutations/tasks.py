@@ -99,12 +99,7 @@ async def _move(
         why = validation.reason(reason) if reason is not None else None
         viewer = viewer_of(info)
         move = await transition_task(
-            conn,
-            task_id,
-            action,
-            Actor(viewer.user_id, viewer.is_admin),
-            why,
-            info.context.services.stale_after,
+            conn, task_id, action, Actor(viewer.user_id, viewer.is_admin), why
         )
         return payload(task=DepartmentTask.of(move.task), changed=move.changed)
 

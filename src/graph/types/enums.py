@@ -14,8 +14,6 @@ for _enum in (
     enums.WorkOrderStatus,
     enums.TaskStatus,
     enums.QueueLane,
-    enums.WorkOrderPriority,
-    enums.WorkOrderOrder,
     enums.TaskAction,
     enums.WorkOrderAction,
     enums.WorkOrderCommand,
