@@ -80,6 +80,9 @@ class EventFeed:
     def __post_init__(self) -> None:
         self.fanout = FanOut(self.buffer)
         self._wake = asyncio.Event()
+        # Set by every commit seen here (poke) or heard of from elsewhere (NOTIFY): the
+        # timer loop (db/timers.py) looks for timers armed to fire sooner than its poll.
+        self.activity = asyncio.Event()
         # Set whenever `listening` flips, for readiness watchers (and tests) to await.
         self.listener_changed = asyncio.Event()
         self._notify = asyncio.Event()
@@ -128,6 +131,7 @@ class EventFeed:
         """Called after a commit that wrote events: wake the local reader, notify the others."""
         self._wake.set()
         self._notify.set()
+        self.activity.set()
 
     def subscribe(
         self,
@@ -144,6 +148,7 @@ class EventFeed:
         # Our own notifier's NOTIFY comes back here too; poke() already woke the reader.
         if payload != self._origin:
             self._wake.set()
+            self.activity.set()
 
     def _set_listening(self, value: bool) -> None:
         if self.listening != value:

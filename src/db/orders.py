@@ -2,11 +2,12 @@
 
 import json
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from db import reads
+from db import reads, timers
 from db.people import facts
 from db.queries import Q, fetch_native
 from db.rows import WorkOrderRow
@@ -14,6 +15,7 @@ from domain.enums import (
     DepartmentKind,
     TaskStatus,
     WorkOrderAction,
+    WorkOrderPriority,
     WorkOrderStatus,
 )
 from domain.errors import DomainError, ErrorCode
@@ -38,9 +40,13 @@ class NewWorkOrder:
     needs_repair: bool
     quote: Money | None
     created_by: int
+    due_at: datetime | None = None
+    priority: WorkOrderPriority = WorkOrderPriority.NORMAL
 
 
-async def create_work_order(conn: AsyncConnection, new: NewWorkOrder) -> WorkOrderRow:
+async def create_work_order(
+    conn: AsyncConnection, new: NewWorkOrder, due_soon: timedelta = timers.DUE_SOON
+) -> WorkOrderRow:
     """The order, a task per department domain.workflow.task_departments names, the gate."""
     if (await conn.execute(Q["customer_exists"], {"customer_id": new.customer_id})).first() is None:
         raise DomainError(ErrorCode.NOT_FOUND, "No such customer.", "customerId")
@@ -64,6 +70,8 @@ async def create_work_order(conn: AsyncConnection, new: NewWorkOrder) -> WorkOrd
         "quote_minor": new.quote.minor if new.quote else None,
         "quote_currency": new.quote.currency if new.quote else None,
         "created_by": new.created_by,
+        "due_at": new.due_at,
+        "priority": new.priority.value,
     }
     order = None
     for _ in range(MAX_NUMBER_ATTEMPTS):
@@ -81,6 +89,8 @@ async def create_work_order(conn: AsyncConnection, new: NewWorkOrder) -> WorkOrd
     )
     # With no gating task the gate is open from the start; settle records that.
     await settle_work_order(conn, order.id, new.created_by)
+    if new.due_at is not None:
+        await timers.arm_order(conn, order.id, new.due_at, due_soon)
     return WorkOrderRow.pick(order)
 
 

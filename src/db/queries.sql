@@ -14,6 +14,7 @@ WITH wo AS (
     WHERE w.id = (SELECT work_order_id FROM department_tasks WHERE id = :task_id)
       AND w.status = ANY(CAST(:order_statuses AS text[]))
       AND NOT w.imported_closed
+      AND (NOT :requires_unheld OR w.held_at IS NULL)
     FOR NO KEY UPDATE
 ), old AS (
     SELECT t.id, t.status
@@ -53,6 +54,13 @@ WITH wo AS (
         'action', CAST(:action AS text), 'fromStatus', from_status, 'toStatus', status,
         'actorId', CAST(:actor_id AS bigint))
     FROM moved
+), stale_timer AS (
+    -- A start arms its task's TASK_STALE timer (db/timers.py); any later move makes it moot.
+    INSERT INTO timers (purpose, work_order_id, task_id, armed_for, due_at)
+    SELECT 'TASK_STALE', work_order_id, id, started_at,
+           started_at + CAST(:stale_seconds AS double precision) * interval '1 second'
+    FROM moved WHERE status = 'STARTED'
+    ON CONFLICT DO NOTHING
 )
 SELECT * FROM moved
 
@@ -60,7 +68,7 @@ SELECT * FROM moved
 -- Re-read after a guarded write matched nothing, for domain.transitions.judge.
 SELECT t.status, t.picked_up_by, u.name AS picked_up_by_name,
        coalesce(t.available_at <= now(), false) AS available,
-       w.status AS order_status, w.imported_closed,
+       w.status AS order_status, w.imported_closed, w.held_at IS NOT NULL AS held,
        EXISTS (SELECT 1 FROM user_departments ud
                WHERE ud.user_id = :actor_id AND ud.department_id = t.department_id) AS is_member
 FROM department_tasks t
@@ -124,7 +132,7 @@ WITH moved AS (
 SELECT * FROM moved
 
 -- name: lock_work_order
-SELECT id, status, version, imported_closed
+SELECT id, status, version, imported_closed, due_at, priority, held_at
 FROM work_orders WHERE id = :work_order_id FOR NO KEY UPDATE
 
 -- name: started_task_ids
@@ -144,11 +152,12 @@ WHERE t.work_order_id = :work_order_id AND t.status = 'PENDING'
 WITH created AS (
     INSERT INTO work_orders (order_number, customer_id, details, needs_installation,
                              needs_transport, needs_repair, quote_minor, quote_currency,
-                             created_by)
+                             created_by, due_at, priority)
     VALUES (coalesce(CAST(:order_number AS text),
                      'WO-' || lpad(nextval('work_order_number_seq')::text, 6, '0')),
             :customer_id, CAST(:details AS jsonb), :needs_installation, :needs_transport,
-            :needs_repair, :quote_minor, :quote_currency, :created_by)
+            :needs_repair, :quote_minor, :quote_currency, :created_by,
+            CAST(:due_at AS timestamptz), :priority)
     ON CONFLICT (order_number) DO NOTHING
     RETURNING *, work_order_created_payload(work_orders) AS event_payload
 ), event AS (
@@ -186,17 +195,151 @@ WITH moved AS (
         quote_minor = :quote_minor, quote_currency = :quote_currency,
         version = version + 1, updated_at = now()
     WHERE id = :work_order_id
-    RETURNING *
+    RETURNING *, work_order_changed_payload(work_orders, 'quote') AS event_payload
 ), history AS (
     INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id)
     SELECT id, 'QUOTE_CHANGED', :from_quote, :to_quote, :actor_id FROM moved
 ), event AS (
     INSERT INTO events (type, work_order_id, payload)
-    SELECT 'WORK_ORDER_CHANGED', id, jsonb_build_object(
-        'workOrderId', id, 'field', 'quote', 'status', status, 'version', version)
-    FROM moved
+    SELECT 'WORK_ORDER_CHANGED', id, event_payload FROM moved
 )
 SELECT * FROM moved
+
+-- name: reschedule_work_order
+-- Runs under lock_work_order's lock. History names the old and new schedule; an event
+-- on the order, and one per task in a queue so that every queue re-sorts.
+WITH moved AS (
+    UPDATE work_orders SET
+        due_at = CAST(:due_at AS timestamptz), priority = :priority,
+        version = version + 1, updated_at = now()
+    WHERE id = :work_order_id
+      AND (due_at IS DISTINCT FROM CAST(:due_at AS timestamptz) OR priority <> :priority)
+    RETURNING *, work_order_changed_payload(work_orders, 'schedule') AS event_payload
+), history AS (
+    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id)
+    SELECT id, 'SCHEDULE_CHANGED', :from_schedule, :to_schedule, :actor_id FROM moved
+), event AS (
+    INSERT INTO events (type, work_order_id, payload)
+    SELECT 'WORK_ORDER_CHANGED', id, event_payload FROM moved
+), requeued AS (
+    INSERT INTO events (type, work_order_id, department_id, payload)
+    SELECT 'TASK_REQUEUED', t.work_order_id, t.department_id, task_event_payload(t)
+    FROM department_tasks t JOIN moved ON moved.id = t.work_order_id
+    WHERE t.status = 'PENDING' AND t.available_at IS NOT NULL
+)
+SELECT * FROM moved
+
+-- name: hold_work_order
+-- Runs under lock_work_order's lock. The order stays ACTIVE; its pending tasks leave
+-- every queue (an event each), STARTED ones stay and may finish.
+WITH moved AS (
+    UPDATE work_orders SET
+        held_at = now(), held_by = :actor_id, hold_reason = :reason,
+        version = version + 1, updated_at = now()
+    WHERE id = :work_order_id AND held_at IS NULL
+    RETURNING *, work_order_changed_payload(work_orders, 'hold') AS event_payload
+), history AS (
+    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id,
+                                        reason)
+    SELECT id, 'HELD', 'RUNNING', 'HELD', :actor_id, :reason FROM moved
+), event AS (
+    INSERT INTO events (type, work_order_id, payload)
+    SELECT 'WORK_ORDER_CHANGED', id, event_payload FROM moved
+), withdrawn AS (
+    INSERT INTO events (type, work_order_id, department_id, payload)
+    SELECT 'TASK_WITHDRAWN', t.work_order_id, t.department_id, task_event_payload(t)
+    FROM department_tasks t JOIN moved ON moved.id = t.work_order_id
+    WHERE t.status = 'PENDING' AND t.available_at IS NOT NULL
+)
+SELECT * FROM moved
+
+-- name: resume_work_order
+-- Runs under lock_work_order's lock. The pending tasks return to their places (an event
+-- each).
+WITH moved AS (
+    UPDATE work_orders SET
+        held_at = NULL, held_by = NULL, hold_reason = NULL,
+        version = version + 1, updated_at = now()
+    WHERE id = :work_order_id AND held_at IS NOT NULL
+    RETURNING *, work_order_changed_payload(work_orders, 'hold') AS event_payload
+), history AS (
+    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id)
+    SELECT id, 'RESUMED', 'HELD', 'RUNNING', :actor_id FROM moved
+), event AS (
+    INSERT INTO events (type, work_order_id, payload)
+    SELECT 'WORK_ORDER_CHANGED', id, event_payload FROM moved
+), requeued AS (
+    INSERT INTO events (type, work_order_id, department_id, payload)
+    SELECT 'TASK_REQUEUED', t.work_order_id, t.department_id, task_event_payload(t)
+    FROM department_tasks t JOIN moved ON moved.id = t.work_order_id
+    WHERE t.status = 'PENDING' AND t.available_at IS NOT NULL
+)
+SELECT * FROM moved
+
+-- name: arm_order_timers
+-- A work order's WORK_ORDER_DUE_SOON and WORK_ORDER_LATE timers for its due date, in the
+-- transaction that set it; unfired ones for another due date go. Once per due date: a
+-- date whose timers fired already arms nothing again. Due soon only while the date is
+-- ahead.
+WITH gone AS (
+    DELETE FROM timers
+    WHERE work_order_id = :work_order_id AND task_id IS NULL AND fired_at IS NULL
+      AND armed_for IS DISTINCT FROM CAST(:due_at AS timestamptz)
+)
+INSERT INTO timers (purpose, work_order_id, armed_for, due_at)
+SELECT v.purpose, :work_order_id, CAST(:due_at AS timestamptz), v.due_at
+FROM (VALUES
+    ('WORK_ORDER_DUE_SOON', CAST(:due_at AS timestamptz)
+                            - CAST(:soon_seconds AS double precision) * interval '1 second'),
+    ('WORK_ORDER_LATE', CAST(:due_at AS timestamptz))
+) AS v (purpose, due_at)
+WHERE CAST(:due_at AS timestamptz) IS NOT NULL
+  AND (v.purpose = 'WORK_ORDER_LATE' OR CAST(:due_at AS timestamptz) > now())
+ON CONFLICT DO NOTHING
+
+-- name: fire_due_timers
+-- Claims up to :limit due timers (other processes skip the claimed ones) and fires each
+-- in this transaction: marked fired, and its events written if its subject still is as
+-- it was armed for (an ACTIVE order still due then; a task still STARTED since then).
+-- An order's timer reaches the order and each of its tasks in a queue.
+WITH due AS (
+    SELECT id FROM timers
+    WHERE fired_at IS NULL AND due_at <= now()
+    ORDER BY due_at, id
+    LIMIT :limit
+    FOR UPDATE SKIP LOCKED
+), fired AS (
+    UPDATE timers t SET fired_at = now() FROM due WHERE t.id = due.id RETURNING t.*
+), orders AS (
+    SELECT f.id AS timer_id, f.purpose, w.id, w.due_at, w.status, w.version
+    FROM fired f JOIN work_orders w ON w.id = f.work_order_id
+    WHERE f.task_id IS NULL AND w.status = 'ACTIVE' AND w.due_at = f.armed_for
+), order_events AS (
+    INSERT INTO events (type, work_order_id, payload)
+    SELECT purpose, id, jsonb_build_object(
+        'workOrderId', id, 'dueAt', due_at, 'status', status, 'version', version)
+    FROM orders
+), task_events AS (
+    INSERT INTO events (type, work_order_id, department_id, payload)
+    SELECT o.purpose, t.work_order_id, t.department_id, task_event_payload(t)
+    FROM orders o JOIN department_tasks t ON t.work_order_id = o.id
+    WHERE t.status = 'STARTED' OR (t.status = 'PENDING' AND t.available_at IS NOT NULL)
+), stale_events AS (
+    INSERT INTO events (type, work_order_id, department_id, payload)
+    SELECT 'TASK_STALE', t.work_order_id, t.department_id, task_event_payload(t)
+    FROM fired f JOIN department_tasks t ON t.id = f.task_id
+    WHERE f.purpose = 'TASK_STALE' AND t.status = 'STARTED' AND t.started_at = f.armed_for
+)
+SELECT count(*) AS fired FROM fired
+
+-- name: stale_tasks_page
+-- STARTED tasks whose TASK_STALE timer fired for their current start: untouched since.
+SELECT t.* FROM department_tasks t
+JOIN timers m ON m.task_id = t.id AND m.purpose = 'TASK_STALE' AND m.armed_for = t.started_at
+WHERE t.status = 'STARTED' AND m.fired_at IS NOT NULL
+  AND (CAST(:after_id AS bigint) IS NULL OR t.id > :after_id)
+ORDER BY t.id
+LIMIT :limit
 
 -- name: work_order_status
 SELECT id, status, version FROM work_orders WHERE id = :work_order_id
@@ -375,7 +518,11 @@ SELECT CAST(json_build_object(
 ) AS text) AS relations
 
 -- name: work_orders_page
--- Newest first, keyset on id. Filters are optional (NULL means any).
+-- Newest first, or with :by_due the earliest due date first (none last, then by id);
+-- keyset on id, or on (due_at, id). Filters are optional (NULL means any). "Late" is
+-- domain.transitions.is_late: ACTIVE and its due date passed. Each order's ORDER BY
+-- reduces to an index's order once the parameters are known (the primary key backwards,
+-- ix_work_orders_due_at_id forwards).
 SELECT w.* FROM work_orders w
 WHERE (CAST(:status AS text) IS NULL OR w.status = :status)
   AND (CAST(:customer_id AS bigint) IS NULL OR w.customer_id = :customer_id)
@@ -383,8 +530,20 @@ WHERE (CAST(:status AS text) IS NULL OR w.status = :status)
        OR w.order_number ILIKE '%' || :search || '%'
        OR EXISTS (SELECT 1 FROM customers c
                   WHERE c.id = w.customer_id AND c.name ILIKE '%' || :search || '%'))
-  AND (CAST(:after_id AS bigint) IS NULL OR w.id < :after_id)
-ORDER BY w.id DESC
+  AND (CAST(:priority AS text) IS NULL OR w.priority = :priority)
+  AND (CAST(:held AS boolean) IS NULL OR (w.held_at IS NOT NULL) = :held)
+  AND (CAST(:late AS boolean) IS NULL
+       OR coalesce(w.status = 'ACTIVE' AND w.due_at <= now(), false) = :late)
+  AND (CAST(:due_before AS timestamptz) IS NULL OR w.due_at < :due_before)
+  AND (CAST(:after_id AS bigint) IS NULL
+       OR (NOT :by_due AND w.id < :after_id)
+       OR (:by_due AND CASE WHEN CAST(:after_due AS timestamptz) IS NULL
+                            THEN w.due_at IS NULL AND w.id > :after_id
+                            ELSE w.due_at IS NULL OR (w.due_at, w.id) > (:after_due, :after_id)
+                       END))
+ORDER BY CASE WHEN :by_due THEN w.due_at END,
+         CASE WHEN :by_due THEN w.id END,
+         w.id DESC
 LIMIT :limit
 
 -- name: customers_page
@@ -401,21 +560,29 @@ ORDER BY id
 LIMIT :limit
 
 -- name: queue_page
--- A department's queue: its available PENDING tasks, oldest available first, then
--- its STARTED tasks, oldest start first; only tasks of ACTIVE work orders. Keyset
--- on (lane, since, id).
-SELECT t.*, q.lane, q.since FROM department_tasks t
+-- A department's queue (domain.transitions.QueuePlace): its available PENDING tasks of
+-- orders not on hold, RUSH first, then the earliest due date (none last), then the
+-- oldest available; then its STARTED tasks, oldest start first; only tasks of ACTIVE
+-- work orders. Keyset on (lane, rush, due, since, id); no due date sorts as 9999-12-31,
+-- and a STARTED task's rush and due are constants, so its lane sorts by start alone.
+SELECT t.*, q.lane, q.rush, q.due, q.since FROM department_tasks t
 JOIN work_orders w ON w.id = t.work_order_id
 CROSS JOIN LATERAL (
     SELECT CASE WHEN t.status = 'PENDING' THEN 0 ELSE 1 END AS lane,
+           CASE WHEN t.status = 'PENDING' AND w.priority = 'RUSH' THEN 0 ELSE 1 END AS rush,
+           CASE WHEN t.status = 'PENDING' THEN coalesce(w.due_at, timestamptz '9999-12-31Z')
+                ELSE timestamptz '9999-12-31Z' END AS due,
            CASE WHEN t.status = 'PENDING' THEN t.available_at ELSE t.started_at END AS since
 ) q
 WHERE t.department_id = :department_id
   AND w.status = 'ACTIVE'
-  AND (t.status = 'STARTED' OR (t.status = 'PENDING' AND t.available_at <= now()))
+  AND (t.status = 'STARTED'
+       OR (t.status = 'PENDING' AND t.available_at <= now() AND w.held_at IS NULL))
   AND (CAST(:after_lane AS integer) IS NULL
-       OR (q.lane, q.since, t.id) > (:after_lane, CAST(:after_since AS timestamptz), :after_id))
-ORDER BY q.lane, q.since, t.id
+       OR (q.lane, q.rush, q.due, q.since, t.id)
+          > (:after_lane, :after_rush, CAST(:after_due AS timestamptz),
+             CAST(:after_since AS timestamptz), :after_id))
+ORDER BY q.lane, q.rush, q.due, q.since, t.id
 LIMIT :limit
 
 -- name: current_snapshot

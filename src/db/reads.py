@@ -5,7 +5,7 @@ does not grow with its size.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple, TypeVar
 
@@ -175,21 +175,42 @@ async def work_order_page_relations(
     )
 
 
+@dataclass(frozen=True)
+class OrderFilter:
+    """Which work orders a list shows; None is any."""
+
+    status: str | None = None
+    customer_id: int | None = None
+    search: str | None = None
+    priority: str | None = None
+    held: bool | None = None
+    late: bool | None = None
+    due_before: datetime | None = None
+
+
+@dataclass(frozen=True)
+class OrderKey:
+    """Where a page of work orders ends: the id, and by due date also its due date."""
+
+    id: int
+    due: datetime | None = None
+
+
 async def work_orders_page(
     conn: AsyncConnection,
     *,
     limit: int,
-    after_id: int | None,
-    status: str | None,
-    customer_id: int | None,
-    search: str | None,
+    by_due: bool = False,
+    after: OrderKey | None = None,
+    where: OrderFilter = OrderFilter(),
 ) -> list[WorkOrderRow]:
+    """Newest first, or by due date (earliest first, none last)."""
     params = {
+        **asdict(where),
         "limit": limit,
-        "after_id": after_id,
-        "status": status,
-        "customer_id": customer_id,
-        "search": search,
+        "by_due": by_due,
+        "after_id": after.id if after else None,
+        "after_due": after.due if after else None,
     }
     return await _all(conn, "work_orders_page", params, WorkOrderRow)
 
@@ -201,17 +222,32 @@ async def customers_page(
     return await _all(conn, "customers_page", params, CustomerRow)
 
 
+async def stale_tasks_page(
+    conn: AsyncConnection, *, limit: int, after_id: int | None
+) -> list[TaskRow]:
+    params = {"limit": limit, "after_id": after_id}
+    return await _all(conn, "stale_tasks_page", params, TaskRow)
+
+
 async def users_page(conn: AsyncConnection, *, limit: int, after_id: int | None) -> list[UserRow]:
     return await _all(conn, "users_page", {"limit": limit, "after_id": after_id}, UserRow)
 
 
-class Queued(NamedTuple):
-    """A task in its department's queue, with its place: the lane (0 waiting, 1 started)
-    and since when it is in that lane."""
+class QueueKey(NamedTuple):
+    """A task's place in its department's queue, as queue_page orders it: the lane (0
+    waiting, 1 started), 0 for RUSH, the due date (9999-12-31 for none), and since when
+    it is in its lane; then its id."""
 
-    task: TaskRow
     lane: int
+    rush: int
+    due: datetime
     since: datetime
+    id: int
+
+
+class Queued(NamedTuple):
+    task: TaskRow
+    key: QueueKey
 
 
 async def queue_page(
@@ -219,22 +255,22 @@ async def queue_page(
     *,
     department_id: int,
     limit: int,
-    after: tuple[int, datetime, int] | None,
+    after: QueueKey | None,
 ) -> tuple[Snapshot, list[Queued]]:
     """A page of a department's queue and the snapshot it was read in, so that the page
     and its event cursor agree exactly."""
-    lane, since, after_id = after if after else (None, None, None)
     params = {
         "department_id": department_id,
         "limit": limit,
-        "after_lane": lane,
-        "after_since": since,
-        "after_id": after_id,
+        **{f"after_{name}": getattr(after, name, None) for name in QueueKey._fields},
     }
     async with one_snapshot(engine) as conn:
         snapshot = Snapshot.parse(await conn.scalar(Q["current_snapshot"]))
         rows = await conn.execute(Q["queue_page"], params)
-        queued = [Queued(TaskRow.pick(row), row.lane, row.since) for row in rows]
+        queued = [
+            Queued(TaskRow.pick(row), QueueKey(row.lane, row.rush, row.due, row.since, row.id))
+            for row in rows
+        ]
     return snapshot, queued
 
 

@@ -6,7 +6,8 @@ Each type lists its table's columns (tests/unit/test_rows.py holds them to db/ta
 then what some statement reads along with them (`extra`: a join's department kind, a
 view's running balance). A text column that holds an enum's values is typed as that enum:
 its members are str, equal to the text, and hash and serialize as it, so the text stands
-for the member wherever it is compared or answered (never ask a column for `.value`).
+for the member wherever it is compared with == or answered (never with `is`, never ask a
+column for `.value`: convert it first, `TaskStatus(row.status)`).
 Converting each value on the way in would cost a dashboard page about a millisecond.
 """
 
@@ -27,6 +28,7 @@ from domain.enums import (
     TaskStatus,
     TokenKind,
     WorkOrderAction,
+    WorkOrderPriority,
     WorkOrderStatus,
 )
 
@@ -171,6 +173,11 @@ class WorkOrderRow(TableRow):
     updated_at: datetime
     legacy_id: int | None
     imported_closed: bool
+    due_at: datetime | None
+    priority: WorkOrderPriority
+    held_at: datetime | None
+    held_by: int | None
+    hold_reason: str | None
 
 
 @dataclass(slots=True, eq=False)

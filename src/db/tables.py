@@ -11,8 +11,10 @@ from domain.enums import (
     LedgerEntryKind,
     TaskAction,
     TaskStatus,
+    TimerPurpose,
     TokenKind,
     WorkOrderAction,
+    WorkOrderPriority,
     WorkOrderStatus,
 )
 
@@ -149,12 +151,24 @@ work_orders = sa.Table(
     sa.Column("legacy_id", sa.BigInteger, nullable=True, unique=True),
     # Completed or cancelled in the old system: imported history, which nothing changes.
     sa.Column("imported_closed", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("due_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("priority", sa.Text, nullable=False, server_default=WorkOrderPriority.NORMAL.value),
+    # On hold: its pending tasks are out of every queue (a gate, not a status).
+    sa.Column("held_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("held_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=True),
+    sa.Column("hold_reason", sa.Text, nullable=True),
     sa.CheckConstraint(one_of("status", WorkOrderStatus), name="status"),
+    sa.CheckConstraint(one_of("priority", WorkOrderPriority), name="priority"),
+    sa.CheckConstraint(
+        "(held_at IS NULL) = (held_by IS NULL) AND (held_at IS NULL) = (hold_reason IS NULL)",
+        name="hold_complete",
+    ),
     sa.CheckConstraint(
         "(quote_minor IS NULL) = (quote_currency IS NULL)", name="quote_has_currency"
     ),
     sa.Index("ix_work_orders_customer_id", "customer_id"),
     sa.Index("ix_work_orders_status_id", "status", "id"),
+    sa.Index("ix_work_orders_due_at_id", "due_at", "id"),
 )
 
 department_tasks = sa.Table(
@@ -225,6 +239,31 @@ work_order_transitions = sa.Table(
     _now("occurred_at"),
     sa.CheckConstraint(one_of("action", WorkOrderAction), name="action"),
     sa.Index("ix_work_order_transitions_work_order_id_id", "work_order_id", "id"),
+)
+
+# Durable timers (db/timers.py): armed in the transaction of what arms them, fired once.
+# `armed_for` is the moment they are about (the due date, the start): a timer whose
+# subject moved since fires no event.
+timers = sa.Table(
+    "timers",
+    metadata,
+    _id(),
+    sa.Column("purpose", sa.Text, nullable=False),
+    sa.Column("work_order_id", sa.BigInteger, sa.ForeignKey("work_orders.id"), nullable=False),
+    sa.Column("task_id", sa.BigInteger, sa.ForeignKey("department_tasks.id"), nullable=True),
+    sa.Column("armed_for", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("due_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("fired_at", sa.DateTime(timezone=True), nullable=True),
+    sa.CheckConstraint(one_of("purpose", TimerPurpose), name="purpose"),
+    sa.Index("ix_timers_due", "due_at", "id", postgresql_where=sa.text("fired_at IS NULL")),
+    sa.Index(
+        "ux_timers_once",
+        "purpose",
+        "work_order_id",
+        sa.text("coalesce(task_id, 0)"),
+        "armed_for",
+        unique=True,
+    ),
 )
 
 events = sa.Table(

@@ -1,6 +1,7 @@
 """The task aggregate's transition function: the only code that writes a task's status."""
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -8,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from db.orders import settle_work_order
 from db.queries import fetch_native, in_transaction
 from db.rows import TaskRow
+from db.timers import STALE_AFTER
 from domain.enums import TaskAction, TaskStatus, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
 from domain.transitions import TRANSITIONS, ActorFacts, TaskState, Verdict, Who, judge
@@ -30,7 +32,11 @@ class TaskMove:
 
 
 def transition_params(
-    task_id: int, action: TaskAction, actor_id: int, reason: str | None = None
+    task_id: int,
+    action: TaskAction,
+    actor_id: int,
+    reason: str | None = None,
+    stale_after: timedelta = STALE_AFTER,
 ) -> dict[str, Any]:
     """The binds of the `transition_task` statement for one move of the table."""
     rule = TRANSITIONS[action]
@@ -45,11 +51,13 @@ def transition_params(
         "target": rule.target.value,
         "sources": sorted(s.value for s in rule.sources),
         "requires_available": rule.requires_available,
+        "requires_unheld": rule.requires_unheld,
         "requires_member": rule.who is Who.DEPARTMENT_MEMBER,
         "requires_holder": rule.who is Who.TASK_HOLDER,
         "action": action.value,
         "actor_id": actor_id,
         "reason": reason,
+        "stale_seconds": stale_after.total_seconds(),
     }
 
 
@@ -65,6 +73,7 @@ async def transition_task(
     action: TaskAction,
     actor: Actor,
     reason: str | None = None,
+    stale_after: timedelta = STALE_AFTER,
 ) -> TaskMove:
     """Apply one move of the transition table as a single guarded statement.
 
@@ -77,7 +86,7 @@ async def transition_task(
     if needs_transaction(action) and not in_transaction(conn):
         raise RuntimeError(f"{action.value} settles its work order: it needs a transaction")
     rule = TRANSITIONS[action]
-    params = transition_params(task_id, action, actor.user_id, reason)
+    params = transition_params(task_id, action, actor.user_id, reason, stale_after)
     for _ in range(MAX_ATTEMPTS):
         moved = await fetch_native(conn, "transition_task", **params)
         if moved:
@@ -97,6 +106,7 @@ async def transition_task(
                 available=state.available,
                 order_status=WorkOrderStatus(state.order_status),
                 imported_closed=state.imported_closed,
+                held=state.held,
             ),
             ActorFacts(actor.user_id, actor.is_admin, state.is_member),
         )

@@ -17,6 +17,8 @@ def transition_table() -> str:
         guards.append(
             "work order ACTIVE" if t.requires_active_order else "work order not CANCELLED"
         )
+        if t.requires_unheld:
+            guards.append("work order not on hold")
         sources = ", ".join(s.value for s in sorted(t.sources, key=order.index))
         rows.append(
             f"| {t.action.value} | {sources} | {t.target.value} | {t.who.value} "

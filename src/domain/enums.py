@@ -22,6 +22,26 @@ class TaskStatus(StrEnum):
     COMPLETED = "COMPLETED"
 
 
+class WorkOrderPriority(StrEnum):
+    NORMAL = "NORMAL"
+    RUSH = "RUSH"  # first in every queue
+
+
+class WorkOrderOrder(StrEnum):
+    """How a list of work orders is sorted."""
+
+    CREATED_AT = "CREATED_AT"  # newest first
+    DUE_AT = "DUE_AT"  # earliest due date first, none last
+
+
+class TimerPurpose(StrEnum):
+    """What a durable timer fires (its event's type)."""
+
+    WORK_ORDER_DUE_SOON = "WORK_ORDER_DUE_SOON"
+    WORK_ORDER_LATE = "WORK_ORDER_LATE"
+    TASK_STALE = "TASK_STALE"
+
+
 class QueueLane(StrEnum):
     """The two parts of a department's queue, in their order."""
 
@@ -47,6 +67,11 @@ class WorkOrderAction(StrEnum):
     CLOSE_GATE = "CLOSE_GATE"
     # The quote changed (never a posting): Sales, Accounts and admins see these entries.
     QUOTE_CHANGED = "QUOTE_CHANGED"
+    # The due date or the priority changed.
+    SCHEDULE_CHANGED = "SCHEDULE_CHANGED"
+    # Put on hold, and resumed: its pending tasks left the queues, and came back.
+    HELD = "HELD"
+    RESUMED = "RESUMED"
 
 
 class LedgerEntryKind(StrEnum):
@@ -62,6 +87,9 @@ class WorkOrderCommand(StrEnum):
 
     CANCEL = "CANCEL"
     EDIT_QUOTE = "EDIT_QUOTE"
+    RESCHEDULE = "RESCHEDULE"
+    HOLD = "HOLD"
+    RESUME = "RESUME"
 
 
 class TokenKind(StrEnum):
@@ -73,8 +101,11 @@ class TokenKind(StrEnum):
 class EventType(StrEnum):
     TASK_CREATED = "TASK_CREATED"
     TASK_CHANGED = "TASK_CHANGED"
-    # A task left its department's queue because its work order was cancelled.
+    # A task left its department's queue because its work order was cancelled or held.
     TASK_WITHDRAWN = "TASK_WITHDRAWN"
+    # A task's place in its queue changed without a move of its own: its work order was
+    # resumed (the task is back) or rescheduled (it sorts elsewhere).
+    TASK_REQUEUED = "TASK_REQUEUED"
     DELIVERY_GATE_OPENED = "DELIVERY_GATE_OPENED"
     DELIVERY_GATE_CLOSED = "DELIVERY_GATE_CLOSED"
     WORK_ORDER_CREATED = "WORK_ORDER_CREATED"
@@ -85,3 +116,8 @@ class EventType(StrEnum):
     # A user's memberships or active flag changed: every process re-checks that user's
     # live subscriptions before delivering anything later.
     USER_ACCESS_CHANGED = "USER_ACCESS_CHANGED"
+    # Timers (db/timers.py), each once: a work order's due date is near, or passed; a
+    # task has been STARTED and untouched for long.
+    WORK_ORDER_DUE_SOON = "WORK_ORDER_DUE_SOON"
+    WORK_ORDER_LATE = "WORK_ORDER_LATE"
+    TASK_STALE = "TASK_STALE"

@@ -17,6 +17,8 @@ class ErrorCode(StrEnum):
     INVALID_INPUT = "INVALID_INPUT"
     STALE_OBJECT = "STALE_OBJECT"
     DUPLICATE = "DUPLICATE"
+    # The task's work order is on hold: its pending tasks cannot be started.
+    ON_HOLD = "ON_HOLD"
 
 
 class DomainError(Exception):

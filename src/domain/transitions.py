@@ -17,6 +17,7 @@ from domain.enums import (
     TaskStatus,
     WorkOrderAction,
     WorkOrderCommand,
+    WorkOrderPriority,
     WorkOrderStatus,
 )
 from domain.errors import DomainError, ErrorCode, NotAllowed
@@ -38,6 +39,8 @@ class Transition:
     requires_available: bool
     # START needs an ACTIVE work order; every other move only needs it not CANCELLED.
     requires_active_order: bool
+    # START needs the work order not on hold (work in hand still finishes).
+    requires_unheld: bool
 
     @property
     def settles_order(self) -> bool:
@@ -55,8 +58,9 @@ def _t(
     reason: bool = False,
     available: bool = False,
     active: bool = False,
+    unheld: bool = False,
 ) -> Transition:
-    return Transition(action, frozenset(sources), target, who, reason, available, active)
+    return Transition(action, frozenset(sources), target, who, reason, available, active, unheld)
 
 
 P, S, C = TaskStatus.PENDING, TaskStatus.STARTED, TaskStatus.COMPLETED
@@ -64,7 +68,15 @@ P, S, C = TaskStatus.PENDING, TaskStatus.STARTED, TaskStatus.COMPLETED
 TRANSITIONS: dict[TaskAction, Transition] = {
     t.action: t
     for t in (
-        _t(TaskAction.START, {P}, S, Who.DEPARTMENT_MEMBER, available=True, active=True),
+        _t(
+            TaskAction.START,
+            {P},
+            S,
+            Who.DEPARTMENT_MEMBER,
+            available=True,
+            active=True,
+            unheld=True,
+        ),
         _t(TaskAction.FINISH, {S}, C, Who.TASK_HOLDER),
         _t(TaskAction.RELEASE, {S}, P, Who.ADMIN, reason=True),
         _t(TaskAction.OVERRIDE_COMPLETE, {P, S}, C, Who.ADMIN, reason=True),
@@ -84,6 +96,8 @@ class TaskState:
     order_status: WorkOrderStatus
     # The order was completed or cancelled in the old system (the legacy import).
     imported_closed: bool = False
+    # The order is on hold.
+    held: bool = False
 
 
 @dataclass(frozen=True)
@@ -138,6 +152,10 @@ def judge(action: TaskAction, task: TaskState, actor: ActorFacts) -> Verdict:
         )
     if rule.requires_active_order and task.order_status is not WorkOrderStatus.ACTIVE:
         raise DomainError(ErrorCode.WORK_ORDER_CLOSED, f"The work order is {task.order_status}.")
+    if rule.requires_unheld and task.held:
+        raise DomainError(
+            ErrorCode.ON_HOLD, "The work order is on hold: its tasks wait until it is resumed."
+        )
     return Verdict.RETRY
 
 
@@ -157,6 +175,8 @@ def _may(rule: Transition, task: TaskState, actor: ActorFacts) -> bool:
         return False
     if rule.requires_active_order and task.order_status is not WorkOrderStatus.ACTIVE:
         return False
+    if rule.requires_unheld and task.held:
+        return False
     if rule.who is Who.ADMIN:
         return actor.is_admin
     if rule.who is Who.DEPARTMENT_MEMBER:
@@ -164,32 +184,54 @@ def _may(rule: Transition, task: TaskState, actor: ActorFacts) -> bool:
     return task.picked_up_by == actor.user_id
 
 
-def in_queue(status: TaskStatus, available: bool, order_status: WorkOrderStatus) -> bool:
-    """Whether a task is in its department's queue: available and PENDING, or STARTED, on
-    an ACTIVE work order (what `queue_page` in src/db/queries.sql selects)."""
+def in_queue(
+    status: TaskStatus, available: bool, order_status: WorkOrderStatus, held: bool = False
+) -> bool:
+    """Whether a task is in its department's queue: available and PENDING on an order not
+    on hold, or STARTED, on an ACTIVE work order (what `queue_page` in
+    src/db/queries.sql selects)."""
     if order_status is not WorkOrderStatus.ACTIVE:
         return False
-    return status is TaskStatus.STARTED or (status is TaskStatus.PENDING and available)
+    return status is TaskStatus.STARTED or (status is TaskStatus.PENDING and available and not held)
+
+
+@dataclass(frozen=True)
+class QueuePlace:
+    """Where a task sorts in its department's queue (`queue_page` in src/db/queries.sql
+    orders by the same): its lane; in WAITING, RUSH first, then the earliest due date
+    (none last), then the oldest availability; in IN_PROGRESS, the oldest start; then id."""
+
+    lane: QueueLane
+    rush: bool
+    due_at: datetime | None
+    since: datetime
+
+    def rank(self, task_id: int) -> str:
+        """Text that sorts as the places do (moments in UTC, fixed width)."""
+        due = _moment(self.due_at) if self.due_at is not None else "~"
+        lane = list(QueueLane).index(self.lane)
+        return f"{lane}|{0 if self.rush else 1}|{due}|{_moment(self.since)}|{task_id:019d}"
+
+
+def _moment(at: datetime) -> str:
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def queue_place(
-    status: TaskStatus, available_at: datetime | None, started_at: datetime | None
-) -> tuple[QueueLane, datetime] | None:
-    """A task's lane in its department's queue and the moment its place there is ordered
-    by (`queue_page` in src/db/queries.sql orders by the same, then by id); None for a
-    task in neither lane."""
+    status: TaskStatus,
+    available_at: datetime | None,
+    started_at: datetime | None,
+    priority: WorkOrderPriority,
+    due_at: datetime | None,
+) -> QueuePlace | None:
+    """A task's place in its department's queue's order; None for a task in neither lane
+    (whether it is in the queue at all is `in_queue`)."""
     if status is TaskStatus.PENDING and available_at is not None:
-        return QueueLane.WAITING, available_at
+        rush = priority is WorkOrderPriority.RUSH
+        return QueuePlace(QueueLane.WAITING, rush, due_at, available_at)
     if status is TaskStatus.STARTED and started_at is not None:
-        return QueueLane.IN_PROGRESS, started_at
+        return QueuePlace(QueueLane.IN_PROGRESS, False, None, started_at)
     return None
-
-
-def queue_rank(lane: QueueLane, since: datetime, task_id: int) -> str:
-    """Text that sorts a queue's tasks in the queue's order: lane, moment (UTC, fixed
-    width), id."""
-    moment = since.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return f"{list(QueueLane).index(lane)}|{moment}|{task_id:019d}"
 
 
 def _already_holds(action: TaskAction, task: TaskState, actor: ActorFacts) -> bool:
@@ -264,15 +306,41 @@ def cancel_refusal(status: WorkOrderStatus, imported_closed: bool) -> DomainErro
     return None
 
 
+def schedule_refusal(status: WorkOrderStatus, imported_closed: bool) -> DomainError | None:
+    """Why a work order cannot be rescheduled, held or resumed now, or None: only an
+    ACTIVE order can (a held one is ACTIVE)."""
+    if imported_closed:
+        return imported_history(status)
+    if status is not WorkOrderStatus.ACTIVE:
+        return DomainError(ErrorCode.WORK_ORDER_CLOSED, f"The work order is {status}.")
+    return None
+
+
+def schedule_text(due_at: datetime | None, priority: WorkOrderPriority) -> str:
+    """A schedule as its history row shows it: "due 2027-01-31 18:00 UTC, RUSH"."""
+    due = f"due {due_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC" if due_at else "no due date"
+    return f"{due}, {priority}"
+
+
+def is_late(status: WorkOrderStatus, due_at: datetime | None, now: datetime) -> bool:
+    """Not completed (nor cancelled) and its due date passed."""
+    return status is WorkOrderStatus.ACTIVE and due_at is not None and due_at <= now
+
+
 def order_commands(
-    status: WorkOrderStatus, imported_closed: bool, may_sell: bool
+    status: WorkOrderStatus, imported_closed: bool, held: bool, may_sell: bool
 ) -> list[WorkOrderCommand]:
     """What `may_sell` (Sales or an admin) may ask of a work order now, by the rules its
-    writers refuse with: what a screen offers."""
+    writers refuse with: what a screen offers. Holding a held order, or resuming one that
+    is not, is a quiet success, not a refusal, but is not offered."""
     if not may_sell:
         return []
-    refusals = {
-        WorkOrderCommand.CANCEL: cancel_refusal(status, imported_closed),
-        WorkOrderCommand.EDIT_QUOTE: quote_refusal(status, imported_closed),
+    schedulable = schedule_refusal(status, imported_closed) is None
+    offered = {
+        WorkOrderCommand.CANCEL: cancel_refusal(status, imported_closed) is None,
+        WorkOrderCommand.EDIT_QUOTE: quote_refusal(status, imported_closed) is None,
+        WorkOrderCommand.RESCHEDULE: schedulable,
+        WorkOrderCommand.HOLD: schedulable and not held,
+        WorkOrderCommand.RESUME: schedulable and held,
     }
-    return [command for command, refusal in refusals.items() if refusal is None]
+    return [command for command, ok in offered.items() if ok]

@@ -169,3 +169,21 @@ def future(value: datetime | None, field: str) -> datetime | None:
     if value <= datetime.now(UTC):
         raise invalid(f"{field} must be in the future.", field)
     return value
+
+
+# A due date is a date in the shop's calendar: from 2000 on, and at most five years ahead
+# (anything outside is a typo, not a plan). It may be in the past: an order taken late.
+EARLIEST_DUE = datetime(2000, 1, 1, tzinfo=UTC)
+DUE_YEARS_AHEAD = 5
+
+
+def due_at(value: datetime | None, field: str = "dueAt") -> datetime | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        raise invalid(f"{field} needs a time zone (e.g. 2027-01-31T18:00:00Z).", field)
+    if value < EARLIEST_DUE:
+        raise invalid(f"{field} must be in 2000 or later.", field)
+    if value > datetime.now(UTC) + timedelta(days=365 * DUE_YEARS_AHEAD + 1):
+        raise invalid(f"{field} can be at most {DUE_YEARS_AHEAD} years ahead.", field)
+    return value

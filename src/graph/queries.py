@@ -1,5 +1,6 @@
 """The Query type. Each field declares who may read it."""
 
+from datetime import datetime
 from typing import Annotated
 
 import strawberry
@@ -8,7 +9,7 @@ from strawberry import relay
 from db import reads
 from db.events import encode_snapshot
 from domain import validation
-from domain.enums import WorkOrderStatus
+from domain.enums import WorkOrderOrder, WorkOrderPriority, WorkOrderStatus
 from domain.errors import DomainError
 from domain.workflow import kind_choices
 from graph import prefetch
@@ -22,7 +23,10 @@ from graph.types.ledger import LedgerEntry
 from graph.types.pagination import (
     build_edges,
     decode_id_cursor,
+    decode_order_cursor,
     decode_queue_cursor,
+    encode_queue_cursor,
+    order_cursor_key,
     page_size,
 )
 from graph.types.people import User
@@ -129,7 +133,11 @@ class Query:
         row = await info.context.loaders.work_order.load(pk) if pk else None
         return WorkOrder.of(row) if row else None
 
-    @strawberry.field(extensions=allowed(STAFF), description="Newest first.")
+    @strawberry.field(
+        extensions=allowed(STAFF),
+        description="Newest first, or by `orderBy: DUE_AT` the earliest due date first "
+        "(orders without one last). Every filter given must hold.",
+    )
     async def work_orders(
         self,
         info: Info,
@@ -139,31 +147,57 @@ class Query:
             str | None,
             strawberry.argument(description="Part of the order number or customer name."),
         ] = None,
+        late: Annotated[
+            bool | None,
+            strawberry.argument(description="Late orders only (`isLate`), or none of them."),
+        ] = None,
+        held: Annotated[
+            bool | None,
+            strawberry.argument(description="Orders on hold only, or none of them."),
+        ] = None,
+        priority: WorkOrderPriority | None = None,
+        due_before: Annotated[
+            datetime | None,
+            strawberry.argument(
+                description="Due before this moment (orders with no due date are left out)."
+            ),
+        ] = None,
+        order_by: WorkOrderOrder = WorkOrderOrder.CREATED_AT,
         first: int | None = None,
         after: str | None = None,
     ) -> relay.Connection[WorkOrder]:
         limit = page_size(first)
-        after_id = decode_id_cursor(after)
+        by_due = order_by is WorkOrderOrder.DUE_AT
+        key = decode_order_cursor(after, by_due)
         customer_pk = decode_id(customer_id, "Customer") if customer_id else None
         if customer_id is not None and customer_pk is None:
             raise bad_request("'customerId' is not the id of a Customer.")
+        if due_before is not None and due_before.tzinfo is None:
+            raise bad_request("'dueBefore' needs a time zone (an offset or Z).")
+        where = reads.OrderFilter(
+            status=status.value if status else None,
+            customer_id=customer_pk,
+            search=_search(search),
+            priority=priority.value if priority else None,
+            held=held,
+            late=late,
+            due_before=due_before,
+        )
         async with info.context.read() as conn:
             rows = await reads.work_orders_page(
-                conn,
-                limit=limit + 1,
-                after_id=after_id,
-                status=status.value if status else None,
-                customer_id=customer_pk,
-                search=_search(search),
+                conn, limit=limit + 1, by_due=by_due, after=key, where=where
             )
-        edges, page = build_edges(rows, limit, after, lambda r: [r.id], WorkOrder.of)
+        edges, page = build_edges(
+            rows, limit, after, lambda r: order_cursor_key(r, by_due), WorkOrder.of
+        )
         await prefetch.work_orders(info, [e.node.id for e in edges])
         return relay.Connection(edges=edges, page_info=page)
 
     @strawberry.field(
         extensions=allowed(SEES_QUEUE),
-        description="The department's available PENDING tasks (oldest available first), "
-        "then its STARTED tasks; only tasks of ACTIVE work orders.",
+        description="The department's available PENDING tasks of orders not on hold (RUSH "
+        "first, then the earliest due date, none last, then the oldest available), then its "
+        "STARTED tasks (oldest start first); only tasks of ACTIVE work orders.",
     )
     async def queue(
         self, info: Info, department: str, first: int | None = None, after: str | None = None
@@ -180,10 +214,26 @@ class Query:
             rows,
             limit,
             after,
-            lambda q: [q.lane, q.since.isoformat(), q.task.id],
+            lambda q: encode_queue_cursor(q.key),
             lambda q: DepartmentTask.of(q.task),
         )
         return QueueConnection(edges=edges, page_info=page, event_cursor=encode_snapshot(snapshot))
+
+    @strawberry.field(
+        extensions=allowed(ADMINS),
+        description="STARTED tasks untouched for PRESSROOM_STALE_AFTER_HOURS (their "
+        "TASK_STALE timer fired for their current start), oldest first: for an admin to "
+        "release or ask after.",
+    )
+    async def stale_tasks(
+        self, info: Info, first: int | None = None, after: str | None = None
+    ) -> relay.Connection[DepartmentTask]:
+        limit = page_size(first)
+        after_id = decode_id_cursor(after)
+        async with info.context.read() as conn:
+            rows = await reads.stale_tasks_page(conn, limit=limit + 1, after_id=after_id)
+        edges, page = build_edges(rows, limit, after, lambda r: [r.id], DepartmentTask.of)
+        return relay.Connection(edges=edges, page_info=page)
 
     @strawberry.field(extensions=allowed(SEES_QUOTES))
     async def customers(

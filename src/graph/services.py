@@ -3,10 +3,12 @@ needs, the event feed, the sign-in throttle, the viewer cache, the metrics."""
 
 import logging
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from db import timers
 from db.fanout import Delivered
 from db.feed import EventFeed
 from graph.throttle import PasswordThrottle
@@ -80,6 +82,10 @@ class Services:
     currency: str = "EUR"
     # How far ahead an API token may expire (PRESSROOM_API_TOKEN_MAX_DAYS).
     api_token_max_days: int = 365
+    # How long before its due date a work order is "due soon", and after how long
+    # untouched a started task is stale (their timers: db/timers.py).
+    due_soon: timedelta = timers.DUE_SOON
+    stale_after: timedelta = timers.STALE_AFTER
     # Set by graph.app.create_app: the app's own metrics registry.
     metrics: "Metrics | None" = None
     outage: Outage = field(default_factory=Outage)

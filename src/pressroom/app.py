@@ -2,6 +2,7 @@
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import Any
 
 from starlette.applications import Starlette
@@ -10,6 +11,7 @@ from db import migrate, reads
 from db.engine import create_engine
 from db.feed import EventFeed
 from db.rate_limits import PostgresStorage
+from db.timers import TimerLoop
 from graph.app import api_app
 from graph.body_limit import MAX_BODY_BYTES
 from graph.engine import EngineRoom
@@ -64,6 +66,8 @@ def create_app(
         feed,
         settings.currency,
         api_token_max_days=settings.api_token_max_days,
+        due_soon=timedelta(hours=settings.due_soon_hours),
+        stale_after=timedelta(hours=settings.stale_after_hours),
         throttle=PasswordThrottle(
             PostgresStorage(engine),
             failures_per_address=settings.signin_failures_per_address,
@@ -75,12 +79,14 @@ def create_app(
         viewers=ViewerCache(changes=feed.access_changes),
     )
     live = LiveConnections()
+    timer_loop = TimerLoop(engine, feed, poll=settings.timer_poll_seconds)
     services.metrics = metrics = Metrics(services, live)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         await prepare(db)
         await feed.start()
+        timer_loop.start()
         async with engine_room.running(metrics) as state:
             live.start(feed)
             try:
@@ -88,6 +94,7 @@ def create_app(
                 yield state
             finally:
                 await live.stop()
+                await timer_loop.stop()
                 await feed.stop()
                 await engine.dispose()
 

@@ -2,19 +2,26 @@
 
 import random
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from db import customers, people, reads
+from db import customers, people, reads, schedule
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from db.ledger import NewEntry, post_entry
 from db.orders import NewWorkOrder, create_work_order
 from db.tasks import Actor, transition_task
 from domain import ledger
-from domain.enums import DepartmentKind, LedgerEntryKind, TaskAction, WorkOrderStatus
+from domain.enums import (
+    DepartmentKind,
+    LedgerEntryKind,
+    TaskAction,
+    WorkOrderPriority,
+    WorkOrderStatus,
+)
 from domain.ledger import EntryContent
 from domain.money import Money, parse_money
 
@@ -97,6 +104,8 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
                     needs_repair=False,
                     quote=parse_money(Decimal(rng.randint(80, 2400)), "EUR", "quote"),
                     created_by=sales,
+                    due_at=_due(n),
+                    priority=WorkOrderPriority.RUSH if n == 1 else WorkOrderPriority.NORMAL,
                 ),
             )
             tasks = await reads.tasks_of_work_orders(conn, [order.id])
@@ -126,9 +135,19 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
                 )
             if n == 2:
                 await cancel_work_order(conn, order.id, admin, "Customer withdrew the order.")
+            if n == 3:
+                await schedule.hold(conn, order.id, "Waiting for the customer's proof.", sales)
             orders.append(order)
         await _ledger(conn, orders, users["abe@pressroom.test"].id)
     return DemoInfo(seeded=True, logins=logins)
+
+
+def _due(n: int) -> datetime | None:
+    """Due dates the first look shows all of: late (yesterday), today, next week, none."""
+    today = datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
+    return [today - timedelta(days=1), today + timedelta(hours=5), today + timedelta(days=7), None][
+        n % 4
+    ]
 
 
 async def _ledger(conn: AsyncConnection, orders: list[Any], accountant: int) -> None:

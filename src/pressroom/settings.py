@@ -106,6 +106,15 @@ class Settings(BaseSettings):
         description="permessage-deflate on websockets. Off by default: live messages are "
         "small, and compressing each one per socket costs more CPU than it saves bytes.",
     )
+    due_soon_hours: float = Field(
+        default=24, gt=0, description="A work order is due soon this long before its due date."
+    )
+    stale_after_hours: float = Field(
+        default=8, gt=0, description="A task started and untouched this long is stale."
+    )
+    timer_poll_seconds: float = Field(
+        default=1.0, gt=0, description="How often each process looks for due timers."
+    )
     plain_execution: bool = Field(
         default=False,
         description="Run the frameworks' stock behaviour only: none of the engine room's "

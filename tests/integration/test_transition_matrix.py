@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from db import people
+from db import people, schedule
 from db.engine import unit_of_work
 from domain.enums import TokenKind
 from tests.support import Client, Shop, gid, task_ids
@@ -248,9 +248,24 @@ MATRIX: dict[tuple[str, str], dict[str, Outcome]] = {
     ("REOPEN", "PENDING"): {"ada": INVALID},
     ("REOPEN", "STARTED"): {"ada": INVALID},
     ("REOPEN", "COMPLETED"): {"ada": Moved("PENDING", None), "ari": Moved("PENDING", None)},
+    # HELD: pending, on a work order on hold. Only a start waits for the resume.
+    ("START", "HELD"): {
+        "pat": Refused("ON_HOLD"),
+        "pia": Refused("ON_HOLD"),
+        "dee": FORBIDDEN,
+        "ada": FORBIDDEN,
+        "ari": Refused("ON_HOLD"),
+    },
+    ("FINISH", "HELD"): {"pat": INVALID, "pia": INVALID, "dee": INVALID, "ada": INVALID},
+    ("RELEASE", "HELD"): {"ada": INVALID},
+    ("OVERRIDE_COMPLETE", "HELD"): {
+        "ada": Moved("COMPLETED", None),
+        "ari": Moved("COMPLETED", None),
+    },
+    ("REOPEN", "HELD"): {"ada": INVALID},
 }
 ACTORS: tuple[str | None, ...] = ("pat", "pia", "dee", "ada", "ari", None)
-STATES = ("PENDING", "STARTED", "COMPLETED")
+STATES = ("PENDING", "STARTED", "COMPLETED", "HELD")
 
 
 def expected(action: str, state: str, actor: str | None) -> Outcome:
@@ -292,7 +307,10 @@ async def print_task_in(api: Client, shop: Shop, state: str) -> tuple[int, int]:
         await do(api, shop, "pat", "START", task)
     if state == "COMPLETED":
         await do(api, shop, "pat", "FINISH", task)
-    assert (await task_row(shop, task)).status == state
+    if state == "HELD":
+        async with unit_of_work(shop.engine) as conn:
+            await schedule.hold(conn, order, "Waiting for the proof.", shop.users["sam"])
+    assert (await task_row(shop, task)).status == ("PENDING" if state == "HELD" else state)
     return order, task
 
 
@@ -357,14 +375,15 @@ async def test_transition_matrix(
     assert after.transitions == before.transitions + 1
     assert after.events >= before.events + 1
     reason = REASON if action in ADMIN_ACTIONS else None
+    from_status = "PENDING" if state == "HELD" else state
     assert await transitions_since(shop, before) == [
-        (task, action, state, outcome.status, actor_id, reason)
+        (task, action, from_status, outcome.status, actor_id, reason)
     ]
     changes = [p for t, p in await events_since(shop, before) if t == "TASK_CHANGED"]
     assert len(changes) == 1
     assert changes[0]["taskId"] == task
     assert changes[0]["action"] == action
-    assert (changes[0]["fromStatus"], changes[0]["toStatus"]) == (state, outcome.status)
+    assert (changes[0]["fromStatus"], changes[0]["toStatus"]) == (from_status, outcome.status)
     assert changes[0]["actorId"] == actor_id
     assert changes[0]["pickedUpBy"] == holder_id
 

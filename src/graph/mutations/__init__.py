@@ -9,9 +9,12 @@ from graph.mutations import (
     create_customer,
     create_department,
     create_work_order,
+    hold_work_order,
     login,
     people,
     post_ledger_entry,
+    reschedule_work_order,
+    resume_work_order,
     tasks,
     tokens,
     update_work_order_quote,
@@ -34,6 +37,9 @@ class Mutation:
     create_work_order = create_work_order.create_work_order
     update_work_order_quote = update_work_order_quote.update_work_order_quote
     cancel_work_order = cancel_work_order.cancel_work_order
+    reschedule_work_order = reschedule_work_order.reschedule_work_order
+    hold_work_order = hold_work_order.hold_work_order
+    resume_work_order = resume_work_order.resume_work_order
     post_ledger_entry = post_ledger_entry.post_ledger_entry
     start_task = tasks.start_task
     finish_task = tasks.finish_task

@@ -1,5 +1,7 @@
 """createWorkOrder (Sales): the order and its tasks, in one transaction."""
 
+from datetime import datetime
+
 import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
@@ -8,6 +10,7 @@ from strawberry.scalars import JSON
 from db.orders import NewWorkOrder
 from db.orders import create_work_order as create
 from domain import validation
+from domain.enums import WorkOrderPriority
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
@@ -32,6 +35,11 @@ class CreateWorkOrderInput:
     needs_transport: bool = False
     needs_repair: bool = False
     quote: MoneyInput | None = None
+    due_at: datetime | None = strawberry.field(
+        default=None,
+        description="When the customer expects it: from 2000, at most 5 years ahead.",
+    )
+    priority: WorkOrderPriority = WorkOrderPriority.NORMAL
 
 
 @strawberry.type
@@ -61,7 +69,10 @@ async def create_work_order(info: Info, input: CreateWorkOrderInput) -> CreateWo
                 needs_repair=input.needs_repair,
                 quote=quote,
                 created_by=viewer_of(info).user_id,
+                due_at=validation.due_at(input.due_at),
+                priority=input.priority,
             ),
+            info.context.services.due_soon,
         )
         return CreateWorkOrderPayload(work_order=WorkOrder.of(row))
 

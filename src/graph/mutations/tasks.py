@@ -99,7 +99,12 @@ async def _move(
         why = validation.reason(reason) if reason is not None else None
         viewer = viewer_of(info)
         move = await transition_task(
-            conn, task_id, action, Actor(viewer.user_id, viewer.is_admin), why
+            conn,
+            task_id,
+            action,
+            Actor(viewer.user_id, viewer.is_admin),
+            why,
+            info.context.services.stale_after,
         )
         return payload(task=DepartmentTask.of(move.task), changed=move.changed)
 

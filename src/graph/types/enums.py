@@ -14,6 +14,8 @@ for _enum in (
     enums.WorkOrderStatus,
     enums.TaskStatus,
     enums.QueueLane,
+    enums.WorkOrderPriority,
+    enums.WorkOrderOrder,
     enums.TaskAction,
     enums.WorkOrderAction,
     enums.WorkOrderCommand,

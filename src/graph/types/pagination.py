@@ -8,6 +8,8 @@ from typing import Any, TypeVar
 
 from strawberry import relay
 
+from db.reads import OrderKey, QueueKey
+from db.rows import WorkOrderRow
 from graph.errors import bad_request
 
 DEFAULT_PAGE = 20
@@ -56,18 +58,46 @@ def decode_id_cursor(cursor: str | None) -> int | None:
     return _positive_int(_decode(cursor, 1)[0])
 
 
-def decode_queue_cursor(cursor: str | None) -> tuple[int, datetime, int] | None:
-    """Cursor of a queue: (lane, since, id) of the last task seen."""
+def order_cursor_key(row: WorkOrderRow, by_due: bool) -> list[Any]:
+    """A work order's place in its list: its id, and by due date its due date first."""
+    if not by_due:
+        return [row.id]
+    return [row.due_at.isoformat() if row.due_at else None, row.id]
+
+
+def decode_order_cursor(cursor: str | None, by_due: bool) -> OrderKey | None:
+    """Cursor of a list of work orders (order_cursor_key): a cursor of the other order
+    is refused, not misread."""
     if cursor is None:
         return None
-    lane, since, task_id = _decode(cursor, 3)
+    if not by_due:
+        return OrderKey(_positive_int(_decode(cursor, 1)[0]))
+    due, order_id = _decode(cursor, 2)
+    return OrderKey(_positive_int(order_id), None if due is None else _moment(due))
+
+
+def encode_queue_cursor(key: QueueKey) -> list[Any]:
+    return [key.lane, key.rush, key.due.isoformat(), key.since.isoformat(), key.id]
+
+
+def decode_queue_cursor(cursor: str | None) -> QueueKey | None:
+    """Cursor of a queue: the place (reads.QueueKey) of the last task seen."""
+    if cursor is None:
+        return None
+    lane, rush, due, since, task_id = _decode(cursor, 5)
+    if lane not in (0, 1) or type(lane) is not int or rush not in (0, 1) or type(rush) is not int:
+        raise bad_request("'after' is not a cursor of this connection.")
+    return QueueKey(lane, rush, _moment(due), _moment(since), _positive_int(task_id))
+
+
+def _moment(value: Any) -> datetime:
     try:
-        when = datetime.fromisoformat(since) if isinstance(since, str) else None
+        when = datetime.fromisoformat(value) if isinstance(value, str) else None
     except ValueError:
         when = None
-    if lane not in (0, 1) or type(lane) is not int or when is None or when.tzinfo is None:
+    if when is None or when.tzinfo is None:
         raise bad_request("'after' is not a cursor of this connection.")
-    return lane, when, _positive_int(task_id)
+    return when
 
 
 def build_edges(

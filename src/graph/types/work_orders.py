@@ -1,8 +1,8 @@
 """Work orders and their tasks, with the history of both: the aggregate the floor works on."""
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 import strawberry
 from strawberry import relay
@@ -23,18 +23,20 @@ from domain.enums import (
     TaskStatus,
     WorkOrderAction,
     WorkOrderCommand,
+    WorkOrderPriority,
     WorkOrderStatus,
 )
 from domain.jobs import job_line
 from domain.money import Money as DomainMoney
 from domain.transitions import (
     ActorFacts,
+    QueuePlace,
     TaskState,
     allowed_actions,
     in_queue,
+    is_late,
     order_commands,
     queue_place,
-    queue_rank,
 )
 from domain.workflow import TaskFacts, holds_the_gate
 from graph.context import Info
@@ -53,6 +55,8 @@ from graph.types.departments import Department
 from graph.types.loading import nodes_of, required
 from graph.types.money import Money
 from graph.types.people import User, user_or_none
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from graph.types.ledger import LedgerEntry
@@ -199,30 +203,32 @@ class DepartmentTask(relay.Node):
     def in_queue(self, info: Info) -> bool:
         return now_or_later(
             info.context.loaders.work_order.load(self._work_order_id),
-            lambda order: required(
-                order,
-                lambda o: in_queue(
-                    TaskStatus(self.status), self._available(), WorkOrderStatus(o.status)
-                ),
-            ),
+            lambda order: required(order, lambda o: self._place(o) is not None),
         )
 
     @strawberry.field(
         description="The part of its department's queue the task is in (WAITING: PENDING "
-        "and available; IN_PROGRESS: STARTED), for screens to group by; null for any other "
-        "task. Whether it is in the queue at all is inQueue."
+        "and available; IN_PROGRESS: STARTED), for screens to group by; null when the task "
+        "is not in its queue (inQueue)."
     )
-    def queue_lane(self) -> QueueLane | None:
-        place = queue_place(TaskStatus(self.status), self.available_at, self.started_at)
-        return place[0] if place is not None else None
+    def queue_lane(self, info: Info) -> QueueLane | None:
+        return self._order_then(info, lambda o: _lane(self._place(o)))
 
     @strawberry.field(
         description="Text that sorts a queue's tasks in the queue's order (as `queue` lists "
-        "them) when compared; null when queueLane is."
+        "them: RUSH first, then the earliest due date, then the oldest) when compared; null "
+        "when queueLane is."
     )
-    def queue_rank(self) -> str | None:
-        place = queue_place(TaskStatus(self.status), self.available_at, self.started_at)
-        return queue_rank(*place, self.id) if place is not None else None
+    def queue_rank(self, info: Info) -> str | None:
+        return self._order_then(info, lambda o: _rank(self._place(o), self.id))
+
+    @strawberry.field(description="The work order's due date.")
+    def due_at(self, info: Info) -> datetime | None:
+        return self._order_then(info, lambda o: o.due_at)
+
+    @strawberry.field(description="The work order's priority.")
+    def priority(self, info: Info) -> WorkOrderPriority:
+        return self._order_then(info, lambda o: o.priority)
 
     @strawberry.field(
         description="For the delivery task: the departments whose tasks the delivery gate "
@@ -255,6 +261,23 @@ class DepartmentTask(relay.Node):
             available=self._available(),
             order_status=WorkOrderStatus(order.status),
             imported_closed=order.imported_closed,
+            held=order.held_at is not None,
+        )
+
+    def _place(self, order: WorkOrderRow) -> QueuePlace | None:
+        """Its place in its department's queue, or None when it is not in it."""
+        status = TaskStatus(self.status)
+        held = order.held_at is not None
+        if not in_queue(status, self._available(), WorkOrderStatus(order.status), held):
+            return None
+        priority = WorkOrderPriority(order.priority)
+        return queue_place(status, self.available_at, self.started_at, priority, order.due_at)
+
+    def _order_then(self, info: Info, answer: Callable[[WorkOrderRow], T]) -> T:
+        """`answer` of the task's work order, now or once loaded."""
+        return now_or_later(
+            info.context.loaders.work_order.load(self._work_order_id),
+            lambda order: required(order, answer),
         )
 
     @classmethod
@@ -262,6 +285,14 @@ class DepartmentTask(relay.Node):
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list["DepartmentTask | None"]:
         return await nodes_of(cls.of, info.context.loaders.task, node_ids)
+
+
+def _lane(place: QueuePlace | None) -> QueueLane | None:
+    return place.lane if place is not None else None
+
+
+def _rank(place: QueuePlace | None, task_id: int) -> str | None:
+    return place.rank(task_id) if place is not None else None
 
 
 def _seen_history(info: Info, rows: list[WorkOrderTransitionRow]) -> list["WorkOrderTransition"]:
@@ -273,6 +304,25 @@ def _seen_history(info: Info, rows: list[WorkOrderTransitionRow]) -> list["WorkO
         for r in rows
         if sees_quotes or r.action != WorkOrderAction.QUOTE_CHANGED
     ]
+
+
+@strawberry.type(description="Why and since when a work order is on hold, and who held it.")
+class Hold:
+    reason: str
+    since: datetime
+    _by: strawberry.Private[int]
+
+    @classmethod
+    def of(cls, row: WorkOrderRow) -> "Hold | None":
+        if row.held_at is None or row.held_by is None or row.hold_reason is None:
+            return None
+        return cls(reason=row.hold_reason, since=row.held_at, _by=row.held_by)
+
+    @strawberry.field
+    def by(self, info: Info) -> User:
+        return now_or_later(
+            info.context.loaders.user.load(self._by), lambda r: required(r, User.of)
+        )
 
 
 @strawberry.type
@@ -291,6 +341,16 @@ class WorkOrder(relay.Node):
     _quote: strawberry.Private[Money | None]
     _imported_closed: strawberry.Private[bool]
     _details: strawberry.Private[dict[str, Any]]
+    due_at: datetime | None = strawberry.field(
+        description="When the customer expects it; null for no date."
+    )
+    priority: WorkOrderPriority = strawberry.field(
+        description="RUSH orders come first in every queue."
+    )
+    hold: Hold | None = strawberry.field(
+        description="Set while the order is on hold: its pending tasks are out of every "
+        "queue (started ones may finish). The order stays ACTIVE."
+    )
 
     @classmethod
     def of(cls, row: WorkOrderRow) -> "WorkOrder":
@@ -309,7 +369,14 @@ class WorkOrder(relay.Node):
             _created_by=row.created_by,
             _quote=Money.of(row.quote_minor, row.quote_currency),
             _imported_closed=row.imported_closed,
+            due_at=row.due_at,
+            priority=row.priority,
+            hold=Hold.of(row),
         )
+
+    @strawberry.field(description="Not completed, not cancelled, and its due date passed.")
+    def is_late(self) -> bool:
+        return is_late(WorkOrderStatus(self.status), self.due_at, datetime.now(UTC))
 
     @strawberry.field(
         description="What the caller may ask of this work order now (its tasks' moves are "
@@ -317,7 +384,10 @@ class WorkOrder(relay.Node):
     )
     def allowed_actions(self, info: Info) -> list[WorkOrderCommand]:
         return order_commands(
-            WorkOrderStatus(self.status), self._imported_closed, passes(SALES, info)
+            WorkOrderStatus(self.status),
+            self._imported_closed,
+            self.hold is not None,
+            passes(SALES, info),
         )
 
     @strawberry.field(

@@ -5,7 +5,7 @@
 // does not exist, is said plainly on screen instead of retrying forever.
 import { RequestError, createTransport, gql } from "../lib/graphql.js";
 import { follow } from "../lib/live.js";
-import { duration } from "../lib/format.js";
+import { dueText, duration } from "../lib/format.js";
 import { lanes } from "../lib/queue.js";
 
 export const WALL_QUEUE = gql`
@@ -15,10 +15,10 @@ export const WALL_QUEUE = gql`
       pageInfo { hasNextPage endCursor }
       edges {
         node {
-          id status availableAt startedAt inQueue queueLane queueRank
+          id status availableAt startedAt inQueue queueLane queueRank dueAt priority
           department { code name }
           pickedUpBy { name }
-          workOrder { orderNumber jobLine customer { name } }
+          workOrder { orderNumber jobLine isLate customer { name } }
         }
       }
     }
@@ -31,10 +31,10 @@ export const WALL_QUEUE_EVENTS = gql`
       cursor
       kind
       task {
-        id status availableAt startedAt inQueue queueLane queueRank
+        id status availableAt startedAt inQueue queueLane queueRank dueAt priority
         department { code name }
         pickedUpBy { name }
-        workOrder { orderNumber jobLine customer { name } }
+        workOrder { orderNumber jobLine isLate customer { name } }
       }
     }
   }
@@ -124,12 +124,17 @@ function item(task, working) {
   const since = working ? task.startedAt : task.availableAt;
   li.className = "task" + (Date.now() - Date.parse(since) > 3600000 ? " old" : "");
   li.dataset.taskId = task.id;
+  const late = task.workOrder.isLate;
+  if (task.priority === "RUSH") li.className += " rush";
+  if (late) li.className += " late";
   const parts = [
     ["order", task.workOrder.orderNumber],
     // Which clock it is: time in the queue, or time since someone started it.
     ["since", (working ? "working " : "waiting ") + duration(since)],
     ["customer", task.workOrder.customer.name],
     ["worker", working && task.pickedUpBy ? task.pickedUpBy.name : ""],
+    ["flags", [task.priority === "RUSH" ? "RUSH" : "", late ? "LATE" : ""].filter(Boolean).join(" · ")],
+    ["due", task.dueAt ? dueText(task.dueAt, late) : ""],
     ["job", task.workOrder.jobLine || ""],
   ];
   parts.forEach(([name, text]) => {

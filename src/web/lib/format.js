@@ -34,3 +34,12 @@ export function duration(since, now = Date.now()) {
   if (hours < 48) return `${hours} h ${minutes % 60} min`;
   return `${Math.floor(hours / 24)} days`;
 }
+
+// A due date as the screens say it: "due in 3 h 5 min", "2 h 10 min late", "due now".
+// Whether it is late is the server's to say (`isLate`).
+export function dueText(dueAt, late, now = Date.now()) {
+  if (!dueAt) return "";
+  if (late) return `${duration(dueAt, now)} late`;
+  const due = Date.parse(dueAt);
+  return due > now ? `due in ${duration(new Date(now).toISOString(), due)}` : "due now";
+}

@@ -5,7 +5,7 @@ import { transport } from "./session.js";
 import { NetworkError, RequestError } from "./graphql.js";
 
 // The formatters live in format.js (the wall display uses them too).
-export { balances, decimal, duration, money } from "./format.js";
+export { balances, decimal, dueText, duration, money } from "./format.js";
 
 let counter = 0;
 export function useId(prefix = "id") {
@@ -302,6 +302,13 @@ const ORDER_STATUS = {
 };
 
 // Status as words with a shape, never as colour alone.
+// What a work order's time says, in words (never colour alone): Rush, Late, On hold.
+export function TimeBadges({ order }) {
+  return html`${order.priority === "RUSH" ? html`<span class="badge rush"><span aria-hidden="true">⚡ </span>Rush</span>` : null}
+    ${order.isLate ? html`<span class="badge late"><span aria-hidden="true">! </span>Late</span>` : null}
+    ${order.hold ? html`<span class="badge held"><span aria-hidden="true">‖ </span>On hold</span>` : null}`;
+}
+
 export function Badge({ status, order = false }) {
   const [text, icon] = (order ? ORDER_STATUS : TASK_STATUS)[status] || [status, "·"];
   return html`<span class=${"badge " + status.toLowerCase()}><span aria-hidden="true">${icon} </span>${text}</span>`;

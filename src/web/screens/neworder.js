@@ -52,7 +52,7 @@ export const CREATE_WORK_ORDER = gql`
 // "quantity" is the form's own check (it is not an input field of the mutation): its error
 // shows under Quantity; the server's errors on `details` show under Notes.
 const KNOWN_FIELDS = ["customerId", "departmentCodes", "details", "quantity", "quote", "needsInstallation",
-  "needsTransport", "needsRepair"];
+  "needsTransport", "needsRepair", "dueAt"];
 
 // "Customer": type to search, pick one of the matches, or create the customer here.
 function CustomerPicker({ value, onChange, error }) {
@@ -134,6 +134,8 @@ export function NewWorkOrder() {
   const [notes, setNotes] = useState("");
   const [amount, setAmount] = useState("");
   const [currency, setCurrency] = useState("EUR");
+  const [due, setDue] = useState("");
+  const [rush, setRush] = useState(false);
   const [errors, setErrors] = useState([]);
   const [failure, setFailure] = useState(null);
   const [busy, setBusy] = useState(false);
@@ -176,6 +178,9 @@ export function NewWorkOrder() {
       details,
       ...flags,
       quote: amount.trim() ? { amount: amount.trim(), currency: currency.trim().toUpperCase() } : null,
+      // The browser's local date and time, sent with its offset (as UTC).
+      dueAt: due ? new Date(due).toISOString() : null,
+      priority: rush ? "RUSH" : "NORMAL",
     };
     setBusy(true);
     try {
@@ -219,6 +224,14 @@ export function NewWorkOrder() {
           <${Checkbox} label="Needs repair" checked=${flags.needsRepair}
             onChange=${(on) => setFlags({ ...flags, needsRepair: on })} />
         </div>
+      </fieldset>
+      <fieldset>
+        <legend>When</legend>
+        <div class="row">
+          <${Field} label="Due" type="datetime-local" value=${due} onInput=${setDue}
+            hint="Leave empty for no due date." error=${errorsFor(errors, "dueAt")} />
+        </div>
+        <${Checkbox} label="Rush: first in every queue" checked=${rush} onChange=${setRush} />
       </fieldset>
       <fieldset>
         <legend>Details</legend>

@@ -7,7 +7,7 @@ import { html, useEffect, useReducer, useRef, useState } from "../lib/html.js";
 import { lanes } from "../lib/queue.js";
 import { Link } from "../lib/router.js";
 import { rolesOf, transport } from "../lib/session.js";
-import { LiveStatus, duration, messageOf, useId, useNow, useTitle } from "../lib/ui.js";
+import { LiveStatus, dueText, duration, messageOf, useId, useNow, useTitle } from "../lib/ui.js";
 
 export const QUEUE_SNAPSHOT = gql`
   query QueueSnapshot($department: String!, $after: String) {
@@ -16,9 +16,9 @@ export const QUEUE_SNAPSHOT = gql`
       pageInfo { hasNextPage endCursor }
       edges {
         node {
-          id status availableAt startedAt inQueue queueLane queueRank allowedActions
+          id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
           pickedUpBy { id name }
-          workOrder { id orderNumber jobLine customer { name } }
+          workOrder { id orderNumber jobLine isLate customer { name } }
         }
       }
     }
@@ -31,9 +31,9 @@ export const QUEUE_EVENTS = gql`
       cursor
       kind
       task {
-        id status availableAt startedAt inQueue queueLane queueRank allowedActions
+        id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
-        workOrder { id orderNumber jobLine customer { name } }
+        workOrder { id orderNumber jobLine isLate customer { name } }
       }
     }
   }
@@ -44,9 +44,9 @@ export const QUEUE_TASK = gql`
   query QueueTask($id: ID!) {
     node(id: $id) {
       ... on DepartmentTask {
-        id status availableAt startedAt inQueue queueLane queueRank allowedActions
+        id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
-        workOrder { id orderNumber jobLine customer { name } }
+        workOrder { id orderNumber jobLine isLate customer { name } }
       }
     }
   }
@@ -57,9 +57,9 @@ export const START_TASK = gql`
     startTask(input: $input) {
       changed
       task {
-        id status availableAt startedAt inQueue queueLane queueRank allowedActions
+        id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
-        workOrder { id orderNumber jobLine customer { name } }
+        workOrder { id orderNumber jobLine isLate customer { name } }
       }
       userErrors { code message }
     }
@@ -88,6 +88,17 @@ function tasksReducer(tasks, action) {
   return next;
 }
 
+// The order's time on a queue's task: Rush, and the due date ("due in 3 h", "Late: 2 h").
+function TaskTime({ task, now }) {
+  const late = task.workOrder.isLate;
+  if (!task.dueAt && task.priority !== "RUSH") return null;
+  return html`<span class="task-due">
+    ${task.priority === "RUSH" ? html`<span class="badge rush"><span aria-hidden="true">⚡ </span>Rush</span> ` : null}
+    ${late ? html`<span class="badge late"><span aria-hidden="true">! </span>Late</span> ` : null}
+    ${task.dueAt ? html`<span class=${"due" + (late ? " late" : "")}>${dueText(task.dueAt, late, now)}</span>` : null}
+  </span>`;
+}
+
 function WaitingTask({ task, now, onStart, busy }) {
   const labelId = useId("task");
   return html`<li class="task" data-task-id=${task.id}>
@@ -96,6 +107,7 @@ function WaitingTask({ task, now, onStart, busy }) {
       <span class="task-customer">${task.workOrder.customer.name}</span>
       <span class="task-job">${task.workOrder.jobLine || "No description"}</span>
       <span class="task-since">Waiting <time datetime=${task.availableAt}>${duration(task.availableAt, now)}</time></span>
+      <${TaskTime} task=${task} now=${now} />
     </div>
     ${task.allowedActions.includes("START")
       ? html`<button type="button" class="primary touch" onClick=${() => onStart(task)}
@@ -116,6 +128,7 @@ function StartedTask({ task, now, me, onFinish, busy }) {
         ${mine ? html`<strong>You</strong>` : task.pickedUpBy ? task.pickedUpBy.name : "Someone"},
         for <time datetime=${task.startedAt}>${duration(task.startedAt, now)}</time>
       </span>
+      <${TaskTime} task=${task} now=${now} />
     </div>
     ${task.allowedActions.includes("FINISH")
       ? html`<button type="button" class="primary touch" onClick=${() => onFinish(task)}

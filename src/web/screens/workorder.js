@@ -8,6 +8,7 @@ import { Link } from "../lib/router.js";
 import { rolesOf, transport } from "../lib/session.js";
 import {
   Badge,
+  Checkbox,
   Dialog,
   ErrorMessage,
   Field,
@@ -15,6 +16,8 @@ import {
   Loading,
   ReasonDialog,
   Time,
+  TimeBadges,
+  dueText,
   errorsFor,
   balances,
   messageOf,
@@ -27,7 +30,8 @@ export const WORK_ORDER_PAGE = gql`
   query WorkOrderPage($id: ID!, $seesQuote: Boolean!, $seesLedger: Boolean!) {
     workOrder(id: $id) {
       id orderNumber status version createdAt updatedAt jobLine details allowedActions
-      needsInstallation needsTransport needsRepair
+      needsInstallation needsTransport needsRepair dueAt priority isLate
+      hold { reason since by { name } }
       customer { id name }
       createdBy { name }
       quote @include(if: $seesQuote) { amount currency }
@@ -74,6 +78,24 @@ export const CANCEL_WORK_ORDER = gql`
       workOrder { id status }
       userErrors { code field message }
     }
+  }
+`;
+
+export const RESCHEDULE = gql`
+  mutation Reschedule($input: RescheduleWorkOrderInput!) {
+    rescheduleWorkOrder(input: $input) { changed userErrors { code field message } }
+  }
+`;
+
+export const HOLD = gql`
+  mutation Hold($input: HoldWorkOrderInput!) {
+    holdWorkOrder(input: $input) { changed userErrors { code field message } }
+  }
+`;
+
+export const RESUME = gql`
+  mutation Resume($input: ResumeWorkOrderInput!) {
+    resumeWorkOrder(input: $input) { changed userErrors { code field message } }
   }
 `;
 
@@ -139,6 +161,9 @@ function orderMove(entry) {
     case "OPEN_GATE": return "Delivery gate opened";
     case "CLOSE_GATE": return "Delivery gate closed";
     case "QUOTE_CHANGED": return quoteMove(entry.fromState, entry.toState);
+    case "SCHEDULE_CHANGED": return `Rescheduled from ${entry.fromState} to ${entry.toState}`;
+    case "HELD": return "Put on hold";
+    case "RESUMED": return "Resumed";
     default: return `${entry.action}: ${entry.fromState} → ${entry.toState}`;
   }
 }
@@ -210,6 +235,63 @@ function Details({ details }) {
     ${entries.map(([key, value]) => html`<div key=${key}><dt>${detailLabel(key)}</dt>
       <dd>${typeof value === "object" && value !== null ? JSON.stringify(value) : String(value)}</dd></div>`)}
   </dl>`;
+}
+
+// "2026-12-10T17:00" in the browser's time, as a datetime-local input wants it.
+function localInput(iso) {
+  if (!iso) return "";
+  const d = new Date(iso);
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+function Rescheduler({ order, onClose, onSaved }) {
+  const [due, setDue] = useState(localInput(order.dueAt));
+  const [rush, setRush] = useState(order.priority === "RUSH");
+  const [errors, setErrors] = useState([]);
+  const [failure, setFailure] = useState(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event) {
+    event.preventDefault();
+    setBusy(true);
+    setErrors([]);
+    setFailure(null);
+    try {
+      const { rescheduleWorkOrder: result } = await request(RESCHEDULE, {
+        input: {
+          workOrderId: order.id,
+          dueAt: due ? new Date(due).toISOString() : null,
+          priority: rush ? "RUSH" : "NORMAL",
+          expectedVersion: order.version,
+        },
+      });
+      if (result.userErrors.length) {
+        setErrors(result.userErrors);
+      } else {
+        onSaved();
+        onClose();
+      }
+    } catch (error) {
+      setFailure(error);
+    }
+    setBusy(false);
+  }
+
+  const other = errors.filter((e) => e.field !== "dueAt").map((e) => e.message).join(" ");
+  return html`<${Dialog} title=${"Reschedule " + order.orderNumber} onClose=${onClose}>
+    <form onSubmit=${submit} novalidate>
+      <${Field} label="Due" type="datetime-local" value=${due} onInput=${setDue}
+        hint="Leave empty for no due date." error=${errorsFor(errors, "dueAt")} />
+      <${Checkbox} label="Rush: first in every queue" checked=${rush} onChange=${setRush} />
+      <${ErrorMessage}>${other}<//>
+      <${ErrorMessage} error=${failure} />
+      <div class="actions">
+        <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Save schedule</button>
+        <button type="button" onClick=${onClose}>Back</button>
+      </div>
+    </form>
+  <//>`;
 }
 
 function QuoteEditor({ order, onClose, onSaved }) {
@@ -378,7 +460,27 @@ export function WorkOrderPage({ id, me }) {
   // What the server offers on this order now (quote changes, cancelling).
   const quoteEditable = order.allowedActions.includes("EDIT_QUOTE");
   const cancellable = order.allowedActions.includes("CANCEL");
+  const offered = (command) => order.allowedActions.includes(command);
   const entries = timeline(order);
+
+  async function hold(reason) {
+    const problem = await runMove(HOLD, "holdWorkOrder", { workOrderId: order.id, reason });
+    if (!problem) {
+      setNotice(`${order.orderNumber} is on hold.`);
+      load();
+    }
+    return problem;
+  }
+
+  async function resume() {
+    const problem = await runMove(RESUME, "resumeWorkOrder", { workOrderId: order.id });
+    if (problem) {
+      setState((s) => ({ ...s, error: problem }));
+      return;
+    }
+    setNotice(`${order.orderNumber} is back in its queues.`);
+    load();
+  }
 
   async function move(task, which) {
     const spec = ADMIN_MOVES[which];
@@ -419,6 +521,15 @@ export function WorkOrderPage({ id, me }) {
       <strong>${order.customer.name}</strong>${order.jobLine ? ` · ${order.jobLine}` : ""}${" · created "}
       <${Time} iso=${order.createdAt} />${order.createdBy ? ` by ${order.createdBy.name}` : ""}
     </p>
+    <p class="schedule">
+      ${order.dueAt
+        ? html`Due <${Time} iso=${order.dueAt} /> <span class=${"due" + (order.isLate ? " late" : "")}>(${dueText(order.dueAt, order.isLate)})</span>`
+        : "No due date"}
+      ${" "}<${TimeBadges} order=${order} />
+      ${order.hold
+        ? html`<span class="hold-reason">On hold since <${Time} iso=${order.hold.since} /> by ${order.hold.by.name}: ${order.hold.reason}</span>`
+        : null}
+    </p>
     ${notice ? html`<p class="message success" role="status"><span aria-hidden="true">✓ </span>${notice}</p>` : null}
     ${error ? html`<${ErrorMessage} error=${error} />` : null}
     <div class="order-actions">
@@ -435,6 +546,13 @@ export function WorkOrderPage({ id, me }) {
       ${quoteEditable
         ? html`<button type="button" onClick=${() => setDialog({ kind: "quote" })}>Edit quote</button>`
         : null}
+      ${offered("RESCHEDULE")
+        ? html`<button type="button" onClick=${() => setDialog({ kind: "reschedule" })}>Reschedule</button>`
+        : null}
+      ${offered("HOLD")
+        ? html`<button type="button" onClick=${() => setDialog({ kind: "hold" })}>Hold</button>`
+        : null}
+      ${offered("RESUME") ? html`<button type="button" onClick=${resume}>Resume</button>` : null}
       ${cancellable
         ? html`<button type="button" class="danger" onClick=${() => setDialog({ kind: "cancel" })}>Cancel work order</button>`
         : null}
@@ -468,6 +586,15 @@ export function WorkOrderPage({ id, me }) {
     </div>
     ${dialog && dialog.kind === "quote"
       ? html`<${QuoteEditor} order=${order} onClose=${() => setDialog(null)} onSaved=${load} />`
+      : null}
+    ${dialog && dialog.kind === "reschedule"
+      ? html`<${Rescheduler} order=${order} onClose=${() => setDialog(null)} onSaved=${load} />`
+      : null}
+    ${dialog && dialog.kind === "hold"
+      ? html`<${ReasonDialog} title=${"Hold " + order.orderNumber + "?"}
+          intro="Its waiting tasks leave every queue until it is resumed; work already started may finish."
+          action="Hold work order" cancelLabel="Back"
+          onConfirm=${hold} onClose=${() => setDialog(null)} />`
       : null}
     ${dialog && dialog.kind === "cancel"
       ? html`<${ReasonDialog} title=${"Cancel " + order.orderNumber + "?"}

@@ -1,5 +1,6 @@
-// Work orders: search, filter by status and customer, keyset paging ("Show more").
-// The filters live in the address (?q=&status=&customer=), so Back and links work.
+// Work orders: search, filter by status, customer, late, rush and hold, sort by creation
+// or due date, keyset paging ("Show more"). The filters live in the address
+// (?q=&status=&customer=&late=1&rush=1&held=1&sort=due), so Back and links work.
 import { gql } from "../lib/graphql.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
 import { Link, navigate, query } from "../lib/router.js";
@@ -11,6 +12,8 @@ import {
   RefreshButton,
   ShowMore,
   Time,
+  TimeBadges,
+  dueText,
   useId,
   usePages,
   useQuery,
@@ -19,12 +22,18 @@ import {
 } from "../lib/ui.js";
 
 export const WORK_ORDER_LIST = gql`
-  query WorkOrderList($status: WorkOrderStatus, $customerId: ID, $search: String, $after: String) {
-    workOrders(status: $status, customerId: $customerId, search: $search, first: 25, after: $after) {
+  query WorkOrderList(
+    $status: WorkOrderStatus, $customerId: ID, $search: String, $late: Boolean, $held: Boolean,
+    $priority: WorkOrderPriority, $orderBy: WorkOrderOrder!, $after: String
+  ) {
+    workOrders(
+      status: $status, customerId: $customerId, search: $search, late: $late, held: $held,
+      priority: $priority, orderBy: $orderBy, first: 25, after: $after
+    ) {
       pageInfo { hasNextPage endCursor }
       edges {
         node {
-          id orderNumber status jobLine createdAt
+          id orderNumber status jobLine createdAt dueAt priority isLate hold { reason }
           customer { id name }
           tasks { status }
         }
@@ -47,6 +56,18 @@ const STATUSES = [
   ["CANCELLED", "Cancelled"],
 ];
 
+// Each a checkbox: only the orders it names.
+const ONLY = [
+  ["late", "Late only"],
+  ["rush", "Rush only"],
+  ["held", "On hold only"],
+];
+const KEYS = ["q", "status", "customer", "late", "rush", "held", "sort"];
+
+function filtersOf(params) {
+  return Object.fromEntries(KEYS.map((key) => [key, params.get(key) || ""]));
+}
+
 function address(params) {
   const search = new URLSearchParams();
   Object.entries(params).forEach(([key, value]) => value && search.set(key, value));
@@ -62,20 +83,22 @@ function progress(tasks) {
 export function WorkOrders({ me, path }) {
   useTitle("Work orders");
   const params = query(path);
-  const filters = {
-    q: params.get("q") || "",
-    status: params.get("status") || "",
-    customer: params.get("customer") || "",
-  };
+  const filters = filtersOf(params);
   const [typed, setTyped] = useState(filters.q);
   const searchId = useId("search");
   const statusId = useId("status");
+  const sortId = useId("sort");
+  const byDue = filters.sort === "due";
   const debounce = useRef(null);
 
   const variables = {
     status: filters.status || null,
     customerId: filters.customer || null,
     search: filters.q.trim() || null,
+    late: filters.late ? true : null,
+    held: filters.held ? true : null,
+    priority: filters.rush ? "RUSH" : null,
+    orderBy: byDue ? "DUE_AT" : "CREATED_AT",
   };
   const list = usePages(WORK_ORDER_LIST, variables, (data) => data.workOrders);
   const customer = useQuery(FILTER_CUSTOMER, { id: filters.customer }, { skip: !filters.customer });
@@ -86,8 +109,7 @@ export function WorkOrders({ me, path }) {
   // Reads the address when it runs: a debounced search must not restore older filters.
   function setFilter(change) {
     const now = query(window.location.pathname + window.location.search);
-    const current = { q: now.get("q") || "", status: now.get("status") || "", customer: now.get("customer") || "" };
-    navigate(address({ ...current, ...change }), { replace: true });
+    navigate(address({ ...filtersOf(now), ...change }), { replace: true });
   }
 
   function onSearch(value) {
@@ -118,6 +140,19 @@ export function WorkOrders({ me, path }) {
           ${STATUSES.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
         </select>
       </div>
+      <div class="field">
+        <label for=${sortId}>Sort</label>
+        <select id=${sortId} value=${filters.sort} onChange=${(e) => setFilter({ sort: e.currentTarget.value })}>
+          <option value="">Newest first</option>
+          <option value="due">Due date, earliest first</option>
+        </select>
+      </div>
+      <fieldset class="only">
+        <legend class="visually-hidden">Only</legend>
+        ${ONLY.map(([key, label]) => html`<label key=${key}>
+          <input type="checkbox" checked=${Boolean(filters[key])}
+            onChange=${(e) => setFilter({ [key]: e.currentTarget.checked ? "1" : "" })} /> ${label}</label>`)}
+      </fieldset>
       ${filters.customer
         ? html`<p class="chip">Customer: <strong>${customer.data && customer.data.customer ? customer.data.customer.name : "…"}</strong>
             <button type="button" class="small" onClick=${() => setFilter({ customer: "" })}>Clear customer filter</button></p>`
@@ -128,16 +163,19 @@ export function WorkOrders({ me, path }) {
     ${list.data
       ? orders.length
         ? html`<div class="table-wrap"><table class="orders">
-            <caption class="visually-hidden">Work orders, newest first</caption>
+            <caption class="visually-hidden">Work orders, ${byDue ? "earliest due date first" : "newest first"}</caption>
             <thead><tr><th scope="col">Order</th><th scope="col">Customer</th><th scope="col">Job</th>
-              <th scope="col">Status</th><th scope="col">Progress</th><th scope="col">Created</th></tr></thead>
+              <th scope="col">Status</th><th scope="col">Due</th><th scope="col">Progress</th><th scope="col">Created</th></tr></thead>
             <tbody>
               ${orders.map((o) => html`<tr key=${o.id}>
                 <th scope="row"><${Link} href=${"/orders/" + o.id}>${o.orderNumber}<//></th>
                 <td><${Link} href=${address({ ...filters, customer: o.customer.id })}
                   title=${"Only " + o.customer.name + "’s orders"}>${o.customer.name}<//></td>
                 <td>${o.jobLine || "—"}</td>
-                <td><${Badge} status=${o.status} order=${true} /></td>
+                <td><${Badge} status=${o.status} order=${true} /> <${TimeBadges} order=${o} /></td>
+                <td>${o.dueAt
+                  ? html`<${Time} iso=${o.dueAt} /> <span class=${"due" + (o.isLate ? " late" : "")}>(${dueText(o.dueAt, o.isLate)})</span>`
+                  : "—"}</td>
                 <td>${progress(o.tasks)}</td>
                 <td><${Time} iso=${o.createdAt} /></td>
               </tr>`)}

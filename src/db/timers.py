@@ -1,0 +1,99 @@
+"""Durable timers: rows armed in the transaction of the change that arms them, fired once
+by whichever server process claims them first.
+
+A work order's due date arms WORK_ORDER_DUE_SOON and WORK_ORDER_LATE (`arm_order`); a
+task's start arms TASK_STALE (in `transition_task`'s own statement). Every process runs a
+`TimerLoop`: it claims due rows with FOR UPDATE SKIP LOCKED and, in the same transaction,
+marks each fired and writes its events (`fire_due_timers` in queries.sql), then pokes the
+feed. A timer whose subject moved since it was armed (the order completed, cancelled or
+rescheduled; the task finished or released) fires no event. A process that was down at
+a due time fires on start: the rows wait for it.
+"""
+
+import asyncio
+import contextlib
+import logging
+from datetime import datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from db.engine import unit_of_work
+from db.feed import EventFeed
+from db.queries import Q
+
+log = logging.getLogger(__name__)
+
+DUE_SOON = timedelta(hours=24)
+STALE_AFTER = timedelta(hours=8)
+# How many due timers one transaction fires; a burst is fired batch after batch.
+BATCH = 500
+
+
+async def arm_order(
+    conn: AsyncConnection, work_order_id: int, due_at: datetime | None, due_soon: timedelta
+) -> None:
+    """The order's due-date timers for `due_at` (none for no date), in the caller's
+    transaction."""
+    params = {
+        "work_order_id": work_order_id,
+        "due_at": due_at,
+        "soon_seconds": due_soon.total_seconds(),
+    }
+    await conn.execute(Q["arm_order_timers"], params)
+
+
+async def fire_due(conn: AsyncConnection, limit: int = BATCH) -> int:
+    """Fire up to `limit` due timers in the caller's transaction; how many."""
+    return int(await conn.scalar(Q["fire_due_timers"], {"limit": limit}) or 0)
+
+
+class TimerLoop:
+    """Fires due timers every `poll` seconds, and sooner when the feed sees a commit here
+    or hears of one elsewhere (a timer armed to fire before the next poll)."""
+
+    def __init__(self, engine: AsyncEngine, feed: EventFeed, poll: float = 1.0) -> None:
+        self.engine = engine
+        self.feed = feed
+        self.poll = poll
+        self.fired = 0
+        # Set while the loop waits for activity or its poll (a stop then finds it there).
+        self.idle = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="timers")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.fire_all()
+            except Exception as error:
+                # The rows wait: the next round fires them (the database may be restarting).
+                log.warning("firing timers failed: %r", error)
+            # Not asyncio.wait_for: on Python 3.11 it swallows a cancellation that arrives as
+            # the event is set (python/cpython#86296), and stop() would wait forever.
+            self.idle.set()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.poll):
+                    await self.feed.activity.wait()
+            self.idle.clear()
+            self.feed.activity.clear()
+
+    async def fire_all(self) -> int:
+        """Every timer due now, batch after batch; how many fired."""
+        total = 0
+        while True:
+            async with unit_of_work(self.engine) as conn:
+                fired = await fire_due(conn)
+            total += fired
+            if fired:
+                self.feed.poke()
+            if fired < BATCH:
+                self.fired += total
+                return total

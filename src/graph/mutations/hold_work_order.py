@@ -1,0 +1,42 @@
+"""holdWorkOrder (Sales or admin): its pending tasks leave every queue until it resumes."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
+
+from db.schedule import hold
+from domain import validation
+from graph.context import Info
+from graph.errors import UserError
+from graph.ids import require_id
+from graph.mutations.base import mutate
+from graph.permissions import SALES, allowed, viewer_of
+from graph.types.work_orders import WorkOrder
+
+
+@strawberry.input
+class HoldWorkOrderInput:
+    work_order_id: relay.GlobalID
+    reason: str = strawberry.field(description="Why it waits (the proof, a payment, ...).")
+
+
+@strawberry.type
+class HoldWorkOrderPayload:
+    work_order: WorkOrder | None = None
+    changed: bool = False
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.mutation(
+    extensions=allowed(SALES),
+    description="Put an ACTIVE work order on hold: its pending tasks leave every queue and "
+    "cannot be started; started ones may finish. Holding a held order changes nothing.",
+)
+async def hold_work_order(info: Info, input: HoldWorkOrderInput) -> HoldWorkOrderPayload:
+    async def work(conn: AsyncConnection) -> HoldWorkOrderPayload:
+        work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
+        reason = validation.reason(input.reason)
+        done = await hold(conn, work_order_id, reason, viewer_of(info).user_id)
+        return HoldWorkOrderPayload(work_order=WorkOrder.of(done.order), changed=done.changed)
+
+    return await mutate(info, HoldWorkOrderPayload, work)

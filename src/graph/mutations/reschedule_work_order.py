@@ -1,0 +1,60 @@
+"""rescheduleWorkOrder (Sales or admin): the due date and priority; every queue re-sorts."""
+
+from datetime import datetime
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
+
+from db.schedule import reschedule
+from domain import validation
+from domain.enums import WorkOrderPriority
+from graph.context import Info
+from graph.errors import UserError
+from graph.ids import require_id
+from graph.mutations.base import mutate
+from graph.permissions import SALES, allowed, viewer_of
+from graph.types.work_orders import WorkOrder
+
+
+@strawberry.input
+class RescheduleWorkOrderInput:
+    work_order_id: relay.GlobalID
+    due_at: datetime | None = strawberry.field(
+        description="The new due date (null for none): from 2000, at most 5 years ahead."
+    )
+    priority: WorkOrderPriority
+    expected_version: int | None = strawberry.field(
+        default=None, description="When given, the change applies only at this version."
+    )
+
+
+@strawberry.type
+class RescheduleWorkOrderPayload:
+    work_order: WorkOrder | None = None
+    changed: bool = False
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.mutation(
+    extensions=allowed(SALES),
+    description="Set a work order's due date and priority (the same again changes nothing).",
+)
+async def reschedule_work_order(
+    info: Info, input: RescheduleWorkOrderInput
+) -> RescheduleWorkOrderPayload:
+    async def work(conn: AsyncConnection) -> RescheduleWorkOrderPayload:
+        work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
+        due_at = validation.due_at(input.due_at)
+        done = await reschedule(
+            conn,
+            work_order_id,
+            due_at,
+            input.priority,
+            input.expected_version,
+            viewer_of(info).user_id,
+            info.context.services.due_soon,
+        )
+        return RescheduleWorkOrderPayload(work_order=WorkOrder.of(done.order), changed=done.changed)
+
+    return await mutate(info, RescheduleWorkOrderPayload, work)
