@@ -131,6 +131,11 @@ class StoredEvent:
         return TaskSnapshot.decode(self.payload) if "taskId" in self.payload else None
 
     @property
+    def gate_tagged(self) -> bool:
+        """A timer's event on a delivery task, for deliveryGateEvents (fire_due_timers)."""
+        return self.payload.get("gate") is True
+
+    @property
     def entry_id(self) -> int:
         """The ledger entry of a LEDGER_ENTRY_POSTED event."""
         return int(self.payload["entryId"])
@@ -213,6 +218,8 @@ class Filter:
     department_id: int | None = None
     work_order_id: int | None = None
     types: tuple[str, ...] | None = None
+    # With `types`: also the events tagged `gate` (a timer's event on a delivery task).
+    gate: bool = False
 
 
 async def read_page(
@@ -229,6 +236,7 @@ async def read_page(
         "department_id": where.department_id,
         "work_order_id": where.work_order_id,
         "types": list(where.types) if where.types else None,
+        "gate": where.gate,
     }
     # Through asyncpg itself: the feed reads a page per batch of commits.
     if resume.snapshot is None:

@@ -46,7 +46,7 @@ def channels_of(event: StoredEvent) -> list[str]:
         found.append(department_channel(event.department_id))
     if event.work_order_id is not None:
         found.append(work_order_channel(event.work_order_id))
-    if event.type in GATE_TYPES:
+    if event.type in GATE_TYPES or event.gate_tagged:
         found.append(GATE_CHANNEL)
     if event.type == EventType.TOKEN_REVOKED:
         found.append(TOKENS_CHANNEL)

@@ -301,7 +301,8 @@ ON CONFLICT DO NOTHING
 -- Claims up to :limit due timers (other processes skip the claimed ones) and fires each
 -- in this transaction: marked fired, and its events written if its subject still is as
 -- it was armed for (an ACTIVE order still due then; a task still STARTED since then).
--- An order's timer reaches the order and each of its tasks in a queue.
+-- An order's timer reaches the order and each of its tasks in a queue; the delivery
+-- task's event is tagged `gate` for deliveryGateEvents (db/fanout.py).
 WITH due AS (
     SELECT id FROM timers
     WHERE fired_at IS NULL AND due_at <= now()
@@ -321,8 +322,11 @@ WITH due AS (
     FROM orders
 ), task_events AS (
     INSERT INTO events (type, work_order_id, department_id, payload)
-    SELECT o.purpose, t.work_order_id, t.department_id, task_event_payload(t)
+    SELECT o.purpose, t.work_order_id, t.department_id,
+           task_event_payload(t) || CASE WHEN d.kind = 'DELIVERY'
+                                         THEN '{"gate": true}'::jsonb ELSE '{}' END
     FROM orders o JOIN department_tasks t ON t.work_order_id = o.id
+    JOIN departments d ON d.id = t.department_id
     WHERE t.status = 'STARTED' OR (t.status = 'PENDING' AND t.available_at IS NOT NULL)
 ), stale_events AS (
     INSERT INTO events (type, work_order_id, department_id, payload)
@@ -613,7 +617,8 @@ WHERE (xid, id) > (CAST(CAST(:xid AS text) AS xid8), :id)
   AND xid < greatest((SELECT events_horizon()), CAST(CAST(:settled AS text) AS xid8))
   AND (CAST(:department_id AS bigint) IS NULL OR department_id = :department_id)
   AND (CAST(:work_order_id AS bigint) IS NULL OR work_order_id = :work_order_id)
-  AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[])))
+  AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[]))
+       OR (CAST(:gate AS boolean) AND payload @> '{"gate": true}'))
 ORDER BY events.xid, events.id
 LIMIT :limit
 
@@ -628,7 +633,8 @@ WHERE xid >= pg_snapshot_xmin(CAST(CAST(:snapshot AS text) AS pg_snapshot))
   AND xid < greatest((SELECT events_horizon()), CAST(CAST(:settled AS text) AS xid8))
   AND (CAST(:department_id AS bigint) IS NULL OR department_id = :department_id)
   AND (CAST(:work_order_id AS bigint) IS NULL OR work_order_id = :work_order_id)
-  AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[])))
+  AND (CAST(:types AS text[]) IS NULL OR type = ANY(CAST(:types AS text[]))
+       OR (CAST(:gate AS boolean) AND payload @> '{"gate": true}'))
 ORDER BY events.xid, events.id
 LIMIT :limit
 

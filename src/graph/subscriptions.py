@@ -249,12 +249,13 @@ class Subscription:
 
     @strawberry.subscription(
         extensions=allowed(SEES_DELIVERY_GATE),
-        description="Delivery gates opening and closing, on every work order.",
+        description="Delivery gates opening and closing, on every work order, and a "
+        "delivery task in its queue falling due soon or late.",
     )
     async def delivery_gate_events(
         self, info: Info, after: str | None = None
     ) -> AsyncGenerator[DeliveryGateEvent, None]:
-        where = Filter(types=GATE_TYPES)
+        where = Filter(types=GATE_TYPES, gate=True)
         live = stream(info, GATE_CHANNEL, where, after, SEES_DELIVERY_GATE, DeliveryGateEvent)
         async for event in live:
             yield event

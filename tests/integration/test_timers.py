@@ -190,6 +190,60 @@ async def test_the_server_fires_a_due_time_live_within_seconds(
     assert kinds.index("WORK_ORDER_DUE_SOON") < kinds.index("WORK_ORDER_LATE")
 
 
+GATE_EVENTS = """subscription($after: String) {
+  deliveryGateEvents(after: $after) { kind task { id } } }"""
+
+
+async def test_a_delivery_task_in_its_queue_falls_due_on_the_gate_stream(
+    api: Client, server: str, shop: Shop
+) -> None:
+    """deliveryGateEvents carries an order's timer events for its delivery task (and not
+    for its other tasks), live and on replay alike."""
+    after = await cursor_now(api, shop.tokens["ada"])
+    variables = {"after": after}
+
+    async def finish_print(order: int) -> dict[str, int]:
+        tasks = await task_ids(shop.engine, order)
+        async with unit_of_work(shop.engine) as conn:
+            actor = Actor(shop.users["ada"], True)
+            await transition_task(
+                conn, tasks["print"], TaskAction.OVERRIDE_COMPLETE, actor, reason="Done."
+            )
+        return tasks
+
+    async with subscriber(
+        server, shop.tokens["dan"], "graphql-transport-ws", variables, GATE_EVENTS
+    ) as live:
+        # Design does not gate delivery: with print done, both are in their queues.
+        due = datetime.now(UTC) + timedelta(hours=48)
+        order = await shop.order(["print", "design"], due_at=due)
+        tasks = await finish_print(order)
+        async with unit_of_work(shop.engine) as conn:
+            await conn.execute(
+                text("UPDATE timers SET due_at = now() WHERE work_order_id = :o"), {"o": order}
+            )
+        await settle(shop)
+        # A later gate event: anything wrongly on the stream would come before it.
+        marker = await finish_print(await shop.order(["print"]))
+        seen = [e["deliveryGateEvents"] for e in await take(live, 4, within=10)]
+    async with subscriber(
+        server, shop.tokens["ada"], "graphql-ws", variables, GATE_EVENTS
+    ) as again:
+        replayed = [e["deliveryGateEvents"] for e in await take(again, 4, within=10)]
+    delivery = gid("DepartmentTask", tasks["delivery"])
+    for got in (seen, replayed):
+        assert got[0] == {"kind": "DELIVERY_GATE_OPENED", "task": {"id": delivery}}
+        assert sorted(e["kind"] for e in got[1:3]) == ["WORK_ORDER_DUE_SOON", "WORK_ORDER_LATE"]
+        assert {e["task"]["id"] for e in got[:3]} == {delivery}
+        assert got[3]["task"]["id"] == gid("DepartmentTask", marker["delivery"])
+    # Off the gate stream: the order's own pair, and design's.
+    late = await events(shop, "WORK_ORDER_LATE", order)
+    assert sorted(late, key=str) == sorted(
+        [(order, None), (order, shop.departments["design"]), (order, shop.departments["delivery"])],
+        key=str,
+    )
+
+
 async def test_the_loop_stops_even_when_stopped_as_activity_wakes_it(
     database_url: str, shop: Shop
 ) -> None:
