@@ -244,10 +244,14 @@ DEPARTMENTS = [
 
 @pytest.fixture
 async def shop(clean_db: AsyncEngine) -> Shop:
+    return await open_shop(clean_db)
+
+
+async def open_shop(engine: AsyncEngine) -> Shop:
     """sam (sales), abe (accounts), dee (design), pat & pia (print), fin (finishing),
-    dan & dot (delivery), ada (admin, no department)."""
-    s = Shop(clean_db)
-    async with unit_of_work(clean_db) as conn:
+    dan & dot (delivery), ada (admin, no department), in an empty database."""
+    s = Shop(engine)
+    async with unit_of_work(engine) as conn:
         for code, kind, gates in DEPARTMENTS:
             row = await people.create_department(conn, code, code.title(), kind, gates)
             s.departments[code] = row.id
@@ -263,7 +267,7 @@ async def shop(clean_db: AsyncEngine) -> Shop:
     ]:
         await s.add_user(key, codes)
     await s.add_user("ada", [], is_admin=True)
-    async with unit_of_work(clean_db) as conn:
+    async with unit_of_work(engine) as conn:
         s.customer_id = (await customers.create_customer(conn, "ACME", s.users["sam"])).id
     return s
 
