@@ -4,22 +4,31 @@ with two processes claiming, and a due time that passed while no server ran fire
 when one starts."""
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any
 
+import httpx
 import pytest
 from sqlalchemy import text
 
 from db import migrate
 from db.engine import create_engine
-from tests.support import Shop, gid, open_shop, scratch_database, serving, subscriber, take
+from tests.support import (
+    Client,
+    Shop,
+    cursor_now,
+    gid,
+    open_shop,
+    scratch_database,
+    serving,
+    subscriber,
+    take,
+)
 
-T = TypeVar("T")
-
-LATE_EVENTS = """subscription($id: ID!) {
-  workOrderEvents(workOrderId: $id) { kind occurredAt task { id } } }"""
+QUEUE_LATE = """subscription($after: String) {
+  queueEvents(department: "print", after: $after) { kind task { workOrder { id } } } }"""
 
 
 @pytest.fixture
@@ -33,19 +42,21 @@ async def own_shop(server_url: str) -> AsyncIterator[tuple[str, Shop]]:
             await engine.dispose()
 
 
-async def eventually(probe: Callable[[], Awaitable[T]], within: float) -> T:
-    """`probe`'s first truthy answer, asked until `within` seconds have passed."""
-    async with asyncio.timeout(within):
-        while not (found := await probe()):
-            await asyncio.sleep(0.05)
-    return found
+async def until_late(live: "asyncio.Queue[Any]", orders: int) -> set[str]:
+    """The work orders of the next `orders` WORK_ORDER_LATE events on a print queue."""
+    late: set[str] = set()
+    async with asyncio.timeout(10):
+        while len(late) < orders:
+            [event] = await take(live, 1)
+            if event["queueEvents"]["kind"] == "WORK_ORDER_LATE":
+                late.add(event["queueEvents"]["task"]["workOrder"]["id"])
+    return late
 
 
-async def timer_rows(shop: Shop, purpose: str) -> list[Any]:
+async def late_timers(shop: Shop) -> list[Any]:
     async with shop.engine.connect() as conn:
         rows = await conn.execute(
-            text("SELECT work_order_id, due_at, fired_at FROM timers WHERE purpose = :p"),
-            {"p": purpose},
+            text("SELECT due_at, fired_at FROM timers WHERE purpose = 'WORK_ORDER_LATE'")
         )
         return list(rows)
 
@@ -63,57 +74,49 @@ async def late_events(shop: Shop) -> dict[int, int]:
 
 
 async def test_two_processes_fire_a_due_time_once_within_seconds(
-    own_shop: tuple[str, Shop],
+    own_shop: tuple[str, Shop], http: httpx.AsyncClient
 ) -> None:
     url, shop = own_shop
     with ExitStack() as stack:
         bases = [stack.enter_context(serving(None, database_url=url))[0] for _ in range(2)]
-        due = datetime.now(UTC) + timedelta(seconds=2)
-        # Enough orders due in the same instant that both processes claim at once.
-        orders = [await shop.order(["print"], due_at=due) for _ in range(40)]
-        watched = {"id": gid("WorkOrder", orders[0])}
+        api = Client(http, f"{bases[0]}/graphql")
+        after = {"after": await cursor_now(api, shop.tokens["pat"])}
         async with subscriber(
-            f"{bases[1]}/graphql", shop.tokens["sam"], "graphql-transport-ws", watched, LATE_EVENTS
+            f"{bases[1]}/graphql", shop.tokens["pat"], "graphql-transport-ws", after, QUEUE_LATE
         ) as live:
-            seen: list[Any] = []
-            async with asyncio.timeout(10):
-                while sum(e["workOrderEvents"]["kind"] == "WORK_ORDER_LATE" for e in seen) < 2:
-                    seen += await take(live, 1)
+            due = datetime.now(UTC) + timedelta(seconds=2)
+            # Enough orders due in the same instant that both processes claim at once.
+            orders = [await shop.order(["print"], due_at=due) for _ in range(40)]
+            late = await until_late(live, len(orders))
         assert datetime.now(UTC) - due < timedelta(seconds=5)
-
-        async def all_fired() -> list[Any]:
-            rows = await timer_rows(shop, "WORK_ORDER_LATE")
-            return rows if all(r.fired_at is not None for r in rows) else []
-
-        rows = await eventually(all_fired, within=5)
-    # Every server stopped: nothing can fire after this count.
+    assert late == {gid("WorkOrder", order) for order in orders}
+    rows = await late_timers(shop)
     assert len(rows) == len(orders)
     assert max(r.fired_at - r.due_at for r in rows) < timedelta(seconds=5)
-    # Exactly once each: the order itself and its print task in the queue.
+    # Every server stopped: exactly once each, the order itself and its print task.
     assert await late_events(shop) == {order: 2 for order in orders}
-    late = [e["workOrderEvents"] for e in seen if e["workOrderEvents"]["kind"] == "WORK_ORDER_LATE"]
-    assert sorted(e["task"] is None for e in late) == [False, True]
 
 
 async def test_a_due_time_passed_while_no_server_ran_fires_once_on_start(
-    own_shop: tuple[str, Shop],
+    own_shop: tuple[str, Shop], http: httpx.AsyncClient
 ) -> None:
     url, shop = own_shop
-    with serving(None, database_url=url):
+    with serving(None, database_url=url) as (base, _):
+        after = {"after": await cursor_now(Client(http, f"{base}/graphql"), shop.tokens["pat"])}
         due = datetime.now(UTC) + timedelta(seconds=4)
         order = await shop.order(["print"], due_at=due)
-    [armed] = await timer_rows(shop, "WORK_ORDER_LATE")
+    [armed] = await late_timers(shop)
     assert armed.fired_at is None, "the server fired before it stopped: too slow a stop"
+    # Waiting for the due time to pass, with no server running.
     await asyncio.sleep((due - datetime.now(UTC)).total_seconds() + 0.2)
-    # Past due with no server running: still armed, nothing written.
-    [waiting] = await timer_rows(shop, "WORK_ORDER_LATE")
+    [waiting] = await late_timers(shop)
     assert waiting.fired_at is None
     assert await late_events(shop) == {}
-    with serving(None, database_url=url):
-
-        async def fired() -> list[Any]:
-            return [r for r in await timer_rows(shop, "WORK_ORDER_LATE") if r.fired_at]
-
-        [row] = await eventually(fired, within=10)
+    with serving(None, database_url=url) as (base, _):
+        async with subscriber(
+            f"{base}/graphql", shop.tokens["pat"], "graphql-ws", after, QUEUE_LATE
+        ) as live:
+            assert await until_late(live, 1) == {gid("WorkOrder", order)}
+    [row] = await late_timers(shop)
     assert row.fired_at > due
     assert await late_events(shop) == {order: 2}
