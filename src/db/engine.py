@@ -87,8 +87,7 @@ async def unit_of_work(
         return
     async with engine.connect() as conn:
         adapter = driver_adapter(conn)
-        async with adapter._execute_mutex:
-            await adapter._start_transaction()
+        await begin(conn, adapter)
         try:
             yield conn
         except BaseException:
@@ -109,6 +108,21 @@ def driver_adapter(conn: AsyncConnection) -> Any:
     the greenlet `get_raw_connection` costs: a checked-out connection already has it."""
     assert conn.sync_connection is not None
     return conn.sync_connection.connection.dbapi_connection
+
+
+async def begin(conn: AsyncConnection, adapter: Any) -> None:
+    """BEGIN through asyncpg, as the adapter sends it. Cut short (cancelled while BEGIN is
+    on its way), it leaves asyncpg holding the failed transaction as the connection's
+    outermost one, and the server perhaps inside it: the next BEGIN on that connection
+    would be a SAVEPOINT and its COMMIT a mere RELEASE, the work acknowledged and then
+    lost. Such a connection is invalidated, never pooled again
+    (tests/integration/test_native_statements.py)."""
+    try:
+        async with adapter._execute_mutex:
+            await adapter._start_transaction()
+    except BaseException:
+        await conn.invalidate()
+        raise
 
 
 async def _end(conn: AsyncConnection, adapter: Any, *, commit: bool) -> None:

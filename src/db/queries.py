@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from db.engine import driver_adapter, through_driver
+from db.engine import begin, driver_adapter, through_driver
 
 _NAME = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
 
@@ -68,9 +68,9 @@ async def fetch_native(conn: AsyncConnection, name: str, **params: Any) -> list[
     # would commit on its own: start it as the adapter does, under the adapter's lock
     # (tests/integration/test_native_statements.py).
     adapter = driver_adapter(conn)
+    if conn.in_transaction() and adapter._transaction is None:
+        await begin(conn, adapter)
     async with adapter._execute_mutex:
-        if conn.in_transaction() and adapter._transaction is None:
-            await adapter._start_transaction()
         rows: list[Record] = await adapter._connection.fetch(
             sql, *(params[k] for k in order), record_class=Record
         )

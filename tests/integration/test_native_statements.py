@@ -2,11 +2,16 @@
 a task's move (`fetch_native`): both kinds of statement, SQLAlchemy's and asyncpg's, belong
 to the one transaction, which commits or rolls back whole."""
 
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+
 import asyncpg
 import pytest
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from db.engine import reading, unit_of_work
+from db.engine import create_engine, reading, unit_of_work
 from db.queries import fetch_native
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
@@ -95,3 +100,43 @@ async def test_a_commit_that_fails_raises_changes_nothing_and_leaves_the_pool_us
         async with unit_of_work(shop.engine) as conn:
             await conn.execute(text("INSERT INTO customers (name) VALUES (:n)"), {"n": f"A{n}"})
     assert sum([await customers_named(shop, f"A{n}") for n in range(2 * size)]) == 2 * size
+
+
+async def begin_natively(conn: AsyncConnection) -> None:
+    await fetch_native(conn, "ping")
+
+
+async def begin_a_unit_of_work(engine: AsyncEngine) -> None:
+    async with unit_of_work(engine) as conn:
+        await conn.execute(text("SELECT 1"))
+
+
+async def begin_in_sqlalchemy_then_natively(engine: AsyncEngine) -> None:
+    async with engine.begin() as conn:
+        await begin_natively(conn)
+
+
+@pytest.mark.parametrize("work", [begin_a_unit_of_work, begin_in_sqlalchemy_then_natively])
+async def test_a_transaction_cancelled_as_it_begins_loses_no_later_work(
+    database_url: str, shop: Shop, work: Callable[[AsyncEngine], Awaitable[None]]
+) -> None:
+    """A BEGIN cut short by a cancellation (a socket closed mid-mutation, a shutdown) must
+    not leave its connection in the pool half in a transaction: the next unit of work on
+    it would commit nothing, only release a savepoint. Each number of loop turns lands the
+    cancellation at another step; one pooled connection, so the next unit of work gets
+    the same one."""
+    engine = create_engine(database_url, pool_size=1, max_overflow=0)
+    try:
+        for turns in range(40):
+            started = asyncio.create_task(work(engine))
+            for _ in range(turns):
+                await asyncio.sleep(0)
+            started.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await started
+            async with unit_of_work(engine) as conn:
+                name = f"After {turns}"
+                await conn.execute(text("INSERT INTO customers (name) VALUES (:n)"), {"n": name})
+            assert await customers_named(shop, name) == 1, f"lost, {turns} turns in"
+    finally:
+        await engine.dispose()
