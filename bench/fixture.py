@@ -210,9 +210,11 @@ class TaskPool:
     Made as Sales makes them (db.orders.create_work_order), in one transaction per batch.
     """
 
-    def __init__(self, url: str, shop: Shop) -> None:
+    def __init__(self, url: str, shop: Shop, prefix: str = "B") -> None:
         self.url = url
         self.shop = shop
+        # Order numbers are unique: pools of one database need prefixes of their own.
+        self.prefix = prefix
         self.batches = 0
 
     async def take(self, count: int) -> list[int]:
@@ -243,7 +245,7 @@ class TaskPool:
             for i in numbers:
                 new = orders.NewWorkOrder(
                     customer_id=self.shop.customer_id,
-                    order_number=f"B{self.batches:03d}-{i}",
+                    order_number=f"{self.prefix}{self.batches:03d}-{i}",
                     details={},
                     department_codes=[codes[i % len(codes)]],
                     needs_installation=False,
