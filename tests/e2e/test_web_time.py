@@ -177,12 +177,14 @@ async def test_an_order_turns_late_on_every_screen_without_a_reload(
     await expect(items).to_have_count(1)
     sam = await tabs(token=shop.tokens["sam"])
     await sam.page.goto(base(server) + "/orders/" + gid("WorkOrder", order))
-    await expect(sam.page.locator(".schedule")).to_contain_text("due in")
+    # Seconds away: not "0 min" either side of the due time.
+    await expect(sam.page.locator(".schedule")).to_contain_text("due in under 1 min")
     # Before the due time none says Late (the screens were read before it).
     assert datetime.now(UTC) < due
     await expect(waiting.first).not_to_contain_text("Late")
     await expect(items.first).not_to_contain_text("LATE")
     await expect(waiting.first).to_contain_text("Late", timeout=20_000)
+    await expect(waiting.first).to_contain_text("under 1 min late")
     await expect(items.first).to_contain_text("LATE", timeout=20_000)
     await expect(sam.page.locator(".schedule .badge.late")).to_contain_text("Late", timeout=20_000)
     await pat.page.screenshot(path=str(screenshots / "queues-turned-late-desktop.png"))

@@ -35,11 +35,13 @@ export function duration(since, now = Date.now()) {
   return `${Math.floor(hours / 24)} days`;
 }
 
-// A due date as the screens say it: "due in 3 h 5 min", "2 h 10 min late", "due now".
-// Whether it is late is the server's to say (`isLate`).
+// A due date as the screens say it: "due in 3 h 5 min", "2 h 10 min late", "due now",
+// and "under 1 min" rather than "0 min" either side of it. Whether it is late is the
+// server's to say (`isLate`).
 export function dueText(dueAt, late, now = Date.now()) {
   if (!dueAt) return "";
-  if (late) return `${duration(dueAt, now)} late`;
   const due = Date.parse(dueAt);
-  return due > now ? `due in ${duration(new Date(now).toISOString(), due)}` : "due now";
+  const span = (from, to) => (to - from < 60000 ? "under 1 min" : duration(new Date(from).toISOString(), to));
+  if (late) return `${span(due, now)} late`;
+  return due > now ? `due in ${span(now, due)}` : "due now";
 }
