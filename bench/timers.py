@@ -1,13 +1,17 @@
 """Durable timers beside the floor's work: a burst of due timers, and a long queue.
 
-    .venv/bin/python -m bench.timers      # about two minutes
+    .venv/bin/python -m bench.timers      # about four minutes
 
-1. 100,000 armed timers: 95,000 due next week, and 5,000 (each a work order's
-   WORK_ORDER_LATE, its production task in a queue) falling due in the same second,
-   fired by one `pressroom serve` process while `--clients` clients start and finish
-   tasks through GraphQL. Seconds from the due time to the last firing (target: under
-   10 s), and transitions/s in the slices of time the burst overlaps beside the slices
-   before it (target: at least 0.7). Every fired timer's events are counted too.
+Every order and timer is made as the server makes them (db.orders, db.schedule).
+
+1. 100,000 armed timers: 95,000 due next week (47,500 orders' due-soon and late), and
+   5,000 falling due in the same second (2,500 orders rescheduled, during the load, to
+   a due time 10 s ahead with a due-soon window of nothing: both their timers at once,
+   each writing the order's event and its two queued tasks'), fired by one `pressroom
+   serve` process while `--clients` clients start and finish tasks through GraphQL.
+   Seconds from the due time to the last firing (target: under 10 s), and transitions/s
+   in the slices of time the firing overlaps beside the slices before the burst was
+   armed (target: at least 0.7). Every fired timer's events are counted too.
 2. A queue page of a department with `--queue-tasks` pending tasks (10,000), and of one
    with 100: database statements per page (pg_stat_statements; the queue is one
    statement whatever its length) and milliseconds per page.
@@ -23,7 +27,7 @@ import dataclasses
 import functools
 import sys
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -40,32 +44,27 @@ from bench.load import GraphQLClients
 from bench.output import fmt, log, verdict
 from bench.statements import StatementCounter
 from bench.stats import ratio, summary_ms
+from db import schedule, timers
+from db.engine import create_engine, unit_of_work
 from db.feed import NOTIFY_CHANNEL
+from domain.enums import WorkOrderPriority
 
 TARGET_FIRE_SECONDS = 10.0
 # The queue beside the long one, read the same way.
 SHORT_QUEUE = 100
 TARGET_RATE_RATIO = 0.7
-# Armed for next week, an hour apart per order: never due during the run.
-LATER_PER_ORDER = 19
-ARM_LATER = """
-INSERT INTO timers (purpose, work_order_id, armed_for, due_at)
-SELECT 'WORK_ORDER_LATE', o, x.at, x.at
-FROM unnest($1::bigint[]) AS o, generate_series(1, $2::int) AS g,
-     LATERAL (SELECT now() + interval '7 days' + g * interval '1 hour' AS at) AS x
-"""
-# The burst: each order due at $2, and its WORK_ORDER_LATE timer armed for it, as a
-# reschedule would leave them (without its due-soon timer, due a day earlier).
-ARM_BURST = """
-WITH moved AS (UPDATE work_orders SET due_at = $2 WHERE id = ANY($1::bigint[]) RETURNING id)
-INSERT INTO timers (purpose, work_order_id, armed_for, due_at)
-SELECT 'WORK_ORDER_LATE', id, $2, $2 FROM moved
-"""
-UNFIRED = "SELECT count(*) FROM timers WHERE armed_for = $1 AND fired_at IS NULL"
+# Each order's due date arms two timers (due soon and late): the orders that fall due
+# together are half the burst's timers, the rest of the armed ones are due next week.
+ARMED = 100_000
+# Through ix_timers_due: the burst's timers are all due at $1.
+UNFIRED = "SELECT count(*) FROM timers WHERE fired_at IS NULL AND due_at = $1"
+# The bench's own look at the table, at most this often: it shares the machine.
+LOOK_EVERY = 0.2
 FIRED = """
 SELECT min(fired_at) AS first, max(fired_at) AS last, count(*) AS timers,
        (SELECT count(*) FROM events e
-        WHERE e.type = 'WORK_ORDER_LATE' AND e.work_order_id = ANY($2::bigint[])) AS events
+        WHERE e.type IN ('WORK_ORDER_DUE_SOON', 'WORK_ORDER_LATE')
+          AND e.work_order_id = ANY($2::bigint[])) AS events
 FROM timers WHERE armed_for = $1
 """
 QUEUE = """query Q($department: String!) { queue(department: $department, first: 50) {
@@ -98,8 +97,8 @@ def rate(parts: list[Slice]) -> float | None:
 
 
 async def all_fired(conn: asyncpg.Connection, due: datetime, within: float) -> None:
-    """Returns once every timer armed for `due` has fired: looked at again after each
-    commit the servers announce (a firing's among them)."""
+    """Returns once every timer due at `due` has fired: looked at again after a commit
+    the servers announce (a firing's among them), at most every LOOK_EVERY seconds."""
     woke = asyncio.Event()
 
     def wake(*_: object) -> None:
@@ -110,27 +109,54 @@ async def all_fired(conn: asyncpg.Connection, due: datetime, within: float) -> N
         async with asyncio.timeout(within):
             while await conn.fetchval(UNFIRED, due):
                 await woke.wait()
+                await asyncio.sleep(LOOK_EVERY)
                 woke.clear()
     finally:
         await conn.remove_listener(NOTIFY_CHANNEL, wake)
 
 
+async def orders_of(conn: asyncpg.Connection, task_ids: list[int]) -> list[int]:
+    rows = await conn.fetch(
+        "SELECT work_order_id FROM department_tasks WHERE id = ANY($1::bigint[])", task_ids
+    )
+    return [r["work_order_id"] for r in rows]
+
+
+async def schedule_all(
+    url: str, orders: list[int], due: datetime, actor: int, due_soon: timedelta
+) -> None:
+    """Each order due at `due`, as Sales reschedules one (its timers armed with it), four
+    transactions of 250 at a time."""
+    engine = create_engine(url, pool_size=4, max_overflow=0)
+    writers = asyncio.Semaphore(4)
+
+    async def chunk(part: list[int]) -> None:
+        async with writers, unit_of_work(engine) as conn:
+            for order in part:
+                await schedule.reschedule(
+                    conn, order, due, WorkOrderPriority.NORMAL, None, actor, due_soon
+                )
+
+    try:
+        await asyncio.gather(*(chunk(orders[i : i + 250]) for i in range(0, len(orders), 250)))
+    finally:
+        await engine.dispose()
+
+
 async def burst(args: argparse.Namespace, url: str, shop: fixture.Shop) -> dict[str, Any]:
     pool = fixture.TaskPool(url, shop)
-    log(f"making {args.burst:,} orders to fall due, and {args.work_tasks:,} tasks of work")
-    burst_tasks = await pool.take(args.burst)
-    work = await pool.take(args.work_tasks)
+    falling, later = args.burst // 2, (ARMED - args.burst) // 2
+    log(f"making {falling:,} orders to fall due, {later:,} due next week, and work")
     conn = await asyncpg.connect(fixture.dsn(url))
     try:
-        order_ids = [
-            r["work_order_id"]
-            for r in await conn.fetch(
-                "SELECT work_order_id FROM department_tasks WHERE id = ANY($1::bigint[])",
-                burst_tasks,
-            )
-        ]
-        await conn.execute(ARM_LATER, order_ids, LATER_PER_ORDER)
+        burst_orders = await orders_of(conn, await pool.take(falling))
+        calendar = await orders_of(conn, await pool.take(later))
+        work = await pool.take(args.work_tasks)
+        next_week: datetime = await conn.fetchval("SELECT now() + interval '7 days'")
+        await schedule_all(url, calendar, next_week, shop.admin_id, timers.DUE_SOON)
         armed = await conn.fetchval("SELECT count(*) FROM timers WHERE fired_at IS NULL")
+        # What autovacuum would otherwise do to the tables just written, during the load.
+        await conn.execute("VACUUM ANALYZE")
         log(f"{armed:,} timers armed for next week")
         server = fixture.ServerProcess(url)
         async with server.running():
@@ -140,24 +166,31 @@ async def burst(args: argparse.Namespace, url: str, shop: fixture.Shop) -> dict[
                 stop = asyncio.Event()
                 load = asyncio.create_task(slices(clients, work, args.slice_seconds, stop))
                 await asyncio.sleep(args.before_seconds)
-                due: datetime = await conn.fetchval("SELECT now() + interval '1 second'")
-                await conn.execute(ARM_BURST, order_ids, due)
-                log(f"{len(order_ids):,} timers fall due at {due:%H:%M:%S.%f}")
+                arming = time.time()
+                due: datetime = await conn.fetchval(
+                    "SELECT now() + make_interval(secs => $1)", args.arm_seconds
+                )
+                # Due soon and late at the same instant: two timers per order.
+                await schedule_all(url, burst_orders, due, shop.admin_id, timedelta(0))
+                armed_by = time.time()
+                log(f"{2 * len(burst_orders):,} timers fall due at {due:%H:%M:%S.%f}")
                 await all_fired(conn, due, within=120)
                 await asyncio.sleep(args.after_seconds)
                 stop.set()
                 done = await load
             finally:
                 await clients.close()
-        fired = await conn.fetchrow(FIRED, due, order_ids)
+        fired = await conn.fetchrow(FIRED, due, burst_orders)
     finally:
         await conn.close()
     burst_span = (due.timestamp(), fired["last"].timestamp())
-    before = [s for s in done if s.end <= burst_span[0]]
+    # The slices before the burst's orders were rescheduled, and those the firing overlaps.
+    before = [s for s in done if s.end <= arming]
     during = [s for s in done if s.end > burst_span[0] and s.start < burst_span[1]]
     return {
-        "armed": armed + len(order_ids),
-        "due": len(order_ids),
+        "armed": armed + fired["timers"],
+        "due": fired["timers"],
+        "armed_early_s": due.timestamp() - armed_by,
         "fired": fired["timers"],
         "events": fired["events"],
         "first_fired_s": (fired["first"] - due).total_seconds(),
@@ -233,7 +266,8 @@ def report(results: dict[str, Any], args: argparse.Namespace) -> Table:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     table.add_column("")
     table.add_row("timers armed / falling due in one second", f"{b['armed']:,} / {b['due']:,}")
-    table.add_row("  fired / their WORK_ORDER_LATE events", f"{b['fired']:,} / {b['events']:,}")
+    table.add_row("  fired / their events", f"{b['fired']:,} / {b['events']:,}")
+    table.add_row("  all armed this long before their due time", fmt(b["armed_early_s"], " s", 1))
     table.add_row(
         "due time to the last firing",
         fmt(b["last_fired_s"], " s", 2),
@@ -278,6 +312,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--work-tasks", type=int, default=12000, help="tasks for the load (12000)")
     p.add_argument("--warmup-seconds", type=float, default=2, help="load before measuring (2)")
     p.add_argument("--before-seconds", type=float, default=6, help="load before the burst (6)")
+    p.add_argument(
+        "--arm-seconds", type=float, default=10, help="the burst is due this long after arming (10)"
+    )
     p.add_argument("--after-seconds", type=float, default=2, help="load after it fired (2)")
     p.add_argument("--slice-seconds", type=float, default=0.5, help="rate slices (0.5)")
     p.add_argument("--queue-tasks", type=int, default=10000, help="pending in one queue (10000)")

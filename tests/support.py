@@ -26,9 +26,9 @@ from gql.transport.websockets import WebsocketsTransport
 from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from db import admin, customers, embedded, people
+from db import admin, customers, embedded, migrate, people
 from db.credentials import hash_password
-from db.engine import unit_of_work
+from db.engine import create_engine, unit_of_work
 from db.feed import LISTENER_NAME, TASK_PREFIX
 from db.orders import NewWorkOrder, create_work_order
 from db.tables import metadata
@@ -247,6 +247,19 @@ async def shop(clean_db: AsyncEngine) -> Shop:
     return await open_shop(clean_db)
 
 
+@pytest.fixture
+async def lone_shop(server_url: str) -> AsyncIterator[tuple[str, Shop]]:
+    """A shop in a database of its own, migrated, that no session server serves (nor
+    fires timers in): its URL and the shop."""
+    async with scratch_database(server_url, "pressroom_lone") as url:
+        await asyncio.to_thread(migrate.upgrade_sync, url)
+        engine = create_engine(url, pool_size=3, max_overflow=0)
+        try:
+            yield url, await open_shop(engine)
+        finally:
+            await engine.dispose()
+
+
 async def open_shop(engine: AsyncEngine) -> Shop:
     """sam (sales), abe (accounts), dee (design), pat & pia (print), fin (finishing),
     dan & dot (delivery), ada (admin, no department), in an empty database."""
@@ -345,15 +358,20 @@ def postgres_processes(data_dir: Path) -> list[psutil.Process]:
 
 @contextmanager
 def serving(
-    data_dir: Path | None, *args: str, database_url: str | None = None, workers: int = 1
+    data_dir: Path | None,
+    *args: str,
+    database_url: str | None = None,
+    workers: int = 1,
+    settings: dict[str, str] | None = None,
 ) -> Iterator[tuple[str, list[str]]]:
     """`pressroom serve` as a subprocess: on the embedded PostgreSQL under `data_dir`, or on
-    `database_url`, with `workers` server processes. Yields once uvicorn says it listens
-    and every worker has started its app; stops it with SIGTERM and expects a clean exit."""
+    `database_url`, with `workers` server processes and `settings` in its environment.
+    Yields once uvicorn says it listens and every worker has started its app; stops it
+    with SIGTERM and expects a clean exit."""
     if workers > 1:
         args = (*args, "--workers", str(workers))
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"} | (settings or {})
     if data_dir is not None:
         env["PRESSROOM_DATA_DIR"] = str(data_dir)
     if database_url is not None:

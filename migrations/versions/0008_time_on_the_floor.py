@@ -110,10 +110,11 @@ def upgrade() -> None:
     op.create_index(
         "ix_timers_due", "timers", ["due_at", "id"], postgresql_where=sa.text("fired_at IS NULL")
     )
+    # Work order first: arming an order's due date finds its other timers by it.
     op.create_index(
         "ux_timers_once",
         "timers",
-        ["purpose", "work_order_id", sa.text("coalesce(task_id, 0)"), "armed_for"],
+        ["work_order_id", "purpose", sa.text("coalesce(task_id, 0)"), "armed_for"],
         unique=True,
     )
 

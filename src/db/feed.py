@@ -37,6 +37,8 @@ from db.queries import native
 log = logging.getLogger(__name__)
 
 NOTIFY_CHANNEL = "pressroom_events"
+# Sent by the statement that arms a timer due soon (arm_order_timers in queries.sql).
+TIMERS_CHANNEL = "pressroom_timers"
 LISTENER_NAME = "pressroom-listener"
 # Every task of the feed is named so (what it runs on the engine is told apart by it).
 TASK_PREFIX = "feed-"
@@ -80,9 +82,10 @@ class EventFeed:
     def __post_init__(self) -> None:
         self.fanout = FanOut(self.buffer)
         self._wake = asyncio.Event()
-        # Set by every commit seen here (poke) or heard of from elsewhere (NOTIFY): the
-        # timer loop (db/timers.py) looks for timers armed to fire sooner than its poll.
-        self.activity = asyncio.Event()
+        # Set when any process armed a timer due within the minute (its NOTIFY), or when the
+        # listener reconnects (one may have been missed): the timer loop (db/timers.py)
+        # looks again before its poll.
+        self.timer_armed = asyncio.Event()
         # Set whenever `listening` flips, for readiness watchers (and tests) to await.
         self.listener_changed = asyncio.Event()
         self._notify = asyncio.Event()
@@ -131,7 +134,6 @@ class EventFeed:
         """Called after a commit that wrote events: wake the local reader, notify the others."""
         self._wake.set()
         self._notify.set()
-        self.activity.set()
 
     def subscribe(
         self,
@@ -148,7 +150,9 @@ class EventFeed:
         # Our own notifier's NOTIFY comes back here too; poke() already woke the reader.
         if payload != self._origin:
             self._wake.set()
-            self.activity.set()
+
+    def _on_timer_armed(self, connection: Any, pid: int, channel: str, payload: str) -> None:
+        self.timer_armed.set()
 
     def _set_listening(self, value: bool) -> None:
         if self.listening != value:
@@ -168,12 +172,14 @@ class EventFeed:
                 closed = asyncio.Event()
                 conn.add_termination_listener(lambda _, closed=closed: closed.set())
                 await conn.add_listener(NOTIFY_CHANNEL, self._on_notify)
+                await conn.add_listener(TIMERS_CHANNEL, self._on_timer_armed)
                 self._listener_conn = conn
                 self._set_listening(True)
                 self.stats.listener_connects += 1
                 backoff = 0.05
                 # Anything committed while we were not listening is read now.
                 self._wake.set()
+                self.timer_armed.set()
                 while not closed.is_set():
                     try:
                         async with asyncio.timeout(self.listener_probe_interval):

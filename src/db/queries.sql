@@ -280,22 +280,27 @@ SELECT * FROM moved
 -- A work order's WORK_ORDER_DUE_SOON and WORK_ORDER_LATE timers for its due date, in the
 -- transaction that set it; unfired ones for another due date go. Once per due date: a
 -- date whose timers fired already arms nothing again. Due soon only while the date is
--- ahead.
+-- ahead. A timer due within the minute may come before a sleeping loop's next look:
+-- the NOTIFY (sent at commit) wakes every process's loop (db/timers.py).
 WITH gone AS (
     DELETE FROM timers
     WHERE work_order_id = :work_order_id AND task_id IS NULL AND fired_at IS NULL
       AND armed_for IS DISTINCT FROM CAST(:due_at AS timestamptz)
+), armed AS (
+    INSERT INTO timers (purpose, work_order_id, armed_for, due_at)
+    SELECT v.purpose, :work_order_id, CAST(:due_at AS timestamptz), v.due_at
+    FROM (VALUES
+        ('WORK_ORDER_DUE_SOON', CAST(:due_at AS timestamptz)
+                                - CAST(:soon_seconds AS double precision) * interval '1 second'),
+        ('WORK_ORDER_LATE', CAST(:due_at AS timestamptz))
+    ) AS v (purpose, due_at)
+    WHERE CAST(:due_at AS timestamptz) IS NOT NULL
+      AND (v.purpose = 'WORK_ORDER_LATE' OR CAST(:due_at AS timestamptz) > now())
+    ON CONFLICT DO NOTHING
+    RETURNING due_at
 )
-INSERT INTO timers (purpose, work_order_id, armed_for, due_at)
-SELECT v.purpose, :work_order_id, CAST(:due_at AS timestamptz), v.due_at
-FROM (VALUES
-    ('WORK_ORDER_DUE_SOON', CAST(:due_at AS timestamptz)
-                            - CAST(:soon_seconds AS double precision) * interval '1 second'),
-    ('WORK_ORDER_LATE', CAST(:due_at AS timestamptz))
-) AS v (purpose, due_at)
-WHERE CAST(:due_at AS timestamptz) IS NOT NULL
-  AND (v.purpose = 'WORK_ORDER_LATE' OR CAST(:due_at AS timestamptz) > now())
-ON CONFLICT DO NOTHING
+SELECT pg_notify('pressroom_timers', '')
+FROM (SELECT 1 FROM armed WHERE due_at < now() + interval '1 minute' LIMIT 1) AS soon
 
 -- name: fire_due_timers
 -- Claims up to :limit due timers (other processes skip the claimed ones) and fires each
@@ -334,7 +339,10 @@ WITH due AS (
     FROM fired f JOIN department_tasks t ON t.id = f.task_id
     WHERE f.purpose = 'TASK_STALE' AND t.status = 'STARTED' AND t.started_at = f.armed_for
 )
-SELECT count(*) AS fired FROM fired
+SELECT (SELECT count(*) FROM fired) AS fired,
+       -- Seconds (by the database's clock) until the next timer falls due, if any.
+       (SELECT extract(epoch FROM min(due_at) - now()) FROM timers
+        WHERE fired_at IS NULL AND due_at > now()) AS next_in
 
 -- name: stale_tasks_page
 -- STARTED tasks whose TASK_STALE timer fired for their current start: untouched since.

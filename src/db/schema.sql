@@ -450,7 +450,7 @@ CREATE UNIQUE INDEX uq_departments_one_delivery ON public.departments USING btre
 
 CREATE UNIQUE INDEX uq_users_email ON public.users USING btree (email);
 
-CREATE UNIQUE INDEX ux_timers_once ON public.timers USING btree (purpose, work_order_id, COALESCE(task_id, (0)::bigint), armed_for);
+CREATE UNIQUE INDEX ux_timers_once ON public.timers USING btree (work_order_id, purpose, COALESCE(task_id, (0)::bigint), armed_for);
 
 CREATE TRIGGER customer_ledger_entries_append_only BEFORE DELETE OR UPDATE ON public.customer_ledger_entries FOR EACH ROW EXECUTE FUNCTION public.refuse_ledger_change();
 

@@ -256,10 +256,11 @@ timers = sa.Table(
     sa.Column("fired_at", sa.DateTime(timezone=True), nullable=True),
     sa.CheckConstraint(one_of("purpose", TimerPurpose), name="purpose"),
     sa.Index("ix_timers_due", "due_at", "id", postgresql_where=sa.text("fired_at IS NULL")),
+    # Work order first: arming an order's due date finds its other timers by it.
     sa.Index(
         "ux_timers_once",
-        "purpose",
         "work_order_id",
+        "purpose",
         sa.text("coalesce(task_id, 0)"),
         "armed_for",
         unique=True,

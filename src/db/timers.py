@@ -13,6 +13,7 @@ a due time fires on start: the rows wait for it.
 import asyncio
 import contextlib
 import logging
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -26,11 +27,12 @@ log = logging.getLogger(__name__)
 DUE_SOON = timedelta(hours=24)
 STALE_AFTER = timedelta(hours=8)
 # How many due timers one transaction fires. A burst is fired batch after batch, with a
-# pause between them in which the floor's own work goes first: at most 1,250 timers a
-# second per process, so that 5,000 falling due at once are fired within 5 s while task
-# moves keep most of their rate (bench/timers.py).
+# pause between them in which the floor's own work goes first: under 2,000 timers a
+# second per process, so that 5,000 falling due at once fire within about 4 s while task
+# moves keep 0.84 of their rate (back to back, 500 a batch: 0.6 s, but 0.59 of the rate;
+# bench/timers.py).
 BATCH = 100
-PAUSE = 0.08
+PAUSE = 0.05
 
 
 async def arm_order(
@@ -46,21 +48,33 @@ async def arm_order(
     await conn.execute(Q["arm_order_timers"], params)
 
 
-async def fire_due(conn: AsyncConnection, limit: int = BATCH) -> int:
-    """Fire up to `limit` due timers in the caller's transaction; how many."""
-    return int(await conn.scalar(Q["fire_due_timers"], {"limit": limit}) or 0)
+@dataclass(frozen=True)
+class Firing:
+    fired: int
+    # Seconds until the next unfired timer falls due (None: none is armed).
+    next_in: float | None
+
+
+async def fire_due(conn: AsyncConnection, limit: int = BATCH) -> Firing:
+    """Fire up to `limit` due timers in the caller's transaction."""
+    row = (await conn.execute(Q["fire_due_timers"], {"limit": limit})).one()
+    return Firing(int(row.fired), None if row.next_in is None else float(row.next_in))
 
 
 class TimerLoop:
-    """Fires due timers every `poll` seconds, and sooner when the feed sees a commit here
-    or hears of one elsewhere (a timer armed to fire before the next poll)."""
+    """Fires due timers, then sleeps until the next one falls due or `poll` seconds pass,
+    whichever is sooner, or until a timer is armed within the minute here or in another
+    process (the arming statement's NOTIFY, heard by the feed's listener). Commits that
+    arm nothing due soon do not wake it: under load it stays one look per poll."""
 
     def __init__(self, engine: AsyncEngine, feed: EventFeed, poll: float = 1.0) -> None:
         self.engine = engine
         self.feed = feed
         self.poll = poll
         self.fired = 0
-        # Set while the loop waits for activity or its poll (a stop then finds it there).
+        # Looks at the table so far (each a transaction, a burst's batches one look).
+        self.rounds = 0
+        # Set while the loop sleeps (a stop then finds it there).
         self.idle = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -75,8 +89,11 @@ class TimerLoop:
 
     async def _run(self) -> None:
         while True:
+            sleep = self.poll
             try:
-                await self.fire_all()
+                next_in = await self.fire_all()
+                if next_in is not None:
+                    sleep = min(sleep, next_in)
             except Exception as error:
                 # The rows wait: the next round fires them (the database may be restarting).
                 log.warning("firing timers failed: %r", error)
@@ -84,21 +101,20 @@ class TimerLoop:
             # the event is set (python/cpython#86296), and stop() would wait forever.
             self.idle.set()
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.poll):
-                    await self.feed.activity.wait()
+                async with asyncio.timeout(sleep):
+                    await self.feed.timer_armed.wait()
             self.idle.clear()
-            self.feed.activity.clear()
+            self.feed.timer_armed.clear()
 
-    async def fire_all(self) -> int:
-        """Every timer due now, batch after batch; how many fired."""
-        total = 0
+    async def fire_all(self) -> float | None:
+        """Every timer due now, batch after batch; seconds until the next one is due."""
+        self.rounds += 1
         while True:
             async with unit_of_work(self.engine) as conn:
-                fired = await fire_due(conn)
-            total += fired
-            if fired:
+                firing = await fire_due(conn)
+            self.fired += firing.fired
+            if firing.fired:
                 self.feed.poke()
-            if fired < BATCH:
-                self.fired += total
-                return total
+            if firing.fired < BATCH:
+                return firing.next_in
             await asyncio.sleep(PAUSE)

@@ -1,27 +1,21 @@
 """Durable timers across real `pressroom serve` processes, on a database of their own (no
 session server's loop there to fire for them): a due time fires once within seconds
-with two processes claiming, and a due time that passed while no server ran fires once
-when one starts."""
+with two processes claiming (woken by the arming's NOTIFY, their poll being far off),
+and a due time that passed while no server ran fires once when one starts."""
 
 import asyncio
-from collections.abc import AsyncIterator
 from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
-import pytest
 from sqlalchemy import text
 
-from db import migrate
-from db.engine import create_engine
 from tests.support import (
     Client,
     Shop,
     cursor_now,
     gid,
-    open_shop,
-    scratch_database,
     serving,
     subscriber,
     take,
@@ -29,17 +23,6 @@ from tests.support import (
 
 QUEUE_LATE = """subscription($after: String) {
   queueEvents(department: "print", after: $after) { kind task { workOrder { id } } } }"""
-
-
-@pytest.fixture
-async def own_shop(server_url: str) -> AsyncIterator[tuple[str, Shop]]:
-    async with scratch_database(server_url, "pressroom_timers") as url:
-        await asyncio.to_thread(migrate.upgrade_sync, url)
-        engine = create_engine(url, pool_size=3, max_overflow=0)
-        try:
-            yield url, await open_shop(engine)
-        finally:
-            await engine.dispose()
 
 
 async def until_late(live: "asyncio.Queue[Any]", orders: int) -> set[str]:
@@ -74,11 +57,15 @@ async def late_events(shop: Shop) -> dict[int, int]:
 
 
 async def test_two_processes_fire_a_due_time_once_within_seconds(
-    own_shop: tuple[str, Shop], http: httpx.AsyncClient
+    lone_shop: tuple[str, Shop], http: httpx.AsyncClient
 ) -> None:
-    url, shop = own_shop
+    url, shop = lone_shop
     with ExitStack() as stack:
-        bases = [stack.enter_context(serving(None, database_url=url))[0] for _ in range(2)]
+        # Their poll is 30 s: the arming's NOTIFY must wake them for a due time 2 s ahead.
+        slow = {"PRESSROOM_TIMER_POLL_SECONDS": "30"}
+        bases = [
+            stack.enter_context(serving(None, database_url=url, settings=slow))[0] for _ in range(2)
+        ]
         api = Client(http, f"{bases[0]}/graphql")
         after = {"after": await cursor_now(api, shop.tokens["pat"])}
         async with subscriber(
@@ -98,9 +85,9 @@ async def test_two_processes_fire_a_due_time_once_within_seconds(
 
 
 async def test_a_due_time_passed_while_no_server_ran_fires_once_on_start(
-    own_shop: tuple[str, Shop], http: httpx.AsyncClient
+    lone_shop: tuple[str, Shop], http: httpx.AsyncClient
 ) -> None:
-    url, shop = own_shop
+    url, shop = lone_shop
     with serving(None, database_url=url) as (base, _):
         after = {"after": await cursor_now(Client(http, f"{base}/graphql"), shop.tokens["pat"])}
         due = datetime.now(UTC) + timedelta(seconds=4)

@@ -163,12 +163,13 @@ async def queue_ids(api: Client, shop: Shop, department: str) -> list[str]:
 
 
 async def test_the_queue_is_rush_first_then_due_then_oldest(api: Client, shop: Shop) -> None:
-    """Every combination of priority and due date (none, later, sooner), made in an order
-    that differs from the queue's; a started task then sorts after every waiting one."""
+    """Every combination of priority, due date (none, later, sooner) and availability
+    (two tasks of each, the first available sooner), made in an order that differs from
+    the queue's; a started task then sorts after every waiting one."""
     never = datetime.max.replace(tzinfo=UTC)
     made = []
-    combos = list(itertools.product([None, at(72), at(24)], WorkOrderPriority))
-    for due, priority in reversed(combos):
+    combos = list(itertools.product([None, at(72), at(24)], WorkOrderPriority, range(2)))
+    for due, priority, _ in reversed(combos):
         order = await shop.order(["print"], due_at=due, priority=priority)
         task = (await task_ids(shop.engine, order))["print"]
         made.append((priority is not WorkOrderPriority.RUSH, due or never, len(made), task))

@@ -80,7 +80,7 @@ async def test_two_claimers_fire_each_timer_exactly_once(database_url: str, shop
             fired = 0
             while True:
                 async with unit_of_work(engine) as conn:
-                    batch = await timers.fire_due(conn, limit=7)
+                    batch = (await timers.fire_due(conn, limit=7)).fired
                 if batch == 0:
                     return fired
                 fired += batch
@@ -256,10 +256,46 @@ async def test_the_loop_stops_even_when_stopped_as_activity_wakes_it(
         loop = timers.TimerLoop(shop.engine, feed, poll=30)
         loop.start()
         await loop.idle.wait()
-        feed.activity.set()
+        feed.timer_armed.set()
         for _ in range(turns):
             await asyncio.sleep(0)
         stopping = asyncio.create_task(loop.stop())
         # Its poll is 30 s away: a loop that swallowed the cancellation is still waiting.
         done, _ = await asyncio.wait([stopping], timeout=10)
         assert done, f"stop() did not finish, {turns} turns after the wake"
+
+
+async def test_the_loop_sleeps_through_commits_and_wakes_for_a_timer_due_soon(
+    lone_shop: tuple[str, Shop],
+) -> None:
+    """With a poll of 30 s: commits that arm nothing due soon leave the loop asleep (one
+    look, not one per commit); an order due 2 s ahead, armed in another connection, wakes
+    it through the arming's NOTIFY, and it fires at the due time, not at the next poll.
+    In a database of its own: the session server's loop would fire them too."""
+    database_url, shop = lone_shop
+    feed = EventFeed(shop.engine, database_url)
+    await feed.start()
+    loop = timers.TimerLoop(shop.engine, feed, poll=30)
+    try:
+        while not feed.listening:
+            await feed.listener_changed.wait()
+            feed.listener_changed.clear()
+        # Its connecting asks for a look (a NOTIFY may have been missed): had already.
+        feed.timer_armed.clear()
+        loop.start()
+        await loop.idle.wait()
+        for _ in range(20):
+            await shop.order(["print"])  # commits, poked as the server pokes after each
+            feed.poke()
+        assert loop.rounds == 1
+        due = datetime.now(UTC) + timedelta(seconds=2)
+        order = await shop.order(["print"], due_at=due)
+        async with asyncio.timeout(8):
+            while loop.fired < 2:  # due soon (at once), then late
+                await loop.idle.wait()
+                loop.idle.clear()
+        assert datetime.now(UTC) - due < timedelta(seconds=3)
+        assert len(await events(shop, "WORK_ORDER_LATE", order)) == 2
+    finally:
+        await loop.stop()
+        await feed.stop()
