@@ -96,12 +96,13 @@ async def test_two_claimers_fire_each_timer_exactly_once(database_url: str, shop
 
 
 async def test_a_reschedule_fires_only_the_new_date_and_completion_disarms(shop: Shop) -> None:
-    moved = await shop.order(["print"], due_at=datetime.now(UTC) + timedelta(hours=2))
+    # Due in two days: its due-soon timer is a day away, not due at once.
+    moved = await shop.order(["print"], due_at=datetime.now(UTC) + timedelta(hours=48))
     async with unit_of_work(shop.engine) as conn:
         await schedule.reschedule(
             conn, moved, ago(1), WorkOrderPriority.NORMAL, None, shop.users["sam"]
         )
-    done = await shop.order(["print"], due_at=datetime.now(UTC) + timedelta(seconds=1))
+    done = await shop.order(["print"], due_at=datetime.now(UTC) + timedelta(hours=48))
     tasks = await task_ids(shop.engine, done)
     async with unit_of_work(shop.engine) as conn:
         for code in ("print", "delivery"):
