@@ -125,6 +125,12 @@ class Settlement:
         return self.open_gate or self.close_gate or self.new_status is not None
 
 
+def progress(statuses: Iterable[TaskStatus]) -> tuple[int, int]:
+    """How many of an order's tasks are done (COMPLETED), of how many."""
+    listed = list(statuses)
+    return sum(s is TaskStatus.COMPLETED for s in listed), len(listed)
+
+
 def holds_the_gate(task: TaskFacts) -> bool:
     """A task the delivery gate waits for: a gating production task not yet COMPLETED."""
     return (

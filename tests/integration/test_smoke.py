@@ -1,4 +1,4 @@
-from tests.support import Client, Shop, gid
+from tests.support import Client, Shop, gid, task_ids
 
 
 async def test_worker_starts_task_and_sees_it_in_queue(api: Client, shop: Shop) -> None:
@@ -27,3 +27,23 @@ async def test_worker_starts_task_and_sees_it_in_queue(api: Client, shop: Shop) 
             "task": {"id": task["id"], "status": "STARTED"},
         }
     ]
+
+
+async def test_an_orders_progress_counts_its_completed_tasks(api: Client, shop: Shop) -> None:
+    order = await shop.order(["print", "design"])
+    tasks = await task_ids(shop.engine, order)
+    pat = api.as_(shop.tokens["pat"])
+    read = "query($id: ID!) { workOrder(id: $id) { progress { done total } } }"
+    assert (await pat(read, {"id": gid("WorkOrder", order)}))["workOrder"]["progress"] == {
+        "done": 0,
+        "total": 3,
+    }
+    for move in ("start", "finish"):
+        name = f"{move}Task"
+        moved = await pat(
+            f"mutation($i: {move.title()}TaskInput!) {{ {name}(input: $i) {{ changed }} }}",
+            {"i": {"taskId": gid("DepartmentTask", tasks["print"])}},
+        )
+        assert moved[name]["changed"] is True
+    done = await pat(read, {"id": gid("WorkOrder", order)})
+    assert done["workOrder"]["progress"] == {"done": 1, "total": 3}

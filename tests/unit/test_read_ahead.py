@@ -31,6 +31,7 @@ def test_every_part_of_the_read_ahead_is_declared_by_the_field_it_serves() -> No
         "WorkOrder.history": "history",
         "WorkOrder.tasks": "tasks",
         "WorkOrder.deliveryTask": "tasks",
+        "WorkOrder.progress": "tasks",
         "DepartmentTask.pickedUpBy": "pickers",
         "DepartmentTask.history": "task_history",
         "User.departments": "picker_departments",

@@ -38,7 +38,7 @@ from domain.transitions import (
     order_commands,
     queue_place,
 )
-from domain.workflow import TaskFacts, holds_the_gate
+from domain.workflow import TaskFacts, holds_the_gate, progress
 from graph.context import Info
 from graph.loaders import now_or_later
 from graph.permissions import (
@@ -325,6 +325,17 @@ class Hold:
         )
 
 
+@strawberry.type(description="How far a work order's tasks have come.")
+class Progress:
+    done: int = strawberry.field(description="Tasks completed.")
+    total: int = strawberry.field(description="All the order's tasks, delivery included.")
+
+    @classmethod
+    def of(cls, counted: tuple[int, int]) -> "Progress":
+        done, total = counted
+        return cls(done=done, total=total)
+
+
 @strawberry.type
 class WorkOrder(relay.Node):
     id: relay.NodeID[int]
@@ -463,6 +474,13 @@ class WorkOrder(relay.Node):
         return now_or_later(
             info.context.loaders.tasks_of_work_order.load(self.id),
             lambda rows: [DepartmentTask.of(r) for r in rows],
+        )
+
+    @strawberry.field(extensions=allowed(STAFF), metadata=read_ahead("tasks"))
+    def progress(self, info: Info) -> Progress:
+        return now_or_later(
+            info.context.loaders.tasks_of_work_order.load(self.id),
+            lambda rows: Progress.of(progress(TaskStatus(r.status) for r in rows)),
         )
 
     @strawberry.field(extensions=allowed(STAFF), metadata=read_ahead("tasks"))

@@ -35,7 +35,7 @@ export const WORK_ORDER_LIST = gql`
         node {
           id orderNumber status jobLine createdAt dueAt priority isLate hold { reason }
           customer { id name }
-          tasks { status }
+          progress { done total }
         }
       }
     }
@@ -75,9 +75,8 @@ function address(params) {
   return "/orders" + (text ? "?" + text : "");
 }
 
-function progress(tasks) {
-  const done = tasks.filter((t) => t.status === "COMPLETED").length;
-  return `${done} of ${tasks.length} tasks done`;
+function progress(p) {
+  return `${p.done} of ${p.total} tasks done`;
 }
 
 export function WorkOrders({ me, path }) {
@@ -176,7 +175,7 @@ export function WorkOrders({ me, path }) {
                 <td>${o.dueAt
                   ? html`<${Time} iso=${o.dueAt} /> <span class=${"due" + (o.isLate ? " late" : "")}>(${dueText(o.dueAt, o.isLate)})</span>`
                   : "—"}</td>
-                <td>${progress(o.tasks)}</td>
+                <td>${progress(o.progress)}</td>
                 <td><${Time} iso=${o.createdAt} /></td>
               </tr>`)}
             </tbody>
