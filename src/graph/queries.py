@@ -30,8 +30,9 @@ from graph.types.pagination import (
     page_size,
 )
 from graph.types.people import User
+from graph.types.tasks import DepartmentTask
 from graph.types.tokens import Token, TokenConnection
-from graph.types.work_orders import DepartmentTask, WorkOrder
+from graph.types.work_orders import WorkOrder
 
 NODE_TYPES: dict[str, type[relay.Node]] = {
     t.__name__: t

@@ -38,7 +38,8 @@ from graph.types.customers import Customer
 from graph.types.departments import Department
 from graph.types.ledger import LedgerEntry
 from graph.types.people import User
-from graph.types.work_orders import DepartmentTask, WorkOrder
+from graph.types.tasks import DepartmentTask
+from graph.types.work_orders import WorkOrder
 
 log = logging.getLogger("pressroom.request")
 

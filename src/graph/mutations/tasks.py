@@ -18,7 +18,7 @@ from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.permissions import ADMINS, STAFF, allowed, viewer_of
-from graph.types.work_orders import DepartmentTask
+from graph.types.tasks import DepartmentTask
 
 
 @strawberry.type

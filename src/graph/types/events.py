@@ -15,7 +15,8 @@ from db.fanout import Delivered
 from domain.enums import EventType
 from graph.context import Info
 from graph.types.ledger import LedgerEntry
-from graph.types.work_orders import DepartmentTask, WorkOrder
+from graph.types.tasks import DepartmentTask
+from graph.types.work_orders import WorkOrder
 
 strawberry.enum(EventType, name="EventKind")
 
