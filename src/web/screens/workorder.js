@@ -8,23 +8,21 @@ import { Link } from "../lib/router.js";
 import { rolesOf, transport } from "../lib/session.js";
 import {
   Badge,
-  Checkbox,
-  Dialog,
   ErrorMessage,
-  Field,
   LiveStatus,
   Loading,
   ReasonDialog,
   Time,
   TimeBadges,
   dueText,
-  errorsFor,
   balances,
   messageOf,
   money,
   request,
   useTitle,
 } from "../lib/ui.js";
+import { QuoteEditor, Rescheduler } from "./order/edits.js";
+import { timeline } from "./order/timeline.js";
 
 export const WORK_ORDER_PAGE = gql`
   query WorkOrderPage($id: ID!, $seesQuote: Boolean!, $seesLedger: Boolean!) {
@@ -56,34 +54,12 @@ export const WORK_ORDER_EVENTS = gql`
   }
 `;
 
-export const EDIT_QUOTE = gql`
-  mutation EditQuote($input: UpdateWorkOrderQuoteInput!) {
-    updateWorkOrderQuote(input: $input) {
-      workOrder { id version quote { amount currency } }
-      userErrors { code field message }
-    }
-  }
-`;
-
-// On STALE_OBJECT: the quote and version someone else saved.
-export const CURRENT_QUOTE = gql`
-  query CurrentQuote($id: ID!) {
-    workOrder(id: $id) { id version quote { amount currency } }
-  }
-`;
-
 export const CANCEL_WORK_ORDER = gql`
   mutation CancelWorkOrder($input: CancelWorkOrderInput!) {
     cancelWorkOrder(input: $input) {
       workOrder { id status }
       userErrors { code field message }
     }
-  }
-`;
-
-export const RESCHEDULE = gql`
-  mutation Reschedule($input: RescheduleWorkOrderInput!) {
-    rescheduleWorkOrder(input: $input) { changed userErrors { code field message } }
   }
 `;
 
@@ -126,67 +102,6 @@ const ADMIN_MOVES = {
   REOPEN: { label: "Reopen", action: "Reopen task", mutation: REOPEN_TASK, field: "reopenTask",
     intro: "The task goes back to its queue to be done again." },
 };
-
-const TASK_MOVES = {
-  START: "started",
-  FINISH: "finished",
-  RELEASE: "released (back to the queue)",
-  OVERRIDE_COMPLETE: "completed by an admin",
-  REOPEN: "reopened",
-};
-
-// The server writes NONE for "no quote" on either side of a change.
-const NO_QUOTE = "NONE";
-
-// The server writes quotes as "12500.00 EUR"; shown grouped like every other amount.
-function quoteText(text) {
-  const found = /^(\S+) ([A-Z]{3})$/.exec(text);
-  return found ? money({ amount: found[1], currency: found[2] }) : text;
-}
-
-function quoteMove(rawFrom, rawTo) {
-  const from = quoteText(rawFrom);
-  const to = quoteText(rawTo);
-  if (from === NO_QUOTE && to === NO_QUOTE) return "Quote unchanged (none)";
-  if (from === NO_QUOTE) return `Quote set to ${to}`;
-  if (to === NO_QUOTE) return `Quote removed (was ${from})`;
-  return `Quote changed from ${from} to ${to}`;
-}
-
-function orderMove(entry) {
-  switch (entry.action) {
-    case "COMPLETE": return "Work order completed";
-    case "REACTIVATE": return "Work order active again";
-    case "CANCEL": return "Work order cancelled";
-    case "OPEN_GATE": return "Delivery gate opened";
-    case "CLOSE_GATE": return "Delivery gate closed";
-    case "QUOTE_CHANGED": return quoteMove(entry.fromState, entry.toState);
-    case "SCHEDULE_CHANGED": return `Rescheduled from ${entry.fromState} to ${entry.toState}`;
-    case "HELD": return "Put on hold";
-    case "RESUMED": return "Resumed";
-    default: return `${entry.action}: ${entry.fromState} → ${entry.toState}`;
-  }
-}
-
-// Status and gate moves of the order, and every move of its tasks, oldest first.
-function timeline(order) {
-  // At the same instant a task's move comes first: it is what opened the gate or
-  // completed the order.
-  const entries = [{ at: order.createdAt, rank: 0, what: "Work order created", who: order.createdBy && order.createdBy.name }];
-  order.tasks.forEach((task) => task.history.forEach((h) => entries.push({
-    at: h.occurredAt,
-    rank: 1,
-    what: `${task.department.name}: ${TASK_MOVES[h.action] || h.action.toLowerCase()}`,
-    who: h.actor.name,
-    reason: h.reason,
-  })));
-  order.history.forEach((h) => entries.push({
-    at: h.occurredAt, rank: 2, what: orderMove(h), who: h.actor && h.actor.name, reason: h.reason,
-  }));
-  return entries
-    .map((entry, index) => ({ ...entry, index }))
-    .sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || a.rank - b.rank || a.index - b.index);
-}
 
 function Gate({ order }) {
   const delivery = order.tasks.find((t) => t.id === order.deliveryTask.id);
@@ -235,122 +150,6 @@ function Details({ details }) {
     ${entries.map(([key, value]) => html`<div key=${key}><dt>${detailLabel(key)}</dt>
       <dd>${typeof value === "object" && value !== null ? JSON.stringify(value) : String(value)}</dd></div>`)}
   </dl>`;
-}
-
-// "2026-12-10T17:00" in the browser's time, as a datetime-local input wants it.
-function localInput(iso) {
-  if (!iso) return "";
-  const d = new Date(iso);
-  const pad = (n) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
-
-function Rescheduler({ order, onClose, onSaved }) {
-  const [due, setDue] = useState(localInput(order.dueAt));
-  const [rush, setRush] = useState(order.priority === "RUSH");
-  const [errors, setErrors] = useState([]);
-  const [failure, setFailure] = useState(null);
-  const [busy, setBusy] = useState(false);
-
-  async function submit(event) {
-    event.preventDefault();
-    setBusy(true);
-    setErrors([]);
-    setFailure(null);
-    try {
-      const { rescheduleWorkOrder: result } = await request(RESCHEDULE, {
-        input: {
-          workOrderId: order.id,
-          dueAt: due ? new Date(due).toISOString() : null,
-          priority: rush ? "RUSH" : "NORMAL",
-          expectedVersion: order.version,
-        },
-      });
-      if (result.userErrors.length) {
-        setErrors(result.userErrors);
-      } else {
-        onSaved();
-        onClose();
-      }
-    } catch (error) {
-      setFailure(error);
-    }
-    setBusy(false);
-  }
-
-  const other = errors.filter((e) => e.field !== "dueAt").map((e) => e.message).join(" ");
-  return html`<${Dialog} title=${"Reschedule " + order.orderNumber} onClose=${onClose}>
-    <form onSubmit=${submit} novalidate>
-      <${Field} label="Due" type="datetime-local" value=${due} onInput=${setDue}
-        hint="Leave empty for no due date." error=${errorsFor(errors, "dueAt")} />
-      <${Checkbox} label="Rush: first in every queue" checked=${rush} onChange=${setRush} />
-      <${ErrorMessage}>${other}<//>
-      <${ErrorMessage} error=${failure} />
-      <div class="actions">
-        <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Save schedule</button>
-        <button type="button" onClick=${onClose}>Back</button>
-      </div>
-    </form>
-  <//>`;
-}
-
-function QuoteEditor({ order, onClose, onSaved }) {
-  const [amount, setAmount] = useState(order.quote ? order.quote.amount : "");
-  const [currency, setCurrency] = useState(order.quote ? order.quote.currency : "EUR");
-  // The version this edit started from: the server refuses it if the order changed since.
-  const [version, setVersion] = useState(order.version);
-  const [stale, setStale] = useState(null);
-  const [errors, setErrors] = useState([]);
-  const [failure, setFailure] = useState(null);
-  const [busy, setBusy] = useState(false);
-
-  async function submit(event) {
-    event.preventDefault();
-    setBusy(true);
-    setErrors([]);
-    setFailure(null);
-    try {
-      const { updateWorkOrderQuote: result } = await request(EDIT_QUOTE, {
-        input: { workOrderId: order.id, quote: { amount: amount.trim(), currency: currency.trim().toUpperCase() }, expectedVersion: version },
-      });
-      const staleError = result.userErrors.find((e) => e.code === "STALE_OBJECT");
-      if (staleError) {
-        const { workOrder } = await request(CURRENT_QUOTE, { id: order.id });
-        setStale(workOrder.quote ? money(workOrder.quote) : "no quote");
-        setVersion(workOrder.version);
-        onSaved();
-      } else if (result.userErrors.length) {
-        setErrors(result.userErrors);
-      } else {
-        onSaved();
-        onClose();
-      }
-    } catch (error) {
-      setFailure(error);
-    }
-    setBusy(false);
-  }
-
-  return html`<${Dialog} title=${"Edit quote of " + order.orderNumber} onClose=${onClose}>
-    <form onSubmit=${submit} novalidate>
-      ${stale
-        ? html`<p class="message notice" role="alert">Someone changed this work order while you were editing:
-            the quote is now <strong>${stale}</strong>. Check your amount and save again, or go back.</p>`
-        : null}
-      <div class="row">
-        <${Field} label="Amount" value=${amount} onInput=${setAmount} inputmode="decimal" required=${true}
-          error=${errorsFor(errors, "quote", "amount")} />
-        <${Field} label="Currency" value=${currency} onInput=${setCurrency} maxlength="3" class="short"
-          error=${errorsFor(errors, "currency")} />
-      </div>
-      <${ErrorMessage}>${errors.filter((e) => !/quote|amount|currency/.test(e.field || "")).map((e) => e.message).join(" ")}<//>
-      <${ErrorMessage} error=${failure} />
-      <div class="actions">
-        <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>${stale ? "Save quote again" : "Save quote"}</button>
-        <button type="button" onClick=${onClose}>Back</button>
-      </div>
-    </form>
-  <//>`;
 }
 
 async function runMove(mutation, field, input) {

@@ -1,0 +1,143 @@
+// The order page's two editing dialogs: its schedule (due date and Rush) and its quote,
+// each saved against the version the page read (STALE_OBJECT when someone was quicker).
+import { gql } from "../../lib/graphql.js";
+import { html, useState } from "../../lib/html.js";
+import { Checkbox, Dialog, ErrorMessage, Field, errorsFor, money, request } from "../../lib/ui.js";
+
+export const EDIT_QUOTE = gql`
+  mutation EditQuote($input: UpdateWorkOrderQuoteInput!) {
+    updateWorkOrderQuote(input: $input) {
+      workOrder { id version quote { amount currency } }
+      userErrors { code field message }
+    }
+  }
+`;
+
+// On STALE_OBJECT: the quote and version someone else saved.
+export const CURRENT_QUOTE = gql`
+  query CurrentQuote($id: ID!) {
+    workOrder(id: $id) { id version quote { amount currency } }
+  }
+`;
+
+export const RESCHEDULE = gql`
+  mutation Reschedule($input: RescheduleWorkOrderInput!) {
+    rescheduleWorkOrder(input: $input) { changed userErrors { code field message } }
+  }
+`;
+
+// "2026-12-10T17:00" in the browser's time, as a datetime-local input wants it.
+function localInput(iso) {
+  if (!iso) return "";
+  const d = new Date(iso);
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+export function Rescheduler({ order, onClose, onSaved }) {
+  const [due, setDue] = useState(localInput(order.dueAt));
+  const [rush, setRush] = useState(order.priority === "RUSH");
+  const [errors, setErrors] = useState([]);
+  const [failure, setFailure] = useState(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event) {
+    event.preventDefault();
+    setBusy(true);
+    setErrors([]);
+    setFailure(null);
+    try {
+      const { rescheduleWorkOrder: result } = await request(RESCHEDULE, {
+        input: {
+          workOrderId: order.id,
+          dueAt: due ? new Date(due).toISOString() : null,
+          priority: rush ? "RUSH" : "NORMAL",
+          expectedVersion: order.version,
+        },
+      });
+      if (result.userErrors.length) {
+        setErrors(result.userErrors);
+      } else {
+        onSaved();
+        onClose();
+      }
+    } catch (error) {
+      setFailure(error);
+    }
+    setBusy(false);
+  }
+
+  const other = errors.filter((e) => e.field !== "dueAt").map((e) => e.message).join(" ");
+  return html`<${Dialog} title=${"Reschedule " + order.orderNumber} onClose=${onClose}>
+    <form onSubmit=${submit} novalidate>
+      <${Field} label="Due" type="datetime-local" value=${due} onInput=${setDue}
+        hint="Leave empty for no due date." error=${errorsFor(errors, "dueAt")} />
+      <${Checkbox} label="Rush: first in every queue" checked=${rush} onChange=${setRush} />
+      <${ErrorMessage}>${other}<//>
+      <${ErrorMessage} error=${failure} />
+      <div class="actions">
+        <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Save schedule</button>
+        <button type="button" onClick=${onClose}>Back</button>
+      </div>
+    </form>
+  <//>`;
+}
+
+export function QuoteEditor({ order, onClose, onSaved }) {
+  const [amount, setAmount] = useState(order.quote ? order.quote.amount : "");
+  const [currency, setCurrency] = useState(order.quote ? order.quote.currency : "EUR");
+  // The version this edit started from: the server refuses it if the order changed since.
+  const [version, setVersion] = useState(order.version);
+  const [stale, setStale] = useState(null);
+  const [errors, setErrors] = useState([]);
+  const [failure, setFailure] = useState(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event) {
+    event.preventDefault();
+    setBusy(true);
+    setErrors([]);
+    setFailure(null);
+    try {
+      const { updateWorkOrderQuote: result } = await request(EDIT_QUOTE, {
+        input: { workOrderId: order.id, quote: { amount: amount.trim(), currency: currency.trim().toUpperCase() }, expectedVersion: version },
+      });
+      const staleError = result.userErrors.find((e) => e.code === "STALE_OBJECT");
+      if (staleError) {
+        const { workOrder } = await request(CURRENT_QUOTE, { id: order.id });
+        setStale(workOrder.quote ? money(workOrder.quote) : "no quote");
+        setVersion(workOrder.version);
+        onSaved();
+      } else if (result.userErrors.length) {
+        setErrors(result.userErrors);
+      } else {
+        onSaved();
+        onClose();
+      }
+    } catch (error) {
+      setFailure(error);
+    }
+    setBusy(false);
+  }
+
+  return html`<${Dialog} title=${"Edit quote of " + order.orderNumber} onClose=${onClose}>
+    <form onSubmit=${submit} novalidate>
+      ${stale
+        ? html`<p class="message notice" role="alert">Someone changed this work order while you were editing:
+            the quote is now <strong>${stale}</strong>. Check your amount and save again, or go back.</p>`
+        : null}
+      <div class="row">
+        <${Field} label="Amount" value=${amount} onInput=${setAmount} inputmode="decimal" required=${true}
+          error=${errorsFor(errors, "quote", "amount")} />
+        <${Field} label="Currency" value=${currency} onInput=${setCurrency} maxlength="3" class="short"
+          error=${errorsFor(errors, "currency")} />
+      </div>
+      <${ErrorMessage}>${errors.filter((e) => !/quote|amount|currency/.test(e.field || "")).map((e) => e.message).join(" ")}<//>
+      <${ErrorMessage} error=${failure} />
+      <div class="actions">
+        <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>${stale ? "Save quote again" : "Save quote"}</button>
+        <button type="button" onClick=${onClose}>Back</button>
+      </div>
+    </form>
+  <//>`;
+}

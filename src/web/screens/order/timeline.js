@@ -1,0 +1,64 @@
+// An order's history as the page's timeline reads it: its own moves and its tasks', in
+// words, oldest first.
+import { money } from "../../lib/ui.js";
+
+const TASK_MOVES = {
+  START: "started",
+  FINISH: "finished",
+  RELEASE: "released (back to the queue)",
+  OVERRIDE_COMPLETE: "completed by an admin",
+  REOPEN: "reopened",
+};
+
+// The server writes NONE for "no quote" on either side of a change.
+const NO_QUOTE = "NONE";
+
+// The server writes quotes as "12500.00 EUR"; shown grouped like every other amount.
+function quoteText(text) {
+  const found = /^(\S+) ([A-Z]{3})$/.exec(text);
+  return found ? money({ amount: found[1], currency: found[2] }) : text;
+}
+
+function quoteMove(rawFrom, rawTo) {
+  const from = quoteText(rawFrom);
+  const to = quoteText(rawTo);
+  if (from === NO_QUOTE && to === NO_QUOTE) return "Quote unchanged (none)";
+  if (from === NO_QUOTE) return `Quote set to ${to}`;
+  if (to === NO_QUOTE) return `Quote removed (was ${from})`;
+  return `Quote changed from ${from} to ${to}`;
+}
+
+function orderMove(entry) {
+  switch (entry.action) {
+    case "COMPLETE": return "Work order completed";
+    case "REACTIVATE": return "Work order active again";
+    case "CANCEL": return "Work order cancelled";
+    case "OPEN_GATE": return "Delivery gate opened";
+    case "CLOSE_GATE": return "Delivery gate closed";
+    case "QUOTE_CHANGED": return quoteMove(entry.fromState, entry.toState);
+    case "SCHEDULE_CHANGED": return `Rescheduled from ${entry.fromState} to ${entry.toState}`;
+    case "HELD": return "Put on hold";
+    case "RESUMED": return "Resumed";
+    default: return `${entry.action}: ${entry.fromState} → ${entry.toState}`;
+  }
+}
+
+// Status and gate moves of the order, and every move of its tasks, oldest first.
+export function timeline(order) {
+  // At the same instant a task's move comes first: it is what opened the gate or
+  // completed the order.
+  const entries = [{ at: order.createdAt, rank: 0, what: "Work order created", who: order.createdBy && order.createdBy.name }];
+  order.tasks.forEach((task) => task.history.forEach((h) => entries.push({
+    at: h.occurredAt,
+    rank: 1,
+    what: `${task.department.name}: ${TASK_MOVES[h.action] || h.action.toLowerCase()}`,
+    who: h.actor.name,
+    reason: h.reason,
+  })));
+  order.history.forEach((h) => entries.push({
+    at: h.occurredAt, rank: 2, what: orderMove(h), who: h.actor && h.actor.name, reason: h.reason,
+  }));
+  return entries
+    .map((entry, index) => ({ ...entry, index }))
+    .sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || a.rank - b.rank || a.index - b.index);
+}
