@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from db.engine import create_engine, reading, unit_of_work
+from db.engine import create_engine, one_snapshot, reading, unit_of_work
 from db.queries import fetch_native
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
@@ -116,7 +116,25 @@ async def begin_in_sqlalchemy_then_natively(engine: AsyncEngine) -> None:
         await begin_natively(conn)
 
 
-@pytest.mark.parametrize("work", [begin_a_unit_of_work, begin_in_sqlalchemy_then_natively])
+async def begin_in_sqlalchemy(engine: AsyncEngine) -> None:
+    async with engine.begin() as conn:
+        await conn.execute(text("SELECT 1"))
+
+
+async def read_one_snapshot(engine: AsyncEngine) -> None:
+    async with one_snapshot(engine) as conn:
+        await conn.execute(text("SELECT 1"))
+
+
+@pytest.mark.parametrize(
+    "work",
+    [
+        begin_a_unit_of_work,
+        begin_in_sqlalchemy_then_natively,
+        begin_in_sqlalchemy,
+        read_one_snapshot,
+    ],
+)
 async def test_a_transaction_cancelled_as_it_begins_loses_no_later_work(
     database_url: str, shop: Shop, work: Callable[[AsyncEngine], Awaitable[None]]
 ) -> None:
