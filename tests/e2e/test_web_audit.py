@@ -195,6 +195,7 @@ async def test_every_screen_passes_axe_and_holds_its_layout_at_both_sizes(
         ("admin-departments", "ada", "/admin/departments", nothing, "table"),
         ("admin-tokens", "ada", "/admin/tokens", new_display, "table"),
         ("not-found", "ada", "/no/such/screen", nothing, "text=Page not found"),
+        ("bad-order-link", "sam", "/orders/bogus", nothing, "text=Work order not found"),
         ("wall-display", None, f"/display/print?token={secret}", nothing, "text=Live"),
     ]
     found: dict[str, list[dict[str, Any]]] = {}

@@ -1,7 +1,7 @@
 // One work order: its tasks, the delivery gate, its whole history as a timeline, live
 // through workOrderEvents. Sales and admins edit the quote and cancel; admins release,
 // complete and reopen tasks, each with a reason.
-import { gql } from "../lib/graphql.js";
+import { RequestError, gql } from "../lib/graphql.js";
 import { follow } from "../lib/live.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
 import { Link } from "../lib/router.js";
@@ -221,7 +221,10 @@ export function WorkOrderPage({ id, me }) {
         });
         setState({ order: workOrder, error: workOrder ? null : "notfound" });
       } catch (error) {
-        setState((s) => ({ order: s.order, error }));
+        // The page's one variable is the address's id: refused as malformed (BAD_REQUEST),
+        // it names no work order, as one of another kind does (answered with null).
+        const badLink = error instanceof RequestError && error.code === "BAD_REQUEST";
+        setState((s) => ({ order: s.order, error: badLink && !s.order ? "notfound" : error }));
       }
     } while (loading.current.again);
     loading.current.running = false;
