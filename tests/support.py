@@ -544,9 +544,9 @@ DASHBOARD_PAGE = """query Page($first: Int!) {
 
 @contextmanager
 def counting(engine: AsyncEngine) -> Iterator[list[str]]:
-    """The statements run on `engine` meanwhile, but for those of the event feed's own
-    tasks (named with TASK_PREFIX), which read whenever events commit or their timer
-    fires."""
+    """The statements run on `engine` meanwhile, but for those of src/db's background tasks
+    (named with TASK_PREFIX): the feed reads whenever events commit, the timer loop at its
+    poll."""
     statements: list[str] = []
 
     def record(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]

@@ -40,8 +40,9 @@ NOTIFY_CHANNEL = "pressroom_events"
 # Sent by the statement that arms a timer due soon (arm_order_timers in queries.sql).
 TIMERS_CHANNEL = "pressroom_timers"
 LISTENER_NAME = "pressroom-listener"
-# Every task of the feed is named so (what it runs on the engine is told apart by it).
-TASK_PREFIX = "feed-"
+# Every background task of src/db (the feed's, the timer loop) is named so: what it runs
+# on the engine is told apart from what requests run by it.
+TASK_PREFIX = "background-"
 # queries.sql's NOTIFY as asyncpg takes it ($1): it is sent on the listener's own connection.
 NOTIFY_SQL = native("notify_events")[0]
 

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from db.engine import unit_of_work
-from db.feed import EventFeed
+from db.feed import TASK_PREFIX, EventFeed
 from db.queries import Q
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ class TimerLoop:
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="timers")
+        self._task = asyncio.create_task(self._run(), name=f"{TASK_PREFIX}timers")
 
     async def stop(self) -> None:
         if self._task is not None:
