@@ -20,13 +20,14 @@ from domain.enums import (
 )
 from domain.errors import DomainError, ErrorCode
 from domain.money import Money
+from domain.routing import TaskFacts
 from domain.transitions import ORDER_TRANSITIONS, quote_refusal, refuse_order_move
-from domain.workflow import TaskFacts, settle, task_departments
+from domain.workflow import opens_at_creation, settle, task_departments
 
 # Generated numbers may collide with numbers someone typed in; skip past those.
 MAX_NUMBER_ATTEMPTS = 20
-GATE_OPENED_REASON = "Every gating production task is completed."
-GATE_CLOSED_REASON = "A gating production task was reopened."
+GATE_OPENED_REASON = "Every task it waits for is completed."
+GATE_CLOSED_REASON = "A task it waits for is not completed any more."
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,8 @@ async def create_work_order(
     """The order, a task per department domain.workflow.task_departments names, the gate."""
     if (await conn.execute(Q["customer_exists"], {"customer_id": new.customer_id})).first() is None:
         raise DomainError(ErrorCode.NOT_FOUND, "No such customer.", "customerId")
-    every = [facts(d) for d in await reads.all_departments(conn)]
+    departments = await reads.all_departments(conn)
+    every = [facts(d) for d in departments]
     by_code = {d.code: d for d in every}
     unknown = [c for c in new.department_codes if c not in by_code]
     if unknown:
@@ -84,10 +86,19 @@ async def create_work_order(
             f"Order number {new.order_number} is already taken.",
             "orderNumber",
         )
+    rows = {d.id: d for d in departments}
+    new_tasks = [
+        TaskFacts(
+            i, TaskStatus.PENDING, DepartmentKind(rows[i].kind), rows[i].gates_delivery, False
+        )
+        for i in department_ids
+    ]
+    opens = opens_at_creation(new_tasks, reads.routing_of(departments))
     await conn.execute(
-        Q["insert_tasks"], {"work_order_id": order.id, "department_ids": department_ids}
+        Q["insert_tasks"],
+        {"work_order_id": order.id, "department_ids": department_ids, "open_ids": opens},
     )
-    # With no gating task the gate is open from the start; settle records that.
+    # With no gating task the delivery gate is open from the start; settle records that.
     await settle_work_order(conn, order.id, new.created_by)
     if new.due_at is not None:
         await timers.arm_order(conn, order.id, new.due_at, due_soon)
@@ -95,36 +106,41 @@ async def create_work_order(
 
 
 async def settle_work_order(conn: AsyncConnection, work_order_id: int, actor_id: int) -> None:
-    """Bring the gate and the order's status in line with its tasks.
+    """Bring the order's gates and its status in line with its tasks.
 
     Callers hold the work order's row lock, and this reads in a statement of its own,
-    so two workers finishing the last two gating tasks at once are serialised and
-    the second one sees the first: the gate opens exactly once.
+    so two workers finishing the last two tasks a gate waits for at once are serialised
+    and the second one sees the first: the gate opens exactly once.
     """
     rows = await fetch_native(conn, "settlement_facts", work_order_id=work_order_id)
-    order_status = WorkOrderStatus(rows[0].order_status)
-    outcome = settle(
-        order_status,
-        [
-            TaskFacts(
-                status=TaskStatus(r.status),
-                kind=DepartmentKind(r.kind),
-                gates_delivery=r.gates_delivery,
-                gate_open=r.gate_open,
-            )
-            for r in rows
-        ],
-    )
-    if outcome.open_gate or outcome.close_gate:
-        await conn.execute(
-            Q["set_delivery_gate"],
-            {
-                "work_order_id": work_order_id,
-                "open": outcome.open_gate,
-                "actor_id": actor_id,
-                "reason": GATE_OPENED_REASON if outcome.open_gate else GATE_CLOSED_REASON,
-            },
+    first = rows[0]
+    routing: dict[int, list[int]] = {}
+    for follower, followed in zip(first.follows_from or (), first.follows_to or (), strict=True):
+        routing.setdefault(follower, []).append(followed)
+    tasks = [
+        TaskFacts(
+            department_id=r.department_id,
+            status=TaskStatus(r.status),
+            kind=DepartmentKind(r.kind),
+            gates_delivery=r.gates_delivery,
+            gate_open=r.gate_open,
         )
+        for r in rows
+    ]
+    outcome = settle(WorkOrderStatus(first.order_status), tasks, routing)
+    for open_, departments, reason in (
+        (True, outcome.opens, GATE_OPENED_REASON),
+        (False, outcome.closes, GATE_CLOSED_REASON),
+    ):
+        if departments:
+            params = {
+                "work_order_id": work_order_id,
+                "department_ids": list(departments),
+                "open": open_,
+                "actor_id": actor_id,
+                "reason": reason,
+            }
+            await conn.execute(Q["set_gates"], params)
     if outcome.new_status is WorkOrderStatus.COMPLETED:
         await transition_work_order(conn, work_order_id, WorkOrderAction.COMPLETE, actor_id)
     elif outcome.new_status is WorkOrderStatus.ACTIVE:

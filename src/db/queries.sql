@@ -78,37 +78,50 @@ WHERE t.id = :task_id
 
 -- name: settlement_facts
 -- Read under the work order lock taken by transition_task, in a statement of its
--- own so that its snapshot includes every transition committed before ours.
-SELECT w.status AS order_status, t.status, d.kind, d.gates_delivery,
-       t.available_at IS NOT NULL AS gate_open
+-- own so that its snapshot includes every transition committed before ours; with the
+-- routing (every department's follows, as pairs), read with the tasks.
+SELECT w.status AS order_status, t.department_id, t.status, d.kind, d.gates_delivery,
+       t.available_at IS NOT NULL AS gate_open, r.follows_from, r.follows_to
 FROM work_orders w
 JOIN department_tasks t ON t.work_order_id = w.id
 JOIN departments d ON d.id = t.department_id
+CROSS JOIN (
+    SELECT array_agg(o.id ORDER BY o.id, f.follows_id) AS follows_from,
+           array_agg(f.follows_id ORDER BY o.id, f.follows_id) AS follows_to
+    FROM departments o CROSS JOIN LATERAL unnest(o.follows) AS f(follows_id)
+) r
 WHERE w.id = :work_order_id
 
--- name: set_delivery_gate
+-- name: set_gates
+-- Opens (or closes) the gates of an order's tasks of the given departments: the one
+-- writer of availableAt after an order's creation (domain.workflow.settle decides). Each
+-- with its history row and event; the delivery task's are the delivery gate's kinds.
 WITH moved AS (
     UPDATE department_tasks t SET
         available_at = CASE WHEN :open THEN now() END,
         version = t.version + 1,
         updated_at = now()
     FROM departments d
-    WHERE t.work_order_id = :work_order_id AND d.id = t.department_id AND d.kind = 'DELIVERY'
+    WHERE t.work_order_id = :work_order_id AND d.id = t.department_id
+      AND t.department_id = ANY(CAST(:department_ids AS bigint[]))
       AND (t.available_at IS NULL) = :open
-    RETURNING t.*, task_event_payload(t) AS event_payload
+    RETURNING t.*, d.kind AS department_kind, task_event_payload(t) AS event_payload
 ), history AS (
-    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id, reason)
+    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id,
+                                        reason, department_id)
     SELECT work_order_id,
            CASE WHEN :open THEN 'OPEN_GATE' ELSE 'CLOSE_GATE' END,
            CASE WHEN :open THEN 'CLOSED' ELSE 'OPEN' END,
            CASE WHEN :open THEN 'OPEN' ELSE 'CLOSED' END,
-           :actor_id, :reason
-    FROM moved
+           :actor_id, :reason, department_id
+    FROM moved ORDER BY department_id
 ), event AS (
     INSERT INTO events (type, work_order_id, department_id, payload)
-    SELECT CASE WHEN :open THEN 'DELIVERY_GATE_OPENED' ELSE 'DELIVERY_GATE_CLOSED' END,
+    SELECT CASE WHEN department_kind = 'DELIVERY'
+                THEN CASE WHEN :open THEN 'DELIVERY_GATE_OPENED' ELSE 'DELIVERY_GATE_CLOSED' END
+                ELSE CASE WHEN :open THEN 'TASK_GATE_OPENED' ELSE 'TASK_GATE_CLOSED' END END,
            work_order_id, department_id, event_payload
-    FROM moved
+    FROM moved ORDER BY department_id
 )
 SELECT * FROM moved
 
@@ -167,9 +180,12 @@ WITH created AS (
 SELECT * FROM created
 
 -- name: insert_tasks
+-- The tasks of :open_ids wait for nothing (domain.workflow.opens_at_creation): in their
+-- queues from the start. Every other gate is settled after.
 WITH created AS (
     INSERT INTO department_tasks (work_order_id, department_id, available_at)
-    SELECT :work_order_id, d.id, CASE WHEN d.kind = 'PRODUCTION' THEN now() END
+    SELECT :work_order_id, d.id,
+           CASE WHEN d.id = ANY(CAST(:open_ids AS bigint[])) THEN now() END
     FROM departments d
     WHERE d.id = ANY(CAST(:department_ids AS bigint[]))
     ORDER BY d.id
@@ -361,6 +377,19 @@ INSERT INTO departments (code, name, kind, gates_delivery)
 VALUES (:code, :name, :kind, :gates_delivery)
 ON CONFLICT DO NOTHING
 RETURNING *
+
+-- name: lock_departments
+-- Routing changes one at a time: each checks for loops against the last one committed.
+-- NO KEY: a new order's tasks (their key share on departments) are not held up.
+SELECT * FROM departments ORDER BY id FOR NO KEY UPDATE
+
+-- name: set_department_follows
+UPDATE departments SET follows = CAST(:follows AS bigint[]) WHERE id = :department_id
+RETURNING *
+
+-- name: routed_work_orders
+-- The orders whose gates a routing change may move: every open one, oldest first.
+SELECT id FROM work_orders WHERE status = 'ACTIVE' AND NOT imported_closed ORDER BY id
 
 -- name: ping
 SELECT 1
@@ -878,8 +907,11 @@ WITH xo AS (
     WHERE xt.action IS NOT NULL
 ), order_history AS (
     INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id,
-                                        reason, occurred_at)
-    SELECT o.id, x.action, x.from_state, x.to_state, :system_user, :reason, x.occurred_at
+                                        reason, occurred_at, department_id)
+    -- The legacy system's only gate is the delivery task's.
+    SELECT o.id, x.action, x.from_state, x.to_state, :system_user, :reason, x.occurred_at,
+           CASE WHEN x.action IN ('OPEN_GATE', 'CLOSE_GATE')
+                THEN (SELECT id FROM departments WHERE kind = 'DELIVERY') END
     FROM unnest(CAST(:h_legacy AS bigint[]), CAST(:h_action AS text[]),
                 CAST(:h_from AS text[]), CAST(:h_to AS text[]),
                 CAST(:h_occurred AS timestamptz[]))

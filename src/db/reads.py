@@ -4,7 +4,7 @@ Each function is one statement whatever the number of ids, so a page's cost
 does not grow with its size.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple, TypeVar
@@ -30,6 +30,7 @@ from db.rows import (
     WorkOrderTransitionRow,
 )
 from domain.enums import DepartmentKind
+from domain.routing import Routing
 
 R = TypeVar("R", bound=TableRow)
 
@@ -113,6 +114,11 @@ async def customer_ledger_page(
 
 async def all_departments(conn: AsyncConnection) -> list[DepartmentRow]:
     return await _all(conn, "departments_all", {}, DepartmentRow)
+
+
+def routing_of(departments: Iterable[DepartmentRow]) -> Routing:
+    """Who follows whom, as domain.routing reads it."""
+    return {d.id: d.follows for d in departments if d.follows}
 
 
 @dataclass(frozen=True)

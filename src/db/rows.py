@@ -87,7 +87,8 @@ def _names(kind: type[TableRow]) -> tuple[str, ...]:
     return names
 
 
-# Column types that come out of JSON as asyncpg reads them (numbers here are 64-bit).
+# Column types that come out of JSON as asyncpg reads them (numbers here are 64-bit),
+# alone or in arrays.
 _AS_IN_JSON = (sa.Integer, sa.Text, sa.Boolean)
 
 
@@ -95,7 +96,10 @@ def _timestamps(table: sa.Table) -> tuple[str, ...]:
     """The table's timestamp columns. Any other kind of column than these (a numeric,
     bytes, JSON) would come back from JSON changed, and is refused rather than read wrong."""
     for column in table.columns:
-        if not isinstance(column.type, (*_AS_IN_JSON, sa.DateTime)):
+        kind = column.type.item_type if isinstance(column.type, sa.ARRAY) else column.type
+        if not isinstance(kind, (*_AS_IN_JSON, sa.DateTime)) or (
+            kind is not column.type and isinstance(kind, sa.DateTime)
+        ):
             raise TypeError(f"{table.name}.{column.name} cannot be read back from JSON as is")
     return tuple(c.name for c in table.columns if isinstance(c.type, sa.DateTime))
 
@@ -108,6 +112,7 @@ class DepartmentRow(TableRow):
     name: str
     kind: DepartmentKind
     gates_delivery: bool
+    follows: list[int]
     created_at: datetime
 
 
@@ -223,6 +228,7 @@ class WorkOrderTransitionRow(TableRow):
     actor_id: int | None
     reason: str | None
     occurred_at: datetime
+    department_id: int | None
 
 
 @dataclass(slots=True, eq=False)

@@ -65,6 +65,8 @@ departments = sa.Table(
     sa.Column("name", sa.Text, nullable=False),
     sa.Column("kind", sa.Text, nullable=False),
     sa.Column("gates_delivery", sa.Boolean, nullable=False),
+    # The departments whose tasks this one's waits for on an order (domain.routing).
+    sa.Column("follows", pg.ARRAY(sa.BigInteger), nullable=False, server_default=sa.text("'{}'")),
     _now("created_at"),
     sa.CheckConstraint(one_of("kind", DepartmentKind), name="kind"),
     sa.CheckConstraint("gates_delivery = false OR kind = 'PRODUCTION'", name="gates_production"),
@@ -237,6 +239,8 @@ work_order_transitions = sa.Table(
     sa.Column("actor_id", sa.BigInteger, sa.ForeignKey("users.id"), nullable=True),
     sa.Column("reason", sa.Text, nullable=True),
     _now("occurred_at"),
+    # The department whose task's gate moved, or which was added or removed.
+    sa.Column("department_id", sa.BigInteger, sa.ForeignKey("departments.id"), nullable=True),
     sa.CheckConstraint(one_of("action", WorkOrderAction), name="action"),
     sa.Index("ix_work_order_transitions_work_order_id_id", "work_order_id", "id"),
 )

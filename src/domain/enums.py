@@ -58,7 +58,8 @@ class TaskAction(StrEnum):
 
 
 class WorkOrderAction(StrEnum):
-    """What moved a work order's own history: its status, its delivery gate or its quote."""
+    """What moved a work order's own history: its status, a task's gate, its quote, its
+    details or its departments."""
 
     COMPLETE = "COMPLETE"
     REACTIVATE = "REACTIVATE"
@@ -72,6 +73,10 @@ class WorkOrderAction(StrEnum):
     # Put on hold, and resumed: its pending tasks left the queues, and came back.
     HELD = "HELD"
     RESUMED = "RESUMED"
+    # Corrected: its details, flags or customer; a department's task added or removed.
+    DETAILS_CHANGED = "DETAILS_CHANGED"
+    DEPARTMENT_ADDED = "DEPARTMENT_ADDED"
+    DEPARTMENT_REMOVED = "DEPARTMENT_REMOVED"
 
 
 class LedgerEntryKind(StrEnum):
@@ -106,6 +111,10 @@ class EventType(StrEnum):
     # A task's place in its queue changed without a move of its own: its work order was
     # resumed (the task is back) or rescheduled (it sorts elsewhere).
     TASK_REQUEUED = "TASK_REQUEUED"
+    # A production task's gate: it entered its queue once every task it waits for
+    # completed (domain.routing), or left it again when one of those was reopened.
+    TASK_GATE_OPENED = "TASK_GATE_OPENED"
+    TASK_GATE_CLOSED = "TASK_GATE_CLOSED"
     DELIVERY_GATE_OPENED = "DELIVERY_GATE_OPENED"
     DELIVERY_GATE_CLOSED = "DELIVERY_GATE_CLOSED"
     WORK_ORDER_CREATED = "WORK_ORDER_CREATED"

@@ -71,7 +71,8 @@ from domain.enums import (
     WorkOrderStatus,
 )
 from domain.errors import DomainError
-from domain.workflow import TaskFacts, settle
+from domain.routing import TaskFacts
+from domain.workflow import settle
 
 IMPORT_REASON = "legacy import"
 SYSTEM_USER_EMAIL = "legacy-import@pressroom.invalid"
@@ -560,6 +561,7 @@ def _settle(
         return status, [OrderMove(WorkOrderAction.CANCEL, "ACTIVE", "CANCELLED", latest)]
     facts = [
         TaskFacts(
+            department_id=t.department_id,
             status=t.status,
             kind=kinds[t.department_id].kind,
             gates_delivery=kinds[t.department_id].gates_delivery,
@@ -567,9 +569,10 @@ def _settle(
         )
         for t in tasks
     ]
-    outcome = settle(WorkOrderStatus.ACTIVE, facts)
+    # The legacy system had no routing: its production tasks were open as they ran.
+    outcome = settle(WorkOrderStatus.ACTIVE, facts, {})
     moves = []
-    if outcome.open_gate:
+    if ctx.delivery.id in outcome.opens:
         # The gate opens now, on import: the delivery task enters its queue.
         moves.append(OrderMove(WorkOrderAction.OPEN_GATE, "CLOSED", "OPEN", ctx.now))
         delivery = ctx.delivery.id

@@ -1,10 +1,10 @@
-"""Rules that follow from task states: the delivery gate and the work order's status.
+"""Rules that follow from task states: the gates (domain.routing says what each task
+waits for) and the work order's status.
 
-Decision (see docs/decisions.md): reopening a gating task closes the gate
-only while the delivery task is still PENDING. Once delivery has started or
-completed, the gate stays open: the goods are already on their way, so the
-admin reopening production decides separately whether delivery goes back too
-(by reopening or releasing the delivery task).
+Decision (see docs/decisions.md): reopening a task closes the gates downstream of it only
+while their tasks are still PENDING. A task already started keeps its gate: the work (or,
+for delivery, the goods) is already on its way, so the admin reopening upstream decides
+separately whether it goes back too (by reopening or releasing it).
 """
 
 from collections.abc import Iterable, Sequence
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from domain.enums import DepartmentKind, TaskStatus, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
+from domain.routing import Routing, TaskFacts, holding, waits_for
 
 
 @dataclass(frozen=True)
@@ -107,22 +108,17 @@ def task_departments(
 
 
 @dataclass(frozen=True)
-class TaskFacts:
-    status: TaskStatus
-    kind: DepartmentKind
-    gates_delivery: bool
-    gate_open: bool  # availableAt is set; meaningful for the delivery task
-
-
-@dataclass(frozen=True)
 class Settlement:
-    open_gate: bool = False
-    close_gate: bool = False
+    """What settling an order changes: the gates to open and to close (by department
+    id), and its status."""
+
+    opens: tuple[int, ...] = ()
+    closes: tuple[int, ...] = ()
     new_status: WorkOrderStatus | None = None
 
     @property
     def changes_anything(self) -> bool:
-        return self.open_gate or self.close_gate or self.new_status is not None
+        return bool(self.opens or self.closes) or self.new_status is not None
 
 
 def progress(statuses: Iterable[TaskStatus]) -> tuple[int, int]:
@@ -131,31 +127,35 @@ def progress(statuses: Iterable[TaskStatus]) -> tuple[int, int]:
     return sum(s is TaskStatus.COMPLETED for s in listed), len(listed)
 
 
-def holds_the_gate(task: TaskFacts) -> bool:
-    """A task the delivery gate waits for: a gating production task not yet COMPLETED."""
-    return (
-        task.kind is DepartmentKind.PRODUCTION
-        and task.gates_delivery
-        and task.status is not TaskStatus.COMPLETED
-    )
+def opens_at_creation(tasks: Sequence[TaskFacts], routing: Routing) -> list[int]:
+    """The production departments whose tasks on a new order wait for nothing: in their
+    queues from the start (the delivery gate's opening is settled and recorded)."""
+    return [
+        t.department_id
+        for t in tasks
+        if t.kind is DepartmentKind.PRODUCTION and not waits_for(t, tasks, routing)
+    ]
 
 
-def gate_should_be_open(tasks: Iterable[TaskFacts]) -> bool:
-    """Open when no task holds the gate (so also with no gating task at all)."""
-    return not any(holds_the_gate(t) for t in tasks)
-
-
-def settle(order_status: WorkOrderStatus, tasks: list[TaskFacts]) -> Settlement:
+def settle(
+    order_status: WorkOrderStatus, tasks: Sequence[TaskFacts], routing: Routing
+) -> Settlement:
+    """Every gate of the order by one rule (domain.routing): open when nothing it waits
+    for is unfinished; closed again only while its task is PENDING (a started task keeps
+    its gate, see the module's decision). Then the status follows the tasks."""
     if order_status is WorkOrderStatus.CANCELLED:
         return Settlement()
-    delivery = next(t for t in tasks if t.kind is DepartmentKind.DELIVERY)
-    should_open = gate_should_be_open(tasks)
-    open_gate = should_open and not delivery.gate_open
-    close_gate = not should_open and delivery.gate_open and delivery.status is TaskStatus.PENDING
+    opens, closes = [], []
+    for task in tasks:
+        should_open = not holding(task, tasks, routing)
+        if should_open and not task.gate_open:
+            opens.append(task.department_id)
+        elif not should_open and task.gate_open and task.status is TaskStatus.PENDING:
+            closes.append(task.department_id)
     all_done = all(t.status is TaskStatus.COMPLETED for t in tasks)
     new_status: WorkOrderStatus | None = None
     if order_status is WorkOrderStatus.ACTIVE and all_done:
         new_status = WorkOrderStatus.COMPLETED
     elif order_status is WorkOrderStatus.COMPLETED and not all_done:
         new_status = WorkOrderStatus.ACTIVE
-    return Settlement(open_gate=open_gate, close_gate=close_gate, new_status=new_status)
+    return Settlement(tuple(opens), tuple(closes), new_status)

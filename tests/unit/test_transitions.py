@@ -11,6 +11,7 @@ import pytest
 
 from domain.enums import DepartmentKind, TaskAction, TaskStatus, WorkOrderAction, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode, NotAllowed
+from domain.routing import TaskFacts
 from domain.transitions import (
     ORDER_TRANSITIONS,
     TRANSITIONS,
@@ -21,7 +22,7 @@ from domain.transitions import (
     judge,
     refuse_order_move,
 )
-from domain.workflow import TaskFacts, settle
+from domain.workflow import settle
 
 P, S, C = TaskStatus.PENDING, TaskStatus.STARTED, TaskStatus.COMPLETED
 ACTIVE = WorkOrderStatus.ACTIVE
@@ -142,10 +143,10 @@ def test_release_settles_the_order_since_it_can_leave_delivery_pending_behind_op
     # (workflow.py's documented decision). The admin then releases the delivery task to
     # send delivery back. The state after RELEASE is one that `settle` closes the gate for:
     after_release = [
-        TaskFacts(status=P, kind=DepartmentKind.PRODUCTION, gates_delivery=True, gate_open=False),
-        TaskFacts(status=P, kind=DepartmentKind.DELIVERY, gates_delivery=False, gate_open=True),
+        TaskFacts(1, P, DepartmentKind.PRODUCTION, gates_delivery=True, gate_open=True),
+        TaskFacts(2, P, DepartmentKind.DELIVERY, gates_delivery=False, gate_open=True),
     ]
-    assert settle(ACTIVE, after_release).close_gate
+    assert settle(ACTIVE, after_release, {}).closes == (2,)
     # ... yet the writer only settles after moves with `settles_order`.
     assert TRANSITIONS[TaskAction.RELEASE].settles_order
 

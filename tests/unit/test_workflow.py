@@ -15,11 +15,10 @@ import pytest
 
 from domain.enums import DepartmentKind, TaskStatus, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
+from domain.routing import TaskFacts, holding
 from domain.workflow import (
     DepartmentFacts,
     Settlement,
-    TaskFacts,
-    gate_should_be_open,
     gates_delivery,
     kind_choices,
     settle,
@@ -32,24 +31,38 @@ COMPLETED = WorkOrderStatus.COMPLETED
 CANCELLED = WorkOrderStatus.CANCELLED
 
 
+DELIVERY = 99
+# Production tasks here follow nothing (tests/unit/test_routing.py has routes): their
+# gates are open, and only the delivery gate moves.
+_ids = itertools.count(1)
+
+
 def gating(status: TaskStatus) -> TaskFacts:
-    return TaskFacts(status, DepartmentKind.PRODUCTION, gates_delivery=True, gate_open=False)
+    return TaskFacts(next(_ids), status, DepartmentKind.PRODUCTION, True, gate_open=True)
 
 
 def non_gating(status: TaskStatus) -> TaskFacts:
     """A production department such as Design, whose gatesDelivery is false."""
-    return TaskFacts(status, DepartmentKind.PRODUCTION, gates_delivery=False, gate_open=False)
+    return TaskFacts(next(_ids), status, DepartmentKind.PRODUCTION, False, gate_open=True)
 
 
 def delivery(status: TaskStatus, *, gate_open: bool) -> TaskFacts:
-    return TaskFacts(status, DepartmentKind.DELIVERY, gates_delivery=False, gate_open=gate_open)
+    return TaskFacts(DELIVERY, status, DepartmentKind.DELIVERY, False, gate_open=gate_open)
 
 
-# --- gate_should_be_open ------------------------------------------------------------------
+def gate_should_be_open(tasks: list[TaskFacts]) -> bool:
+    """The delivery gate's rule: nothing it waits for is unfinished."""
+    return not holding(delivery(P, gate_open=False), tasks, {})
 
 
-def test_gate_is_vacuously_open_with_no_tasks() -> None:
-    assert gate_should_be_open([]) is True
+def unrouted(order: WorkOrderStatus, tasks: list[TaskFacts]) -> Settlement:
+    return settle(order, tasks, {})
+
+
+OPEN = Settlement(opens=(DELIVERY,))
+
+
+# --- the delivery gate's rule --------------------------------------------------------------
 
 
 def test_gate_is_open_with_only_the_delivery_task() -> None:
@@ -77,13 +90,8 @@ def test_non_gating_production_tasks_do_not_hold_the_gate(status: TaskStatus) ->
 
 def test_the_delivery_task_never_gates_itself() -> None:
     # Even if the delivery row were flagged gatesDelivery, only PRODUCTION tasks gate delivery.
-    flagged = TaskFacts(P, DepartmentKind.DELIVERY, gates_delivery=True, gate_open=False)
+    flagged = TaskFacts(DELIVERY, P, DepartmentKind.DELIVERY, True, gate_open=False)
     assert gate_should_be_open([gating(C), flagged]) is True
-
-
-def test_gate_should_be_open_accepts_any_iterable() -> None:
-    assert gate_should_be_open(t for t in [gating(C), gating(P)]) is False
-    assert gate_should_be_open(iter([gating(C)])) is True
 
 
 # --- settle: the gate ---------------------------------------------------------------------
@@ -91,107 +99,107 @@ def test_gate_should_be_open_accepts_any_iterable() -> None:
 
 def test_gate_opens_when_the_last_gating_task_completes() -> None:
     before = [gating(C), gating(S), non_gating(P), delivery(P, gate_open=False)]
-    assert settle(ACTIVE, before) == Settlement()
+    assert unrouted(ACTIVE, before) == Settlement()
     after = [gating(C), gating(C), non_gating(P), delivery(P, gate_open=False)]
-    outcome = settle(ACTIVE, after)
-    assert outcome.open_gate is True
-    assert outcome.close_gate is False
+    outcome = unrouted(ACTIVE, after)
+    assert DELIVERY in outcome.opens
+    assert DELIVERY not in outcome.closes
     assert outcome.new_status is None
 
 
 def test_gate_never_reopens_when_already_open() -> None:
-    outcome = settle(ACTIVE, [gating(C), gating(C), delivery(P, gate_open=True)])
-    assert outcome.open_gate is False
+    outcome = unrouted(ACTIVE, [gating(C), gating(C), delivery(P, gate_open=True)])
+    assert DELIVERY not in outcome.opens
     assert not outcome.changes_anything
 
 
 def test_two_last_finishers_settled_one_after_the_other_open_the_gate_once() -> None:
     # The second settlement sees the first one's applied gate and must not open it again.
-    first = settle(ACTIVE, [gating(C), gating(C), delivery(P, gate_open=False)])
-    assert first.open_gate
-    second = settle(ACTIVE, [gating(C), gating(C), delivery(P, gate_open=True)])
-    assert not second.open_gate
+    first = unrouted(ACTIVE, [gating(C), gating(C), delivery(P, gate_open=False)])
+    assert DELIVERY in first.opens
+    second = unrouted(ACTIVE, [gating(C), gating(C), delivery(P, gate_open=True)])
+    assert not second.opens
 
 
 def test_order_without_gating_tasks_opens_its_gate_at_creation() -> None:
-    outcome = settle(ACTIVE, [non_gating(P), delivery(P, gate_open=False)])
-    assert outcome.open_gate is True
+    outcome = unrouted(ACTIVE, [non_gating(P), delivery(P, gate_open=False)])
+    assert DELIVERY in outcome.opens
     assert outcome.new_status is None
 
 
 def test_order_with_only_a_delivery_task_opens_its_gate_at_creation() -> None:
-    outcome = settle(ACTIVE, [delivery(P, gate_open=False)])
-    assert outcome == Settlement(open_gate=True)
+    outcome = unrouted(ACTIVE, [delivery(P, gate_open=False)])
+    assert outcome == OPEN
 
 
 @pytest.mark.parametrize("status", [P, S])
 def test_non_gating_task_does_not_keep_the_gate_closed(status: TaskStatus) -> None:
-    outcome = settle(ACTIVE, [gating(C), non_gating(status), delivery(P, gate_open=False)])
-    assert outcome.open_gate is True
+    outcome = unrouted(ACTIVE, [gating(C), non_gating(status), delivery(P, gate_open=False)])
+    assert DELIVERY in outcome.opens
 
 
 @pytest.mark.parametrize("status", [P, S])
 def test_gate_stays_closed_while_a_gating_task_is_unfinished(status: TaskStatus) -> None:
-    outcome = settle(ACTIVE, [gating(C), gating(status), delivery(P, gate_open=False)])
+    outcome = unrouted(ACTIVE, [gating(C), gating(status), delivery(P, gate_open=False)])
     assert not outcome.changes_anything
 
 
 def test_reopening_a_gating_task_closes_the_gate_while_delivery_is_pending() -> None:
-    outcome = settle(ACTIVE, [gating(C), gating(P), delivery(P, gate_open=True)])
-    assert outcome.close_gate is True
-    assert outcome.open_gate is False
+    outcome = unrouted(ACTIVE, [gating(C), gating(P), delivery(P, gate_open=True)])
+    assert DELIVERY in outcome.closes
+    assert DELIVERY not in outcome.opens
     assert outcome.new_status is None
 
 
 def test_reopening_a_gating_task_of_a_completed_order_closes_the_gate_and_reactivates() -> None:
     # Delivery was reopened earlier (PENDING) and production is reopened now.
-    outcome = settle(COMPLETED, [gating(P), delivery(P, gate_open=True)])
-    assert outcome == Settlement(close_gate=True, new_status=ACTIVE)
+    outcome = unrouted(COMPLETED, [gating(P), delivery(P, gate_open=True)])
+    assert outcome == Settlement(closes=(DELIVERY,), new_status=ACTIVE)
 
 
 @pytest.mark.parametrize("delivery_status", [S, C])
 def test_gate_stays_open_once_delivery_started_or_completed(delivery_status: TaskStatus) -> None:
-    outcome = settle(ACTIVE, [gating(C), gating(P), delivery(delivery_status, gate_open=True)])
-    assert outcome.close_gate is False
-    assert outcome.open_gate is False
+    outcome = unrouted(ACTIVE, [gating(C), gating(P), delivery(delivery_status, gate_open=True)])
+    assert DELIVERY not in outcome.closes
+    assert DELIVERY not in outcome.opens
 
 
 def test_reopening_a_non_gating_task_leaves_the_gate_open() -> None:
-    outcome = settle(ACTIVE, [gating(C), non_gating(P), delivery(P, gate_open=True)])
-    assert not outcome.close_gate
+    outcome = unrouted(ACTIVE, [gating(C), non_gating(P), delivery(P, gate_open=True)])
+    assert DELIVERY not in outcome.closes
     assert not outcome.changes_anything
 
 
 def test_released_delivery_behind_a_reopened_gating_task_closes_the_gate() -> None:
     # Production reopened while delivery was STARTED (gate stayed open); the admin then
     # releases delivery back to PENDING. Settling that state closes the gate.
-    outcome = settle(ACTIVE, [gating(P), delivery(P, gate_open=True)])
-    assert outcome.close_gate is True
+    outcome = unrouted(ACTIVE, [gating(P), delivery(P, gate_open=True)])
+    assert DELIVERY in outcome.closes
 
 
 # --- settle: the work order's status ------------------------------------------------------
 
 
 def test_order_completes_when_all_tasks_complete() -> None:
-    outcome = settle(ACTIVE, [gating(C), non_gating(C), delivery(C, gate_open=True)])
+    outcome = unrouted(ACTIVE, [gating(C), non_gating(C), delivery(C, gate_open=True)])
     assert outcome.new_status is COMPLETED
-    assert not outcome.open_gate and not outcome.close_gate
+    assert not outcome.opens and not outcome.closes
 
 
 @pytest.mark.parametrize("delivery_status", [P, S])
 def test_order_is_not_complete_until_delivery_is(delivery_status: TaskStatus) -> None:
-    outcome = settle(ACTIVE, [gating(C), delivery(delivery_status, gate_open=True)])
+    outcome = unrouted(ACTIVE, [gating(C), delivery(delivery_status, gate_open=True)])
     assert outcome.new_status is None
 
 
 @pytest.mark.parametrize("status", [P, S])
 def test_a_non_gating_task_still_keeps_the_order_active(status: TaskStatus) -> None:
-    outcome = settle(ACTIVE, [gating(C), non_gating(status), delivery(C, gate_open=True)])
+    outcome = unrouted(ACTIVE, [gating(C), non_gating(status), delivery(C, gate_open=True)])
     assert outcome.new_status is None
 
 
 def test_completed_order_with_all_tasks_complete_stays_completed() -> None:
-    assert settle(COMPLETED, [gating(C), delivery(C, gate_open=True)]) == Settlement()
+    assert unrouted(COMPLETED, [gating(C), delivery(C, gate_open=True)]) == Settlement()
 
 
 @pytest.mark.parametrize(
@@ -206,11 +214,11 @@ def test_completed_order_with_all_tasks_complete_stays_completed() -> None:
 def test_reopening_any_task_of_a_completed_order_makes_it_active_again(
     tasks: list[TaskFacts],
 ) -> None:
-    assert settle(COMPLETED, tasks).new_status is ACTIVE
+    assert unrouted(COMPLETED, tasks).new_status is ACTIVE
 
 
 def test_reopened_gating_task_after_delivery_completed_reactivates_but_keeps_the_gate() -> None:
-    outcome = settle(COMPLETED, [gating(P), delivery(C, gate_open=True)])
+    outcome = unrouted(COMPLETED, [gating(P), delivery(C, gate_open=True)])
     assert outcome == Settlement(new_status=ACTIVE)
 
 
@@ -226,7 +234,7 @@ def test_reopened_gating_task_after_delivery_completed_reactivates_but_keeps_the
     ],
 )
 def test_cancelled_orders_never_change(tasks: list[TaskFacts]) -> None:
-    outcome = settle(CANCELLED, tasks)
+    outcome = unrouted(CANCELLED, tasks)
     assert outcome == Settlement()
     assert not outcome.changes_anything
 
@@ -238,8 +246,8 @@ def test_cancelled_orders_never_change(tasks: list[TaskFacts]) -> None:
     ("settlement", "changes"),
     [
         (Settlement(), False),
-        (Settlement(open_gate=True), True),
-        (Settlement(close_gate=True), True),
+        (OPEN, True),
+        (Settlement(closes=(DELIVERY,)), True),
         (Settlement(new_status=COMPLETED), True),
         (Settlement(new_status=ACTIVE), True),
     ],
@@ -276,9 +284,9 @@ def _apply(
     order: WorkOrderStatus, tasks: list[TaskFacts], outcome: Settlement
 ) -> tuple[WorkOrderStatus, list[TaskFacts]]:
     gate = tasks[-1].gate_open
-    if outcome.open_gate:
+    if DELIVERY in outcome.opens:
         gate = True
-    if outcome.close_gate:
+    if DELIVERY in outcome.closes:
         gate = False
     new_delivery = delivery(tasks[-1].status, gate_open=gate)
     return outcome.new_status or order, [*tasks[:-1], new_delivery]
@@ -287,7 +295,7 @@ def _apply(
 def test_settlement_follows_the_design_rules_in_every_small_order() -> None:
     assert len(ORDERS) == 3 * 4 * 4 * 4 * 3 * 2
     for order, tasks in ORDERS:
-        outcome = settle(order, tasks)
+        outcome = unrouted(order, tasks)
         label = f"{order} {[(t.kind.value, t.gates_delivery, t.status.value) for t in tasks]}"
         d = tasks[-1]
         if order is CANCELLED:
@@ -295,9 +303,10 @@ def test_settlement_follows_the_design_rules_in_every_small_order() -> None:
             continue
         gating_done = all(t.status is C for t in tasks if t.gates_delivery)
         all_done = all(t.status is C for t in tasks)
-        assert not (outcome.open_gate and outcome.close_gate), label
-        assert outcome.open_gate == (gating_done and not d.gate_open), label
-        assert outcome.close_gate == (not gating_done and d.gate_open and d.status is P), label
+        assert not (outcome.opens and outcome.closes), label
+        assert outcome.opens == ((DELIVERY,) if gating_done and not d.gate_open else ()), label
+        closes = not gating_done and d.gate_open and d.status is P
+        assert outcome.closes == ((DELIVERY,) if closes else ()), label
         expected_status = None
         if order is ACTIVE and all_done:
             expected_status = COMPLETED
@@ -308,8 +317,8 @@ def test_settlement_follows_the_design_rules_in_every_small_order() -> None:
 
 def test_settling_twice_changes_nothing_the_second_time() -> None:
     for order, tasks in ORDERS:
-        outcome = settle(order, tasks)
-        again = settle(*_apply(order, tasks, outcome))
+        outcome = unrouted(order, tasks)
+        again = unrouted(*_apply(order, tasks, outcome))
         assert not again.changes_anything, (order, tasks, outcome, again)
 
 
@@ -317,7 +326,7 @@ def test_after_settling_a_pending_delivery_is_available_exactly_when_production_
     for order, tasks in ORDERS:
         if order is CANCELLED or tasks[-1].status is not P:
             continue
-        _, settled = _apply(order, tasks, settle(order, tasks))
+        _, settled = _apply(order, tasks, unrouted(order, tasks))
         assert settled[-1].gate_open == gate_should_be_open(settled), (order, tasks)
 
 

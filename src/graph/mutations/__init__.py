@@ -15,6 +15,7 @@ from graph.mutations import (
     post_ledger_entry,
     reschedule_work_order,
     resume_work_order,
+    set_department_follows,
     tasks,
     tokens,
     update_work_order_quote,
@@ -26,6 +27,7 @@ from graph.mutations import (
 class Mutation:
     login = login.login
     create_department = create_department.create_department
+    set_department_follows = set_department_follows.set_department_follows
     create_user = people.create_user
     set_user_departments = people.set_user_departments
     deactivate_user = user_access.deactivate_user

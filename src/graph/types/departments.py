@@ -22,6 +22,16 @@ class Department(relay.Node):
     gates_delivery: bool = strawberry.field(
         description="Whether the delivery task waits for this department's task to complete."
     )
+    _follows: strawberry.Private[list[int]]
+
+    @strawberry.field(
+        description="The departments it follows: on an order, its task waits until their "
+        "tasks are completed (through departments the order lacks). The delivery task "
+        "waits for the departments that gate delivery instead."
+    )
+    async def follows(self, info: Info) -> list["Department"]:
+        departments = {d.id: d for d in await info.context.loaders.all_departments()}
+        return [Department.of(departments[i]) for i in self._follows if i in departments]
 
     @strawberry.field(description="Whether its work comes as tasks in a queue.")
     def has_queue(self) -> bool:
@@ -42,6 +52,7 @@ class Department(relay.Node):
             name=row.name,
             kind=row.kind,
             gates_delivery=row.gates_delivery,
+            _follows=row.follows,
         )
 
     @classmethod

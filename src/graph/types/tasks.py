@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 import strawberry
 from strawberry import relay
 
+from db.reads import routing_of
 from db.rows import TaskRow, TaskTransitionRow, WorkOrderRow
 from domain.enums import (
     DepartmentKind,
@@ -16,6 +17,7 @@ from domain.enums import (
     WorkOrderPriority,
     WorkOrderStatus,
 )
+from domain.routing import TaskFacts, holding
 from domain.transitions import (
     ActorFacts,
     QueuePlace,
@@ -24,7 +26,6 @@ from domain.transitions import (
     in_queue,
     queue_place,
 )
-from domain.workflow import TaskFacts, holds_the_gate
 from graph.context import Info
 from graph.loaders import now_or_later
 from graph.permissions import STAFF, allowed
@@ -185,24 +186,29 @@ class DepartmentTask(relay.Node):
         return self._order_then(info, lambda o: o.priority)
 
     @strawberry.field(
-        description="For the delivery task: the departments whose tasks the delivery gate "
-        "still waits for (empty once it is open); empty for every other task."
+        description="The departments whose tasks on this order this one still waits for "
+        "(Department.follows; for the delivery task, those that gate delivery): empty "
+        "once its gate is open (availableAt)."
     )
     async def waiting_for(self, info: Info) -> list[Department]:
-        loaders = info.context.loaders
-        own = await loaders.department.load(self._department_id)
-        if own is None or own.kind != DepartmentKind.DELIVERY:
+        if self.available_at is not None:
             return []
+        loaders = info.context.loaders
         rows = await loaders.tasks_of_work_order.load(self._work_order_id)
-        departments = await loaders.department.load_many([r.department_id for r in rows])
-        return [
-            Department.of(d)
-            for r, d in zip(rows, departments, strict=True)
-            if d is not None
-            and holds_the_gate(
-                TaskFacts(TaskStatus(r.status), DepartmentKind(d.kind), d.gates_delivery, False)
+        departments = {d.id: d for d in await loaders.all_departments()}
+        tasks = [
+            TaskFacts(
+                department_id=r.department_id,
+                status=TaskStatus(r.status),
+                kind=DepartmentKind(departments[r.department_id].kind),
+                gates_delivery=departments[r.department_id].gates_delivery,
+                gate_open=r.available_at is not None,
             )
+            for r in rows
         ]
+        [own] = [t for t in tasks if t.department_id == self._department_id]
+        routing = routing_of(departments.values())
+        return [Department.of(departments[t.department_id]) for t in holding(own, tasks, routing)]
 
     def _available(self) -> bool:
         return self.available_at is not None and self.available_at <= datetime.now(UTC)

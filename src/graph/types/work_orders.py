@@ -36,6 +36,7 @@ from graph.permissions import (
 )
 from graph.prefetch import read_ahead
 from graph.types.customers import Customer
+from graph.types.departments import Department
 from graph.types.loading import nodes_of, required
 from graph.types.money import Money
 from graph.types.people import User, user_or_none
@@ -55,6 +56,7 @@ class WorkOrderTransition:
     reason: str | None
     occurred_at: datetime
     _actor_id: strawberry.Private[int | None]
+    _department_id: strawberry.Private[int | None]
 
     @classmethod
     def of(cls, row: WorkOrderTransitionRow) -> "WorkOrderTransition":
@@ -65,6 +67,19 @@ class WorkOrderTransition:
             reason=row.reason,
             occurred_at=row.occurred_at,
             _actor_id=row.actor_id,
+            _department_id=row.department_id,
+        )
+
+    @strawberry.field(
+        description="For a gate's move, the department whose task it is; for a department "
+        "added or removed, that department; null otherwise."
+    )
+    def department(self, info: Info) -> Department | None:
+        if self._department_id is None:
+            return None
+        return now_or_later(
+            info.context.loaders.department.load(self._department_id),
+            lambda r: Department.of(r) if r else None,
         )
 
     @strawberry.field(description="Who caused it; for gate moves, whose task move opened it.")

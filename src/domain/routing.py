@@ -1,0 +1,118 @@
+"""Routing: which of a work order's tasks each task waits for.
+
+A production department may follow others (`Department.follows`: Finishing follows
+Print, Print follows Design). On a work order a production task waits for the order's
+tasks of the departments it follows; a followed department the order lacks is passed
+through to the departments that one follows, so an order of Design and Finishing lets
+Finishing wait for Design. The delivery task waits for exactly the order's production
+tasks that gate delivery, with no chaining. A task's gate (`availableAt`) is open when
+every task it waits for is COMPLETED: workflow.settle opens and closes every gate of an
+order by this one rule.
+"""
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from domain.enums import DepartmentKind, TaskStatus
+from domain.errors import DomainError, ErrorCode
+
+# A department's id -> the ids of the departments it follows.
+Routing = Mapping[int, Collection[int]]
+
+
+@dataclass(frozen=True)
+class TaskFacts:
+    department_id: int
+    status: TaskStatus
+    kind: DepartmentKind
+    gates_delivery: bool
+    gate_open: bool  # availableAt is set
+
+
+def waits_for(task: TaskFacts, tasks: Sequence[TaskFacts], routing: Routing) -> list[TaskFacts]:
+    """The order's tasks that `task` waits for, in department order."""
+    if task.kind is DepartmentKind.DELIVERY:
+        found = [t for t in tasks if t.kind is DepartmentKind.PRODUCTION and t.gates_delivery]
+    else:
+        present = {t.department_id: t for t in tasks if t.kind is DepartmentKind.PRODUCTION}
+        found, seen = [], {task.department_id}
+        todo = list(routing.get(task.department_id, ()))
+        while todo:
+            department = todo.pop()
+            if department in seen:
+                continue
+            seen.add(department)
+            if department in present:
+                found.append(present[department])
+            else:
+                todo.extend(routing.get(department, ()))
+    return sorted(found, key=lambda t: t.department_id)
+
+
+def holding(task: TaskFacts, tasks: Sequence[TaskFacts], routing: Routing) -> list[TaskFacts]:
+    """The tasks `task` waits for that are not COMPLETED: its gate is open when none is."""
+    return [t for t in waits_for(task, tasks, routing) if t.status is not TaskStatus.COMPLETED]
+
+
+@dataclass(frozen=True)
+class Followable:
+    id: int
+    name: str
+    kind: DepartmentKind
+
+
+def check_follows(
+    department: Followable,
+    follows: Sequence[Followable],
+    routing: Routing,
+    names: Mapping[int, str],
+) -> list[int]:
+    """The ids `department` may follow, sorted; refuses what routing cannot mean: a
+    department other than production on either side, and loops (named in the message)."""
+    if department.kind is not DepartmentKind.PRODUCTION:
+        raise DomainError(
+            ErrorCode.INVALID_INPUT,
+            f"{department.name} cannot follow other departments: only production "
+            "departments do (the delivery task waits for every department that gates "
+            "delivery).",
+            "departmentCode",
+        )
+    wrong = [f.name for f in follows if f.kind is not DepartmentKind.PRODUCTION]
+    if wrong:
+        raise DomainError(
+            ErrorCode.INVALID_INPUT,
+            f"Only production departments can be followed; not {', '.join(wrong)}.",
+            "followsCodes",
+        )
+    chosen = sorted({f.id for f in follows})
+    after = {**routing, department.id: chosen}
+    loop = _path(after, chosen, department.id)
+    if loop is not None:
+        first, *rest = [names[d] for d in [department.id, *reversed(loop)]]
+        steps = "".join(f", which waits for {name}" for name in rest[1:])
+        raise DomainError(
+            ErrorCode.INVALID_INPUT,
+            f"That would make a loop: {first} waits for {rest[0]}{steps}.",
+            "followsCodes",
+        )
+    return chosen
+
+
+def _path(routing: Routing, starts: Collection[int], goal: int) -> list[int] | None:
+    """A path of follows from one of `starts` to `goal` (goal first, start last), if any."""
+    came_from: dict[int, int | None] = {s: None for s in starts}
+    todo = list(starts)
+    while todo:
+        node = todo.pop()
+        if node == goal:
+            path, step = [], came_from[node]
+            path.append(node)
+            while step is not None:
+                path.append(step)
+                step = came_from[step]
+            return path
+        for nxt in routing.get(node, ()):
+            if nxt not in came_from:
+                came_from[nxt] = node
+                todo.append(nxt)
+    return None
