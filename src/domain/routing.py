@@ -49,6 +49,17 @@ def waits_for(task: TaskFacts, tasks: Sequence[TaskFacts], routing: Routing) -> 
     return sorted(found, key=lambda t: t.department_id)
 
 
+def can_follow(kind: DepartmentKind) -> bool:
+    """Only production departments follow others and are followed."""
+    return kind is DepartmentKind.PRODUCTION
+
+
+def followed(kind: DepartmentKind, follows: Collection[int], gating: Collection[int]) -> list[int]:
+    """The departments a department follows as people read it: the delivery department
+    follows every department that gates delivery (`gating`), any other its own list."""
+    return sorted(gating) if kind is DepartmentKind.DELIVERY else list(follows)
+
+
 def holding(task: TaskFacts, tasks: Sequence[TaskFacts], routing: Routing) -> list[TaskFacts]:
     """The tasks `task` waits for that are not COMPLETED: its gate is open when none is."""
     return [t for t in waits_for(task, tasks, routing) if t.status is not TaskStatus.COMPLETED]
@@ -69,7 +80,7 @@ def check_follows(
 ) -> list[int]:
     """The ids `department` may follow, sorted; refuses what routing cannot mean: a
     department other than production on either side, and loops (named in the message)."""
-    if department.kind is not DepartmentKind.PRODUCTION:
+    if not can_follow(department.kind):
         raise DomainError(
             ErrorCode.INVALID_INPUT,
             f"{department.name} cannot follow other departments: only production "
@@ -77,7 +88,7 @@ def check_follows(
             "delivery).",
             "departmentCode",
         )
-    wrong = [f.name for f in follows if f.kind is not DepartmentKind.PRODUCTION]
+    wrong = [f.name for f in follows if not can_follow(f.kind)]
     if wrong:
         raise DomainError(
             ErrorCode.INVALID_INPUT,

@@ -1,5 +1,6 @@
 """`serve --demo`: a small shop seeded once, so every mutation can be tried at once."""
 
+import itertools
 import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -8,7 +9,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from db import customers, people, reads, schedule
+from db import customers, people, reads, routing, schedule
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from db.ledger import NewEntry, post_entry
@@ -48,6 +49,10 @@ PEOPLE = [
     ("dan@pressroom.test", "Dan Delivery", False, ["delivery"]),
     ("dot@pressroom.test", "Dot Delivery", False, ["delivery"]),
 ]
+
+# Design → Print → Finishing: each waits for the one before it (delivery for Print and
+# Finishing, which gate delivery).
+ROUTE = ["design", "print", "finishing"]
 
 CUSTOMERS = ["Northwind Bakery", "Harbour Books", "Cobalt Cycles", "Linden School", "Juniper Hotel"]
 PRODUCTS = ["Flyers A5", "Banner 3m", "Business cards", "Menus", "Posters A2", "Brochures"]
@@ -89,6 +94,8 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
             "delivery": users["dan@pressroom.test"].id,
         }
         admin = users["admin@pressroom.test"].id
+        for before, code in itertools.pairwise(ROUTE):
+            await routing.set_follows(conn, code, [before], admin)
         orders = []
         for n in range(12):
             codes = rng.sample(["design", "print", "finishing"], k=rng.randint(1, 3))
@@ -110,20 +117,17 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
             )
             tasks = await reads.tasks_of_work_orders(conn, [order.id])
             code_of = {d.id: c for c, d in depts.items()}
-            # Orders 0-3 stay untouched; later ones progress further through the shop.
+            by_code = {code_of[t.department_id]: t for t in tasks}
+            # Orders 0-3 stay untouched; later ones progress further through the shop,
+            # along the route: a first step started, or every production step done.
             progress = n % 6
-            for task in tasks:
-                code = code_of[task.department_id]
-                if code == "delivery":
-                    continue
-                if progress >= 1:
-                    await transition_task(
-                        conn, task.id, TaskAction.START, Actor(worker[code], False)
-                    )
+            steps = [c for c in ROUTE if c in by_code]
+            for step, code in enumerate(steps):
+                actor = Actor(worker[code], False)
+                if progress >= 3 or (progress >= 1 and step == 0):
+                    await transition_task(conn, by_code[code].id, TaskAction.START, actor)
                 if progress >= 3:
-                    await transition_task(
-                        conn, task.id, TaskAction.FINISH, Actor(worker[code], False)
-                    )
+                    await transition_task(conn, by_code[code].id, TaskAction.FINISH, actor)
             delivery = next(t for t in tasks if code_of[t.department_id] == "delivery")
             if progress >= 4:
                 await transition_task(

@@ -8,19 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import expect
 
 from db import people
 from db.engine import unit_of_work
 from domain.enums import TokenKind
 from tests.e2e.web.support import (
-    DESKTOP,
-    TABLET,
     OpenTab,
-    axe_violations,
     base,
     scalar,
     session_token,
+    shoot,
     sign_in,
     user_with_password,
 )
@@ -37,17 +35,6 @@ async def refused(client: Client, query: str = DEPARTMENTS) -> list[str]:
     """The error codes of a request (`me` answers null rather than refusing)."""
     body = await client.raw(query)
     return [e.get("extensions", {}).get("code") for e in body.get("errors", [])]
-
-
-async def shoot(page: Page, folder: Path, name: str, source: str) -> None:
-    """Screenshots at both sizes (a dialog: the viewport it covers; else the whole page),
-    and no serious axe-core violation at either."""
-    whole = await page.get_by_role("dialog").count() == 0
-    for size, viewport in (("desktop", DESKTOP), ("tablet", TABLET)):
-        await page.set_viewport_size(viewport)  # type: ignore[arg-type]
-        assert await axe_violations(page, source) == [], size
-        await page.screenshot(path=str(folder / f"{name}-{size}.png"), full_page=whole)
-    await page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
 
 
 async def test_an_admin_deactivates_reactivates_and_sets_a_password(

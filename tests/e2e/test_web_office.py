@@ -199,13 +199,14 @@ async def test_a_cancelled_order_offers_no_task_moves_and_says_there_is_no_deliv
     # Every admin move is WORK_ORDER_CLOSED on a cancelled order: none is offered.
     for name in ("Release", "Complete", "Reopen", "Edit quote", "Cancel work order"):
         await expect(page.get_by_role("button", name=name)).to_have_count(0)
-    await expect(rows.first).to_contain_text("None (cancelled)")
+    await expect(rows.first).to_contain_text("None")
     # The gate panel and the delivery row say the order is cancelled, not "gate closed".
     gate = page.locator(".gate")
     await expect(gate).to_contain_text("cancelled, so there is no delivery")
     await expect(gate).not_to_contain_text("waiting for")
     delivery = page.locator(f"tr[data-task-id='{gid('DepartmentTask', ids['delivery'])}']")
-    await expect(delivery).to_contain_text("Not queued (work order cancelled)")
+    await expect(delivery).to_contain_text("Cancelled")
+    await expect(delivery).to_contain_text("Not queued")
     await expect(page.locator("table.tasks-table")).not_to_contain_text("gate closed")
     await page.screenshot(path=str(screenshots / "work-order-cancelled-admin-desktop.png"))
     tab.assert_clean()
@@ -491,7 +492,11 @@ async def test_an_admin_manages_people_departments_and_display_tokens(
     await page.get_by_label("Code").fill("large-format")
     await page.get_by_label("Kind").select_option("PRODUCTION")
     await page.get_by_role("button", name="Create department").click()
-    await expect(page.get_by_role("row", name="Large format")).to_contain_text("large-format")
+    row = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="Large format"))
+    await expect(row).to_contain_text("large-format")
+    # It gates delivery (the default for production): the delivery row says so.
+    delivery = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="Delivery"))
+    await expect(delivery).to_contain_text("Large format")
 
     # People: create a user in it, then move Pat into it as well.
     await page.get_by_role("link", name="People").click()

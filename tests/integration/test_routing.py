@@ -232,3 +232,19 @@ async def test_only_admins_route_work(api: Client, shop: Shop) -> None:
     )
     assert body["data"] is None
     assert body["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+
+
+async def test_departments_say_whom_they_follow_delivery_every_gating_one(
+    api: Client, shop: Shop
+) -> None:
+    await chained(api, shop)
+    body = await api.as_(shop.tokens["sam"])("{ departments { code follows { code } } }")
+    follows = {d["code"]: [f["code"] for f in d["follows"]] for d in body["departments"]}
+    assert follows == {
+        "sales": [],
+        "accounts": [],
+        "design": [],
+        "print": ["design"],
+        "finishing": ["print"],
+        "delivery": ["print", "finishing"],
+    }

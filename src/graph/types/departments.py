@@ -7,6 +7,7 @@ from strawberry import relay
 
 from db.rows import DepartmentRow
 from domain.enums import DepartmentKind
+from domain.routing import can_follow, followed
 from domain.workflow import KindChoice, chosen_per_order, has_queue
 from graph.context import Info
 from graph.types import enums as _registered  # noqa: F401  (makes the enums GraphQL enums)
@@ -26,12 +27,21 @@ class Department(relay.Node):
 
     @strawberry.field(
         description="The departments it follows: on an order, its task waits until their "
-        "tasks are completed (through departments the order lacks). The delivery task "
-        "waits for the departments that gate delivery instead."
+        "tasks are completed (through departments the order lacks). The delivery "
+        "department follows every department that gates delivery."
     )
     async def follows(self, info: Info) -> list["Department"]:
         departments = {d.id: d for d in await info.context.loaders.all_departments()}
-        return [Department.of(departments[i]) for i in self._follows if i in departments]
+        gating = [d.id for d in departments.values() if d.gates_delivery]
+        ids = followed(DepartmentKind(self.kind), self._follows, gating)
+        return [Department.of(departments[i]) for i in ids if i in departments]
+
+    @strawberry.field(
+        description="Whether it may follow others and be followed (setDepartmentFollows): "
+        "production departments."
+    )
+    def can_follow(self) -> bool:
+        return can_follow(DepartmentKind(self.kind))
 
     @strawberry.field(description="Whether its work comes as tasks in a queue.")
     def has_queue(self) -> bool:

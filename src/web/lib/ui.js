@@ -294,6 +294,8 @@ const TASK_STATUS = {
   PENDING: ["Waiting", "○"],
   STARTED: ["In progress", "◐"],
   COMPLETED: ["Done", "●"],
+  // Not a task's status: what an unfinished task of a cancelled order is to a person.
+  CANCELLED: ["Cancelled", "✕"],
 };
 const ORDER_STATUS = {
   ACTIVE: ["Active", "○"],

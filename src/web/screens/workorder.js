@@ -43,7 +43,7 @@ export const WORK_ORDER_PAGE = gql`
         history { action fromStatus toStatus reason occurredAt actor { name } }
       }
       deliveryTask { id availableAt }
-      history { action fromState toState reason occurredAt actor { name } }
+      history { action fromState toState reason occurredAt actor { name } department { name } }
     }
   }
 `;
@@ -168,10 +168,13 @@ function adminMoves(task) {
 }
 
 // "In queue since": when it joined its queue. An unfinished task of a cancelled order left
-// every queue; one without availableAt waits behind a gate.
+// every queue (its status says Cancelled); one without availableAt waits behind its gate.
 function QueuedSince({ task, cancelled }) {
-  if (cancelled && !task.completedAt) return html`<span>Not queued (work order cancelled)</span>`;
-  if (!task.availableAt) return html`<span>Not yet (gate closed)</span>`;
+  if (cancelled && !task.completedAt) return html`<span>Not queued</span>`;
+  if (!task.availableAt) {
+    const names = task.waitingFor.map((d) => d.name);
+    return html`<span>Not yet: waits for ${names.length ? names.join(", ") : "its gate"}</span>`;
+  }
   return html`<${Time} iso=${task.availableAt} />`;
 }
 
@@ -179,7 +182,7 @@ function TaskRow({ task, cancelled, admin, onMove }) {
   const moves = adminMoves(task);
   return html`<tr data-task-id=${task.id}>
     <th scope="row">${task.department.name}</th>
-    <td><${Badge} status=${task.status} /></td>
+    <td><${Badge} status=${cancelled && !task.completedAt ? "CANCELLED" : task.status} /></td>
     <td>${task.pickedUpBy ? task.pickedUpBy.name : "—"}</td>
     <td><${QueuedSince} task=${task} cancelled=${cancelled} /></td>
     <td><${Time} iso=${task.startedAt} /></td>
@@ -189,7 +192,7 @@ function TaskRow({ task, cancelled, admin, onMove }) {
           ${moves.map((move) => html`<button type="button" class="small" key=${move}
             aria-label=${ADMIN_MOVES[move].label + " " + task.department.name + " task"}
             onClick=${() => onMove(task, move)}>${ADMIN_MOVES[move].label}</button>`)}
-          ${moves.length ? null : html`<span class="empty">${cancelled ? "None (cancelled)" : "None"}</span>`}
+          ${moves.length ? null : html`<span class="empty">None</span>`}
         </div></td>`
       : null}
   </tr>`;

@@ -140,3 +140,14 @@ async def axe_violations(page: Page, source: str) -> list[dict[str, Any]]:
 
 
 # --- screenshots -------------------------------------------------------------------------
+
+
+async def shoot(page: Page, folder: Path, name: str, source: str) -> None:
+    """Screenshots at both sizes (a dialog: the viewport it covers; else the whole page),
+    and no serious axe-core violation at either."""
+    whole = await page.get_by_role("dialog").count() == 0
+    for size, viewport in (("desktop", DESKTOP), ("tablet", TABLET)):
+        await page.set_viewport_size(viewport)  # type: ignore[arg-type]
+        assert await axe_violations(page, source) == [], size
+        await page.screenshot(path=str(folder / f"{name}-{size}.png"), full_page=whole)
+    await page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]

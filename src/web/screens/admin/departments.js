@@ -1,4 +1,4 @@
-// Admin: departments (list, create).
+// Admin: departments (list, create, route: which departments each one follows).
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
 import {
@@ -14,7 +14,7 @@ import {
 
 export const ADMIN_DEPARTMENTS = gql`
   query AdminDepartments {
-    departments { id code name kind gatesDelivery }
+    departments { id code name kind gatesDelivery canFollow follows { code name } }
     departmentKinds { kind available canGateDelivery gatesDeliveryByDefault }
   }
 `;
@@ -27,6 +27,79 @@ export const CREATE_DEPARTMENT = gql`
     }
   }
 `;
+
+export const SET_FOLLOWS = gql`
+  mutation SetDepartmentFollows($input: SetDepartmentFollowsInput!) {
+    setDepartmentFollows(input: $input) {
+      department { id name follows { code name } }
+      userErrors { code field message }
+    }
+  }
+`;
+
+// One production department's route: the production departments whose tasks its task
+// waits for on an order. Loops are the server's to refuse (it names them).
+function Route({ department, production, onSaved }) {
+  const [chosen, setChosen] = useState(department.follows.map((d) => d.code));
+  const [message, setMessage] = useState(null);
+  const [saving, setSaving] = useState(false);
+  const others = production.filter((d) => d.code !== department.code);
+
+  function toggle(code, on) {
+    setChosen((now) => (on ? [...now, code] : now.filter((c) => c !== code)));
+  }
+
+  async function save(event) {
+    event.preventDefault();
+    setSaving(true);
+    setMessage(null);
+    try {
+      const { setDepartmentFollows: done } = await request(SET_FOLLOWS, {
+        input: { departmentCode: department.code, followsCodes: chosen },
+      });
+      if (done.userErrors.length) {
+        setMessage({ error: done.userErrors.map((e) => e.message).join(" ") });
+      } else {
+        setChosen(done.department.follows.map((d) => d.code));
+        const names = done.department.follows.map((d) => d.name);
+        setMessage({ ok: names.length ? `${department.name} now waits for ${names.join(", ")}.` : `${department.name} waits for no one.` });
+        onSaved();
+      }
+    } catch (error) {
+      setMessage({ failure: error });
+    }
+    setSaving(false);
+  }
+
+  return html`<form class="route" onSubmit=${save} novalidate>
+    <fieldset>
+      <legend>${department.name} waits for</legend>
+      ${others.map((d) => html`<${Checkbox} key=${d.code} label=${d.name}
+        checked=${chosen.includes(d.code)} onChange=${(on) => toggle(d.code, on)} />`)}
+    </fieldset>
+    ${message && message.error ? html`<${ErrorMessage}>${message.error}<//>` : null}
+    ${message && message.failure ? html`<${ErrorMessage} error=${message.failure} />` : null}
+    ${message && message.ok ? html`<p class="message success" role="status"><span aria-hidden="true">✓ </span>${message.ok}</p>` : null}
+    <div class="actions"><button type="submit" disabled=${saving}
+      aria-label=${"Save route of " + department.name}>Save route</button></div>
+  </form>`;
+}
+
+function Routing({ departments, onSaved }) {
+  const production = departments.filter((d) => d.canFollow);
+  return html`<section class="panel" aria-labelledby="routing">
+    <h2 id="routing">Routing</h2>
+    <p class="hint">On a work order, a department's task enters its queue once the tasks of the
+      departments it waits for are done. A department the order does not include is passed
+      through: if Finishing waits for Print and Print for Design, an order without Print lets
+      Finishing wait for Design. Delivery waits for every department marked “Delivery waits
+      for this department”.</p>
+    <div class="routes">
+      ${production.map((d) => html`<${Route} key=${d.code}
+        department=${d} production=${production} onSaved=${onSaved} />`)}
+    </div>
+  </section>`;
+}
 
 function label(kind) {
   return kind.charAt(0) + kind.slice(1).toLowerCase();
@@ -80,12 +153,14 @@ export function Departments() {
     <${ErrorMessage} error=${list.error} />
     ${list.data
       ? html`<div class="table-wrap"><table>
-          <thead><tr><th scope="col">Name</th><th scope="col">Code</th><th scope="col">Kind</th><th scope="col">Gates delivery</th></tr></thead>
+          <thead><tr><th scope="col">Name</th><th scope="col">Code</th><th scope="col">Kind</th><th scope="col">Gates delivery</th><th scope="col">Waits for</th></tr></thead>
           <tbody>${list.data.departments.map((d) => html`<tr key=${d.id}>
             <th scope="row">${d.name}</th><td><code>${d.code}</code></td>
             <td>${label(d.kind)}</td><td>${d.gatesDelivery ? "Yes" : "No"}</td>
+            <td>${d.follows.length ? d.follows.map((f) => f.name).join(", ") : "—"}</td>
           </tr>`)}</tbody>
-        </table></div>`
+        </table></div>
+        <${Routing} departments=${list.data.departments} onSaved=${() => list.refetch()} />`
       : html`<${Loading} />`}
     <section class="panel" aria-labelledby="new-dept">
       <h2 id="new-dept">Add a department</h2>

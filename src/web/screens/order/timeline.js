@@ -28,13 +28,19 @@ function quoteMove(rawFrom, rawTo) {
   return `Quote changed from ${from} to ${to}`;
 }
 
+// A task's gate (the delivery gate too): its task entering or leaving its queue.
+function gateMove(department, opened) {
+  const name = department ? department.name : "Delivery";
+  return opened ? `${name} can start` : `${name} waits again`;
+}
+
 function orderMove(entry) {
   switch (entry.action) {
     case "COMPLETE": return "Work order completed";
     case "REACTIVATE": return "Work order active again";
     case "CANCEL": return "Work order cancelled";
-    case "OPEN_GATE": return "Delivery gate opened";
-    case "CLOSE_GATE": return "Delivery gate closed";
+    case "OPEN_GATE": return gateMove(entry.department, true);
+    case "CLOSE_GATE": return gateMove(entry.department, false);
     case "QUOTE_CHANGED": return quoteMove(entry.fromState, entry.toState);
     case "SCHEDULE_CHANGED": return `Rescheduled from ${entry.fromState} to ${entry.toState}`;
     case "HELD": return "Put on hold";
