@@ -21,7 +21,13 @@ from domain.enums import (
 from domain.errors import DomainError, ErrorCode
 from domain.money import Money
 from domain.routing import TaskFacts
-from domain.transitions import ORDER_TRANSITIONS, quote_refusal, refuse_order_move
+from domain.transitions import (
+    ORDER_TRANSITIONS,
+    open_refusal,
+    quote_refusal,
+    refuse_order_move,
+    stale_refusal,
+)
 from domain.workflow import opens_at_creation, settle, task_departments
 
 # Generated numbers may collide with numbers someone typed in; skip past those.
@@ -103,6 +109,36 @@ async def create_work_order(
     if new.due_at is not None:
         await timers.arm_order(conn, order.id, new.due_at, due_soon)
     return WorkOrderRow.pick(order)
+
+
+@dataclass(frozen=True)
+class OrderChange:
+    order: WorkOrderRow
+    changed: bool
+
+
+async def lock_open_order(
+    conn: AsyncConnection, work_order_id: int, expected_version: int | None = None
+) -> Any:
+    """The order under its row lock, if it is open to change (ACTIVE) at the version
+    expected."""
+    locked = (await conn.execute(Q["lock_work_order"], {"work_order_id": work_order_id})).first()
+    if locked is None:
+        raise DomainError(ErrorCode.NOT_FOUND, "No such work order.", "workOrderId")
+    refusal = open_refusal(WorkOrderStatus(locked.status), locked.imported_closed) or stale_refusal(
+        locked.version, expected_version
+    )
+    if refusal is not None:
+        raise refusal
+    return locked
+
+
+async def order_change(conn: AsyncConnection, work_order_id: int, moved: Any) -> OrderChange:
+    """Changed (the statement's row), or a quiet success (the order as it stands)."""
+    if moved is not None:
+        return OrderChange(WorkOrderRow.pick(moved), changed=True)
+    [order] = await reads.work_orders(conn, [work_order_id])
+    return OrderChange(order, changed=False)
 
 
 async def settle_work_order(conn: AsyncConnection, work_order_id: int, actor_id: int) -> None:
@@ -193,16 +229,11 @@ async def update_quote(
     ).first()
     if current is None:
         raise DomainError(ErrorCode.NOT_FOUND, "No such work order.", "workOrderId")
-    refusal = quote_refusal(WorkOrderStatus(current.status), current.imported_closed)
+    refusal = quote_refusal(
+        WorkOrderStatus(current.status), current.imported_closed
+    ) or stale_refusal(current.version, expected_version)
     if refusal is not None:
         raise refusal
-    if expected_version is not None and current.version != expected_version:
-        raise DomainError(
-            ErrorCode.STALE_OBJECT,
-            f"The work order is at version {current.version}, not {expected_version}; "
-            "reload it and try again.",
-            "expectedVersion",
-        )
     old = (
         Money(current.quote_minor, current.quote_currency).text()
         if current.quote_minor is not None

@@ -145,7 +145,8 @@ WITH moved AS (
 SELECT * FROM moved
 
 -- name: lock_work_order
-SELECT id, status, version, imported_closed, due_at, priority, held_at
+SELECT id, status, version, imported_closed, due_at, priority, held_at, customer_id, details,
+       needs_installation, needs_transport, needs_repair
 FROM work_orders WHERE id = :work_order_id FOR NO KEY UPDATE
 
 -- name: started_task_ids
@@ -181,7 +182,8 @@ SELECT * FROM created
 
 -- name: insert_tasks
 -- The tasks of :open_ids wait for nothing (domain.workflow.opens_at_creation): in their
--- queues from the start. Every other gate is settled after.
+-- queues from the start. Every other gate is settled after. A department the order has
+-- already gets no second task.
 WITH created AS (
     INSERT INTO department_tasks (work_order_id, department_id, available_at)
     SELECT :work_order_id, d.id,
@@ -189,6 +191,7 @@ WITH created AS (
     FROM departments d
     WHERE d.id = ANY(CAST(:department_ids AS bigint[]))
     ORDER BY d.id
+    ON CONFLICT DO NOTHING
     RETURNING *, task_event_payload(department_tasks) AS event_payload
 ), event AS (
     INSERT INTO events (type, work_order_id, department_id, payload)
@@ -215,6 +218,42 @@ WITH moved AS (
 ), history AS (
     INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id)
     SELECT id, 'QUOTE_CHANGED', :from_quote, :to_quote, :actor_id FROM moved
+), event AS (
+    INSERT INTO events (type, work_order_id, payload)
+    SELECT 'WORK_ORDER_CHANGED', id, event_payload FROM moved
+)
+SELECT * FROM moved
+
+-- name: update_work_order_details
+-- Runs under lock_work_order's lock, with what changed in words (domain.corrections):
+-- a DETAILS_CHANGED history row and an event.
+WITH moved AS (
+    UPDATE work_orders SET
+        details = CAST(:details AS jsonb), needs_installation = :needs_installation,
+        needs_transport = :needs_transport, needs_repair = :needs_repair,
+        customer_id = :customer_id, version = version + 1, updated_at = now()
+    WHERE id = :work_order_id
+    RETURNING *, work_order_changed_payload(work_orders, 'details') AS event_payload
+), history AS (
+    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id)
+    SELECT id, 'DETAILS_CHANGED', :from_state, :to_state, :actor_id FROM moved
+), event AS (
+    INSERT INTO events (type, work_order_id, payload)
+    SELECT 'WORK_ORDER_CHANGED', id, event_payload FROM moved
+)
+SELECT * FROM moved
+
+-- name: change_work_order_departments
+-- Runs under lock_work_order's lock, after the task was added or removed: the order's
+-- DEPARTMENT_ADDED or DEPARTMENT_REMOVED history row (naming the department) and an event.
+WITH moved AS (
+    UPDATE work_orders SET version = version + 1, updated_at = now()
+    WHERE id = :work_order_id
+    RETURNING *, work_order_changed_payload(work_orders, 'departments') AS event_payload
+), history AS (
+    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id,
+                                        reason, department_id)
+    SELECT id, :action, :from_state, :to_state, :actor_id, :reason, :department_id FROM moved
 ), event AS (
     INSERT INTO events (type, work_order_id, payload)
     SELECT 'WORK_ORDER_CHANGED', id, event_payload FROM moved

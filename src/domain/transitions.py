@@ -306,14 +306,25 @@ def cancel_refusal(status: WorkOrderStatus, imported_closed: bool) -> DomainErro
     return None
 
 
-def schedule_refusal(status: WorkOrderStatus, imported_closed: bool) -> DomainError | None:
-    """Why a work order cannot be rescheduled, held or resumed now, or None: only an
-    ACTIVE order can (a held one is ACTIVE)."""
+def open_refusal(status: WorkOrderStatus, imported_closed: bool) -> DomainError | None:
+    """Why a work order cannot be rescheduled, held, resumed or corrected now, or None:
+    only an ACTIVE order can (a held one is ACTIVE)."""
     if imported_closed:
         return imported_history(status)
     if status is not WorkOrderStatus.ACTIVE:
         return DomainError(ErrorCode.WORK_ORDER_CLOSED, f"The work order is {status}.")
     return None
+
+
+def stale_refusal(version: int, expected: int | None) -> DomainError | None:
+    """Why a change made at `expected` (None: at any version) cannot apply at `version`."""
+    if expected is None or version == expected:
+        return None
+    return DomainError(
+        ErrorCode.STALE_OBJECT,
+        f"The work order is at version {version}, not {expected}; reload it and try again.",
+        "expectedVersion",
+    )
 
 
 def schedule_text(due_at: datetime | None, priority: WorkOrderPriority) -> str:
@@ -335,7 +346,7 @@ def order_commands(
     is not, is a quiet success, not a refusal, but is not offered."""
     if not may_sell:
         return []
-    schedulable = schedule_refusal(status, imported_closed) is None
+    schedulable = open_refusal(status, imported_closed) is None
     offered = {
         WorkOrderCommand.CANCEL: cancel_refusal(status, imported_closed) is None,
         WorkOrderCommand.EDIT_QUOTE: quote_refusal(status, imported_closed) is None,

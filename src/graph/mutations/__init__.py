@@ -5,6 +5,7 @@ import strawberry
 
 from graph.mutations import (
     account,
+    add_work_order_department,
     cancel_work_order,
     create_customer,
     create_department,
@@ -18,6 +19,7 @@ from graph.mutations import (
     set_department_follows,
     tasks,
     tokens,
+    update_work_order,
     update_work_order_quote,
     user_access,
 )
@@ -37,7 +39,9 @@ class Mutation:
     change_password = account.change_password
     create_customer = create_customer.create_customer
     create_work_order = create_work_order.create_work_order
+    update_work_order = update_work_order.update_work_order
     update_work_order_quote = update_work_order_quote.update_work_order_quote
+    add_work_order_department = add_work_order_department.add_work_order_department
     cancel_work_order = cancel_work_order.cancel_work_order
     reschedule_work_order = reschedule_work_order.reschedule_work_order
     hold_work_order = hold_work_order.hold_work_order

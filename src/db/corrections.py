@@ -1,0 +1,114 @@
+"""Correcting an open work order: its details, flags and customer; a department's task
+added. Each under the order's row lock, with its history row and event; adding a task
+settles the order's gates again (domain.routing)."""
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from db import reads
+from db.orders import OrderChange, lock_open_order, order_change, settle_work_order
+from db.queries import Q
+from domain.corrections import FLAGS, OrderText, changes
+from domain.enums import DepartmentKind, WorkOrderAction
+from domain.errors import DomainError, ErrorCode
+from domain.workflow import chosen_per_order
+
+
+@dataclass(frozen=True)
+class Correction:
+    """What a correction sets; None leaves that part as it is."""
+
+    details: dict[str, Any] | None = None
+    needs_installation: bool | None = None
+    needs_transport: bool | None = None
+    needs_repair: bool | None = None
+    customer_id: int | None = None
+
+
+async def _customer_name(conn: AsyncConnection, customer_id: int) -> str:
+    found = await reads.customers(conn, [customer_id])
+    if not found:
+        raise DomainError(ErrorCode.NOT_FOUND, "No such customer.", "customerId")
+    return found[0].name
+
+
+async def update_details(
+    conn: AsyncConnection,
+    work_order_id: int,
+    correction: Correction,
+    expected_version: int,
+    actor_id: int,
+) -> OrderChange:
+    """Apply a correction at the version expected; the same values again are a quiet
+    success (no history, no event)."""
+    locked = await lock_open_order(conn, work_order_id, expected_version)
+    current = locked._mapping
+    customer_id = correction.customer_id or locked.customer_id
+    asked = {flag: getattr(correction, flag) for flag in FLAGS}
+    flags = {flag: current[flag] if value is None else value for flag, value in asked.items()}
+    details = correction.details if correction.details is not None else locked.details
+    before = OrderText(
+        locked.details,
+        {flag: current[flag] for flag in FLAGS},
+        await _customer_name(conn, locked.customer_id),
+    )
+    after = OrderText(details, flags, await _customer_name(conn, customer_id))
+    changed = changes(before, after)
+    if changed is None:
+        return await order_change(conn, work_order_id, None)
+    params = {
+        "work_order_id": work_order_id,
+        "details": json.dumps(details),
+        **flags,
+        "customer_id": customer_id,
+        "from_state": changed[0],
+        "to_state": changed[1],
+        "actor_id": actor_id,
+    }
+    moved = (await conn.execute(Q["update_work_order_details"], params)).one()
+    return await order_change(conn, work_order_id, moved)
+
+
+async def add_department(
+    conn: AsyncConnection,
+    work_order_id: int,
+    code: str,
+    expected_version: int | None,
+    actor_id: int,
+) -> OrderChange:
+    """Give an open order a task of the production department `code`. Its gates are
+    settled again: the new task waits for what it follows, and tasks downstream of it that
+    have not started wait for it."""
+    await lock_open_order(conn, work_order_id, expected_version)
+    department = next((d for d in await reads.all_departments(conn) if d.code == code), None)
+    if department is None:
+        raise DomainError(ErrorCode.NOT_FOUND, f"No department {code!r}.", "departmentCode")
+    if not chosen_per_order(DepartmentKind(department.kind)):
+        raise DomainError(
+            ErrorCode.INVALID_INPUT,
+            f"{department.name} cannot be added: only production departments are chosen per "
+            "order (the delivery task is on every order).",
+            "departmentCode",
+        )
+    params = {"work_order_id": work_order_id, "department_ids": [department.id], "open_ids": []}
+    if not (await conn.execute(Q["insert_tasks"], params)).all():
+        raise DomainError(
+            ErrorCode.DUPLICATE,
+            f"{department.name} already has a task on this work order.",
+            "departmentCode",
+        )
+    record = {
+        "work_order_id": work_order_id,
+        "action": WorkOrderAction.DEPARTMENT_ADDED.value,
+        "from_state": "ABSENT",
+        "to_state": "PENDING",
+        "actor_id": actor_id,
+        "reason": None,
+        "department_id": department.id,
+    }
+    moved = (await conn.execute(Q["change_work_order_departments"], record)).one()
+    await settle_work_order(conn, work_order_id, actor_id)
+    return await order_change(conn, work_order_id, moved)

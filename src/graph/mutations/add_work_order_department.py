@@ -1,0 +1,49 @@
+"""addWorkOrderDepartment (Sales or admin): a production department's task added to an
+open order; its gates follow."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
+
+from db.corrections import add_department
+from domain import validation
+from graph.context import Info
+from graph.errors import UserError
+from graph.ids import require_id
+from graph.mutations.base import mutate
+from graph.permissions import SALES, allowed, viewer_of
+from graph.types.work_orders import WorkOrder
+
+
+@strawberry.input
+class AddWorkOrderDepartmentInput:
+    work_order_id: relay.GlobalID
+    department_code: str
+    expected_version: int | None = strawberry.field(
+        default=None, description="When given, the change applies only at this version."
+    )
+
+
+@strawberry.type
+class AddWorkOrderDepartmentPayload:
+    work_order: WorkOrder | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.mutation(
+    extensions=allowed(SALES),
+    description="Add a production department's task to an ACTIVE work order. It waits for "
+    "what its department follows; tasks downstream of it that have not started wait for it.",
+)
+async def add_work_order_department(
+    info: Info, input: AddWorkOrderDepartmentInput
+) -> AddWorkOrderDepartmentPayload:
+    async def work(conn: AsyncConnection) -> AddWorkOrderDepartmentPayload:
+        work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
+        code = validation.slug(input.department_code, "departmentCode")
+        done = await add_department(
+            conn, work_order_id, code, input.expected_version, viewer_of(info).user_id
+        )
+        return AddWorkOrderDepartmentPayload(work_order=WorkOrder.of(done.order))
+
+    return await mutate(info, AddWorkOrderDepartmentPayload, work)

@@ -1,0 +1,66 @@
+"""updateWorkOrder (Sales or admin): correct an open order's details, flags or customer
+at the version the person saw."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
+from strawberry.scalars import JSON
+
+from db.corrections import Correction, update_details
+from domain import validation
+from graph.context import Info
+from graph.errors import UserError
+from graph.ids import require_id
+from graph.mutations.base import mutate
+from graph.permissions import SALES, allowed, viewer_of
+from graph.types.work_orders import WorkOrder
+
+
+@strawberry.input
+class UpdateWorkOrderInput:
+    work_order_id: relay.GlobalID
+    expected_version: int = strawberry.field(
+        description="The version the change was made on (WorkOrder.version): another "
+        "change in between is STALE_OBJECT."
+    )
+    details: JSON | None = strawberry.field(
+        default=None, description="A JSON object: replaces the details (null: unchanged)."
+    )
+    needs_installation: bool | None = None
+    needs_transport: bool | None = None
+    needs_repair: bool | None = None
+    customer_id: relay.GlobalID | None = None
+
+
+@strawberry.type
+class UpdateWorkOrderPayload:
+    work_order: WorkOrder | None = None
+    changed: bool = False
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.mutation(
+    extensions=allowed(SALES),
+    description="Correct an ACTIVE work order: what is not given stays; the same values "
+    "again change nothing. History: DETAILS_CHANGED, naming what changed.",
+)
+async def update_work_order(info: Info, input: UpdateWorkOrderInput) -> UpdateWorkOrderPayload:
+    async def work(conn: AsyncConnection) -> UpdateWorkOrderPayload:
+        work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
+        correction = Correction(
+            details=validation.details(input.details) if input.details is not None else None,
+            needs_installation=input.needs_installation,
+            needs_transport=input.needs_transport,
+            needs_repair=input.needs_repair,
+            customer_id=(
+                require_id(input.customer_id, "Customer", "customerId")
+                if input.customer_id is not None
+                else None
+            ),
+        )
+        done = await update_details(
+            conn, work_order_id, correction, input.expected_version, viewer_of(info).user_id
+        )
+        return UpdateWorkOrderPayload(work_order=WorkOrder.of(done.order), changed=done.changed)
+
+    return await mutate(info, UpdateWorkOrderPayload, work)
