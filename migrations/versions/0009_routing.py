@@ -1,5 +1,5 @@
 """Routing: departments follow others, every gate moves by one rule; orders can be
-corrected (their new history kinds).
+corrected (their new history kinds), a task removed from its order (REMOVED, kept).
 
 Revision ID: 0009
 Revises: 0008
@@ -46,6 +46,10 @@ TYPES_BEFORE = (
     "TASK_STALE",
 )
 TYPES = (*TYPES_BEFORE[:4], "TASK_GATE_OPENED", "TASK_GATE_CLOSED", *TYPES_BEFORE[4:])
+STATUSES_BEFORE = ("PENDING", "STARTED", "COMPLETED")
+STATUSES = (*STATUSES_BEFORE, "REMOVED")
+TASK_ACTIONS_BEFORE = ("START", "FINISH", "RELEASE", "OVERRIDE_COMPLETE", "REOPEN")
+TASK_ACTIONS = (*TASK_ACTIONS_BEFORE, "REMOVE")
 
 
 def _one_of(column: str, values: Sequence[str]) -> str:
@@ -84,9 +88,45 @@ def upgrade() -> None:
     )
     _replace_check("work_order_transitions", "action", _one_of("action", ACTIONS))
     _replace_check("events", "type", _one_of("type", TYPES))
+    _task_states(STATUSES, TASK_ACTIONS)
+    # One task per department on an order, but for removed ones: a department removed can
+    # be added again.
+    op.drop_constraint(
+        "uq_department_tasks_work_order_id_department_id", "department_tasks", type_="unique"
+    )
+    op.create_index(
+        "ix_department_tasks_work_order_id", "department_tasks", ["work_order_id", "department_id"]
+    )
+    op.create_index(
+        "uq_department_tasks_one_per_department",
+        "department_tasks",
+        ["work_order_id", "department_id"],
+        unique=True,
+        postgresql_where=sa.text("status <> 'REMOVED'"),
+    )
+
+
+def _task_states(statuses: Sequence[str], actions: Sequence[str]) -> None:
+    _replace_check("department_tasks", "status", _one_of("status", statuses))
+    for column in ("from_status", "to_status"):
+        _replace_check("task_transitions", column, _one_of(column, statuses))
+    _replace_check("task_transitions", "action", _one_of("action", actions))
 
 
 def downgrade() -> None:
+    # The older schema cannot say "removed": rather than lose those tasks' history, refuse.
+    op.execute(
+        "DO $$ BEGIN IF EXISTS (SELECT 1 FROM department_tasks WHERE status = 'REMOVED') THEN "
+        "RAISE EXCEPTION 'removed tasks exist: revision 0008 cannot hold them'; END IF; END $$"
+    )
+    op.drop_index("uq_department_tasks_one_per_department", "department_tasks")
+    op.drop_index("ix_department_tasks_work_order_id", "department_tasks")
+    op.create_unique_constraint(
+        "uq_department_tasks_work_order_id_department_id",
+        "department_tasks",
+        ["work_order_id", "department_id"],
+    )
+    _task_states(STATUSES_BEFORE, TASK_ACTIONS_BEFORE)
     _rewriting("events", f"DELETE FROM events WHERE NOT ({_one_of('type', TYPES_BEFORE)})")
     _replace_check("events", "type", _one_of("type", TYPES_BEFORE))
     # The older schema has one gate per order: the production tasks' gate rows go.

@@ -1,6 +1,6 @@
 """Correcting an open work order: its details, flags and customer; a department's task
-added. Each under the order's row lock, with its history row and event; adding a task
-settles the order's gates again (domain.routing)."""
+added or removed. Each under the order's row lock, with its history row and event; adding
+or removing a task settles the order's gates again (domain.routing)."""
 
 import json
 from dataclasses import dataclass
@@ -11,8 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from db import reads
 from db.orders import OrderChange, lock_open_order, order_change, settle_work_order
 from db.queries import Q
+from db.rows import DepartmentRow
+from db.tasks import Actor, transition_task
 from domain.corrections import FLAGS, OrderText, changes
-from domain.enums import DepartmentKind, WorkOrderAction
+from domain.enums import DepartmentKind, TaskAction, WorkOrderAction
 from domain.errors import DomainError, ErrorCode
 from domain.workflow import chosen_per_order
 
@@ -72,6 +74,46 @@ async def update_details(
     return await order_change(conn, work_order_id, moved)
 
 
+async def _department(conn: AsyncConnection, code: str) -> DepartmentRow:
+    """A department that is chosen per order (production), by code."""
+    department = next((d for d in await reads.all_departments(conn) if d.code == code), None)
+    if department is None:
+        raise DomainError(ErrorCode.NOT_FOUND, f"No department {code!r}.", "departmentCode")
+    if not chosen_per_order(DepartmentKind(department.kind)):
+        raise DomainError(
+            ErrorCode.INVALID_INPUT,
+            f"{department.name} is not chosen per order: only production departments are "
+            "(the delivery task is on every order).",
+            "departmentCode",
+        )
+    return department
+
+
+async def _record(
+    conn: AsyncConnection,
+    work_order_id: int,
+    action: WorkOrderAction,
+    department: DepartmentRow,
+    actor_id: int,
+    reason: str | None = None,
+) -> Any:
+    """The order's history row and event for a department added or removed."""
+    states = {
+        WorkOrderAction.DEPARTMENT_ADDED: ("ABSENT", "PENDING"),
+        WorkOrderAction.DEPARTMENT_REMOVED: ("PENDING", "REMOVED"),
+    }
+    params = {
+        "work_order_id": work_order_id,
+        "action": action.value,
+        "from_state": states[action][0],
+        "to_state": states[action][1],
+        "actor_id": actor_id,
+        "reason": reason,
+        "department_id": department.id,
+    }
+    return (await conn.execute(Q["change_work_order_departments"], params)).one()
+
+
 async def add_department(
     conn: AsyncConnection,
     work_order_id: int,
@@ -83,16 +125,7 @@ async def add_department(
     settled again: the new task waits for what it follows, and tasks downstream of it that
     have not started wait for it."""
     await lock_open_order(conn, work_order_id, expected_version)
-    department = next((d for d in await reads.all_departments(conn) if d.code == code), None)
-    if department is None:
-        raise DomainError(ErrorCode.NOT_FOUND, f"No department {code!r}.", "departmentCode")
-    if not chosen_per_order(DepartmentKind(department.kind)):
-        raise DomainError(
-            ErrorCode.INVALID_INPUT,
-            f"{department.name} cannot be added: only production departments are chosen per "
-            "order (the delivery task is on every order).",
-            "departmentCode",
-        )
+    department = await _department(conn, code)
     params = {"work_order_id": work_order_id, "department_ids": [department.id], "open_ids": []}
     if not (await conn.execute(Q["insert_tasks"], params)).all():
         raise DomainError(
@@ -100,15 +133,36 @@ async def add_department(
             f"{department.name} already has a task on this work order.",
             "departmentCode",
         )
-    record = {
-        "work_order_id": work_order_id,
-        "action": WorkOrderAction.DEPARTMENT_ADDED.value,
-        "from_state": "ABSENT",
-        "to_state": "PENDING",
-        "actor_id": actor_id,
-        "reason": None,
-        "department_id": department.id,
-    }
-    moved = (await conn.execute(Q["change_work_order_departments"], record)).one()
+    moved = await _record(
+        conn, work_order_id, WorkOrderAction.DEPARTMENT_ADDED, department, actor_id
+    )
     await settle_work_order(conn, work_order_id, actor_id)
+    return await order_change(conn, work_order_id, moved)
+
+
+async def remove_department(
+    conn: AsyncConnection,
+    work_order_id: int,
+    code: str,
+    reason: str,
+    expected_version: int | None,
+    actor: Actor,
+) -> OrderChange:
+    """Take the order's task of `code` off it: the task's REMOVE move (PENDING only; its
+    history keeps it), which settles the gates (what waited for it may open), then the
+    order's DEPARTMENT_REMOVED row."""
+    await lock_open_order(conn, work_order_id, expected_version)
+    department = await _department(conn, code)
+    params = {"work_order_id": work_order_id, "department_id": department.id}
+    task = (await conn.execute(Q["task_of_department"], params)).first()
+    if task is None:
+        raise DomainError(
+            ErrorCode.NOT_FOUND,
+            f"{department.name} has no task on this work order.",
+            "departmentCode",
+        )
+    await transition_task(conn, task.id, TaskAction.REMOVE, actor, reason)
+    moved = await _record(
+        conn, work_order_id, WorkOrderAction.DEPARTMENT_REMOVED, department, actor.user_id, reason
+    )
     return await order_change(conn, work_order_id, moved)

@@ -260,6 +260,11 @@ WITH moved AS (
 )
 SELECT * FROM moved
 
+-- name: task_of_department
+-- The order's task of a department, but for removed ones.
+SELECT id FROM department_tasks
+WHERE work_order_id = :work_order_id AND department_id = :department_id AND status <> 'REMOVED'
+
 -- name: reschedule_work_order
 -- Runs under lock_work_order's lock. History names the old and new schedule; an event
 -- on the order, and one per task in a queue so that every queue re-sorts.

@@ -187,7 +187,6 @@ department_tasks = sa.Table(
     sa.Column("version", sa.Integer, nullable=False, server_default="1"),
     _now("created_at"),
     _now("updated_at"),
-    sa.UniqueConstraint("work_order_id", "department_id"),
     sa.CheckConstraint(one_of("status", TaskStatus), name="status"),
     # A picker is who started the task (START alone writes it): none while pending, one
     # while started, and once completed whoever started it, or none when an admin
@@ -199,6 +198,16 @@ department_tasks = sa.Table(
     ),
     sa.CheckConstraint(
         "(status = 'COMPLETED') = (completed_at IS NOT NULL)", name="completed_at_iff_completed"
+    ),
+    sa.Index("ix_department_tasks_work_order_id", "work_order_id", "department_id"),
+    # One task per department on an order, but for removed ones (a department removed can
+    # be added again).
+    sa.Index(
+        "uq_department_tasks_one_per_department",
+        "work_order_id",
+        "department_id",
+        unique=True,
+        postgresql_where=sa.text("status <> 'REMOVED'"),
     ),
     sa.Index(
         "ix_department_tasks_queue",

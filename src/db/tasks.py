@@ -23,6 +23,8 @@ MAX_ATTEMPTS = 3
 class Actor:
     user_id: int
     is_admin: bool
+    # Of a Sales department (REMOVE is theirs and admins').
+    is_sales: bool = False
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,7 @@ async def transition_task(
                 imported_closed=state.imported_closed,
                 held=state.held,
             ),
-            ActorFacts(actor.user_id, actor.is_admin, state.is_member),
+            ActorFacts(actor.user_id, actor.is_admin, state.is_member, actor.is_sales),
         )
         if verdict is Verdict.ALREADY_DONE:
             [task] = await fetch_native(conn, "tasks_by_id", ids=[task_id])

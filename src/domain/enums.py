@@ -20,6 +20,9 @@ class TaskStatus(StrEnum):
     PENDING = "PENDING"
     STARTED = "STARTED"
     COMPLETED = "COMPLETED"
+    # Taken off its work order (removeWorkOrderDepartment): kept with its history, in no
+    # queue, waited for by no task.
+    REMOVED = "REMOVED"
 
 
 class WorkOrderPriority(StrEnum):
@@ -55,6 +58,7 @@ class TaskAction(StrEnum):
     RELEASE = "RELEASE"
     OVERRIDE_COMPLETE = "OVERRIDE_COMPLETE"
     REOPEN = "REOPEN"
+    REMOVE = "REMOVE"
 
 
 class WorkOrderAction(StrEnum):
@@ -95,6 +99,10 @@ class WorkOrderCommand(StrEnum):
     RESCHEDULE = "RESCHEDULE"
     HOLD = "HOLD"
     RESUME = "RESUME"
+    # Correct its details, flags or customer (updateWorkOrder); add or remove a
+    # production department's task.
+    EDIT_DETAILS = "EDIT_DETAILS"
+    CHANGE_DEPARTMENTS = "CHANGE_DEPARTMENTS"
 
 
 class TokenKind(StrEnum):

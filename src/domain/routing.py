@@ -30,11 +30,13 @@ class TaskFacts:
 
 
 def waits_for(task: TaskFacts, tasks: Sequence[TaskFacts], routing: Routing) -> list[TaskFacts]:
-    """The order's tasks that `task` waits for, in department order."""
+    """The order's tasks that `task` waits for, in department order. A removed task is
+    as absent."""
+    on_order = [t for t in tasks if t.status is not TaskStatus.REMOVED]
     if task.kind is DepartmentKind.DELIVERY:
-        found = [t for t in tasks if t.kind is DepartmentKind.PRODUCTION and t.gates_delivery]
+        found = [t for t in on_order if t.kind is DepartmentKind.PRODUCTION and t.gates_delivery]
     else:
-        present = {t.department_id: t for t in tasks if t.kind is DepartmentKind.PRODUCTION}
+        present = {t.department_id: t for t in on_order if t.kind is DepartmentKind.PRODUCTION}
         found, seen = [], {task.department_id}
         todo = list(routing.get(task.department_id, ()))
         while todo:

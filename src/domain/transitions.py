@@ -27,6 +27,7 @@ class Who(StrEnum):
     DEPARTMENT_MEMBER = "member of the task's department"
     TASK_HOLDER = "the worker who started it"
     ADMIN = "admin"
+    SALES = "Sales or admin"
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ def _t(
 
 
 P, S, C = TaskStatus.PENDING, TaskStatus.STARTED, TaskStatus.COMPLETED
+R = TaskStatus.REMOVED
 
 TRANSITIONS: dict[TaskAction, Transition] = {
     t.action: t
@@ -81,6 +83,8 @@ TRANSITIONS: dict[TaskAction, Transition] = {
         _t(TaskAction.RELEASE, {S}, P, Who.ADMIN, reason=True),
         _t(TaskAction.OVERRIDE_COMPLETE, {P, S}, C, Who.ADMIN, reason=True),
         _t(TaskAction.REOPEN, {C}, P, Who.ADMIN, reason=True),
+        # removeWorkOrderDepartment: a task nobody has started leaves its order.
+        _t(TaskAction.REMOVE, {P}, R, Who.SALES, reason=True, active=True),
     )
 }
 
@@ -105,6 +109,7 @@ class ActorFacts:
     user_id: int
     is_admin: bool
     is_member: bool
+    is_sales: bool = False
 
 
 class Verdict(StrEnum):
@@ -123,6 +128,8 @@ def judge(action: TaskAction, task: TaskState, actor: ActorFacts) -> Verdict:
         return Verdict.ALREADY_DONE
     if rule.who is Who.ADMIN and not actor.is_admin:
         raise NotAllowed(f"{action} is an admin action.")
+    if rule.who is Who.SALES and not (actor.is_sales or actor.is_admin):
+        raise NotAllowed(f"{action} is for Sales and admins.")
     if rule.who is Who.DEPARTMENT_MEMBER and not actor.is_member:
         raise NotAllowed("Only members of the task's department can start it.")
     if (
@@ -148,7 +155,7 @@ def judge(action: TaskAction, task: TaskState, actor: ActorFacts) -> Verdict:
     if rule.requires_available and not task.available:
         raise DomainError(
             ErrorCode.NOT_AVAILABLE,
-            "This task is not available yet: the delivery gate is closed.",
+            "This task is not available yet: it waits for tasks before it on the order.",
         )
     if rule.requires_active_order and task.order_status is not WorkOrderStatus.ACTIVE:
         raise DomainError(ErrorCode.WORK_ORDER_CLOSED, f"The work order is {task.order_status}.")
@@ -179,6 +186,8 @@ def _may(rule: Transition, task: TaskState, actor: ActorFacts) -> bool:
         return False
     if rule.who is Who.ADMIN:
         return actor.is_admin
+    if rule.who is Who.SALES:
+        return actor.is_sales or actor.is_admin
     if rule.who is Who.DEPARTMENT_MEMBER:
         return actor.is_member
     return task.picked_up_by == actor.user_id
@@ -353,5 +362,7 @@ def order_commands(
         WorkOrderCommand.RESCHEDULE: schedulable,
         WorkOrderCommand.HOLD: schedulable and not held,
         WorkOrderCommand.RESUME: schedulable and held,
+        WorkOrderCommand.EDIT_DETAILS: schedulable,
+        WorkOrderCommand.CHANGE_DEPARTMENTS: schedulable,
     }
     return [command for command, ok in offered.items() if ok]

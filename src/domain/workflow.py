@@ -122,8 +122,9 @@ class Settlement:
 
 
 def progress(statuses: Iterable[TaskStatus]) -> tuple[int, int]:
-    """How many of an order's tasks are done (COMPLETED), of how many."""
-    listed = list(statuses)
+    """How many of an order's tasks are done (COMPLETED), of how many (removed ones are
+    not counted)."""
+    listed = [s for s in statuses if s is not TaskStatus.REMOVED]
     return sum(s is TaskStatus.COMPLETED for s in listed), len(listed)
 
 
@@ -142,9 +143,11 @@ def settle(
 ) -> Settlement:
     """Every gate of the order by one rule (domain.routing): open when nothing it waits
     for is unfinished; closed again only while its task is PENDING (a started task keeps
-    its gate, see the module's decision). Then the status follows the tasks."""
+    its gate, see the module's decision). Then the status follows the tasks. Removed tasks
+    take no part."""
     if order_status is WorkOrderStatus.CANCELLED:
         return Settlement()
+    tasks = [t for t in tasks if t.status is not TaskStatus.REMOVED]
     opens, closes = [], []
     for task in tasks:
         should_open = not holding(task, tasks, routing)

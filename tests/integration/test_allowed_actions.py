@@ -1,8 +1,7 @@
 """The server tells the screens what the viewer may do, by the rules its writers refuse
-with: a work order's allowedActions agree with what cancelWorkOrder and
-updateWorkOrderQuote then do; a task's inQueue with what queue() lists; `access` names
-the rules of graph/permissions.py the person passes; waitingFor is the delivery gate's
-own rule. (A task's allowedActions are checked against every move in
+with: a work order's allowedActions agree with what cancelWorkOrder,
+updateWorkOrderQuote, updateWorkOrder and addWorkOrderDepartment then do; a task's inQueue with what queue() lists; `access` names
+the rules of graph/permissions.py the person passes; waitingFor is the gates' own rule. (A task's allowedActions are checked against every move in
 test_transition_matrix.py.)"""
 
 from typing import Any
@@ -15,10 +14,14 @@ from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from tests.support import Client, Shop, gid, task_ids
 
-ORDER = "query($id: ID!) { workOrder(id: $id) { status allowedActions } }"
+ORDER = "query($id: ID!) { workOrder(id: $id) { status version allowedActions } }"
 CANCEL = """mutation($i: CancelWorkOrderInput!) { cancelWorkOrder(input: $i) {
   userErrors { code } } }"""
 QUOTE = """mutation($i: UpdateWorkOrderQuoteInput!) { updateWorkOrderQuote(input: $i) {
+  userErrors { code } } }"""
+UPDATE = """mutation($i: UpdateWorkOrderInput!) { updateWorkOrder(input: $i) {
+  userErrors { code } } }"""
+ADD = """mutation($i: AddWorkOrderDepartmentInput!) { addWorkOrderDepartment(input: $i) {
   userErrors { code } } }"""
 
 
@@ -40,25 +43,30 @@ async def order_in(shop: Shop, status: str) -> int:
     return order
 
 
-async def asked(api: Client, shop: Shop, who: str, command: str, order: int) -> bool:
+async def asked(api: Client, shop: Shop, who: str, command: str, order: int, version: int) -> bool:
     """Whether `who` asking `command` of `order` was done (no error of any kind)."""
-    if command == "CANCEL":
-        body = await api.as_(shop.tokens[who]).raw(
-            CANCEL, {"i": {"workOrderId": gid("WorkOrder", order), "reason": "Changed plans."}}
-        )
-        field = "cancelWorkOrder"
-    else:
-        quote = {"amount": "99.00", "currency": "EUR"}
-        body = await api.as_(shop.tokens[who]).raw(
-            QUOTE, {"i": {"workOrderId": gid("WorkOrder", order), "quote": quote}}
-        )
-        field = "updateWorkOrderQuote"
+    target = {"workOrderId": gid("WorkOrder", order)}
+    query, field, variables = {
+        "CANCEL": (CANCEL, "cancelWorkOrder", {"reason": "Changed plans."}),
+        "EDIT_QUOTE": (
+            QUOTE,
+            "updateWorkOrderQuote",
+            {"quote": {"amount": "99", "currency": "EUR"}},
+        ),
+        "EDIT_DETAILS": (
+            UPDATE,
+            "updateWorkOrder",
+            {"expectedVersion": version, "needsRepair": True},
+        ),
+        "CHANGE_DEPARTMENTS": (ADD, "addWorkOrderDepartment", {"departmentCode": "design"}),
+    }[command]
+    body = await api.as_(shop.tokens[who]).raw(query, {"i": {**target, **variables}})
     return not body.get("errors") and not body["data"][field]["userErrors"]
 
 
 @pytest.mark.parametrize("status", ["ACTIVE", "COMPLETED", "CANCELLED"])
 @pytest.mark.parametrize("who", ["sam", "ada", "abe", "pat"])
-@pytest.mark.parametrize("command", ["CANCEL", "EDIT_QUOTE"])
+@pytest.mark.parametrize("command", ["CANCEL", "EDIT_QUOTE", "EDIT_DETAILS", "CHANGE_DEPARTMENTS"])
 async def test_a_work_orders_allowed_actions_are_what_its_writers_do(
     api: Client, shop: Shop, status: str, who: str, command: str
 ) -> None:
@@ -66,7 +74,8 @@ async def test_a_work_orders_allowed_actions_are_what_its_writers_do(
     seen = await api.as_(shop.tokens[who])(ORDER, {"id": gid("WorkOrder", order)})
     assert seen["workOrder"]["status"] == status
     offered = command in seen["workOrder"]["allowedActions"]
-    assert offered == await asked(api, shop, who, command, order)
+    version = seen["workOrder"]["version"]
+    assert offered == await asked(api, shop, who, command, order, version)
 
 
 QUEUE = """query($d: String!) { queue(department: $d, first: 100) { edges { node { id } } } }"""

@@ -1,7 +1,8 @@
 """Correcting an open work order through the API: updateWorkOrder (what changed in the
-history, a quiet success for the same values, versions that race), and
-addWorkOrderDepartment (the new task waits by the routing, downstream tasks wait for it);
-closed orders refuse both."""
+history, a quiet success for the same values, versions that race),
+addWorkOrderDepartment (the new task waits by the routing, downstream tasks wait for it)
+and removeWorkOrderDepartment (a pending task REMOVED with its reason, what waited for it
+freed; started or completed ones refused); closed orders refuse them all."""
 
 import asyncio
 from typing import Any
@@ -22,6 +23,13 @@ ADD = """mutation Add($i: AddWorkOrderDepartmentInput!) { addWorkOrderDepartment
   workOrder { version tasks { department { code } inQueue waitingFor { code } }
     history { action department { code } } }
   userErrors { code field message } } }"""
+REMOVE = """mutation Remove($i: RemoveWorkOrderDepartmentInput!) {
+  removeWorkOrderDepartment(input: $i) {
+    workOrder { status progress { done total }
+      tasks { department { code } status inQueue waitingFor { code }
+        history { action fromStatus toStatus reason } }
+      history { action department { code } reason } }
+    userErrors { code field message } } }"""
 FOLLOWS = """mutation($i: SetDepartmentFollowsInput!) {
   setDepartmentFollows(input: $i) { userErrors { code } } }"""
 START = """mutation($i: StartTaskInput!) { startTask(input: $i) { changed } }"""
@@ -199,8 +207,8 @@ async def test_an_added_task_waits_by_the_routing_and_holds_back_what_follows_it
     ("code", "error", "says"),
     [
         ("print", "DUPLICATE", "Print already has a task on this work order."),
-        ("delivery", "INVALID_INPUT", "Delivery cannot be added"),
-        ("sales", "INVALID_INPUT", "Sales cannot be added"),
+        ("delivery", "INVALID_INPUT", "Delivery is not chosen per order"),
+        ("sales", "INVALID_INPUT", "Sales is not chosen per order"),
         ("nope", "NOT_FOUND", "No department 'nope'."),
     ],
 )
@@ -218,3 +226,89 @@ async def test_a_department_that_cannot_be_added_is_refused_and_changes_nothing(
     )
     assert says in refusal["message"]
     assert await table_snapshot(shop.engine) == before
+
+
+async def remove(api: Client, shop: Shop, order: int, code: str, who: str = "sam") -> Any:
+    variables = {
+        "workOrderId": gid("WorkOrder", order),
+        "departmentCode": code,
+        "reason": "Customer supplies the artwork",
+    }
+    body = await api.as_(shop.tokens[who]).raw(REMOVE, {"i": variables})
+    return body
+
+
+async def route_chain(api: Client, shop: Shop) -> None:
+    ada = api.as_(shop.tokens["ada"])
+    for code, follows in (("print", ["design"]), ("finishing", ["print"])):
+        body = await ada(FOLLOWS, {"i": {"departmentCode": code, "followsCodes": follows}})
+        assert body["setDepartmentFollows"]["userErrors"] == []
+
+
+async def test_a_removed_task_is_kept_with_its_reason_and_what_waited_for_it_moves_on(
+    api: Client, shop: Shop
+) -> None:
+    await route_chain(api, shop)
+    order = await shop.order(["design", "print", "finishing"])
+    done = (await remove(api, shop, order, "design"))["data"]["removeWorkOrderDepartment"]
+    assert done["userErrors"] == []
+    wo = done["workOrder"]
+    tasks = {t["department"]["code"]: t for t in wo["tasks"]}
+    assert (tasks["design"]["status"], tasks["design"]["inQueue"]) == ("REMOVED", False)
+    assert tasks["design"]["history"] == [
+        {"action": "REMOVE", "fromStatus": "PENDING", "toStatus": "REMOVED",
+         "reason": "Customer supplies the artwork"}
+    ]  # fmt: skip
+    # Print waited for Design: it joins its queue now.
+    assert (tasks["print"]["inQueue"], tasks["print"]["waitingFor"]) == (True, [])
+    assert {"action": "DEPARTMENT_REMOVED", "department": {"code": "design"},
+            "reason": "Customer supplies the artwork"} in wo["history"]  # fmt: skip
+    assert wo["progress"] == {"done": 0, "total": 3}
+    # The department can be added again: a new task, the removed one kept.
+    again = await add(api, shop, order, "design")
+    assert again["userErrors"] == []
+    codes = sorted(t["department"]["code"] for t in again["workOrder"]["tasks"])
+    assert codes == ["delivery", "design", "design", "finishing", "print"]
+
+
+async def test_removing_the_last_unfinished_task_frees_delivery(api: Client, shop: Shop) -> None:
+    order = await shop.order(["print", "finishing"])
+    tasks = await task_ids(shop.engine, order)
+    for verb in ("start", "finish"):
+        mutation = START.replace("start", verb).replace("Start", verb.title())
+        await api.as_(shop.tokens["pat"])(
+            mutation, {"i": {"taskId": gid("DepartmentTask", tasks["print"])}}
+        )
+    done = (await remove(api, shop, order, "finishing"))["data"]["removeWorkOrderDepartment"]
+    delivery = next(t for t in done["workOrder"]["tasks"] if t["department"]["code"] == "delivery")
+    assert (delivery["inQueue"], delivery["waitingFor"]) == (True, [])
+
+
+@pytest.mark.parametrize(
+    ("code", "started", "error"),
+    [
+        ("print", True, "INVALID_TRANSITION"),
+        ("design", False, "NOT_FOUND"),
+        ("delivery", False, "INVALID_INPUT"),
+    ],
+)
+async def test_a_task_that_cannot_be_removed_is_refused_and_changes_nothing(
+    api: Client, shop: Shop, code: str, started: bool, error: str
+) -> None:
+    order = await shop.order(["print"])
+    if started:
+        task = (await task_ids(shop.engine, order))["print"]
+        await api.as_(shop.tokens["pat"])(START, {"i": {"taskId": gid("DepartmentTask", task)}})
+    before = await table_snapshot(shop.engine)
+    done = (await remove(api, shop, order, code))["data"]["removeWorkOrderDepartment"]
+    [refusal] = done["userErrors"]
+    assert (refusal["code"], done["workOrder"]) == (error, None)
+    assert await table_snapshot(shop.engine) == before
+
+
+async def test_only_sales_and_admins_remove(api: Client, shop: Shop) -> None:
+    order = await shop.order(["print"])
+    body = await remove(api, shop, order, "print", who="pat")
+    assert body["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    body = await remove(api, shop, order, "print", who="ada")
+    assert body["data"]["removeWorkOrderDepartment"]["userErrors"] == []

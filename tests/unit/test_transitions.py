@@ -19,6 +19,7 @@ from domain.transitions import (
     TaskState,
     Verdict,
     Who,
+    allowed_actions,
     judge,
     refuse_order_move,
 )
@@ -48,6 +49,7 @@ DOCUMENTED: dict[TaskAction, Row] = {
     TaskAction.RELEASE: Row(frozenset({S}), P, "admin", True, False, False),
     TaskAction.OVERRIDE_COMPLETE: Row(frozenset({P, S}), C, "admin", True, False, False),
     TaskAction.REOPEN: Row(frozenset({C}), P, "admin", True, False, False),
+    TaskAction.REMOVE: Row(frozenset({P}), TaskStatus.REMOVED, "Sales or admin", True, False, True),
 }
 ADMIN_ACTIONS = [a for a, row in DOCUMENTED.items() if row.who == "admin"]
 
@@ -62,6 +64,7 @@ ADMIN_MEMBER = ActorFacts(user_id=OTHER_ID, is_admin=True, is_member=True)
 HOLDER = ActorFacts(user_id=HOLDER_ID, is_admin=False, is_member=True)
 HOLDER_NOT_MEMBER = ActorFacts(user_id=HOLDER_ID, is_admin=False, is_member=False)
 ADMIN_HOLDER = ActorFacts(user_id=HOLDER_ID, is_admin=True, is_member=True)
+SALES = ActorFacts(user_id=OTHER_ID, is_admin=False, is_member=False, is_sales=True)
 NON_ADMINS = {"member": MEMBER, "outsider": OUTSIDER, "holder": HOLDER}
 
 
@@ -160,6 +163,7 @@ PERMITTED: dict[TaskAction, ActorFacts] = {
     TaskAction.RELEASE: ADMIN,
     TaskAction.OVERRIDE_COMPLETE: ADMIN,
     TaskAction.REOPEN: ADMIN,
+    TaskAction.REMOVE: SALES,
 }
 
 MATRIX = [(action, status) for action in DOCUMENTED for status in TaskStatus]
@@ -284,7 +288,7 @@ def test_already_taken_names_whoever_holds_it() -> None:
 def test_start_of_an_unavailable_task_is_not_available() -> None:
     error = refusal(TaskAction.START, task(P, available=False), MEMBER)
     assert error.code is ErrorCode.NOT_AVAILABLE
-    assert "gate" in error.message.lower()
+    assert "waits for" in error.message
 
 
 def test_start_needs_an_active_order() -> None:
@@ -448,3 +452,12 @@ def test_reactivating_an_active_order_is_invalid_and_names_both_states() -> None
     assert error.code is ErrorCode.INVALID_TRANSITION
     assert names(error.message, "REACTIVATE")
     assert names(error.message, "ACTIVE") and names(error.message, "COMPLETED")
+
+
+def test_remove_is_for_sales_and_admins() -> None:
+    for who in (MEMBER, OUTSIDER, HOLDER):
+        with pytest.raises(NotAllowed):
+            judge(TaskAction.REMOVE, task(P, available=False), who)
+    for who in (SALES, ADMIN):
+        assert TaskAction.REMOVE in allowed_actions(task(P, available=False), who)
+    assert TaskAction.REMOVE not in allowed_actions(task(P), MEMBER)

@@ -14,6 +14,7 @@ from graph.mutations import (
     login,
     people,
     post_ledger_entry,
+    remove_work_order_department,
     reschedule_work_order,
     resume_work_order,
     set_department_follows,
@@ -42,6 +43,7 @@ class Mutation:
     update_work_order = update_work_order.update_work_order
     update_work_order_quote = update_work_order_quote.update_work_order_quote
     add_work_order_department = add_work_order_department.add_work_order_department
+    remove_work_order_department = remove_work_order_department.remove_work_order_department
     cancel_work_order = cancel_work_order.cancel_work_order
     reschedule_work_order = reschedule_work_order.reschedule_work_order
     hold_work_order = hold_work_order.hold_work_order

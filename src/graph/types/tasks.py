@@ -80,7 +80,8 @@ class DepartmentTask(relay.Node):
     id: relay.NodeID[int]
     status: TaskStatus
     available_at: datetime | None = strawberry.field(
-        description="When the task entered its queue; null while the delivery gate is closed."
+        description="When the task entered its queue; null while its gate is closed "
+        "(waitingFor says what for)."
     )
     started_at: datetime | None
     completed_at: datetime | None
@@ -144,7 +145,10 @@ class DepartmentTask(relay.Node):
         if viewer is None or not viewer.is_person:
             return []
         actor = ActorFacts(
-            viewer.user_id, viewer.is_admin, self._department_id in viewer.member_department_ids
+            viewer.user_id,
+            viewer.is_admin,
+            self._department_id in viewer.member_department_ids,
+            DepartmentKind.SALES in viewer.member_department_kinds,
         )
         return now_or_later(
             info.context.loaders.work_order.load(self._work_order_id),

@@ -1,0 +1,64 @@
+"""removeWorkOrderDepartment (Sales or admin): a department's task that nobody started
+taken off an open order, with a reason; its history stays."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
+
+from db.corrections import remove_department
+from db.tasks import Actor
+from domain import validation
+from domain.enums import DepartmentKind
+from graph.context import Info
+from graph.errors import UserError
+from graph.ids import require_id
+from graph.mutations.base import mutate
+from graph.permissions import SALES, allowed, viewer_of
+from graph.types.work_orders import WorkOrder
+
+
+@strawberry.input
+class RemoveWorkOrderDepartmentInput:
+    work_order_id: relay.GlobalID
+    department_code: str
+    reason: str
+    expected_version: int | None = strawberry.field(
+        default=None, description="When given, the change applies only at this version."
+    )
+
+
+@strawberry.type
+class RemoveWorkOrderDepartmentPayload:
+    work_order: WorkOrder | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.mutation(
+    extensions=allowed(SALES),
+    description="Take a production department's PENDING task off an ACTIVE work order (its "
+    "status becomes REMOVED; its history stays). A started or completed task is "
+    "INVALID_TRANSITION. What waited for it waits no more.",
+)
+async def remove_work_order_department(
+    info: Info, input: RemoveWorkOrderDepartmentInput
+) -> RemoveWorkOrderDepartmentPayload:
+    async def work(conn: AsyncConnection) -> RemoveWorkOrderDepartmentPayload:
+        work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
+        code = validation.slug(input.department_code, "departmentCode")
+        viewer = viewer_of(info)
+        actor = Actor(
+            viewer.user_id,
+            viewer.is_admin,
+            is_sales=DepartmentKind.SALES in viewer.member_department_kinds,
+        )
+        done = await remove_department(
+            conn,
+            work_order_id,
+            code,
+            validation.reason(input.reason),
+            input.expected_version,
+            actor,
+        )
+        return RemoveWorkOrderDepartmentPayload(work_order=WorkOrder.of(done.order))
+
+    return await mutate(info, RemoveWorkOrderDepartmentPayload, work)
