@@ -1,8 +1,9 @@
 """The server tells the screens what the viewer may do, by the rules its writers refuse
 with: a work order's allowedActions agree with what cancelWorkOrder,
-updateWorkOrderQuote, updateWorkOrder and addWorkOrderDepartment then do; a task's inQueue with what queue() lists; `access` names
-the rules of graph/permissions.py the person passes; waitingFor is the gates' own rule. (A task's allowedActions are checked against every move in
-test_transition_matrix.py.)"""
+updateWorkOrderQuote, updateWorkOrder and addWorkOrderDepartment then do; a task's
+inQueue with what queue() lists; `access` names the rules of graph/permissions.py the
+person passes; waitingFor is the gates' own rule. (A task's allowedActions are checked
+against every move in test_transition_matrix.py.)"""
 
 from typing import Any
 
