@@ -32,8 +32,11 @@ WITH wo AS (
                             ELSE t.picked_up_by END,
         started_at = CASE WHEN :target = 'PENDING' THEN NULL
                           WHEN :target = 'STARTED' THEN now()
-                          ELSE coalesce(t.started_at, now()) END,
+                          WHEN :target = 'COMPLETED' THEN coalesce(t.started_at, now())
+                          ELSE t.started_at END,
         completed_at = CASE WHEN :target = 'COMPLETED' THEN now() END,
+        -- A removed task is in no queue.
+        available_at = CASE WHEN :target = 'REMOVED' THEN NULL ELSE t.available_at END,
         version = t.version + 1,
         updated_at = now()
     FROM old
@@ -44,6 +47,8 @@ WITH wo AS (
             SELECT 1 FROM user_departments ud
             WHERE ud.user_id = :actor_id AND ud.department_id = t.department_id))
       AND (NOT :requires_holder OR t.picked_up_by = :actor_id)
+      AND (NOT :requires_production OR EXISTS (
+            SELECT 1 FROM departments d WHERE d.id = t.department_id AND d.kind = 'PRODUCTION'))
     RETURNING t.*, old.status AS from_status, task_event_payload(t) AS event_payload
 ), history AS (
     INSERT INTO task_transitions (task_id, from_status, to_status, action, actor_id, reason)
@@ -70,9 +75,11 @@ SELECT t.status, t.picked_up_by, u.name AS picked_up_by_name,
        coalesce(t.available_at <= now(), false) AS available,
        w.status AS order_status, w.imported_closed, w.held_at IS NOT NULL AS held,
        EXISTS (SELECT 1 FROM user_departments ud
-               WHERE ud.user_id = :actor_id AND ud.department_id = t.department_id) AS is_member
+               WHERE ud.user_id = :actor_id AND ud.department_id = t.department_id) AS is_member,
+       d.kind = 'PRODUCTION' AS production
 FROM department_tasks t
 JOIN work_orders w ON w.id = t.work_order_id
+JOIN departments d ON d.id = t.department_id
 LEFT JOIN users u ON u.id = t.picked_up_by
 WHERE t.id = :task_id
 

@@ -56,6 +56,7 @@ def transition_params(
         "requires_unheld": rule.requires_unheld,
         "requires_member": rule.who is Who.DEPARTMENT_MEMBER,
         "requires_holder": rule.who is Who.TASK_HOLDER,
+        "requires_production": rule.requires_production,
         "action": action.value,
         "actor_id": actor_id,
         "reason": reason,
@@ -109,6 +110,7 @@ async def transition_task(
                 order_status=WorkOrderStatus(state.order_status),
                 imported_closed=state.imported_closed,
                 held=state.held,
+                production=state.production,
             ),
             ActorFacts(actor.user_id, actor.is_admin, state.is_member, actor.is_sales),
         )

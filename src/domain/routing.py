@@ -63,7 +63,10 @@ def followed(kind: DepartmentKind, follows: Collection[int], gating: Collection[
 
 
 def holding(task: TaskFacts, tasks: Sequence[TaskFacts], routing: Routing) -> list[TaskFacts]:
-    """The tasks `task` waits for that are not COMPLETED: its gate is open when none is."""
+    """The tasks `task` waits for that are not COMPLETED: its gate is open when none is.
+    A removed task waits for nothing."""
+    if task.status is TaskStatus.REMOVED:
+        return []
     return [t for t in waits_for(task, tasks, routing) if t.status is not TaskStatus.COMPLETED]
 
 

@@ -42,6 +42,8 @@ class Transition:
     requires_active_order: bool
     # START needs the work order not on hold (work in hand still finishes).
     requires_unheld: bool
+    # REMOVE takes only a task of a department chosen per order (not the delivery task).
+    requires_production: bool = False
 
     @property
     def settles_order(self) -> bool:
@@ -60,8 +62,11 @@ def _t(
     available: bool = False,
     active: bool = False,
     unheld: bool = False,
+    production: bool = False,
 ) -> Transition:
-    return Transition(action, frozenset(sources), target, who, reason, available, active, unheld)
+    return Transition(
+        action, frozenset(sources), target, who, reason, available, active, unheld, production
+    )
 
 
 P, S, C = TaskStatus.PENDING, TaskStatus.STARTED, TaskStatus.COMPLETED
@@ -84,7 +89,7 @@ TRANSITIONS: dict[TaskAction, Transition] = {
         _t(TaskAction.OVERRIDE_COMPLETE, {P, S}, C, Who.ADMIN, reason=True),
         _t(TaskAction.REOPEN, {C}, P, Who.ADMIN, reason=True),
         # removeWorkOrderDepartment: a task nobody has started leaves its order.
-        _t(TaskAction.REMOVE, {P}, R, Who.SALES, reason=True, active=True),
+        _t(TaskAction.REMOVE, {P}, R, Who.SALES, reason=True, active=True, production=True),
     )
 }
 
@@ -102,6 +107,8 @@ class TaskState:
     imported_closed: bool = False
     # The order is on hold.
     held: bool = False
+    # Its department is chosen per order (production), not the delivery department.
+    production: bool = True
 
 
 @dataclass(frozen=True)
@@ -152,6 +159,12 @@ def judge(action: TaskAction, task: TaskState, actor: ActorFacts) -> Verdict:
             f"Cannot {action} a task that is {task.status}: {action} moves "
             f"{' or '.join(sorted(rule.sources))} to {rule.target}.",
         )
+    if rule.requires_production and not task.production:
+        raise DomainError(
+            ErrorCode.INVALID_INPUT,
+            "The delivery task is on every work order: it cannot be removed.",
+            "departmentCode",
+        )
     if rule.requires_available and not task.available:
         raise DomainError(
             ErrorCode.NOT_AVAILABLE,
@@ -183,6 +196,8 @@ def _may(rule: Transition, task: TaskState, actor: ActorFacts) -> bool:
     if rule.requires_active_order and task.order_status is not WorkOrderStatus.ACTIVE:
         return False
     if rule.requires_unheld and task.held:
+        return False
+    if rule.requires_production and not task.production:
         return False
     if rule.who is Who.ADMIN:
         return actor.is_admin

@@ -107,6 +107,15 @@ def task_departments(
     return sorted({d.id for d in chosen} | {delivery[0].id})
 
 
+def addable(
+    every: Iterable[DepartmentFacts], on_order: Iterable[tuple[int, TaskStatus]]
+) -> list[int]:
+    """The departments an order could be given a task of now (addWorkOrderDepartment):
+    those chosen per order that have no task on it but a removed one."""
+    present = {department for department, status in on_order if status is not TaskStatus.REMOVED}
+    return [d.id for d in every if chosen_per_order(d.kind) and d.id not in present]
+
+
 @dataclass(frozen=True)
 class Settlement:
     """What settling an order changes: the gates to open and to close (by department

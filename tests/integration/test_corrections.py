@@ -312,3 +312,32 @@ async def test_only_sales_and_admins_remove(api: Client, shop: Shop) -> None:
     assert body["errors"][0]["extensions"]["code"] == "FORBIDDEN"
     body = await remove(api, shop, order, "print", who="ada")
     assert body["data"]["removeWorkOrderDepartment"]["userErrors"] == []
+
+
+async def test_remove_is_offered_on_exactly_the_tasks_it_takes(api: Client, shop: Shop) -> None:
+    """allowedActions agrees with the writer: Sales and admins may remove a pending
+    production task, not the delivery task, nor a started one; workers none."""
+    order = await shop.order(["print", "finishing"])
+    tasks = await task_ids(shop.engine, order)
+    await api.as_(shop.tokens["fin"])(
+        START, {"i": {"taskId": gid("DepartmentTask", tasks["finishing"])}}
+    )
+    query = """query($id: ID!) { workOrder(id: $id) { tasks {
+      department { code } allowedActions } } }"""
+    for who, removable in (("sam", ["print"]), ("ada", ["print"]), ("pat", [])):
+        body = await api.as_(shop.tokens[who])(query, {"id": gid("WorkOrder", order)})
+        offered = [
+            t["department"]["code"]
+            for t in body["workOrder"]["tasks"]
+            if "REMOVE" in t["allowedActions"]
+        ]
+        assert offered == removable, who
+    outcomes = {}
+    for code in ("finishing", "delivery", "print"):
+        done = (await remove(api, shop, order, code))["data"]["removeWorkOrderDepartment"]
+        outcomes[code] = [e["code"] for e in done["userErrors"]]
+    assert outcomes == {
+        "finishing": ["INVALID_TRANSITION"],
+        "delivery": ["INVALID_INPUT"],
+        "print": [],
+    }

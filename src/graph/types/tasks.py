@@ -1,8 +1,8 @@
 """A department's task on a work order, and its moves, as the API shows them."""
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import strawberry
 from strawberry import relay
@@ -26,8 +26,9 @@ from domain.transitions import (
     in_queue,
     queue_place,
 )
+from domain.workflow import chosen_per_order
 from graph.context import Info
-from graph.loaders import now_or_later
+from graph.loaders import all_now_or_later, now_or_later
 from graph.permissions import STAFF, allowed
 from graph.prefetch import read_ahead
 from graph.types.departments import Department
@@ -35,6 +36,12 @@ from graph.types.loading import nodes_of, required
 from graph.types.people import User, user_or_none
 
 T = TypeVar("T")
+
+
+def _production(department: Any) -> bool:
+    """Whether a task's department (a loaded row) is chosen per order."""
+    return department is not None and chosen_per_order(DepartmentKind(department.kind))
+
 
 if TYPE_CHECKING:
     from graph.types.work_orders import WorkOrder
@@ -150,10 +157,19 @@ class DepartmentTask(relay.Node):
             self._department_id in viewer.member_department_ids,
             DepartmentKind.SALES in viewer.member_department_kinds,
         )
-        return now_or_later(
-            info.context.loaders.work_order.load(self._work_order_id),
-            lambda order: required(order, lambda o: allowed_actions(self._state(o), actor)),
-        )
+        loaders = info.context.loaders
+        pending: list[Awaitable[Any]] = [
+            loaders.work_order.load(self._work_order_id),
+            loaders.department.load(self._department_id),
+        ]
+
+        def answer(found: list[Any]) -> list[TaskAction]:
+            order, department = found
+            return required(
+                order, lambda o: allowed_actions(self._state(o, _production(department)), actor)
+            )
+
+        return all_now_or_later(pending, answer)
 
     @strawberry.field(
         description="Whether the task is in its department's queue: available and PENDING, "
@@ -217,7 +233,7 @@ class DepartmentTask(relay.Node):
     def _available(self) -> bool:
         return self.available_at is not None and self.available_at <= datetime.now(UTC)
 
-    def _state(self, order: WorkOrderRow) -> TaskState:
+    def _state(self, order: WorkOrderRow, production: bool = True) -> TaskState:
         return TaskState(
             status=TaskStatus(self.status),
             picked_up_by=self._picked_up_by,
@@ -226,6 +242,7 @@ class DepartmentTask(relay.Node):
             order_status=WorkOrderStatus(order.status),
             imported_closed=order.imported_closed,
             held=order.held_at is not None,
+            production=production,
         )
 
     def _place(self, order: WorkOrderRow) -> QueuePlace | None:

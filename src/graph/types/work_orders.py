@@ -23,7 +23,7 @@ from domain.enums import (
 from domain.jobs import job_line
 from domain.money import Money as DomainMoney
 from domain.transitions import is_late, order_commands
-from domain.workflow import progress
+from domain.workflow import DepartmentFacts, addable, progress
 from graph.context import Info
 from graph.loaders import now_or_later
 from graph.permissions import (
@@ -274,6 +274,21 @@ class WorkOrder(relay.Node):
             info.context.loaders.tasks_of_work_order.load(self.id),
             lambda rows: Progress.of(progress(TaskStatus(r.status) for r in rows)),
         )
+
+    @strawberry.field(
+        extensions=allowed(STAFF),
+        description="The production departments it has no task of (but a removed one): what "
+        "addWorkOrderDepartment can add while CHANGE_DEPARTMENTS is allowed.",
+    )
+    async def addable_departments(self, info: Info) -> list[Department]:
+        loaders = info.context.loaders
+        rows = await loaders.tasks_of_work_order.load(self.id)
+        every = await loaders.all_departments()
+        ids = addable(
+            [DepartmentFacts(d.id, d.code, DepartmentKind(d.kind)) for d in every],
+            [(r.department_id, TaskStatus(r.status)) for r in rows],
+        )
+        return [Department.of(d) for d in every if d.id in ids]
 
     @strawberry.field(extensions=allowed(STAFF), metadata=read_ahead("tasks"))
     def delivery_task(self, info: Info) -> DepartmentTask:

@@ -21,6 +21,28 @@ export function request(query, variables) {
   return transport.request(query, variables);
 }
 
+// A form's mutation: busy while it runs; the server's userErrors, or the request's
+// failure, kept for the form to show; `done(payload)` runs when it went through.
+export function useSubmit() {
+  const [errors, setErrors] = useState([]);
+  const [failure, setFailure] = useState(null);
+  const [busy, setBusy] = useState(false);
+  async function submit(mutation, field, variables, done) {
+    setBusy(true);
+    setErrors([]);
+    setFailure(null);
+    try {
+      const payload = (await request(mutation, variables))[field];
+      if (payload.userErrors.length) setErrors(payload.userErrors);
+      else await done(payload);
+    } catch (error) {
+      setFailure(error);
+    }
+    setBusy(false);
+  }
+  return { errors, setErrors, failure, busy, submit };
+}
+
 // Runs `query` whenever `variables` change (compared as JSON). `skip` waits. `read`, when
 // given, reads in its place (given the variables), for answers of more than one request.
 export function useQuery(query, variables = {}, { skip = false, read = null } = {}) {
@@ -294,6 +316,7 @@ const TASK_STATUS = {
   PENDING: ["Waiting", "○"],
   STARTED: ["In progress", "◐"],
   COMPLETED: ["Done", "●"],
+  REMOVED: ["Removed", "–"],
   // Not a task's status: what an unfinished task of a cancelled order is to a person.
   CANCELLED: ["Cancelled", "✕"],
 };

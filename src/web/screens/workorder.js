@@ -1,6 +1,6 @@
 // One work order: its tasks, the delivery gate, its whole history as a timeline, live
-// through workOrderEvents. Sales and admins edit the quote and cancel; admins release,
-// complete and reopen tasks, each with a reason.
+// through workOrderEvents. Sales and admins edit the quote, the details and the
+// departments, and cancel; admins release, complete and reopen tasks, each with a reason.
 import { RequestError, gql } from "../lib/graphql.js";
 import { follow } from "../lib/live.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
@@ -21,6 +21,7 @@ import {
   request,
   useTitle,
 } from "../lib/ui.js";
+import { DepartmentAdder, DetailsEditor, REMOVE_DEPARTMENT } from "./order/corrections.js";
 import { QuoteEditor, Rescheduler } from "./order/edits.js";
 import { timeline } from "./order/timeline.js";
 
@@ -32,6 +33,7 @@ export const WORK_ORDER_PAGE = gql`
       hold { reason since by { name } }
       customer { id name }
       createdBy { name }
+      addableDepartments { code name }
       quote @include(if: $seesQuote) { amount currency }
       charged @include(if: $seesLedger) { amount currency }
       paid @include(if: $seesLedger) { amount currency }
@@ -93,14 +95,23 @@ export const REOPEN_TASK = gql`
   }
 `;
 
-// The admin moves, by the name the server gives them in a task's allowedActions.
+// The office's moves on a task, by the name the server gives them in its allowedActions;
+// each with what it did, in words.
+const byTask = (task, reason) => ({ taskId: task.id, reason });
 const ADMIN_MOVES = {
-  RELEASE: { label: "Release", action: "Release task", mutation: RELEASE_TASK, field: "releaseTask",
+  RELEASE: { label: "Release", action: "Release task", done: "released", mutation: RELEASE_TASK,
+    field: "releaseTask", input: byTask,
     intro: "The task goes back to the queue; whoever holds it stops." },
-  OVERRIDE_COMPLETE: { label: "Complete", action: "Complete task", mutation: COMPLETE_TASK, field: "completeTask",
+  OVERRIDE_COMPLETE: { label: "Complete", action: "Complete task", done: "completed", mutation: COMPLETE_TASK,
+    field: "completeTask", input: byTask,
     intro: "Marks the task done without its department finishing it (an override)." },
-  REOPEN: { label: "Reopen", action: "Reopen task", mutation: REOPEN_TASK, field: "reopenTask",
+  REOPEN: { label: "Reopen", action: "Reopen task", done: "reopened", mutation: REOPEN_TASK,
+    field: "reopenTask", input: byTask,
     intro: "The task goes back to its queue to be done again." },
+  REMOVE: { label: "Remove", action: "Remove from work order", done: "removed from the work order",
+    mutation: REMOVE_DEPARTMENT, field: "removeWorkOrderDepartment",
+    input: (task, reason, order) => ({ workOrderId: order.id, departmentCode: task.department.code, reason }),
+    intro: "The task leaves the work order (it stays in the history); what waited for it waits no more." },
 };
 
 function Gate({ order }) {
@@ -168,12 +179,13 @@ function adminMoves(task) {
 }
 
 // "In queue since": when it joined its queue. An unfinished task of a cancelled order left
-// every queue (its status says Cancelled); one without availableAt waits behind its gate.
+// every queue (its status says Cancelled); one without availableAt waits behind its gate
+// (or was removed: it waits for nothing).
 function QueuedSince({ task, cancelled }) {
   if (cancelled && !task.completedAt) return html`<span>Not queued</span>`;
   if (!task.availableAt) {
     const names = task.waitingFor.map((d) => d.name);
-    return html`<span>Not yet: waits for ${names.length ? names.join(", ") : "its gate"}</span>`;
+    return html`<span>${names.length ? `Not yet: waits for ${names.join(", ")}` : "—"}</span>`;
   }
   return html`<${Time} iso=${task.availableAt} />`;
 }
@@ -267,6 +279,8 @@ export function WorkOrderPage({ id, me }) {
   const cancellable = order.allowedActions.includes("CANCEL");
   const offered = (command) => order.allowedActions.includes(command);
   const entries = timeline(order);
+  // Admins, and Sales when the server offers them a move on a task (REMOVE).
+  const office = roles.admin || order.tasks.some((t) => adminMoves(t).length);
 
   async function hold(reason) {
     const problem = await runMove(HOLD, "holdWorkOrder", { workOrderId: order.id, reason });
@@ -295,9 +309,9 @@ export function WorkOrderPage({ id, me }) {
       intro: spec.intro,
       action: spec.action,
       confirm: async (reason) => {
-        const problem = await runMove(spec.mutation, spec.field, { taskId: task.id, reason });
+        const problem = await runMove(spec.mutation, spec.field, spec.input(task, reason, order));
         if (!problem) {
-          setNotice(`${task.department.name}: ${spec.action.toLowerCase()} done.`);
+          setNotice(`${task.department.name} task ${spec.done}.`);
           load();
         }
         return problem;
@@ -358,6 +372,12 @@ export function WorkOrderPage({ id, me }) {
         ? html`<button type="button" onClick=${() => setDialog({ kind: "hold" })}>Hold</button>`
         : null}
       ${offered("RESUME") ? html`<button type="button" onClick=${resume}>Resume</button>` : null}
+      ${offered("EDIT_DETAILS")
+        ? html`<button type="button" onClick=${() => setDialog({ kind: "details" })}>Edit details</button>`
+        : null}
+      ${offered("CHANGE_DEPARTMENTS") && order.addableDepartments.length
+        ? html`<button type="button" onClick=${() => setDialog({ kind: "add" })}>Add department</button>`
+        : null}
       ${cancellable
         ? html`<button type="button" class="danger" onClick=${() => setDialog({ kind: "cancel" })}>Cancel work order</button>`
         : null}
@@ -368,8 +388,8 @@ export function WorkOrderPage({ id, me }) {
         <div class="table-wrap"><table class="tasks-table">
           <thead><tr><th scope="col">Department</th><th scope="col">Status</th><th scope="col">Held by</th>
             <th scope="col">In queue since</th><th scope="col">Started</th><th scope="col">Done</th>
-            ${roles.admin ? html`<th scope="col">Admin</th>` : null}</tr></thead>
-          <tbody>${order.tasks.map((t) => html`<${TaskRow} key=${t.id} task=${t} cancelled=${order.status === "CANCELLED"} admin=${roles.admin} onMove=${move} />`)}</tbody>
+            ${office ? html`<th scope="col">Actions</th>` : null}</tr></thead>
+          <tbody>${order.tasks.map((t) => html`<${TaskRow} key=${t.id} task=${t} cancelled=${order.status === "CANCELLED"} admin=${office} onMove=${move} />`)}</tbody>
         </table></div>
       </section>
       <${Gate} order=${order} />
@@ -391,6 +411,14 @@ export function WorkOrderPage({ id, me }) {
     </div>
     ${dialog && dialog.kind === "quote"
       ? html`<${QuoteEditor} order=${order} onClose=${() => setDialog(null)} onSaved=${load} />`
+      : null}
+    ${dialog && dialog.kind === "details"
+      ? html`<${DetailsEditor} order=${order} onClose=${() => setDialog(null)}
+          onSaved=${() => { setNotice("Details saved."); load(); }} />`
+      : null}
+    ${dialog && dialog.kind === "add"
+      ? html`<${DepartmentAdder} order=${order} onClose=${() => setDialog(null)}
+          onSaved=${(name) => { setNotice(`${name} added.`); load(); }} />`
       : null}
     ${dialog && dialog.kind === "reschedule"
       ? html`<${Rescheduler} order=${order} onClose=${() => setDialog(null)} onSaved=${load} />`

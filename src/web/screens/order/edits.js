@@ -2,7 +2,7 @@
 // each saved against the version the page read (STALE_OBJECT when someone was quicker).
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
-import { Checkbox, Dialog, ErrorMessage, Field, errorsFor, money, request } from "../../lib/ui.js";
+import { Checkbox, Dialog, ErrorMessage, Field, errorsFor, money, request, useSubmit } from "../../lib/ui.js";
 
 export const EDIT_QUOTE = gql`
   mutation EditQuote($input: UpdateWorkOrderQuoteInput!) {
@@ -37,34 +37,20 @@ function localInput(iso) {
 export function Rescheduler({ order, onClose, onSaved }) {
   const [due, setDue] = useState(localInput(order.dueAt));
   const [rush, setRush] = useState(order.priority === "RUSH");
-  const [errors, setErrors] = useState([]);
-  const [failure, setFailure] = useState(null);
-  const [busy, setBusy] = useState(false);
+  const { errors, failure, busy, submit: send } = useSubmit();
 
   async function submit(event) {
     event.preventDefault();
-    setBusy(true);
-    setErrors([]);
-    setFailure(null);
-    try {
-      const { rescheduleWorkOrder: result } = await request(RESCHEDULE, {
-        input: {
-          workOrderId: order.id,
-          dueAt: due ? new Date(due).toISOString() : null,
-          priority: rush ? "RUSH" : "NORMAL",
-          expectedVersion: order.version,
-        },
-      });
-      if (result.userErrors.length) {
-        setErrors(result.userErrors);
-      } else {
-        onSaved();
-        onClose();
-      }
-    } catch (error) {
-      setFailure(error);
-    }
-    setBusy(false);
+    const input = {
+      workOrderId: order.id,
+      dueAt: due ? new Date(due).toISOString() : null,
+      priority: rush ? "RUSH" : "NORMAL",
+      expectedVersion: order.version,
+    };
+    await send(RESCHEDULE, "rescheduleWorkOrder", { input }, () => {
+      onSaved();
+      onClose();
+    });
   }
 
   const other = errors.filter((e) => e.field !== "dueAt").map((e) => e.message).join(" ");

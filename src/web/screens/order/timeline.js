@@ -8,6 +8,7 @@ const TASK_MOVES = {
   RELEASE: "released (back to the queue)",
   OVERRIDE_COMPLETE: "completed by an admin",
   REOPEN: "reopened",
+  REMOVE: "removed from the work order",
 };
 
 // The server writes NONE for "no quote" on either side of a change.
@@ -45,6 +46,9 @@ function orderMove(entry) {
     case "SCHEDULE_CHANGED": return `Rescheduled from ${entry.fromState} to ${entry.toState}`;
     case "HELD": return "Put on hold";
     case "RESUMED": return "Resumed";
+    case "DETAILS_CHANGED": return `Details changed from ${entry.fromState} to ${entry.toState}`;
+    case "DEPARTMENT_ADDED": return `${entry.department.name} added`;
+    case "DEPARTMENT_REMOVED": return `${entry.department.name} removed`;
     default: return `${entry.action}: ${entry.fromState} → ${entry.toState}`;
   }
 }

@@ -1,0 +1,68 @@
+"""Correcting an order on its page: Sales edits the details and delivery needs, adds a
+department (its task waits by the routing) and removes it with a reason; the timeline
+says each in words."""
+
+from pathlib import Path
+
+import pytest
+from playwright.async_api import expect
+
+from tests.e2e.web.support import OpenTab, base, shoot
+from tests.support import Client, Shop, gid
+
+pytestmark = pytest.mark.e2e
+
+FOLLOWS = """mutation($i: SetDepartmentFollowsInput!) {
+  setDepartmentFollows(input: $i) { userErrors { code } } }"""
+
+
+async def test_sales_corrects_an_order_from_its_page(
+    api: Client, server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
+) -> None:
+    ada = api.as_(shop.tokens["ada"])
+    body = await ada(FOLLOWS, {"i": {"departmentCode": "finishing", "followsCodes": ["print"]}})
+    assert body["setDepartmentFollows"]["userErrors"] == []
+    order = await shop.order(["finishing"], details={"product": "Menus", "quantity": 200})
+    sam = await tabs(token=shop.tokens["sam"])
+    page = sam.page
+    await page.goto(base(server) + "/orders/" + gid("WorkOrder", order))
+    await expect(page.locator(".lead")).to_contain_text("Menus")
+
+    await page.get_by_role("button", name="Edit details").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_label("Quantity").fill("250")
+    await dialog.get_by_label("Transport").check()
+    await shoot(page, screenshots, "order-edit-details", axe_source)
+    await dialog.get_by_role("button", name="Save details").click()
+    await expect(dialog).to_have_count(0)
+    await expect(page.get_by_role("status").filter(has_text="Details saved")).to_be_visible()
+    await expect(page.locator(".timeline")).to_contain_text(
+        "Details changed from quantity: 200; transport: no to quantity: 250; transport: yes"
+    )
+    await expect(page.locator(".flags")).to_contain_text("Transport: yes")
+
+    # Print added: Finishing, not started, waits for it now.
+    await page.get_by_role("button", name="Add department").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_label("Department").select_option("print")
+    await dialog.get_by_role("button", name="Add department").click()
+    await expect(dialog).to_have_count(0)
+    await expect(page.locator(".timeline")).to_contain_text("Print added")
+    finishing = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="Finishing"))
+    await expect(finishing).to_contain_text("Not yet: waits for Print")
+    await shoot(page, screenshots, "order-department-added", axe_source)
+
+    # Removed again, with a reason: Finishing can start.
+    printing = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="Print"))
+    await printing.get_by_role("button", name="Remove Print task").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_label("Reason").fill("Printed by the customer")
+    await dialog.get_by_role("button", name="Remove from work order").click()
+    await expect(dialog).to_have_count(0)
+    await expect(page.get_by_role("status").filter(has_text="Print task removed")).to_be_visible()
+    await expect(printing.locator(".badge")).to_contain_text("Removed")
+    await expect(page.locator(".timeline")).to_contain_text("Print removed")
+    await expect(finishing).not_to_contain_text("waits for")
+    await shoot(page, screenshots, "order-department-removed", axe_source)
+    sam.assert_clean()
+    await sam.close()
