@@ -873,7 +873,7 @@ async def seed_orders(url: str, shop: fixture.Shop, count: int = 200) -> dict[st
                     NewWorkOrder(
                         customer_id=clients[n % len(clients)],
                         order_number=None,
-                        details={},
+                        details={"product": "Flyers A5"},
                         department_codes=picked,
                         needs_installation=False,
                         needs_transport=False,

@@ -246,7 +246,7 @@ class TaskPool:
                 new = orders.NewWorkOrder(
                     customer_id=self.shop.customer_id,
                     order_number=f"{self.prefix}{self.batches:03d}-{i}",
-                    details={},
+                    details={"product": "Flyers A5"},
                     department_codes=[codes[i % len(codes)]],
                     needs_installation=False,
                     needs_transport=False,

@@ -211,14 +211,15 @@ class Shop:
         return PASSWORD
 
     async def order(self, codes: list[str], **extra: Any) -> int:
-        """A work order for production `codes` (plus delivery); returns its pk."""
+        """A work order for production `codes` (plus delivery; none: one that only
+        delivers), of Flyers unless `details` say otherwise; returns its pk."""
         async with unit_of_work(self.engine) as conn:
             row = await create_work_order(
                 conn,
                 NewWorkOrder(
                     customer_id=self.customer_id,
                     order_number=extra.get("order_number"),
-                    details=extra.get("details", {}),
+                    details=extra.get("details", {"product": "Flyers"}),
                     department_codes=codes,
                     needs_installation=False,
                     needs_transport=False,
@@ -227,6 +228,7 @@ class Shop:
                     created_by=self.users["sam"],
                     due_at=extra.get("due_at"),
                     priority=extra.get("priority", WorkOrderPriority.NORMAL),
+                    delivery_only=not codes,
                 ),
             )
         return int(row.id)

@@ -19,6 +19,7 @@ from domain.enums import (
     WorkOrderStatus,
 )
 from domain.errors import DomainError, ErrorCode
+from domain.jobs import job_line
 from domain.money import Money
 from domain.routing import TaskFacts
 from domain.transitions import (
@@ -28,7 +29,13 @@ from domain.transitions import (
     refuse_order_move,
     stale_refusal,
 )
-from domain.workflow import opens_at_creation, settle, task_departments
+from domain.workflow import (
+    chosen_per_order,
+    new_order_refusal,
+    opens_at_creation,
+    settle,
+    task_departments,
+)
 
 # Generated numbers may collide with numbers someone typed in; skip past those.
 MAX_NUMBER_ATTEMPTS = 20
@@ -49,6 +56,8 @@ class NewWorkOrder:
     created_by: int
     due_at: datetime | None = None
     priority: WorkOrderPriority = WorkOrderPriority.NORMAL
+    # An order that only delivers (stock goods): no production, no job line needed.
+    delivery_only: bool = False
 
 
 async def create_work_order(
@@ -67,7 +76,13 @@ async def create_work_order(
             f"Unknown department code(s): {', '.join(unknown)}.",
             "departmentCodes",
         )
-    department_ids = task_departments([by_code[c] for c in new.department_codes], every)
+    chosen = [by_code[c] for c in new.department_codes]
+    department_ids = task_departments(chosen, every)
+    refusal = new_order_refusal(
+        any(chosen_per_order(d.kind) for d in chosen), job_line(new.details), new.delivery_only
+    )
+    if refusal is not None:
+        raise refusal
     params = {
         "order_number": new.order_number,
         "customer_id": new.customer_id,

@@ -107,6 +107,37 @@ def task_departments(
     return sorted({d.id for d in chosen} | {delivery[0].id})
 
 
+def new_order_refusal(
+    has_production: bool, job_line: str | None, delivery_only: bool
+) -> DomainError | None:
+    """Why a new work order makes no sense, or None: one that only delivers (stock goods)
+    says so (`deliveryOnly`) and has no production department; any other needs one, and
+    a job line (what the job is: a product, a title or notes)."""
+    if delivery_only:
+        if has_production:
+            return DomainError(
+                ErrorCode.INVALID_INPUT,
+                "An order that only delivers has no production departments: choose none, "
+                "or do not mark it as delivery only.",
+                "deliveryOnly",
+            )
+        return None
+    if not has_production:
+        return DomainError(
+            ErrorCode.INVALID_INPUT,
+            "Choose at least one production department, or mark the order as delivery only.",
+            "departmentCodes",
+        )
+    if job_line is None:
+        return DomainError(
+            ErrorCode.INVALID_INPUT,
+            "Say what the job is (a product, a title or notes), or mark the order as "
+            "delivery only.",
+            "details",
+        )
+    return None
+
+
 def addable(
     every: Iterable[DepartmentFacts], on_order: Iterable[tuple[int, TaskStatus]]
 ) -> list[int]:

@@ -86,6 +86,7 @@ async def test_server_survives_a_database_restart(own_database: tuple[Path, str]
                         "i": {
                             "customerId": customer["createCustomer"]["customer"]["id"],
                             "departmentCodes": ["print"],
+                            "details": {"product": "Flyers"},
                         }
                     },
                 )

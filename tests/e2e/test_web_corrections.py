@@ -66,3 +66,29 @@ async def test_sales_corrects_an_order_from_its_page(
     await shoot(page, screenshots, "order-department-removed", axe_source)
     sam.assert_clean()
     await sam.close()
+
+
+async def test_a_new_order_needs_work_or_says_it_only_delivers(
+    server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
+) -> None:
+    sam = await tabs(token=shop.tokens["sam"])
+    page = sam.page
+    await page.goto(base(server) + "/orders/new")
+    await page.get_by_label("Customer").fill("AC")
+    await page.get_by_role("radio", name="ACME").click()
+    await page.get_by_role("button", name="Create work order").click()
+    await expect(page.locator("#dept-error")).to_have_text(
+        "⚠ Choose at least one production department, or mark the order as delivery only."
+    )
+    await page.get_by_role("checkbox", name="Print", exact=True).check()
+    await page.get_by_role("button", name="Create work order").click()
+    await expect(page.get_by_label("Notes")).to_have_attribute("aria-invalid", "true")
+    await expect(page.locator(".field-error")).to_contain_text("Say what the job is")
+    await shoot(page, screenshots, "new-work-order-needs-work", axe_source)
+    await page.get_by_role("checkbox", name="Delivery only: nothing to make (stock goods)").check()
+    await expect(page.get_by_role("checkbox", name="Print", exact=True)).to_have_count(0)
+    await page.get_by_role("button", name="Create work order").click()
+    await expect(page.get_by_role("heading", level=1)).to_contain_text("WO-")
+    await expect(page.locator("table.tasks-table tbody tr")).to_have_count(1)
+    sam.assert_clean()
+    await sam.close()

@@ -102,6 +102,7 @@ async def test_a_new_order_takes_a_due_date_and_rush(
     await page.get_by_role("button", name="Create customer “Clockwork Ltd”").click()
     await expect(page.get_by_text("Clockwork Ltd", exact=True)).to_be_visible()
     await page.get_by_role("checkbox", name="Print", exact=True).check()
+    await page.get_by_label("Product").fill("Clock faces")
     await page.get_by_label("Due").fill("2030-01-15T16:00")
     await page.get_by_role("checkbox", name="Rush: first in every queue").check()
     await page.get_by_role("button", name="Create work order").click()

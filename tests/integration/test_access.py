@@ -470,6 +470,7 @@ async def _input(shop: Shop, name: str) -> dict[str, Any]:
         "createWorkOrder": {
             "customerId": gid("Customer", shop.customer_id),
             "departmentCodes": ["print"],
+            "details": {"product": "Flyers"},
         },
         "updateWorkOrderQuote": {
             "workOrderId": gid("WorkOrder", order),

@@ -187,7 +187,11 @@ class Case:
 
 def wo(**over: Any) -> Inputs:
     def build(w: World) -> dict[str, Any]:
-        base = {"customerId": gid("Customer", w.shop.customer_id), "departmentCodes": ["print"]}
+        base = {
+            "customerId": gid("Customer", w.shop.customer_id),
+            "departmentCodes": ["print"],
+            "details": {"product": "Flyers"},
+        }
         return {**base, **{k: v(w) if callable(v) else v for k, v in over.items()}}
 
     return build
@@ -293,6 +297,30 @@ CASES: dict[str, Case] = {
         "createWorkOrder",
         wo(orderNumber="WO-TAKEN"),
         UserErr("DUPLICATE", "orderNumber", "WO-TAKEN is already taken"),
+    ),
+    "wo-no-production-department": Case(
+        "sam",
+        "createWorkOrder",
+        wo(departmentCodes=[]),
+        UserErr("INVALID_INPUT", "departmentCodes", "or mark the order as delivery only"),
+    ),
+    "wo-only-the-delivery-department": Case(
+        "sam",
+        "createWorkOrder",
+        wo(departmentCodes=["delivery"]),
+        UserErr("INVALID_INPUT", "departmentCodes", "at least one production department"),
+    ),
+    "wo-no-job-line": Case(
+        "sam",
+        "createWorkOrder",
+        wo(details={"colour": "blue"}),
+        UserErr("INVALID_INPUT", "details", "Say what the job is"),
+    ),
+    "wo-delivery-only-with-production": Case(
+        "sam",
+        "createWorkOrder",
+        wo(deliveryOnly=True),
+        UserErr("INVALID_INPUT", "deliveryOnly", "has no production departments"),
     ),
     "wo-order-number-too-long": Case(
         "sam",
@@ -723,7 +751,7 @@ CASES: dict[str, Case] = {
         "dan",
         "startTask",
         lambda w: {"taskId": gid("DepartmentTask", w.delivery_task)},
-        UserErr("NOT_AVAILABLE", None, "gate is closed"),
+        UserErr("NOT_AVAILABLE", None, "waits for tasks before it"),
     ),
     "start-taken-by-someone-else": Case(
         "pia",

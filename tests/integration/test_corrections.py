@@ -100,7 +100,7 @@ async def count_events(shop: Shop, order: int, field: str) -> int:
 
 async def test_of_two_corrections_made_on_one_version_one_wins(api: Client, shop: Shop) -> None:
     for _ in range(10):
-        order = await shop.order(["print"], details={"quantity": 1})
+        order = await shop.order(["print"], details={"product": "Cards", "quantity": 1})
         version = await version_of(shop, order)
         results = await asyncio.gather(
             *(update(api, shop, order, details={"quantity": n}, expectedVersion=version)

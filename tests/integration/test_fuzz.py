@@ -323,7 +323,7 @@ LEDGER_CURSOR = """query($c: ID!) {
 
 async def build_world(api: Client, shop: Shop) -> World:
     """Real rows for the ids to hit: two active orders, a cancelled one, tokens, an entry."""
-    active = await shop.order(["print", "finishing"], details={"note": "fuzz"})
+    active = await shop.order(["print", "finishing"], details={"notes": "fuzz"})
     second = await shop.order(["design", "print"])
     cancelled = await shop.order(["print"])
     async with unit_of_work(shop.engine) as conn:

@@ -40,6 +40,12 @@ class CreateWorkOrderInput:
         description="When the customer expects it: from 2000, at most 5 years ahead.",
     )
     priority: WorkOrderPriority = WorkOrderPriority.NORMAL
+    delivery_only: bool = strawberry.field(
+        default=False,
+        description="An order that only delivers (stock goods): no production department "
+        "and no job line. Any other order needs a production department and details from "
+        "which jobLine reads something (a product, a title or notes).",
+    )
 
 
 @strawberry.type
@@ -71,6 +77,7 @@ async def create_work_order(info: Info, input: CreateWorkOrderInput) -> CreateWo
                 created_by=viewer_of(info).user_id,
                 due_at=validation.due_at(input.due_at),
                 priority=input.priority,
+                delivery_only=input.delivery_only,
             ),
             info.context.services.due_soon,
         )

@@ -52,7 +52,7 @@ export const CREATE_WORK_ORDER = gql`
 // "quantity" is the form's own check (it is not an input field of the mutation): its error
 // shows under Quantity; the server's errors on `details` show under Notes.
 const KNOWN_FIELDS = ["customerId", "departmentCodes", "details", "quantity", "quote", "needsInstallation",
-  "needsTransport", "needsRepair", "dueAt"];
+  "needsTransport", "needsRepair", "dueAt", "deliveryOnly"];
 
 // "Customer": type to search, pick one of the matches, or create the customer here.
 function CustomerPicker({ value, onChange, error }) {
@@ -128,6 +128,8 @@ export function NewWorkOrder() {
   const form = useQuery(NEW_WORK_ORDER_FORM);
   const [customer, setCustomer] = useState(null);
   const [codes, setCodes] = useState([]);
+  // Stock goods: no production, nothing to make; the server holds the rule.
+  const [deliveryOnly, setDeliveryOnly] = useState(false);
   const [flags, setFlags] = useState({ needsInstallation: false, needsTransport: false, needsRepair: false });
   const [product, setProduct] = useState("");
   const [quantity, setQuantity] = useState("");
@@ -174,8 +176,9 @@ export function NewWorkOrder() {
     if (notes.trim()) details.notes = notes.trim();
     const input = {
       customerId: customer.id,
-      departmentCodes: production.filter((d) => codes.includes(d.code)).map((d) => d.code),
+      departmentCodes: deliveryOnly ? [] : production.filter((d) => codes.includes(d.code)).map((d) => d.code),
       details,
+      deliveryOnly,
       ...flags,
       quote: amount.trim() ? { amount: amount.trim(), currency: currency.trim().toUpperCase() } : null,
       // The browser's local date and time, sent with its offset (as UTC).
@@ -202,17 +205,24 @@ export function NewWorkOrder() {
   }
   const general = otherErrors(errors, KNOWN_FIELDS);
   const deptError = errorsFor(errors, "departmentCodes");
+  const deliveryError = errorsFor(errors, "deliveryOnly");
   return html`<h1>New work order</h1>
     <form class="stack narrow" onSubmit=${submit} novalidate>
       <${CustomerPicker} value=${customer} onChange=${setCustomer} error=${errorsFor(errors, "customerId")} />
-      <fieldset aria-describedby=${deptError ? "dept-error" : undefined}>
+      <fieldset aria-describedby=${deptError || deliveryError ? "dept-error" : undefined}>
         <legend>Production departments</legend>
-        <p class="hint">Each gets one task; delivery is always added.</p>
-        <div class="checks">
-          ${production.map((d) => html`<${Checkbox} key=${d.code} label=${d.name}
-            checked=${codes.includes(d.code)} onChange=${(on) => toggle(d.code, on)} />`)}
-        </div>
-        ${deptError ? html`<p class="field-error" id="dept-error"><span aria-hidden="true">⚠ </span>${deptError}</p>` : null}
+        <p class="hint">Each gets one task, in the order the shop's routing sets; delivery is always added.</p>
+        ${deliveryOnly
+          ? null
+          : html`<div class="checks">
+              ${production.map((d) => html`<${Checkbox} key=${d.code} label=${d.name}
+                checked=${codes.includes(d.code)} onChange=${(on) => toggle(d.code, on)} />`)}
+            </div>`}
+        <${Checkbox} label="Delivery only: nothing to make (stock goods)" checked=${deliveryOnly}
+          onChange=${setDeliveryOnly} />
+        ${deptError || deliveryError
+          ? html`<p class="field-error" id="dept-error"><span aria-hidden="true">⚠ </span>${deptError || deliveryError}</p>`
+          : null}
       </fieldset>
       <fieldset>
         <legend>On delivery</legend>
