@@ -1,5 +1,6 @@
 """Routing: departments follow others, every gate moves by one rule; orders can be
-corrected (their new history kinds), a task removed from its order (REMOVED, kept).
+corrected (their new history kinds), a task removed from its order (REMOVED, kept);
+customers get a contact and an address.
 
 Revision ID: 0009
 Revises: 0008
@@ -104,6 +105,19 @@ def upgrade() -> None:
         unique=True,
         postgresql_where=sa.text("status <> 'REMOVED'"),
     )
+    for column in CUSTOMER_TEXTS[:3]:
+        op.add_column("customers", sa.Column(column, sa.Text(), nullable=True))
+    op.add_column(
+        "customers",
+        sa.Column(
+            "address_lines", pg.ARRAY(sa.Text()), server_default=sa.text("'{}'"), nullable=False
+        ),
+    )
+    for column in CUSTOMER_TEXTS[3:]:
+        op.add_column("customers", sa.Column(column, sa.Text(), nullable=True))
+
+
+CUSTOMER_TEXTS = ("contact_name", "email", "phone", "postcode", "city", "country", "notes")
 
 
 def _task_states(statuses: Sequence[str], actions: Sequence[str]) -> None:
@@ -119,6 +133,8 @@ def downgrade() -> None:
         "DO $$ BEGIN IF EXISTS (SELECT 1 FROM department_tasks WHERE status = 'REMOVED') THEN "
         "RAISE EXCEPTION 'removed tasks exist: revision 0008 cannot hold them'; END IF; END $$"
     )
+    for column in (*CUSTOMER_TEXTS, "address_lines"):
+        op.drop_column("customers", column)
     op.drop_index("uq_department_tasks_one_per_department", "department_tasks")
     op.drop_index("ix_department_tasks_work_order_id", "department_tasks")
     op.create_unique_constraint(

@@ -528,7 +528,22 @@ WHERE tk.token_hash = :token_hash
 GROUP BY tk.id, u.id
 
 -- name: insert_customer
-INSERT INTO customers (name, created_by) VALUES (:name, :created_by) RETURNING *
+INSERT INTO customers (name, created_by, contact_name, email, phone, address_lines, postcode,
+                       city, country, notes)
+VALUES (:name, :created_by, :contact_name, :email, :phone, CAST(:address_lines AS text[]),
+        :postcode, :city, :country, :notes)
+RETURNING *
+
+-- name: lock_customer
+SELECT * FROM customers WHERE id = :customer_id FOR NO KEY UPDATE
+
+-- name: update_customer
+UPDATE customers SET
+    name = :name, contact_name = :contact_name, email = :email, phone = :phone,
+    address_lines = CAST(:address_lines AS text[]), postcode = :postcode, city = :city,
+    country = :country, notes = :notes
+WHERE id = :customer_id
+RETURNING *
 
 -- name: customer_exists
 SELECT id FROM customers WHERE id = :customer_id

@@ -157,6 +157,14 @@ class CustomerRow(TableRow):
     name: str
     created_by: int | None
     created_at: datetime
+    contact_name: str | None
+    email: str | None
+    phone: str | None
+    address_lines: list[str]
+    postcode: str | None
+    city: str | None
+    country: str | None
+    notes: str | None
 
 
 @dataclass(slots=True, eq=False)

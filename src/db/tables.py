@@ -130,6 +130,15 @@ customers = sa.Table(
     sa.Column("name", sa.Text, nullable=False),
     sa.Column("created_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=True),
     _now("created_at"),
+    # Whom to call and where to deliver (domain.contacts): each part optional.
+    sa.Column("contact_name", sa.Text, nullable=True),
+    sa.Column("email", sa.Text, nullable=True),
+    sa.Column("phone", sa.Text, nullable=True),
+    sa.Column("address_lines", pg.ARRAY(sa.Text), nullable=False, server_default=sa.text("'{}'")),
+    sa.Column("postcode", sa.Text, nullable=True),
+    sa.Column("city", sa.Text, nullable=True),
+    sa.Column("country", sa.Text, nullable=True),
+    sa.Column("notes", sa.Text, nullable=True),
 )
 
 work_orders = sa.Table(

@@ -20,6 +20,7 @@ from graph.mutations import (
     set_department_follows,
     tasks,
     tokens,
+    update_customer,
     update_work_order,
     update_work_order_quote,
     user_access,
@@ -39,6 +40,7 @@ class Mutation:
     logout = account.logout
     change_password = account.change_password
     create_customer = create_customer.create_customer
+    update_customer = update_customer.update_customer
     create_work_order = create_work_order.create_work_order
     update_work_order = update_work_order.update_work_order
     update_work_order_quote = update_work_order_quote.update_work_order_quote

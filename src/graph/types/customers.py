@@ -13,6 +13,7 @@ from domain.money import Money as DomainMoney
 from graph.context import Info
 from graph.permissions import (
     READS_LEDGER,
+    STAFF,
     allowed,
 )
 from graph.types.loading import nodes_of
@@ -23,15 +24,60 @@ if TYPE_CHECKING:
     from graph.types.ledger import LedgerEntryConnection
 
 
+@strawberry.type(description="Where to deliver: each part may be missing.")
+class Address:
+    lines: list[str] = strawberry.field(description="Street and house, up to 4 lines.")
+    postcode: str | None
+    city: str | None
+    country: str | None
+
+    @strawberry.field(description="Whether any part is given.")
+    def given(self) -> bool:
+        return bool(self.lines or self.postcode or self.city or self.country)
+
+
+@strawberry.input(
+    description="An address; it replaces the old one whole (an empty text clears a part)."
+)
+class AddressInput:
+    lines: list[str] = strawberry.field(default_factory=list)
+    postcode: str | None = None
+    city: str | None = None
+    country: str | None = None
+
+
 @strawberry.type
 class Customer(relay.Node):
     id: relay.NodeID[int]
     name: str
     created_at: datetime
+    address: Address = strawberry.field(
+        description="Where its work is delivered: delivery screens and walls show it."
+    )
+    _row: strawberry.Private[CustomerRow]
 
     @classmethod
     def of(cls, row: CustomerRow) -> "Customer":
-        return cls(id=row.id, name=row.name, created_at=row.created_at)
+        address = Address(
+            lines=list(row.address_lines), postcode=row.postcode, city=row.city, country=row.country
+        )
+        return cls(id=row.id, name=row.name, created_at=row.created_at, address=address, _row=row)
+
+    @strawberry.field(extensions=allowed(STAFF), description="Whom to ask for.")
+    def contact_name(self) -> str | None:
+        return self._row.contact_name
+
+    @strawberry.field(extensions=allowed(STAFF))
+    def email(self) -> str | None:
+        return self._row.email
+
+    @strawberry.field(extensions=allowed(STAFF))
+    def phone(self) -> str | None:
+        return self._row.phone
+
+    @strawberry.field(extensions=allowed(STAFF), description="Anything the shop should know.")
+    def notes(self) -> str | None:
+        return self._row.notes
 
     @strawberry.field(
         description="What the customer owes, one amount per currency it has entries in "

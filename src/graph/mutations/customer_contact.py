@@ -1,0 +1,38 @@
+"""The contact parts of a customer's input, checked into domain.contacts terms: shared by
+createCustomer and updateCustomer."""
+
+from typing import Any
+
+import strawberry
+
+from domain import contacts
+from graph.types.customers import AddressInput
+
+
+@strawberry.input
+class ContactInput:
+    """The parts createCustomer and updateCustomer take besides the name (null: not
+    given; an empty text clears). Their inputs extend it."""
+
+    contact_name: str | None = None
+    email: str | None = None
+    phone: str | None = None
+    address: AddressInput | None = None
+    notes: str | None = None
+
+
+def given_parts(contact: ContactInput) -> dict[str, Any]:
+    """The parts given, checked, by their domain.contacts.Contact names."""
+    parts: dict[str, Any] = {}
+    if contact.contact_name is not None:
+        parts["contact_name"] = contacts.contact_name(contact.contact_name)
+    if contact.email is not None:
+        parts["email"] = contacts.email(contact.email)
+    if contact.phone is not None:
+        parts["phone"] = contacts.phone(contact.phone)
+    if contact.address is not None:
+        a = contact.address
+        parts["address"] = contacts.address(a.lines, a.postcode, a.city, a.country)
+    if contact.notes is not None:
+        parts["notes"] = contacts.notes(contact.notes)
+    return parts

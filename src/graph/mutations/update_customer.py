@@ -1,0 +1,43 @@
+"""updateCustomer (Sales): correct a customer's name, contact or address."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
+
+from db import customers
+from domain import validation
+from graph.context import Info
+from graph.errors import UserError
+from graph.ids import require_id
+from graph.mutations.base import mutate
+from graph.mutations.customer_contact import ContactInput, given_parts
+from graph.permissions import SALES, allowed
+from graph.types.customers import Customer
+
+
+@strawberry.input
+class UpdateCustomerInput(ContactInput):
+    customer_id: relay.GlobalID
+    name: str | None = None
+
+
+@strawberry.type
+class UpdateCustomerPayload:
+    customer: Customer | None = None
+    changed: bool = False
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.mutation(
+    extensions=allowed(SALES),
+    description="What is given replaces what the customer had (an address whole; an empty "
+    "text clears a part); what is not given stays.",
+)
+async def update_customer(info: Info, input: UpdateCustomerInput) -> UpdateCustomerPayload:
+    async def work(conn: AsyncConnection) -> UpdateCustomerPayload:
+        customer_id = require_id(input.customer_id, "Customer", "customerId")
+        name = validation.text(input.name, "name") if input.name is not None else None
+        done = await customers.update_customer(conn, customer_id, name, given_parts(input))
+        return UpdateCustomerPayload(customer=Customer.of(done.customer), changed=done.changed)
+
+    return await mutate(info, UpdateCustomerPayload, work)

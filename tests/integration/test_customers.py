@@ -1,0 +1,108 @@
+"""Customers you can deliver to: a contact and an address at creation and by
+updateCustomer (what is given replaces, an empty text clears, the same again changes
+nothing), each part checked in words; staff read the contact, a delivery wall the address
+alone."""
+
+from typing import Any
+
+import pytest
+
+from tests.support import Client, Shop, display_token, gid, table_snapshot
+
+FIELDS = "name contactName email phone notes address { lines postcode city country given }"
+CREATE = f"""mutation($i: CreateCustomerInput!) {{ createCustomer(input: $i) {{
+  customer {{ id {FIELDS} }} userErrors {{ code field message }} }} }}"""
+UPDATE = f"""mutation($i: UpdateCustomerInput!) {{ updateCustomer(input: $i) {{
+  changed customer {{ {FIELDS} }} userErrors {{ code field message }} }} }}"""
+HARBOUR = {
+    "name": "Harbour Books",
+    "contactName": " Ann Lee ",
+    "email": "ann@harbour.example",
+    "phone": "+44 20 7946 0018",
+    "address": {"lines": ["12 Quay Street", " "], "postcode": "BS1 4DJ", "city": "Bristol",
+                "country": "United Kingdom"},
+    "notes": "Deliveries at the back door before 10.",
+}  # fmt: skip
+
+
+async def create(api: Client, shop: Shop, fields: dict[str, Any]) -> Any:
+    return (await api.as_(shop.tokens["sam"])(CREATE, {"i": fields}))["createCustomer"]
+
+
+async def test_a_customer_carries_a_contact_and_an_address(api: Client, shop: Shop) -> None:
+    done = await create(api, shop, HARBOUR)
+    assert done["userErrors"] == []
+    customer = done["customer"]
+    assert customer["contactName"] == "Ann Lee"
+    assert customer["address"] == {
+        "lines": ["12 Quay Street"],
+        "postcode": "BS1 4DJ",
+        "city": "Bristol",
+        "country": "United Kingdom",
+        "given": True,
+    }
+    sam = api.as_(shop.tokens["sam"])
+    changed = await sam(
+        UPDATE,
+        {"i": {"customerId": customer["id"], "phone": "", "address": {"lines": ["1 Mill Lane"]}}},
+    )
+    updated = changed["updateCustomer"]
+    assert updated["changed"] is True
+    assert updated["customer"]["phone"] is None
+    assert updated["customer"]["address"]["lines"] == ["1 Mill Lane"]
+    assert updated["customer"]["address"]["city"] is None  # replaced whole
+    assert updated["customer"]["email"] == "ann@harbour.example"  # not given: kept
+    before = await table_snapshot(shop.engine)
+    again = await sam(UPDATE, {"i": {"customerId": customer["id"], "email": "ann@harbour.example"}})
+    assert (again["updateCustomer"]["changed"], again["updateCustomer"]["userErrors"]) == (
+        False,
+        [],
+    )
+    assert await table_snapshot(shop.engine) == before
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "says"),
+    [
+        ({"email": "ann at harbour"}, "email", "is not an email address"),
+        ({"phone": "call Ann"}, "phone", "digits, spaces and + ( ) - . / only"),
+        ({"phone": "12"}, "phone", "digits"),
+        ({"address": {"lines": ["a", "b", "c", "d", "e"]}}, "address.lines", "at most 4 lines"),
+        ({"address": {"postcode": "P" * 21}}, "address.postcode", "longer than 20"),
+        ({"notes": "x" * 2001}, "notes", "longer than 2000"),
+        ({"contactName": "Ann\x00"}, "contactName", "NUL"),
+        ({"name": "  "}, "name", "must not be empty"),
+    ],
+)
+async def test_a_bad_part_is_refused_in_words_and_changes_nothing(
+    api: Client, shop: Shop, fields: dict[str, Any], field: str, says: str
+) -> None:
+    before = await table_snapshot(shop.engine)
+    for mutation, base, name in (
+        (CREATE, {"name": "Bad Ltd"}, "createCustomer"),
+        (UPDATE, {"customerId": gid("Customer", shop.customer_id)}, "updateCustomer"),
+    ):
+        body = await api.as_(shop.tokens["sam"])(mutation, {"i": {**base, **fields}})
+        [error] = body[name]["userErrors"]
+        assert (error["code"], error["field"]) == ("INVALID_INPUT", field), name
+        assert says in error["message"]
+    assert await table_snapshot(shop.engine) == before
+
+
+ORDER = """mutation($i: CreateWorkOrderInput!) { createWorkOrder(input: $i) {
+  userErrors { code } } }"""
+QUEUE = """{ queue(department: "delivery") { edges { node { workOrder {
+  customer { address { city } phone } } } } } }"""
+
+
+async def test_a_delivery_wall_reads_the_address_not_the_contact(api: Client, shop: Shop) -> None:
+    customer = (await create(api, shop, HARBOUR))["customer"]["id"]
+    made = await api.as_(shop.tokens["sam"])(
+        ORDER, {"i": {"customerId": customer, "departmentCodes": [], "deliveryOnly": True}}
+    )
+    assert made["createWorkOrder"]["userErrors"] == []
+    secret = (await display_token(api, shop, ["delivery"]))["secret"]
+    body = await api.as_(secret).raw(QUEUE)
+    [edge] = body["data"]["queue"]["edges"]
+    assert edge["node"]["workOrder"]["customer"] == {"address": {"city": "Bristol"}, "phone": None}
+    assert [e["extensions"]["code"] for e in body["errors"]] == ["FORBIDDEN"]
