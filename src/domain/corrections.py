@@ -16,6 +16,11 @@ FLAGS = {
 ABSENT = "(none)"
 
 
+def needs_in_words(flags: Mapping[str, bool]) -> list[str]:
+    """What an order needs on delivery, as a delivery card says it: "Installation"..."""
+    return [word.capitalize() for flag, word in FLAGS.items() if flags[flag]]
+
+
 @dataclass(frozen=True)
 class OrderText:
     """What of an order a correction may change."""

@@ -1,7 +1,7 @@
 """Customers you can deliver to: a contact and an address at creation and by
 updateCustomer (what is given replaces, an empty text clears, the same again changes
 nothing), each part checked in words; staff read the contact, a delivery wall the address
-alone."""
+alone, with the order's needs in words."""
 
 from typing import Any
 
@@ -91,18 +91,41 @@ async def test_a_bad_part_is_refused_in_words_and_changes_nothing(
 
 ORDER = """mutation($i: CreateWorkOrderInput!) { createWorkOrder(input: $i) {
   userErrors { code } } }"""
-QUEUE = """{ queue(department: "delivery") { edges { node { workOrder {
-  customer { address { city } phone } } } } } }"""
+QUEUE = """{ queue(department: "delivery") { edges { node {
+  delivery { address { lines city } needs }
+  workOrder { customer { address { city } phone } } } } } }"""
 
 
 async def test_a_delivery_wall_reads_the_address_not_the_contact(api: Client, shop: Shop) -> None:
     customer = (await create(api, shop, HARBOUR))["customer"]["id"]
     made = await api.as_(shop.tokens["sam"])(
-        ORDER, {"i": {"customerId": customer, "departmentCodes": [], "deliveryOnly": True}}
+        ORDER,
+        {
+            "i": {
+                "customerId": customer,
+                "departmentCodes": [],
+                "deliveryOnly": True,
+                "needsTransport": True,
+                "needsInstallation": True,
+            }
+        },
     )
     assert made["createWorkOrder"]["userErrors"] == []
     secret = (await display_token(api, shop, ["delivery"]))["secret"]
     body = await api.as_(secret).raw(QUEUE)
     [edge] = body["data"]["queue"]["edges"]
     assert edge["node"]["workOrder"]["customer"] == {"address": {"city": "Bristol"}, "phone": None}
+    assert edge["node"]["delivery"] == {
+        "address": {"lines": ["12 Quay Street"], "city": "Bristol"},
+        "needs": ["Installation", "Transport"],
+    }
     assert [e["extensions"]["code"] for e in body["errors"]] == ["FORBIDDEN"]
+
+
+async def test_only_the_delivery_task_says_where_to_deliver(api: Client, shop: Shop) -> None:
+    order = await shop.order(["print"])
+    query = """query($id: ID!) { node(id: $id) { ... on WorkOrder {
+      tasks { department { code } delivery { needs } } } } }"""
+    body = await api.as_(shop.tokens["ada"])(query, {"id": gid("WorkOrder", order)})
+    found = {t["department"]["code"]: t["delivery"] for t in body["node"]["tasks"]}
+    assert found == {"print": None, "delivery": {"needs": []}}

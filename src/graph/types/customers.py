@@ -35,6 +35,12 @@ class Address:
     def given(self) -> bool:
         return bool(self.lines or self.postcode or self.city or self.country)
 
+    @classmethod
+    def of(cls, row: CustomerRow) -> "Address":
+        return cls(
+            lines=list(row.address_lines), postcode=row.postcode, city=row.city, country=row.country
+        )
+
 
 @strawberry.input(
     description="An address; it replaces the old one whole (an empty text clears a part)."
@@ -58,10 +64,9 @@ class Customer(relay.Node):
 
     @classmethod
     def of(cls, row: CustomerRow) -> "Customer":
-        address = Address(
-            lines=list(row.address_lines), postcode=row.postcode, city=row.city, country=row.country
+        return cls(
+            id=row.id, name=row.name, created_at=row.created_at, address=Address.of(row), _row=row
         )
-        return cls(id=row.id, name=row.name, created_at=row.created_at, address=address, _row=row)
 
     @strawberry.field(extensions=allowed(STAFF), description="Whom to ask for.")
     def contact_name(self) -> str | None:

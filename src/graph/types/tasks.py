@@ -9,6 +9,7 @@ from strawberry import relay
 
 from db.reads import routing_of
 from db.rows import TaskRow, TaskTransitionRow, WorkOrderRow
+from domain.corrections import FLAGS, needs_in_words
 from domain.enums import (
     DepartmentKind,
     QueueLane,
@@ -31,6 +32,7 @@ from graph.context import Info
 from graph.loaders import all_now_or_later, now_or_later
 from graph.permissions import STAFF, allowed
 from graph.prefetch import read_ahead
+from graph.types.customers import Address
 from graph.types.departments import Department
 from graph.types.loading import nodes_of, required
 from graph.types.people import User, user_or_none
@@ -45,6 +47,14 @@ def _production(department: Any) -> bool:
 
 if TYPE_CHECKING:
     from graph.types.work_orders import WorkOrder
+
+
+@strawberry.type(description="What the delivery department needs to know of a delivery task.")
+class DeliveryInfo:
+    address: Address | None
+    needs: list[str] = strawberry.field(
+        description="Installation, Transport, Repair: what the order needs on delivery."
+    )
 
 
 @strawberry.type(description="One move of a task, as recorded when it happened.")
@@ -229,6 +239,23 @@ class DepartmentTask(relay.Node):
         [own] = [t for t in tasks if t.department_id == self._department_id]
         routing = routing_of(departments.values())
         return [Department.of(departments[t.department_id]) for t in holding(own, tasks, routing)]
+
+    @strawberry.field(
+        description="For the delivery task: where to deliver (the customer's address) and "
+        "what the order needs on delivery, in words; null for every other task."
+    )
+    async def delivery(self, info: Info) -> DeliveryInfo | None:
+        loaders = info.context.loaders
+        department = await loaders.department.load(self._department_id)
+        if department is None or department.kind != DepartmentKind.DELIVERY:
+            return None
+        order = await loaders.work_order.load(self._work_order_id)
+        if order is None:
+            return None
+        customer = await loaders.customer.load(order.customer_id)
+        flags = {flag: getattr(order, flag) for flag in FLAGS}
+        address = Address.of(customer) if customer is not None else None
+        return DeliveryInfo(address=address, needs=needs_in_words(flags))
 
     def _available(self) -> bool:
         return self.available_at is not None and self.available_at <= datetime.now(UTC)
