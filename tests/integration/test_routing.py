@@ -248,4 +248,3 @@ async def test_departments_say_whom_they_follow_delivery_every_gating_one(
         "finishing": ["print"],
         "delivery": ["print", "finishing"],
     }
-
