@@ -39,7 +39,7 @@ async def test_sales_corrects_an_order_from_its_page(
     await expect(page.locator(".timeline")).to_contain_text(
         "Details changed from quantity: 200; transport: no to quantity: 250; transport: yes"
     )
-    await expect(page.locator(".flags")).to_contain_text("Transport: yes")
+    await expect(page.locator(".flags")).to_contain_text("Needed on delivery: Transport")
 
     # Print added: Finishing, not started, waits for it now.
     await page.get_by_role("button", name="Add department").click()

@@ -99,6 +99,7 @@ async def test_sales_creates_an_order_that_appears_live_in_the_print_queue(
     await page.get_by_role("link", name="New work order").click()
     await page.get_by_label("Customer").fill("Bakery Nord")
     await page.get_by_role("button", name="Create customer “Bakery Nord”").click()
+    await page.get_by_role("dialog").get_by_role("button", name="Create customer").click()
     await expect(page.get_by_text("Bakery Nord", exact=True)).to_be_visible()
     await page.get_by_role("checkbox", name="Print", exact=True).check()
     await page.get_by_role("checkbox", name="Needs transport").check()

@@ -100,6 +100,7 @@ async def test_a_new_order_takes_a_due_date_and_rush(
     await page.goto(base(server) + "/orders/new")
     await page.get_by_label("Customer").fill("Clockwork Ltd")
     await page.get_by_role("button", name="Create customer “Clockwork Ltd”").click()
+    await page.get_by_role("dialog").get_by_role("button", name="Create customer").click()
     await expect(page.get_by_text("Clockwork Ltd", exact=True)).to_be_visible()
     await page.get_by_role("checkbox", name="Print", exact=True).check()
     await page.get_by_label("Product").fill("Clock faces")

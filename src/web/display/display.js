@@ -5,7 +5,7 @@
 // does not exist, is said plainly on screen instead of retrying forever.
 import { RequestError, createTransport, gql } from "../lib/graphql.js";
 import { follow } from "../lib/live.js";
-import { dueText, duration } from "../lib/format.js";
+import { addressLines, dueText, duration } from "../lib/format.js";
 import { lanes } from "../lib/queue.js";
 
 export const WALL_QUEUE = gql`
@@ -19,6 +19,7 @@ export const WALL_QUEUE = gql`
           department { code name }
           pickedUpBy { name }
           workOrder { orderNumber jobLine isLate customer { name } }
+          delivery { address { lines postcode city country given } needs }
         }
       }
     }
@@ -35,6 +36,7 @@ export const WALL_QUEUE_EVENTS = gql`
         department { code name }
         pickedUpBy { name }
         workOrder { orderNumber jobLine isLate customer { name } }
+          delivery { address { lines postcode city country given } needs }
       }
     }
   }
@@ -136,6 +138,9 @@ function item(task, working) {
     ["flags", [task.priority === "RUSH" ? "RUSH" : "", late ? "LATE" : ""].filter(Boolean).join(" · ")],
     ["due", task.dueAt ? dueText(task.dueAt, late) : ""],
     ["job", task.workOrder.jobLine || ""],
+    // A delivery task: where to, and what is needed there.
+    ["address", task.delivery ? addressLines(task.delivery.address).join(", ") : ""],
+    ["needs", task.delivery ? task.delivery.needs.join(" · ") : ""],
   ];
   parts.forEach(([name, text]) => {
     if (!text && name !== "since") return;

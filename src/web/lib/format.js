@@ -45,3 +45,10 @@ export function dueText(dueAt, late, now = Date.now()) {
   if (late) return `${span(due, now)} late`;
   return due > now ? `due in ${span(now, due)}` : "due now";
 }
+
+// An address as lines a person reads: street lines, then "postcode city", then country.
+export function addressLines(address) {
+  if (!address || !address.given) return [];
+  const place = [address.postcode, address.city].filter(Boolean).join(" ");
+  return [...address.lines, place, address.country].filter(Boolean);
+}

@@ -3,6 +3,7 @@
 import { gql } from "../lib/graphql.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
 import { Link, navigate } from "../lib/router.js";
+import { CustomerDialog } from "./customer.js";
 import {
   Checkbox,
   ErrorMessage,
@@ -31,15 +32,6 @@ export const CUSTOMER_SEARCH = gql`
   }
 `;
 
-export const CREATE_CUSTOMER = gql`
-  mutation CreateCustomer($input: CreateCustomerInput!) {
-    createCustomer(input: $input) {
-      customer { id name }
-      userErrors { code field message }
-    }
-  }
-`;
-
 export const CREATE_WORK_ORDER = gql`
   mutation CreateWorkOrder($input: CreateWorkOrderInput!) {
     createWorkOrder(input: $input) {
@@ -54,12 +46,13 @@ export const CREATE_WORK_ORDER = gql`
 const KNOWN_FIELDS = ["customerId", "departmentCodes", "details", "quantity", "quote", "needsInstallation",
   "needsTransport", "needsRepair", "dueAt", "deliveryOnly"];
 
-// "Customer": type to search, pick one of the matches, or create the customer here.
+// "Customer": type to search, pick one of the matches, or create the customer here (with
+// a contact and an address, in a dialog).
 function CustomerPicker({ value, onChange, error }) {
   const [text, setText] = useState("");
   const [matches, setMatches] = useState([]);
   const [problem, setProblem] = useState("");
-  const [busy, setBusy] = useState(false);
+  const [creating, setCreating] = useState(false);
   const inputId = useId("customer");
   const listId = useId("matches");
   const timer = useRef(null);
@@ -75,22 +68,6 @@ function CustomerPicker({ value, onChange, error }) {
     }, 200);
     return () => clearTimeout(timer.current);
   }, [text, value]);
-
-  async function create() {
-    setBusy(true);
-    setProblem("");
-    try {
-      const { createCustomer } = await request(CREATE_CUSTOMER, { input: { name: text.trim() } });
-      if (createCustomer.userErrors.length) {
-        setProblem(createCustomer.userErrors.map((e) => e.message).join(" "));
-      } else {
-        onChange(createCustomer.customer);
-      }
-    } catch (failure) {
-      setProblem(messageOf(failure));
-    }
-    setBusy(false);
-  }
 
   if (value) {
     return html`<div class="field">
@@ -115,11 +92,14 @@ function CustomerPicker({ value, onChange, error }) {
         <input type="radio" name=${listId} value=${m.id} onChange=${() => onChange(m)} /> ${m.name}
       </label>`)}
       ${text.trim() && !exact
-        ? html`<button type="button" class="small" onClick=${create} aria-busy=${busy ? "true" : undefined}>
+        ? html`<button type="button" class="small" onClick=${() => setCreating(true)}>
             Create customer “${text.trim()}”</button>`
         : null}
     </fieldset>
     <${ErrorMessage}>${problem}<//>
+    ${creating
+      ? html`<${CustomerDialog} name=${text.trim()} onClose=${() => setCreating(false)} onSaved=${onChange} />`
+      : null}
   </div>`;
 }
 

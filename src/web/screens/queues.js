@@ -7,7 +7,7 @@ import { html, useEffect, useReducer, useRef, useState } from "../lib/html.js";
 import { lanes } from "../lib/queue.js";
 import { Link } from "../lib/router.js";
 import { rolesOf, transport } from "../lib/session.js";
-import { LiveStatus, dueText, duration, messageOf, useId, useNow, useTitle } from "../lib/ui.js";
+import { LiveStatus, addressLines, dueText, duration, messageOf, useId, useNow, useTitle } from "../lib/ui.js";
 
 export const QUEUE_SNAPSHOT = gql`
   query QueueSnapshot($department: String!, $after: String) {
@@ -19,6 +19,7 @@ export const QUEUE_SNAPSHOT = gql`
           id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
           pickedUpBy { id name }
           workOrder { id orderNumber jobLine isLate customer { name } }
+        delivery { address { lines postcode city country given } needs }
         }
       }
     }
@@ -34,6 +35,7 @@ export const QUEUE_EVENTS = gql`
         id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine isLate customer { name } }
+        delivery { address { lines postcode city country given } needs }
       }
     }
   }
@@ -47,6 +49,7 @@ export const QUEUE_TASK = gql`
         id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine isLate customer { name } }
+        delivery { address { lines postcode city country given } needs }
       }
     }
   }
@@ -60,6 +63,7 @@ export const START_TASK = gql`
         id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine isLate customer { name } }
+        delivery { address { lines postcode city country given } needs }
       }
       userErrors { code message }
     }
@@ -99,6 +103,16 @@ function TaskTime({ task, now }) {
   </span>`;
 }
 
+// A delivery task's card says where to and what is needed there.
+function DeliveryNote({ task }) {
+  if (!task.delivery) return null;
+  const lines = addressLines(task.delivery.address);
+  return html`<span class="task-delivery">
+    ${lines.length ? html`<span class="task-address">${lines.join(", ")}</span>` : html`<span class="task-address">No address given</span>`}
+    ${task.delivery.needs.length ? html`<span class="task-needs">Needs ${task.delivery.needs.join(", ")}</span>` : null}
+  </span>`;
+}
+
 function WaitingTask({ task, now, onStart, busy }) {
   const labelId = useId("task");
   return html`<li class="task" data-task-id=${task.id}>
@@ -106,6 +120,7 @@ function WaitingTask({ task, now, onStart, busy }) {
       <span class="task-order"><${Link} href=${"/orders/" + task.workOrder.id}>${task.workOrder.orderNumber}<//></span>
       <span class="task-customer">${task.workOrder.customer.name}</span>
       <span class="task-job">${task.workOrder.jobLine || "No description"}</span>
+      <${DeliveryNote} task=${task} />
       <span class="task-since">Waiting <time datetime=${task.availableAt}>${duration(task.availableAt, now)}</time></span>
       <${TaskTime} task=${task} now=${now} />
     </div>
@@ -124,6 +139,7 @@ function StartedTask({ task, now, me, onFinish, busy }) {
       <span class="task-order"><${Link} href=${"/orders/" + task.workOrder.id}>${task.workOrder.orderNumber}<//></span>
       <span class="task-customer">${task.workOrder.customer.name}</span>
       <span class="task-job">${task.workOrder.jobLine || "No description"}</span>
+      <${DeliveryNote} task=${task} />
       <span class="task-holder">
         ${mine ? html`<strong>You</strong>` : task.pickedUpBy ? task.pickedUpBy.name : "Someone"},
         for <time datetime=${task.startedAt}>${duration(task.startedAt, now)}</time>

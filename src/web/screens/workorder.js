@@ -21,6 +21,7 @@ import {
   request,
   useTitle,
 } from "../lib/ui.js";
+import { CustomerCard, CustomerDialog } from "./customer.js";
 import { DepartmentAdder, DetailsEditor, REMOVE_DEPARTMENT } from "./order/corrections.js";
 import { QuoteEditor, Rescheduler } from "./order/edits.js";
 import { timeline } from "./order/timeline.js";
@@ -31,7 +32,7 @@ export const WORK_ORDER_PAGE = gql`
       id orderNumber status version createdAt updatedAt jobLine details allowedActions
       needsInstallation needsTransport needsRepair dueAt priority isLate
       hold { reason since by { name } }
-      customer { id name }
+      customer { id name contactName email phone notes address { lines postcode city country given } }
       createdBy { name }
       addableDepartments { code name }
       quote @include(if: $seesQuote) { amount currency }
@@ -44,7 +45,7 @@ export const WORK_ORDER_PAGE = gql`
         pickedUpBy { name }
         history { action fromStatus toStatus reason occurredAt actor { name } }
       }
-      deliveryTask { id availableAt }
+      deliveryTask { id availableAt delivery { needs } }
       history { action fromState toState reason occurredAt actor { name } department { name } }
     }
   }
@@ -138,8 +139,9 @@ function Gate({ order }) {
       ${state}
     </p>
     <p class="flags">
-      ${[["needsInstallation", "Installation"], ["needsTransport", "Transport"], ["needsRepair", "Repair"]]
-        .map(([key, label]) => html`<span class="flag">${label}: ${order[key] ? "yes" : "no"}</span>`)}
+      ${order.deliveryTask.delivery.needs.length
+        ? html`Needed on delivery: <strong>${order.deliveryTask.delivery.needs.join(", ")}</strong>`
+        : "Nothing beyond handing over is needed on delivery."}
     </p>
   </section>`;
 }
@@ -393,6 +395,13 @@ export function WorkOrderPage({ id, me }) {
         </table></div>
       </section>
       <${Gate} order=${order} />
+      <section aria-labelledby="customer-heading" class="panel">
+        <h2 id="customer-heading">Customer</h2>
+        <${CustomerCard} customer=${order.customer} />
+        ${roles.sales || roles.admin
+          ? html`<div class="actions"><button type="button" onClick=${() => setDialog({ kind: "customer" })}>Edit customer</button></div>`
+          : null}
+      </section>
       <section aria-labelledby="details-heading" class="panel">
         <h2 id="details-heading">Details</h2>
         <${Details} details=${order.details} />
@@ -411,6 +420,10 @@ export function WorkOrderPage({ id, me }) {
     </div>
     ${dialog && dialog.kind === "quote"
       ? html`<${QuoteEditor} order=${order} onClose=${() => setDialog(null)} onSaved=${load} />`
+      : null}
+    ${dialog && dialog.kind === "customer"
+      ? html`<${CustomerDialog} customer=${order.customer} onClose=${() => setDialog(null)}
+          onSaved=${() => { setNotice("Customer saved."); load(); }} />`
       : null}
     ${dialog && dialog.kind === "details"
       ? html`<${DetailsEditor} order=${order} onClose=${() => setDialog(null)}

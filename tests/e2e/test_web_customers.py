@@ -1,0 +1,72 @@
+"""Customers you can deliver to, on the screens: Sales creates a customer with a contact
+and an address from the new-order form, sees and corrects them on the order page; the
+delivery queue and the delivery wall show where to deliver and what is needed there."""
+
+from pathlib import Path
+
+import pytest
+from playwright.async_api import expect
+
+from tests.e2e.web.support import OpenTab, base, shoot
+from tests.support import Client, Shop, display_token
+
+pytestmark = pytest.mark.e2e
+
+
+async def test_sales_records_where_to_deliver_and_delivery_sees_it(
+    api: Client, server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
+) -> None:
+    sam = await tabs(token=shop.tokens["sam"])
+    page = sam.page
+    await page.goto(base(server) + "/orders/new")
+    await page.get_by_label("Customer").fill("Harbour Books")
+    await page.get_by_role("button", name="Create customer “Harbour Books”").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_label("Contact").fill("Ann Lee")
+    await dialog.get_by_label("Email").fill("not an email")
+    await dialog.get_by_label("Address").fill("12 Quay Street\nUnit 4")
+    await dialog.get_by_label("Postcode").fill("BS1 4DJ")
+    await dialog.get_by_label("City").fill("Bristol")
+    await dialog.get_by_role("button", name="Create customer").click()
+    await expect(dialog.get_by_label("Email")).to_have_attribute("aria-invalid", "true")
+    await expect(dialog.locator(".field-error")).to_contain_text("is not an email address")
+    await shoot(page, screenshots, "new-customer-dialog", axe_source)
+    await dialog.get_by_label("Email").fill("ann@harbour.example")
+    await dialog.get_by_role("button", name="Create customer").click()
+    await expect(dialog).to_have_count(0)
+    await expect(page.get_by_text("Harbour Books", exact=True)).to_be_visible()
+    await page.get_by_role("checkbox", name="Delivery only: nothing to make (stock goods)").check()
+    await page.get_by_role("checkbox", name="Needs installation").check()
+    await page.get_by_role("button", name="Create work order").click()
+    await expect(page.get_by_role("heading", level=1)).to_contain_text("WO-")
+    card = page.locator(".customer-card")
+    await expect(card).to_contain_text("Ann Lee")
+    await expect(card.locator("address")).to_contain_text("12 Quay Street")
+    await expect(card.locator("address")).to_contain_text("BS1 4DJ Bristol")
+    await expect(page.locator(".flags")).to_contain_text("Needed on delivery: Installation")
+    await page.get_by_role("button", name="Edit customer").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_label("Phone").fill("+44 117 496 0000")
+    await dialog.get_by_role("button", name="Save customer").click()
+    await expect(dialog).to_have_count(0)
+    await expect(card).to_contain_text("+44 117 496 0000")
+    await shoot(page, screenshots, "order-customer", axe_source)
+
+    dan = await tabs(token=shop.tokens["dan"])
+    await dan.page.goto(base(server) + "/queues")
+    item = dan.page.locator("section.queue[data-department='delivery'] ol.waiting li")
+    await expect(item).to_contain_text("12 Quay Street, Unit 4, BS1 4DJ Bristol")
+    await expect(item).to_contain_text("Needs Installation")
+    await dan.page.screenshot(path=str(screenshots / "queues-delivery-address-desktop.png"))
+
+    secret = (await display_token(api, shop, ["delivery"]))["secret"]
+    wall = await tabs()
+    await wall.page.goto(f"{base(server)}/display/delivery?token={secret}")
+    await expect(wall.page.locator("#waiting > li .address")).to_have_text(
+        "12 Quay Street, Unit 4, BS1 4DJ Bristol"
+    )
+    await expect(wall.page.locator("#waiting > li .needs")).to_have_text("Installation")
+    await wall.page.screenshot(path=str(screenshots / "wall-display-delivery-address.png"))
+    for tab in (sam, dan, wall):
+        tab.assert_clean()
+        await tab.close()
