@@ -310,3 +310,29 @@ async def test_a_worker_gets_a_new_departments_queue_without_reloading(
     await expect(columns).to_have_count(3)
     tab.assert_clean()
     await tab.close()
+
+
+async def test_a_worker_in_three_departments_sees_the_queues_side_by_side(
+    server: str, shop: Shop, tabs: OpenTab, screenshots: Path
+) -> None:
+    await shop.add_user("tri", ["design", "print", "finishing"])
+    await shop.order(["design", "print", "finishing"])
+    tab = await tabs(token=shop.tokens["tri"])
+    await tab.page.goto(base(server) + "/queues")
+    columns = tab.page.locator("section.queue")
+    await expect(columns).to_have_count(3)
+    for n in range(3):
+        await expect(columns.nth(n).get_by_role("status")).to_have_text("● Live")
+    boxes = [await columns.nth(n).bounding_box() for n in range(3)]
+    assert all(box is not None for box in boxes)
+    # One row of three at 1366 px: the same top, left to right.
+    tops = {round(box["y"]) for box in boxes if box}
+    lefts = [box["x"] for box in boxes if box]
+    assert len(tops) == 1 and lefts == sorted(lefts), boxes
+    await tab.page.screenshot(path=str(screenshots / "queues-three-departments-desktop.png"))
+    # On a tablet held upright, one above the other.
+    await tab.page.set_viewport_size({"width": 800, "height": 1280})
+    stacked = [await columns.nth(n).bounding_box() for n in range(3)]
+    assert len({round(box["x"]) for box in stacked if box}) == 1, stacked
+    tab.assert_clean()
+    await tab.close()
