@@ -224,7 +224,7 @@ class Shop:
                     needs_installation=False,
                     needs_transport=False,
                     needs_repair=False,
-                    quote=None,
+                    quote=extra.get("quote"),
                     created_by=self.users["sam"],
                     due_at=extra.get("due_at"),
                     priority=extra.get("priority", WorkOrderPriority.NORMAL),

@@ -56,8 +56,14 @@ def _web_policy(page: bytes) -> str:
     )
 
 
-def _web_page(path: Path) -> Callable[[Request], Awaitable[Response]]:
+# The shop's locale, for the app and the wall to write and read amounts in (PRESSROOM_LOCALE).
+LOCALE_META = b'<meta name="pressroom-locale" content="en-GB">'
+
+
+def _web_page(path: Path, locale: str) -> Callable[[Request], Awaitable[Response]]:
     page = path.read_bytes()
+    assert LOCALE_META in page, f"{path.name} carries the locale's meta element"
+    page = page.replace(LOCALE_META, LOCALE_META.replace(b"en-GB", locale.encode()))
     headers = {
         "Cache-Control": "no-cache",
         "Content-Security-Policy": _web_policy(page),
@@ -97,6 +103,7 @@ def api_app(
     metrics_token: str | None = None,
     sockets_per_token: int = SOCKETS_PER_TOKEN,
     sockets_per_address: int = SOCKETS_PER_ADDRESS,
+    locale: str = "en-GB",
 ) -> Starlette:
     """The routes around `graphql` (the view pressroom/app.py chose) and their middleware."""
     services = graphql.services
@@ -111,8 +118,8 @@ def api_app(
         ok = all(checks.values())
         return JSONResponse({"ok": ok, **checks}, status_code=200 if ok else 503)
 
-    display = _web_page(WEB_DIR / "display" / "display.html")
-    shell = _web_page(WEB_DIR / "index.html")
+    display = _web_page(WEB_DIR / "display" / "display.html", locale)
+    shell = _web_page(WEB_DIR / "index.html", locale)
 
     async def exposition(request: Request) -> Response:
         if metrics_token is not None and not hmac.compare_digest(

@@ -4,6 +4,7 @@ import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Iterator
+from decimal import Decimal
 from typing import Any, TypeVar
 
 import strawberry
@@ -37,6 +38,7 @@ from graph.subscriptions import Subscription
 from graph.types.customers import Customer
 from graph.types.departments import Department
 from graph.types.ledger import LedgerEntry
+from graph.types.money import PLAIN_DECIMAL
 from graph.types.people import User
 from graph.types.tasks import DepartmentTask
 from graph.types.work_orders import WorkOrder
@@ -247,6 +249,7 @@ def make_schema(
             ValidationByText,
             lambda: masking(should_mask_error=should_mask),
         ],
+        scalar_overrides={Decimal: PLAIN_DECIMAL},
         **options,
     )
 

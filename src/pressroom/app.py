@@ -116,6 +116,7 @@ def create_app(
         metrics_token=settings.metrics_token,
         sockets_per_token=settings.websockets_per_token,
         sockets_per_address=settings.websockets_per_address,
+        locale=settings.locale,
     )
     app.state.services = services
     return app

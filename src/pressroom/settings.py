@@ -42,6 +42,12 @@ class Settings(BaseSettings):
         description="The shop's ISO 4217 currency: ledger entries posted without a currency, "
         "and legacy amounts, are in it.",
     )
+    locale: str = Field(
+        default="en-GB",
+        pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$",
+        description="How the app writes and reads amounts (a BCP 47 tag, e.g. de-DE: "
+        "1.250,00); the API keeps one plain decimal form (1250.00).",
+    )
     # Overflow connections are closed on return and reopened under load, which costs
     # PostgreSQL a connection start each time: keep the steady pool large instead.
     pool_size: int = 30

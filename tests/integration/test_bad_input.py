@@ -400,6 +400,16 @@ CASES: dict[str, Case] = {
         wo(quote={"amount": "twelve", "currency": "EUR"}),
         TopErr("BAD_REQUEST", "Decimal"),
     ),
+    "wo-quote-with-a-comma": Case(
+        "sam",
+        "createWorkOrder",
+        wo(quote={"amount": "480,50", "currency": "EUR"}),
+        TopErr(
+            "BAD_REQUEST",
+            'at .quote.amount: Value cannot represent a Decimal: "480,50". '
+            "Write amounts as plain decimals: digits, with a point before the cents",
+        ),
+    ),
     "wo-quote-exponent-overflow": Case(
         "sam",
         "createWorkOrder",

@@ -1,11 +1,35 @@
 """Money: an exact decimal amount with an explicit ISO 4217 currency."""
 
+import dataclasses
 from decimal import Decimal
 
 import strawberry
+from strawberry.exceptions import StrawberryInputCoercionError
+from strawberry.schema.types.base_scalars import DecimalDefinition
 
 from domain.money import Money as DomainMoney
 from domain.money import parse_money
+
+# The API's one form of an amount; a person's "1.250,00" is the app's to read
+# (src/web/lib/format.js).
+PLAIN_FORM = (
+    "Write amounts as plain decimals: digits, with a point before the cents (1250.50), "
+    "no grouping and no comma."
+)
+
+
+def _decimal(value: object) -> object:
+    try:
+        return DecimalDefinition.parse_value(value)  # type: ignore[misc]
+    except StrawberryInputCoercionError:
+        raise StrawberryInputCoercionError(
+            f'Value cannot represent a Decimal: "{value}". {PLAIN_FORM}'
+        ) from None
+
+
+# Strawberry's Decimal, its refusal saying which form it takes (the schema passes it as
+# the override of decimal.Decimal).
+PLAIN_DECIMAL = dataclasses.replace(DecimalDefinition, parse_value=_decimal)
 
 
 @strawberry.type

@@ -1,17 +1,64 @@
 // Formatting shared by the app (through lib/ui.js) and the wall display: plain functions,
 // no Preact and no session, so the display can import them without either.
 
-const GROUPING = new Intl.NumberFormat("en", { useGrouping: true, maximumFractionDigits: 0 });
+// The shop's locale (PRESSROOM_LOCALE, which the server writes into the page): how people
+// write amounts there. The API's one form is plain: "1250.50".
+export const LOCALE =
+  (typeof document !== "undefined" &&
+    document.querySelector('meta[name="pressroom-locale"]')?.getAttribute("content")) || "en-GB";
 
-// "12500.00" -> "12,500.00", exactly: the integer part is grouped as a BigInt, the
-// fraction is kept as the server wrote it (no float, no rounding).
-export function decimal(amount) {
+function marks(locale) {
+  const parts = new Intl.NumberFormat(locale).formatToParts(12345.5);
+  return {
+    decimal: parts.find((p) => p.type === "decimal").value,
+    grouping: new Intl.NumberFormat(locale, { useGrouping: true, maximumFractionDigits: 0 }),
+  };
+}
+
+// "12500.00" -> "12,500.00" (en-GB), "12.500,00" (de-DE), exactly: the integer part is
+// grouped as a BigInt, the fraction is kept as the server wrote it (no float, no rounding).
+export function decimal(amount, locale = LOCALE) {
   const text = String(amount).trim();
   const found = /^([+-]?)(\d+)(?:\.(\d*))?$/.exec(text);
   if (!found) return text;
   const [, sign, whole, fraction] = found;
-  const grouped = GROUPING.format(BigInt(whole));
-  return `${sign === "-" ? "-" : ""}${grouped}${fraction !== undefined ? "." + fraction : ""}`;
+  const { decimal: point, grouping } = marks(locale);
+  const grouped = grouping.format(BigInt(whole));
+  return `${sign === "-" ? "-" : ""}${grouped}${fraction !== undefined ? point + fraction : ""}`;
+}
+
+// An amount as a person types it, in the shop's notation or the plain one ("480,50",
+// "1.250,00", "1 250,00", "480.50"), as the API takes it ("1250.00"); null when it is not
+// an amount. One mark of a kind followed by three digits groups thousands unless it is
+// the locale's decimal mark; with both kinds, the last one is the decimal mark.
+export function readAmount(input, locale = LOCALE) {
+  const text = String(input).trim().replace(/[\s\u00a0\u202f']/g, "");
+  const found = /^([+-]?)(\d[\d.,]*)$/.exec(text);
+  if (!found) return null;
+  const [, sign, body] = found;
+  const dots = body.split(".").length - 1;
+  const commas = body.split(",").length - 1;
+  let point = null;
+  if (dots && commas) point = body.lastIndexOf(".") > body.lastIndexOf(",") ? "." : ",";
+  else if (dots + commas === 1) {
+    const mark = dots ? "." : ",";
+    const after = body.length - body.indexOf(mark) - 1;
+    point = mark === marks(locale).decimal || after !== 3 ? mark : null;
+  }
+  const at = point ? body.lastIndexOf(point) : body.length;
+  const whole = body.slice(0, at);
+  const fraction = point ? body.slice(at + 1) : null;
+  if (fraction !== null && !/^\d+$/.test(fraction)) return null;
+  const groups = whole.split(/[.,]/);
+  if (groups.length > 1 && (groups[0].length > 3 || groups.slice(1).some((g) => g.length !== 3))) return null;
+  const digits = groups.join("");
+  if (!/^\d+$/.test(digits)) return null;
+  return `${sign === "-" ? "-" : ""}${digits}${fraction !== null ? "." + fraction : ""}`;
+}
+
+// What a person is shown when an amount could not be read: the forms it may take.
+export function amountHint(locale = LOCALE) {
+  return `Write an amount like ${decimal("1250.50", locale)} or 1250.50.`;
 }
 
 // Exact decimals as the server sent them, grouped, with their currency.

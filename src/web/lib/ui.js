@@ -5,7 +5,7 @@ import { transport } from "./session.js";
 import { NetworkError, RequestError } from "./graphql.js";
 
 // The formatters live in format.js (the wall display uses them too).
-export { addressLines, balances, decimal, dueText, duration, money } from "./format.js";
+export { addressLines, amountHint, balances, decimal, dueText, duration, money, readAmount } from "./format.js";
 
 let counter = 0;
 export function useId(prefix = "id") {

@@ -12,10 +12,12 @@ import {
   RefreshButton,
   ShowMore,
   Time,
+  amountHint,
   balances,
   errorsFor,
   messageOf,
   money,
+  readAmount,
   request,
   useId,
   usePages,
@@ -155,12 +157,18 @@ function PostEntryForm({ customer, onPosted, onClose }) {
     event.preventDefault();
     setErrors([]);
     setFailure(null);
+    // The shop's notation ("1.250,00") or the plain one, sent plain.
+    const plain = sent ? sent.amount : readAmount(amount);
+    if (plain === null) {
+      setErrors([{ field: "amount", message: amountHint() }]);
+      return;
+    }
     setPending((n) => n + 1);
     const input = sent || {
       customerId: customer.id,
       workOrderId: workOrderId || null,
       kind,
-      amount: amount.trim(),
+      amount: plain,
       currency: currency.trim().toUpperCase() || null,
       memo: memo.trim() || null,
       idempotencyKey: key,

@@ -9,9 +9,11 @@ import {
   ErrorMessage,
   Field,
   Loading,
+  amountHint,
   errorsFor,
   messageOf,
   otherErrors,
+  readAmount,
   request,
   useId,
   useQuery,
@@ -147,6 +149,9 @@ export function NewWorkOrder() {
     if (count !== null && !(Number.isInteger(count) && count > 0)) {
       local.push({ field: "quantity", message: "Quantity must be a whole number above zero." });
     }
+    // The shop's notation ("1.250,00") or the plain one, sent plain.
+    const quote = amount.trim() ? readAmount(amount) : null;
+    if (amount.trim() && quote === null) local.push({ field: "quote", message: amountHint() });
     setErrors(local);
     setFailure(null);
     if (local.length) return;
@@ -160,7 +165,7 @@ export function NewWorkOrder() {
       details,
       deliveryOnly,
       ...flags,
-      quote: amount.trim() ? { amount: amount.trim(), currency: currency.trim().toUpperCase() } : null,
+      quote: quote === null ? null : { amount: quote, currency: currency.trim().toUpperCase() },
       // The browser's local date and time, sent with its offset (as UTC).
       dueAt: due ? new Date(due).toISOString() : null,
       priority: rush ? "RUSH" : "NORMAL",

@@ -2,7 +2,9 @@
 // each saved against the version the page read (STALE_OBJECT when someone was quicker).
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
-import { Checkbox, Dialog, ErrorMessage, Field, errorsFor, money, request, useSubmit } from "../../lib/ui.js";
+import {
+  Checkbox, Dialog, ErrorMessage, Field, amountHint, decimal, errorsFor, money, readAmount, request, useSubmit,
+} from "../../lib/ui.js";
 
 export const EDIT_QUOTE = gql`
   mutation EditQuote($input: UpdateWorkOrderQuoteInput!) {
@@ -70,7 +72,7 @@ export function Rescheduler({ order, onClose, onSaved }) {
 }
 
 export function QuoteEditor({ order, onClose, onSaved }) {
-  const [amount, setAmount] = useState(order.quote ? order.quote.amount : "");
+  const [amount, setAmount] = useState(order.quote ? decimal(order.quote.amount) : "");
   const [currency, setCurrency] = useState(order.quote ? order.quote.currency : "EUR");
   // The version this edit started from: the server refuses it if the order changed since.
   const [version, setVersion] = useState(order.version);
@@ -81,12 +83,18 @@ export function QuoteEditor({ order, onClose, onSaved }) {
 
   async function submit(event) {
     event.preventDefault();
+    // The shop's notation ("1.250,00") or the plain one, sent plain.
+    const plain = readAmount(amount);
+    if (plain === null) {
+      setErrors([{ field: "amount", message: amountHint() }]);
+      return;
+    }
     setBusy(true);
     setErrors([]);
     setFailure(null);
     try {
       const { updateWorkOrderQuote: result } = await request(EDIT_QUOTE, {
-        input: { workOrderId: order.id, quote: { amount: amount.trim(), currency: currency.trim().toUpperCase() }, expectedVersion: version },
+        input: { workOrderId: order.id, quote: { amount: plain, currency: currency.trim().toUpperCase() }, expectedVersion: version },
       });
       const staleError = result.userErrors.find((e) => e.code === "STALE_OBJECT");
       if (staleError) {
