@@ -38,7 +38,7 @@ async def create_department(
     ):
         raise DomainError(
             ErrorCode.DUPLICATE,
-            "There is already a DELIVERY department; there is exactly one.",
+            "There is already a delivery department: a shop has exactly one.",
             "kind",
         )
     raise DomainError(ErrorCode.DUPLICATE, f"Department {code!r} already exists.", "code")

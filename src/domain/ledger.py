@@ -13,6 +13,7 @@ from domain.enums import LedgerEntryKind
 from domain.errors import DomainError, ErrorCode
 from domain.money import Money
 from domain.validation import invalid, storable, text
+from domain.words import LEDGER_KIND
 
 # +1 raises what is owed, -1 lowers it, 0: the amount's own sign (ADJUSTMENT).
 SIGNS: dict[LedgerEntryKind, int] = {
@@ -38,12 +39,12 @@ def signed(kind: LedgerEntryKind, amount: Money) -> Money:
     sign = SIGNS[kind]
     if sign == 0:
         if amount.minor == 0:
-            raise invalid("An ADJUSTMENT must not be zero.", "amount")
+            raise invalid("An adjustment must not be zero.", "amount")
         return amount
     if amount.minor <= 0:
         raise invalid(
-            f"A {kind} amount must be positive; the kind gives the sign "
-            "(use ADJUSTMENT for a signed correction).",
+            f"A {LEDGER_KIND[kind]}'s amount must be positive: the kind of entry gives the "
+            "sign (an adjustment takes a signed correction).",
             "amount",
         )
     return Money(sign * amount.minor, amount.currency)
@@ -95,7 +96,7 @@ def order_for_charge(kind: LedgerEntryKind, order_cancelled: bool) -> None:
     if kind is LedgerEntryKind.CHARGE and order_cancelled:
         raise DomainError(
             ErrorCode.WORK_ORDER_CLOSED,
-            "The work order is CANCELLED; it cannot be charged.",
+            "The work order is cancelled: it cannot be charged.",
             "workOrderId",
         )
 

@@ -21,6 +21,7 @@ from domain.enums import (
     WorkOrderStatus,
 )
 from domain.errors import DomainError, ErrorCode, NotAllowed
+from domain.words import ORDER_ACTION, ORDER_STATUS, PRIORITY, TASK_ACTION, TASK_STATUS, either
 
 
 class Who(StrEnum):
@@ -134,9 +135,9 @@ def judge(action: TaskAction, task: TaskState, actor: ActorFacts) -> Verdict:
     if _already_holds(action, task, actor):
         return Verdict.ALREADY_DONE
     if rule.who is Who.ADMIN and not actor.is_admin:
-        raise NotAllowed(f"{action} is an admin action.")
+        raise NotAllowed(f"To {TASK_ACTION[action]} a task is for admins.")
     if rule.who is Who.SALES and not (actor.is_sales or actor.is_admin):
-        raise NotAllowed(f"{action} is for Sales and admins.")
+        raise NotAllowed(f"To {TASK_ACTION[action]} a task is for Sales and admins.")
     if rule.who is Who.DEPARTMENT_MEMBER and not actor.is_member:
         raise NotAllowed("Only members of the task's department can start it.")
     if (
@@ -156,8 +157,9 @@ def judge(action: TaskAction, task: TaskState, actor: ActorFacts) -> Verdict:
             )
         raise DomainError(
             ErrorCode.INVALID_TRANSITION,
-            f"Cannot {action} a task that is {task.status}: {action} moves "
-            f"{' or '.join(sorted(rule.sources))} to {rule.target}.",
+            f"Cannot {TASK_ACTION[action]} a task that is {TASK_STATUS[task.status]}: "
+            f"{TASK_ACTION[action]} takes a task that is "
+            f"{either([TASK_STATUS[s] for s in sorted(rule.sources)])} to {TASK_STATUS[rule.target]}.",
         )
     if rule.requires_production and not task.production:
         raise DomainError(
@@ -171,7 +173,9 @@ def judge(action: TaskAction, task: TaskState, actor: ActorFacts) -> Verdict:
             "This task is not available yet: it waits for tasks before it on the order.",
         )
     if rule.requires_active_order and task.order_status is not WorkOrderStatus.ACTIVE:
-        raise DomainError(ErrorCode.WORK_ORDER_CLOSED, f"The work order is {task.order_status}.")
+        raise DomainError(
+            ErrorCode.WORK_ORDER_CLOSED, f"The work order is {ORDER_STATUS[task.order_status]}."
+        )
     if rule.requires_unheld and task.held:
         raise DomainError(
             ErrorCode.ON_HOLD, "The work order is on hold: its tasks wait until it is resumed."
@@ -296,18 +300,22 @@ def imported_history(status: WorkOrderStatus) -> DomainError:
     tasks, quote and status never change (the brief's "immutable history")."""
     return DomainError(
         ErrorCode.WORK_ORDER_CLOSED,
-        f"This work order is imported history ({status} in the old system): it cannot change.",
+        f"This work order is imported history ({ORDER_STATUS[status]} in the old system): "
+        "it cannot change.",
     )
 
 
 def refuse_order_move(action: WorkOrderAction, status: WorkOrderStatus) -> DomainError:
     rule = ORDER_TRANSITIONS[action]
     if status is not WorkOrderStatus.ACTIVE:
-        return DomainError(ErrorCode.WORK_ORDER_CLOSED, f"The work order is {status}.")
+        return DomainError(
+            ErrorCode.WORK_ORDER_CLOSED, f"The work order is {ORDER_STATUS[status]}."
+        )
+    verb = ORDER_ACTION[action]
     return DomainError(
         ErrorCode.INVALID_TRANSITION,
-        f"Cannot {action} a work order that is {status}: {action} moves "
-        f"{rule.source} to {rule.target}.",
+        f"Cannot {verb} a work order that is {ORDER_STATUS[status]}: {verb} takes a work "
+        f"order that is {ORDER_STATUS[rule.source]} to {ORDER_STATUS[rule.target]}.",
     )
 
 
@@ -317,7 +325,7 @@ def quote_refusal(status: WorkOrderStatus, imported_closed: bool) -> DomainError
     if imported_closed:
         return imported_history(status)
     if status is WorkOrderStatus.CANCELLED:
-        return DomainError(ErrorCode.WORK_ORDER_CLOSED, "The work order is CANCELLED.")
+        return DomainError(ErrorCode.WORK_ORDER_CLOSED, "The work order is cancelled.")
     return None
 
 
@@ -336,7 +344,9 @@ def open_refusal(status: WorkOrderStatus, imported_closed: bool) -> DomainError 
     if imported_closed:
         return imported_history(status)
     if status is not WorkOrderStatus.ACTIVE:
-        return DomainError(ErrorCode.WORK_ORDER_CLOSED, f"The work order is {status}.")
+        return DomainError(
+            ErrorCode.WORK_ORDER_CLOSED, f"The work order is {ORDER_STATUS[status]}."
+        )
     return None
 
 
@@ -352,9 +362,9 @@ def stale_refusal(version: int, expected: int | None) -> DomainError | None:
 
 
 def schedule_text(due_at: datetime | None, priority: WorkOrderPriority) -> str:
-    """A schedule as its history row shows it: "due 2027-01-31 18:00 UTC, RUSH"."""
+    """A schedule as its history row shows it: "due 2027-01-31 18:00 UTC, rush"."""
     due = f"due {due_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC" if due_at else "no due date"
-    return f"{due}, {priority}"
+    return f"{due}, {PRIORITY[priority]}"
 
 
 def is_late(status: WorkOrderStatus, due_at: datetime | None, now: datetime) -> bool:

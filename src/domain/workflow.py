@@ -32,7 +32,7 @@ def gates_delivery(kind: DepartmentKind, asked: bool | None) -> bool:
     if asked and not can_gate_delivery(kind):
         raise DomainError(
             ErrorCode.INVALID_INPUT,
-            "Only PRODUCTION departments can gate delivery.",
+            "Only production departments can gate delivery.",
             "gatesDelivery",
         )
     return asked if asked is not None else can_gate_delivery(kind)
@@ -94,14 +94,14 @@ def task_departments(
     if wrong:
         raise DomainError(
             ErrorCode.INVALID_INPUT,
-            f"Only PRODUCTION departments get tasks; not {', '.join(wrong)}.",
+            f"Only production departments get tasks; not {', '.join(wrong)}.",
             "departmentCodes",
         )
     delivery = [d for d in every if d.kind is DepartmentKind.DELIVERY]
     if not delivery:
         raise DomainError(
             ErrorCode.NOT_FOUND,
-            "There is no DELIVERY department yet; an admin must create one first.",
+            "There is no delivery department yet: an admin must create one first.",
             "departmentCodes",
         )
     return sorted({d.id for d in chosen} | {delivery[0].id})

@@ -70,7 +70,9 @@ async def test_sales_schedules_holds_and_resumes_and_every_screen_says_so(
     await expect(dialog).to_have_count(0)
     await expect(page.locator(".schedule")).to_contain_text("Rush")
     await expect(page.locator(".schedule")).to_contain_text("due in")
-    await expect(page.locator(".timeline")).to_contain_text("Rescheduled from no due date, NORMAL")
+    await expect(page.locator(".timeline")).to_contain_text(
+        "Rescheduled from no due date, normal priority"
+    )
     await page.get_by_role("button", name="Hold").click()
     dialog = page.get_by_role("dialog")
     await dialog.get_by_label("Reason").fill("Waiting for the proof")

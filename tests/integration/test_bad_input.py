@@ -604,7 +604,7 @@ CASES: dict[str, Case] = {
         "ada",
         "createDepartment",
         dept(code="courier", kind="DELIVERY"),
-        UserErr("DUPLICATE", "kind", "already a DELIVERY department"),
+        UserErr("DUPLICATE", "kind", "already a delivery department"),
     ),
     "department-code-not-a-slug": Case(
         "ada",
@@ -789,7 +789,7 @@ CASES: dict[str, Case] = {
         "ada",
         "releaseTask",
         lambda w: {"taskId": gid("DepartmentTask", w.finishing_task), "reason": "Stuck."},
-        UserErr("INVALID_TRANSITION", None, "Cannot RELEASE a task that is PENDING"),
+        UserErr("INVALID_TRANSITION", None, "Cannot release a task that is waiting"),
     ),
     "release-unknown-task": Case(
         "ada",
@@ -807,7 +807,7 @@ CASES: dict[str, Case] = {
         "ada",
         "reopenTask",
         lambda w: {"taskId": gid("DepartmentTask", w.finishing_task), "reason": "Misfolded."},
-        UserErr("INVALID_TRANSITION", None, "PENDING"),
+        UserErr("INVALID_TRANSITION", None, "a task that is waiting"),
     ),
     # --- login ---------------------------------------------------------------------------
     "login-wrong-password": Case(

@@ -78,8 +78,10 @@ async def test_an_order_is_due_late_and_rescheduled_with_history(api: Client, sh
     after = await order_view(api, shop, order)
     assert after["isLate"] is False
     [change] = [h for h in after["history"] if h["action"] == "SCHEDULE_CHANGED"]
-    assert change["toState"] == f"due {new_due:%Y-%m-%d %H:%M} UTC, RUSH"
-    assert change["fromState"].startswith("due ") and change["fromState"].endswith(", NORMAL")
+    assert change["toState"] == f"due {new_due:%Y-%m-%d %H:%M} UTC, rush"
+    assert change["fromState"].startswith("due ") and change["fromState"].endswith(
+        ", normal priority"
+    )
     assert change["actor"]["name"] == "Sam"
     # Every queue the order is in hears of it (print's pending task), and the order.
     print_id = shop.departments["print"]

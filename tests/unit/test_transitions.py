@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from domain import words
 from domain.enums import DepartmentKind, TaskAction, TaskStatus, WorkOrderAction, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode, NotAllowed
 from domain.routing import TaskFacts
@@ -91,8 +92,20 @@ def refusal(action: TaskAction, state: TaskState, actor: ActorFacts) -> DomainEr
     return info.value
 
 
-def names(message: str, word: str) -> bool:
-    return re.search(rf"\b{re.escape(word)}\b", message) is not None
+# The words a message says for a task's or an order's state or move (domain.words), by
+# the enum's name.
+WORDS = {
+    "task": {str(m): w for t in (words.TASK_STATUS, words.TASK_ACTION) for m, w in t.items()},
+    "order": {str(m): w for t in (words.ORDER_STATUS, words.ORDER_ACTION) for m, w in t.items()},
+}
+
+
+def names(message: str, name: str, of: str = "task") -> bool:
+    """Whether `message` names the state or move `name` in words, never as the enum."""
+    word = WORDS[of].get(name, name)
+    return re.search(rf"\b{re.escape(word)}\b", message) is not None and (
+        name == word or name not in message
+    )
 
 
 # --- the table itself ---------------------------------------------------------------------
@@ -294,7 +307,7 @@ def test_start_of_an_unavailable_task_is_not_available() -> None:
 def test_start_needs_an_active_order() -> None:
     error = refusal(TaskAction.START, task(P, order=COMPLETED_ORDER), MEMBER)
     assert error.code is ErrorCode.WORK_ORDER_CLOSED
-    assert names(error.message, "COMPLETED")
+    assert names(error.message, "COMPLETED", "order")
 
 
 def test_start_by_the_holder_is_quiet_even_when_the_gate_closed_since() -> None:
@@ -430,28 +443,28 @@ def test_refuse_order_move_returns_a_specific_domain_error(
     error = refuse_order_move(action, status)
     assert isinstance(error, DomainError)
     assert error.code in {ErrorCode.WORK_ORDER_CLOSED, ErrorCode.INVALID_TRANSITION}
-    assert names(error.message, status.value)
+    assert names(error.message, status.value, "order")
 
 
 @pytest.mark.parametrize("action", list(ORDER_TRANSITIONS))
 def test_any_move_of_a_cancelled_order_is_work_order_closed(action: WorkOrderAction) -> None:
     error = refuse_order_move(action, CANCELLED)
     assert error.code is ErrorCode.WORK_ORDER_CLOSED
-    assert names(error.message, "CANCELLED")
+    assert names(error.message, "CANCELLED", "order")
 
 
 @pytest.mark.parametrize("status", [COMPLETED_ORDER, CANCELLED])
 def test_cancelling_a_closed_order_is_work_order_closed(status: WorkOrderStatus) -> None:
     error = refuse_order_move(WorkOrderAction.CANCEL, status)
     assert error.code is ErrorCode.WORK_ORDER_CLOSED
-    assert names(error.message, status.value)
+    assert names(error.message, status.value, "order")
 
 
 def test_reactivating_an_active_order_is_invalid_and_names_both_states() -> None:
     error = refuse_order_move(WorkOrderAction.REACTIVATE, ACTIVE)
     assert error.code is ErrorCode.INVALID_TRANSITION
-    assert names(error.message, "REACTIVATE")
-    assert names(error.message, "ACTIVE") and names(error.message, "COMPLETED")
+    assert names(error.message, "REACTIVATE", "order")
+    assert names(error.message, "ACTIVE", "order") and names(error.message, "COMPLETED", "order")
 
 
 def test_remove_is_for_sales_and_admins() -> None:

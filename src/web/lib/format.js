@@ -99,3 +99,8 @@ export function addressLines(address) {
   const place = [address.postcode, address.city].filter(Boolean).join(" ");
   return [...address.lines, place, address.country].filter(Boolean);
 }
+
+// "Harbour Books’ ledger", "ACME’s ledger".
+export function possessive(name) {
+  return /s$/i.test(name) ? `${name}’` : `${name}’s`;
+}

@@ -5,7 +5,9 @@ import { transport } from "./session.js";
 import { NetworkError, RequestError } from "./graphql.js";
 
 // The formatters live in format.js (the wall display uses them too).
-export { addressLines, amountHint, balances, decimal, dueText, duration, money, readAmount } from "./format.js";
+export {
+  addressLines, amountHint, balances, decimal, dueText, duration, money, possessive, readAmount,
+} from "./format.js";
 
 let counter = 0;
 export function useId(prefix = "id") {
@@ -180,11 +182,22 @@ export function useNow(ms = 30000) {
   return now;
 }
 
+// What the server's refusals say to a person: the one place that maps them, so that no
+// GraphQL validation text reaches a screen (a form checks its input before sending).
+const UNREADABLE = "The server could not read this request. Reload the page and try again; if it happens again, tell an admin.";
+const REFUSALS = {
+  BAD_REQUEST: () => UNREADABLE,
+  GRAPHQL_VALIDATION_FAILED: () => UNREADABLE,
+  GRAPHQL_PARSE_FAILED: () => UNREADABLE,
+  INTERNAL_SERVER_ERROR: () => "Something went wrong on the server. Try again in a moment.",
+  FORBIDDEN: (message) => `Not allowed: ${message}`,
+};
+
 export function messageOf(error) {
   if (!error) return "";
   if (error instanceof RequestError) {
-    if (error.code === "FORBIDDEN") return `Not allowed: ${error.message}`;
-    return error.message;
+    const say = REFUSALS[error.code];
+    return say ? say(error.message) : error.message;
   }
   if (error instanceof NetworkError) return error.message;
   return error.message || String(error);

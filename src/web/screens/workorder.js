@@ -18,6 +18,7 @@ import {
   balances,
   messageOf,
   money,
+  possessive,
   request,
   useTitle,
 } from "../lib/ui.js";
@@ -361,7 +362,7 @@ export function WorkOrderPage({ id, me }) {
         ? html`<p class="ledger-sums">
             <span class="charged">Charged: <strong>${balances(order.charged)}</strong></span>
             <span class="paid">Paid: <strong>${balances(order.paid)}</strong></span>
-            <${Link} href=${"/accounts/" + order.customer.id}>${order.customer.name}’s ledger<//>
+            <${Link} href=${"/accounts/" + order.customer.id}>${possessive(order.customer.name)} ledger<//>
           </p>`
         : null}
       ${quoteEditable

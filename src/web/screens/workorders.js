@@ -14,6 +14,7 @@ import {
   Time,
   TimeBadges,
   dueText,
+  possessive,
   useId,
   usePages,
   useQuery,
@@ -169,7 +170,7 @@ export function WorkOrders({ me, path }) {
               ${orders.map((o) => html`<tr key=${o.id}>
                 <th scope="row"><${Link} href=${"/orders/" + o.id}>${o.orderNumber}<//></th>
                 <td><${Link} href=${address({ ...filters, customer: o.customer.id })}
-                  title=${"Only " + o.customer.name + "’s orders"}>${o.customer.name}<//></td>
+                  title=${"Only " + possessive(o.customer.name) + " orders"}>${o.customer.name}<//></td>
                 <td>${o.jobLine || "—"}</td>
                 <td><${Badge} status=${o.status} order=${true} /> <${TimeBadges} order=${o} /></td>
                 <td>${o.dueAt
