@@ -155,11 +155,11 @@ def judge(action: TaskAction, task: TaskState, actor: ActorFacts) -> Verdict:
                 ErrorCode.ALREADY_TAKEN,
                 f"{task.picked_up_by_name} has already started this task.",
             )
+        verb, sources = TASK_ACTION[action], either([TASK_STATUS[s] for s in sorted(rule.sources)])
         raise DomainError(
             ErrorCode.INVALID_TRANSITION,
-            f"Cannot {TASK_ACTION[action]} a task that is {TASK_STATUS[task.status]}: "
-            f"{TASK_ACTION[action]} takes a task that is "
-            f"{either([TASK_STATUS[s] for s in sorted(rule.sources)])} to {TASK_STATUS[rule.target]}.",
+            f"Cannot {verb} a task that is {TASK_STATUS[task.status]}: {verb} takes a task "
+            f"that is {sources} to {TASK_STATUS[rule.target]}.",
         )
     if rule.requires_production and not task.production:
         raise DomainError(
