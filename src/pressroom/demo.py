@@ -16,6 +16,7 @@ from db.ledger import NewEntry, post_entry
 from db.orders import NewWorkOrder, create_work_order
 from db.tasks import Actor, transition_task
 from domain import ledger
+from domain.contacts import Address, Contact
 from domain.enums import (
     DepartmentKind,
     LedgerEntryKind,
@@ -54,7 +55,20 @@ PEOPLE = [
 # Finishing, which gate delivery).
 ROUTE = ["design", "print", "finishing"]
 
-CUSTOMERS = ["Northwind Bakery", "Harbour Books", "Cobalt Cycles", "Linden School", "Juniper Hotel"]
+CUSTOMERS = [
+    ("Northwind Bakery", Contact("Mia Berg", "mia@northwind.example", "+44 20 7946 0101",
+                                 Address(("4 Mill Lane",), "N1 7GU", "London"))),
+    ("Harbour Books", Contact("Ann Lee", "ann@harbour.example", "+44 117 496 0018",
+                              Address(("12 Quay Street", "Unit 4"), "BS1 4DJ", "Bristol"),
+                              "Deliveries at the back door before 10.")),
+    ("Cobalt Cycles", Contact("Raj Patel", "raj@cobalt.example", None,
+                              Address(("88 Canal Road",), "M4 6AB", "Manchester"))),
+    ("Linden School", Contact("Ms Okafor", "office@linden.example", "+44 113 496 0200",
+                              Address(("Linden School", "School Lane"), "LS6 2EN", "Leeds"),
+                              "Reception signs for every delivery.")),
+    ("Juniper Hotel", Contact(None, None, "+44 131 496 0777",
+                              Address(("1 Castle Terrace",), "EH1 2DP", "Edinburgh"))),
+]  # fmt: skip
 PRODUCTS = ["Flyers A5", "Banner 3m", "Business cards", "Menus", "Posters A2", "Brochures"]
 
 
@@ -85,20 +99,27 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
                 department_ids=[depts[c].id for c in codes],
             )
         sales = users["sam@pressroom.test"].id
-        clients = [await customers.create_customer(conn, n, sales) for n in CUSTOMERS]
-        rng = random.Random(7)
-        worker = {
-            "design": users["dee@pressroom.test"].id,
-            "print": users["pat@pressroom.test"].id,
-            "finishing": users["fin@pressroom.test"].id,
-            "delivery": users["dan@pressroom.test"].id,
-        }
+        clients = [
+            await customers.create_customer(conn, name, sales, contact)
+            for name, contact in CUSTOMERS
+        ]
         admin = users["admin@pressroom.test"].id
         for before, code in itertools.pairwise(ROUTE):
             await routing.set_follows(conn, code, [before], admin)
-        orders = []
-        for n in range(12):
-            codes = rng.sample(["design", "print", "finishing"], k=rng.randint(1, 3))
+    worker = {
+        "design": users["dee@pressroom.test"].id,
+        "print": users["pat@pressroom.test"].id,
+        "finishing": users["fin@pressroom.test"].id,
+        "delivery": users["dan@pressroom.test"].id,
+    }
+    code_of = {d.id: c for c, d in depts.items()}
+    rng = random.Random(7)
+    orders = []
+    # Each order, and each of its steps, in a transaction of its own: its history reads in
+    # the order it happened.
+    for n in range(12):
+        codes = rng.sample(["design", "print", "finishing"], k=rng.randint(1, 3))
+        async with unit_of_work(engine) as conn:
             order = await create_work_order(
                 conn,
                 NewWorkOrder(
@@ -116,32 +137,28 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
                 ),
             )
             tasks = await reads.tasks_of_work_orders(conn, [order.id])
-            code_of = {d.id: c for c, d in depts.items()}
-            by_code = {code_of[t.department_id]: t for t in tasks}
-            # Orders 0-3 stay untouched; later ones progress further through the shop,
-            # along the route: a first step started, or every production step done.
-            progress = n % 6
-            steps = [c for c in ROUTE if c in by_code]
-            for step, code in enumerate(steps):
-                actor = Actor(worker[code], False)
-                if progress >= 3 or (progress >= 1 and step == 0):
-                    await transition_task(conn, by_code[code].id, TaskAction.START, actor)
-                if progress >= 3:
-                    await transition_task(conn, by_code[code].id, TaskAction.FINISH, actor)
-            delivery = next(t for t in tasks if code_of[t.department_id] == "delivery")
-            if progress >= 4:
-                await transition_task(
-                    conn, delivery.id, TaskAction.START, Actor(worker["delivery"], False)
-                )
-            if progress >= 5:
-                await transition_task(
-                    conn, delivery.id, TaskAction.FINISH, Actor(worker["delivery"], False)
-                )
+        by_code = {code_of[t.department_id]: t for t in tasks}
+        # Orders 0-3 stay untouched; later ones progress further through the shop, along
+        # the route: a first step started, or every production step done, then delivery.
+        progress = n % 6
+        moves = []
+        for step, code in enumerate(c for c in ROUTE if c in by_code):
+            if progress >= 3 or (progress >= 1 and step == 0):
+                moves.append((code, TaskAction.START))
+            if progress >= 3:
+                moves.append((code, TaskAction.FINISH))
+        moves += [("delivery", TaskAction.START)] if progress >= 4 else []
+        moves += [("delivery", TaskAction.FINISH)] if progress >= 5 else []
+        for code, action in moves:
+            async with unit_of_work(engine) as conn:
+                await transition_task(conn, by_code[code].id, action, Actor(worker[code], False))
+        async with unit_of_work(engine) as conn:
             if n == 2:
                 await cancel_work_order(conn, order.id, admin, "Customer withdrew the order.")
             if n == 3:
                 await schedule.hold(conn, order.id, "Waiting for the customer's proof.", sales)
-            orders.append(order)
+        orders.append(order)
+    async with unit_of_work(engine) as conn:
         await _ledger(conn, orders, users["abe@pressroom.test"].id)
     return DemoInfo(seeded=True, logins=logins)
 
