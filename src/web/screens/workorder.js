@@ -16,15 +16,15 @@ import {
   TimeBadges,
   dueText,
   balances,
-  messageOf,
   money,
   possessive,
   request,
   useTitle,
 } from "../lib/ui.js";
 import { CustomerCard, CustomerDialog } from "./customer.js";
-import { DepartmentAdder, DetailsEditor, REMOVE_DEPARTMENT } from "./order/corrections.js";
+import { DepartmentAdder, DetailsEditor } from "./order/corrections.js";
 import { QuoteEditor, Rescheduler } from "./order/edits.js";
+import { ADMIN_MOVES, TaskRow, adminMoves, runMove } from "./order/tasks.js";
 import { timeline } from "./order/timeline.js";
 
 export const WORK_ORDER_PAGE = gql`
@@ -79,43 +79,6 @@ export const RESUME = gql`
   }
 `;
 
-export const RELEASE_TASK = gql`
-  mutation ReleaseTask($input: ReleaseTaskInput!) {
-    releaseTask(input: $input) { changed task { id status } userErrors { code message } }
-  }
-`;
-
-export const COMPLETE_TASK = gql`
-  mutation CompleteTask($input: CompleteTaskInput!) {
-    completeTask(input: $input) { changed task { id status } userErrors { code message } }
-  }
-`;
-
-export const REOPEN_TASK = gql`
-  mutation ReopenTask($input: ReopenTaskInput!) {
-    reopenTask(input: $input) { changed task { id status } userErrors { code message } }
-  }
-`;
-
-// The office's moves on a task, by the name the server gives them in its allowedActions;
-// each with what it did, in words.
-const byTask = (task, reason) => ({ taskId: task.id, reason });
-const ADMIN_MOVES = {
-  RELEASE: { label: "Release", action: "Release task", done: "released", mutation: RELEASE_TASK,
-    field: "releaseTask", input: byTask,
-    intro: "The task goes back to the queue; whoever holds it stops." },
-  OVERRIDE_COMPLETE: { label: "Complete", action: "Complete task", done: "completed", mutation: COMPLETE_TASK,
-    field: "completeTask", input: byTask,
-    intro: "Marks the task done without its department finishing it (an override)." },
-  REOPEN: { label: "Reopen", action: "Reopen task", done: "reopened", mutation: REOPEN_TASK,
-    field: "reopenTask", input: byTask,
-    intro: "The task goes back to its queue to be done again." },
-  REMOVE: { label: "Remove", action: "Remove from work order", done: "removed from the work order",
-    mutation: REMOVE_DEPARTMENT, field: "removeWorkOrderDepartment",
-    input: (task, reason, order) => ({ workOrderId: order.id, departmentCode: task.department.code, reason }),
-    intro: "The task leaves the work order (it stays in the history); what waited for it waits no more." },
-};
-
 function Gate({ order }) {
   const delivery = order.tasks.find((t) => t.id === order.deliveryTask.id);
   const open = Boolean(order.deliveryTask.availableAt);
@@ -164,53 +127,6 @@ function Details({ details }) {
     ${entries.map(([key, value]) => html`<div key=${key}><dt>${detailLabel(key)}</dt>
       <dd>${typeof value === "object" && value !== null ? JSON.stringify(value) : String(value)}</dd></div>`)}
   </dl>`;
-}
-
-async function runMove(mutation, field, input) {
-  try {
-    const data = await request(mutation, { input });
-    const errors = data[field].userErrors;
-    return errors.length ? errors.map((e) => e.message).join(" ") : null;
-  } catch (error) {
-    return messageOf(error);
-  }
-}
-
-// The admin moves the server offers on a task now (its allowedActions).
-function adminMoves(task) {
-  return task.allowedActions.filter((action) => action in ADMIN_MOVES);
-}
-
-// "In queue since": when it joined its queue. An unfinished task of a cancelled order left
-// every queue (its status says Cancelled); one without availableAt waits behind its gate
-// (or was removed: it waits for nothing).
-function QueuedSince({ task, cancelled }) {
-  if (cancelled && !task.completedAt) return html`<span>Not queued</span>`;
-  if (!task.availableAt) {
-    const names = task.waitingFor.map((d) => d.name);
-    return html`<span>${names.length ? `Not yet: waits for ${names.join(", ")}` : "—"}</span>`;
-  }
-  return html`<${Time} iso=${task.availableAt} />`;
-}
-
-function TaskRow({ task, cancelled, admin, onMove }) {
-  const moves = adminMoves(task);
-  return html`<tr data-task-id=${task.id}>
-    <th scope="row">${task.department.name}</th>
-    <td><${Badge} status=${cancelled && !task.completedAt ? "CANCELLED" : task.status} /></td>
-    <td>${task.pickedUpBy ? task.pickedUpBy.name : "—"}</td>
-    <td><${QueuedSince} task=${task} cancelled=${cancelled} /></td>
-    <td><${Time} iso=${task.startedAt} /></td>
-    <td><${Time} iso=${task.completedAt} /></td>
-    ${admin
-      ? html`<td><div class="row-actions">
-          ${moves.map((move) => html`<button type="button" class="small" key=${move}
-            aria-label=${ADMIN_MOVES[move].label + " " + task.department.name + " task"}
-            onClick=${() => onMove(task, move)}>${ADMIN_MOVES[move].label}</button>`)}
-          ${moves.length ? null : html`<span class="empty">None</span>`}
-        </div></td>`
-      : null}
-  </tr>`;
 }
 
 export function WorkOrderPage({ id, me }) {
