@@ -6,7 +6,7 @@ from typing import Any
 import strawberry
 
 from domain import contacts
-from graph.types.customers import AddressInput
+from graph.types.address import AddressInput
 
 
 @strawberry.input

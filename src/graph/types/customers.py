@@ -16,40 +16,13 @@ from graph.permissions import (
     STAFF,
     allowed,
 )
+from graph.types.address import Address
 from graph.types.loading import nodes_of
 from graph.types.money import Money
 from graph.types.pagination import build_edges, decode_id_cursor, page_size
 
 if TYPE_CHECKING:
     from graph.types.ledger import LedgerEntryConnection
-
-
-@strawberry.type(description="Where to deliver: each part may be missing.")
-class Address:
-    lines: list[str] = strawberry.field(description="Street and house, up to 4 lines.")
-    postcode: str | None
-    city: str | None
-    country: str | None
-
-    @strawberry.field(description="Whether any part is given.")
-    def given(self) -> bool:
-        return bool(self.lines or self.postcode or self.city or self.country)
-
-    @classmethod
-    def of(cls, row: CustomerRow) -> "Address":
-        return cls(
-            lines=list(row.address_lines), postcode=row.postcode, city=row.city, country=row.country
-        )
-
-
-@strawberry.input(
-    description="An address; it replaces the old one whole (an empty text clears a part)."
-)
-class AddressInput:
-    lines: list[str] = strawberry.field(default_factory=list)
-    postcode: str | None = None
-    city: str | None = None
-    country: str | None = None
 
 
 @strawberry.type

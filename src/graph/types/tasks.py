@@ -32,7 +32,7 @@ from graph.context import Info
 from graph.loaders import all_now_or_later, now_or_later
 from graph.permissions import STAFF, allowed
 from graph.prefetch import read_ahead
-from graph.types.customers import Address
+from graph.types.address import Address
 from graph.types.departments import Department
 from graph.types.loading import nodes_of, required
 from graph.types.people import User, user_or_none
