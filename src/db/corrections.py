@@ -52,12 +52,11 @@ async def update_details(
     asked = {flag: getattr(correction, flag) for flag in FLAGS}
     flags = {flag: current[flag] if value is None else value for flag, value in asked.items()}
     details = correction.details if correction.details is not None else locked.details
-    before = OrderText(
-        locked.details,
-        {flag: current[flag] for flag in FLAGS},
-        await _customer_name(conn, locked.customer_id),
-    )
-    after = OrderText(details, flags, await _customer_name(conn, customer_id))
+    named = await _customer_name(conn, locked.customer_id)
+    before = OrderText(locked.details, {flag: current[flag] for flag in FLAGS}, named)
+    if customer_id != locked.customer_id:
+        named = await _customer_name(conn, customer_id)
+    after = OrderText(details, flags, named)
     changed = changes(before, after)
     if changed is None:
         return await order_change(conn, work_order_id, None)

@@ -1,7 +1,7 @@
 """Customers: a name, a contact and an address (domain.contacts). Their balance is derived
 from the ledger, never stored."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -53,7 +53,7 @@ async def update_customer(
         raise DomainError(ErrorCode.NOT_FOUND, "No such customer.", "customerId")
     current = CustomerRow.of(found)
     before = contact_of(current)
-    after = Contact(**{**before.__dict__, **given})
+    after = replace(before, **given)
     new_name = current.name if name is None else name
     if after == before and new_name == current.name:
         return CustomerChange(current, changed=False)

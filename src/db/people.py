@@ -14,6 +14,7 @@ from db.rows import DepartmentRow, TokenRow, UserRow
 from domain import workflow
 from domain.enums import DepartmentKind, TokenKind
 from domain.errors import DomainError, ErrorCode
+from domain.routing import DepartmentFacts
 
 
 async def create_department(
@@ -44,8 +45,8 @@ async def create_department(
     raise DomainError(ErrorCode.DUPLICATE, f"Department {code!r} already exists.", "code")
 
 
-def facts(row: DepartmentRow) -> workflow.DepartmentFacts:
-    return workflow.DepartmentFacts(row.id, row.code, DepartmentKind(row.kind))
+def facts(row: DepartmentRow) -> DepartmentFacts:
+    return DepartmentFacts(row.id, row.code, DepartmentKind(row.kind), row.name)
 
 
 async def departments_by_codes(

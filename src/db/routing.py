@@ -5,11 +5,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import reads
 from db.orders import settle_work_order
+from db.people import facts
 from db.queries import Q
 from db.rows import DepartmentRow
-from domain.enums import DepartmentKind
 from domain.errors import DomainError, ErrorCode
-from domain.routing import Followable, check_follows
+from domain.routing import check_follows
 
 
 async def set_follows(
@@ -28,13 +28,10 @@ async def set_follows(
             ErrorCode.NOT_FOUND, f"No department {', '.join(map(repr, unknown))}.", "followsCodes"
         )
 
-    def followable(d: DepartmentRow) -> Followable:
-        return Followable(d.id, d.name, DepartmentKind(d.kind))
-
     department = by_code[code]
     chosen = check_follows(
-        followable(department),
-        [followable(by_code[c]) for c in follows_codes],
+        facts(department),
+        [facts(by_code[c]) for c in follows_codes],
         reads.routing_of(departments),
         {d.id: d.name for d in departments},
     )

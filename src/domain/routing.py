@@ -21,6 +21,14 @@ Routing = Mapping[int, Collection[int]]
 
 
 @dataclass(frozen=True)
+class DepartmentFacts:
+    id: int
+    code: str
+    kind: DepartmentKind
+    name: str
+
+
+@dataclass(frozen=True)
 class TaskFacts:
     department_id: int
     status: TaskStatus
@@ -70,16 +78,9 @@ def holding(task: TaskFacts, tasks: Sequence[TaskFacts], routing: Routing) -> li
     return [t for t in waits_for(task, tasks, routing) if t.status is not TaskStatus.COMPLETED]
 
 
-@dataclass(frozen=True)
-class Followable:
-    id: int
-    name: str
-    kind: DepartmentKind
-
-
 def check_follows(
-    department: Followable,
-    follows: Sequence[Followable],
+    department: DepartmentFacts,
+    follows: Sequence[DepartmentFacts],
     routing: Routing,
     names: Mapping[int, str],
 ) -> list[int]:

@@ -12,14 +12,7 @@ from dataclasses import dataclass
 
 from domain.enums import DepartmentKind, TaskStatus, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
-from domain.routing import Routing, TaskFacts, holding, waits_for
-
-
-@dataclass(frozen=True)
-class DepartmentFacts:
-    id: int
-    code: str
-    kind: DepartmentKind
+from domain.routing import DepartmentFacts, Routing, TaskFacts, holding, waits_for
 
 
 def can_gate_delivery(kind: DepartmentKind) -> bool:

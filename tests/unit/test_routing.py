@@ -8,7 +8,7 @@ import pytest
 
 from domain.enums import DepartmentKind, TaskStatus, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
-from domain.routing import Followable, TaskFacts, check_follows, waits_for
+from domain.routing import DepartmentFacts, TaskFacts, check_follows, waits_for
 from domain.workflow import opens_at_creation, settle
 
 DESIGN, PRINT, FINISHING, CUTTING, DELIVERY = 1, 2, 3, 4, 9
@@ -96,8 +96,9 @@ def test_reopening_upstream_closes_a_gate_whose_task_has_not_started(
 
 
 def follows(department: int, *followed: int, routing: dict[int, list[int]]) -> list[int]:
-    def it(d: int) -> Followable:
-        return Followable(d, NAMES[d], DELIVERY_KIND if d == DELIVERY else PRODUCTION)
+    def it(d: int) -> DepartmentFacts:
+        kind = DELIVERY_KIND if d == DELIVERY else PRODUCTION
+        return DepartmentFacts(d, NAMES[d].lower(), kind, NAMES[d])
 
     return check_follows(it(department), [it(d) for d in followed], routing, NAMES)
 

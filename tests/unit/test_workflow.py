@@ -15,9 +15,8 @@ import pytest
 
 from domain.enums import DepartmentKind, TaskStatus, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
-from domain.routing import TaskFacts, holding
+from domain.routing import DepartmentFacts, TaskFacts, holding
 from domain.workflow import (
-    DepartmentFacts,
     Settlement,
     gates_delivery,
     kind_choices,
@@ -335,7 +334,7 @@ def test_after_settling_a_pending_delivery_is_available_exactly_when_production_
 # --- which departments get tasks, and who gates delivery ------------------------------------
 
 DEPTS = {
-    code: DepartmentFacts(i, code, kind)
+    code: DepartmentFacts(i, code, kind, code.title())
     for i, (code, kind) in enumerate(
         [
             ("sales", DepartmentKind.SALES),

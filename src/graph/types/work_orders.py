@@ -9,6 +9,7 @@ import strawberry
 from strawberry import relay
 from strawberry.scalars import JSON
 
+from db.people import facts
 from db.rows import WorkOrderRow, WorkOrderTransitionRow
 from domain import ledger
 from domain.enums import (
@@ -23,7 +24,7 @@ from domain.enums import (
 from domain.jobs import job_line
 from domain.money import Money as DomainMoney
 from domain.transitions import is_late, order_commands
-from domain.workflow import DepartmentFacts, addable, progress
+from domain.workflow import addable, progress
 from graph.context import Info
 from graph.loaders import now_or_later
 from graph.permissions import (
@@ -285,7 +286,7 @@ class WorkOrder(relay.Node):
         rows = await loaders.tasks_of_work_order.load(self.id)
         every = await loaders.all_departments()
         ids = addable(
-            [DepartmentFacts(d.id, d.code, DepartmentKind(d.kind)) for d in every],
+            [facts(d) for d in every],
             [(r.department_id, TaskStatus(r.status)) for r in rows],
         )
         return [Department.of(d) for d in every if d.id in ids]
