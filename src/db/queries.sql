@@ -31,14 +31,14 @@ WITH wo AS (
                             WHEN :target = 'PENDING' THEN NULL
                             ELSE t.picked_up_by END,
         started_at = CASE WHEN :target = 'PENDING' THEN NULL
-                          WHEN :target = 'STARTED' THEN now()
-                          WHEN :target = 'COMPLETED' THEN coalesce(t.started_at, now())
+                          WHEN :target = 'STARTED' THEN pressroom_now()
+                          WHEN :target = 'COMPLETED' THEN coalesce(t.started_at, pressroom_now())
                           ELSE t.started_at END,
-        completed_at = CASE WHEN :target = 'COMPLETED' THEN now() END,
+        completed_at = CASE WHEN :target = 'COMPLETED' THEN pressroom_now() END,
         -- A removed task is in no queue.
         available_at = CASE WHEN :target = 'REMOVED' THEN NULL ELSE t.available_at END,
         version = t.version + 1,
-        updated_at = now()
+        updated_at = pressroom_now()
     FROM old
     WHERE t.id = old.id
       AND t.status = ANY(CAST(:sources AS text[]))
@@ -105,9 +105,9 @@ WHERE w.id = :work_order_id
 -- with its history row and event; the delivery task's are the delivery gate's kinds.
 WITH moved AS (
     UPDATE department_tasks t SET
-        available_at = CASE WHEN :open THEN now() END,
+        available_at = CASE WHEN :open THEN pressroom_now() END,
         version = t.version + 1,
-        updated_at = now()
+        updated_at = pressroom_now()
     FROM departments d
     WHERE t.work_order_id = :work_order_id AND d.id = t.department_id
       AND t.department_id = ANY(CAST(:department_ids AS bigint[]))
@@ -136,7 +136,7 @@ SELECT * FROM moved
 -- The only writer of work_orders.status.
 WITH moved AS (
     UPDATE work_orders w SET
-        status = CAST(:target AS text), version = w.version + 1, updated_at = now()
+        status = CAST(:target AS text), version = w.version + 1, updated_at = pressroom_now()
     WHERE w.id = :work_order_id AND w.status = :source
     RETURNING w.*
 ), history AS (
@@ -194,7 +194,7 @@ SELECT * FROM created
 WITH created AS (
     INSERT INTO department_tasks (work_order_id, department_id, available_at)
     SELECT :work_order_id, d.id,
-           CASE WHEN d.id = ANY(CAST(:open_ids AS bigint[])) THEN now() END
+           CASE WHEN d.id = ANY(CAST(:open_ids AS bigint[])) THEN pressroom_now() END
     FROM departments d
     WHERE d.id = ANY(CAST(:department_ids AS bigint[]))
     ORDER BY d.id
@@ -219,7 +219,7 @@ FOR NO KEY UPDATE
 WITH moved AS (
     UPDATE work_orders SET
         quote_minor = :quote_minor, quote_currency = :quote_currency,
-        version = version + 1, updated_at = now()
+        version = version + 1, updated_at = pressroom_now()
     WHERE id = :work_order_id
     RETURNING *, work_order_changed_payload(work_orders, 'quote') AS event_payload
 ), history AS (
@@ -238,7 +238,7 @@ WITH moved AS (
     UPDATE work_orders SET
         details = CAST(:details AS jsonb), needs_installation = :needs_installation,
         needs_transport = :needs_transport, needs_repair = :needs_repair,
-        customer_id = :customer_id, version = version + 1, updated_at = now()
+        customer_id = :customer_id, version = version + 1, updated_at = pressroom_now()
     WHERE id = :work_order_id
     RETURNING *, work_order_changed_payload(work_orders, 'details') AS event_payload
 ), history AS (
@@ -254,7 +254,7 @@ SELECT * FROM moved
 -- Runs under lock_work_order's lock, after the task was added or removed: the order's
 -- DEPARTMENT_ADDED or DEPARTMENT_REMOVED history row (naming the department) and an event.
 WITH moved AS (
-    UPDATE work_orders SET version = version + 1, updated_at = now()
+    UPDATE work_orders SET version = version + 1, updated_at = pressroom_now()
     WHERE id = :work_order_id
     RETURNING *, work_order_changed_payload(work_orders, 'departments') AS event_payload
 ), history AS (
@@ -278,7 +278,7 @@ WHERE work_order_id = :work_order_id AND department_id = :department_id AND stat
 WITH moved AS (
     UPDATE work_orders SET
         due_at = CAST(:due_at AS timestamptz), priority = :priority,
-        version = version + 1, updated_at = now()
+        version = version + 1, updated_at = pressroom_now()
     WHERE id = :work_order_id
       AND (due_at IS DISTINCT FROM CAST(:due_at AS timestamptz) OR priority <> :priority)
     RETURNING *, work_order_changed_payload(work_orders, 'schedule') AS event_payload
@@ -301,8 +301,8 @@ SELECT * FROM moved
 -- every queue (an event each), STARTED ones stay and may finish.
 WITH moved AS (
     UPDATE work_orders SET
-        held_at = now(), held_by = :actor_id, hold_reason = :reason,
-        version = version + 1, updated_at = now()
+        held_at = pressroom_now(), held_by = :actor_id, hold_reason = :reason,
+        version = version + 1, updated_at = pressroom_now()
     WHERE id = :work_order_id AND held_at IS NULL
     RETURNING *, work_order_changed_payload(work_orders, 'hold') AS event_payload
 ), history AS (
@@ -326,7 +326,7 @@ SELECT * FROM moved
 WITH moved AS (
     UPDATE work_orders SET
         held_at = NULL, held_by = NULL, hold_reason = NULL,
-        version = version + 1, updated_at = now()
+        version = version + 1, updated_at = pressroom_now()
     WHERE id = :work_order_id AND held_at IS NOT NULL
     RETURNING *, work_order_changed_payload(work_orders, 'hold') AS event_payload
 ), history AS (
@@ -382,7 +382,7 @@ WITH due AS (
     LIMIT :limit
     FOR UPDATE SKIP LOCKED
 ), fired AS (
-    UPDATE timers t SET fired_at = now() FROM due WHERE t.id = due.id RETURNING t.*
+    UPDATE timers t SET fired_at = pressroom_now() FROM due WHERE t.id = due.id RETURNING t.*
 ), orders AS (
     SELECT f.id AS timer_id, f.purpose, w.id, w.due_at, w.status, w.version
     FROM fired f JOIN work_orders w ON w.id = f.work_order_id
@@ -754,7 +754,7 @@ SELECT pg_notify('pressroom_events', :origin)
 -- name: revoke_tokens
 -- Revocation is an event, so every server process closes the live connections using them.
 WITH revoked AS (
-    UPDATE tokens SET revoked_at = now()
+    UPDATE tokens SET revoked_at = pressroom_now()
     WHERE id = ANY(CAST(:ids AS bigint[])) AND revoked_at IS NULL
     RETURNING *
 ), event AS (
@@ -1099,3 +1099,8 @@ SELECT 'FUNCTION', CAST(CAST(p.oid AS regprocedure) AS text)
 FROM pg_proc p
 WHERE p.pronamespace = CAST('public' AS regnamespace)
   AND p.proowner <> (SELECT oid FROM pg_roles WHERE rolname = :owner)
+
+-- name: stamp_as_of
+-- What this transaction writes is stamped :at (pressroom_now(), migration 0010), a moment
+-- already past; the setting ends with the transaction.
+SELECT set_config('pressroom.as_of', CAST(:at AS text), true)

@@ -13,6 +13,24 @@ CREATE FUNCTION public.events_horizon() RETURNS xid8
     )
 $$;
 
+CREATE FUNCTION public.pressroom_now() RETURNS timestamp with time zone
+    LANGUAGE plpgsql STABLE
+    AS $$
+DECLARE
+    as_of timestamptz := CAST(nullif(current_setting('pressroom.as_of', true), '') AS timestamptz);
+BEGIN
+    IF as_of IS NULL THEN
+        RETURN now();
+    END IF;
+    -- A time set by hand may lay history out in the past, never stamp the future.
+    IF as_of > now() THEN
+        RAISE EXCEPTION 'pressroom.as_of % is in the future', as_of
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN as_of;
+END
+$$;
+
 CREATE FUNCTION public.refuse_history_change() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -41,8 +59,8 @@ CREATE TABLE public.department_tasks (
     started_at timestamp with time zone,
     completed_at timestamp with time zone,
     version integer DEFAULT 1 NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_at timestamp with time zone DEFAULT public.pressroom_now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT public.pressroom_now() NOT NULL,
     CONSTRAINT ck_department_tasks_completed_at_iff_completed CHECK (((status = 'COMPLETED'::text) = (completed_at IS NOT NULL))),
     CONSTRAINT ck_department_tasks_picked_up_by_starting CHECK (
 CASE status
@@ -76,8 +94,8 @@ CREATE TABLE public.work_orders (
     status text DEFAULT 'ACTIVE'::text NOT NULL,
     version integer DEFAULT 1 NOT NULL,
     created_by bigint,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_at timestamp with time zone DEFAULT public.pressroom_now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT public.pressroom_now() NOT NULL,
     legacy_id bigint,
     imported_closed boolean DEFAULT false NOT NULL,
     due_at timestamp with time zone,
@@ -119,7 +137,7 @@ CREATE TABLE public.customer_ledger_entries (
     memo text,
     idempotency_key text NOT NULL,
     posted_by bigint NOT NULL,
-    posted_at timestamp with time zone DEFAULT now() NOT NULL,
+    posted_at timestamp with time zone DEFAULT public.pressroom_now() NOT NULL,
     CONSTRAINT ck_customer_ledger_entries_currency_code CHECK ((currency ~ '^[A-Z]{3}$'::text)),
     CONSTRAINT ck_customer_ledger_entries_kind CHECK ((kind = ANY (ARRAY['CHARGE'::text, 'PAYMENT'::text, 'CREDIT'::text, 'REFUND'::text, 'ADJUSTMENT'::text]))),
     CONSTRAINT ck_customer_ledger_entries_sign_follows_kind CHECK (
@@ -157,7 +175,7 @@ CREATE TABLE public.customers (
     id bigint NOT NULL,
     name text NOT NULL,
     created_by bigint,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_at timestamp with time zone DEFAULT public.pressroom_now() NOT NULL,
     contact_name text,
     email text,
     phone text,
@@ -192,7 +210,7 @@ CREATE TABLE public.departments (
     name text NOT NULL,
     kind text NOT NULL,
     gates_delivery boolean NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_at timestamp with time zone DEFAULT public.pressroom_now() NOT NULL,
     follows bigint[] DEFAULT '{}'::bigint[] NOT NULL,
     CONSTRAINT ck_departments_gates_production CHECK (((gates_delivery = false) OR (kind = 'PRODUCTION'::text))),
     CONSTRAINT ck_departments_kind CHECK ((kind = ANY (ARRAY['SALES'::text, 'ACCOUNTS'::text, 'PRODUCTION'::text, 'DELIVERY'::text])))
@@ -215,7 +233,7 @@ CREATE TABLE public.events (
     work_order_id bigint,
     department_id bigint,
     payload jsonb NOT NULL,
-    occurred_at timestamp with time zone DEFAULT now() NOT NULL,
+    occurred_at timestamp with time zone DEFAULT public.pressroom_now() NOT NULL,
     CONSTRAINT ck_events_type CHECK ((type = ANY (ARRAY['TASK_CREATED'::text, 'TASK_CHANGED'::text, 'TASK_WITHDRAWN'::text, 'TASK_REQUEUED'::text, 'TASK_GATE_OPENED'::text, 'TASK_GATE_CLOSED'::text, 'DELIVERY_GATE_OPENED'::text, 'DELIVERY_GATE_CLOSED'::text, 'WORK_ORDER_CREATED'::text, 'WORK_ORDER_CHANGED'::text, 'TOKEN_REVOKED'::text, 'LEDGER_ENTRY_POSTED'::text, 'USER_ACCESS_CHANGED'::text, 'WORK_ORDER_DUE_SOON'::text, 'WORK_ORDER_LATE'::text, 'TASK_STALE'::text])))
 );
 
@@ -251,7 +269,7 @@ CREATE TABLE public.task_transitions (
     action text NOT NULL,
     actor_id bigint NOT NULL,
     reason text,
-    occurred_at timestamp with time zone DEFAULT now() NOT NULL,
+    occurred_at timestamp with time zone DEFAULT public.pressroom_now() NOT NULL,
     CONSTRAINT ck_task_transitions_action CHECK ((action = ANY (ARRAY['START'::text, 'FINISH'::text, 'RELEASE'::text, 'OVERRIDE_COMPLETE'::text, 'REOPEN'::text, 'REMOVE'::text]))),
     CONSTRAINT ck_task_transitions_from_status CHECK ((from_status = ANY (ARRAY['PENDING'::text, 'STARTED'::text, 'COMPLETED'::text, 'REMOVED'::text]))),
     CONSTRAINT ck_task_transitions_to_status CHECK ((to_status = ANY (ARRAY['PENDING'::text, 'STARTED'::text, 'COMPLETED'::text, 'REMOVED'::text])))
@@ -293,7 +311,7 @@ CREATE TABLE public.tokens (
     token_hash bytea NOT NULL,
     user_id bigint NOT NULL,
     department_ids bigint[],
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_at timestamp with time zone DEFAULT public.pressroom_now() NOT NULL,
     expires_at timestamp with time zone,
     revoked_at timestamp with time zone,
     CONSTRAINT ck_tokens_display_departments CHECK (((kind = 'DISPLAY'::text) = (department_ids IS NOT NULL))),
@@ -322,7 +340,7 @@ CREATE TABLE public.users (
     is_admin boolean DEFAULT false NOT NULL,
     is_active boolean DEFAULT true NOT NULL,
     department text,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT public.pressroom_now() NOT NULL
 );
 
 ALTER TABLE public.users ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
@@ -349,7 +367,7 @@ CREATE TABLE public.work_order_transitions (
     to_state text NOT NULL,
     actor_id bigint,
     reason text,
-    occurred_at timestamp with time zone DEFAULT now() NOT NULL,
+    occurred_at timestamp with time zone DEFAULT public.pressroom_now() NOT NULL,
     department_id bigint,
     CONSTRAINT ck_work_order_transitions_action CHECK ((action = ANY (ARRAY['COMPLETE'::text, 'REACTIVATE'::text, 'CANCEL'::text, 'OPEN_GATE'::text, 'CLOSE_GATE'::text, 'QUOTE_CHANGED'::text, 'SCHEDULE_CHANGED'::text, 'HELD'::text, 'RESUMED'::text, 'DETAILS_CHANGED'::text, 'DEPARTMENT_ADDED'::text, 'DEPARTMENT_REMOVED'::text])))
 );

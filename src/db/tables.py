@@ -52,7 +52,9 @@ def _id() -> sa.Column[int]:
 
 
 def _now(name: str) -> sa.Column[object]:
-    return sa.Column(name, sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now())
+    # pressroom_now(): the transaction's time, or the moment the demo seed set (migration 0010).
+    stamp = sa.text("pressroom_now()")
+    return sa.Column(name, sa.DateTime(timezone=True), nullable=False, server_default=stamp)
 
 
 work_order_number_seq = sa.Sequence("work_order_number_seq", metadata=metadata)

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from db import customers, people, reads, routing, schedule
+from db import clock, customers, people, reads, routing, schedule
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from db.ledger import NewEntry, post_entry
@@ -17,13 +17,7 @@ from db.orders import NewWorkOrder, create_work_order
 from db.tasks import Actor, transition_task
 from domain import ledger
 from domain.contacts import Address, Contact
-from domain.enums import (
-    DepartmentKind,
-    LedgerEntryKind,
-    TaskAction,
-    WorkOrderPriority,
-    WorkOrderStatus,
-)
+from domain.enums import DepartmentKind, LedgerEntryKind, TaskAction, WorkOrderPriority
 from domain.ledger import EntryContent
 from domain.money import Money, parse_money
 
@@ -69,6 +63,23 @@ CUSTOMERS = [
     ("Juniper Hotel", Contact(None, None, "+44 131 496 0777",
                               Address(("1 Castle Terrace",), "EH1 2DP", "Edinburgh"))),
 ]  # fmt: skip
+# Each order's production departments, chosen with how far it got (`_day`) so that every
+# queue has work waiting for the first look: Design's in 0, Print's in 6, Finishing's in 8,
+# Delivery's in 9.
+ORDERS = [
+    ("design", "print", "finishing"),
+    ("print",),
+    ("design", "print", "finishing"),
+    ("print", "finishing"),
+    ("print",),
+    ("print", "finishing"),
+    ("print", "finishing"),
+    ("design", "print"),
+    ("print", "finishing"),
+    ("design", "print", "finishing"),
+    ("design", "print", "finishing"),
+    ("finishing",),
+]
 PRODUCTS = ["Flyers A5", "Banner 3m", "Business cards", "Menus", "Posters A2", "Brochures"]
 
 
@@ -78,12 +89,25 @@ class DemoInfo:
     logins: list[tuple[str, str, str]]
 
 
+@dataclass(frozen=True)
+class Step:
+    """One thing that happened in the shop, in a transaction of its own stamped `at`."""
+
+    at: datetime
+    n: int  # the order it happened to
+    what: TaskAction | str  # a task's move (by `code`), or CREATE / CANCEL / HOLD / a posting
+    code: str = ""
+    codes: tuple[str, ...] = ()  # CREATE's production departments
+
+
 async def seed(engine: AsyncEngine) -> DemoInfo:
     logins = [(email, name, PASSWORD) for email, name, _, _ in PEOPLE]
+    now = datetime.now(UTC)
     async with unit_of_work(engine) as conn:
         # Once only: a shop that already has departments is left as it is.
         if await reads.all_departments(conn):
             return DemoInfo(seeded=False, logins=logins)
+        await clock.stamp_as_of(conn, now - timedelta(days=7))
         depts = {
             code: await people.create_department(conn, code, name, kind, gates)
             for code, name, kind, gates in DEPARTMENTS
@@ -98,108 +122,153 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
                 is_admin=is_admin,
                 department_ids=[depts[c].id for c in codes],
             )
-        sales = users["sam@pressroom.test"].id
         clients = [
-            await customers.create_customer(conn, name, sales, contact)
+            await customers.create_customer(conn, name, users["sam@pressroom.test"].id, contact)
             for name, contact in CUSTOMERS
         ]
-        admin = users["admin@pressroom.test"].id
         for before, code in itertools.pairwise(ROUTE):
-            await routing.set_follows(conn, code, [before], admin)
-    worker = {
-        "design": users["dee@pressroom.test"].id,
-        "print": users["pat@pressroom.test"].id,
-        "finishing": users["fin@pressroom.test"].id,
-        "delivery": users["dan@pressroom.test"].id,
-    }
-    code_of = {d.id: c for c, d in depts.items()}
-    rng = random.Random(7)
-    orders = []
-    # Each order, and each of its steps, in a transaction of its own: its history reads in
-    # the order it happened.
-    for n in range(12):
-        codes = rng.sample(["design", "print", "finishing"], k=rng.randint(1, 3))
+            await routing.set_follows(conn, code, [before], users["admin@pressroom.test"].id)
+    shop = _Shop({c: d.id for c, d in depts.items()}, {e: u.id for e, u in users.items()}, clients)
+    # The shop's last thirty hours, each step when it happened: the histories read
+    # minutes to hours apart, and the whole log in time order.
+    for step in sorted(_day(now), key=lambda s: s.at):
         async with unit_of_work(engine) as conn:
-            order = await create_work_order(
-                conn,
-                NewWorkOrder(
-                    customer_id=clients[n % len(clients)].id,
-                    order_number=None,
-                    details={"product": rng.choice(PRODUCTS), "quantity": rng.randint(1, 20) * 50},
-                    department_codes=codes,
-                    needs_installation=n % 4 == 0,
-                    needs_transport=n % 3 == 0,
-                    needs_repair=False,
-                    quote=parse_money(Decimal(rng.randint(80, 2400)), "EUR", "quote"),
-                    created_by=sales,
-                    due_at=_due(n),
-                    priority=WorkOrderPriority.RUSH if n == 1 else WorkOrderPriority.NORMAL,
-                ),
-            )
-            tasks = await reads.tasks_of_work_orders(conn, [order.id])
-        by_code = {code_of[t.department_id]: t for t in tasks}
-        # Orders 0-3 stay untouched; later ones progress further through the shop, along
-        # the route: a first step started, or every production step done, then delivery.
+            await clock.stamp_as_of(conn, step.at)
+            await shop.do(conn, step)
+    return DemoInfo(seeded=True, logins=logins)
+
+
+def _day(now: datetime) -> list[Step]:
+    """The orders, one every two hours from 30 hours ago; each step 5 to 35 minutes after
+    the one before (a cancel, a hold or a posting up to an hour), so the last ends over an
+    hour before `now`."""
+    rng = random.Random(7)
+    steps = []
+    for n, codes in enumerate(ORDERS):
+        at = now - timedelta(hours=30) + n * timedelta(hours=2) + _minutes(rng, 0, 40)
+        steps.append(Step(at, n, "CREATE", codes=codes))
+        # How far the order got along its route: 0 untouched, 1 its first step started,
+        # 2 its first step done, 3 every production step done, 4 out for delivery,
+        # 5 delivered.
         progress = n % 6
         moves = []
-        for step, code in enumerate(c for c in ROUTE if c in by_code):
-            if progress >= 3 or (progress >= 1 and step == 0):
+        for index, code in enumerate(codes):
+            if progress >= 3 or (progress >= 1 and index == 0):
                 moves.append((code, TaskAction.START))
-            if progress >= 3:
+            if progress >= 3 or (progress >= 2 and index == 0):
                 moves.append((code, TaskAction.FINISH))
         moves += [("delivery", TaskAction.START)] if progress >= 4 else []
         moves += [("delivery", TaskAction.FINISH)] if progress >= 5 else []
         for code, action in moves:
-            async with unit_of_work(engine) as conn:
-                await transition_task(conn, by_code[code].id, action, Actor(worker[code], False))
-        async with unit_of_work(engine) as conn:
+            at += _minutes(rng, 5, 35)
+            steps.append(Step(at, n, action, code))
+        if n in (2, 3):
+            at += _minutes(rng, 20, 60)
+            steps.append(Step(at, n, "CANCEL" if n == 2 else "HOLD"))
             if n == 2:
-                await cancel_work_order(conn, order.id, admin, "Customer withdrew the order.")
-            if n == 3:
-                await schedule.hold(conn, order.id, "Waiting for the customer's proof.", sales)
-        orders.append(order)
-    async with unit_of_work(engine) as conn:
-        await _ledger(conn, orders, users["abe@pressroom.test"].id)
-    return DemoInfo(seeded=True, logins=logins)
+                continue
+        # Accounts invoices every order that goes ahead; some are paid in full or in
+        # part, one gets a credit.
+        postings = ["CHARGE", *(["PAYMENT"] if n % 3 == 0 else ["DEPOSIT"] if n % 3 == 1 else [])]
+        postings += ["CREDIT"] if n == 0 else []
+        for posting in postings:
+            at += _minutes(rng, 20, 40)
+            steps.append(Step(at, n, posting))
+    return steps
 
 
-def _due(n: int) -> datetime | None:
-    """Due dates the first look shows all of: late (yesterday), today, next week, none."""
-    today = datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
-    return [today - timedelta(days=1), today + timedelta(hours=5), today + timedelta(days=7), None][
-        n % 4
-    ]
+def _minutes(rng: random.Random, low: int, high: int) -> timedelta:
+    return timedelta(minutes=rng.randint(low, high), seconds=rng.randint(0, 59))
 
 
-async def _ledger(conn: AsyncConnection, orders: list[Any], accountant: int) -> None:
-    """A few postings, so Accounts sees balances at once: completed orders are charged
-    their quote, some are paid in full or in part, one gets a credit."""
-    postings = []
-    orders = sorted(await reads.work_orders(conn, [o.id for o in orders]), key=lambda o: o.id)
-    for order in orders:
-        if order.status == WorkOrderStatus.CANCELLED or order.quote_minor is None:
-            continue
-        quote = Money(order.quote_minor, order.quote_currency)
-        postings.append((order, LedgerEntryKind.CHARGE, quote, "Invoice"))
-        if order.id % 3 == 0:
-            postings.append((order, LedgerEntryKind.PAYMENT, quote, "Bank transfer"))
-        elif order.id % 3 == 1:
-            part = Money(quote.minor // 2, quote.currency)
-            postings.append((order, LedgerEntryKind.PAYMENT, part, "Deposit"))
-    first = orders[0]
-    postings.append((first, LedgerEntryKind.CREDIT, Money(1500, "EUR"), "Goodwill: late delivery"))
-    for n, (order, kind, amount, memo) in enumerate(postings):
-        await post_entry(
+class _Shop:
+    """The demo shop's people and records, doing one step at a time."""
+
+    def __init__(self, depts: dict[str, int], users: dict[str, int], clients: list[Any]) -> None:
+        self.depts = depts
+        self.users = users
+        self.clients = clients
+        self.orders: dict[int, Any] = {}
+        self.tasks: dict[tuple[int, str], int] = {}
+        self.posted = 0
+
+    def worker(self, code: str) -> int:
+        email = {"design": "dee", "print": "pat", "finishing": "fin", "delivery": "dan"}[code]
+        return self.users[f"{email}@pressroom.test"]
+
+    async def do(self, conn: AsyncConnection, step: Step) -> None:
+        sales, admin = self.users["sam@pressroom.test"], self.users["admin@pressroom.test"]
+        if isinstance(step.what, TaskAction):
+            task = self.tasks[step.n, step.code]
+            await transition_task(conn, task, step.what, Actor(self.worker(step.code), False))
+        elif step.what == "CREATE":
+            await self.create(conn, step, sales)
+        elif step.what == "CANCEL":
+            await cancel_work_order(conn, self.orders[step.n].id, admin, "Customer withdrew.")
+        elif step.what == "HOLD":
+            reason = "Waiting for the customer's proof."
+            await schedule.hold(conn, self.orders[step.n].id, reason, sales)
+        else:
+            await self.post(conn, step)
+
+    async def create(self, conn: AsyncConnection, step: Step, sales: int) -> None:
+        n = step.n
+        rng = random.Random(n)
+        order = await create_work_order(
             conn,
-            NewEntry(
-                content=EntryContent(
-                    customer_id=order.customer_id,
-                    work_order_id=order.id,
-                    kind=kind,
-                    amount=ledger.signed(kind, amount),
-                    memo=memo,
-                ),
-                idempotency_key=f"demo-{n}",
-                posted_by=accountant,
+            NewWorkOrder(
+                customer_id=self.clients[n % len(self.clients)].id,
+                order_number=None,
+                details={"product": rng.choice(PRODUCTS), "quantity": rng.randint(1, 20) * 50},
+                department_codes=list(step.codes),
+                needs_installation=n % 4 == 0,
+                needs_transport=n % 3 == 0,
+                needs_repair=False,
+                quote=parse_money(Decimal(rng.randint(80, 2400)), "EUR", "quote"),
+                created_by=sales,
+                due_at=_due(n, step.at),
+                priority=WorkOrderPriority.RUSH if n == 1 else WorkOrderPriority.NORMAL,
             ),
         )
+        self.orders[n] = order
+        code_of = {id_: code for code, id_ in self.depts.items()}
+        for task in await reads.tasks_of_work_orders(conn, [order.id]):
+            self.tasks[n, code_of[task.department_id]] = task.id
+
+    async def post(self, conn: AsyncConnection, step: Step) -> None:
+        order = self.orders[step.n]
+        quote = Money(order.quote_minor, order.quote_currency)
+        kind, amount, memo = {
+            "CHARGE": (LedgerEntryKind.CHARGE, quote, "Invoice"),
+            "PAYMENT": (LedgerEntryKind.PAYMENT, quote, "Bank transfer"),
+            "DEPOSIT": (
+                LedgerEntryKind.PAYMENT,
+                Money(quote.minor // 2, quote.currency),
+                "Deposit",
+            ),
+            "CREDIT": (LedgerEntryKind.CREDIT, Money(1500, "EUR"), "Goodwill: late delivery"),
+        }[str(step.what)]
+        content = EntryContent(
+            customer_id=order.customer_id,
+            work_order_id=order.id,
+            kind=kind,
+            amount=ledger.signed(kind, amount),
+            memo=memo,
+        )
+        self.posted += 1
+        await post_entry(
+            conn,
+            NewEntry(content, f"demo-{self.posted}", self.users["abe@pressroom.test"]),
+        )
+
+
+def _due(n: int, created: datetime) -> datetime | None:
+    """Due dates the first look shows all of: late (six hours after it came in), within the
+    day, next week, none."""
+    today = datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
+    return [
+        created.replace(minute=0, second=0, microsecond=0) + timedelta(hours=6),
+        today + timedelta(hours=5),
+        today + timedelta(days=7),
+        None,
+    ][n % 4]

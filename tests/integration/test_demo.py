@@ -1,7 +1,10 @@
 """The demo shop as `serve --demo` seeds it: routed Design → Print → Finishing, customers
-you can deliver to, and histories that read in the order they happened."""
+you can deliver to, and histories laid out over the last thirty hours, minutes to hours
+apart, in order."""
 
 import asyncio
+import itertools
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import text
 
@@ -10,6 +13,14 @@ from db.engine import create_engine
 from pressroom.demo import seed
 from tests.support import scratch_database
 
+LOGS = [
+    ("events", "occurred_at"),
+    ("task_transitions", "occurred_at"),
+    ("work_order_transitions", "occurred_at"),
+    ("customer_ledger_entries", "posted_at"),
+    ("work_orders", "created_at"),
+]
+
 
 async def test_the_demo_shop_is_routed_addressed_and_its_histories_in_order(
     server_url: str,
@@ -17,6 +28,7 @@ async def test_the_demo_shop_is_routed_addressed_and_its_histories_in_order(
     async with scratch_database(server_url, "pressroom_demo") as url:
         await asyncio.to_thread(migrate.upgrade_sync, url)
         engine = create_engine(url, pool_size=2, max_overflow=0)
+        started = datetime.now(UTC)
         try:
             assert (await seed(engine)).seeded is True
             assert (await seed(engine)).seeded is False
@@ -29,9 +41,7 @@ async def test_the_demo_shop_is_routed_addressed_and_its_histories_in_order(
                 addressed = await conn.scalar(
                     text("SELECT count(*) FROM customers WHERE city IS NOT NULL")
                 )
-                # Every order's moves (its tasks' and its own) in id order are in time
-                # order, and not all at one instant.
-                stamps = (
+                task_moves = (
                     await conn.execute(
                         text(
                             "SELECT t.work_order_id, h.occurred_at FROM task_transitions h "
@@ -39,14 +49,25 @@ async def test_the_demo_shop_is_routed_addressed_and_its_histories_in_order(
                         )
                     )
                 ).all()
+                logs = {
+                    table: list(
+                        await conn.scalars(text(f"SELECT {column} FROM {table} ORDER BY id"))
+                    )
+                    for table, column in LOGS
+                }
         finally:
             await engine.dispose()
     assert follows == {"design": [], "print": ["design"], "finishing": ["print"]}
     assert addressed == 5
-    by_order: dict[int, list] = {}
-    for order, at in stamps:
+    # Every log, in the order it was written, is in time order, and all of it is past.
+    for table, times in logs.items():
+        assert times == sorted(times) and times[-1] < started, table
+    events = logs["events"]
+    assert events[-1] - events[0] > timedelta(hours=24)
+    # Each order's task moves (a cancel's included) are minutes apart, as its steps were.
+    by_order: dict[int, list[datetime]] = {}
+    for order, at in task_moves:
         by_order.setdefault(order, []).append(at)
-    moved = [times for times in by_order.values() if len(times) > 1]
-    assert moved
-    for times in moved:
-        assert times == sorted(times) and len(set(times)) == len(times), times
+    gaps = [b - a for times in by_order.values() for a, b in itertools.pairwise(times)]
+    assert len(gaps) > 10
+    assert all(timedelta(minutes=5) <= gap <= timedelta(hours=1) for gap in gaps), gaps
