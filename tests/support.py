@@ -26,7 +26,7 @@ from gql.transport.websockets import WebsocketsTransport
 from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from db import admin, customers, embedded, migrate, people
+from db import admin, clock, customers, embedded, migrate, people
 from db.credentials import hash_password
 from db.engine import create_engine, unit_of_work
 from db.feed import LISTENER_NAME, TASK_PREFIX
@@ -212,8 +212,11 @@ class Shop:
 
     async def order(self, codes: list[str], **extra: Any) -> int:
         """A work order for production `codes` (plus delivery; none: one that only
-        delivers), of Flyers unless `details` say otherwise; returns its pk."""
+        delivers), of Flyers unless `details` say otherwise, created `at` a moment past
+        when given; returns its pk."""
         async with unit_of_work(self.engine) as conn:
+            if "at" in extra:
+                await clock.stamp_as_of(conn, extra["at"])
             row = await create_work_order(
                 conn,
                 NewWorkOrder(

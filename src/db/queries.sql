@@ -1104,3 +1104,108 @@ WHERE p.pronamespace = CAST('public' AS regnamespace)
 -- What this transaction writes is stamped :at (pressroom_now(), migration 0010), a moment
 -- already past; the setting ends with the transaction.
 SELECT set_config('pressroom.as_of', CAST(:at AS text), true)
+
+-- name: department_flow
+-- Flow figures of the departments :department_ids over [:from, :to), from the task
+-- history (docs/decisions.md, "Flow figures"). A task counts once: by its final START
+-- when that falls in the window (waiting from the last time it became available: its
+-- creation, its gate's last opening, its last reopen; a release does not restart the
+-- wait), and by its last completion when that falls in the window (working from the START
+-- it completed; an admin's completion of a pending task has no working time). Tasks of
+-- cancelled orders and removed tasks count nowhere. `wip` and `waiting` are now.
+WITH counted AS NOT MATERIALIZED (
+    SELECT t.id, t.department_id, t.work_order_id, t.created_at
+    FROM department_tasks t
+    JOIN work_orders w ON w.id = t.work_order_id
+    WHERE w.status <> 'CANCELLED' AND t.status <> 'REMOVED'
+      AND t.department_id = ANY(CAST(:department_ids AS bigint[]))
+), starts AS (
+    SELECT c.department_id, CAST(extract(epoch FROM h.occurred_at - greatest(
+               c.created_at,
+               (SELECT max(g.occurred_at) FROM work_order_transitions g
+                WHERE g.work_order_id = c.work_order_id AND g.department_id = c.department_id
+                  AND g.action = 'OPEN_GATE' AND g.occurred_at <= h.occurred_at),
+               (SELECT max(r.occurred_at) FROM task_transitions r
+                WHERE r.task_id = h.task_id AND r.action = 'REOPEN' AND r.id < h.id)
+           )) AS double precision) AS seconds
+    FROM task_transitions h
+    JOIN counted c ON c.id = h.task_id
+    WHERE h.action = 'START' AND h.occurred_at >= :from AND h.occurred_at < :to
+      AND NOT EXISTS (SELECT FROM task_transitions l
+                      WHERE l.task_id = h.task_id AND l.action = 'START' AND l.id > h.id)
+), completions AS (
+    SELECT c.department_id,
+           CAST(h.occurred_at AT TIME ZONE CAST(:time_zone AS text) AS date) AS day,
+           CASE WHEN h.from_status = 'STARTED' THEN CAST(extract(epoch FROM h.occurred_at - (
+               SELECT s.occurred_at FROM task_transitions s
+               WHERE s.task_id = h.task_id AND s.action = 'START' AND s.id < h.id
+               ORDER BY s.id DESC LIMIT 1)) AS double precision) END AS seconds
+    FROM task_transitions h
+    JOIN counted c ON c.id = h.task_id
+    WHERE h.to_status = 'COMPLETED' AND h.occurred_at >= :from AND h.occurred_at < :to
+      AND NOT EXISTS (SELECT FROM task_transitions l
+                      WHERE l.task_id = h.task_id AND l.to_status = 'COMPLETED' AND l.id > h.id)
+), waited AS (
+    SELECT department_id, count(*) AS n,
+           percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) AS p50,
+           percentile_cont(0.85) WITHIN GROUP (ORDER BY seconds) AS p85, max(seconds) AS top
+    FROM starts GROUP BY department_id
+), worked AS (
+    SELECT department_id, count(*) AS completed, count(seconds) AS n,
+           percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) AS p50,
+           percentile_cont(0.85) WITHIN GROUP (ORDER BY seconds) AS p85, max(seconds) AS top
+    FROM completions GROUP BY department_id
+), per_day AS (
+    SELECT department_id, jsonb_object_agg(CAST(day AS text), n) AS days
+    FROM (SELECT department_id, day, count(*) AS n FROM completions GROUP BY 1, 2) AS d
+    GROUP BY department_id
+), present AS (
+    SELECT t.department_id,
+           count(*) FILTER (WHERE t.status = 'STARTED') AS wip,
+           count(*) FILTER (WHERE t.status = 'PENDING' AND t.available_at <= now()
+                                  AND w.held_at IS NULL) AS waiting
+    FROM department_tasks t
+    JOIN work_orders w ON w.id = t.work_order_id
+    WHERE w.status = 'ACTIVE' AND t.status IN ('PENDING', 'STARTED')
+      AND t.department_id = ANY(CAST(:department_ids AS bigint[]))
+    GROUP BY t.department_id
+)
+SELECT d.id AS department_id,
+       coalesce(wa.n, 0) AS wait_count, wa.p50 AS wait_p50, wa.p85 AS wait_p85,
+       wa.top AS wait_max,
+       coalesce(wo.completed, 0) AS completed,
+       coalesce(wo.n, 0) AS work_count, wo.p50 AS work_p50, wo.p85 AS work_p85,
+       wo.top AS work_max,
+       coalesce(pd.days, '{}') AS per_day,
+       coalesce(p.wip, 0) AS wip, coalesce(p.waiting, 0) AS waiting
+FROM departments d
+LEFT JOIN waited wa ON wa.department_id = d.id
+LEFT JOIN worked wo ON wo.department_id = d.id
+LEFT JOIN per_day pd ON pd.department_id = d.id
+LEFT JOIN present p ON p.department_id = d.id
+WHERE d.id = ANY(CAST(:department_ids AS bigint[]))
+ORDER BY d.id
+
+-- name: order_flow
+-- Work orders completed in [:from, :to) (by their last completion in it; cancelled ones
+-- count nowhere): how many had a due date and met it, and their lead times (created to
+-- completed).
+WITH done AS (
+    SELECT w.due_at,
+           CAST(extract(epoch FROM h.occurred_at - w.created_at) AS double precision) AS seconds,
+           h.occurred_at <= w.due_at AS on_time
+    FROM work_order_transitions h
+    JOIN work_orders w ON w.id = h.work_order_id
+    WHERE h.action = 'COMPLETE' AND h.occurred_at >= :from AND h.occurred_at < :to
+      AND w.status <> 'CANCELLED'
+      AND NOT EXISTS (SELECT FROM work_order_transitions l
+                      WHERE l.work_order_id = h.work_order_id AND l.action = 'COMPLETE'
+                        AND l.id > h.id)
+)
+SELECT count(*) FILTER (WHERE due_at IS NOT NULL) AS with_due,
+       count(*) FILTER (WHERE on_time) AS on_time,
+       count(*) AS lead_count,
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) AS lead_p50,
+       percentile_cont(0.85) WITHIN GROUP (ORDER BY seconds) AS lead_p85,
+       max(seconds) AS lead_max
+FROM done

@@ -459,11 +459,15 @@ CREATE INDEX ix_events_xid_id ON public.events USING btree (xid, id);
 
 CREATE INDEX ix_rate_limit_hits_key_at ON public.rate_limit_hits USING btree (key, at);
 
+CREATE INDEX ix_task_transitions_occurred_at_id ON public.task_transitions USING btree (occurred_at, id);
+
 CREATE INDEX ix_task_transitions_task_id_id ON public.task_transitions USING btree (task_id, id);
 
 CREATE INDEX ix_timers_due ON public.timers USING btree (due_at, id) WHERE (fired_at IS NULL);
 
 CREATE INDEX ix_user_departments_department_id ON public.user_departments USING btree (department_id);
+
+CREATE INDEX ix_work_order_transitions_occurred_at_id ON public.work_order_transitions USING btree (occurred_at, id);
 
 CREATE INDEX ix_work_order_transitions_work_order_id_id ON public.work_order_transitions USING btree (work_order_id, id);
 

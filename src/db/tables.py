@@ -244,6 +244,8 @@ task_transitions = sa.Table(
     sa.CheckConstraint(one_of("to_status", TaskStatus), name="to_status"),
     sa.CheckConstraint(one_of("action", TaskAction), name="action"),
     sa.Index("ix_task_transitions_task_id_id", "task_id", "id"),
+    # Flow figures and exports read a window of history by time.
+    sa.Index("ix_task_transitions_occurred_at_id", "occurred_at", "id"),
 )
 
 work_order_transitions = sa.Table(
@@ -263,6 +265,7 @@ work_order_transitions = sa.Table(
     sa.Column("department_id", sa.BigInteger, sa.ForeignKey("departments.id"), nullable=True),
     sa.CheckConstraint(one_of("action", WorkOrderAction), name="action"),
     sa.Index("ix_work_order_transitions_work_order_id_id", "work_order_id", "id"),
+    sa.Index("ix_work_order_transitions_occurred_at_id", "occurred_at", "id"),
 )
 
 # Durable timers (db/timers.py): armed in the transaction of what arms them, fired once.

@@ -6,19 +6,21 @@ from typing import Annotated
 import strawberry
 from strawberry import relay
 
+from db import flow as db_flow
 from db import reads
 from db.events import encode_snapshot
-from domain import validation
-from domain.enums import WorkOrderOrder, WorkOrderPriority, WorkOrderStatus
+from domain import flow, validation
+from domain.enums import DepartmentKind, WorkOrderOrder, WorkOrderPriority, WorkOrderStatus
 from domain.errors import DomainError
-from domain.workflow import kind_choices
+from domain.workflow import has_queue, kind_choices
 from graph import prefetch
 from graph.context import Info
 from graph.errors import bad_request
 from graph.ids import decode_id
-from graph.permissions import ADMINS, SEES_QUEUE, SEES_QUOTES, STAFF, allowed, viewer_of
+from graph.permissions import ADMINS, SALES, SEES_QUEUE, SEES_QUOTES, STAFF, allowed, viewer_of
 from graph.types.customers import Customer
 from graph.types.departments import Department, DepartmentKindChoice
+from graph.types.flow import DepartmentFlow, FlowSummary
 from graph.types.ledger import LedgerEntry
 from graph.types.pagination import (
     build_edges,
@@ -47,6 +49,17 @@ class QueueConnection(relay.Connection[DepartmentTask]):
         description="Event-stream position of this snapshot: subscribe with `after:` set to it "
         "to receive every later change, with no gap and no duplicate."
     )
+
+
+FROM = strawberry.argument(name="from", description="The window's start (with a time zone).")
+TO = strawberry.argument(name="to", description="The window's end, not included.")
+
+
+def _window(start: datetime, end: datetime) -> flow.Window:
+    try:
+        return flow.window(start, end)
+    except DomainError as error:
+        raise bad_request(error.message) from None
 
 
 def _search(value: str | None) -> str | None:
@@ -235,6 +248,42 @@ class Query:
             rows = await reads.stale_tasks_page(conn, limit=limit + 1, after_id=after_id)
         edges, page = build_edges(rows, limit, after, lambda r: [r.id], DepartmentTask.of)
         return relay.Connection(edges=edges, page_info=page)
+
+    @strawberry.field(
+        extensions=allowed(SALES),
+        description="How work flowed through one department in [from, to) (DepartmentFlow).",
+    )
+    async def department_flow(
+        self,
+        info: Info,
+        department: str,
+        start: Annotated[datetime, FROM],
+        end: Annotated[datetime, TO],
+    ) -> DepartmentFlow:
+        window = _window(start, end)
+        dept = (await info.context.loaders.department_codes()).get(department)
+        if dept is None or not has_queue(DepartmentKind(dept.kind)):
+            raise bad_request(f"{department!r} is not the code of a department with tasks.")
+        zone = info.context.services.time_zone
+        async with info.context.read() as conn:
+            (figures,) = await db_flow.department_flow(conn, window, [dept.id], zone)
+        return DepartmentFlow.of(figures)
+
+    @strawberry.field(
+        extensions=allowed(SALES),
+        description="Every department's flow in [from, to), on-time delivery and lead time.",
+    )
+    async def flow_summary(
+        self, info: Info, start: Annotated[datetime, FROM], end: Annotated[datetime, TO]
+    ) -> FlowSummary:
+        window = _window(start, end)
+        departments = (await info.context.loaders.department_codes()).values()
+        ids = sorted(d.id for d in departments if has_queue(DepartmentKind(d.kind)))
+        zone = info.context.services.time_zone
+        async with info.context.read() as conn:
+            figures = await db_flow.department_flow(conn, window, ids, zone)
+            orders = await db_flow.order_flow(conn, window)
+        return FlowSummary.of(window, figures, orders)
 
     @strawberry.field(extensions=allowed(SEES_QUOTES))
     async def customers(

@@ -5,6 +5,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol
+from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -86,6 +87,8 @@ class Services:
     # untouched a started task is stale (their timers: db/timers.py).
     due_soon: timedelta = timers.DUE_SOON
     stale_after: timedelta = timers.STALE_AFTER
+    # The calendar that flow figures count days by (PRESSROOM_TIME_ZONE).
+    time_zone: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
     # Set by graph.app.create_app: the app's own metrics registry.
     metrics: "Metrics | None" = None
     outage: Outage = field(default_factory=Outage)

@@ -68,6 +68,7 @@ def create_app(
         api_token_max_days=settings.api_token_max_days,
         due_soon=timedelta(hours=settings.due_soon_hours),
         stale_after=timedelta(hours=settings.stale_after_hours),
+        time_zone=settings.time_zone,
         throttle=PasswordThrottle(
             PostgresStorage(engine),
             failures_per_address=settings.signin_failures_per_address,

@@ -1,6 +1,7 @@
 """Settings from the environment (prefix PRESSROOM_, plus the conventional DATABASE_URL)."""
 
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -47,6 +48,11 @@ class Settings(BaseSettings):
         pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$",
         description="How the app writes and reads amounts (a BCP 47 tag, e.g. de-DE: "
         "1.250,00); the API keeps one plain decimal form (1250.00).",
+    )
+    time_zone: ZoneInfo = Field(
+        default=ZoneInfo("UTC"),
+        description="The shop's IANA time zone (e.g. Europe/Berlin): the calendar days that "
+        "flow figures count completions by.",
     )
     # Overflow connections are closed on return and reopened under load, which costs
     # PostgreSQL a connection start each time: keep the steady pool large instead.
@@ -134,6 +140,17 @@ class Settings(BaseSettings):
         description="Under a stream of commits, the event feed reads (and notifies other "
         "processes) at most once per this interval; an isolated commit is read at once.",
     )
+
+    @field_validator("time_zone", mode="before")
+    @classmethod
+    def _iana_zone(cls, value: object) -> object:
+        if isinstance(value, str):
+            try:
+                return ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError):
+                message = f"{value!r} is not an IANA time zone (e.g. Europe/Berlin)."
+                raise ValueError(message) from None
+        return value
 
     @field_validator("currency")
     @classmethod

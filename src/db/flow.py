@@ -1,0 +1,52 @@
+"""Flow figures read from the histories in SQL (queries.sql: department_flow, order_flow)."""
+
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from db.queries import Q
+from domain.flow import DepartmentFlow, DurationStats, OrderFlow, Window
+
+
+def _stats(row: Any, prefix: str) -> DurationStats:
+    return DurationStats(
+        count=getattr(row, f"{prefix}_count"),
+        p50=getattr(row, f"{prefix}_p50"),
+        p85=getattr(row, f"{prefix}_p85"),
+        max=getattr(row, f"{prefix}_max"),
+    )
+
+
+async def department_flow(
+    conn: AsyncConnection, window: Window, department_ids: list[int], zone: ZoneInfo
+) -> list[DepartmentFlow]:
+    """The departments' figures, in id order; every day of the window in `zone` listed."""
+    rows = await conn.execute(
+        Q["department_flow"],
+        {
+            "from": window.start,
+            "to": window.end,
+            "department_ids": department_ids,
+            "time_zone": zone.key,
+        },
+    )
+    days = window.days(zone)
+    return [
+        DepartmentFlow(
+            department_id=row.department_id,
+            started=row.wait_count,
+            completed=row.completed,
+            wait=_stats(row, "wait"),
+            work=_stats(row, "work"),
+            wip=row.wip,
+            waiting=row.waiting,
+            per_day=[(day, row.per_day.get(day.isoformat(), 0)) for day in days],
+        )
+        for row in rows
+    ]
+
+
+async def order_flow(conn: AsyncConnection, window: Window) -> OrderFlow:
+    row = (await conn.execute(Q["order_flow"], {"from": window.start, "to": window.end})).one()
+    return OrderFlow(completed_with_due=row.with_due, on_time=row.on_time, lead=_stats(row, "lead"))

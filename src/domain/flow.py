@@ -1,0 +1,69 @@
+"""Flow figures: how long tasks wait and take, department by department, over a window of
+history (db/flow.py reads them in SQL; the rules of what counts are written there)."""
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from domain.validation import invalid
+
+MAX_DAYS = 400
+
+
+@dataclass(frozen=True)
+class Window:
+    """[start, end): the moments a figure looks at."""
+
+    start: datetime
+    end: datetime
+
+    def days(self, zone: ZoneInfo) -> list[date]:
+        """The calendar days in `zone` that the window touches, in order."""
+        first = self.start.astimezone(zone).date()
+        last = (self.end - timedelta(microseconds=1)).astimezone(zone).date()
+        return [first + timedelta(days=n) for n in range((last - first).days + 1)]
+
+
+def window(start: datetime, end: datetime) -> Window:
+    for value, field in ((start, "from"), (end, "to")):
+        if value.tzinfo is None:
+            raise invalid(f"{field} needs a time zone (e.g. 2027-01-31T00:00:00Z).", field)
+    if end <= start:
+        raise invalid("to must be later than from.", "to")
+    if end - start > timedelta(days=MAX_DAYS):
+        raise invalid(f"A window can be at most {MAX_DAYS} days long.", "to")
+    return Window(start, end)
+
+
+@dataclass(frozen=True)
+class DurationStats:
+    """Seconds: the median, the 85th percentile (interpolated) and the longest, over
+    `count` tasks; none of them when there are none."""
+
+    count: int
+    p50: float | None
+    p85: float | None
+    max: float | None
+
+
+@dataclass(frozen=True)
+class DepartmentFlow:
+    department_id: int
+    started: int
+    completed: int
+    wait: DurationStats
+    work: DurationStats
+    wip: int
+    waiting: int
+    per_day: list[tuple[date, int]]
+
+
+@dataclass(frozen=True)
+class OrderFlow:
+    completed_with_due: int
+    on_time: int
+    lead: DurationStats
+
+    @property
+    def on_time_rate(self) -> float | None:
+        return self.on_time / self.completed_with_due if self.completed_with_due else None
