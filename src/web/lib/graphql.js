@@ -85,10 +85,16 @@ export function createTransport({ token, onAuthFailure = () => {}, onForbidden =
     return body.data;
   }
 
+  // dispose() waits for a socket still connecting, and rejects with its CloseEvent when
+  // the server closes it first (a revoked token, at sign-out): nothing is left to handle.
+  function disposeQuietly(old) {
+    old.dispose().catch(() => {});
+  }
+
   function socket() {
     const bearer = token();
     if (client !== null && clientToken === bearer) return client;
-    if (client !== null) client.dispose();
+    if (client !== null) disposeQuietly(client);
     clientToken = bearer;
     connected = false;
     client = createClient({
@@ -141,7 +147,7 @@ export function createTransport({ token, onAuthFailure = () => {}, onForbidden =
       if (client !== null) client.terminate();
     },
     close() {
-      if (client !== null) client.dispose();
+      if (client !== null) disposeQuietly(client);
       client = null;
       clientToken = null;
       connected = false;
