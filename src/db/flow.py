@@ -50,3 +50,10 @@ async def department_flow(
 async def order_flow(conn: AsyncConnection, window: Window) -> OrderFlow:
     row = (await conn.execute(Q["order_flow"], {"from": window.start, "to": window.end})).one()
     return OrderFlow(completed_with_due=row.with_due, on_time=row.on_time, lead=_stats(row, "lead"))
+
+
+async def rebuild(conn: AsyncConnection, work_order_ids: list[int] | None = None) -> int:
+    """Derive the flow projection of these orders and their tasks (all of them: None) from
+    history again; no events. Returns how many tasks it wrote."""
+    params = {"work_order_ids": work_order_ids}
+    return int((await conn.execute(Q["rebuild_flow"], params)).scalar_one())

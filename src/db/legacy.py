@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from db import legacy_source
+from db import flow, legacy_source
 from db.engine import unit_of_work
 from db.queries import Q
 from domain.enums import DepartmentKind
@@ -287,8 +287,9 @@ async def _import_orders(run: _Run, target: AsyncEngine, orders: list[PlannedOrd
         return
     async with unit_of_work(target) as conn:
         await _customer_ids(run, conn, orders)
-        rows = await conn.execute(Q["import_orders"], _order_params(run, orders))
-        inserted = len(rows.all())
+        rows = (await conn.execute(Q["import_orders"], _order_params(run, orders))).all()
+        inserted = len(rows)
+        await flow.rebuild(conn, [r.id for r in rows])
         await conn.execute(Q["notify_events"], {"origin": "legacy-import"})
     run.summary.orders_imported += inserted
     run.summary.orders_already += len(orders) - inserted

@@ -35,6 +35,23 @@ WITH wo AS (
                           WHEN :target = 'COMPLETED' THEN coalesce(t.started_at, pressroom_now())
                           ELSE t.started_at END,
         completed_at = CASE WHEN :target = 'COMPLETED' THEN pressroom_now() END,
+        -- The flow projection, as rebuild_flow derives it from history: a START waited
+        -- since the task last became available (its gate's opening, or its creation) or
+        -- was reopened; a completion from STARTED worked since that START.
+        last_started_at = CASE WHEN :action = 'START' THEN pressroom_now()
+                               ELSE t.last_started_at END,
+        waited_seconds = CASE WHEN :action = 'START' THEN CAST(extract(epoch FROM
+                                  pressroom_now() - greatest(t.available_at, (
+                                      SELECT max(r.occurred_at) FROM task_transitions r
+                                      WHERE r.task_id = t.id AND r.action = 'REOPEN')))
+                                  AS double precision)
+                              ELSE t.waited_seconds END,
+        last_completed_at = CASE WHEN :target = 'COMPLETED' THEN pressroom_now()
+                                 ELSE t.last_completed_at END,
+        worked_seconds = CASE WHEN :target <> 'COMPLETED' THEN t.worked_seconds
+                              WHEN old.status = 'STARTED' THEN CAST(extract(epoch FROM
+                                  pressroom_now() - t.last_started_at) AS double precision)
+                         END,
         -- A removed task is in no queue.
         available_at = CASE WHEN :target = 'REMOVED' THEN NULL ELSE t.available_at END,
         version = t.version + 1,
@@ -136,7 +153,9 @@ SELECT * FROM moved
 -- The only writer of work_orders.status.
 WITH moved AS (
     UPDATE work_orders w SET
-        status = CAST(:target AS text), version = w.version + 1, updated_at = pressroom_now()
+        status = CAST(:target AS text), version = w.version + 1, updated_at = pressroom_now(),
+        last_completed_at = CASE WHEN :target = 'COMPLETED' THEN pressroom_now()
+                                 ELSE w.last_completed_at END
     WHERE w.id = :work_order_id AND w.status = :source
     RETURNING w.*
 ), history AS (
@@ -994,7 +1013,7 @@ WITH xo AS (
     FROM t JOIN o ON o.id = t.work_order_id JOIN xo ON xo.legacy_id = o.legacy_id
     WHERE xo.live
 )
-SELECT legacy_id FROM o
+SELECT legacy_id, id FROM o
 
 -- name: import_payments
 -- Payments of imported orders (this run's or an earlier one's) as PAYMENT entries; a key
@@ -1106,54 +1125,32 @@ WHERE p.pronamespace = CAST('public' AS regnamespace)
 SELECT set_config('pressroom.as_of', CAST(:at AS text), true)
 
 -- name: department_flow
--- Flow figures of the departments :department_ids over [:from, :to), from the task
--- history (docs/decisions.md, "Flow figures"). A task counts once: by its final START
--- when that falls in the window (waiting from the last time it became available: its
--- creation, its gate's last opening, its last reopen; a release does not restart the
--- wait), and by its last completion when that falls in the window (working from the START
--- it completed; an admin's completion of a pending task has no working time). Tasks of
--- cancelled orders and removed tasks count nowhere. `wip` and `waiting` are now.
+-- Flow figures of the departments :department_ids over [:from, :to) (docs/decisions.md,
+-- "Flow figures"), read from the flow projection of the history (transition_task keeps
+-- it, rebuild_flow derives it): a task counts once, by its final START when that
+-- falls in the window and by its last completion when that does. Tasks of cancelled
+-- orders and removed tasks count nowhere. `wip` and `waiting` are now.
 WITH counted AS NOT MATERIALIZED (
-    SELECT t.id, t.department_id, t.work_order_id, t.created_at
+    SELECT t.department_id, t.last_started_at, t.waited_seconds, t.last_completed_at,
+           t.worked_seconds
     FROM department_tasks t
-    JOIN work_orders w ON w.id = t.work_order_id
-    WHERE w.status <> 'CANCELLED' AND t.status <> 'REMOVED'
-      AND t.department_id = ANY(CAST(:department_ids AS bigint[]))
-), starts AS (
-    SELECT c.department_id, CAST(extract(epoch FROM h.occurred_at - greatest(
-               c.created_at,
-               (SELECT max(g.occurred_at) FROM work_order_transitions g
-                WHERE g.work_order_id = c.work_order_id AND g.department_id = c.department_id
-                  AND g.action = 'OPEN_GATE' AND g.occurred_at <= h.occurred_at),
-               (SELECT max(r.occurred_at) FROM task_transitions r
-                WHERE r.task_id = h.task_id AND r.action = 'REOPEN' AND r.id < h.id)
-           )) AS double precision) AS seconds
-    FROM task_transitions h
-    JOIN counted c ON c.id = h.task_id
-    WHERE h.action = 'START' AND h.occurred_at >= :from AND h.occurred_at < :to
-      AND NOT EXISTS (SELECT FROM task_transitions l
-                      WHERE l.task_id = h.task_id AND l.action = 'START' AND l.id > h.id)
-), completions AS (
-    SELECT c.department_id,
-           CAST(h.occurred_at AT TIME ZONE CAST(:time_zone AS text) AS date) AS day,
-           CASE WHEN h.from_status = 'STARTED' THEN CAST(extract(epoch FROM h.occurred_at - (
-               SELECT s.occurred_at FROM task_transitions s
-               WHERE s.task_id = h.task_id AND s.action = 'START' AND s.id < h.id
-               ORDER BY s.id DESC LIMIT 1)) AS double precision) END AS seconds
-    FROM task_transitions h
-    JOIN counted c ON c.id = h.task_id
-    WHERE h.to_status = 'COMPLETED' AND h.occurred_at >= :from AND h.occurred_at < :to
-      AND NOT EXISTS (SELECT FROM task_transitions l
-                      WHERE l.task_id = h.task_id AND l.to_status = 'COMPLETED' AND l.id > h.id)
+    WHERE t.department_id = ANY(CAST(:department_ids AS bigint[])) AND t.status <> 'REMOVED'
+      AND t.work_order_id NOT IN (SELECT id FROM work_orders WHERE status = 'CANCELLED')
 ), waited AS (
-    SELECT department_id, count(*) AS n,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) AS p50,
-           percentile_cont(0.85) WITHIN GROUP (ORDER BY seconds) AS p85, max(seconds) AS top
-    FROM starts GROUP BY department_id
+    -- One sort for both percentiles.
+    SELECT department_id, count(*) AS n, max(waited_seconds) AS top,
+           percentile_cont(ARRAY[0.5, 0.85]) WITHIN GROUP (ORDER BY waited_seconds) AS p
+    FROM counted
+    WHERE last_started_at >= :from AND last_started_at < :to
+    GROUP BY department_id
+), completions AS (
+    SELECT department_id, worked_seconds AS seconds,
+           CAST(last_completed_at AT TIME ZONE CAST(:time_zone AS text) AS date) AS day
+    FROM counted
+    WHERE last_completed_at >= :from AND last_completed_at < :to
 ), worked AS (
-    SELECT department_id, count(*) AS completed, count(seconds) AS n,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) AS p50,
-           percentile_cont(0.85) WITHIN GROUP (ORDER BY seconds) AS p85, max(seconds) AS top
+    SELECT department_id, count(*) AS completed, count(seconds) AS n, max(seconds) AS top,
+           percentile_cont(ARRAY[0.5, 0.85]) WITHIN GROUP (ORDER BY seconds) AS p
     FROM completions GROUP BY department_id
 ), per_day AS (
     SELECT department_id, jsonb_object_agg(CAST(day AS text), n) AS days
@@ -1171,10 +1168,10 @@ WITH counted AS NOT MATERIALIZED (
     GROUP BY t.department_id
 )
 SELECT d.id AS department_id,
-       coalesce(wa.n, 0) AS wait_count, wa.p50 AS wait_p50, wa.p85 AS wait_p85,
+       coalesce(wa.n, 0) AS wait_count, wa.p[1] AS wait_p50, wa.p[2] AS wait_p85,
        wa.top AS wait_max,
        coalesce(wo.completed, 0) AS completed,
-       coalesce(wo.n, 0) AS work_count, wo.p50 AS work_p50, wo.p85 AS work_p85,
+       coalesce(wo.n, 0) AS work_count, wo.p[1] AS work_p50, wo.p[2] AS work_p85,
        wo.top AS work_max,
        coalesce(pd.days, '{}') AS per_day,
        coalesce(p.wip, 0) AS wip, coalesce(p.waiting, 0) AS waiting
@@ -1186,26 +1183,119 @@ LEFT JOIN present p ON p.department_id = d.id
 WHERE d.id = ANY(CAST(:department_ids AS bigint[]))
 ORDER BY d.id
 
--- name: order_flow
--- Work orders completed in [:from, :to) (by their last completion in it; cancelled ones
--- count nowhere): how many had a due date and met it, and their lead times (created to
--- completed).
-WITH done AS (
-    SELECT w.due_at,
-           CAST(extract(epoch FROM h.occurred_at - w.created_at) AS double precision) AS seconds,
-           h.occurred_at <= w.due_at AS on_time
-    FROM work_order_transitions h
-    JOIN work_orders w ON w.id = h.work_order_id
-    WHERE h.action = 'COMPLETE' AND h.occurred_at >= :from AND h.occurred_at < :to
-      AND w.status <> 'CANCELLED'
-      AND NOT EXISTS (SELECT FROM work_order_transitions l
-                      WHERE l.work_order_id = h.work_order_id AND l.action = 'COMPLETE'
-                        AND l.id > h.id)
+-- name: rebuild_flow
+-- The flow projection of the orders :work_order_ids and their tasks (every one when null),
+-- derived from history alone, without events: an order's last completion; a task's the final START, waiting since the latest of the task's
+-- creation, its gate's last opening before that START and its last reopen before it
+-- (a release does not restart the wait); the last completion, working since the START
+-- it completed (none for an admin's completion of a pending task).
+WITH facts AS (
+    SELECT t.id, s.occurred_at AS last_started_at,
+           CAST(extract(epoch FROM s.occurred_at - greatest(
+               t.created_at,
+               (SELECT max(g.occurred_at) FROM work_order_transitions g
+                WHERE g.work_order_id = t.work_order_id AND g.department_id = t.department_id
+                  AND g.action = 'OPEN_GATE' AND g.occurred_at <= s.occurred_at),
+               (SELECT max(r.occurred_at) FROM task_transitions r
+                WHERE r.task_id = t.id AND r.action = 'REOPEN' AND r.id < s.id)
+           )) AS double precision) AS waited_seconds,
+           c.occurred_at AS last_completed_at,
+           CASE WHEN c.from_status = 'STARTED' THEN CAST(extract(epoch FROM c.occurred_at - (
+               SELECT p.occurred_at FROM task_transitions p
+               WHERE p.task_id = t.id AND p.action = 'START' AND p.id < c.id
+               ORDER BY p.id DESC LIMIT 1)) AS double precision) END AS worked_seconds
+    FROM department_tasks t
+    LEFT JOIN LATERAL (
+        SELECT h.id, h.occurred_at FROM task_transitions h
+        WHERE h.task_id = t.id AND h.action = 'START' ORDER BY h.id DESC LIMIT 1
+    ) AS s ON true
+    LEFT JOIN LATERAL (
+        SELECT h.id, h.occurred_at, h.from_status FROM task_transitions h
+        WHERE h.task_id = t.id AND h.to_status = 'COMPLETED' ORDER BY h.id DESC LIMIT 1
+    ) AS c ON true
+    WHERE CAST(:work_order_ids AS bigint[]) IS NULL
+       OR t.work_order_id = ANY(CAST(:work_order_ids AS bigint[]))
+), tasks AS (
+    UPDATE department_tasks t SET
+        last_started_at = f.last_started_at, waited_seconds = f.waited_seconds,
+        last_completed_at = f.last_completed_at, worked_seconds = f.worked_seconds
+    FROM facts f
+    WHERE t.id = f.id
+    RETURNING t.id
+), orders AS (
+    UPDATE work_orders w SET last_completed_at = (
+        SELECT max(h.occurred_at) FROM work_order_transitions h
+        WHERE h.work_order_id = w.id AND h.action = 'COMPLETE')
+    WHERE CAST(:work_order_ids AS bigint[]) IS NULL
+       OR w.id = ANY(CAST(:work_order_ids AS bigint[]))
 )
-SELECT count(*) FILTER (WHERE due_at IS NOT NULL) AS with_due,
-       count(*) FILTER (WHERE on_time) AS on_time,
-       count(*) AS lead_count,
-       percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) AS lead_p50,
-       percentile_cont(0.85) WITHIN GROUP (ORDER BY seconds) AS lead_p85,
-       max(seconds) AS lead_max
-FROM done
+SELECT count(*) AS tasks FROM tasks
+
+-- name: order_flow
+-- Work orders whose last completion falls in [:from, :to) (cancelled ones count nowhere):
+-- how many had a due date and met it, and their lead times (created to completed).
+WITH done AS (
+    SELECT w.due_at, w.last_completed_at <= w.due_at AS on_time,
+           CAST(extract(epoch FROM w.last_completed_at - w.created_at) AS double precision)
+               AS seconds
+    FROM work_orders w
+    WHERE w.last_completed_at >= :from AND w.last_completed_at < :to
+      AND w.status <> 'CANCELLED'
+)
+SELECT with_due, on_time, lead_count, p[1] AS lead_p50, p[2] AS lead_p85, lead_max
+FROM (
+    SELECT count(*) FILTER (WHERE due_at IS NOT NULL) AS with_due,
+           count(*) FILTER (WHERE on_time) AS on_time,
+           count(*) AS lead_count, max(seconds) AS lead_max,
+           percentile_cont(ARRAY[0.5, 0.85]) WITHIN GROUP (ORDER BY seconds) AS p
+    FROM done
+) AS totals
+
+-- Exports (db/exports.py): streamed through a server-side cursor, in a stable order.
+
+-- name: export_work_orders
+-- Orders created in [:from, :to), oldest first, with their last completion and their
+-- ledger entries (kind, signed amount, currency: domain.ledger totals them).
+SELECT w.order_number, c.name AS customer, w.created_at, w.due_at, w.status,
+       w.quote_minor, w.quote_currency,
+       (SELECT h.occurred_at FROM work_order_transitions h
+        WHERE h.work_order_id = w.id AND h.action = 'COMPLETE'
+        ORDER BY h.id DESC LIMIT 1) AS completed_at,
+       m.kinds AS entry_kinds, m.minors AS entry_minors, m.currencies AS entry_currencies
+FROM work_orders w
+JOIN customers c ON c.id = w.customer_id
+CROSS JOIN LATERAL (
+    SELECT coalesce(array_agg(e.kind ORDER BY e.id), '{}') AS kinds,
+           coalesce(array_agg(e.amount_minor ORDER BY e.id), '{}') AS minors,
+           coalesce(array_agg(e.currency ORDER BY e.id), '{}') AS currencies
+    FROM customer_ledger_entries e WHERE e.work_order_id = w.id
+) AS m
+WHERE w.created_at >= :from AND w.created_at < :to
+ORDER BY w.created_at, w.id
+
+-- name: export_task_transitions
+-- Every task move in [:from, :to), in the order they happened, with how long the task
+-- had been in the state it left (since its previous move, or since it was created).
+SELECT w.order_number, d.code AS department, h.from_status, h.to_status, h.action,
+       u.name AS actor, h.reason, h.occurred_at,
+       CAST(extract(epoch FROM h.occurred_at - coalesce(
+           (SELECT p.occurred_at FROM task_transitions p
+            WHERE p.task_id = h.task_id AND p.id < h.id ORDER BY p.id DESC LIMIT 1),
+           t.created_at)) AS double precision) AS seconds_before
+FROM task_transitions h
+JOIN department_tasks t ON t.id = h.task_id
+JOIN work_orders w ON w.id = t.work_order_id
+JOIN departments d ON d.id = t.department_id
+JOIN users u ON u.id = h.actor_id
+WHERE h.occurred_at >= :from AND h.occurred_at < :to
+ORDER BY h.occurred_at, h.id
+
+-- name: export_ledger
+-- One customer's entries, oldest first, with the running balance in their currency.
+SELECT l.posted_at, l.kind, l.memo, w.order_number, l.amount_minor, l.currency,
+       l.balance_after_minor, u.name AS posted_by
+FROM customer_ledger l
+LEFT JOIN work_orders w ON w.id = l.work_order_id
+JOIN users u ON u.id = l.posted_by
+WHERE l.customer_id = :customer_id
+ORDER BY l.id

@@ -66,6 +66,7 @@ class TableRow:
         """From the JSON objects PostgreSQL made of the rows (`to_jsonb`). Only timestamps
         differ from what asyncpg reads: JSON has them as text, in the session's time zone."""
         stamps = _timestamps(cls.table)
+        doubles = [c.name for c in cls.table.columns if isinstance(c.type, sa.Float)]
         rows = []
         for values in objects or ():
             for name in stamps:
@@ -73,6 +74,9 @@ class TableRow:
                 if text is not None:
                     moment = datetime.fromisoformat(text)
                     values[name] = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
+            for name in doubles:
+                if values[name] is not None:
+                    values[name] = float(values[name])
             rows.append(cls(**values))
         return rows
 
@@ -87,9 +91,10 @@ def _names(kind: type[TableRow]) -> tuple[str, ...]:
     return names
 
 
-# Column types that come out of JSON as asyncpg reads them (numbers here are 64-bit),
-# alone or in arrays.
-_AS_IN_JSON = (sa.Integer, sa.Text, sa.Boolean)
+# Column types that come out of JSON as asyncpg reads them (numbers here are 64-bit;
+# a double is written as the shortest text that reads back exactly, whole ones without a
+# point, so from_json makes them floats), alone or in arrays.
+_AS_IN_JSON = (sa.Integer, sa.Text, sa.Boolean, sa.Float)
 
 
 def _timestamps(table: sa.Table) -> tuple[str, ...]:
@@ -191,6 +196,7 @@ class WorkOrderRow(TableRow):
     held_at: datetime | None
     held_by: int | None
     hold_reason: str | None
+    last_completed_at: datetime | None
 
 
 @dataclass(slots=True, eq=False)
@@ -207,6 +213,10 @@ class TaskRow(TableRow):
     version: int
     created_at: datetime
     updated_at: datetime
+    last_started_at: datetime | None
+    waited_seconds: float | None
+    last_completed_at: datetime | None
+    worked_seconds: float | None
     extra = ("department_kind",)
     # Where the statement joins it: a work order's tasks, delivery last.
     department_kind: DepartmentKind | None = None

@@ -61,6 +61,10 @@ CREATE TABLE public.department_tasks (
     version integer DEFAULT 1 NOT NULL,
     created_at timestamp with time zone DEFAULT public.pressroom_now() NOT NULL,
     updated_at timestamp with time zone DEFAULT public.pressroom_now() NOT NULL,
+    last_started_at timestamp with time zone,
+    waited_seconds double precision,
+    last_completed_at timestamp with time zone,
+    worked_seconds double precision,
     CONSTRAINT ck_department_tasks_completed_at_iff_completed CHECK (((status = 'COMPLETED'::text) = (completed_at IS NOT NULL))),
     CONSTRAINT ck_department_tasks_picked_up_by_starting CHECK (
 CASE status
@@ -103,6 +107,7 @@ CREATE TABLE public.work_orders (
     held_at timestamp with time zone,
     held_by bigint,
     hold_reason text,
+    last_completed_at timestamp with time zone,
     CONSTRAINT ck_work_orders_hold_complete CHECK ((((held_at IS NULL) = (held_by IS NULL)) AND ((held_at IS NULL) = (hold_reason IS NULL)))),
     CONSTRAINT ck_work_orders_priority CHECK ((priority = ANY (ARRAY['NORMAL'::text, 'RUSH'::text]))),
     CONSTRAINT ck_work_orders_quote_has_currency CHECK (((quote_minor IS NULL) = (quote_currency IS NULL))),
@@ -451,6 +456,10 @@ CREATE INDEX ix_customer_ledger_entries_customer_id_id ON public.customer_ledger
 
 CREATE INDEX ix_customer_ledger_entries_work_order_id_id ON public.customer_ledger_entries USING btree (work_order_id, id);
 
+CREATE INDEX ix_department_tasks_last_completed_at ON public.department_tasks USING btree (department_id, last_completed_at);
+
+CREATE INDEX ix_department_tasks_last_started_at ON public.department_tasks USING btree (department_id, last_started_at);
+
 CREATE INDEX ix_department_tasks_queue ON public.department_tasks USING btree (department_id, available_at, id) WHERE (status <> 'COMPLETED'::text);
 
 CREATE INDEX ix_department_tasks_work_order_id ON public.department_tasks USING btree (work_order_id, department_id);
@@ -474,6 +483,8 @@ CREATE INDEX ix_work_order_transitions_work_order_id_id ON public.work_order_tra
 CREATE INDEX ix_work_orders_customer_id ON public.work_orders USING btree (customer_id);
 
 CREATE INDEX ix_work_orders_due_at_id ON public.work_orders USING btree (due_at, id);
+
+CREATE INDEX ix_work_orders_last_completed_at ON public.work_orders USING btree (last_completed_at);
 
 CREATE INDEX ix_work_orders_status_id ON public.work_orders USING btree (status, id);
 

@@ -170,6 +170,9 @@ work_orders = sa.Table(
     sa.Column("held_at", sa.DateTime(timezone=True), nullable=True),
     sa.Column("held_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=True),
     sa.Column("hold_reason", sa.Text, nullable=True),
+    # The flow projection's part (see department_tasks): the order's last completion,
+    # kept by transition_work_order, derived from history by rebuild_flow.
+    sa.Column("last_completed_at", sa.DateTime(timezone=True), nullable=True),
     sa.CheckConstraint(one_of("status", WorkOrderStatus), name="status"),
     sa.CheckConstraint(one_of("priority", WorkOrderPriority), name="priority"),
     sa.CheckConstraint(
@@ -182,6 +185,7 @@ work_orders = sa.Table(
     sa.Index("ix_work_orders_customer_id", "customer_id"),
     sa.Index("ix_work_orders_status_id", "status", "id"),
     sa.Index("ix_work_orders_due_at_id", "due_at", "id"),
+    sa.Index("ix_work_orders_last_completed_at", "last_completed_at"),
 )
 
 department_tasks = sa.Table(
@@ -198,6 +202,13 @@ department_tasks = sa.Table(
     sa.Column("version", sa.Integer, nullable=False, server_default="1"),
     _now("created_at"),
     _now("updated_at"),
+    # The flow projection (docs/decisions.md, "Flow figures"): the final START and how long
+    # the task had waited for it, the last completion and how long the work took from that
+    # START. transition_task keeps them; rebuild_flow derives them from history.
+    sa.Column("last_started_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("waited_seconds", sa.Double, nullable=True),
+    sa.Column("last_completed_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("worked_seconds", sa.Double, nullable=True),
     sa.CheckConstraint(one_of("status", TaskStatus), name="status"),
     # A picker is who started the task (START alone writes it): none while pending, one
     # while started, and once completed whoever started it, or none when an admin
@@ -227,6 +238,8 @@ department_tasks = sa.Table(
         "id",
         postgresql_where=sa.text("status <> 'COMPLETED'"),
     ),
+    sa.Index("ix_department_tasks_last_started_at", "department_id", "last_started_at"),
+    sa.Index("ix_department_tasks_last_completed_at", "department_id", "last_completed_at"),
 )
 
 task_transitions = sa.Table(

@@ -237,6 +237,26 @@ def _unreachable(name: str, error: Exception) -> int:
     return 2
 
 
+def cmd_rebuild_flow(args: argparse.Namespace, settings: Settings) -> int:
+    from db import flow
+    from db.engine import create_engine, unit_of_work
+    from pressroom.database import choose, prepare
+
+    db = choose(settings)
+
+    async def run() -> int:
+        await prepare(db)
+        engine = create_engine(db.url, pool_size=1, max_overflow=0)
+        try:
+            async with unit_of_work(engine) as conn:
+                return await flow.rebuild(conn)
+        finally:
+            await engine.dispose()
+
+    print(f"Flow figures of {asyncio.run(run()):,} tasks rebuilt from history.")
+    return 0
+
+
 def cmd_db_url(args: argparse.Namespace, settings: Settings) -> int:
     from pressroom.database import database_url
 
@@ -355,6 +375,9 @@ def parser() -> argparse.ArgumentParser:
         "--currency", help="currency of the legacy amounts (default: PRESSROOM_CURRENCY)"
     )
     legacy.set_defaults(func=cmd_import_legacy)
+    sub.add_parser(
+        "rebuild-flow", help="derive every task's flow figures from history again"
+    ).set_defaults(func=cmd_rebuild_flow)
     sub.add_parser(
         "db-url", help="print the database URL the server uses (its role's)"
     ).set_defaults(func=cmd_db_url)

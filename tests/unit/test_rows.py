@@ -58,6 +58,10 @@ def test_a_row_is_made_alike_from_a_mapping_and_from_json() -> None:
     task = {c.name: None for c in tables.department_tasks.columns}
     picked = rows.TaskRow.pick({**task, "event_payload": {}, "lane": 0})
     assert picked.department_kind is None and picked.id is None
+    # A double comes out of JSON as an int when it is whole: read back as a float.
+    [read] = rows.TaskRow.from_json([{**task, "waited_seconds": 3600, "worked_seconds": 1050.5}])
+    assert (read.waited_seconds, read.worked_seconds) == (3600.0, 1050.5)
+    assert isinstance(read.waited_seconds, float)
 
 
 def test_the_graph_layer_takes_no_sqlalchemy_rows() -> None:
