@@ -13,6 +13,8 @@
    write, without events (flow figures do not read them). The flow projection is then
    derived from that history (`rebuild-flow`'s work, timed), and `flowSummary` asked for
    a month in the middle of the year, the same way (target: under 200 ms).
+3. `/export/transitions.csv` for the whole year (every one of those transitions), read
+   as it streams, with the server's resident memory before and at its peak.
 
 Uses the embedded PostgreSQL (`.pressroom/bench-pgdata`) or DATABASE_URL, in a fresh
 database dropped at the end.
@@ -33,6 +35,7 @@ if __package__ in (None, ""):  # run as `python bench/flow.py`
 
 import asyncpg
 import httpx
+import psutil
 from rich.console import Console
 from rich.table import Table
 
@@ -189,6 +192,38 @@ async def load(url: str, rows: dict[str, list[tuple[Any, ...]]]) -> float:
     return time.perf_counter() - started
 
 
+async def export(server: fixture.ServerProcess, token: str) -> dict[str, Any]:
+    """/export/transitions.csv for the whole year, read as it streams, while the server's
+    resident memory is sampled every 20 ms: rows, seconds, and memory before and at peak."""
+    process = psutil.Process(server.pid)
+    before = process.memory_info().rss
+    peak = before
+    rows = 0
+    params = {"from": (YEAR_END - YEAR).isoformat(), "to": YEAR_END.isoformat()}
+    url = server.http_url.replace("/graphql", "/export/transitions.csv")
+    headers = {"authorization": f"Bearer {token}"}
+    started = time.perf_counter()
+    sampled = started
+    async with (
+        httpx.AsyncClient(timeout=600, trust_env=False) as client,
+        client.stream("GET", url, params=params, headers=headers) as response,
+    ):
+        response.raise_for_status()
+        async for chunk in response.aiter_bytes():
+            rows += chunk.count(b"\n")
+            if time.perf_counter() - sampled >= 0.02:
+                sampled = time.perf_counter()
+                peak = max(peak, process.memory_info().rss)
+    seconds = time.perf_counter() - started
+    peak = max(peak, process.memory_info().rss)
+    return {
+        "rows": rows - 1,  # the header
+        "seconds": round(seconds, 1),
+        "rss_before_mb": round(before / 2**20, 1),
+        "rss_peak_mb": round(peak / 2**20, 1),
+    }
+
+
 async def rebuild(url: str) -> float:
     """`pressroom rebuild-flow`'s work over the whole year: seconds."""
     started = time.perf_counter()
@@ -221,6 +256,8 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
         rebuilt = await rebuild(url)
         log(f"rebuilt in {rebuilt:.1f} s; flowSummary over the year...")
         year = await ask(server, token, args.asks)
+        log("exporting the year's transitions...")
+        exported = await export(server, token)
     return {
         "transitions": len(rows["task_transitions"]),
         "orders": len(rows["work_orders"]),
@@ -228,6 +265,7 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
         "rebuild_seconds": round(rebuilt, 1),
         "fresh": fresh,
         "year": year,
+        "export": exported,
     }
 
 
@@ -259,6 +297,15 @@ def report(results: dict[str, Any]) -> Table:
         "rebuilding the flow projection of the year from history", f"{results['rebuild_seconds']} s"
     )
     table.add_row("  year / fresh (p50)", fmt(year["p50_ms"] / fresh["p50_ms"], "", 1))
+    e = results["export"]
+    table.add_row(
+        "/export/transitions.csv of the year: rows in seconds",
+        f"{e['rows']:,} in {e['seconds']} s",
+    )
+    table.add_row(
+        "  server memory before / at peak during it",
+        f"{e['rss_before_mb']} / {e['rss_peak_mb']} MB",
+    )
     return table
 
 

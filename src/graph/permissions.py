@@ -95,7 +95,10 @@ class InDepartmentOfKind(Forbidden):
         return self._directive
 
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        viewer = viewer_of(info)
+        return self.admits(viewer_of(info))
+
+    def admits(self, viewer: Viewer) -> bool:
+        """The rule itself, for the HTTP endpoints beside GraphQL (the exports) too."""
         if not viewer.is_person:
             return False
         return viewer.is_admin or bool(viewer.member_department_kinds & self.kinds)

@@ -113,7 +113,7 @@ def bad_paths(relative: str, source: str) -> list[str]:
     for literal in LITERAL.findall(source):
         if literal == "/" or literal.startswith(APP_ROUTES):
             continue
-        if literal == "/graphql" and relative == TRANSPORT:
+        if literal in ("/graphql", "/export/") and relative == TRANSPORT:
             continue
         if literal.startswith("/display/") and relative == "screens/admin/tokens.js":
             continue
@@ -129,8 +129,12 @@ def test_only_the_transport_module_talks_to_the_network() -> None:
         assert network_uses(path.read_text()) == [], relative
     transport = (WEB / TRANSPORT).read_text()
     assert 'export const ENDPOINT = "/graphql";' in transport
-    # fetch and the websocket both go to ENDPOINT, and nowhere else.
-    assert re.findall(r"fetch\(([^,]+),", transport) == ["ENDPOINT"]
+    assert 'export const EXPORTS = "/export/";' in transport
+    # fetch and the websocket go to ENDPOINT, and downloads to EXPORTS; nowhere else.
+    assert re.findall(r"fetch\(([^,]+),", transport) == ["ENDPOINT", "exportUrl(file"]
+    assert re.findall(r"return (EXPORTS .*);", transport) == [
+        'EXPORTS + encodeURIComponent(file) + "?" + new URLSearchParams(params)'
+    ]
     assert re.findall(r"new URL\(([^,]+),", transport) == ["ENDPOINT"]
 
 

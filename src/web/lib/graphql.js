@@ -5,6 +5,12 @@
 import { createClient } from "../vendor/graphql-ws/client.js";
 
 export const ENDPOINT = "/graphql";
+// The spreadsheets' endpoints (GET, the same bearer token).
+export const EXPORTS = "/export/";
+
+function exportUrl(file, params) {
+  return EXPORTS + encodeURIComponent(file) + "?" + new URLSearchParams(params);
+}
 
 // Tags every GraphQL operation in src/web so that a test can find and validate it
 // against schema.graphql. Operations are plain text: no ${...} inside.
@@ -124,8 +130,32 @@ export function createTransport({ token, onAuthFailure = () => {}, onForbidden =
     return client;
   }
 
+  // A spreadsheet (`file`, e.g. "ledger.csv") with the same token: its bytes, or the
+  // server's refusal.
+  async function download(file, params) {
+    const headers = {};
+    const bearer = token();
+    if (bearer) headers.authorization = "Bearer " + bearer;
+    let response;
+    try {
+      response = await fetch(exportUrl(file, params), { headers });
+    } catch (error) {
+      throw new NetworkError("The server could not be reached. Check the connection and try again.");
+    }
+    if (response.ok) return response.blob();
+    let body = null;
+    try {
+      body = await response.json();
+    } catch (error) {
+      throw new NetworkError(`The server answered ${response.status} without a file.`);
+    }
+    if (response.status === 401) onAuthFailure(body.errors[0].message);
+    throw new RequestError(body.errors);
+  }
+
   return {
     request,
+    download,
     stats,
     // graphql-ws's sink protocol: {next, error, complete}; returns an unsubscribe function.
     subscribe(payload, sink) {

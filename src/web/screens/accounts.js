@@ -2,6 +2,7 @@
 // ledger with the balance after each entry, and "Post entry". The form makes one
 // idempotency key when it opens, so a double click or a retry after a network error
 // posts one entry.
+import { DownloadButton } from "../lib/download.js";
 import { gql } from "../lib/graphql.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
 import { Link, navigate, query } from "../lib/router.js";
@@ -260,6 +261,8 @@ export function CustomerLedger({ id }) {
       <h1>${customer.name}</h1>
       <div class="actions">
         <${RefreshButton} onClick=${ledger.refresh} busy=${ledger.loading} />
+        <${DownloadButton} file="ledger.csv" params=${{ customerId: id }}
+          filename=${"ledger-" + customer.name.replace(/[^\w-]+/g, "-") + ".csv"} label="Ledger (CSV)" />
         ${form ? null : html`<button type="button" class="primary" onClick=${() => { setPosted(null); setForm((n) => n + 1); }}>New ledger entry</button>`}
       </div>
     </div>

@@ -4,6 +4,7 @@
 import { gql } from "../lib/graphql.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
 import { Link, navigate, query } from "../lib/router.js";
+import { PeriodExports } from "../lib/download.js";
 import { rolesOf } from "../lib/session.js";
 import {
   Badge,
@@ -184,5 +185,6 @@ export function WorkOrders({ me, path }) {
           <p class="paging" role="status">Showing ${orders.length} work order${orders.length === 1 ? "" : "s"}.</p>
           <${ShowMore} list=${list} />`
         : html`<p class="empty">No work orders match.</p>`
-      : null}`;
+      : null}
+    ${rolesOf(me).accounts ? html`<${PeriodExports} />` : null}`;
 }

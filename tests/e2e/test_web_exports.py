@@ -1,0 +1,100 @@
+"""Spreadsheets from the app: Accounts downloads the work orders and task moves of a period
+from the work-order list, and a customer's ledger from its page, with the session's token;
+the files are the server's CSV. People outside Accounts are not offered them."""
+
+import asyncio
+from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Page, expect
+
+from db.engine import unit_of_work
+from db.ledger import NewEntry, post_entry
+from db.tasks import Actor, transition_task
+from domain import ledger
+from domain.enums import LedgerEntryKind, TaskAction
+from domain.ledger import EntryContent
+from domain.money import parse_money
+from tests.e2e.web.support import OpenTab, base, shoot
+from tests.support import Shop, gid, task_ids
+
+pytestmark = pytest.mark.e2e
+
+
+async def downloaded(page: Page, button: str) -> tuple[str, str]:
+    """Clicks `button` and returns the file's suggested name and its text."""
+    async with page.expect_download() as started:
+        await page.get_by_role("button", name=button).click()
+    download = await started.value
+    path = await download.path()
+    return download.suggested_filename, await asyncio.to_thread(Path(path).read_text, "utf-8")
+
+
+async def test_accounts_downloads_the_periods_spreadsheets(
+    server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
+) -> None:
+    order = await shop.order(["print"])
+    tasks = await task_ids(shop.engine, order)
+    async with unit_of_work(shop.engine) as conn:
+        await transition_task(
+            conn, tasks["print"], TaskAction.START, Actor(shop.users["pat"], False)
+        )
+    tab = await tabs(token=shop.tokens["abe"])
+    page = tab.page
+    await page.goto(base(server) + "/orders")
+    exports = page.get_by_role("group", name="Spreadsheets")
+    await expect(exports).to_be_visible()
+    today = datetime.now().date().isoformat()
+    await expect(exports.get_by_label("Through")).to_have_value(today)
+    await shoot(page, screenshots, "exports-work-orders", axe_source)
+    name, text = await downloaded(page, "Work orders (CSV)")
+    lines = text.splitlines()
+    assert lines[0].startswith("order,customer,created,due,completed,status,late")
+    assert len(lines) == 2 and lines[1].startswith("WO-") and ",ACME," in lines[1]
+    assert name.startswith("work-orders-") and name.endswith(".csv")
+    name, text = await downloaded(page, "Task moves (CSV)")
+    lines = text.splitlines()
+    assert lines[0] == (
+        "order,department,from,to,action,actor,reason,occurred_at,seconds_in_previous_state"
+    )
+    assert len(lines) == 2 and ",print,PENDING,STARTED,START,Pat," in lines[1]
+    # A period that ends before it begins is not offered.
+    await exports.get_by_label("From").fill("2026-12-31")
+    await exports.get_by_label("Through").fill("2026-01-01")
+    await expect(exports.get_by_text("Choose a first day on or before the last.")).to_be_visible()
+    await expect(exports.get_by_role("button", name="Work orders (CSV)")).to_have_count(0)
+    tab.assert_clean()
+
+
+async def test_accounts_downloads_a_customers_ledger(
+    server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
+) -> None:
+    order = await shop.order(["print"])
+    amount = ledger.signed(LedgerEntryKind.CHARGE, parse_money(Decimal("480.50"), "EUR", None))
+    async with unit_of_work(shop.engine) as conn:
+        content = EntryContent(shop.customer_id, order, LedgerEntryKind.CHARGE, amount, "=1+1")
+        await post_entry(conn, NewEntry(content, "web-exports-1", shop.users["abe"]))
+    tab = await tabs(token=shop.tokens["abe"])
+    page = tab.page
+    await page.goto(base(server) + "/accounts/" + gid("Customer", shop.customer_id))
+    await expect(page.get_by_role("heading", name="ACME", level=1)).to_be_visible()
+    await shoot(page, screenshots, "exports-ledger", axe_source)
+    name, text = await downloaded(page, "Ledger (CSV)")
+    assert name == "ledger-ACME.csv"
+    header, row = text.splitlines()
+    assert header == "posted_at,kind,memo,order,amount,currency,balance,posted_by"
+    assert ",CHARGE,'=1+1,WO-" in row and row.endswith(",480.50,EUR,480.50,Abe")
+    tab.assert_clean()
+
+
+async def test_people_outside_accounts_are_not_offered_spreadsheets(
+    server: str, shop: Shop, tabs: OpenTab
+) -> None:
+    await shop.order(["print"])
+    tab = await tabs(token=shop.tokens["sam"])
+    await tab.page.goto(base(server) + "/orders")
+    await expect(tab.page.get_by_role("link", name="WO-", exact=False).first).to_be_visible()
+    await expect(tab.page.get_by_role("group", name="Spreadsheets")).to_have_count(0)
+    tab.assert_clean()
