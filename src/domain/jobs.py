@@ -5,6 +5,8 @@ these that is present wins: `title`; `product` (with `quantity`: "500 x Flyers A
 first line item's `description` (with its `quantity`); the first line of `notes`.
 """
 
+import json
+import re
 from typing import Any
 
 MAX_JOB_LINE = 80
@@ -36,3 +38,32 @@ def _with_quantity(what: Any, quantity: Any) -> str | None:
     if isinstance(quantity, int) and not isinstance(quantity, bool) and quantity > 0:
         return f"{quantity} x {name}"
     return name
+
+
+def detail_lines(details: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every detail as a label and a value in words, in the order given: "paperType" and
+    "paper_type" read "Paper type"; a list or an object is shown as JSON."""
+    return [(_label(key), _value(value)) for key, value in details.items()]
+
+
+def _label(key: str) -> str:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", key)
+    words = [
+        w if len(w) > 1 and w.isupper() else w.lower() for w in re.split(r"[\s_-]+", spaced) if w
+    ]
+    if not words:
+        return key
+    text = " ".join(words)
+    return text[0].upper() + text[1:]
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))  # as a browser writes a JSON number: 2.0 is "2"
+    return str(value)

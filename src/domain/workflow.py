@@ -154,10 +154,16 @@ class Settlement:
         return bool(self.opens or self.closes) or self.new_status is not None
 
 
+def on_order(status: TaskStatus) -> bool:
+    """Whether a task still belongs to its order's work: a removed one is kept for its
+    history only (no progress, no routing, no line on the job ticket)."""
+    return status is not TaskStatus.REMOVED
+
+
 def progress(statuses: Iterable[TaskStatus]) -> tuple[int, int]:
     """How many of an order's tasks are done (COMPLETED), of how many (removed ones are
     not counted)."""
-    listed = [s for s in statuses if s is not TaskStatus.REMOVED]
+    listed = [s for s in statuses if on_order(s)]
     return sum(s is TaskStatus.COMPLETED for s in listed), len(listed)
 
 

@@ -17,10 +17,8 @@ from db import exports as db_exports
 from db import reads
 from db.engine import reading
 from domain import exports, flow
-from domain.errors import DomainError
 from domain.validation import invalid
-from graph.auth import bearer, load_viewer
-from graph.errors import error_response
+from graph.endpoints import guarded
 from graph.ids import decode_id
 from graph.permissions import READS_LEDGER
 from graph.services import Services
@@ -107,23 +105,8 @@ def routes(services: Services) -> list[Route]:
             lambda r: exports.ledger_entry(r, zone),
         )
 
-    def guarded(endpoint: Callable[[Request], Any]) -> Callable[[Request], Any]:
-        async def checked(request: Request) -> Response:
-            viewer = await load_viewer(services, bearer(request.headers.get("authorization")))
-            if viewer is None:
-                return error_response("Sign in first: send 'Authorization: Bearer <token>'.", 401)
-            if not READS_LEDGER.admits(viewer):
-                return error_response(READS_LEDGER.message or "Forbidden.", 403)
-            try:
-                response: Response = await endpoint(request)
-            except DomainError as error:
-                return error_response(error.message, 400)
-            return response
-
-        return checked
-
     return [
-        Route("/export/work-orders.csv", guarded(work_orders)),
-        Route("/export/transitions.csv", guarded(transitions)),
-        Route("/export/ledger.csv", guarded(ledger)),
+        Route("/export/work-orders.csv", guarded(services, READS_LEDGER, work_orders)),
+        Route("/export/transitions.csv", guarded(services, READS_LEDGER, transitions)),
+        Route("/export/ledger.csv", guarded(services, READS_LEDGER, ledger)),
     ]

@@ -89,6 +89,8 @@ class Services:
     stale_after: timedelta = timers.STALE_AFTER
     # The calendar that flow figures count days by (PRESSROOM_TIME_ZONE).
     time_zone: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
+    # Where people reach the app (PRESSROOM_PUBLIC_URL); None: each request's own address.
+    public_url: str | None = None
     # Set by graph.app.create_app: the app's own metrics registry.
     metrics: "Metrics | None" = None
     outage: Outage = field(default_factory=Outage)

@@ -69,6 +69,7 @@ def create_app(
         due_soon=timedelta(hours=settings.due_soon_hours),
         stale_after=timedelta(hours=settings.stale_after_hours),
         time_zone=settings.time_zone,
+        public_url=settings.public_url,
         throttle=PasswordThrottle(
             PostgresStorage(engine),
             failures_per_address=settings.signin_failures_per_address,

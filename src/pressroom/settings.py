@@ -49,6 +49,12 @@ class Settings(BaseSettings):
         description="How the app writes and reads amounts (a BCP 47 tag, e.g. de-DE: "
         "1.250,00); the API keeps one plain decimal form (1250.00).",
     )
+    public_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://[^\s/]+(/[^\s]*)?$",
+        description="The address people reach the app at (e.g. https://floor.example.com): "
+        "job tickets' QR codes point there. Unset: the address each request came in on.",
+    )
     time_zone: ZoneInfo = Field(
         default=ZoneInfo("UTC"),
         description="The shop's IANA time zone (e.g. Europe/Berlin): the calendar days that "

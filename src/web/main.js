@@ -1,6 +1,6 @@
 // The app shell: session, navigation and routes. Each screen is one module in screens/.
 import { html, render, useEffect, useRef, useState } from "./lib/html.js";
-import { Link, match, navigate, useLocation } from "./lib/router.js";
+import { Link, match, navigate, query, useLocation } from "./lib/router.js";
 import { onForbidden, onSession, rolesOf, session, setMe } from "./lib/session.js";
 import { ErrorMessage, Loading, useRefreshOnVisible, useTitle } from "./lib/ui.js";
 import { SignIn, loadMe, signOut } from "./screens/signin.js";
@@ -10,6 +10,7 @@ import { NewWorkOrder } from "./screens/neworder.js";
 import { WorkOrderPage } from "./screens/workorder.js";
 import { Accounts, CustomerLedger } from "./screens/accounts.js";
 import { Admin } from "./screens/admin.js";
+import { Tickets } from "./screens/ticket.js";
 
 function useSession() {
   const [state, setState] = useState(session());
@@ -52,6 +53,12 @@ function screen(path, me) {
   if (match("/orders", pathname)) return html`<${WorkOrders} me=${me} path=${path} />`;
   if (match("/orders/new", pathname)) {
     return roles.sales ? html`<${NewWorkOrder} />` : html`<${NotAllowed} what="New work order" />`;
+  }
+  const ticket = match("/orders/:id/ticket", pathname);
+  if (ticket) return html`<${Tickets} ids=${[ticket.id]} />`;
+  if (match("/tickets", pathname)) {
+    const ids = (query(path).get("ids") || "").split(",").filter(Boolean);
+    return html`<${Tickets} ids=${ids} />`;
   }
   const order = match("/orders/:id", pathname);
   if (order) return html`<${WorkOrderPage} id=${order.id} me=${me} />`;

@@ -21,10 +21,10 @@ from domain.enums import (
     WorkOrderPriority,
     WorkOrderStatus,
 )
-from domain.jobs import job_line
+from domain.jobs import detail_lines, job_line
 from domain.money import Money as DomainMoney
 from domain.transitions import is_late, order_commands
-from domain.workflow import addable, progress
+from domain.workflow import addable, on_order, progress
 from graph.context import Info
 from graph.loaders import now_or_later
 from graph.permissions import (
@@ -36,6 +36,7 @@ from graph.permissions import (
     passes,
 )
 from graph.prefetch import read_ahead
+from graph.tickets import order_url, qr_svg
 from graph.types.customers import Customer
 from graph.types.departments import Department
 from graph.types.loading import nodes_of, required
@@ -45,6 +46,29 @@ from graph.types.tasks import DepartmentTask
 
 if TYPE_CHECKING:
     from graph.types.ledger import LedgerEntry
+
+
+@strawberry.type(description="What a printed job ticket carries besides the order's fields.")
+class JobTicket:
+    url: str = strawberry.field(description="The order's page in the app, absolute.")
+    qr_svg: str = strawberry.field(description="That address as a QR code: an SVG element.")
+    _work_order_id: strawberry.Private[int]
+
+    @strawberry.field(
+        description="A box to tick for each: the departments of the order's tasks, delivery "
+        "last (removed ones left out)."
+    )
+    async def departments(self, info: Info) -> list[Department]:
+        tasks = await info.context.loaders.tasks_of_work_order.load(self._work_order_id)
+        kept = [t.department_id for t in tasks if on_order(TaskStatus(t.status))]
+        found = await info.context.loaders.department.load_many(kept)
+        return [required(row, Department.of) for row in found]
+
+
+@strawberry.type(description="One of a work order's details, in words.")
+class DetailLine:
+    label: str
+    value: str
 
 
 @strawberry.type(
@@ -207,6 +231,27 @@ class WorkOrder(relay.Node):
     )
     def job_line(self) -> str | None:
         return job_line(self._details)
+
+    @strawberry.field(
+        description="Its job ticket's link and QR code (the page's address: "
+        "PRESSROOM_PUBLIC_URL, else the address this request came in on).",
+        extensions=allowed(STAFF),
+    )
+    def ticket(self, info: Info) -> JobTicket:
+        base = info.context.services.public_url or info.context.origin
+        url = order_url(base, self.id)
+        return JobTicket(url=url, qr_svg=qr_svg(url), _work_order_id=self.id)
+
+    @strawberry.field(
+        description="Every detail as a label and a value in words, in the order of `details` "
+        '("paperType" reads "Paper type"; a list or an object as JSON): for screens and job '
+        "tickets.",
+        extensions=allowed(STAFF),
+    )
+    def detail_lines(self) -> list[DetailLine]:
+        return [
+            DetailLine(label=label, value=value) for label, value in detail_lines(self._details)
+        ]
 
     @strawberry.field(
         description="The price offered; Sales, Accounts and admins only. Never posted.",

@@ -30,7 +30,7 @@ import { timeline } from "./order/timeline.js";
 export const WORK_ORDER_PAGE = gql`
   query WorkOrderPage($id: ID!, $seesQuote: Boolean!, $seesLedger: Boolean!) {
     workOrder(id: $id) {
-      id orderNumber status version createdAt updatedAt jobLine details allowedActions
+      id orderNumber status version createdAt updatedAt jobLine details detailLines { label value } allowedActions
       needsInstallation needsTransport needsRepair dueAt priority isLate
       hold { reason since by { name } }
       customer { id name contactName email phone notes address { lines postcode city country given } }
@@ -110,22 +110,11 @@ function Gate({ order }) {
   </section>`;
 }
 
-// A details key as a label: "product" -> "Product", "paperType"/"paper_type" -> "Paper type".
-// Acronyms ("SKU") stay as they are.
-function detailLabel(key) {
-  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").split(/[\s_-]+/).filter(Boolean)
-    .map((w) => (w.length > 1 && w === w.toUpperCase() ? w : w.toLowerCase()));
-  if (!words.length) return key;
-  const text = words.join(" ");
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-function Details({ details }) {
-  const entries = Object.entries(details || {});
-  if (!entries.length) return html`<p class="empty">No details.</p>`;
+// The server writes every detail in words (WorkOrder.detailLines).
+function Details({ lines }) {
+  if (!lines.length) return html`<p class="empty">No details.</p>`;
   return html`<dl class="details">
-    ${entries.map(([key, value]) => html`<div key=${key}><dt>${detailLabel(key)}</dt>
-      <dd>${typeof value === "object" && value !== null ? JSON.stringify(value) : String(value)}</dd></div>`)}
+    ${lines.map((line, i) => html`<div key=${i}><dt>${line.label}</dt><dd>${line.value}</dd></div>`)}
   </dl>`;
 }
 
@@ -297,6 +286,7 @@ export function WorkOrderPage({ id, me }) {
       ${offered("CHANGE_DEPARTMENTS") && order.addableDepartments.length
         ? html`<button type="button" onClick=${() => setDialog({ kind: "add" })}>Add department</button>`
         : null}
+      <${Link} class="button" href=${`/orders/${order.id}/ticket`}>Print ticket<//>
       ${cancellable
         ? html`<button type="button" class="danger" onClick=${() => setDialog({ kind: "cancel" })}>Cancel work order</button>`
         : null}
@@ -321,7 +311,7 @@ export function WorkOrderPage({ id, me }) {
       </section>
       <section aria-labelledby="details-heading" class="panel">
         <h2 id="details-heading">Details</h2>
-        <${Details} details=${order.details} />
+        <${Details} lines=${order.detailLines} />
       </section>
       <section aria-labelledby="history-heading" class="panel wide">
         <h2 id="history-heading">History</h2>

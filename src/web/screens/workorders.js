@@ -120,6 +120,11 @@ export function WorkOrders({ me, path }) {
   }
 
   const orders = list.items;
+  // Orders ticked for printing their job tickets together.
+  const [selected, setSelected] = useState([]);
+  function toggle(id, on) {
+    setSelected((ids) => (on ? [...ids.filter((i) => i !== id), id] : ids.filter((i) => i !== id)));
+  }
 
   return html`
     <div class="title-row">
@@ -165,10 +170,12 @@ export function WorkOrders({ me, path }) {
       ? orders.length
         ? html`<div class="table-wrap"><table class="orders">
             <caption class="visually-hidden">Work orders, ${byDue ? "earliest due date first" : "newest first"}</caption>
-            <thead><tr><th scope="col">Order</th><th scope="col">Customer</th><th scope="col">Job</th>
+            <thead><tr><th scope="col"><span class="visually-hidden">Ticket</span></th><th scope="col">Order</th><th scope="col">Customer</th><th scope="col">Job</th>
               <th scope="col">Status</th><th scope="col">Due</th><th scope="col">Progress</th><th scope="col">Created</th></tr></thead>
             <tbody>
               ${orders.map((o) => html`<tr key=${o.id}>
+                <td><input type="checkbox" aria-label=${"Select " + o.orderNumber + " for printing"}
+                  checked=${selected.includes(o.id)} onChange=${(e) => toggle(o.id, e.currentTarget.checked)} /></td>
                 <th scope="row"><${Link} href=${"/orders/" + o.id}>${o.orderNumber}<//></th>
                 <td><${Link} href=${address({ ...filters, customer: o.customer.id })}
                   title=${"Only " + possessive(o.customer.name) + " orders"}>${o.customer.name}<//></td>
@@ -182,7 +189,11 @@ export function WorkOrders({ me, path }) {
               </tr>`)}
             </tbody>
           </table></div>
-          <p class="paging" role="status">Showing ${orders.length} work order${orders.length === 1 ? "" : "s"}.</p>
+          <p class="paging" role="status">Showing ${orders.length} work order${orders.length === 1 ? "" : "s"}.
+            ${selected.length
+              ? html`<${Link} class="button" href=${"/tickets?ids=" + selected.map(encodeURIComponent).join(",")}>
+                  Print ${selected.length} ticket${selected.length === 1 ? "" : "s"}<//>`
+              : null}</p>
           <${ShowMore} list=${list} />`
         : html`<p class="empty">No work orders match.</p>`
       : null}

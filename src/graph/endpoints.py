@@ -1,0 +1,41 @@
+"""The HTTP endpoints beside GraphQL (exports, job tickets): the same bearer token and the
+same access rules, refusals in the same JSON shape."""
+
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from domain.errors import DomainError
+from graph.auth import bearer, load_viewer
+from graph.errors import error_response
+from graph.services import Services
+from graph.viewer import Viewer
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+class Rule(Protocol):
+    @property
+    def message(self) -> str | None: ...
+
+    def admits(self, viewer: Viewer) -> bool: ...
+
+
+def guarded(services: Services, rule: Rule, endpoint: Endpoint) -> Endpoint:
+    """`endpoint` for callers whose token works (else 401) and who pass `rule` (else 403);
+    a DomainError it raises is a 400 in words."""
+
+    async def checked(request: Request) -> Response:
+        viewer = await load_viewer(services, bearer(request.headers.get("authorization")))
+        if viewer is None:
+            return error_response("Sign in first: send 'Authorization: Bearer <token>'.", 401)
+        if not rule.admits(viewer):
+            return error_response(rule.message or "Forbidden.", 403)
+        try:
+            return await endpoint(request)
+        except DomainError as error:
+            return error_response(error.message, 400)
+
+    return checked

@@ -1,0 +1,165 @@
+"""Job tickets: the paper that travels with a job. Its QR code (segno) points at the order's
+page; `GET /orders/{id}/ticket.pdf` makes the ticket as a PDF (fpdf2) for printing from
+scripts, and the app prints the same ticket from the browser (`WorkOrder.ticket`)."""
+
+import io
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import segno
+from fpdf import FPDF
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from strawberry import relay
+
+from db import reads
+from db.engine import reading
+from domain.enums import TaskStatus, WorkOrderPriority
+from domain.jobs import detail_lines, job_line
+from domain.validation import invalid
+from domain.workflow import on_order
+from graph.endpoints import guarded
+from graph.errors import error_response
+from graph.ids import decode_id, encode_id
+from graph.permissions import STAFF
+from graph.services import Services
+
+FONTS = Path(__file__).resolve().parent / "fonts"
+PAPERS = {"a4": "A4", "letter": "Letter"}
+MARGIN = 15.0
+QR_SIZE = 45.0
+
+
+def order_url(base: str, work_order_id: int) -> str:
+    """The order's page in the app, absolute: what a phone opens from the QR code."""
+    return f"{base.rstrip('/')}/orders/{encode_id('WorkOrder', work_order_id)}"
+
+
+def qr_svg(url: str) -> str:
+    """The QR code of `url` as an SVG document, with its namespace so it also stands alone
+    as an image (error correction M: a creased ticket still reads)."""
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="svg", scale=4, border=2, xmldecl=False, title=url)
+    return out.getvalue().decode()
+
+
+@dataclass(frozen=True)
+class Ticket:
+    number: str
+    customer: str
+    job_line: str | None
+    details: list[tuple[str, str]]
+    due: str | None
+    rush: bool
+    departments: list[str]
+    url: str
+
+
+def due_text(due_at: datetime | None, zone: ZoneInfo) -> str | None:
+    if due_at is None:
+        return None
+    local = due_at.astimezone(zone)
+    return f"Due {local:%Y-%m-%d %H:%M} {local:%Z}"
+
+
+def pdf(ticket: Ticket, paper: str) -> bytes:
+    """One page: the number large, the rush mark, the QR code, customer, job, due date,
+    details, and a box to tick for each department."""
+    doc = FPDF(format=paper, unit="mm")
+    doc.set_title(f"Job ticket {ticket.number}")
+    doc.set_creator("Pressroom")
+    doc.add_font("DejaVu", "", str(FONTS / "DejaVuSans.ttf"))
+    doc.add_font("DejaVu", "B", str(FONTS / "DejaVuSans-Bold.ttf"))
+    doc.set_margins(MARGIN, MARGIN, MARGIN)
+    doc.set_auto_page_break(True, MARGIN)
+    doc.add_page()
+    text_width = doc.w - 2 * MARGIN - QR_SIZE - 5
+    png = io.BytesIO()
+    segno.make(ticket.url, error="m").save(png, kind="png", scale=10, border=2)
+    png.seek(0)
+    doc.image(png, x=doc.w - MARGIN - QR_SIZE, y=MARGIN, w=QR_SIZE, h=QR_SIZE)
+    doc.set_font("DejaVu", "B", 34)
+    doc.cell(text_width, 16, ticket.number, new_x="LMARGIN", new_y="NEXT")
+    if ticket.rush:
+        doc.set_fill_color(0, 0, 0)
+        doc.set_text_color(255, 255, 255)
+        doc.set_font("DejaVu", "B", 18)
+        doc.cell(30, 10, "RUSH", align="C", fill=True, new_x="LMARGIN", new_y="NEXT")
+        doc.set_text_color(0, 0, 0)
+    doc.set_font("DejaVu", "B", 16)
+    doc.multi_cell(text_width, 8, ticket.customer, new_x="LMARGIN", new_y="NEXT")
+    doc.set_font("DejaVu", "", 14)
+    if ticket.job_line:
+        doc.multi_cell(text_width, 7, ticket.job_line, new_x="LMARGIN", new_y="NEXT")
+    if ticket.due:
+        doc.set_font("DejaVu", "B", 14)
+        doc.multi_cell(text_width, 7, ticket.due, new_x="LMARGIN", new_y="NEXT")
+    doc.set_y(max(doc.get_y(), MARGIN + QR_SIZE) + 6)
+    width = doc.w - 2 * MARGIN
+    if ticket.details:
+        doc.set_font("DejaVu", "B", 13)
+        doc.cell(width, 8, "Details", new_x="LMARGIN", new_y="NEXT")
+        for label, value in ticket.details:
+            doc.set_font("DejaVu", "B", 11)
+            doc.cell(50, 6, label)
+            doc.set_font("DejaVu", "", 11)
+            doc.multi_cell(width - 50, 6, value, align="L", new_x="LMARGIN", new_y="NEXT")
+        doc.ln(4)
+    doc.set_font("DejaVu", "B", 13)
+    doc.cell(width, 8, "Departments", new_x="LMARGIN", new_y="NEXT")
+    doc.set_font("DejaVu", "", 13)
+    for name in ticket.departments:
+        doc.rect(MARGIN, doc.get_y() + 1.5, 6, 6)
+        doc.set_x(MARGIN + 9)
+        doc.cell(width - 9, 9, name, new_x="LMARGIN", new_y="NEXT")
+    doc.ln(4)
+    doc.set_font("DejaVu", "", 8)
+    doc.multi_cell(width, 4, ticket.url, new_x="LMARGIN", new_y="NEXT")
+    return bytes(doc.output())
+
+
+async def load_ticket(services: Services, work_order_id: int, base: str) -> Ticket | None:
+    async with reading(services.engine) as conn:
+        found = await reads.work_orders(conn, [work_order_id])
+        if not found:
+            return None
+        order = found[0]
+        (customer,) = await reads.customers(conn, [order.customer_id])
+        tasks = await reads.tasks_of_work_orders(conn, [order.id])
+        names = {d.id: d.name for d in await reads.all_departments(conn)}
+    return Ticket(
+        number=order.order_number,
+        customer=customer.name,
+        job_line=job_line(order.details),
+        details=detail_lines(order.details),
+        due=due_text(order.due_at, services.time_zone),
+        rush=WorkOrderPriority(order.priority) is WorkOrderPriority.RUSH,
+        departments=[names[t.department_id] for t in tasks if on_order(TaskStatus(t.status))],
+        url=order_url(base, order.id),
+    )
+
+
+def routes(services: Services) -> list[Route]:
+    async def ticket_pdf(request: Request) -> Response:
+        paper = PAPERS.get(request.query_params.get("paper", "a4").lower())
+        if paper is None:
+            raise invalid("paper is a4 or letter.", "paper")
+        given = request.path_params["id"]
+        try:
+            pk = decode_id(relay.GlobalID.from_id(given), "WorkOrder")
+        except ValueError:
+            pk = None
+        base = services.public_url or str(request.base_url)
+        ticket = await load_ticket(services, pk, base) if pk is not None else None
+        if ticket is None:
+            return error_response(f"No work order has the id {given!r}.", 404)
+        return Response(
+            pdf(ticket, paper),
+            media_type="application/pdf",
+            headers={"content-disposition": f'inline; filename="{ticket.number}.pdf"'},
+        )
+
+    return [Route("/orders/{id}/ticket.pdf", guarded(services, STAFF, ticket_pdf))]

@@ -1,0 +1,73 @@
+"""Job tickets in the browser: "Print ticket" on the order page opens a ticket whose QR
+code (read from the screenshot) opens the order; two orders ticked on the work-order list
+print as two tickets, one a page, on A4 and on Letter."""
+
+import io
+from pathlib import Path
+
+import pypdf
+import pytest
+import zxingcpp
+from PIL import Image
+from playwright.async_api import expect
+
+from domain.enums import WorkOrderPriority
+from tests.e2e.web.support import OpenTab, base, shoot
+from tests.support import Shop, gid
+
+pytestmark = pytest.mark.e2e
+
+
+async def test_print_ticket_shows_a_ticket_whose_qr_code_opens_the_order(
+    server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
+) -> None:
+    order = await shop.order(
+        ["print", "finishing"],
+        details={"product": "Posters A2", "quantity": 40, "paperType": "silk"},
+        priority=WorkOrderPriority.RUSH,
+    )
+    tab = await tabs(token=shop.tokens["pat"])
+    page = tab.page
+    await page.goto(base(server) + "/orders/" + gid("WorkOrder", order))
+    await page.get_by_role("link", name="Print ticket").click()
+    ticket = page.get_by_role("article", name="Job ticket WO-000001")
+    await expect(ticket.get_by_role("heading", name="WO-000001")).to_be_visible()
+    await expect(ticket.get_by_text("RUSH", exact=True)).to_be_visible()
+    await expect(ticket.get_by_text("40 x Posters A2")).to_be_visible()
+    await expect(ticket.locator(".ticket-departments li")).to_have_text(
+        ["Print", "Finishing", "Delivery"]
+    )
+    await shoot(page, screenshots, "ticket", axe_source)
+    png = await ticket.get_by_role("img").screenshot()
+    found = [c.text for c in zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))]
+    assert found == [base(server) + "/orders/" + gid("WorkOrder", order)]
+    await page.emulate_media(media="print")
+    await shoot(page, screenshots, "ticket-print", axe_source)
+    await expect(page.get_by_role("button", name="Print")).to_be_hidden()
+    tab.assert_clean()
+
+
+async def test_a_selection_prints_one_ticket_a_page(
+    server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
+) -> None:
+    for product in ("Menus", "Banners"):
+        await shop.order(["print"], details={"product": product})
+    tab = await tabs(token=shop.tokens["sam"])
+    page = tab.page
+    await page.goto(base(server) + "/orders")
+    await page.get_by_label("Select WO-000001 for printing").check()
+    await page.get_by_label("Select WO-000002 for printing").check()
+    await page.get_by_role("link", name="Print 2 tickets").click()
+    await expect(page.get_by_role("article")).to_have_count(2)
+    await shoot(page, screenshots, "tickets-selection", axe_source)
+    for paper, size in (("A4", (595.92, 842.88)), ("Letter", (612.0, 792.0))):
+        printed = await page.pdf(format=paper, print_background=True)
+        pages = pypdf.PdfReader(io.BytesIO(printed)).pages
+        assert len(pages) == 2, paper
+        texts = [p.extract_text() for p in pages]
+        # In the order they were ticked.
+        assert "WO-000001" in texts[0] and "Menus" in texts[0]
+        assert "WO-000002" in texts[1] and "Banners" in texts[1]
+        width, height = float(pages[0].mediabox.width), float(pages[0].mediabox.height)
+        assert (width, height) == pytest.approx(size, abs=1.0), paper
+    tab.assert_clean()

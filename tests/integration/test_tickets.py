@@ -1,0 +1,158 @@
+"""Job tickets: the PDF (`/orders/{id}/ticket.pdf`) carries the job in words, read back by
+text extraction, and a QR code that decodes to the order's page; A4 or Letter; the same
+address and departments in `WorkOrder.ticket`; PRESSROOM_PUBLIC_URL and the shop's time
+zone honoured; refusals in words."""
+
+import io
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import pypdf
+import pytest
+import zxingcpp
+from PIL import Image
+
+from db import customers
+from db.corrections import remove_department
+from db.engine import unit_of_work
+from db.tasks import Actor
+from domain.contacts import Contact
+from domain.enums import WorkOrderPriority
+from tests.support import Client, Shop, display_token, gid, serving
+
+DUE = datetime(2027, 3, 4, 13, 30, tzinfo=UTC)
+DETAILS = {"product": "Flyers A5", "quantity": 500, "paperType": "gloss", "sides": 2.0}
+TICKET = """query T($id: ID!) { workOrder(id: $id) {
+  detailLines { label value } ticket { url qrSvg departments { name } } } }"""
+
+
+async def a_job(shop: Shop) -> int:
+    """A rush job of Print and Finishing (Design removed from it) for a customer whose name
+    is beyond Latin-1."""
+    async with unit_of_work(shop.engine) as conn:
+        customer = await customers.create_customer(
+            conn, "Café Zoë — Łódź", shop.users["sam"], Contact()
+        )
+    shop.customer_id = customer.id
+    order = await shop.order(
+        ["design", "print", "finishing"], details=DETAILS, due_at=DUE,
+        priority=WorkOrderPriority.RUSH,
+    )  # fmt: skip
+    async with unit_of_work(shop.engine) as conn:
+        await remove_department(
+            conn, order, "design", "Artwork supplied.", None,
+            Actor(shop.users["sam"], False, is_sales=True),
+        )  # fmt: skip
+    return order
+
+
+def site(server: str) -> str:
+    return server.removesuffix("/graphql")
+
+
+async def ticket_pdf(
+    http: httpx.AsyncClient, base: str, order: str, token: str | None, **params: str
+) -> httpx.Response:
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    return await http.get(f"{base}/orders/{order}/ticket.pdf", params=params, headers=headers)
+
+
+def read(pdf: bytes) -> tuple[str, list[str], tuple[float, float]]:
+    """The page's text, what its QR code decodes to, and its size in points."""
+    page = pypdf.PdfReader(io.BytesIO(pdf)).pages[0]
+    image = Image.open(io.BytesIO(page.images[0].data))
+    codes = [found.text for found in zxingcpp.read_barcodes(image)]
+    return page.extract_text(), codes, (float(page.mediabox.width), float(page.mediabox.height))
+
+
+async def test_the_pdf_says_the_job_and_its_qr_code_opens_the_order(
+    shop: Shop, http: httpx.AsyncClient, server: str
+) -> None:
+    order = gid("WorkOrder", await a_job(shop))
+    response = await ticket_pdf(http, site(server), order, shop.tokens["pat"])
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/pdf"
+    text, codes, size = read(response.content)
+    url = f"{site(server)}/orders/{order}"
+    assert codes == [url]
+    for words in [
+        "WO-000001", "RUSH", "Café Zoë — Łódź", "500 x Flyers A5", "Due 2027-03-04 13:30 UTC",
+        "Paper type", "gloss", "Sides", "Print", "Finishing", "Delivery", url,
+    ]:  # fmt: skip
+        assert words in text, words
+    assert "Design" not in text
+    assert size == pytest.approx((595.3, 841.9), abs=0.1)  # A4
+
+
+async def test_letter_is_the_other_paper(shop: Shop, http: httpx.AsyncClient, server: str) -> None:
+    order = gid("WorkOrder", await a_job(shop))
+    response = await ticket_pdf(http, site(server), order, shop.tokens["sam"], paper="letter")
+    _, codes, size = read(response.content)
+    assert size == (612.0, 792.0)
+    assert codes == [f"{site(server)}/orders/{order}"]
+
+
+async def test_the_api_gives_the_same_address_and_departments(
+    shop: Shop, api: Client, server: str
+) -> None:
+    order = gid("WorkOrder", await a_job(shop))
+    found = (await api.as_(shop.tokens["pat"])(TICKET, {"id": order}))["workOrder"]
+    assert found["ticket"]["url"] == f"{site(server)}/orders/{order}"
+    assert [d["name"] for d in found["ticket"]["departments"]] == ["Print", "Finishing", "Delivery"]
+    assert found["ticket"]["qrSvg"].startswith("<svg")
+    # In the order PostgreSQL keeps a JSON object's keys (shorter first), as `details`.
+    assert found["detailLines"] == [
+        {"label": "Sides", "value": "2"},
+        {"label": "Product", "value": "Flyers A5"},
+        {"label": "Quantity", "value": "500"},
+        {"label": "Paper type", "value": "gloss"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("who", "order", "params", "status", "message"),
+    [
+        (None, "mine", {}, 401, "Sign in first"),
+        ("display", "mine", {}, 403, "Wall display tokens"),
+        ("pat", "nope", {}, 404, "No work order has the id 'nope'"),
+        ("pat", "customer", {}, 404, "No work order has the id"),
+        ("pat", "mine", {"paper": "a3"}, 400, "paper is a4 or letter"),
+    ],
+)  # fmt: skip
+async def test_refusals_say_why(
+    shop: Shop, api: Client, http: httpx.AsyncClient, server: str,
+    who: str | None, order: str, params: dict[str, str], status: int, message: str,
+) -> None:  # fmt: skip
+    mine = gid("WorkOrder", await a_job(shop))
+    token = None
+    if who == "display":
+        token = (await display_token(api, shop, ["print"]))["secret"]
+    elif who:
+        token = shop.tokens[who]
+    path = {"mine": mine, "nope": "nope", "customer": gid("Customer", shop.customer_id)}[order]
+    response = await ticket_pdf(http, site(server), path, token, **params)
+    assert response.status_code == status
+    assert message in response.json()["errors"][0]["message"]
+
+
+async def test_the_public_address_and_the_shops_time_zone(
+    shop: Shop, database_url: str, http: httpx.AsyncClient
+) -> None:
+    order = gid("WorkOrder", await a_job(shop))
+    settings = {"PRESSROOM_PUBLIC_URL": "https://floor.example.com/shop",
+                "PRESSROOM_TIME_ZONE": "Europe/Berlin"}  # fmt: skip
+    with serving(None, database_url=database_url, settings=settings) as (base, _):
+        response = await ticket_pdf(http, base, order, shop.tokens["pat"])
+        body: Any = (
+            await http.post(
+                base + "/graphql",
+                json={"query": TICKET, "variables": {"id": order}},
+                headers={"authorization": f"Bearer {shop.tokens['pat']}"},
+            )
+        ).json()
+    text, codes, _ = read(response.content)
+    url = f"https://floor.example.com/shop/orders/{order}"
+    assert codes == [url]
+    assert body["data"]["workOrder"]["ticket"]["url"] == url
+    assert "Due 2027-03-04 14:30 CET" in text
