@@ -230,6 +230,12 @@ DATETIME_VALUES = st.one_of(
     st.sampled_from(["", "now", "2024-13-01T00:00:00", "0000-01-01"]),
     st.text(max_size=20),
 ).map(nodes.String)
+# Output only today (DayCount.day), listed so an argument of it one day is fuzzed too.
+DATE_VALUES = st.one_of(
+    st.dates().map(lambda d: d.isoformat()),
+    st.sampled_from(["", "today", "2024-02-30"]),
+    st.text(max_size=12),
+).map(nodes.String)
 
 
 def json_node(value: Any) -> graphql.ValueNode:
@@ -284,6 +290,7 @@ def scalar_strategies(world: "World") -> Any:
         "Int": INT_VALUES,
         "Decimal": DECIMAL_VALUES,
         "DateTime": DATETIME_VALUES,
+        "Date": DATE_VALUES,
         "JSON": JSON_VALUES,
     }
 
