@@ -579,6 +579,14 @@ SELECT * FROM customers WHERE id = ANY(CAST(:ids AS bigint[]))
 -- name: work_orders_by_id
 SELECT * FROM work_orders WHERE id = ANY(CAST(:ids AS bigint[]))
 
+-- name: work_order_by_number
+-- As typed or scanned: the exact number (its unique index), else one that differs only in
+-- case (read only when the first finds nothing: the Append stops at the LIMIT).
+(SELECT * FROM work_orders WHERE order_number = :number)
+UNION ALL
+(SELECT * FROM work_orders WHERE upper(order_number) = upper(:number))
+LIMIT 1
+
 -- name: tasks_by_id
 SELECT * FROM department_tasks WHERE id = ANY(CAST(:ids AS bigint[]))
 

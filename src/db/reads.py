@@ -59,6 +59,11 @@ async def work_orders(conn: AsyncConnection, ids: Sequence[int]) -> list[WorkOrd
     return await _by_ids(conn, "work_orders_by_id", ids, WorkOrderRow)
 
 
+async def work_order_by_number(conn: AsyncConnection, number: str) -> WorkOrderRow | None:
+    found = await _all(conn, "work_order_by_number", {"number": number}, WorkOrderRow)
+    return found[0] if found else None
+
+
 async def tasks(conn: AsyncConnection, ids: Sequence[int]) -> list[TaskRow]:
     return await _by_ids(conn, "tasks_by_id", ids, TaskRow)
 

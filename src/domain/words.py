@@ -47,3 +47,8 @@ LEDGER_KIND = {
 def either(words: list[str]) -> str:
     """ "waiting", "waiting or in progress", "a, b or c"."""
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def every(words: list[str]) -> str:
+    """ "Print", "Print and Finishing", "Design, Print and Finishing"."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]

@@ -32,6 +32,8 @@ from graph.types.pagination import (
     page_size,
 )
 from graph.types.people import User
+from graph.types.scan import ScanAnswer
+from graph.types.scan import answer as scan_answer
 from graph.types.tasks import DepartmentTask
 from graph.types.tokens import Token, TokenConnection
 from graph.types.work_orders import WorkOrder
@@ -248,6 +250,15 @@ class Query:
             rows = await reads.stale_tasks_page(conn, limit=limit + 1, after_id=after_id)
         edges, page = build_edges(rows, limit, after, lambda r: [r.id], DepartmentTask.of)
         return relay.Connection(edges=edges, page_info=page)
+
+    @strawberry.field(
+        extensions=allowed(STAFF),
+        description="A job ticket scanned (or an order number typed) at the queues: the "
+        "caller's task on that order and the move to make now, or why there is none. `code` "
+        "is the order number, or the order page's address its QR code holds.",
+    )
+    async def scan(self, info: Info, code: str) -> ScanAnswer:
+        return await scan_answer(info, viewer_of(info), code)
 
     @strawberry.field(
         extensions=allowed(SALES),

@@ -8,7 +8,7 @@ import strawberry
 from strawberry import relay
 
 from db.reads import routing_of
-from db.rows import TaskRow, TaskTransitionRow, WorkOrderRow
+from db.rows import DepartmentRow, TaskRow, TaskTransitionRow, WorkOrderRow
 from domain.corrections import FLAGS, needs_in_words
 from domain.enums import (
     DepartmentKind,
@@ -223,22 +223,8 @@ class DepartmentTask(relay.Node):
     async def waiting_for(self, info: Info) -> list[Department]:
         if self.available_at is not None:
             return []
-        loaders = info.context.loaders
-        rows = await loaders.tasks_of_work_order.load(self._work_order_id)
-        departments = {d.id: d for d in await loaders.all_departments()}
-        tasks = [
-            TaskFacts(
-                department_id=r.department_id,
-                status=TaskStatus(r.status),
-                kind=DepartmentKind(departments[r.department_id].kind),
-                gates_delivery=departments[r.department_id].gates_delivery,
-                gate_open=r.available_at is not None,
-            )
-            for r in rows
-        ]
-        [own] = [t for t in tasks if t.department_id == self._department_id]
-        routing = routing_of(departments.values())
-        return [Department.of(departments[t.department_id]) for t in holding(own, tasks, routing)]
+        held_by = await waited_for(info, self._work_order_id, self._department_id)
+        return [Department.of(row) for row in held_by]
 
     @strawberry.field(
         description="For the delivery task: where to deliver (the customer's address) and "
@@ -260,11 +246,13 @@ class DepartmentTask(relay.Node):
     def _available(self) -> bool:
         return self.available_at is not None and self.available_at <= datetime.now(UTC)
 
-    def _state(self, order: WorkOrderRow, production: bool = True) -> TaskState:
+    def _state(
+        self, order: WorkOrderRow, production: bool = True, holder: str | None = None
+    ) -> TaskState:
         return TaskState(
             status=TaskStatus(self.status),
             picked_up_by=self._picked_up_by,
-            picked_up_by_name=None,
+            picked_up_by_name=holder,
             available=self._available(),
             order_status=WorkOrderStatus(order.status),
             imported_closed=order.imported_closed,
@@ -301,3 +289,24 @@ def _lane(place: QueuePlace | None) -> QueueLane | None:
 
 def _rank(place: QueuePlace | None, task_id: int) -> str | None:
     return place.rank(task_id) if place is not None else None
+
+
+async def waited_for(info: Info, work_order_id: int, department_id: int) -> list[DepartmentRow]:
+    """The departments whose tasks on the order the department's task still waits for
+    (domain.routing.holding), whether or not its gate is open."""
+    loaders = info.context.loaders
+    rows = await loaders.tasks_of_work_order.load(work_order_id)
+    departments = {d.id: d for d in await loaders.all_departments()}
+    tasks = [
+        TaskFacts(
+            department_id=r.department_id,
+            status=TaskStatus(r.status),
+            kind=DepartmentKind(departments[r.department_id].kind),
+            gates_delivery=departments[r.department_id].gates_delivery,
+            gate_open=r.available_at is not None,
+        )
+        for r in rows
+    ]
+    [own] = [t for t in tasks if t.department_id == department_id]
+    routing = routing_of(departments.values())
+    return [departments[t.department_id] for t in holding(own, tasks, routing)]

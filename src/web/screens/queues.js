@@ -8,6 +8,7 @@ import { lanes } from "../lib/queue.js";
 import { Link } from "../lib/router.js";
 import { rolesOf, transport } from "../lib/session.js";
 import { LiveStatus, addressLines, dueText, duration, messageOf, useId, useNow, useTitle } from "../lib/ui.js";
+import { ScanField } from "./scan.js";
 
 export const QUEUE_SNAPSHOT = gql`
   query QueueSnapshot($department: String!, $after: String) {
@@ -296,7 +297,8 @@ export function Queues({ me }) {
   const departments = rolesOf(me).queues;
   return html`<h1>My queues</h1>
     ${departments.length
-      ? html`<div class="queues">
+      ? html`<${ScanField} />
+        <div class="queues">
           ${departments.map((d) => html`<${QueueColumn} key=${d.code} department=${d} me=${me} />`)}
         </div>`
       : html`<p class="message notice">You are not a member of any production or delivery department.</p>`}`;
