@@ -101,3 +101,30 @@ async def post_entry(conn: AsyncConnection, new: NewEntry) -> Posted:
     repeated = await _repeat(conn, new)
     assert repeated is not None
     return repeated
+
+
+async def charge_quote(conn: AsyncConnection, work_order_id: int, posted_by: int) -> Posted:
+    """Accounts' "Charge the quote": a CHARGE of the order's current quote, keyed
+    quote-charge:<number>:<version>. Once for a quote: asked again before the quote changes
+    (at any version of the order), it answers with the charge already posted."""
+    order = (await conn.execute(Q["quote_to_charge"], {"work_order_id": work_order_id})).first()
+    if order is None:
+        raise DomainError(ErrorCode.NOT_FOUND, "No such work order.", "workOrderId")
+    if order.charged_entry_id is not None:
+        return Posted(await entry(conn, order.charged_entry_id), changed=False)
+    if order.quote_minor is None:
+        raise DomainError(
+            ErrorCode.INVALID_INPUT,
+            f"{order.order_number} has no quote to charge: set one first.",
+            "workOrderId",
+        )
+    quote = Money(order.quote_minor, order.quote_currency)
+    content = EntryContent(
+        customer_id=order.customer_id,
+        work_order_id=order.id,
+        kind=LedgerEntryKind.CHARGE,
+        amount=ledger.signed(LedgerEntryKind.CHARGE, quote),
+        memo=f"Quote of {order.order_number}",
+    )
+    key = f"quote-charge:{order.order_number}:{order.version}"
+    return await post_entry(conn, NewEntry(content, key, posted_by))

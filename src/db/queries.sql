@@ -814,6 +814,22 @@ SELECT * FROM tokens WHERE id = :token_id
 -- name: ledger_entry_by_key
 SELECT * FROM customer_ledger_entries WHERE idempotency_key = :idempotency_key
 
+-- name: quote_to_charge
+-- An order's quote under its row lock, and the quote-charge already posted for this quote:
+-- one keyed quote-charge:<number>:... posted since the quote was last set (or since the
+-- order was made, when it never changed).
+SELECT w.id, w.order_number, w.customer_id, w.version, w.quote_minor, w.quote_currency,
+       (SELECT e.id FROM customer_ledger_entries e
+        WHERE e.work_order_id = w.id
+          AND e.idempotency_key LIKE 'quote-charge:' || w.order_number || ':%'
+          AND e.posted_at >= coalesce(
+              (SELECT max(h.occurred_at) FROM work_order_transitions h
+               WHERE h.work_order_id = w.id AND h.action = 'QUOTE_CHANGED'), w.created_at)
+        ORDER BY e.id DESC LIMIT 1) AS charged_entry_id
+FROM work_orders w
+WHERE w.id = :work_order_id
+FOR NO KEY UPDATE OF w
+
 -- name: ledger_post_facts
 -- Whether the customer exists, and the work order's customer and status. The share
 -- lock makes a CHARGE and a concurrent cancel of its order serialise.
@@ -868,6 +884,31 @@ WHERE customer_id = :customer_id
   AND (CAST(:after_id AS bigint) IS NULL OR id < :after_id)
 ORDER BY id DESC
 LIMIT :limit
+
+-- name: receivables_ageing
+-- Every customer and currency with a positive balance: the balance, and the oldest unpaid
+-- debit when what was credited (payments, credits, negative adjustments) pays the debits
+-- oldest first. Largest balance first.
+WITH sums AS (
+    SELECT customer_id, currency, CAST(sum(amount_minor) AS bigint) AS balance,
+           coalesce(-sum(amount_minor) FILTER (WHERE amount_minor < 0), 0) AS credited
+    FROM customer_ledger_entries
+    GROUP BY customer_id, currency
+    HAVING sum(amount_minor) > 0
+), debits AS (
+    SELECT e.customer_id, e.currency, e.posted_at, s.credited,
+           sum(e.amount_minor) OVER (PARTITION BY e.customer_id, e.currency ORDER BY e.id)
+               AS running
+    FROM customer_ledger_entries e
+    JOIN sums s ON s.customer_id = e.customer_id AND s.currency = e.currency
+    WHERE e.amount_minor > 0
+)
+SELECT s.customer_id, s.currency, s.balance AS balance_minor,
+       (SELECT min(d.posted_at) FROM debits d
+        WHERE d.customer_id = s.customer_id AND d.currency = s.currency
+          AND d.running > d.credited) AS oldest_unpaid_at
+FROM sums s
+ORDER BY s.balance DESC, s.customer_id, s.currency
 
 -- name: customer_balances
 -- One sum per currency the customer has entries in; positive when the customer owes.

@@ -16,6 +16,7 @@ from db.engine import one_snapshot
 from db.events import Snapshot, StoredEvent
 from db.queries import Q, fetch_native
 from db.rows import (
+    AgeingRow,
     BalanceRow,
     CustomerRow,
     DepartmentRow,
@@ -318,3 +319,8 @@ async def related(conn: AsyncConnection, batch: Sequence[StoredEvent]) -> Relate
         if customer_ids
         else {},
     )
+
+
+async def receivables_ageing(conn: AsyncConnection) -> list[AgeingRow]:
+    """Customers who owe, per currency: balance and oldest unpaid debit (queries.sql)."""
+    return [AgeingRow(*row) for row in await conn.execute(Q["receivables_ageing"])]

@@ -275,3 +275,12 @@ class BalanceRow(NamedTuple):
     customer_id: int
     currency: str
     minor: int
+
+
+class AgeingRow(NamedTuple):
+    """What a customer owes in one currency, and since when (receivables_ageing)."""
+
+    customer_id: int
+    currency: str
+    balance_minor: int
+    oldest_unpaid_at: datetime

@@ -91,6 +91,15 @@ class LedgerEntryKind(StrEnum):
     ADJUSTMENT = "ADJUSTMENT"
 
 
+class AgeingBucket(StrEnum):
+    """How long what a customer owes has been unpaid, by its oldest unpaid charge."""
+
+    CURRENT = "CURRENT"
+    DAYS_31_60 = "DAYS_31_60"
+    DAYS_61_90 = "DAYS_61_90"
+    OVER_90 = "OVER_90"
+
+
 class WorkOrderCommand(StrEnum):
     """What a person may ask of a work order itself (besides its tasks' moves)."""
 

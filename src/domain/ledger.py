@@ -8,8 +8,9 @@ database enforces the same table with a CHECK constraint (a test compares them).
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
-from domain.enums import LedgerEntryKind
+from domain.enums import AgeingBucket, LedgerEntryKind
 from domain.errors import DomainError, ErrorCode
 from domain.money import Money
 from domain.validation import invalid, storable, text
@@ -112,3 +113,15 @@ def total(
         if kind in kinds:
             sums[amount.currency] = sums.get(amount.currency, 0) + direction * amount.minor
     return [Money(minor, currency) for currency, minor in sorted(sums.items())]
+
+
+def ageing_bucket(oldest_unpaid_at: datetime, now: datetime) -> AgeingBucket:
+    """Up to 30 days: current; then 31-60, 61-90, and over 90 days (whole days)."""
+    days = (now - oldest_unpaid_at).days
+    if days <= 30:
+        return AgeingBucket.CURRENT
+    if days <= 60:
+        return AgeingBucket.DAYS_31_60
+    if days <= 90:
+        return AgeingBucket.DAYS_61_90
+    return AgeingBucket.OVER_90

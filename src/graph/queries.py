@@ -1,6 +1,6 @@
 """The Query type. Each field declares who may read it."""
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated
 
 import strawberry
@@ -17,7 +17,16 @@ from graph import prefetch
 from graph.context import Info
 from graph.errors import bad_request
 from graph.ids import decode_id
-from graph.permissions import ADMINS, SALES, SEES_QUEUE, SEES_QUOTES, STAFF, allowed, viewer_of
+from graph.permissions import (
+    ADMINS,
+    READS_LEDGER,
+    SALES,
+    SEES_QUEUE,
+    SEES_QUOTES,
+    STAFF,
+    allowed,
+    viewer_of,
+)
 from graph.types.customers import Customer
 from graph.types.departments import Department, DepartmentKindChoice
 from graph.types.flow import DepartmentFlow, FlowSummary
@@ -32,6 +41,7 @@ from graph.types.pagination import (
     page_size,
 )
 from graph.types.people import User
+from graph.types.receivables import ReceivablesAgeing
 from graph.types.scan import ScanAnswer
 from graph.types.scan import answer as scan_answer
 from graph.types.tasks import DepartmentTask
@@ -295,6 +305,17 @@ class Query:
             figures = await db_flow.department_flow(conn, window, ids, zone)
             orders = await db_flow.order_flow(conn, window)
         return FlowSummary.of(window, figures, orders)
+
+    @strawberry.field(
+        extensions=allowed(READS_LEDGER),
+        description="What customers owe now, per currency, and for how long (by each "
+        "one's oldest unpaid charge: up to 30 days, 31-60, 61-90, over 90); largest "
+        "balance first.",
+    )
+    async def receivables_ageing(self, info: Info) -> ReceivablesAgeing:
+        async with info.context.read() as conn:
+            rows = await reads.receivables_ageing(conn)
+        return ReceivablesAgeing.of(rows, datetime.now(UTC))
 
     @strawberry.field(extensions=allowed(SEES_QUOTES))
     async def customers(

@@ -9,6 +9,7 @@ inactive credentials stop working; field-level rules (`WorkOrder.quote`,
 
 import base64
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 import httpx
@@ -19,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from db import customers, people
 from db.engine import unit_of_work
 from domain.enums import TokenKind
+from domain.money import parse_money
 from tests.support import Client, Shop, gid, table_snapshot, task_ids
 
 PASSWORD = "correct-horse-battery"
@@ -440,6 +442,7 @@ MUTATIONS: dict[str, tuple[str, str]] = {
     "releaseTask": ("ReleaseTaskInput", "changed"),
     "completeTask": ("CompleteTaskInput", "changed"),
     "reopenTask": ("ReopenTaskInput", "changed"),
+    "chargeWorkOrderQuote": ("ChargeWorkOrderQuoteInput", "changed"),
 }
 
 
@@ -452,7 +455,8 @@ def _mutation(name: str) -> str:
 
 
 async def _input(shop: Shop, name: str) -> dict[str, Any]:
-    order = await shop.order(["print"], order_number="WO-ACCESS")
+    quote = parse_money(Decimal("120.00"), "EUR", "quote")
+    order = await shop.order(["print"], order_number="WO-ACCESS", quote=quote)
     tasks = await task_ids(shop.engine, order)
     if name in ("releaseTask", "reopenTask"):
         status = "STARTED" if name == "releaseTask" else "COMPLETED"
@@ -492,6 +496,7 @@ async def _input(shop: Shop, name: str) -> dict[str, Any]:
         "releaseTask": {"taskId": task, "reason": "Stuck."},
         "completeTask": {"taskId": task, "reason": "Done by hand."},
         "reopenTask": {"taskId": task, "reason": "Misprint."},
+        "chargeWorkOrderQuote": {"workOrderId": gid("WorkOrder", order)},
     }[name]
 
 
@@ -507,6 +512,7 @@ ALLOWED = {
     "releaseTask": {"ada"},
     "completeTask": {"ada"},
     "reopenTask": {"ada"},
+    "chargeWorkOrderQuote": {"abe", "ada"},
 }
 PEOPLE = ["sam", "abe", "dee", "pat", "fin", "dan", "ada"]
 

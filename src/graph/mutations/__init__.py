@@ -7,6 +7,7 @@ from graph.mutations import (
     account,
     add_work_order_department,
     cancel_work_order,
+    charge_work_order_quote,
     create_customer,
     create_department,
     create_work_order,
@@ -51,6 +52,7 @@ class Mutation:
     hold_work_order = hold_work_order.hold_work_order
     resume_work_order = resume_work_order.resume_work_order
     post_ledger_entry = post_ledger_entry.post_ledger_entry
+    charge_work_order_quote = charge_work_order_quote.charge_work_order_quote
     start_task = tasks.start_task
     finish_task = tasks.finish_task
     release_task = tasks.release_task

@@ -19,6 +19,7 @@ for _enum in (
     enums.TaskAction,
     enums.WorkOrderAction,
     enums.WorkOrderCommand,
+    enums.AgeingBucket,
 ):
     strawberry.enum(_enum)
 

@@ -27,6 +27,7 @@ import {
   useTitle,
   uuid,
 } from "../lib/ui.js";
+import { Receivables } from "./ageing.js";
 
 export const ACCOUNTS_CUSTOMERS = gql`
   query AccountsCustomers($search: String, $after: String) {
@@ -109,6 +110,8 @@ export function Accounts({ path }) {
       <h1>Accounts</h1>
       <${RefreshButton} onClick=${list.refresh} busy=${list.loading && Boolean(list.data)} />
     </div>
+    <${Receivables} />
+    <h2>Customers</h2>
     <form class="filters" role="search" onSubmit=${submit}>
       <div class="field">
         <label for=${searchId}>Search customers</label>

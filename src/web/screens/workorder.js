@@ -16,6 +16,7 @@ import {
   TimeBadges,
   dueText,
   balances,
+  messageOf,
   money,
   possessive,
   request,
@@ -70,6 +71,15 @@ export const CANCEL_WORK_ORDER = gql`
 export const HOLD = gql`
   mutation Hold($input: HoldWorkOrderInput!) {
     holdWorkOrder(input: $input) { changed userErrors { code field message } }
+  }
+`;
+
+export const CHARGE_QUOTE = gql`
+  mutation ChargeQuote($input: ChargeWorkOrderQuoteInput!) {
+    chargeWorkOrderQuote(input: $input) {
+      changed entry { amount { amount currency } }
+      userErrors { code field message }
+    }
   }
 `;
 
@@ -199,6 +209,23 @@ export function WorkOrderPage({ id, me }) {
     return problem;
   }
 
+  async function chargeQuote() {
+    setNotice("");
+    try {
+      const { chargeWorkOrderQuote: charged } = await request(CHARGE_QUOTE, { input: { workOrderId: order.id } });
+      if (charged.userErrors.length) {
+        setState((s) => ({ ...s, error: charged.userErrors.map((e) => e.message).join(" ") }));
+        return;
+      }
+      setNotice(charged.changed
+        ? `Charged ${money(charged.entry.amount)}: the quote of ${order.orderNumber}.`
+        : `This quote was charged already (${money(charged.entry.amount)}); nothing was posted again.`);
+      load();
+    } catch (error) {
+      setState((s) => ({ ...s, error: messageOf(error) }));
+    }
+  }
+
   async function resume() {
     const problem = await runMove(RESUME, "resumeWorkOrder", { workOrderId: order.id });
     if (problem) {
@@ -272,6 +299,9 @@ export function WorkOrderPage({ id, me }) {
         : null}
       ${quoteEditable
         ? html`<button type="button" onClick=${() => setDialog({ kind: "quote" })}>Edit quote</button>`
+        : null}
+      ${roles.accounts && order.quote
+        ? html`<button type="button" onClick=${chargeQuote}>Charge the quote</button>`
         : null}
       ${offered("RESCHEDULE")
         ? html`<button type="button" onClick=${() => setDialog({ kind: "reschedule" })}>Reschedule</button>`

@@ -1,0 +1,36 @@
+"""chargeWorkOrderQuote (Accounts): "Charge the quote", once for each quote."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
+
+from db.ledger import charge_quote
+from graph.context import Info
+from graph.ids import require_id
+from graph.mutations.base import mutate
+from graph.mutations.post_ledger_entry import PostLedgerEntryPayload
+from graph.permissions import READS_LEDGER, allowed, viewer_of
+from graph.types.ledger import LedgerEntry
+
+
+@strawberry.input
+class ChargeWorkOrderQuoteInput:
+    work_order_id: relay.GlobalID
+
+
+@strawberry.mutation(
+    extensions=allowed(READS_LEDGER),
+    description="Accounts: post a CHARGE of the order's current quote (idempotency key "
+    "quote-charge:<order number>:<order version>). Asked again before the quote changes, "
+    "it answers with that charge, changed: false; an order without a quote, or a cancelled "
+    "one, is refused in words.",
+)
+async def charge_work_order_quote(
+    info: Info, input: ChargeWorkOrderQuoteInput
+) -> PostLedgerEntryPayload:
+    async def work(conn: AsyncConnection) -> PostLedgerEntryPayload:
+        order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
+        posted = await charge_quote(conn, order_id, viewer_of(info).user_id)
+        return PostLedgerEntryPayload(entry=LedgerEntry.of(posted.entry), changed=posted.changed)
+
+    return await mutate(info, PostLedgerEntryPayload, work)
