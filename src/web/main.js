@@ -10,6 +10,7 @@ import { NewWorkOrder } from "./screens/neworder.js";
 import { WorkOrderPage } from "./screens/workorder.js";
 import { Accounts, CustomerLedger } from "./screens/accounts.js";
 import { Admin } from "./screens/admin.js";
+import { Insights } from "./screens/insights.js";
 import { Tickets } from "./screens/ticket.js";
 
 function useSession() {
@@ -62,6 +63,9 @@ function screen(path, me) {
   }
   const order = match("/orders/:id", pathname);
   if (order) return html`<${WorkOrderPage} id=${order.id} me=${me} />`;
+  if (match("/insights", pathname)) {
+    return roles.sales ? html`<${Insights} me=${me} />` : html`<${NotAllowed} what="Insights" />`;
+  }
   if (match("/accounts", pathname)) {
     return roles.accounts ? html`<${Accounts} path=${path} />` : html`<${NotAllowed} what="Accounts" />`;
   }
@@ -84,6 +88,7 @@ function Navigation({ me, path }) {
   const links = [
     roles.queues.length ? ["/queues", "My queues"] : null,
     ["/orders", "Work orders"],
+    roles.sales ? ["/insights", "Insights"] : null,
     roles.accounts ? ["/accounts", "Accounts"] : null,
     roles.admin ? ["/admin/people", "Admin"] : null,
   ].filter(Boolean);

@@ -1,0 +1,137 @@
+// Insights (admins and Sales): how work flowed over the last 7, 30 or 90 days, from the
+// server's flow figures (flowSummary): waiting and working time per department as bars
+// (the longest waits first), tasks completed per day as lines, the on-time rate and the
+// lead time as figures. Every chart has its numbers as a table behind "Show as table".
+import { gql } from "../lib/graphql.js";
+import { html, useMemo, useState } from "../lib/html.js";
+import { Chart, barChart, lineChart } from "../lib/chart.js";
+import { PeriodExports } from "../lib/download.js";
+import { rolesOf } from "../lib/session.js";
+import { ErrorMessage, Loading, useId, useQuery, useTitle } from "../lib/ui.js";
+
+const FLOW = gql`
+  query Insights($from: DateTime!, $to: DateTime!) {
+    flowSummary(from: $from, to: $to) {
+      departments {
+        department { id name }
+        started completed wip waiting
+        waitTime { count p50 p85 max }
+        workTime { count p50 p85 max }
+        perDay { day completed }
+      }
+      onTime { completed onTime rate }
+      leadTime { count p50 p85 max }
+    }
+  }
+`;
+
+const PERIODS = [7, 30, 90];
+
+// Seconds in words, as a chart's reader wants them: "45 min", "3.5 h", "2.1 days".
+function spoken(seconds) {
+  if (seconds === null || seconds === undefined) return "—";
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 48 * 3600) return `${(seconds / 3600).toFixed(1)} h`;
+  return `${(seconds / 86400).toFixed(1)} days`;
+}
+
+function Figure({ label, value, detail }) {
+  return html`<div class="figure"><p class="figure-label">${label}</p>
+    <p class="figure-value">${value}</p>${detail ? html`<p class="hint">${detail}</p>` : null}</div>`;
+}
+
+// A chart with its numbers: the table behind "Show as table", reachable by keyboard.
+function ChartWithTable({ title, chart, table }) {
+  const [shown, setShown] = useState(false);
+  const id = useId("table");
+  return html`<section class="panel chart-panel" aria-label=${title}>
+    <div class="title-row"><h2>${title}</h2>
+      <button type="button" aria-expanded=${shown ? "true" : "false"} aria-controls=${id}
+        onClick=${() => setShown(!shown)}>${shown ? "Hide table" : "Show as table"}</button></div>
+    ${chart}
+    <div id=${id} hidden=${!shown}>${table}</div>
+  </section>`;
+}
+
+function TimesTable({ departments, pick }) {
+  return html`<div class="table-wrap"><table>
+    <thead><tr><th scope="col">Department</th><th scope="col" class="num">Tasks</th>
+      <th scope="col" class="num">Median</th><th scope="col" class="num">85th percentile</th>
+      <th scope="col" class="num">Longest</th></tr></thead>
+    <tbody>${departments.map((d) => {
+      const stats = pick(d);
+      return html`<tr key=${d.department.id}><th scope="row">${d.department.name}</th>
+        <td class="num">${stats.count}</td><td class="num">${spoken(stats.p50)}</td>
+        <td class="num">${spoken(stats.p85)}</td><td class="num">${spoken(stats.max)}</td></tr>`;
+    })}</tbody>
+  </table></div>`;
+}
+
+function PerDayTable({ departments }) {
+  const days = departments.length ? departments[0].perDay.map((p) => p.day) : [];
+  return html`<div class="table-wrap"><table>
+    <thead><tr><th scope="col">Day</th>${departments.map((d) => html`<th scope="col" class="num" key=${d.department.id}>${d.department.name}</th>`)}</tr></thead>
+    <tbody>${days.map((day, i) => html`<tr key=${day}><th scope="row">${day}</th>
+      ${departments.map((d) => html`<td class="num" key=${d.department.id}>${d.perDay[i].completed}</td>`)}</tr>`)}</tbody>
+  </table></div>`;
+}
+
+export function Insights({ me }) {
+  useTitle("Insights");
+  const [days, setDays] = useState(30);
+  const window = useMemo(() => {
+    const to = new Date();
+    const from = new Date(to.getTime() - days * 86400000);
+    return { from: from.toISOString(), to: to.toISOString() };
+  }, [days]);
+  const flow = useQuery(FLOW, window);
+  const summary = flow.data && flow.data.flowSummary;
+  // The longest waits first (by the median, then the 85th percentile).
+  const departments = useMemo(() => (summary ? [...summary.departments].sort(
+    (a, b) => (b.waitTime.p50 ?? -1) - (a.waitTime.p50 ?? -1) || (b.waitTime.p85 ?? -1) - (a.waitTime.p85 ?? -1),
+  ) : []), [summary]);
+  const charts = useMemo(() => {
+    if (!summary) return null;
+    const names = departments.map((d) => d.department.name);
+    const hours = (s) => (s === null ? null : s / 3600);
+    const times = (pick) => barChart(names, [
+      { label: "Median", values: departments.map((d) => hours(pick(d).p50)) },
+      { label: "85th percentile", values: departments.map((d) => hours(pick(d).p85)) },
+    ], "hours");
+    const days = departments.length ? departments[0].perDay.map((p) => p.day) : [];
+    return {
+      waiting: times((d) => d.waitTime),
+      working: times((d) => d.workTime),
+      perDay: lineChart(days, departments.map((d) => ({ label: d.department.name, values: d.perDay.map((p) => p.completed) }))),
+    };
+  }, [summary, departments]);
+
+  return html`<div class="title-row"><h1>Insights</h1>
+      <div class="periods" role="group" aria-label="Period">
+        ${PERIODS.map((n) => html`<button type="button" key=${n} aria-pressed=${days === n ? "true" : "false"}
+          class=${days === n ? "primary" : ""} onClick=${() => setDays(n)}>Last ${n} days</button>`)}
+      </div></div>
+    <${ErrorMessage} error=${flow.error} />
+    ${!summary ? html`<${Loading} what="Reading the history" />` : html`
+      <div class="figures">
+        <${Figure} label="On time" value=${summary.onTime.rate === null ? "—" : Math.round(summary.onTime.rate * 100) + " %"}
+          detail=${`${summary.onTime.onTime} of ${summary.onTime.completed} orders with a due date`} />
+        <${Figure} label="Lead time, median" value=${spoken(summary.leadTime.p50)}
+          detail=${`85th percentile ${spoken(summary.leadTime.p85)}; ${summary.leadTime.count} orders completed`} />
+        ${departments.map((d) => html`<${Figure} key=${d.department.id} label=${d.department.name + " now"}
+          value=${`${d.waiting} waiting`} detail=${`${d.wip} in progress`} />`)}
+      </div>
+      <${ChartWithTable} title="Waiting for a department (the longest first)"
+        chart=${html`<${Chart} options=${charts.waiting.options} data=${charts.waiting.data}
+          label=${"Waiting time per department, in hours: median and 85th percentile"} />`}
+        table=${html`<${TimesTable} departments=${departments} pick=${(d) => d.waitTime} />`} />
+      <${ChartWithTable} title="Working time"
+        chart=${html`<${Chart} options=${charts.working.options} data=${charts.working.data}
+          label=${"Working time per department, in hours: median and 85th percentile"} />`}
+        table=${html`<${TimesTable} departments=${departments} pick=${(d) => d.workTime} />`} />
+      <${ChartWithTable} title="Tasks completed per day"
+        chart=${html`<${Chart} options=${charts.perDay.options} data=${charts.perDay.data}
+          label=${"Tasks completed per day, one line per department"} />`}
+        table=${html`<${PerDayTable} departments=${departments} />`} />
+      ${rolesOf(me).accounts ? html`<${PeriodExports} />` : null}`}`;
+}

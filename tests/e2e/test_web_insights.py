@@ -1,0 +1,74 @@
+"""Insights in Chromium: the flow of the last 30 (or 7, 90) days as figures and three
+charts (waiting and working time per department, the longest waits first; tasks completed
+per day), each with its numbers behind "Show as table"; for Sales and admins only."""
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from playwright.async_api import expect
+
+from db import clock
+from db.engine import unit_of_work
+from db.tasks import Actor, transition_task
+from domain.enums import TaskAction
+from tests.e2e.web.support import OpenTab, base, shoot
+from tests.support import Shop, task_ids
+
+pytestmark = pytest.mark.e2e
+
+
+async def moved(shop: Shop, task: int, action: TaskAction, who: str, hours_ago: float) -> None:
+    async with unit_of_work(shop.engine) as conn:
+        await clock.stamp_as_of(conn, datetime.now(UTC) - timedelta(hours=hours_ago))
+        await transition_task(conn, task, action, Actor(shop.users[who], False))
+
+
+async def a_few_days(shop: Shop) -> None:
+    """Print waits 2 h and works 1 h; Finishing waits 1 h (after Print) and works 2 h."""
+    order = await shop.order(["print", "finishing"], at=datetime.now(UTC) - timedelta(hours=30))
+    tasks = await task_ids(shop.engine, order)
+    await moved(shop, tasks["print"], TaskAction.START, "pat", 28)
+    await moved(shop, tasks["print"], TaskAction.FINISH, "pat", 27)
+    await moved(shop, tasks["finishing"], TaskAction.START, "fin", 29)
+    await moved(shop, tasks["finishing"], TaskAction.FINISH, "fin", 27.5)
+
+
+async def test_sales_reads_the_flow_as_charts_and_tables(
+    server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
+) -> None:
+    await a_few_days(shop)
+    tab = await tabs(token=shop.tokens["sam"])
+    page = tab.page
+    await page.goto(base(server) + "/insights")
+    await expect(page.get_by_role("button", name="Last 30 days")).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    await expect(page.locator(".chart canvas")).to_have_count(3)
+    waiting = page.get_by_role("region", name="Waiting for a department (the longest first)")
+    await waiting.get_by_role("button", name="Show as table").click()
+    rows = waiting.locator(".table-wrap tbody tr")
+    # Print waited 2 h (from the order's creation), Finishing 1 h: Print first.
+    await expect(rows.locator("th")).to_have_text(["Print", "Finishing", "Design", "Delivery"])
+    await expect(rows.nth(0).locator("td")).to_have_text(["1", "2.0 h", "2.0 h", "2.0 h"])
+    await expect(rows.nth(1).locator("td")).to_have_text(["1", "1.0 h", "1.0 h", "1.0 h"])
+    working = page.get_by_role("region", name="Working time")
+    await working.get_by_role("button", name="Show as table").click()
+    await expect(working.locator(".table-wrap tbody tr").nth(1).locator("td")).to_have_text(
+        ["1", "1.5 h", "1.5 h", "1.5 h"]
+    )
+    await shoot(page, screenshots, "insights", axe_source)
+    per_day = page.get_by_role("region", name="Tasks completed per day")
+    await per_day.get_by_role("button", name="Show as table").click()
+    await expect(per_day.locator(".table-wrap tbody tr")).to_have_count(31)
+    await page.get_by_role("button", name="Last 7 days").click()
+    await expect(per_day.locator(".table-wrap tbody tr")).to_have_count(8)
+    tab.assert_clean()
+
+
+async def test_workers_are_not_offered_insights(server: str, shop: Shop, tabs: OpenTab) -> None:
+    tab = await tabs(token=shop.tokens["pat"])
+    await tab.page.goto(base(server) + "/insights")
+    await expect(tab.page.get_by_text("Your account does not give you access")).to_be_visible()
+    await expect(tab.page.get_by_role("link", name="Insights")).to_have_count(0)
+    tab.assert_clean()
