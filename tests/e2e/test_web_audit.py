@@ -189,6 +189,8 @@ async def test_every_screen_passes_axe_and_holds_its_layout_at_both_sizes(
         ("work-order", "ada", f"/orders/{order}", nothing, ".timeline li"),
         ("work-order-reopen", "ada", f"/orders/{order}", reason_dialog, ".timeline li"),
         ("work-order-quote", "sam", f"/orders/{order}", quote_dialog, ".timeline li"),
+        ("ticket", "pat", f"/orders/{order}/ticket", nothing, "article.ticket"),
+        ("insights", "sam", "/insights", nothing, ".chart canvas"),
         ("accounts", "abe", "/accounts", nothing, "table"),
         ("ledger", "abe", f"/accounts/{customer}", post_entry, "table.ledger"),
         ("admin-people", "ada", "/admin/people", nothing, "table"),
