@@ -71,8 +71,9 @@ async def answer(info: Info, viewer: Viewer, code: str) -> ScanAnswer:
         )  # fmt: skip
     order = await _order(info, typed) if typed else None
     if order is None:
+        missing = f"No work order has the number {typed!r}." if typed else "Scan a job ticket."
         return ScanAnswer(
-            message=f"No work order has the number {typed!r}.", action=None,
+            message=missing, action=None,
             _task_id=None, _work_order_id=None,
         )  # fmt: skip
     loaders = info.context.loaders

@@ -79,12 +79,12 @@ function PerDayTable({ departments }) {
 export function Insights({ me }) {
   useTitle("Insights");
   const [days, setDays] = useState(30);
-  const window = useMemo(() => {
+  const period = useMemo(() => {
     const to = new Date();
     const from = new Date(to.getTime() - days * 86400000);
     return { from: from.toISOString(), to: to.toISOString() };
   }, [days]);
-  const flow = useQuery(FLOW, window);
+  const flow = useQuery(FLOW, period);
   const summary = flow.data && flow.data.flowSummary;
   // The longest waits first (by the median, then the 85th percentile).
   const departments = useMemo(() => (summary ? [...summary.departments].sort(
