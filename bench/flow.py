@@ -229,8 +229,7 @@ async def rebuild(url: str) -> float:
     started = time.perf_counter()
     engine = create_engine(url, pool_size=1, max_overflow=0)
     try:
-        async with unit_of_work(engine) as conn:
-            await flow.rebuild(conn)
+        await flow.rebuild_all(engine)
     finally:
         await engine.dispose()
     conn = await asyncpg.connect(fixture.dsn(url))

@@ -78,6 +78,9 @@ def upgrade() -> None:
     op.add_column(
         "work_orders", sa.Column("last_completed_at", sa.DateTime(timezone=True), nullable=True)
     )
+    # A year of history takes longer than a request may (db.engine's statement_timeout);
+    # the migration's transaction is not a request.
+    op.execute("SET LOCAL statement_timeout = 0")
     op.execute(REBUILD)
     op.execute(REBUILD_ORDERS)
     for column in ("last_started_at", "last_completed_at"):

@@ -3,8 +3,9 @@
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from db.engine import unit_of_work
 from db.queries import Q
 from domain.flow import DepartmentFlow, DurationStats, OrderFlow, Window
 
@@ -52,8 +53,22 @@ async def order_flow(conn: AsyncConnection, window: Window) -> OrderFlow:
     return OrderFlow(completed_with_due=row.with_due, on_time=row.on_time, lead=_stats(row, "lead"))
 
 
-async def rebuild(conn: AsyncConnection, work_order_ids: list[int] | None = None) -> int:
-    """Derive the flow projection of these orders and their tasks (all of them: None) from
-    history again; no events. Returns how many tasks it wrote."""
+async def rebuild(conn: AsyncConnection, work_order_ids: list[int]) -> int:
+    """Derive the flow projection of these orders and their tasks from history again; no
+    events. Returns how many tasks it wrote."""
     params = {"work_order_ids": work_order_ids}
     return int((await conn.execute(Q["rebuild_flow"], params)).scalar_one())
+
+
+async def rebuild_all(engine: AsyncEngine, batch: int = 1000) -> int:
+    """Every order's, `batch` orders a transaction: each holds its orders' rows for a
+    moment, so the floor keeps moving while a year is rebuilt. Returns the tasks written."""
+    written, after = 0, 0
+    while True:
+        async with unit_of_work(engine) as conn:
+            params = {"after_id": after, "limit": batch}
+            ids = list((await conn.execute(Q["work_order_ids_after"], params)).scalars())
+            if not ids:
+                return written
+            written += await rebuild(conn, ids)
+        after = ids[-1]

@@ -1233,8 +1233,8 @@ WHERE d.id = ANY(CAST(:department_ids AS bigint[]))
 ORDER BY d.id
 
 -- name: rebuild_flow
--- The flow projection of the orders :work_order_ids and their tasks (every one when null),
--- derived from history alone, without events: an order's last completion; a task's the final START, waiting since the latest of the task's
+-- The flow projection of the orders :work_order_ids and their tasks, derived from history
+-- alone, without events: an order's last completion; a task's the final START, waiting since the latest of the task's
 -- creation, its gate's last opening before that START and its last reopen before it
 -- (a release does not restart the wait); the last completion, working since the START
 -- it completed (none for an admin's completion of a pending task).
@@ -1262,8 +1262,7 @@ WITH facts AS (
         SELECT h.id, h.occurred_at, h.from_status FROM task_transitions h
         WHERE h.task_id = t.id AND h.to_status = 'COMPLETED' ORDER BY h.id DESC LIMIT 1
     ) AS c ON true
-    WHERE CAST(:work_order_ids AS bigint[]) IS NULL
-       OR t.work_order_id = ANY(CAST(:work_order_ids AS bigint[]))
+    WHERE t.work_order_id = ANY(CAST(:work_order_ids AS bigint[]))
 ), tasks AS (
     UPDATE department_tasks t SET
         last_started_at = f.last_started_at, waited_seconds = f.waited_seconds,
@@ -1275,10 +1274,12 @@ WITH facts AS (
     UPDATE work_orders w SET last_completed_at = (
         SELECT max(h.occurred_at) FROM work_order_transitions h
         WHERE h.work_order_id = w.id AND h.action = 'COMPLETE')
-    WHERE CAST(:work_order_ids AS bigint[]) IS NULL
-       OR w.id = ANY(CAST(:work_order_ids AS bigint[]))
+    WHERE w.id = ANY(CAST(:work_order_ids AS bigint[]))
 )
 SELECT count(*) AS tasks FROM tasks
+
+-- name: work_order_ids_after
+SELECT id FROM work_orders WHERE id > :after_id ORDER BY id LIMIT :limit
 
 -- name: order_flow
 -- Work orders whose last completion falls in [:from, :to) (cancelled ones count nowhere):

@@ -239,7 +239,7 @@ def _unreachable(name: str, error: Exception) -> int:
 
 def cmd_rebuild_flow(args: argparse.Namespace, settings: Settings) -> int:
     from db import flow
-    from db.engine import create_engine, unit_of_work
+    from db.engine import create_engine
     from pressroom.database import choose, prepare
 
     db = choose(settings)
@@ -248,8 +248,7 @@ def cmd_rebuild_flow(args: argparse.Namespace, settings: Settings) -> int:
         await prepare(db)
         engine = create_engine(db.url, pool_size=1, max_overflow=0)
         try:
-            async with unit_of_work(engine) as conn:
-                return await flow.rebuild(conn)
+            return await flow.rebuild_all(engine)
         finally:
             await engine.dispose()
 
