@@ -37,14 +37,20 @@ class TaskFacts:
     gate_open: bool  # availableAt is set
 
 
+def on_order(status: TaskStatus) -> bool:
+    """Whether a task still belongs to its order's work: a removed one is kept for its
+    history only (no routing, no progress, no line on the job ticket)."""
+    return status is not TaskStatus.REMOVED
+
+
 def waits_for(task: TaskFacts, tasks: Sequence[TaskFacts], routing: Routing) -> list[TaskFacts]:
     """The order's tasks that `task` waits for, in department order. A removed task is
     as absent."""
-    on_order = [t for t in tasks if t.status is not TaskStatus.REMOVED]
+    kept = [t for t in tasks if on_order(t.status)]
     if task.kind is DepartmentKind.DELIVERY:
-        found = [t for t in on_order if t.kind is DepartmentKind.PRODUCTION and t.gates_delivery]
+        found = [t for t in kept if t.kind is DepartmentKind.PRODUCTION and t.gates_delivery]
     else:
-        present = {t.department_id: t for t in on_order if t.kind is DepartmentKind.PRODUCTION}
+        present = {t.department_id: t for t in kept if t.kind is DepartmentKind.PRODUCTION}
         found, seen = [], {task.department_id}
         todo = list(routing.get(task.department_id, ()))
         while todo:
@@ -73,7 +79,7 @@ def followed(kind: DepartmentKind, follows: Collection[int], gating: Collection[
 def holding(task: TaskFacts, tasks: Sequence[TaskFacts], routing: Routing) -> list[TaskFacts]:
     """The tasks `task` waits for that are not COMPLETED: its gate is open when none is.
     A removed task waits for nothing."""
-    if task.status is TaskStatus.REMOVED:
+    if not on_order(task.status):
         return []
     return [t for t in waits_for(task, tasks, routing) if t.status is not TaskStatus.COMPLETED]
 

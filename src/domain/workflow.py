@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from domain.enums import DepartmentKind, TaskStatus, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
-from domain.routing import DepartmentFacts, Routing, TaskFacts, holding, waits_for
+from domain.routing import DepartmentFacts, Routing, TaskFacts, holding, on_order, waits_for
 
 
 def can_gate_delivery(kind: DepartmentKind) -> bool:
@@ -131,12 +131,10 @@ def new_order_refusal(
     return None
 
 
-def addable(
-    every: Iterable[DepartmentFacts], on_order: Iterable[tuple[int, TaskStatus]]
-) -> list[int]:
+def addable(every: Iterable[DepartmentFacts], tasks: Iterable[tuple[int, TaskStatus]]) -> list[int]:
     """The departments an order could be given a task of now (addWorkOrderDepartment):
     those chosen per order that have no task on it but a removed one."""
-    present = {department for department, status in on_order if status is not TaskStatus.REMOVED}
+    present = {department for department, status in tasks if on_order(status)}
     return [d.id for d in every if chosen_per_order(d.kind) and d.id not in present]
 
 
@@ -152,12 +150,6 @@ class Settlement:
     @property
     def changes_anything(self) -> bool:
         return bool(self.opens or self.closes) or self.new_status is not None
-
-
-def on_order(status: TaskStatus) -> bool:
-    """Whether a task still belongs to its order's work: a removed one is kept for its
-    history only (no progress, no routing, no line on the job ticket)."""
-    return status is not TaskStatus.REMOVED
 
 
 def progress(statuses: Iterable[TaskStatus]) -> tuple[int, int]:
@@ -186,7 +178,7 @@ def settle(
     take no part."""
     if order_status is WorkOrderStatus.CANCELLED:
         return Settlement()
-    tasks = [t for t in tasks if t.status is not TaskStatus.REMOVED]
+    tasks = [t for t in tasks if on_order(t.status)]
     opens, closes = [], []
     for task in tasks:
         should_open = not holding(task, tasks, routing)

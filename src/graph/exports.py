@@ -11,7 +11,6 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
-from strawberry import relay
 
 from db import exports as db_exports
 from db import reads
@@ -19,7 +18,7 @@ from db.engine import reading
 from domain import exports, flow
 from domain.validation import invalid
 from graph.endpoints import guarded
-from graph.ids import decode_id
+from graph.ids import decode_text
 from graph.permissions import READS_LEDGER
 from graph.services import Services
 
@@ -89,10 +88,7 @@ def routes(services: Services) -> list[Route]:
 
     async def ledger(request: Request) -> Response:
         given = request.query_params.get("customerId") or ""
-        try:
-            pk = decode_id(relay.GlobalID.from_id(given), "Customer")
-        except ValueError:
-            pk = None
+        pk = decode_text(given, "Customer")
         async with reading(services.engine) as conn:
             found = await reads.customers(conn, [pk]) if pk is not None else []
         if not found:

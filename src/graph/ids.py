@@ -24,6 +24,15 @@ def decode_id(gid: relay.GlobalID, type_name: str) -> int | None:
     return parse_pk(gid.node_id)
 
 
+def decode_text(text: str, type_name: str) -> int | None:
+    """The primary key inside a global id given as text (a path or a query parameter), if
+    it names a `type_name`; None for anything else, malformed ones included."""
+    try:
+        return decode_id(relay.GlobalID.from_id(text), type_name)
+    except ValueError:
+        return None
+
+
 def require_id(gid: relay.GlobalID, type_name: str, field: str) -> int:
     pk = decode_id(gid, type_name)
     if pk is None:

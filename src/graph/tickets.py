@@ -13,17 +13,16 @@ from fpdf import FPDF
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
-from strawberry import relay
 
 from db import reads
 from db.engine import reading
 from domain.enums import TaskStatus, WorkOrderPriority
 from domain.jobs import detail_lines, job_line
+from domain.routing import on_order
 from domain.validation import invalid
-from domain.workflow import on_order
 from graph.endpoints import guarded
 from graph.errors import error_response
-from graph.ids import decode_id, encode_id
+from graph.ids import decode_text, encode_id
 from graph.permissions import STAFF
 from graph.services import Services
 
@@ -148,10 +147,7 @@ def routes(services: Services) -> list[Route]:
         if paper is None:
             raise invalid("paper is a4 or letter.", "paper")
         given = request.path_params["id"]
-        try:
-            pk = decode_id(relay.GlobalID.from_id(given), "WorkOrder")
-        except ValueError:
-            pk = None
+        pk = decode_text(given, "WorkOrder")
         base = services.public_url or str(request.base_url)
         ticket = await load_ticket(services, pk, base) if pk is not None else None
         if ticket is None:

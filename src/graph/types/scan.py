@@ -3,16 +3,16 @@
 import re
 
 import strawberry
-from strawberry import relay
 
 from db import reads
 from db.rows import WorkOrderRow
 from domain import scan
 from domain.enums import DepartmentKind, TaskAction, TaskStatus
+from domain.routing import on_order
 from domain.transitions import ActorFacts
-from domain.workflow import chosen_per_order, on_order
+from domain.workflow import chosen_per_order
 from graph.context import Info
-from graph.ids import decode_id
+from graph.ids import decode_text
 from graph.types.tasks import DepartmentTask, waited_for
 from graph.types.work_orders import WorkOrder
 from graph.viewer import Viewer
@@ -53,10 +53,7 @@ class ScanAnswer:
 async def _order(info: Info, code: str) -> WorkOrderRow | None:
     page = ORDER_PAGE.search(code)
     if page is not None:
-        try:
-            pk = decode_id(relay.GlobalID.from_id(page.group(1)), "WorkOrder")
-        except ValueError:
-            return None
+        pk = decode_text(page.group(1), "WorkOrder")
         return await info.context.loaders.work_order.load(pk) if pk is not None else None
     async with info.context.read() as conn:
         return await reads.work_order_by_number(conn, code)

@@ -23,8 +23,9 @@ from domain.enums import (
 )
 from domain.jobs import detail_lines, job_line
 from domain.money import Money as DomainMoney
+from domain.routing import on_order
 from domain.transitions import is_late, order_commands
-from domain.workflow import addable, on_order, progress
+from domain.workflow import addable, progress
 from graph.context import Info
 from graph.loaders import now_or_later
 from graph.permissions import (
