@@ -65,10 +65,11 @@ async def clean_db(engine: AsyncEngine) -> AsyncEngine:
         # The ledger, histories and event log refuse TRUNCATE by trigger; a superuser (the
         # tests' role, not the server's) may leave triggers unfired for one transaction.
         await conn.execute(text("SET LOCAL session_replication_role = replica"))
-        # The session server's timer loop may be firing: its statement locks `timers`
-        # first and then the tables it writes, so taking `timers` first here waits for it
-        # instead of deadlocking with it halfway through the list.
-        await conn.execute(text("LOCK TABLE timers IN ACCESS EXCLUSIVE MODE"))
+        # The session server's timer loop may be firing, and its webhook relay sending: each
+        # of their statements locks `timers` or `webhooks` first and then the tables it
+        # writes, so taking those first here waits for them instead of deadlocking with
+        # them halfway through the list.
+        await conn.execute(text("LOCK TABLE timers, webhooks IN ACCESS EXCLUSIVE MODE"))
         await conn.execute(text(f"TRUNCATE {', '.join(metadata.tables)} CASCADE"))
         await conn.execute(text("ALTER SEQUENCE work_order_number_seq RESTART"))
     return engine

@@ -19,6 +19,7 @@ import psutil
 import pytest
 import uvicorn
 import websockets
+from aiohttp import web
 from gql import Client as GqlClient
 from gql import gql
 from gql.transport.exceptions import TransportClosed, TransportQueryError
@@ -97,6 +98,16 @@ KEEP_ALIVE_SECONDS = 0.5
 CONNECTION_INIT_TIMEOUT_SECONDS = 1.0
 
 
+# Webhooks to loopback receivers, retried within a second, a slow receiver given up on
+# after two (a receiver that fails three times and times out once is served in seconds).
+WEBHOOK_SETTINGS: dict[str, Any] = {
+    "webhook_allow_private": True,
+    "webhook_retries": "50ms,100ms,100ms,100ms,100ms",
+    "webhook_timeout_seconds": 2.0,
+    "webhook_poll_seconds": 0.2,
+}
+
+
 @pytest.fixture(scope="session")
 async def running_app(database_url: str) -> AsyncIterator[tuple[str, Any]]:
     """uvicorn serving the real app on a free port, for the whole session."""
@@ -112,6 +123,7 @@ async def running_app(database_url: str) -> AsyncIterator[tuple[str, Any]]:
         signin_failures_per_address="100000/minute",
         signin_attempts_per_address="100000/minute",
         signin_failures_per_account="100000/minute",
+        **WEBHOOK_SETTINGS,
     )
     app = create_app(settings, url=database_url)
     srv, task = await serve(config_for(app, settings, port))
@@ -631,3 +643,84 @@ async def display_token(
     made: dict[str, Any] = body["createDisplayToken"]
     assert made["userErrors"] == []
     return made
+
+
+# ---------------------------------------------------------------------------------------------
+# A webhook receiver on loopback.
+
+HOLD = "hold"  # a plan's step: no answer until the sender has given up on this attempt
+
+
+@dataclass(frozen=True)
+class Received:
+    headers: dict[str, str]
+    body: str
+
+    @property
+    def id(self) -> str:
+        return self.headers["webhook-id"]
+
+    def json(self) -> dict[str, Any]:
+        found: dict[str, Any] = json.loads(self.body)
+        return found
+
+
+class Receiver:
+    """A real HTTP server that takes webhooks: each request gets the next step of its
+    `plan` (a status, or HOLD), then 200."""
+
+    def __init__(self, plan: list[int | str] | None = None, hold_seconds: float = 4.0) -> None:
+        self.plan = list(plan or [])
+        self.hold_seconds = hold_seconds
+        self.requests: list[Received] = []
+        self._arrived = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self.url = ""
+
+    async def start(self, path: str = "/hooks") -> "Receiver":
+        app = web.Application()
+        app.router.add_post(path, self._take)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = self._runner.addresses[0][1]
+        self.url = f"http://127.0.0.1:{port}{path}"
+        return self
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def _take(self, request: web.Request) -> web.Response:
+        self.requests.append(Received(dict(request.headers), await request.text()))
+        async with self._arrived:
+            self._arrived.notify_all()
+        step = self.plan.pop(0) if self.plan else 200
+        if step == HOLD:
+            # Answers only after the sender's timeout (its attempt has failed by then).
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.hold_seconds):
+                    await asyncio.Event().wait()
+            step = 200
+        return web.Response(status=int(step))
+
+    def unique(self) -> list[Received]:
+        """Each webhook-id's first arrival, in the order they arrived."""
+        seen: dict[str, Received] = {}
+        for received in self.requests:
+            seen.setdefault(received.id, received)
+        return list(seen.values())
+
+    async def wait_for(self, count: int, within: float = 60) -> list[Received]:
+        """Once `count` distinct webhook-ids arrived: each one's first arrival."""
+        async with asyncio.timeout(within), self._arrived:
+            await self._arrived.wait_for(lambda: len(self.unique()) >= count)
+        return self.unique()
+
+
+@pytest.fixture
+async def receiver() -> AsyncIterator[Receiver]:
+    found = await Receiver().start()
+    yield found
+    await found.stop()

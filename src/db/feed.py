@@ -87,6 +87,9 @@ class EventFeed:
         # listener reconnects (one may have been missed): the timer loop (db/timers.py)
         # looks again before its poll.
         self.timer_armed = asyncio.Event()
+        # Set whenever the reader hands out events, for the webhook relay to look at its
+        # webhooks (it clears it).
+        self.advanced = asyncio.Event()
         # Set whenever `listening` flips, for readiness watchers (and tests) to await.
         self.listener_changed = asyncio.Event()
         self._notify = asyncio.Event()
@@ -269,6 +272,7 @@ class EventFeed:
                     self.fanout.dispatch(Item(channel, Delivered(event, related)))
             self.position = batch[-1].position
             self.stats.delivered += len(batch)
+            self.advanced.set()
             if len(batch) < events.PAGE:
                 return
 

@@ -1349,3 +1349,165 @@ LEFT JOIN work_orders w ON w.id = l.work_order_id
 JOIN users u ON u.id = l.posted_by
 WHERE l.customer_id = :customer_id
 ORDER BY l.id
+
+-- name: insert_webhook
+-- A new webhook follows the log from now: its cursor starts at the horizon, below which
+-- every transaction has finished (the events before its creation are not its business).
+INSERT INTO webhooks (url, description, event_kinds, department_ids, secret, created_by,
+                      cursor_xid)
+VALUES (:url, :description, :event_kinds, :department_ids, :secret, :created_by,
+        (SELECT events_horizon()))
+RETURNING *
+
+-- name: webhooks_all
+SELECT * FROM webhooks ORDER BY id
+
+-- name: webhooks_by_ids
+SELECT * FROM webhooks WHERE id = ANY(:ids)
+
+-- name: update_webhook
+-- What is given replaces what was (NULL: kept); enabling again clears why it stopped.
+-- Departments and description change only when set_* says so (their NULL means "every
+-- department" and "none").
+UPDATE webhooks SET
+    url = coalesce(:url, url),
+    description = CASE WHEN :set_description THEN :description ELSE description END,
+    event_kinds = coalesce(:event_kinds, event_kinds),
+    department_ids = CASE WHEN :set_departments THEN :department_ids ELSE department_ids END,
+    enabled = coalesce(:enabled, enabled),
+    disabled_reason = CASE WHEN coalesce(:enabled, enabled) THEN NULL ELSE
+                      coalesce(:disabled_reason, disabled_reason) END,
+    version = version + 1
+WHERE id = :id
+RETURNING *
+
+-- name: rotate_webhook_secret
+UPDATE webhooks SET secret = :secret, version = version + 1 WHERE id = :id RETURNING *
+
+-- name: delete_webhook
+-- Its deliveries go with it (ON DELETE CASCADE).
+DELETE FROM webhooks WHERE id = :id RETURNING id
+
+-- name: webhook_deliveries_page
+-- A webhook's deliveries, newest first, after the keyset :after_id (NULL: from the top).
+SELECT d.*, e.occurred_at AS event_occurred_at
+FROM webhook_deliveries d
+LEFT JOIN events e ON e.id = d.event_id
+WHERE d.webhook_id = :webhook_id
+  AND (CAST(:status AS text) IS NULL OR d.status = :status)
+  AND (CAST(:after_id AS bigint) IS NULL OR d.id < :after_id)
+ORDER BY d.id DESC
+LIMIT :limit
+
+-- name: webhook_delivery_by_id
+SELECT d.*, e.occurred_at AS event_occurred_at
+FROM webhook_deliveries d
+LEFT JOIN events e ON e.id = d.event_id
+WHERE d.id = :id
+
+-- name: redeliver_webhook_delivery
+-- Sent again as soon as its webhook's relay comes by, ahead of later events (it is older),
+-- with a fresh count of attempts; its body stays the one first sent.
+UPDATE webhook_deliveries SET status = 'PENDING', attempts = 0, error = NULL,
+                              next_attempt_at = pressroom_now()
+WHERE id = :id
+RETURNING id
+
+-- name: claim_webhooks
+-- Leases every enabled webhook no live process holds (other processes skip the rows this
+-- statement locks): the holder sends its deliveries; a holder that dies lets its lease
+-- run out and another process takes the webhook over.
+UPDATE webhooks w SET lease_owner = :owner,
+                      lease_until = now() + make_interval(secs => :lease_seconds)
+FROM (SELECT id FROM webhooks
+      WHERE enabled AND (lease_until IS NULL OR lease_until < now())
+      ORDER BY id
+      LIMIT :limit
+      FOR UPDATE SKIP LOCKED) free
+WHERE w.id = free.id
+RETURNING w.id, w.url, w.secret, w.created_by
+
+-- name: release_webhook
+UPDATE webhooks SET lease_owner = NULL, lease_until = NULL
+WHERE id = :id AND lease_owner = :owner
+
+-- name: follow_webhook
+-- Up to :limit events of the log after the webhook's cursor, in (xid, id) order and below
+-- the horizon (as events_after: an event that commits late is read late, never skipped):
+-- each of its kinds and departments becomes a delivery, and the cursor moves past them all.
+-- Only while :owner holds the webhook.
+WITH hook AS (
+    SELECT * FROM webhooks WHERE id = :id AND lease_owner = :owner AND enabled
+), page AS (
+    SELECT e.id, e.xid, e.type, e.department_id
+    FROM events e, hook h
+    WHERE (e.xid, e.id) > (h.cursor_xid, h.cursor_id)
+      AND e.xid < (SELECT events_horizon())
+    ORDER BY e.xid, e.id
+    LIMIT :limit
+), sent AS (
+    INSERT INTO webhook_deliveries (webhook_id, event_id, event_xid, event_type)
+    SELECT h.id, p.id, p.xid, p.type
+    FROM page p, hook h
+    WHERE p.type = ANY(h.event_kinds)
+      AND (h.department_ids IS NULL OR p.department_id IS NULL
+           OR p.department_id = ANY(h.department_ids))
+    ON CONFLICT (webhook_id, event_id) DO NOTHING
+    RETURNING id
+), last AS (
+    SELECT xid, id FROM page ORDER BY page.xid DESC, page.id DESC LIMIT 1
+), moved AS (
+    UPDATE webhooks w SET cursor_xid = last.xid, cursor_id = last.id
+    FROM last WHERE w.id = :id
+)
+SELECT (SELECT count(*) FROM page) AS read, (SELECT count(*) FROM sent) AS added
+
+-- name: webhook_next_deliveries
+-- A webhook's pending deliveries in commit order, with whether each may be tried now and
+-- the event it carries.
+SELECT d.id AS delivery_id, d.attempts, d.body, d.next_attempt_at <= now() AS due,
+       e.id, CAST(e.xid AS text) AS xid, e.type, e.work_order_id, e.department_id, e.payload,
+       e.occurred_at, e.schema_version
+FROM webhook_deliveries d
+JOIN events e ON e.id = d.event_id
+WHERE d.webhook_id = :id AND d.status = 'PENDING'
+ORDER BY d.event_xid, d.event_id
+LIMIT :limit
+
+-- name: webhook_delivery_attempted
+-- An attempt's outcome, and the holder's lease lengthened, while :owner holds the webhook
+-- (a holder whose lease ran out writes nothing: the new holder sends again).
+WITH hook AS (
+    UPDATE webhooks SET lease_until = now() + make_interval(secs => :lease_seconds)
+    WHERE id = :webhook_id AND lease_owner = :owner
+    RETURNING id
+)
+UPDATE webhook_deliveries d SET
+    status = :status,
+    attempts = d.attempts + 1,
+    last_attempt_at = pressroom_now(),
+    response_status = :response_status,
+    error = :error,
+    duration_ms = :duration_ms,
+    body = coalesce(d.body, :body),
+    next_attempt_at = CASE WHEN CAST(:retry_in AS double precision) IS NULL
+                           THEN d.next_attempt_at
+                           ELSE now() + make_interval(secs => :retry_in) END,
+    delivered_at = CASE WHEN :status = 'DELIVERED' THEN pressroom_now() END
+FROM hook
+WHERE d.id = :id AND d.webhook_id = hook.id
+RETURNING d.id
+
+-- name: disable_webhook
+UPDATE webhooks SET enabled = false, disabled_reason = :reason, version = version + 1
+WHERE id = :id
+
+-- name: webhook_backlog
+-- Per webhook: its pending deliveries and how long the oldest has waited since its event.
+SELECT w.id, count(d.id) AS pending,
+       coalesce(extract(epoch FROM now() - min(e.occurred_at)), 0) AS lag_seconds
+FROM webhooks w
+LEFT JOIN webhook_deliveries d ON d.webhook_id = w.id AND d.status = 'PENDING'
+LEFT JOIN events e ON e.id = d.event_id
+WHERE w.id = ANY(:ids)
+GROUP BY w.id

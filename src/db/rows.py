@@ -31,6 +31,7 @@ from domain.enums import (
     WorkOrderPriority,
     WorkOrderStatus,
 )
+from domain.webhooks import DeliveryStatus
 
 R = TypeVar("R", bound="TableRow")
 
@@ -284,3 +285,47 @@ class AgeingRow(NamedTuple):
     currency: str
     balance_minor: int
     oldest_unpaid_at: datetime
+
+
+@dataclass(slots=True, eq=False)
+class WebhookRow(TableRow):
+    table = tables.webhooks
+    id: int
+    url: str
+    description: str | None
+    event_kinds: list[str]
+    department_ids: list[int] | None
+    secret: str
+    enabled: bool
+    disabled_reason: str | None
+    created_by: int
+    created_at: datetime
+    version: int
+    cursor_xid: int
+    cursor_id: int
+    lease_owner: str | None
+    lease_until: datetime | None
+
+
+@dataclass(slots=True, eq=False)
+class WebhookDeliveryRow(TableRow):
+    """A delivery, with when its event happened (null once the event is gone from the log)."""
+
+    table = tables.webhook_deliveries
+    extra = ("event_occurred_at",)
+    id: int
+    webhook_id: int
+    event_id: int
+    event_xid: int
+    event_type: str
+    status: DeliveryStatus
+    attempts: int
+    next_attempt_at: datetime
+    last_attempt_at: datetime | None
+    response_status: int | None
+    error: str | None
+    duration_ms: int | None
+    delivered_at: datetime | None
+    created_at: datetime
+    body: str | None
+    event_occurred_at: datetime | None

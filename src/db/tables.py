@@ -17,6 +17,7 @@ from domain.enums import (
     WorkOrderPriority,
     WorkOrderStatus,
 )
+from domain.webhooks import DeliveryStatus
 
 metadata = sa.MetaData(
     naming_convention={
@@ -359,4 +360,63 @@ rate_limit_hits = sa.Table(
     sa.Column("key", sa.Text, nullable=False),
     sa.Column("at", sa.DateTime(timezone=True), nullable=False),
     sa.Index("ix_rate_limit_hits_key_at", "key", "at"),
+)
+
+# Webhooks (db/webhooks.py): each follows the event log by its own cursor (cursor_xid,
+# cursor_id); the process holding its lease sends its deliveries, in commit order.
+webhooks = sa.Table(
+    "webhooks",
+    metadata,
+    _id(),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("description", sa.Text, nullable=True),
+    sa.Column("event_kinds", pg.ARRAY(sa.Text), nullable=False),
+    # Null: every department; events about no department pass either way.
+    sa.Column("department_ids", pg.ARRAY(sa.BigInteger), nullable=True),
+    sa.Column("secret", sa.Text, nullable=False),
+    sa.Column("enabled", sa.Boolean, nullable=False, server_default=sa.true()),
+    sa.Column("disabled_reason", sa.Text, nullable=True),
+    sa.Column("created_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=False),
+    _now("created_at"),
+    sa.Column("version", sa.Integer, nullable=False, server_default="1"),
+    sa.Column("cursor_xid", XID8(), nullable=False),
+    sa.Column("cursor_id", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("lease_owner", sa.Text, nullable=True),
+    sa.Column("lease_until", sa.DateTime(timezone=True), nullable=True),
+)
+
+webhook_deliveries = sa.Table(
+    "webhook_deliveries",
+    metadata,
+    _id(),
+    sa.Column(
+        "webhook_id",
+        sa.BigInteger,
+        sa.ForeignKey("webhooks.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("event_id", sa.BigInteger, nullable=False),
+    sa.Column("event_xid", XID8(), nullable=False),
+    sa.Column("event_type", sa.Text, nullable=False),
+    sa.Column("status", sa.Text, nullable=False, server_default="PENDING"),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    _now("next_attempt_at"),
+    sa.Column("last_attempt_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("response_status", sa.Integer, nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("duration_ms", sa.Integer, nullable=True),
+    sa.Column("delivered_at", sa.DateTime(timezone=True), nullable=True),
+    _now("created_at"),
+    # The bytes sent, fixed at the first attempt: every retry signs the same body.
+    sa.Column("body", sa.Text, nullable=True),
+    sa.CheckConstraint(one_of("status", DeliveryStatus), name="status"),
+    sa.UniqueConstraint("webhook_id", "event_id"),
+    sa.Index(
+        "ix_webhook_deliveries_pending",
+        "webhook_id",
+        "event_xid",
+        "event_id",
+        postgresql_where=sa.text("status = 'PENDING'"),
+    ),
+    sa.Index("ix_webhook_deliveries_webhook_id_id", "webhook_id", "id"),
 )

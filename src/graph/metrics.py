@@ -59,6 +59,26 @@ class Metrics:
             ["made"],
             registry=self.registry,
         )
+        self.webhook_attempts = Counter(
+            "pressroom_webhook_attempts",
+            "Webhook delivery attempts by this process, by outcome (delivered; failed: a "
+            "non-2xx answer, a timeout, no connection; gone: 410).",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.webhook_deliveries = Counter(
+            "pressroom_webhook_deliveries",
+            "Webhook deliveries this process finished, by outcome (delivered, dead).",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.webhook_lag = Gauge(
+            "pressroom_webhook_lag_seconds",
+            "Per webhook (by id), how long its oldest unsent event has waited, as this "
+            "process last saw it while holding the webhook.",
+            ["webhook"],
+            registry=self.registry,
+        )
         # Counted once per subscriber and event: each label's child is looked up once.
         self.results_shared = self.subscription_results.labels("shared")
         self.results_executed = self.subscription_results.labels("executed")

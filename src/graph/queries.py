@@ -8,10 +8,12 @@ from strawberry import relay
 
 from db import flow as db_flow
 from db import reads
+from db import webhooks as db_webhooks
 from db.events import encode_snapshot
 from domain import flow, validation
 from domain.enums import DepartmentKind, WorkOrderOrder, WorkOrderPriority, WorkOrderStatus
 from domain.errors import DomainError
+from domain.webhooks import DeliveryStatus
 from domain.workflow import has_queue, kind_choices
 from graph import prefetch
 from graph.context import Info
@@ -46,6 +48,7 @@ from graph.types.scan import ScanAnswer
 from graph.types.scan import answer as scan_answer
 from graph.types.tasks import DepartmentTask
 from graph.types.tokens import Token, TokenConnection
+from graph.types.webhooks import Webhook, WebhookDelivery, WebhookDeliveryConnection
 from graph.types.work_orders import WorkOrder
 
 NODE_TYPES: dict[str, type[relay.Node]] = {
@@ -152,6 +155,35 @@ class Query:
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> TokenConnection:
         return await _tokens(info, None, first, after)
+
+    @strawberry.field(extensions=allowed(ADMINS), description="Every webhook, oldest first.")
+    async def webhooks(self, info: Info) -> list[Webhook]:
+        async with info.context.read() as conn:
+            return [Webhook.of(row) for row in await db_webhooks.everyone(conn)]
+
+    @strawberry.field(
+        extensions=allowed(ADMINS),
+        description="A webhook's deliveries, newest first; with `status`, only those.",
+    )
+    async def webhook_deliveries(
+        self,
+        info: Info,
+        webhook_id: relay.GlobalID,
+        status: DeliveryStatus | None = None,
+        first: int | None = None,
+        after: str | None = None,
+    ) -> WebhookDeliveryConnection:
+        pk = decode_id(webhook_id, "Webhook")
+        if pk is None:
+            raise bad_request("'webhookId' is not the id of a webhook.")
+        limit = page_size(first)
+        after_id = decode_id_cursor(after)
+        async with info.context.read() as conn:
+            rows = await db_webhooks.deliveries_page(
+                conn, pk, status=status, after_id=after_id, limit=limit + 1
+            )
+        edges, page = build_edges(rows, limit, after, lambda r: [r.id], WebhookDelivery.of)
+        return WebhookDeliveryConnection(edges=edges, page_info=page)
 
     @strawberry.field(extensions=allowed(STAFF))
     async def work_order(self, info: Info, id: relay.GlobalID) -> WorkOrder | None:

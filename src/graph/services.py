@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from db import timers
 from db.fanout import Delivered
 from db.feed import EventFeed
+from domain.webhooks import Policy
 from graph.throttle import PasswordThrottle
 from graph.viewer import ViewerCache
 
@@ -91,6 +92,8 @@ class Services:
     time_zone: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
     # Where people reach the app (PRESSROOM_PUBLIC_URL); None: each request's own address.
     public_url: str | None = None
+    # Retries, timeouts and reachable addresses of webhooks (PRESSROOM_WEBHOOK_*).
+    webhooks: Policy = field(default_factory=Policy)
     # Set by graph.app.create_app: the app's own metrics registry.
     metrics: "Metrics | None" = None
     outage: Outage = field(default_factory=Outage)

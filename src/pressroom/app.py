@@ -20,6 +20,7 @@ from graph.metrics import Metrics
 from graph.services import Services
 from graph.throttle import PasswordThrottle
 from graph.viewer import ViewerCache
+from graph.webhook_relay import WebhookRelay
 from pressroom.database import Database, choose, prepare
 from pressroom.settings import Settings
 
@@ -79,16 +80,19 @@ def create_app(
         exposure=settings.exposure(),
         shortcuts=engine_room.shortcuts(),
         viewers=ViewerCache(changes=feed.access_changes),
+        webhooks=settings.webhook_policy(),
     )
     live = LiveConnections()
     timer_loop = TimerLoop(engine, feed, poll=settings.timer_poll_seconds)
     services.metrics = metrics = Metrics(services, live)
+    relay = WebhookRelay(services, feed)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         await prepare(db)
         await feed.start()
         timer_loop.start()
+        relay.start()
         async with engine_room.running(metrics) as state:
             live.start(feed)
             try:
@@ -96,6 +100,7 @@ def create_app(
                 yield state
             finally:
                 await live.stop()
+                await relay.stop()
                 await timer_loop.stop()
                 await feed.stop()
                 await engine.dispose()
@@ -121,4 +126,5 @@ def create_app(
         locale=settings.locale,
     )
     app.state.services = services
+    app.state.relay = relay
     return app

@@ -8,6 +8,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from domain.errors import DomainError
 from domain.money import currency_code
+from domain.webhooks import DEFAULT_RETRIES, Policy, retry_schedule
 from graph import throttle
 from graph.services import Exposure
 
@@ -133,6 +134,28 @@ class Settings(BaseSettings):
     timer_poll_seconds: float = Field(
         default=1.0, gt=0, description="How often each process looks for due timers."
     )
+    webhook_retries: str = Field(
+        default=DEFAULT_RETRIES,
+        description="The delays before each retry of a failed webhook delivery (ms, s, m, h or "
+        "d); after the last, the delivery is dead and the webhook moves on.",
+    )
+    webhook_timeout_seconds: float = Field(
+        default=10, gt=0, description="How long a webhook's receiver has to answer."
+    )
+    webhook_allow_private: bool = Field(
+        default=False,
+        description="Let webhooks reach loopback, link-local and private addresses, and use "
+        "plain http in production (tests, a shop's own network).",
+    )
+    webhook_lease_seconds: float = Field(
+        default=60,
+        gt=0,
+        description="How long a process holds a webhook it sends for: if it dies, another "
+        "takes the webhook over after this.",
+    )
+    webhook_poll_seconds: float = Field(
+        default=1.0, gt=0, description="How often each process looks for webhook work."
+    )
     plain_execution: bool = Field(
         default=False,
         description="Run the frameworks' stock behaviour only: none of the engine room's "
@@ -158,6 +181,12 @@ class Settings(BaseSettings):
                 raise ValueError(message) from None
         return value
 
+    @field_validator("webhook_retries")
+    @classmethod
+    def _retries(cls, value: str) -> str:
+        retry_schedule(value)
+        return value
+
     @field_validator("currency")
     @classmethod
     def _iso_4217(cls, value: str) -> str:
@@ -178,6 +207,16 @@ class Settings(BaseSettings):
             suggestions=not production,
             cors_origins=_origins(self.cors_origins),
             websocket_origins=_origins(self.websocket_origins),
+        )
+
+    def webhook_policy(self) -> Policy:
+        return Policy(
+            retries=retry_schedule(self.webhook_retries),
+            timeout_seconds=self.webhook_timeout_seconds,
+            allow_private=self.webhook_allow_private,
+            https_only=self.production,
+            lease_seconds=self.webhook_lease_seconds,
+            poll_seconds=self.webhook_poll_seconds,
         )
 
 

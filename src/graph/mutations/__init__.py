@@ -10,18 +10,23 @@ from graph.mutations import (
     charge_work_order_quote,
     create_customer,
     create_department,
+    create_webhook,
     create_work_order,
+    delete_webhook,
     hold_work_order,
     login,
     people,
     post_ledger_entry,
+    redeliver_webhook_delivery,
     remove_work_order_department,
     reschedule_work_order,
     resume_work_order,
+    rotate_webhook_secret,
     set_department_follows,
     tasks,
     tokens,
     update_customer,
+    update_webhook,
     update_work_order,
     update_work_order_quote,
     user_access,
@@ -61,3 +66,8 @@ class Mutation:
     create_api_token = tokens.create_api_token
     create_display_token = tokens.create_display_token
     revoke_token = tokens.revoke_token
+    create_webhook = create_webhook.create_webhook
+    update_webhook = update_webhook.update_webhook
+    rotate_webhook_secret = rotate_webhook_secret.rotate_webhook_secret
+    delete_webhook = delete_webhook.delete_webhook
+    redeliver_webhook_delivery = redeliver_webhook_delivery.redeliver_webhook_delivery

@@ -1,0 +1,192 @@
+"""Webhooks' rules: which events a webhook may follow, where it may send them, how a
+delivery's answer is judged, and when a failed one is tried again.
+
+A webhook follows the event log by its own cursor and sends each event of its kinds, in
+commit order, signed per Standard Webhooks. Its head delivery blocks the ones behind it
+until it succeeds or dies (after the last retry), so a receiver sees its events in order.
+"""
+
+import base64
+import ipaddress
+import random
+import re
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from urllib.parse import urlsplit
+
+from domain.enums import EventType
+from domain.validation import invalid, storable, text
+
+MAX_URL = 2000
+MAX_DESCRIPTION = 500
+# Access changes are about sessions, not the shop's work: they are not sent out.
+NOT_SENT = frozenset({EventType.TOKEN_REVOKED, EventType.USER_ACCESS_CHANGED})
+SENDABLE = tuple(kind for kind in EventType if kind not in NOT_SENT)
+# The Standard Webhooks secret: "whsec_" and 24 random bytes in base64.
+SECRET_PREFIX = "whsec_"
+# Retry delays after the first attempt (PRESSROOM_WEBHOOK_RETRIES): about 10 s, 1 min,
+# 10 min, 1 h, 6 h, 24 h.
+DEFAULT_RETRIES = "10s,1m,10m,1h,6h,24h"
+# A delay is stretched by up to this fraction at random, so receivers that failed together
+# are not all tried again in the same second.
+JITTER = 0.2
+# Why a webhook stopped, for admins.
+TURNED_OFF = "Turned off by an admin."
+GONE = "The receiver answered 410 Gone: it wants no more events."
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)?")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
+
+
+class DeliveryStatus(StrEnum):
+    PENDING = "PENDING"  # waiting for its first attempt or its next retry
+    DELIVERED = "DELIVERED"  # the receiver answered 2xx
+    DEAD = "DEAD"  # every attempt failed (or the receiver said 410 Gone): left behind
+
+
+class Verdict(StrEnum):
+    DELIVERED = "DELIVERED"
+    FAILED = "FAILED"  # tried again later, or dead after the last retry
+    GONE = "GONE"  # 410: the receiver wants no more; the webhook is disabled
+
+
+def retry_schedule(value: str) -> tuple[float, ...]:
+    """Seconds to wait before each retry, from a list like "10s,1m,10m,1h"."""
+    delays = []
+    for part in value.split(","):
+        found = _DURATION.fullmatch(part.strip())
+        if found is None:
+            raise ValueError(
+                f"{part.strip()!r} is not a delay: write a number with ms, s, m, h or d, "
+                "as in 10s,1m,10m,1h,6h,24h"
+            )
+        delays.append(float(found.group(1)) * _UNIT_SECONDS[found.group(2)])
+    return tuple(delays)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The shop's webhook settings (PRESSROOM_WEBHOOK_*)."""
+
+    retries: tuple[float, ...] = field(default_factory=lambda: retry_schedule(DEFAULT_RETRIES))
+    timeout_seconds: float = 10.0
+    # Loopback, link-local and private addresses reachable (and plain http everywhere).
+    allow_private: bool = False
+    # Only https (in production, unless private addresses are allowed).
+    https_only: bool = False
+    lease_seconds: float = 60.0
+    poll_seconds: float = 1.0
+
+
+def verdict(status: int | None) -> Verdict:
+    """A response's status (None: no answer, a timeout or a refused connection)."""
+    if status is not None and 200 <= status < 300:
+        return Verdict.DELIVERED
+    if status == 410:
+        return Verdict.GONE
+    return Verdict.FAILED
+
+
+def retry_in(schedule: Sequence[float], attempts: int, rng: random.Random) -> float | None:
+    """Seconds until the next attempt after `attempts` failed ones; None: no more."""
+    if attempts > len(schedule):
+        return None
+    return schedule[attempts - 1] * (1 + JITTER * rng.random())
+
+
+def new_secret() -> str:
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(24)).decode()
+
+
+def message_id(event_id: int) -> str:
+    """The `webhook-id` of an event: the same for every attempt and every webhook, so a
+    receiver drops what it has already seen."""
+    return f"evt_{event_id}"
+
+
+def description(value: str | None) -> str | None:
+    if value is None or not value.strip():
+        return None
+    return text(value, "description", max_len=MAX_DESCRIPTION)
+
+
+def kinds(values: Iterable[EventType]) -> list[EventType]:
+    chosen = list(dict.fromkeys(values))
+    if not chosen:
+        raise invalid("Choose at least one kind of event to send.", "eventKinds")
+    refused = [k.value for k in chosen if k in NOT_SENT]
+    if refused:
+        raise invalid(
+            f"{', '.join(refused)} cannot be sent to a webhook: they are about sign-ins, "
+            "not the shop's work.",
+            "eventKinds",
+        )
+    return chosen
+
+
+@dataclass(frozen=True)
+class Target:
+    """A webhook's URL, taken apart: where it sends, before its host is looked up."""
+
+    url: str
+    scheme: str
+    host: str
+    port: int
+
+
+def target(url: str, *, https_only: bool) -> Target:
+    """A URL a webhook may send to: http(s) with a host; only https when `https_only` (in
+    production, unless PRESSROOM_WEBHOOK_ALLOW_PRIVATE allows a shop's own network)."""
+    storable(url, "url")
+    url = url.strip()
+    if len(url) > MAX_URL:
+        raise invalid(f"url is longer than {MAX_URL} characters.", "url")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        raise invalid(f"url is not a web address: {error}.", "url") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise invalid("url must be a web address such as https://example.com/hooks.", "url")
+    if parts.scheme == "http" and https_only:
+        raise invalid("url must use https: a webhook's events leave the shop.", "url")
+    if parts.username or parts.password:
+        raise invalid("url must not carry a user name or password.", "url")
+    default = 443 if parts.scheme == "https" else 80
+    return Target(url, parts.scheme, parts.hostname, port or default)
+
+
+def address_refused(address: str) -> str | None:
+    """Why a webhook may not send to this IP address, or None: loopback, link-local,
+    private and other addresses that are not the public internet's (a webhook must not
+    become a way into the shop's own network)."""
+    ip = ipaddress.ip_address(address.split("%")[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return "a loopback address"
+    if ip.is_link_local:
+        return "a link-local address"
+    if ip.is_private:
+        return "a private address"
+    if not ip.is_global or ip.is_multicast:
+        return "an address that is not on the public internet"
+    return None
+
+
+def check_addresses(t: Target, addresses: Iterable[str], *, allow_private: bool) -> None:
+    """Refuse a target whose host resolves to any address it may not reach."""
+    found = list(addresses)
+    if not found:
+        raise invalid(f"url's host {t.host} has no address.", "url")
+    if allow_private:
+        return
+    for address in found:
+        why = address_refused(address)
+        if why is not None:
+            raise invalid(
+                f"url's host {t.host} is {why} ({address}); webhooks only reach the public "
+                "internet here.",
+                "url",
+            )

@@ -1,0 +1,73 @@
+"""updateWebhook (admins): its URL, kinds, departments, description, or whether it sends."""
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncConnection
+from strawberry import relay
+
+from db import people, webhooks
+from domain import validation
+from domain import webhooks as rules
+from domain.enums import EventType
+from domain.errors import DomainError, ErrorCode
+from graph.context import Info
+from graph.errors import UserError
+from graph.ids import require_id
+from graph.mutations.base import mutate
+from graph.permissions import ADMINS, allowed
+from graph.types.webhooks import Webhook
+from graph.webhook_targets import reachable
+
+
+@strawberry.input(description="What is given replaces what was; what is left out stays.")
+class UpdateWebhookInput:
+    webhook_id: relay.GlobalID
+    url: str | None = None
+    event_kinds: list[EventType] | None = None
+    department_codes: list[str] | None = strawberry.field(
+        default=strawberry.UNSET,
+        description="Only these departments' events; null: every department.",
+    )
+    description: str | None = strawberry.field(
+        default=strawberry.UNSET, description="Empty or null clears it."
+    )
+    enabled: bool | None = strawberry.field(
+        default=None,
+        description="false stops sending (events keep being queued for it); true sends "
+        "again, from where it stopped.",
+    )
+
+
+@strawberry.type
+class UpdateWebhookPayload:
+    webhook: Webhook | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.mutation(extensions=allowed(ADMINS))
+async def update_webhook(info: Info, input: UpdateWebhookInput) -> UpdateWebhookPayload:
+    async def work(conn: AsyncConnection) -> UpdateWebhookPayload:
+        webhook_id = require_id(input.webhook_id, "Webhook", "webhookId")
+        url = None
+        if input.url is not None:
+            url = (await reachable(info.context.services.webhooks, input.url)).url
+        changes = webhooks.Changes(
+            url=url,
+            event_kinds=None if input.event_kinds is None else rules.kinds(input.event_kinds),
+            enabled=input.enabled,
+            set_departments=input.department_codes is not strawberry.UNSET,
+            department_ids=await _department_ids(conn, input.department_codes),
+            set_description=input.description is not strawberry.UNSET,
+            description=rules.description(input.description or None),
+        )
+        row = await webhooks.update(conn, webhook_id, changes)
+        if row is None:
+            raise DomainError(ErrorCode.NOT_FOUND, "No such webhook.", "webhookId")
+        return UpdateWebhookPayload(webhook=Webhook.of(row))
+
+    return await mutate(info, UpdateWebhookPayload, work)
+
+
+async def _department_ids(conn: AsyncConnection, codes: list[str] | None) -> list[int] | None:
+    if codes is None or codes is strawberry.UNSET:
+        return None
+    return [d.id for d in await people.departments_by_codes(conn, validation.codes(codes))]

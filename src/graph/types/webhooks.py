@@ -1,0 +1,145 @@
+"""Webhooks (admins) and their deliveries."""
+
+from datetime import datetime
+
+import strawberry
+from strawberry import relay
+
+from db import webhooks
+from db.rows import WebhookDeliveryRow, WebhookRow
+from domain.enums import EventType
+from domain.webhooks import DeliveryStatus, message_id
+from graph.context import Info
+from graph.types.departments import Department
+from graph.types.people import User
+
+strawberry.enum(
+    DeliveryStatus,
+    name="WebhookDeliveryStatus",
+    description="PENDING: waiting for its first attempt or its next retry; DELIVERED: the "
+    "receiver answered 2xx; DEAD: every attempt failed, or the receiver answered 410 Gone.",
+)
+
+
+@strawberry.type(
+    description="Sends the events of its kinds to a URL, in commit order, signed per "
+    "Standard Webhooks with its secret (shown once, by createWebhook and "
+    "rotateWebhookSecret)."
+)
+class Webhook(relay.Node):
+    id: relay.NodeID[int]
+    url: str
+    description: str | None
+    event_kinds: list[EventType]
+    enabled: bool
+    disabled_reason: str | None = strawberry.field(
+        description="Why it stopped sending: an admin turned it off, or its receiver answered "
+        "410 Gone."
+    )
+    created_at: datetime
+    version: int
+    _department_ids: strawberry.Private[list[int] | None]
+    _created_by: strawberry.Private[int]
+
+    @classmethod
+    def of(cls, row: WebhookRow) -> "Webhook":
+        return cls(
+            id=row.id,
+            url=row.url,
+            description=row.description,
+            event_kinds=[EventType(k) for k in row.event_kinds],
+            enabled=row.enabled,
+            disabled_reason=row.disabled_reason,
+            created_at=row.created_at,
+            version=row.version,
+            _department_ids=row.department_ids,
+            _created_by=row.created_by,
+        )
+
+    @strawberry.field(
+        description="The departments whose events it sends; null: every department. Events "
+        "about no department (an order's due date, a ledger entry) are sent either way."
+    )
+    async def departments(self, info: Info) -> list[Department] | None:
+        if self._department_ids is None:
+            return None
+        rows = await info.context.loaders.department.load_many(self._department_ids)
+        return [Department.of(r) for r in rows if r is not None]
+
+    @strawberry.field
+    async def created_by(self, info: Info) -> User:
+        row = await info.context.loaders.user.load(self._created_by)
+        assert row is not None
+        return User.of(row)
+
+    @strawberry.field(
+        description="Deliveries not yet made (waiting for an attempt or a retry), and how "
+        "many seconds the oldest of their events has waited."
+    )
+    async def backlog(self, info: Info) -> "WebhookBacklog":
+        async with info.context.read() as conn:
+            found = (await webhooks.backlog(conn, [self.id])).get(self.id)
+        if found is None:
+            return WebhookBacklog(pending=0, lag_seconds=0.0)
+        return WebhookBacklog(pending=found.pending, lag_seconds=found.lag_seconds)
+
+
+@strawberry.type
+class WebhookBacklog:
+    pending: int
+    lag_seconds: float
+
+
+@strawberry.type(description="One event sent (or to be sent) to one webhook.")
+class WebhookDelivery(relay.Node):
+    id: relay.NodeID[int]
+    status: DeliveryStatus
+    event_kind: EventType
+    message_id: str = strawberry.field(
+        description="The `webhook-id` header: the same for every attempt, so receivers drop "
+        "what they have already seen."
+    )
+    occurred_at: datetime | None = strawberry.field(
+        description="When its event happened (null once the event left the log)."
+    )
+    attempts: int
+    response_status: int | None = strawberry.field(
+        description="The last attempt's HTTP status; null when the receiver did not answer."
+    )
+    error: str | None = strawberry.field(
+        description="Why the last attempt failed, when it did (the status, a timeout, a "
+        "refused connection)."
+    )
+    duration_ms: int | None = strawberry.field(description="How long the last attempt took.")
+    last_attempt_at: datetime | None
+    next_attempt_at: datetime | None = strawberry.field(
+        description="When it is tried next; null unless PENDING."
+    )
+    delivered_at: datetime | None
+    created_at: datetime
+    _webhook_id: strawberry.Private[int]
+
+    @classmethod
+    def of(cls, row: WebhookDeliveryRow) -> "WebhookDelivery":
+        pending = row.status == DeliveryStatus.PENDING
+        return cls(
+            id=row.id,
+            status=DeliveryStatus(row.status),
+            event_kind=EventType(row.event_type),
+            message_id=message_id(row.event_id),
+            occurred_at=row.event_occurred_at,
+            attempts=row.attempts,
+            response_status=row.response_status,
+            error=row.error,
+            duration_ms=row.duration_ms,
+            last_attempt_at=row.last_attempt_at,
+            next_attempt_at=row.next_attempt_at if pending else None,
+            delivered_at=row.delivered_at,
+            created_at=row.created_at,
+            _webhook_id=row.webhook_id,
+        )
+
+
+@strawberry.type
+class WebhookDeliveryConnection(relay.Connection[WebhookDelivery]):
+    pass

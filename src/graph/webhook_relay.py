@@ -1,0 +1,221 @@
+"""The webhook relay of one server process: it leases the webhooks no live process holds
+and sends their deliveries, each webhook's in commit order, one at a time.
+
+A round: lease the free webhooks (db/webhooks.py, FOR UPDATE SKIP LOCKED); for each, turn
+the log's next events into deliveries, then send the pending ones whose time has come, in
+order, until one fails (it is retried after its delay and holds back those behind it, so
+that a receiver sees events in order) or dies (after the last retry: the webhook moves
+on). Each attempt is written with the lease lengthened; a webhook is let go when it has
+nothing to send now, or after half its lease. Rounds follow the feed (new events), and
+run at least every `poll_seconds` (retries falling due, redeliveries, other processes'
+leases running out).
+"""
+
+import asyncio
+import contextlib
+import logging
+import random
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import httpx
+from standardwebhooks.webhooks import Webhook
+
+from db import webhooks
+from db.engine import unit_of_work
+from db.feed import TASK_PREFIX, EventFeed
+from db.webhooks import Attempt, Claimed, Pending
+from domain import webhooks as rules
+from domain.errors import DomainError
+from domain.webhooks import DeliveryStatus, Verdict
+from graph.services import Services
+from graph.webhook_bodies import Unrenderable, render
+from graph.webhook_targets import reachable
+
+log = logging.getLogger("pressroom.webhooks")
+
+# How many webhooks one process holds at once, events one statement turns into
+# deliveries, and deliveries read to send at a time.
+MAX_HELD = 100
+FOLLOW = 1000
+BATCH = 100
+# Rounds under a stream of events: at most one per this many seconds.
+MIN_ROUND_SECONDS = 0.05
+USER_AGENT = "Pressroom-Webhooks/1"
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int | None
+    error: str | None
+    duration_ms: int
+
+
+class WebhookRelay:
+    def __init__(
+        self,
+        services: Services,
+        feed: EventFeed,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.services = services
+        self.policy = services.webhooks
+        self.feed = feed
+        # Who holds a lease: this process, for as long as it runs.
+        self.owner = secrets.token_hex(8)
+        self.rounds = 0
+        # Attempts written so far, and a condition told of each (tests and benches wait on
+        # what the relay wrote).
+        self.written = 0
+        self._written = asyncio.Condition()
+        self._transport = transport
+        self._rng = random.Random()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"{TASK_PREFIX}webhooks")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def written_past(self, count: int) -> None:
+        """Until more than `count` attempts have been written."""
+        async with self._written:
+            await self._written.wait_for(lambda: self.written > count)
+
+    async def _run(self) -> None:
+        timeout = httpx.Timeout(self.policy.timeout_seconds)
+        async with httpx.AsyncClient(
+            timeout=timeout, follow_redirects=False, transport=self._transport
+        ) as client:
+            while True:
+                began = time.monotonic()
+                self.feed.advanced.clear()
+                try:
+                    await self.round(client)
+                except Exception as error:
+                    # What was not written as sent is sent again: the next round tries.
+                    log.warning("webhook round failed: %r", error)
+                await asyncio.sleep(max(0.0, began + MIN_ROUND_SECONDS - time.monotonic()))
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.policy.poll_seconds):
+                        await self.feed.advanced.wait()
+
+    async def round(self, client: httpx.AsyncClient) -> None:
+        self.rounds += 1
+        async with unit_of_work(self.services.engine) as conn:
+            held = await webhooks.claim(conn, self.owner, self.policy.lease_seconds, MAX_HELD)
+        await asyncio.gather(*(self._serve(client, hook) for hook in held))
+
+    async def _serve(self, client: httpx.AsyncClient, hook: Claimed) -> None:
+        until = time.monotonic() + self.policy.lease_seconds / 2
+        try:
+            while time.monotonic() < until:
+                async with unit_of_work(self.services.engine) as conn:
+                    caught_up = await webhooks.follow(conn, hook.id, self.owner, FOLLOW) < FOLLOW
+                    pending = await webhooks.next_deliveries(conn, hook.id, BATCH)
+                self._lag(hook.id, pending)
+                sent_all = await self._send_due(client, hook, pending)
+                if not sent_all or (caught_up and len(pending) < BATCH):
+                    return
+        finally:
+            async with unit_of_work(self.services.engine) as conn:
+                await webhooks.release(conn, hook.id, self.owner)
+
+    def _lag(self, webhook_id: int, pending: list[Pending]) -> None:
+        """How long the webhook's oldest unsent event has waited, into /metrics."""
+        if self.services.metrics is None:
+            return
+        lag = 0.0
+        if pending:
+            lag = (datetime.now(UTC) - pending[0].event.occurred_at).total_seconds()
+        self.services.metrics.webhook_lag.labels(str(webhook_id)).set(max(0.0, lag))
+
+    async def _send_due(
+        self, client: httpx.AsyncClient, hook: Claimed, pending: list[Pending]
+    ) -> bool:
+        """Send the deliveries in order while each goes through or dies; False when one is
+        left waiting (its retry, or the webhook stopped)."""
+        for delivery in pending:
+            if not delivery.due:
+                return False
+            try:
+                body = delivery.body or await render(self.services, delivery.event, hook.created_by)
+            except Unrenderable as error:
+                log.error("webhook %s: event %s unrenderable: %s", hook.id, delivery.event, error)
+                body, answer = "", Answer(None, f"Could not be made into a body: {error}", 0)
+            else:
+                answer = await self._post(client, hook, delivery, body)
+            if not await self._record(hook, delivery, body, answer):
+                return False
+        return True
+
+    async def _post(
+        self, client: httpx.AsyncClient, hook: Claimed, delivery: Pending, body: str
+    ) -> Answer:
+        began = time.monotonic()
+        try:
+            await reachable(self.policy, hook.url)
+            now = datetime.now(UTC)
+            msg_id = rules.message_id(delivery.event.position.id)
+            headers = {
+                "content-type": "application/json",
+                "user-agent": USER_AGENT,
+                "webhook-id": msg_id,
+                "webhook-timestamp": str(int(now.timestamp())),
+                "webhook-signature": Webhook(hook.secret).sign(msg_id, now, body),
+            }
+            response = await client.post(hook.url, content=body.encode(), headers=headers)
+            status, error = response.status_code, None
+            if rules.verdict(status) is not Verdict.DELIVERED:
+                error = f"The receiver answered {status} {response.reason_phrase}".rstrip()
+        except DomainError as refused:
+            status, error = None, refused.message
+        except httpx.TimeoutException:
+            status = None
+            error = f"No answer within {self.policy.timeout_seconds:g} s"
+        except httpx.HTTPError as failed:
+            status, error = None, f"Could not reach the receiver: {failed!r}"
+        return Answer(status, error, round((time.monotonic() - began) * 1000))
+
+    async def _record(self, hook: Claimed, delivery: Pending, body: str, answer: Answer) -> bool:
+        """Write the attempt; whether later deliveries may go now."""
+        verdict = rules.verdict(answer.status) if body else Verdict.FAILED
+        retry_in = None
+        if verdict is Verdict.DELIVERED:
+            status = DeliveryStatus.DELIVERED
+        elif verdict is Verdict.GONE:
+            status = DeliveryStatus.DEAD
+        else:
+            retry_in = rules.retry_in(self.policy.retries, delivery.attempts + 1, self._rng)
+            status = DeliveryStatus.DEAD if retry_in is None else DeliveryStatus.PENDING
+        attempt = Attempt(
+            webhook_id=hook.id,
+            delivery_id=delivery.delivery_id,
+            owner=self.owner,
+            lease_seconds=self.policy.lease_seconds,
+            status=status,
+            response_status=answer.status,
+            error=answer.error,
+            duration_ms=answer.duration_ms,
+            body=body or None,
+            retry_in=retry_in,
+        )
+        async with unit_of_work(self.services.engine) as conn:
+            written = await webhooks.attempted(conn, attempt)
+            if written and verdict is Verdict.GONE:
+                await webhooks.disable(conn, hook.id, rules.GONE)
+        self.written += 1
+        async with self._written:
+            self._written.notify_all()
+        metrics = self.services.metrics
+        if metrics is not None:
+            metrics.webhook_attempts.labels(verdict.value.lower()).inc()
+            if status is not DeliveryStatus.PENDING:
+                metrics.webhook_deliveries.labels(status.value.lower()).inc()
+        return written and status is not DeliveryStatus.PENDING and verdict is not Verdict.GONE

@@ -1,0 +1,21 @@
+"""Where a webhook may send: its URL checked by the rules (domain/webhooks.py) against the
+addresses its host resolves to now. Checked when an admin sets the URL, and again before
+every attempt (a name can come to point elsewhere)."""
+
+import asyncio
+import socket
+
+from domain.validation import invalid
+from domain.webhooks import Policy, Target, check_addresses, target
+
+
+async def reachable(policy: Policy, url: str) -> Target:
+    found = target(url, https_only=policy.https_only and not policy.allow_private)
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(
+            found.host, found.port, type=socket.SOCK_STREAM
+        )
+    except OSError as error:
+        raise invalid(f"url's host {found.host} cannot be found ({error}).", "url") from None
+    check_addresses(found, (str(info[4][0]) for info in infos), allow_private=policy.allow_private)
+    return found
