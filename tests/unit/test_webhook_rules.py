@@ -1,0 +1,123 @@
+"""Webhooks' rules in the domain: where a webhook may send, how an answer is judged, when a
+failed delivery is tried again."""
+
+import random
+
+import pytest
+
+from domain import webhooks
+from domain.errors import DomainError
+from domain.webhooks import Verdict
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("127.0.0.1", "a loopback address"),
+        ("::1", "a loopback address"),
+        ("::ffff:127.0.0.1", "a loopback address"),
+        ("169.254.169.254", "a link-local address"),
+        ("fe80::1%eth0", "a link-local address"),
+        ("10.1.2.3", "a private address"),
+        ("172.16.0.9", "a private address"),
+        ("192.168.1.20", "a private address"),
+        ("fd00::7", "a private address"),
+        ("0.0.0.0", "a private address"),
+        ("100.64.0.1", "an address that is not on the public internet"),
+        ("224.0.0.1", "an address that is not on the public internet"),
+        ("93.184.215.14", None),
+        ("2606:4700::6810:84e5", None),
+    ],
+)
+def test_only_public_addresses_are_reachable(address: str, why: str | None) -> None:
+    assert webhooks.address_refused(address) == why
+
+
+def test_a_host_with_any_refused_address_is_refused_unless_private_ones_are_allowed() -> None:
+    target = webhooks.target("https://hooks.example.com/in", https_only=True)
+    assert (target.host, target.port) == ("hooks.example.com", 443)
+    with pytest.raises(DomainError) as refused:
+        webhooks.check_addresses(target, ["93.184.215.14", "10.0.0.5"], allow_private=False)
+    assert refused.value.message == (
+        "url's host hooks.example.com is a private address (10.0.0.5); webhooks only reach "
+        "the public internet here."
+    )
+    webhooks.check_addresses(target, ["10.0.0.5"], allow_private=True)
+    webhooks.check_addresses(target, ["93.184.215.14"], allow_private=False)
+
+
+@pytest.mark.parametrize(
+    ("url", "https_only", "says"),
+    [
+        ("http://example.com/x", True, "url must use https: a webhook's events leave the shop."),
+        (
+            "ftp://example.com/x",
+            False,
+            "url must be a web address such as https://example.com/hooks.",
+        ),
+        ("https:///nohost", False, "url must be a web address such as https://example.com/hooks."),
+        ("https://a:b@example.com/", False, "url must not carry a user name or password."),
+        (
+            "https://example.com:99999/",
+            False,
+            "url is not a web address: Port out of range 0-65535.",
+        ),
+        ("https://example.com/" + "a" * 2000, False, "url is longer than 2000 characters."),
+    ],
+)
+def test_a_url_a_webhook_cannot_use_is_refused_in_words(
+    url: str, https_only: bool, says: str
+) -> None:
+    with pytest.raises(DomainError) as refused:
+        webhooks.target(url, https_only=https_only)
+    assert (refused.value.field, refused.value.message) == ("url", says)
+
+
+def test_plain_http_is_allowed_where_https_is_not_required() -> None:
+    assert webhooks.target(" http://10.0.0.5:8080/in ", https_only=False).port == 8080
+
+
+@pytest.mark.parametrize(
+    ("status", "verdict"),
+    [(200, Verdict.DELIVERED), (204, Verdict.DELIVERED), (299, Verdict.DELIVERED),
+     (301, Verdict.FAILED), (400, Verdict.FAILED), (404, Verdict.FAILED),
+     (410, Verdict.GONE), (429, Verdict.FAILED), (500, Verdict.FAILED), (None, Verdict.FAILED)],
+)  # fmt: skip
+def test_2xx_is_delivered_410_is_gone_anything_else_fails(
+    status: int | None, verdict: Verdict
+) -> None:
+    assert webhooks.verdict(status) is verdict
+
+
+def test_retries_follow_the_schedule_stretched_by_jitter_then_stop() -> None:
+    schedule = webhooks.retry_schedule(webhooks.DEFAULT_RETRIES)
+    assert schedule == (10.0, 60.0, 600.0, 3600.0, 21600.0, 86400.0)
+    rng = random.Random(7)
+    for attempts, base in enumerate(schedule, start=1):
+        delay = webhooks.retry_in(schedule, attempts, rng)
+        assert delay is not None and base <= delay <= base * (1 + webhooks.JITTER)
+    assert webhooks.retry_in(schedule, len(schedule) + 1, rng) is None
+    delays = {webhooks.retry_in(schedule, 1, rng) for _ in range(20)}
+    assert len(delays) > 1, "jitter spreads retries"
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("250ms, 2s,1m", (0.25, 2.0, 60.0)), ("1.5h,1d", (5400.0, 86400.0)), ("3", (3.0,))],
+)
+def test_a_retry_schedule_is_read_from_a_list_of_delays(
+    text: str, seconds: tuple[float, ...]
+) -> None:
+    assert webhooks.retry_schedule(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "10s,,1m", "ten", "1w", "-1s"])
+def test_a_retry_schedule_that_is_not_one_is_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="is not a delay"):
+        webhooks.retry_schedule(text)
+
+
+def test_a_secret_is_a_standard_webhooks_secret_and_never_the_same() -> None:
+    first, second = webhooks.new_secret(), webhooks.new_secret()
+    assert first.startswith("whsec_") and len(first) == len("whsec_") + 32
+    assert first != second
