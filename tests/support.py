@@ -380,11 +380,13 @@ def serving(
     database_url: str | None = None,
     workers: int = 1,
     settings: dict[str, str] | None = None,
+    pid: list[int] | None = None,
 ) -> Iterator[tuple[str, list[str]]]:
     """`pressroom serve` as a subprocess: on the embedded PostgreSQL under `data_dir`, or on
     `database_url`, with `workers` server processes and `settings` in its environment.
     Yields once uvicorn says it listens and every worker has started its app; stops it
-    with SIGTERM and expects a clean exit."""
+    with SIGTERM and expects a clean exit. With `pid`, its process id is put there, for a
+    test to kill it: a process killed with SIGKILL is not expected to exit cleanly."""
     if workers > 1:
         args = (*args, "--workers", str(workers))
     port = free_port()
@@ -401,6 +403,8 @@ def serving(
         stderr=subprocess.STDOUT,
         text=True,
     )
+    if pid is not None:
+        pid.append(proc.pid)
     lines: list[str] = []
     try:
         assert proc.stdout is not None
@@ -421,7 +425,8 @@ def serving(
         proc.send_signal(signal.SIGTERM)
         rest, _ = proc.communicate(timeout=STARTUP_TIMEOUT)
         lines.append(rest)
-    assert proc.returncode == 0, "".join(lines)
+    killed = pid is not None and proc.returncode == -signal.SIGKILL
+    assert proc.returncode == 0 or killed, "".join(lines)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -667,11 +672,15 @@ class Received:
 
 class Receiver:
     """A real HTTP server that takes webhooks: each request gets the next step of its
-    `plan` (a status, or HOLD), then 200."""
+    `plan` (a status, or HOLD), then 200; every answer after `pause` seconds (a receiver
+    that takes its time)."""
 
-    def __init__(self, plan: list[int | str] | None = None, hold_seconds: float = 4.0) -> None:
+    def __init__(
+        self, plan: list[int | str] | None = None, hold_seconds: float = 4.0, pause: float = 0.0
+    ) -> None:
         self.plan = list(plan or [])
         self.hold_seconds = hold_seconds
+        self.pause = pause
         self.requests: list[Received] = []
         self._arrived = asyncio.Condition()
         self._runner: web.AppRunner | None = None
@@ -697,6 +706,8 @@ class Receiver:
         async with self._arrived:
             self._arrived.notify_all()
         step = self.plan.pop(0) if self.plan else 200
+        if self.pause:
+            await asyncio.sleep(self.pause)
         if step == HOLD:
             # Answers only after the sender's timeout (its attempt has failed by then).
             with contextlib.suppress(TimeoutError):
