@@ -723,6 +723,11 @@ class Receiver:
             seen.setdefault(received.id, received)
         return list(seen.values())
 
+    async def wait_requests(self, count: int, within: float = 60) -> None:
+        """Once `count` requests arrived, repeats included."""
+        async with asyncio.timeout(within), self._arrived:
+            await self._arrived.wait_for(lambda: len(self.requests) >= count)
+
     async def wait_for(self, count: int, within: float = 60) -> list[Received]:
         """Once `count` distinct webhook-ids arrived: each one's first arrival."""
         async with asyncio.timeout(within), self._arrived:

@@ -2,6 +2,7 @@
 enum's name (the API's enums stay as they are)."""
 
 from domain.enums import (
+    EventType,
     LedgerEntryKind,
     TaskAction,
     TaskStatus,
@@ -41,6 +42,25 @@ LEDGER_KIND = {
     LedgerEntryKind.CREDIT: "credit",
     LedgerEntryKind.REFUND: "refund",
     LedgerEntryKind.ADJUSTMENT: "adjustment",
+}
+
+EVENT_KIND = {
+    EventType.TASK_CREATED: "A task was added to a work order",
+    EventType.TASK_CHANGED: "A task moved (started, finished, released, completed, reopened)",
+    EventType.TASK_WITHDRAWN: "A task left its queue (its order was cancelled or put on hold)",
+    EventType.TASK_REQUEUED: "A task came back to its queue or moved in it",
+    EventType.TASK_GATE_OPENED: "A task's turn came (what it waits for is done)",
+    EventType.TASK_GATE_CLOSED: "A task waits again",
+    EventType.DELIVERY_GATE_OPENED: "Delivery may start",
+    EventType.DELIVERY_GATE_CLOSED: "Delivery waits again",
+    EventType.WORK_ORDER_CREATED: "A work order was created",
+    EventType.WORK_ORDER_CHANGED: "A work order changed",
+    EventType.TOKEN_REVOKED: "A token was revoked",
+    EventType.LEDGER_ENTRY_POSTED: "A ledger entry was posted",
+    EventType.USER_ACCESS_CHANGED: "Someone's access changed",
+    EventType.WORK_ORDER_DUE_SOON: "A work order is due soon",
+    EventType.WORK_ORDER_LATE: "A work order is late",
+    EventType.TASK_STALE: "A started task was left untouched",
 }
 
 

@@ -13,7 +13,8 @@ from db.events import encode_snapshot
 from domain import flow, validation
 from domain.enums import DepartmentKind, WorkOrderOrder, WorkOrderPriority, WorkOrderStatus
 from domain.errors import DomainError
-from domain.webhooks import DeliveryStatus
+from domain.webhooks import SENDABLE, DeliveryStatus
+from domain.words import EVENT_KIND
 from domain.workflow import has_queue, kind_choices
 from graph import prefetch
 from graph.context import Info
@@ -48,7 +49,12 @@ from graph.types.scan import ScanAnswer
 from graph.types.scan import answer as scan_answer
 from graph.types.tasks import DepartmentTask
 from graph.types.tokens import Token, TokenConnection
-from graph.types.webhooks import Webhook, WebhookDelivery, WebhookDeliveryConnection
+from graph.types.webhooks import (
+    Webhook,
+    WebhookDelivery,
+    WebhookDeliveryConnection,
+    WebhookEventKind,
+)
 from graph.types.work_orders import WorkOrder
 
 NODE_TYPES: dict[str, type[relay.Node]] = {
@@ -155,6 +161,13 @@ class Query:
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> TokenConnection:
         return await _tokens(info, None, first, after)
+
+    @strawberry.field(
+        extensions=allowed(ADMINS),
+        description="The kinds of events a webhook may send, in words, for a form to offer.",
+    )
+    def webhook_event_kinds(self) -> list[WebhookEventKind]:
+        return [WebhookEventKind(kind=k, label=EVENT_KIND[k]) for k in SENDABLE]
 
     @strawberry.field(extensions=allowed(ADMINS), description="Every webhook, oldest first.")
     async def webhooks(self, info: Info) -> list[Webhook]:

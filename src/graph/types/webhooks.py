@@ -84,6 +84,12 @@ class Webhook(relay.Node):
         return WebhookBacklog(pending=found.pending, lag_seconds=found.lag_seconds)
 
 
+@strawberry.type(description="A kind of event a webhook may send, and what it means.")
+class WebhookEventKind:
+    kind: EventType
+    label: str
+
+
 @strawberry.type
 class WebhookBacklog:
     pending: int

@@ -1,6 +1,6 @@
 // Admin (admins): people (add, departments, deactivate / reactivate, set password),
-// departments, and tokens (create wall display and API tokens, list and revoke any token,
-// the session of this browser marked), and stale work (started tasks untouched for long,
+// departments, tokens (create wall display and API tokens, list and revoke any token,
+// the session of this browser marked), webhooks (screens/admin/webhooks.js), and stale work (started tasks untouched for long,
 // with Release at hand). Release / Complete / Reopen of a task are otherwise
 // on the work order's page (screens/workorder.js), where the task is.
 import { html } from "../lib/html.js";
@@ -10,11 +10,13 @@ import { Departments } from "./admin/departments.js";
 import { People } from "./admin/people.js";
 import { Stale } from "./admin/stale.js";
 import { Tokens } from "./admin/tokens.js";
+import { Webhooks } from "./admin/webhooks.js";
 
 const SECTIONS = [
   ["people", "People"],
   ["departments", "Departments"],
   ["tokens", "Tokens"],
+  ["webhooks", "Webhooks"],
   ["stale", "Stale work"],
 ];
 
@@ -30,6 +32,7 @@ export function Admin({ section, me }) {
     ${section === "people" ? html`<${People} me=${me} />` : null}
     ${section === "departments" ? html`<${Departments} />` : null}
     ${section === "tokens" ? html`<${Tokens} />` : null}
+    ${section === "webhooks" ? html`<${Webhooks} />` : null}
     ${section === "stale" ? html`<${Stale} />` : null}
     ${current ? null : html`<p>No such section. <${Link} href="/admin/people">People<//></p>`}
     <p class="hint">Release, Complete and Reopen of a task are on its work order’s page.</p>`;

@@ -1,0 +1,222 @@
+"""Webhook deliveries beside the floor's work.
+
+    .venv/bin/python -m bench.webhooks      # about two minutes
+
+One `pressroom serve` process; `--clients` clients start and finish tasks through GraphQL
+in ten production departments. First without webhooks (transitions/s), then with ten,
+one per department (each follows TASK_CHANGED of its department), while the clients make
+`--events` transitions: each is one event and one delivery, to receivers on loopback in
+this process. Printed: deliveries per second (from the first event to the last arrival),
+the lag from each event's commit to its arrival (p50, p99, max), and the transitions/s
+while the webhooks were sent beside those without them (target: at least 0.7), the
+rate without measured before and after, each delivery's arrivals counted.
+
+Uses the embedded PostgreSQL (`.pressroom/bench-pgdata`) or DATABASE_URL, in a fresh
+database dropped at the end.
+"""
+
+import argparse
+import asyncio
+import contextlib
+import functools
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as `python bench/webhooks.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import asyncpg
+from aiohttp import web
+from rich.console import Console
+from rich.table import Table
+
+from bench import fixture
+from bench.load import GraphQLClients
+from bench.output import fmt, log, verdict
+from bench.stats import percentile, ratio
+from db import reads, webhooks
+from db.engine import create_engine, unit_of_work
+from domain import webhooks as rules
+from domain.enums import EventType
+
+TARGET_RATE_RATIO = 0.7
+EVENT_TIMES = "SELECT id, extract(epoch FROM occurred_at) AS at FROM events WHERE id = ANY($1)"
+
+
+class Receivers:
+    """One HTTP server on loopback, a path per webhook: when each webhook-id first came."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.first: dict[str, float] = {}
+        self.requests = 0
+        self.all_in = asyncio.Event()
+        self.expected = 0
+        self._runner: web.AppRunner | None = None
+        self.urls: list[str] = []
+
+    async def start(self) -> None:
+        app = web.Application()
+        for n in range(self.count):
+            app.router.add_post(f"/hooks/{n}", self._take)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = self._runner.addresses[0][1]
+        self.urls = [f"http://127.0.0.1:{port}/hooks/{n}" for n in range(self.count)]
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def _take(self, request: web.Request) -> web.Response:
+        await request.read()
+        self.requests += 1
+        self.first.setdefault(request.headers["webhook-id"], time.time())
+        if self.expected and len(self.first) >= self.expected:
+            self.all_in.set()
+        return web.Response(status=204)
+
+
+async def make_webhooks(url: str, shop: fixture.Shop, urls: list[str]) -> None:
+    engine = create_engine(url, pool_size=1, max_overflow=0)
+    try:
+        async with unit_of_work(engine) as conn:
+            by_code = {d.code: d.id for d in await reads.all_departments(conn)}
+            for code, target in zip(shop.department_codes, urls, strict=True):
+                await webhooks.create(
+                    conn,
+                    webhooks.NewWebhook(
+                        url=target,
+                        description=f"bench {code}",
+                        event_kinds=[EventType.TASK_CHANGED],
+                        department_ids=[by_code[code]],
+                        secret=rules.new_secret(),
+                        created_by=shop.admin_id,
+                    ),
+                )
+    finally:
+        await engine.dispose()
+
+
+async def rate(clients: GraphQLClients, pool: list[int], seconds: float) -> float:
+    result = await clients.run(pool, seconds)
+    return result.transitions / result.elapsed
+
+
+async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict[str, Any]:
+    await fixture.create_database(url)
+    shop = await fixture.seed_shop(url, departments=10, workers=16, displays=0)
+    pool = fixture.TaskPool(url, shop)
+    log(f"making {args.events // 2 + 4000:,} tasks")
+    work = await pool.take(args.events // 2 + 4000)
+    receivers = Receivers(len(shop.department_codes))
+    await receivers.start()
+    server = fixture.ServerProcess(url, extra_env={"PRESSROOM_WEBHOOK_ALLOW_PRIVATE": "true"})
+    conn = await asyncpg.connect(fixture.dsn(url))
+    try:
+        async with server.running():
+            clients = GraphQLClients(server.http_url, shop.worker_tokens, args.clients)
+            try:
+                await clients.run(work, args.warmup_seconds)
+                log("transitions without webhooks")
+                before = await rate(clients, work, args.seconds)
+                await make_webhooks(url, shop, receivers.urls)
+                first_id = await conn.fetchval("SELECT coalesce(max(id), 0) FROM events")
+                receivers.expected = args.events
+                log(f"{args.events:,} transitions, each sent to its department's webhook")
+                began = time.time()
+                during = await clients.run(work[-(args.events // 2) :], 3600)
+                del work[-(args.events // 2) :]
+                loaded = time.time()
+                async with asyncio.timeout(600):
+                    await receivers.all_in.wait()
+                last_arrival = max(receivers.first.values())
+                log("transitions without webhooks, again (every delivery made)")
+                after = await rate(clients, work, args.seconds)
+            finally:
+                await clients.close()
+            metrics = await server.metrics()
+        ids = [int(key.removeprefix("evt_")) for key in receivers.first]
+        times = {r["id"]: float(r["at"]) for r in await conn.fetch(EVENT_TIMES, ids)}
+        sent = await conn.fetchval(
+            "SELECT count(*) FROM events WHERE id > $1 AND type = 'TASK_CHANGED'", first_id
+        )
+    finally:
+        await conn.close()
+        await receivers.stop()
+    lags = [receivers.first[f"evt_{i}"] - at for i, at in times.items()]
+    with_rate = during.transitions / during.elapsed
+    without = (before + after) / 2
+    attempts = sum(
+        float(line.split()[-1])
+        for line in metrics.splitlines()
+        if line.startswith("pressroom_webhook_attempts_total{")
+    )
+    return {
+        "events": sent,
+        "arrived": len(receivers.first),
+        "requests": receivers.requests,
+        "attempts": attempts,
+        "load_seconds": loaded - began,
+        "deliveries_per_s": len(receivers.first) / (last_arrival - began),
+        "lag_p50_s": percentile(lags, 50),
+        "lag_p99_s": percentile(lags, 99),
+        "lag_max_s": max(lags),
+        "rate_before": before,
+        "rate_during": with_rate,
+        "rate_after": after,
+        "ratio": ratio(with_rate, without),
+    }
+
+
+def report(results: dict[str, Any]) -> Table:
+    r = results
+    table = Table(title="Webhook deliveries", title_justify="left")
+    for name, justify in (("measure", "left"), ("figure", "right"), ("target", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    table.add_column("")
+    table.add_row(
+        "events to ten webhooks / arrived (distinct)", f"{r['events']:,} / {r['arrived']:,}"
+    )
+    table.add_row(
+        "  requests received / attempts made", f"{r['requests']:,} / {r['attempts']:,.0f}"
+    )
+    table.add_row("deliveries/s (first event to last arrival)", fmt(r["deliveries_per_s"]))
+    table.add_row(
+        "lag, commit to arrival: p50 / p99 / max",
+        f"{fmt(r['lag_p50_s'], '', 2)} / {fmt(r['lag_p99_s'], '', 2)} / "
+        f"{fmt(r['lag_max_s'], ' s', 2)}",
+    )
+    table.add_row("transitions/s without webhooks (before / after)",
+                  f"{fmt(r['rate_before'])} / {fmt(r['rate_after'])}")  # fmt: skip
+    table.add_row("transitions/s while they were sent", fmt(r["rate_during"]))
+    table.add_row(
+        "  with / without",
+        fmt(r["ratio"], "", 2),
+        f">= {TARGET_RATE_RATIO:g}",
+        verdict(r["ratio"], lambda v: v >= TARGET_RATE_RATIO),
+    )
+    return table
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="bench.webhooks", description=__doc__)
+    p.add_argument("--events", type=int, default=10000, help="events sent (10000)")
+    p.add_argument("--clients", type=int, default=8, help="GraphQL clients (8)")
+    p.add_argument("--seconds", type=float, default=15, help="each load without webhooks (15)")
+    p.add_argument("--warmup-seconds", type=float, default=3, help="load before measuring (3)")
+    args = p.parse_args(argv)
+    results = fixture.run_in_database("python -m bench.webhooks", functools.partial(run, args))
+    if results is None:
+        return 130
+    with contextlib.suppress(BrokenPipeError):
+        Console(width=None if sys.stdout.isatty() else 120).print(report(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""Webhooks through the admin screen: an admin creates one (its secret shown once, and it
+verifies what arrives), sees the receiver's failure and a delivery's attempts, redelivers
+it, turns the webhook off, replaces its secret and deletes it."""
+
+from pathlib import Path
+
+import pytest
+from playwright.async_api import expect
+from standardwebhooks.webhooks import Webhook
+
+from tests.e2e.web.support import OpenTab, base, shoot
+from tests.support import Receiver, Shop
+
+pytestmark = pytest.mark.e2e
+
+
+async def test_an_admin_creates_watches_redelivers_and_deletes_a_webhook(
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,
+    screenshots: Path,
+    axe_source: str,
+    receiver: Receiver,
+) -> None:
+    receiver.plan = [500] * 6  # every attempt of the first event fails
+    tab = await tabs(token=shop.tokens["ada"])
+    page = tab.page
+    await page.goto(base(server) + "/admin/webhooks")
+    await expect(page.get_by_role("heading", name="New webhook")).to_be_visible()
+    await page.get_by_label("Receiver address (URL)").fill(receiver.url)
+    await page.get_by_label("Description (optional)").fill("Accounting system")
+    await page.get_by_label("A work order was created").check()
+    await page.get_by_label("Print").check()
+    await shoot(page, screenshots, "admin-webhooks-new", axe_source)
+    await page.get_by_role("button", name="Create webhook").click()
+    secret_box = page.locator(".secret")
+    await expect(secret_box).to_contain_text("shown only this once")
+    secret = await secret_box.locator("code.secret-value").inner_text()
+    panel = page.get_by_role("region", name="Webhook Accounting system")
+    await expect(panel).to_contain_text("Sending.")
+    await expect(panel).to_contain_text("Sends: A work order was created.")
+    await expect(panel).to_contain_text("Departments: Print")
+    await shoot(page, screenshots, "admin-webhooks-created", axe_source)
+
+    await shop.order(["print"])
+    await receiver.wait_for(1)
+    await page.reload()
+    await panel.get_by_role("button", name="Show deliveries").click()
+    row = panel.get_by_role("row").filter(has_text="A work order was created")
+    await expect(row).to_contain_text("Failed for good", timeout=20000)
+    await expect(row).to_contain_text("The receiver answered 500 Internal Server Error")
+    await shoot(page, screenshots, "admin-webhooks-deliveries", axe_source)
+    sent = len(receiver.requests)
+    await row.get_by_role("button", name="Redeliver").click()
+    await expect(panel.get_by_role("status")).to_contain_text("will be sent again")
+    await receiver.wait_requests(sent + 1)
+    again = receiver.requests[sent]
+    assert again.id == receiver.requests[0].id
+    Webhook(secret).verify(again.body, again.headers)
+
+    await panel.get_by_role("button", name="Turn off").click()
+    await expect(panel).to_contain_text("Stopped: Turned off by an admin.")
+    await panel.get_by_role("button", name="Replace secret").click()
+    await expect(panel.locator(".secret")).to_contain_text("The secret was replaced.")
+    new_secret = await panel.locator("code.secret-value").inner_text()
+    assert new_secret.startswith("whsec_") and new_secret != secret
+    await shoot(page, screenshots, "admin-webhooks-stopped", axe_source)
+    await panel.get_by_role("button", name="Delete").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_role("button", name="Delete webhook").click()
+    await expect(page.get_by_text("None yet.")).to_be_visible()
+    tab.assert_clean()
