@@ -1474,28 +1474,34 @@ WHERE d.webhook_id = :id AND d.status = 'PENDING'
 ORDER BY d.event_xid, d.event_id
 LIMIT :limit
 
--- name: webhook_delivery_attempted
--- An attempt's outcome, and the holder's lease lengthened, while :owner holds the webhook
--- (a holder whose lease ran out writes nothing: the new holder sends again).
+-- name: webhook_deliveries_attempted
+-- Attempts' outcomes (one row per delivery, arrays in step), and the holder's lease
+-- lengthened, while :owner holds the webhook (a holder whose lease ran out writes nothing:
+-- the new holder sends again).
 WITH hook AS (
     UPDATE webhooks SET lease_until = now() + make_interval(secs => :lease_seconds)
     WHERE id = :webhook_id AND lease_owner = :owner
     RETURNING id
+), attempt AS (
+    SELECT * FROM unnest(CAST(:ids AS bigint[]), CAST(:statuses AS text[]),
+                         CAST(:response_statuses AS integer[]), CAST(:errors AS text[]),
+                         CAST(:durations AS integer[]), CAST(:bodies AS text[]),
+                         CAST(:retry_ins AS double precision[]))
+         AS a(id, status, response_status, error, duration_ms, body, retry_in)
 )
 UPDATE webhook_deliveries d SET
-    status = :status,
+    status = a.status,
     attempts = d.attempts + 1,
     last_attempt_at = pressroom_now(),
-    response_status = :response_status,
-    error = :error,
-    duration_ms = :duration_ms,
-    body = coalesce(d.body, :body),
-    next_attempt_at = CASE WHEN CAST(:retry_in AS double precision) IS NULL
-                           THEN d.next_attempt_at
-                           ELSE now() + make_interval(secs => :retry_in) END,
-    delivered_at = CASE WHEN :status = 'DELIVERED' THEN pressroom_now() END
-FROM hook
-WHERE d.id = :id AND d.webhook_id = hook.id
+    response_status = a.response_status,
+    error = a.error,
+    duration_ms = a.duration_ms,
+    body = coalesce(d.body, a.body),
+    next_attempt_at = CASE WHEN a.retry_in IS NULL THEN d.next_attempt_at
+                           ELSE now() + make_interval(secs => a.retry_in) END,
+    delivered_at = CASE WHEN a.status = 'DELIVERED' THEN pressroom_now() END
+FROM hook, attempt a
+WHERE d.id = a.id AND d.webhook_id = hook.id
 RETURNING d.id
 
 -- name: disable_webhook

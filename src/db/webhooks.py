@@ -174,10 +174,7 @@ async def next_deliveries(conn: AsyncConnection, webhook_id: int, limit: int) ->
 
 @dataclass(frozen=True)
 class Attempt:
-    webhook_id: int
     delivery_id: int
-    owner: str
-    lease_seconds: float
     status: DeliveryStatus
     response_status: int | None
     error: str | None
@@ -188,21 +185,28 @@ class Attempt:
     retry_in: float | None
 
 
-async def attempted(conn: AsyncConnection, attempt: Attempt) -> bool:
-    """Whether the attempt was written: False when the lease was lost meanwhile."""
+async def attempted(
+    conn: AsyncConnection,
+    webhook_id: int,
+    owner: str,
+    lease_seconds: float,
+    attempts: list[Attempt],
+) -> bool:
+    """Whether the attempts were written: False when the lease was lost meanwhile."""
     params: dict[str, Any] = {
-        "webhook_id": attempt.webhook_id,
-        "id": attempt.delivery_id,
-        "owner": attempt.owner,
-        "lease_seconds": attempt.lease_seconds,
-        "status": attempt.status.value,
-        "response_status": attempt.response_status,
-        "error": attempt.error,
-        "duration_ms": attempt.duration_ms,
-        "body": attempt.body,
-        "retry_in": attempt.retry_in,
+        "webhook_id": webhook_id,
+        "owner": owner,
+        "lease_seconds": lease_seconds,
+        "ids": [a.delivery_id for a in attempts],
+        "statuses": [a.status.value for a in attempts],
+        "response_statuses": [a.response_status for a in attempts],
+        "errors": [a.error for a in attempts],
+        "durations": [a.duration_ms for a in attempts],
+        "bodies": [a.body for a in attempts],
+        "retry_ins": [a.retry_in for a in attempts],
     }
-    return (await conn.execute(Q["webhook_delivery_attempted"], params)).first() is not None
+    written = (await conn.execute(Q["webhook_deliveries_attempted"], params)).all()
+    return len(written) == len(attempts)
 
 
 async def disable(conn: AsyncConnection, webhook_id: int, reason: str) -> None:

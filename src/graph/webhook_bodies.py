@@ -7,6 +7,7 @@ as an admin's API token would see it (webhooks belong to the shop, not to whoeve
 them), and wrapped per Standard Webhooks with its `type`, `version` and `timestamp`.
 """
 
+import asyncio
 import json
 from typing import Any
 
@@ -74,11 +75,18 @@ def _viewer(user_id: int) -> Viewer:
     )
 
 
-async def render(services: Services, event: StoredEvent, created_by: int) -> str:
-    """The body of `event` for a webhook made by `created_by`, as JSON text."""
+async def render(
+    services: Services, events: list[StoredEvent], created_by: int
+) -> list[str | Unrenderable]:
+    """The body of each event for a webhook made by `created_by`, as JSON text (or why
+    there is none). Made together, so that the rows they share are read once."""
+    context = Context(services, _viewer(created_by), origin=services.public_url or "")
+    return await asyncio.gather(*(_body(context, event) for event in events))
+
+
+async def _body(context: Context, event: StoredEvent) -> str | Unrenderable:
     delivered = Delivered(event)
     cursor = encode_position(event.position)
-    context = Context(services, _viewer(created_by), origin=services.public_url or "")
     variables: dict[str, Any] = {}
     if event.type == EventType.LEDGER_ENTRY_POSTED:
         root: Any = LedgerEvent.of(delivered, cursor)
@@ -88,7 +96,7 @@ async def render(services: Services, event: StoredEvent, created_by: int) -> str
         document, field = WORK_ORDER_EVENT, "workOrderEvents"
         variables["workOrderId"] = encode_id("WorkOrder", event.work_order_id)
     else:
-        raise Unrenderable(f"{event.type} is about no work order and no ledger entry")
+        return Unrenderable(f"{event.type} is about no work order and no ledger entry")
     result = execute_operation(
         schema._schema,
         document,
@@ -99,7 +107,7 @@ async def render(services: Services, event: StoredEvent, created_by: int) -> str
     if not isinstance(result, ExecutionResult):
         result = await result
     if result.errors or not result.data:
-        raise Unrenderable("; ".join(e.message for e in result.errors or ()))
+        return Unrenderable("; ".join(e.message for e in result.errors or ()))
     body = {
         "type": event.type.value,
         "version": 1,  # VERSION-MERGE

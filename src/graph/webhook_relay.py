@@ -13,6 +13,7 @@ leases running out).
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import random
 import secrets
@@ -41,6 +42,8 @@ log = logging.getLogger("pressroom.webhooks")
 MAX_HELD = 100
 FOLLOW = 1000
 BATCH = 100
+# Outcomes written together, at most: a process that dies sends at most this many again.
+WRITE_EVERY = 20
 # Rounds under a stream of events: at most one per this many seconds.
 MIN_ROUND_SECONDS = 0.05
 USER_AGENT = "Pressroom-Webhooks/1"
@@ -140,20 +143,31 @@ class WebhookRelay:
         self, client: httpx.AsyncClient, hook: Claimed, pending: list[Pending]
     ) -> bool:
         """Send the deliveries in order while each goes through or dies; False when one is
-        left waiting (its retry, or the webhook stopped)."""
-        for delivery in pending:
-            if not delivery.due:
-                return False
-            try:
-                body = delivery.body or await render(self.services, delivery.event, hook.created_by)
-            except Unrenderable as error:
-                log.error("webhook %s: event %s unrenderable: %s", hook.id, delivery.event, error)
-                body, answer = "", Answer(None, f"Could not be made into a body: {error}", 0)
+        left waiting (its retry, the webhook stopped, the lease lost). Outcomes are written
+        a few at a time (and at once when one fails): what was sent but not yet written
+        when a process dies is sent again by the next holder."""
+        due = list(itertools.takewhile(lambda p: p.due, pending))
+        missing = [p.event for p in due if p.body is None]
+        fresh = iter(await render(self.services, missing, hook.created_by))
+        done: list[Attempt] = []
+        for delivery in due:
+            body = delivery.body or next(fresh)
+            if isinstance(body, Unrenderable):
+                log.error("webhook %s: no body for %s: %s", hook.id, delivery.event, body)
+                verdict, attempt = self._attempt(
+                    delivery, None, Answer(None, f"No body: {body}", 0)
+                )
             else:
                 answer = await self._post(client, hook, delivery, body)
-            if not await self._record(hook, delivery, body, answer):
+                verdict, attempt = self._attempt(delivery, body, answer)
+            done.append(attempt)
+            if verdict is not Verdict.DELIVERED or len(done) >= WRITE_EVERY:
+                if not await self._write(hook, done, gone=verdict is Verdict.GONE):
+                    return False
+                done = []
+            if verdict is Verdict.GONE or attempt.status is DeliveryStatus.PENDING:
                 return False
-        return True
+        return await self._write(hook, done, gone=False)
 
     async def _post(
         self, client: httpx.AsyncClient, hook: Claimed, delivery: Pending, body: str
@@ -183,9 +197,11 @@ class WebhookRelay:
             status, error = None, f"Could not reach the receiver: {failed!r}"
         return Answer(status, error, round((time.monotonic() - began) * 1000))
 
-    async def _record(self, hook: Claimed, delivery: Pending, body: str, answer: Answer) -> bool:
-        """Write the attempt; whether later deliveries may go now."""
-        verdict = rules.verdict(answer.status) if body else Verdict.FAILED
+    def _attempt(
+        self, delivery: Pending, body: str | None, answer: Answer
+    ) -> tuple[Verdict, Attempt]:
+        """How an attempt went, and what to write of it."""
+        verdict = rules.verdict(answer.status) if body is not None else Verdict.FAILED
         retry_in = None
         if verdict is Verdict.DELIVERED:
             status = DeliveryStatus.DELIVERED
@@ -194,28 +210,34 @@ class WebhookRelay:
         else:
             retry_in = rules.retry_in(self.policy.retries, delivery.attempts + 1, self._rng)
             status = DeliveryStatus.DEAD if retry_in is None else DeliveryStatus.PENDING
-        attempt = Attempt(
-            webhook_id=hook.id,
-            delivery_id=delivery.delivery_id,
-            owner=self.owner,
-            lease_seconds=self.policy.lease_seconds,
-            status=status,
-            response_status=answer.status,
-            error=answer.error,
-            duration_ms=answer.duration_ms,
-            body=body or None,
-            retry_in=retry_in,
-        )
-        async with unit_of_work(self.services.engine) as conn:
-            written = await webhooks.attempted(conn, attempt)
-            if written and verdict is Verdict.GONE:
-                await webhooks.disable(conn, hook.id, rules.GONE)
-        self.written += 1
-        async with self._written:
-            self._written.notify_all()
         metrics = self.services.metrics
         if metrics is not None:
             metrics.webhook_attempts.labels(verdict.value.lower()).inc()
             if status is not DeliveryStatus.PENDING:
                 metrics.webhook_deliveries.labels(status.value.lower()).inc()
-        return written and status is not DeliveryStatus.PENDING and verdict is not Verdict.GONE
+        attempt = Attempt(
+            delivery_id=delivery.delivery_id,
+            status=status,
+            response_status=answer.status,
+            error=answer.error,
+            duration_ms=answer.duration_ms,
+            body=body,
+            retry_in=retry_in,
+        )
+        return verdict, attempt
+
+    async def _write(self, hook: Claimed, attempts: list[Attempt], *, gone: bool) -> bool:
+        """Write the attempts (and, `gone`, stop the webhook); whether the lease was still
+        held."""
+        if not attempts:
+            return True
+        async with unit_of_work(self.services.engine) as conn:
+            written = await webhooks.attempted(
+                conn, hook.id, self.owner, self.policy.lease_seconds, attempts
+            )
+            if written and gone:
+                await webhooks.disable(conn, hook.id, rules.GONE)
+        self.written += len(attempts)
+        async with self._written:
+            self._written.notify_all()
+        return written
