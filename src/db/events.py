@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from db.event_versions import CURRENT, NewerEventVersion, upcast
 from db.queries import Q, fetch_native
 from domain.enums import EventType, TaskStatus
 
@@ -118,8 +119,12 @@ def _when(value: str | None) -> datetime | None:
 
 @dataclass(frozen=True)
 class StoredEvent:
+    """An event of the log, its payload in the current version of its kind, whatever
+    version it was stored in (db/event_versions.py)."""
+
     position: Position
     type: EventType
+    version: int
     work_order_id: int | None
     department_id: int | None
     payload: dict[str, Any]
@@ -198,12 +203,24 @@ def decode_cursor(cursor: str) -> Resume:
 
 
 def from_row(row: Any) -> StoredEvent:
+    """A row of `events` as the current version of its kind: an older payload upcast,
+    a newer one refused (NewerEventVersion)."""
+    kind = EventType(row.type)
+    position = Position(int(row.xid), row.id)
+    try:
+        payload = upcast(kind, row.schema_version, row.payload)
+    except NewerEventVersion as error:
+        raise NewerEventVersion(
+            f"event ({position.xid}, {position.id}): {error}; this release delivers "
+            "nothing from it on"
+        ) from None
     return StoredEvent(
-        position=Position(int(row.xid), row.id),
-        type=EventType(row.type),
+        position=position,
+        type=kind,
+        version=CURRENT[kind],
         work_order_id=row.work_order_id,
         department_id=row.department_id,
-        payload=row.payload,
+        payload=payload,
         occurred_at=row.occurred_at,
     )
 
@@ -245,7 +262,22 @@ async def read_page(
         rows = await fetch_native(
             conn, "events_after_snapshot", snapshot=resume.snapshot.text(), **params
         )
-    return [from_row(r) for r in rows]
+    return _readable(rows)
+
+
+def _readable(rows: list[Any]) -> list[StoredEvent]:
+    """The rows up to the first one stored in a version newer than this release knows.
+    That one is refused (NewerEventVersion) when it comes first: this release delivers
+    nothing from it on, so that no reader skips it; the release that wrote it will."""
+    page: list[StoredEvent] = []
+    for row in rows:
+        try:
+            page.append(from_row(row))
+        except NewerEventVersion:
+            if not page:
+                raise
+            break
+    return page
 
 
 async def lag_seconds(conn: AsyncConnection) -> float:

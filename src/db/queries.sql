@@ -741,7 +741,8 @@ LIMIT 1
 -- which every transaction is known to have finished (past what the feed already read):
 -- events_horizon() can read lower for a moment, when pg_stat_activity no longer places
 -- a transaction of another database that the snapshot still counts as running.
-SELECT CAST(xid AS text) AS xid, id, type, work_order_id, department_id, payload, occurred_at
+SELECT CAST(xid AS text) AS xid, id, type, schema_version, work_order_id, department_id,
+       payload, occurred_at
 FROM events
 WHERE (xid, id) > (CAST(CAST(:xid AS text) AS xid8), :id)
   AND xid < greatest((SELECT events_horizon()), CAST(CAST(:settled AS text) AS xid8))
@@ -755,7 +756,8 @@ LIMIT :limit
 -- name: events_after_snapshot
 -- Replay for a client holding a snapshot (the queue's eventCursor): every event
 -- its snapshot did not see, in order, up to what is safe to read now (as events_after).
-SELECT CAST(xid AS text) AS xid, id, type, work_order_id, department_id, payload, occurred_at
+SELECT CAST(xid AS text) AS xid, id, type, schema_version, work_order_id, department_id,
+       payload, occurred_at
 FROM events
 WHERE xid >= pg_snapshot_xmin(CAST(CAST(:snapshot AS text) AS pg_snapshot))
   AND NOT pg_visible_in_snapshot(xid, CAST(CAST(:snapshot AS text) AS pg_snapshot))

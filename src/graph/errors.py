@@ -88,10 +88,10 @@ def service_unavailable() -> GraphQLError:
 
 
 def unavailable_response() -> JSONResponse:
-    """HTTP 503 for a request that could not reach the database at all."""
+    """HTTP 503 for a request that could not reach the database at all: it never ran, so
+    it has no `data`."""
     return JSONResponse(
         {
-            "data": None,
             "errors": [
                 {
                     "message": UNAVAILABLE_MESSAGE,

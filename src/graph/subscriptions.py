@@ -17,6 +17,7 @@ from strawberry import relay
 from strawberry.permission import BasePermission
 
 from db import events, reads
+from db.event_versions import NewerEventVersion
 from db.events import BadCursor, Filter, Resume
 from db.fanout import (
     GATE_CHANNEL,
@@ -210,7 +211,11 @@ async def _replay(
         changes, handed_out = feed.handed_out()
         await recheck(changes)
         async with info.context.read() as conn:
-            page = await events.read_page(conn, resume, feed.settled, where)
+            try:
+                page = await events.read_page(conn, resume, feed.settled, where)
+            except NewerEventVersion:
+                # The feed stops at that event too: nothing past it comes from this process.
+                return
             related = await reads.related(conn, page) if page else None
         for event in page:
             if event.position > handed_out:

@@ -1,4 +1,5 @@
-"""The GraphQL view: context per request, websocket authentication, error shapes."""
+"""The GraphQL view: context per request, websocket authentication, error shapes, and
+the media type and status code of each answer (graph/media_types.py)."""
 
 import re
 from datetime import timedelta
@@ -22,6 +23,7 @@ from graph.auth import bearer, init_authorization, init_token, load_viewer
 from graph.context import Context
 from graph.errors import STALE_TOKEN, TopLevelCode, error_response, unavailable_response
 from graph.live import LiveConnections
+from graph.media_types import GRAPHQL_RESPONSE, JSON, answer_type
 from graph.services import Services
 
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
@@ -29,6 +31,10 @@ MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
 SUGGESTION = re.compile(r" Did you mean .*\?$")
 # A caller's own request id is kept (for tracing across services) when it is this tame.
 REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+NOT_ACCEPTABLE = (
+    f"This endpoint answers in {GRAPHQL_RESPONSE} or {JSON}; the request's Accept header "
+    "allows neither."
+)
 
 
 class PressroomGraphQL(GraphQL[Context, None]):
@@ -101,8 +107,15 @@ class PressroomGraphQL(GraphQL[Context, None]):
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
+        request = Request(scope=scope, receive=receive)
+        media_type = answer_type(",".join(request.headers.getlist("accept")))
+        if media_type is None:
+            await self._send(error_response(NOT_ACCEPTABLE, 406), scope, receive, send)
+            return
+        # For get_sub_response, which runs inside Strawberry's run() and sees the request.
+        request.state.media_type = media_type
         try:
-            response = await self.run(Request(scope=scope, receive=receive))
+            response = await self.run(request)
         except HTTPException as error:
             # Malformed requests get the same JSON error shape as every other failure.
             response = error_response(error.reason, error.status_code)
@@ -112,10 +125,30 @@ class PressroomGraphQL(GraphQL[Context, None]):
                 raise
             self.services.outage.failed()
             response = unavailable_response()
+        if media_type == GRAPHQL_RESPONSE:
+            response.headers["content-type"] = f"{GRAPHQL_RESPONSE}; charset=utf-8"
+        await self._send(response, scope, receive, send)
+
+    async def _send(self, response: Response, scope: Scope, receive: Receive, send: Send) -> None:
         # Answers are the caller's own data: no cache keeps them, no browser guesses their type.
         response.headers["cache-control"] = "no-store"
         response.headers["x-content-type-options"] = "nosniff"
+        response.headers["vary"] = "Accept"
         await response(scope, receive, send)
+
+    async def get_sub_response(self, request: Request | WebSocket) -> Response:
+        sub_response = await super().get_sub_response(request)
+        sub_response.media_type = request.state.media_type
+        return sub_response
+
+    def create_response(
+        self,
+        response_data: GraphQLHTTPResponse | list[GraphQLHTTPResponse],
+        sub_response: Response,
+    ) -> Response:
+        if sub_response.media_type == GRAPHQL_RESPONSE and isinstance(response_data, dict):
+            response_data = _graphql_response(response_data, sub_response)
+        return super().create_response(response_data, sub_response)
 
     def decode_json(self, data: str | bytes) -> object:
         try:
@@ -136,6 +169,26 @@ class PressroomGraphQL(GraphQL[Context, None]):
                     error["message"] = SUGGESTION.sub("", error["message"])
             data["errors"] = cast(list[object], errors)
         return data
+
+
+def _graphql_response(
+    response_data: GraphQLHTTPResponse, sub_response: Response
+) -> GraphQLHTTPResponse:
+    """The body and status of an application/graphql-response+json answer. A request that
+    never ran (its errors are the request's own, none at a path: syntax, validation,
+    variables, the server's limits) has no `data` and is 400. One that ran is 200 once it
+    has data, whatever a field asked for (429, 503): the specification wants a 2xx there;
+    with `data: null` a field's status stands."""
+    errors = cast(list[dict[str, Any]], response_data.get("errors") or [])
+    if response_data.get("data") is None and errors and not any("path" in e for e in errors):
+        if (sub_response.status_code or 0) < 400:
+            sub_response.status_code = 400
+        never_ran = response_data.copy()
+        never_ran.pop("data", None)
+        return never_ran
+    if response_data.get("data") is not None:
+        sub_response.status_code = 200
+    return response_data
 
 
 def _format(error: GraphQLError) -> dict[str, Any]:

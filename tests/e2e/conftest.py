@@ -1,5 +1,6 @@
 """The end-to-end tests' shared fixtures: headless Chromium (Debian's package) driven by
-Playwright, tabs on it, axe-core for the accessibility audit, and where screenshots go.
+Playwright, tabs on it, axe-core for the accessibility audit, where screenshots go, and
+Node with the npm packages of tests/e2e/node.
 Helpers that are not fixtures live in tests/e2e/web/support.py."""
 
 import contextlib
@@ -17,6 +18,8 @@ from playwright.async_api import Browser, async_playwright
 from tests.e2e.web.support import AXE, HERE, OpenTab, Tab, open_tab, pinned_axe
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# The real JavaScript clients' scripts and their pinned npm packages.
+NODE_DIR = Path(__file__).resolve().parent / "node"
 # Without these, Chromium keeps trying to reach Google's services on this closed network.
 FLAGS = [
     "--no-sandbox",
@@ -88,3 +91,51 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     print(f"\nScreenshots of the app: {folder}")
     yield folder
     print(f"\nScreenshots of the app were written to {folder}")
+
+
+def _pinned_node_packages() -> dict[str, str]:
+    manifest = json.loads((NODE_DIR / "package.json").read_text())
+    pinned: dict[str, str] = manifest["dependencies"]
+    return pinned
+
+
+def _installed_node_package(name: str) -> str | None:
+    manifest = NODE_DIR / "node_modules" / name / "package.json"
+    if not manifest.is_file():
+        return None
+    version: str = json.loads(manifest.read_text())["version"]
+    return version
+
+
+def _node_packages_missing() -> dict[str, str]:
+    return {n: v for n, v in _pinned_node_packages().items() if _installed_node_package(n) != v}
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    """The `node` executable, with tests/e2e/node's pinned npm packages installed there."""
+    executable = shutil.which("node")
+    if executable is None:
+        pytest.fail("this test runs a Node client: node is not on PATH", pytrace=False)
+    if _node_packages_missing():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail(
+                f"this test needs npm on PATH to install {_pinned_node_packages()} into {NODE_DIR}",
+                pytrace=False,
+            )
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund"],
+            cwd=NODE_DIR,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if done.returncode != 0:
+            pytest.fail(
+                f"npm install in {NODE_DIR} exited {done.returncode}:\n{done.stdout}{done.stderr}",
+                pytrace=False,
+            )
+        if missing := _node_packages_missing():
+            pytest.fail(f"npm install in {NODE_DIR} did not install {missing}", pytrace=False)
+    return executable

@@ -6,8 +6,6 @@ was given."""
 import asyncio
 import contextlib
 import json
-import shutil
-import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, NoReturn
@@ -25,51 +23,9 @@ FINISH = """mutation($i: FinishTaskInput!) {
 WITHIN = 30  # seconds a Node client gets to print what it is waiting for and exit
 
 
-def _pinned() -> dict[str, str]:
-    manifest = json.loads((NODE_DIR / "package.json").read_text())
-    pinned: dict[str, str] = manifest["dependencies"]
-    return pinned
-
-
-def _installed(name: str) -> str | None:
-    manifest = NODE_DIR / "node_modules" / name / "package.json"
-    if not manifest.is_file():
-        return None
-    version: str = json.loads(manifest.read_text())["version"]
-    return version
-
-
-def _not_installed() -> dict[str, str]:
-    return {name: v for name, v in _pinned().items() if _installed(name) != v}
-
-
 @pytest.fixture(scope="session")
-def node_client() -> list[str]:
-    """`node subscribe.mjs`, with the pinned npm packages installed into tests/e2e/node."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("this test runs the graphql-ws client: node is not on PATH", pytrace=False)
-    if _not_installed():
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail(
-                f"this test needs npm on PATH to install {_pinned()} into {NODE_DIR}",
-                pytrace=False,
-            )
-        done = subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund"],
-            cwd=NODE_DIR,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        if done.returncode != 0:
-            pytest.fail(
-                f"npm install in {NODE_DIR} exited {done.returncode}:\n{done.stdout}{done.stderr}",
-                pytrace=False,
-            )
-        if missing := _not_installed():
-            pytest.fail(f"npm install in {NODE_DIR} did not install {missing}", pytrace=False)
+def node_client(node: str) -> list[str]:
+    """`node subscribe.mjs`, with the pinned npm packages installed."""
     return [node, str(SCRIPT)]
 
 

@@ -6,7 +6,7 @@ exactly what the domain's enums say.
 - `task_event_payload` (the SQL function every task event is written with) and
   `TaskSnapshot.decode` (the one reader) describe the same task.
 - A real life of a work order (create, start, finish, gate, reopen, cancel) writes only
-  events whose type and payload the reader decodes.
+  events whose type and payload the reader decodes, in the version it takes as current.
 """
 
 import re
@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from db import events
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
+from db.event_versions import CURRENT
 from db.events import TaskSnapshot
 from db.tasks import Actor, transition_task
 from domain.enums import (
@@ -117,13 +118,17 @@ async def test_every_event_a_work_order_writes_is_read_back(shop: Shop) -> None:
         await cancel_work_order(conn, cancelled, shop.users["sam"], "withdrawn")
     # Every stored row, whatever other databases' transactions hold back from readers.
     async with shop.engine.connect() as conn:
-        rows = await conn.execute(
-            text(
-                "SELECT CAST(xid AS text) AS xid, id, type, work_order_id, department_id, "
-                "payload, occurred_at FROM events ORDER BY events.xid, events.id"
+        rows = (
+            await conn.execute(
+                text(
+                    "SELECT CAST(xid AS text) AS xid, id, type, schema_version, work_order_id, "
+                    "department_id, payload, occurred_at FROM events ORDER BY events.xid, events.id"
+                )
             )
-        )
+        ).all()
         stream = [events.from_row(r) for r in rows]
+    # Written in the version the readers take as current: nothing to upcast.
+    assert [r.schema_version for r in rows] == [CURRENT[EventType(r.type)] for r in rows]
     seen = {e.type for e in stream}
     assert seen >= TASK_EVENTS
     for event in stream:

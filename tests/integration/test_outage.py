@@ -16,6 +16,7 @@ import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
+from graph.media_types import GRAPHQL_RESPONSE, JSON
 from pressroom.app import create_app
 from pressroom.settings import Settings
 from tests.support import Shop, config_for, free_port, serve
@@ -107,23 +108,37 @@ async def test_requests_during_an_outage_are_503_and_logged_once(
 ) -> None:
     url, proxy = through_proxy
     headers = {"authorization": f"Bearer {shop.tokens['sam']}"}
-    async with httpx.AsyncClient(headers=headers, timeout=30) as http:
-        ok = await http.post(url, json={"query": QUERY})
+    async with httpx.AsyncClient(timeout=30) as http:
+        ok = await http.post(url, json={"query": QUERY}, headers=headers)
         assert ok.status_code == 200 and "errors" not in ok.json()
         with caplog.at_level(logging.WARNING, logger="pressroom.database"):
             await proxy.stop()
-            for document in [QUERY, MUTATION] * 3:
-                response = await http.post(url, json={"query": document})
+            # Sam's caller is cached: his requests fail at their first field (data null).
+            # Pat's is not: hers fail while she is authenticated, before GraphQL (no data).
+            for name, document, accept in [
+                *[("sam", QUERY, JSON), ("sam", MUTATION, JSON)] * 2,
+                ("sam", QUERY, GRAPHQL_RESPONSE),
+                ("sam", MUTATION, GRAPHQL_RESPONSE),
+                ("pat", QUERY, JSON),
+                ("pat", MUTATION, GRAPHQL_RESPONSE),
+            ]:
+                response = await http.post(
+                    url,
+                    json={"query": document},
+                    headers={"accept": accept, "authorization": f"Bearer {shop.tokens[name]}"},
+                )
                 assert response.status_code == 503, response.text
-                assert response.headers["content-type"].startswith("application/json")
+                assert response.headers["content-type"].startswith(accept)
                 assert response.headers["retry-after"] == "5"
                 assert "Traceback" not in response.text
                 body = response.json()
+                assert ("data" in body) is (name == "sam")
+                assert body.get("data") is None
                 assert [e["extensions"]["code"] for e in body["errors"]] == ["SERVICE_UNAVAILABLE"]
                 assert "database is unavailable" in body["errors"][0]["message"]
             down = [r.getMessage() for r in caplog.records if r.name == "pressroom.database"]
             await proxy.start()
-            back = await http.post(url, json={"query": MUTATION})
+            back = await http.post(url, json={"query": MUTATION}, headers=headers)
             after = [r.getMessage() for r in caplog.records if r.name == "pressroom.database"]
     assert back.status_code == 200 and "errors" not in back.json(), back.text
     assert len(down) == 1 and "unavailable" in down[0]
