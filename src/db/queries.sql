@@ -1519,3 +1519,23 @@ LEFT JOIN webhook_deliveries d ON d.webhook_id = w.id AND d.status = 'PENDING'
 LEFT JOIN events e ON e.id = d.event_id
 WHERE w.id = ANY(:ids)
 GROUP BY w.id
+
+-- name: insert_payment_inbox
+INSERT INTO payment_inboxes (name, currency, secret, created_by)
+VALUES (:name, :currency, :secret, :created_by)
+ON CONFLICT (name) DO NOTHING
+RETURNING *
+
+-- name: payment_inbox_by_name
+SELECT * FROM payment_inboxes WHERE name = :name
+
+-- name: payment_inboxes_all
+SELECT * FROM payment_inboxes ORDER BY id
+
+-- name: insert_payment_inbox_request
+INSERT INTO payment_inbox_requests (inbox_id, message_id, status, error, entry_id)
+VALUES (:inbox_id, :message_id, :status, :error, :entry_id)
+
+-- name: payment_inbox_requests_page
+-- An inbox's requests, newest first.
+SELECT * FROM payment_inbox_requests WHERE inbox_id = :inbox_id ORDER BY id DESC LIMIT :limit

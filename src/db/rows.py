@@ -329,3 +329,26 @@ class WebhookDeliveryRow(TableRow):
     created_at: datetime
     body: str | None
     event_occurred_at: datetime | None
+
+
+@dataclass(slots=True, eq=False)
+class PaymentInboxRow(TableRow):
+    table = tables.payment_inboxes
+    id: int
+    name: str
+    currency: str
+    secret: str
+    created_by: int
+    created_at: datetime
+
+
+@dataclass(slots=True, eq=False)
+class PaymentInboxRequestRow(TableRow):
+    table = tables.payment_inbox_requests
+    id: int
+    inbox_id: int
+    received_at: datetime
+    message_id: str | None
+    status: int
+    error: str | None
+    entry_id: int | None

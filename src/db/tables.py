@@ -420,3 +420,36 @@ webhook_deliveries = sa.Table(
     ),
     sa.Index("ix_webhook_deliveries_webhook_id_id", "webhook_id", "id"),
 )
+
+# Payment inboxes (db/payment_inboxes.py): a sender's door for payment notifications, and
+# every request that came to it, as it was answered.
+payment_inboxes = sa.Table(
+    "payment_inboxes",
+    metadata,
+    _id(),
+    sa.Column("name", sa.Text, nullable=False, unique=True),
+    sa.Column("currency", sa.Text, nullable=False),
+    sa.Column("secret", sa.Text, nullable=False),
+    sa.Column("created_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=False),
+    _now("created_at"),
+)
+
+payment_inbox_requests = sa.Table(
+    "payment_inbox_requests",
+    metadata,
+    _id(),
+    sa.Column(
+        "inbox_id",
+        sa.BigInteger,
+        sa.ForeignKey("payment_inboxes.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    _now("received_at"),
+    sa.Column("message_id", sa.Text, nullable=True),
+    sa.Column("status", sa.Integer, nullable=False),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column(
+        "entry_id", sa.BigInteger, sa.ForeignKey("customer_ledger_entries.id"), nullable=True
+    ),
+    sa.Index("ix_payment_inbox_requests_inbox_id_id", "inbox_id", "id"),
+)

@@ -19,7 +19,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Receive, Scope, Send
 
-from graph import exports, tickets
+from graph import exports, payment_inbox, tickets
 from graph.auth import bearer
 from graph.body_limit import BodyLimit
 from graph.errors import error_response
@@ -143,6 +143,7 @@ def api_app(
             Route("/display/{department}", display),
             *exports.routes(services),
             *tickets.routes(services),
+            *payment_inbox.routes(services),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
             Mount("/app", _WebFiles(), name="app"),
             Route("/{path:path}", shell, methods=["GET", "HEAD"]),

@@ -7,6 +7,7 @@ import strawberry
 from strawberry import relay
 
 from db import flow as db_flow
+from db import payment_inboxes as db_payment_inboxes
 from db import reads
 from db import webhooks as db_webhooks
 from db.events import encode_snapshot
@@ -43,6 +44,7 @@ from graph.types.pagination import (
     order_cursor_key,
     page_size,
 )
+from graph.types.payment_inboxes import PaymentInbox
 from graph.types.people import User
 from graph.types.receivables import ReceivablesAgeing
 from graph.types.scan import ScanAnswer
@@ -168,6 +170,11 @@ class Query:
     )
     def webhook_event_kinds(self) -> list[WebhookEventKind]:
         return [WebhookEventKind(kind=k, label=EVENT_KIND[k]) for k in SENDABLE]
+
+    @strawberry.field(extensions=allowed(ADMINS), description="Every payment inbox, oldest first.")
+    async def payment_inboxes(self, info: Info) -> list[PaymentInbox]:
+        async with info.context.read() as conn:
+            return [PaymentInbox.of(row) for row in await db_payment_inboxes.everyone(conn)]
 
     @strawberry.field(extensions=allowed(ADMINS), description="Every webhook, oldest first.")
     async def webhooks(self, info: Info) -> list[Webhook]:

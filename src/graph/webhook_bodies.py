@@ -110,7 +110,7 @@ async def _body(context: Context, event: StoredEvent) -> str | Unrenderable:
         return Unrenderable("; ".join(e.message for e in result.errors or ()))
     body = {
         "type": event.type.value,
-        "version": 1,  # VERSION-MERGE
+        "version": event.version,
         "timestamp": event.occurred_at.isoformat(),
         "data": result.data[field],
     }

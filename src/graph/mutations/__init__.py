@@ -10,6 +10,7 @@ from graph.mutations import (
     charge_work_order_quote,
     create_customer,
     create_department,
+    create_payment_inbox,
     create_webhook,
     create_work_order,
     delete_webhook,
@@ -71,3 +72,4 @@ class Mutation:
     rotate_webhook_secret = rotate_webhook_secret.rotate_webhook_secret
     delete_webhook = delete_webhook.delete_webhook
     redeliver_webhook_delivery = redeliver_webhook_delivery.redeliver_webhook_delivery
+    create_payment_inbox = create_payment_inbox.create_payment_inbox
