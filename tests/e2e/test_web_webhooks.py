@@ -1,15 +1,19 @@
-"""Webhooks through the admin screen: an admin creates one (its secret shown once, and it
-verifies what arrives), sees the receiver's failure and a delivery's attempts, redelivers
-it, turns the webhook off, replaces its secret and deletes it."""
+"""Webhooks and payment inboxes through the admin screens: an admin creates a webhook (its
+secret shown once, and it verifies what arrives), sees the receiver's failure and a
+delivery's attempts, redelivers it, turns the webhook off, replaces its secret and deletes
+it; opens a payment inbox and sees what was accepted and what refused."""
 
+import json
+from datetime import UTC, datetime
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.async_api import expect
 from standardwebhooks.webhooks import Webhook
 
 from tests.e2e.web.support import OpenTab, base, shoot
-from tests.support import Receiver, Shop
+from tests.support import Receiver, Shop, gid
 
 pytestmark = pytest.mark.e2e
 
@@ -69,4 +73,54 @@ async def test_an_admin_creates_watches_redelivers_and_deletes_a_webhook(
     dialog = page.get_by_role("dialog")
     await dialog.get_by_role("button", name="Delete webhook").click()
     await expect(page.get_by_text("None yet.")).to_be_visible()
+    tab.assert_clean()
+
+
+async def test_an_admin_opens_a_payment_inbox_and_sees_what_came(
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,
+    screenshots: Path,
+    axe_source: str,
+    http: httpx.AsyncClient,
+) -> None:
+    tab = await tabs(token=shop.tokens["ada"])
+    page = tab.page
+    await page.goto(base(server) + "/admin/inboxes")
+    await page.get_by_label("Inbox name").fill("bank")
+    await page.get_by_label("Currency it takes").fill("eur")
+    await page.get_by_role("button", name="Create payment inbox").click()
+    box = page.locator(".secret")
+    await expect(box).to_contain_text("shown only this once")
+    url = await box.locator("code").first.inner_text()
+    secret = await box.locator("code.secret-value").inner_text()
+    assert url == base(server) + "/hooks/payments/bank"
+    await shoot(page, screenshots, "admin-inbox-created", axe_source)
+
+    body = json.dumps(
+        {
+            "customerId": gid("Customer", shop.customer_id),
+            "amount": "75.00",
+            "currency": "EUR",
+            "paidAt": "2026-12-02T09:00:00+00:00",
+            "reference": "SEPA 88",
+        }
+    )
+    for msg_id, wrong in (("msg_ok", None), ("msg_forged", "whsec_" + "QUFB" * 8)):
+        now = datetime.now(UTC)
+        headers = {
+            "webhook-id": msg_id,
+            "webhook-timestamp": str(int(now.timestamp())),
+            "webhook-signature": Webhook(wrong or secret).sign(msg_id, now, body),
+        }
+        await http.post(url, content=body.encode(), headers=headers)
+    await page.reload()
+    inbox = page.get_by_role("region", name="Payment inbox bank")
+    rows = inbox.get_by_role("row")
+    await expect(rows.filter(has_text="msg_ok")).to_contain_text("200: accepted")
+    await expect(rows.filter(has_text="msg_ok")).to_contain_text("ACME")
+    await expect(rows.filter(has_text="msg_forged")).to_contain_text(
+        "401: The notification is refused: No matching signature found."
+    )
+    await shoot(page, screenshots, "admin-inbox-requests", axe_source)
     tab.assert_clean()

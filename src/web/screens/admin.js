@@ -1,12 +1,13 @@
 // Admin (admins): people (add, departments, deactivate / reactivate, set password),
 // departments, tokens (create wall display and API tokens, list and revoke any token,
-// the session of this browser marked), webhooks (screens/admin/webhooks.js), and stale work (started tasks untouched for long,
-// with Release at hand). Release / Complete / Reopen of a task are otherwise
+// the session of this browser marked), webhooks, payment inboxes, and stale work
+// (started tasks untouched for long, with Release at hand). Release / Complete / Reopen of a task are otherwise
 // on the work order's page (screens/workorder.js), where the task is.
 import { html } from "../lib/html.js";
 import { Link } from "../lib/router.js";
 import { useTitle } from "../lib/ui.js";
 import { Departments } from "./admin/departments.js";
+import { Inboxes } from "./admin/inboxes.js";
 import { People } from "./admin/people.js";
 import { Stale } from "./admin/stale.js";
 import { Tokens } from "./admin/tokens.js";
@@ -17,6 +18,7 @@ const SECTIONS = [
   ["departments", "Departments"],
   ["tokens", "Tokens"],
   ["webhooks", "Webhooks"],
+  ["inboxes", "Payment inboxes"],
   ["stale", "Stale work"],
 ];
 
@@ -33,6 +35,7 @@ export function Admin({ section, me }) {
     ${section === "departments" ? html`<${Departments} />` : null}
     ${section === "tokens" ? html`<${Tokens} />` : null}
     ${section === "webhooks" ? html`<${Webhooks} />` : null}
+    ${section === "inboxes" ? html`<${Inboxes} />` : null}
     ${section === "stale" ? html`<${Stale} />` : null}
     ${current ? null : html`<p>No such section. <${Link} href="/admin/people">People<//></p>`}
     <p class="hint">Release, Complete and Reopen of a task are on its work order’s page.</p>`;
