@@ -8,6 +8,7 @@ import pytest
 from domain import webhooks
 from domain.errors import DomainError
 from domain.webhooks import Verdict
+from graph.webhook_targets import reachable
 
 
 @pytest.mark.parametrize(
@@ -121,3 +122,31 @@ def test_a_secret_is_a_standard_webhooks_secret_and_never_the_same() -> None:
     first, second = webhooks.new_secret(), webhooks.new_secret()
     assert first.startswith("whsec_") and len(first) == len("whsec_") + 32
     assert first != second
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("http://127.0.0.1:8080/in", "url's host 127.0.0.1 is a loopback address (127.0.0.1)"),
+        ("http://localhost/in", "url's host localhost is a loopback address"),
+        ("http://[::1]/in", "url's host ::1 is a loopback address (::1)"),
+        ("http://169.254.169.254/latest", "url's host 169.254.169.254 is a link-local address"),
+        ("http://10.0.0.7/in", "url's host 10.0.0.7 is a private address (10.0.0.7)"),
+    ],
+)
+async def test_a_url_inside_the_shop_is_refused_unless_private_addresses_are_allowed(
+    url: str, says: str
+) -> None:
+    with pytest.raises(DomainError) as refused:
+        await reachable(webhooks.Policy(allow_private=False), url)
+    assert refused.value.message.startswith(says)
+    allowed = await reachable(webhooks.Policy(allow_private=True, https_only=True), url)
+    assert allowed.url == url
+
+
+async def test_production_wants_https_unless_private_addresses_are_allowed() -> None:
+    with pytest.raises(DomainError) as refused:
+        await reachable(webhooks.Policy(https_only=True), "http://93.184.215.14/in")
+    assert refused.value.message == "url must use https: a webhook's events leave the shop."
+    found = await reachable(webhooks.Policy(https_only=False), "http://93.184.215.14/in")
+    assert found.port == 80
