@@ -123,7 +123,7 @@ class WebhookRelay:
                     caught_up = await webhooks.follow(conn, hook.id, self.owner, FOLLOW) < FOLLOW
                     pending = await webhooks.next_deliveries(conn, hook.id, BATCH)
                 self._lag(hook.id, pending)
-                sent_all = await self._send_due(client, hook, pending)
+                sent_all = await self._send_due(client, hook, pending, until)
                 if not sent_all or (caught_up and len(pending) < BATCH):
                     return
         finally:
@@ -140,17 +140,22 @@ class WebhookRelay:
         self.services.metrics.webhook_lag.labels(str(webhook_id)).set(max(0.0, lag))
 
     async def _send_due(
-        self, client: httpx.AsyncClient, hook: Claimed, pending: list[Pending]
+        self, client: httpx.AsyncClient, hook: Claimed, pending: list[Pending], until: float
     ) -> bool:
-        """Send the deliveries in order while each goes through or dies; False when one is
-        left waiting (its retry, the webhook stopped, the lease lost). Outcomes are written
-        a few at a time (and at once when one fails): what was sent but not yet written
-        when a process dies is sent again by the next holder."""
+        """Send the deliveries in order while each goes through or dies, until `until`;
+        False when one is left waiting (its retry, the webhook stopped, the lease lost, the
+        time up). Outcomes are written a few at a time, at once when one fails, and at
+        least every quarter lease (each write lengthens the lease): what was sent but not
+        yet written when a process dies is sent again by the next holder."""
         due = list(itertools.takewhile(lambda p: p.due, pending))
         missing = [p.event for p in due if p.body is None]
         fresh = iter(await render(self.services, missing, hook.created_by))
         done: list[Attempt] = []
+        written_at = time.monotonic()
         for delivery in due:
+            if time.monotonic() >= until:
+                await self._write(hook, done, gone=False)
+                return False
             body = delivery.body or next(fresh)
             if isinstance(body, Unrenderable):
                 log.error("webhook %s: no body for %s: %s", hook.id, delivery.event, body)
@@ -161,10 +166,11 @@ class WebhookRelay:
                 answer = await self._post(client, hook, delivery, body)
                 verdict, attempt = self._attempt(delivery, body, answer)
             done.append(attempt)
-            if verdict is not Verdict.DELIVERED or len(done) >= WRITE_EVERY:
+            overdue = time.monotonic() - written_at > self.policy.lease_seconds / 4
+            if verdict is not Verdict.DELIVERED or len(done) >= WRITE_EVERY or overdue:
                 if not await self._write(hook, done, gone=verdict is Verdict.GONE):
                     return False
-                done = []
+                done, written_at = [], time.monotonic()
             if verdict is Verdict.GONE or attempt.status is DeliveryStatus.PENDING:
                 return False
         return await self._write(hook, done, gone=False)
