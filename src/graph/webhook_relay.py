@@ -42,8 +42,6 @@ log = logging.getLogger("pressroom.webhooks")
 MAX_HELD = 100
 FOLLOW = 1000
 BATCH = 100
-# Outcomes written together, at most: a process that dies sends at most this many again.
-WRITE_EVERY = 20
 # Rounds under a stream of events: at most one per this many seconds.
 MIN_ROUND_SECONDS = 0.05
 USER_AGENT = "Pressroom-Webhooks/1"
@@ -144,36 +142,29 @@ class WebhookRelay:
     ) -> bool:
         """Send the deliveries in order while each goes through or dies, until `until`;
         False when one is left waiting (its retry, the webhook stopped, the lease lost, the
-        time up). Outcomes are written a few at a time, at once when one fails, and at
-        least every quarter lease (each write lengthens the lease): what was sent but not
-        yet written when a process dies is sent again by the next holder."""
+        time up). Each outcome is written while the next delivery is sent (`Writes`)."""
         due = list(itertools.takewhile(lambda p: p.due, pending))
         missing = [p.event for p in due if p.body is None]
         fresh = iter(await render(self.services, missing, hook.created_by))
-        done: list[Attempt] = []
-        written_at = time.monotonic()
+        writes = Writes(self, hook)
+        went_through = True
         for delivery in due:
-            if time.monotonic() >= until:
-                await self._write(hook, done, gone=False)
-                return False
+            if writes.lost or time.monotonic() >= until:
+                went_through = False
+                break
             body = delivery.body or next(fresh)
             if isinstance(body, Unrenderable):
                 log.error("webhook %s: no body for %s: %s", hook.id, delivery.event, body)
-                verdict, attempt = self._attempt(
-                    delivery, None, Answer(None, f"No body: {body}", 0)
-                )
+                answer = Answer(None, f"No body: {body}", 0)
+                verdict, attempt = self._attempt(delivery, None, answer)
             else:
                 answer = await self._post(client, hook, delivery, body)
                 verdict, attempt = self._attempt(delivery, body, answer)
-            done.append(attempt)
-            overdue = time.monotonic() - written_at > self.policy.lease_seconds / 4
-            if verdict is not Verdict.DELIVERED or len(done) >= WRITE_EVERY or overdue:
-                if not await self._write(hook, done, gone=verdict is Verdict.GONE):
-                    return False
-                done, written_at = [], time.monotonic()
+            writes.add(attempt, gone=verdict is Verdict.GONE)
             if verdict is Verdict.GONE or attempt.status is DeliveryStatus.PENDING:
-                return False
-        return await self._write(hook, done, gone=False)
+                went_through = False
+                break
+        return await writes.done() and went_through
 
     async def _post(
         self, client: httpx.AsyncClient, hook: Claimed, delivery: Pending, body: str
@@ -232,11 +223,9 @@ class WebhookRelay:
         )
         return verdict, attempt
 
-    async def _write(self, hook: Claimed, attempts: list[Attempt], *, gone: bool) -> bool:
+    async def write(self, hook: Claimed, attempts: list[Attempt], *, gone: bool) -> bool:
         """Write the attempts (and, `gone`, stop the webhook); whether the lease was still
         held."""
-        if not attempts:
-            return True
         async with unit_of_work(self.services.engine) as conn:
             written = await webhooks.attempted(
                 conn, hook.id, self.owner, self.policy.lease_seconds, attempts
@@ -247,3 +236,39 @@ class WebhookRelay:
         async with self._written:
             self._written.notify_all()
         return written
+
+
+class Writes:
+    """A webhook's attempts written in order, each batch while the next delivery is sent:
+    what came in while one write ran goes in the next. A process that dies has sent at
+    most those again. `lost` once a write finds the lease gone."""
+
+    def __init__(self, relay: WebhookRelay, hook: Claimed) -> None:
+        self.relay = relay
+        self.hook = hook
+        self.lost = False
+        self._queued: list[Attempt] = []
+        self._gone = False
+        self._task: asyncio.Task[None] | None = None
+
+    def add(self, attempt: Attempt, *, gone: bool) -> None:
+        self._queued.append(attempt)
+        self._gone = self._gone or gone
+        if self._task is not None and self._task.done() and self._task.exception():
+            self.lost = True  # the write failed: done() raises it; send no more
+        elif self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._flush())
+
+    async def _flush(self) -> None:
+        while self._queued and not self.lost:
+            batch, self._queued = self._queued, []
+            gone, self._gone = self._gone, False
+            self.lost = not await self.relay.write(self.hook, batch, gone=gone)
+
+    async def done(self) -> bool:
+        """Once everything added is written: whether the lease held throughout."""
+        while self._task is not None and not self._task.done():
+            await self._task
+        if self._task is not None:
+            self._task.result()
+        return not self.lost

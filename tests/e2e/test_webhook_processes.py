@@ -5,6 +5,7 @@ SIGKILL mid-burst loses nothing, another takes its webhooks over when its lease 
 import os
 import re
 import signal
+from collections import Counter
 from contextlib import ExitStack
 
 import httpx
@@ -91,7 +92,12 @@ async def test_a_process_killed_mid_burst_loses_nothing(
         with serving(None, database_url=url, settings=RELAY):
             arrived = await receiver.wait_for(len(expected))
         assert [r.id for r in arrived] == expected
-        # At least once: what was in flight at the kill may come twice, nothing more.
-        assert len(receiver.requests) - len(expected) <= 1
+        # At least once: what was sent but not yet written as sent at the kill comes twice
+        # (a write runs while the next one is sent), nothing else: one short run.
+        counts = Counter(r.id for r in receiver.requests)
+        twice = sorted(expected.index(key) for key, n in counts.items() if n > 1)
+        assert max(counts.values()) <= 2
+        assert not twice or twice == list(range(twice[0], twice[-1] + 1))
+        assert len(twice) <= 5
     finally:
         await receiver.stop()
