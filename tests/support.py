@@ -8,7 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +35,7 @@ from db.orders import NewWorkOrder, create_work_order
 from db.tables import metadata
 from domain.enums import DepartmentKind, TokenKind, WorkOrderPriority
 from graph.ids import encode_id
+from graph.webhook_relay import WebhookRelay
 from pressroom.app import create_app, server_options
 from pressroom.settings import Settings
 
@@ -733,6 +734,25 @@ class Receiver:
         async with asyncio.timeout(within), self._arrived:
             await self._arrived.wait_for(lambda: len(self.unique()) >= count)
         return self.unique()
+
+
+@pytest.fixture
+def relay(running_app: tuple[str, Any]) -> WebhookRelay:
+    """The session server's webhook relay: what it wrote is waited for by its count."""
+    found: WebhookRelay = running_app[1].state.relay
+    return found
+
+
+async def settled(
+    relay: WebhookRelay, check: Callable[[], Awaitable[bool]], within: float = 30
+) -> None:
+    """Until `check` holds, looking again after each batch of attempts the relay writes."""
+    async with asyncio.timeout(within):
+        while True:
+            seen = relay.written
+            if await check():
+                return
+            await relay.written_past(seen)
 
 
 @pytest.fixture

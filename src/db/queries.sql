@@ -1416,30 +1416,34 @@ WHERE id = :id
 RETURNING id
 
 -- name: claim_webhooks
--- Leases every enabled webhook no live process holds (other processes skip the rows this
--- statement locks): the holder sends its deliveries; a holder that dies lets its lease
--- run out and another process takes the webhook over.
+-- Leases up to :limit enabled webhooks no live process holds, the least recently served
+-- first (other processes skip the rows this statement locks): the holder sends their
+-- deliveries; a holder that dies lets its lease run out and another process takes over.
+-- The holder works with the webhook as it is now: a change of it (its version) ends
+-- the holder's writes, and the next holder reads it anew.
 UPDATE webhooks w SET lease_owner = :owner,
                       lease_until = now() + make_interval(secs => :lease_seconds)
 FROM (SELECT id FROM webhooks
       WHERE enabled AND (lease_until IS NULL OR lease_until < now())
-      ORDER BY id
+      ORDER BY lease_until NULLS FIRST, id
       LIMIT :limit
       FOR UPDATE SKIP LOCKED) free
 WHERE w.id = free.id
-RETURNING w.id, w.url, w.secret, w.created_by
+RETURNING w.id, w.url, w.secret, w.created_by, w.version
 
 -- name: release_webhook
-UPDATE webhooks SET lease_owner = NULL, lease_until = NULL
+-- Let go, marked as served now (claims take the least recently served first).
+UPDATE webhooks SET lease_owner = NULL, lease_until = now()
 WHERE id = :id AND lease_owner = :owner
 
 -- name: follow_webhook
 -- Up to :limit events of the log after the webhook's cursor, in (xid, id) order and below
 -- the horizon (as events_after: an event that commits late is read late, never skipped):
 -- each of its kinds and departments becomes a delivery, and the cursor moves past them all.
--- Only while :owner holds the webhook.
+-- Only while :owner holds the webhook, unchanged since it was claimed.
 WITH hook AS (
-    SELECT * FROM webhooks WHERE id = :id AND lease_owner = :owner AND enabled
+    SELECT * FROM webhooks
+    WHERE id = :id AND lease_owner = :owner AND version = :version AND enabled
 ), page AS (
     SELECT e.id, e.xid, e.type, e.department_id
     FROM events e, hook h
@@ -1478,11 +1482,11 @@ LIMIT :limit
 
 -- name: webhook_deliveries_attempted
 -- Attempts' outcomes (one row per delivery, arrays in step), and the holder's lease
--- lengthened, while :owner holds the webhook (a holder whose lease ran out writes nothing:
--- the new holder sends again).
+-- lengthened, while :owner holds the webhook unchanged (a holder whose lease ran out, or
+-- whose webhook an admin changed, writes nothing: the next holder sends again).
 WITH hook AS (
     UPDATE webhooks SET lease_until = now() + make_interval(secs => :lease_seconds)
-    WHERE id = :webhook_id AND lease_owner = :owner
+    WHERE id = :webhook_id AND lease_owner = :owner AND version = :version
     RETURNING id
 ), attempt AS (
     SELECT * FROM unnest(CAST(:ids AS bigint[]), CAST(:statuses AS text[]),

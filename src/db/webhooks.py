@@ -133,10 +133,13 @@ async def backlog(conn: AsyncConnection, ids: list[int]) -> dict[int, Backlog]:
 
 @dataclass(frozen=True)
 class Claimed:
+    """A webhook as its holder claimed it (`version`: as it was then)."""
+
     id: int
     url: str
     secret: str
     created_by: int
+    version: int
 
 
 @dataclass(frozen=True)
@@ -153,17 +156,17 @@ async def claim(
 ) -> list[Claimed]:
     params = {"owner": owner, "lease_seconds": lease_seconds, "limit": limit}
     rows = await conn.execute(Q["claim_webhooks"], params)
-    return [Claimed(r.id, r.url, r.secret, r.created_by) for r in rows]
+    return [Claimed(r.id, r.url, r.secret, r.created_by, r.version) for r in rows]
 
 
 async def release(conn: AsyncConnection, webhook_id: int, owner: str) -> None:
     await conn.execute(Q["release_webhook"], {"id": webhook_id, "owner": owner})
 
 
-async def follow(conn: AsyncConnection, webhook_id: int, owner: str, limit: int) -> int:
+async def follow(conn: AsyncConnection, hook: Claimed, owner: str, limit: int) -> int:
     """Deliveries made of the next events after the webhook's cursor; how many events
     were read (fewer than `limit`: the webhook has caught up with the log)."""
-    params = {"id": webhook_id, "owner": owner, "limit": limit}
+    params = {"id": hook.id, "owner": owner, "version": hook.version, "limit": limit}
     return int((await conn.execute(Q["follow_webhook"], params)).one().read)
 
 
@@ -187,14 +190,16 @@ class Attempt:
 
 async def attempted(
     conn: AsyncConnection,
-    webhook_id: int,
+    hook: Claimed,
     owner: str,
     lease_seconds: float,
     attempts: list[Attempt],
 ) -> bool:
-    """Whether the attempts were written: False when the lease was lost meanwhile."""
+    """Whether the attempts were written: False when the lease was lost meanwhile, or
+    the webhook changed."""
     params: dict[str, Any] = {
-        "webhook_id": webhook_id,
+        "webhook_id": hook.id,
+        "version": hook.version,
         "owner": owner,
         "lease_seconds": lease_seconds,
         "ids": [a.delivery_id for a in attempts],

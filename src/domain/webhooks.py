@@ -157,13 +157,35 @@ def target(url: str, *, https_only: bool) -> Target:
     return Target(url, parts.scheme, parts.hostname, port or default)
 
 
+# IPv6 prefixes whose addresses carry an IPv4 address in their last 32 bits: NAT64's
+# well-known prefix, and the deprecated IPv4-compatible form.
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+_IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")
+
+
+def _carried(
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address,
+) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """The IPv4 address an IPv6 one stands for (mapped, 6to4, Teredo's server, NAT64, the
+    IPv4-compatible form), judged in its place; else the address itself."""
+    if isinstance(ip, ipaddress.IPv4Address):
+        return ip
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if ip.teredo is not None:
+        return ip.teredo[1]
+    if ip in _NAT64 or (ip in _IPV4_COMPATIBLE and int(ip) > 1):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return ip
+
+
 def address_refused(address: str) -> str | None:
     """Why a webhook may not send to this IP address, or None: loopback, link-local,
     private and other addresses that are not the public internet's (a webhook must not
     become a way into the shop's own network)."""
-    ip = ipaddress.ip_address(address.split("%")[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    ip = _carried(ipaddress.ip_address(address.split("%")[0]))
     if ip.is_loopback:
         return "a loopback address"
     if ip.is_link_local:
@@ -175,13 +197,15 @@ def address_refused(address: str) -> str | None:
     return None
 
 
-def check_addresses(t: Target, addresses: Iterable[str], *, allow_private: bool) -> None:
-    """Refuse a target whose host resolves to any address it may not reach."""
+def check_addresses(t: Target, addresses: Iterable[str], *, allow_private: bool) -> str:
+    """Refuse a target whose host resolves to any address it may not reach; else the
+    address to connect to (the first: a request goes to the address checked, never to
+    one a second lookup might give)."""
     found = list(addresses)
     if not found:
         raise invalid(f"url's host {t.host} has no address.", "url")
     if allow_private:
-        return
+        return found[0]
     for address in found:
         why = address_refused(address)
         if why is not None:
@@ -190,3 +214,4 @@ def check_addresses(t: Target, addresses: Iterable[str], *, allow_private: bool)
                 "internet here.",
                 "url",
             )
+    return found[0]

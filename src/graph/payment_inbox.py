@@ -9,6 +9,7 @@ webhook-id already posted with other content. A refusal writes nothing to the le
 Every request to an inbox is kept with its answer, for admins to see.
 """
 
+import json
 from typing import Any
 
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
@@ -30,6 +31,7 @@ from graph.services import Services
 
 PATH = "/hooks/payments/{name}"
 STATUS = {ErrorCode.NOT_FOUND: 404, ErrorCode.DUPLICATE: 409}
+MAX_MESSAGE_ID = 200
 
 
 class Refused(Exception):
@@ -48,9 +50,13 @@ class Refused(Exception):
 
 def _verified(inbox: PaymentInboxRow, body: bytes, headers: dict[str, str]) -> Any:
     try:
-        return Webhook(inbox.secret).verify(body, headers)
-    except WebhookVerificationError as error:
-        raise Refused(401, f"The notification is refused: {error}.", "UNAUTHENTICATED") from None
+        Webhook(inbox.secret).verify(body, headers, json_parse=False)
+    except (WebhookVerificationError, ValueError) as error:
+        # ValueError: a signature header that is not one (no comma, not base64).
+        why = error if isinstance(error, WebhookVerificationError) else "Invalid signature"
+        raise Refused(401, f"The notification is refused: {why}.", "UNAUTHENTICATED") from None
+    try:
+        return json.loads(body)
     except (ValueError, UnicodeDecodeError):
         raise Refused(400, "The body is not JSON.", "BAD_REQUEST") from None
 
@@ -94,7 +100,8 @@ def routes(services: Services) -> list[Route]:
             return Refused(
                 404, f"There is no payment inbox named {name!r}.", "NOT_FOUND"
             ).response()
-        message_id = request.headers.get("webhook-id")
+        # Kept with the request's record: as much of it as anyone needs to recognise it.
+        message_id = (request.headers.get("webhook-id") or "")[:MAX_MESSAGE_ID] or None
         try:
             body = _verified(inbox, await request.body(), dict(request.headers))
             assert message_id is not None  # verify() refuses a request without one

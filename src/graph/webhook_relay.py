@@ -37,9 +37,9 @@ from graph.webhook_targets import reachable
 
 log = logging.getLogger("pressroom.webhooks")
 
-# How many webhooks one process holds at once, events one statement turns into
-# deliveries, and deliveries read to send at a time.
-MAX_HELD = 100
+# How many webhooks one process sends for at once (the least recently served first),
+# events one statement turns into deliveries, and deliveries read to send at a time.
+MAX_HELD = 8
 FOLLOW = 1000
 BATCH = 100
 # Rounds under a stream of events: at most one per this many seconds.
@@ -91,8 +91,9 @@ class WebhookRelay:
 
     async def _run(self) -> None:
         timeout = httpx.Timeout(self.policy.timeout_seconds)
+        # No proxy or .netrc from the environment: a request goes where it was checked to go.
         async with httpx.AsyncClient(
-            timeout=timeout, follow_redirects=False, transport=self._transport
+            timeout=timeout, follow_redirects=False, transport=self._transport, trust_env=False
         ) as client:
             while True:
                 began = time.monotonic()
@@ -118,7 +119,7 @@ class WebhookRelay:
         try:
             while time.monotonic() < until:
                 async with unit_of_work(self.services.engine) as conn:
-                    caught_up = await webhooks.follow(conn, hook.id, self.owner, FOLLOW) < FOLLOW
+                    caught_up = await webhooks.follow(conn, hook, self.owner, FOLLOW) < FOLLOW
                     pending = await webhooks.next_deliveries(conn, hook.id, BATCH)
                 self._lag(hook.id, pending)
                 sent_all = await self._send_due(client, hook, pending, until)
@@ -164,34 +165,51 @@ class WebhookRelay:
             if verdict is Verdict.GONE or attempt.status is DeliveryStatus.PENDING:
                 went_through = False
                 break
-        return await writes.done() and went_through
+        # A head that is not due yet holds back the rest: nothing more to do now.
+        return await writes.done() and went_through and len(due) == len(pending)
 
     async def _post(
         self, client: httpx.AsyncClient, hook: Claimed, delivery: Pending, body: str
     ) -> Answer:
+        """One attempt, its address looked up and checked again and connected to as
+        checked, within the timeout (the lookup included); the answer's body unread."""
         began = time.monotonic()
+        status: int | None = None
         try:
-            await reachable(self.policy, hook.url)
-            now = datetime.now(UTC)
-            msg_id = rules.message_id(delivery.event.position.id)
-            headers = {
-                "content-type": "application/json",
-                "user-agent": USER_AGENT,
-                "webhook-id": msg_id,
-                "webhook-timestamp": str(int(now.timestamp())),
-                "webhook-signature": Webhook(hook.secret).sign(msg_id, now, body),
-            }
-            response = await client.post(hook.url, content=body.encode(), headers=headers)
+            async with asyncio.timeout(self.policy.timeout_seconds):
+                reached = await reachable(self.policy, hook.url)
+                now = datetime.now(UTC)
+                msg_id = rules.message_id(delivery.event.position.id)
+                headers = {
+                    "host": reached.host_header(),
+                    "content-type": "application/json",
+                    "user-agent": USER_AGENT,
+                    "webhook-id": msg_id,
+                    "webhook-timestamp": str(int(now.timestamp())),
+                    "webhook-signature": Webhook(hook.secret).sign(msg_id, now, body),
+                }
+                # TLS checks the certificate against the host's name, not the address.
+                sni = {"sni_hostname": reached.target.host}
+                request = client.build_request(
+                    "POST", reached.request_url(), content=body.encode(), headers=headers,
+                    extensions=sni if reached.target.scheme == "https" else {},
+                )  # fmt: skip
+                response = await client.send(request, stream=True)
+                await response.aclose()
             status, error = response.status_code, None
             if rules.verdict(status) is not Verdict.DELIVERED:
                 error = f"The receiver answered {status} {response.reason_phrase}".rstrip()
         except DomainError as refused:
-            status, error = None, refused.message
-        except httpx.TimeoutException:
-            status = None
+            error = refused.message
+        except (TimeoutError, httpx.TimeoutException):
             error = f"No answer within {self.policy.timeout_seconds:g} s"
         except httpx.HTTPError as failed:
-            status, error = None, f"Could not reach the receiver: {failed!r}"
+            error = f"Could not reach the receiver: {failed!r}"
+        except Exception as failed:
+            # Whatever it was, the attempt failed and is written so: never a head that
+            # stays unsent with nothing to show for it.
+            log.exception("webhook %s: sending failed", hook.id)
+            error = f"Could not send: {failed!r}"
         return Answer(status, error, round((time.monotonic() - began) * 1000))
 
     def _attempt(
@@ -200,7 +218,9 @@ class WebhookRelay:
         """How an attempt went, and what to write of it."""
         verdict = rules.verdict(answer.status) if body is not None else Verdict.FAILED
         retry_in = None
-        if verdict is Verdict.DELIVERED:
+        if body is None:
+            status = DeliveryStatus.DEAD  # trying again would make no body either
+        elif verdict is Verdict.DELIVERED:
             status = DeliveryStatus.DELIVERED
         elif verdict is Verdict.GONE:
             status = DeliveryStatus.DEAD
@@ -228,7 +248,7 @@ class WebhookRelay:
         held."""
         async with unit_of_work(self.services.engine) as conn:
             written = await webhooks.attempted(
-                conn, hook.id, self.owner, self.policy.lease_seconds, attempts
+                conn, hook, self.owner, self.policy.lease_seconds, attempts
             )
             if written and gone:
                 await webhooks.disable(conn, hook.id, rules.GONE)

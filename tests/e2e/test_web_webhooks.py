@@ -10,10 +10,12 @@ from pathlib import Path
 import httpx
 import pytest
 from playwright.async_api import expect
+from sqlalchemy import text
 from standardwebhooks.webhooks import Webhook
 
+from graph.webhook_relay import WebhookRelay
 from tests.e2e.web.support import OpenTab, base, shoot
-from tests.support import Receiver, Shop, gid
+from tests.support import Receiver, Shop, gid, settled
 
 pytestmark = pytest.mark.e2e
 
@@ -25,6 +27,7 @@ async def test_an_admin_creates_watches_redelivers_and_deletes_a_webhook(
     screenshots: Path,
     axe_source: str,
     receiver: Receiver,
+    relay: WebhookRelay,
 ) -> None:
     receiver.plan = [500] * 6  # every attempt of the first event fails
     tab = await tabs(token=shop.tokens["ada"])
@@ -47,11 +50,19 @@ async def test_an_admin_creates_watches_redelivers_and_deletes_a_webhook(
     await shoot(page, screenshots, "admin-webhooks-created", axe_source)
 
     await shop.order(["print"])
-    await receiver.wait_for(1)
+
+    async def dead() -> bool:
+        async with shop.engine.connect() as conn:
+            found = await conn.scalar(
+                text("SELECT count(*) FROM webhook_deliveries WHERE status = 'DEAD'")
+            )
+        return bool(found)
+
+    await settled(relay, dead)
     await page.reload()
     await panel.get_by_role("button", name="Show deliveries").click()
     row = panel.get_by_role("row").filter(has_text="A work order was created")
-    await expect(row).to_contain_text("Failed for good", timeout=20000)
+    await expect(row).to_contain_text("Failed for good")
     await expect(row).to_contain_text("The receiver answered 500 Internal Server Error")
     await shoot(page, screenshots, "admin-webhooks-deliveries", axe_source)
     sent = len(receiver.requests)

@@ -3,6 +3,7 @@ PAYMENT ledger entry however often it is redelivered; a bad signature, a stale t
 an unknown customer or order, a wrong currency and the like are refused in words with a
 4xx, write nothing to the shop's data, and show to admins as the inbox's requests."""
 
+import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -171,6 +172,32 @@ async def test_a_forged_a_stale_or_a_garbled_notification_is_refused(
     assert {t for t in before if before[t] != after[t]} == {"payment_inbox_requests"}
     inbox = (await api.as_(shop.tokens["ada"])(INBOXES))["paymentInboxes"][0]
     assert [r["status"] for r in inbox["requests"]] == [401, 400, 401, 401]
+
+
+async def test_twenty_identical_notifications_at_once_post_one_payment(
+    api: Client, shop: Shop, sender: Sender
+) -> None:
+    answers = await asyncio.gather(*(sender.send(paid(shop), "msg_race") for _ in range(20)))
+    assert [a.status_code for a in answers] == [200] * 20
+    assert sum(a.json()["changed"] for a in answers) == 1
+    assert len({a.json()["entryId"] for a in answers}) == 1
+    assert len((await ledger(api, shop))["ledger"]["edges"]) == 1
+
+
+async def test_a_signature_header_that_is_not_one_is_refused_as_unsigned(
+    shop: Shop, sender: Sender
+) -> None:
+    body = json.dumps(paid(shop))
+    headers = {
+        "webhook-id": "msg_bad",
+        "webhook-timestamp": str(int(datetime.now(UTC).timestamp())),
+        "webhook-signature": "not-a-signature",
+    }
+    answer = await sender.http.post(sender.url, content=body.encode(), headers=headers)
+    assert answer.status_code == 401
+    assert answer.json()["errors"][0]["message"] == (
+        "The notification is refused: Invalid signature."
+    )
 
 
 async def test_a_webhook_id_posted_with_other_content_is_a_duplicate(

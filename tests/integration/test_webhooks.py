@@ -4,8 +4,6 @@ once after deduplication by webhook-id, in commit order, signed so that the
 leaves the delivery dead and the webhook moves on; 410 stops the webhook; admins see and
 redeliver."""
 
-import asyncio
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -14,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from graph.webhook_relay import WebhookRelay
-from tests.support import HOLD, START, Client, Receiver, Shop, gid, task_ids
+from tests.support import HOLD, START, Client, Receiver, Shop, gid, settled, task_ids
 
 CREATE = """mutation($i: CreateWebhookInput!) { createWebhook(input: $i) {
   secret webhook { id url enabled eventKinds departments { code } }
@@ -70,25 +68,6 @@ async def logged(
 async def deliveries(api: Client, shop: Shop, webhook: str, status: str | None = None) -> list[Any]:
     data = await api.as_(shop.tokens["ada"])(DELIVERIES, {"w": webhook, "s": status})
     return [e["node"] for e in data["webhookDeliveries"]["edges"]]
-
-
-@pytest.fixture
-def relay(running_app: tuple[str, Any]) -> WebhookRelay:
-    """The session server's relay: what it wrote is waited for by its count of attempts."""
-    found: WebhookRelay = running_app[1].state.relay
-    return found
-
-
-async def settled(
-    relay: WebhookRelay, check: Callable[[], Awaitable[bool]], within: float = 30
-) -> None:
-    """Until `check` holds, looking again after each attempt the relay writes."""
-    async with asyncio.timeout(within):
-        while True:
-            seen = relay.written
-            if await check():
-                return
-            await relay.written_past(seen)
 
 
 async def work(api: Client, shop: Shop) -> None:
@@ -155,6 +134,15 @@ async def test_a_receiver_that_fails_then_recovers_gets_each_event_once_in_order
     assert (oldest["attempts"], oldest["responseStatus"], oldest["error"]) == (5, 200, None)
     assert oldest["nextAttemptAt"] is None and oldest["deliveredAt"] is not None
     assert [d["attempts"] for d in found[:-1]] == [1] * 5
+    # A page at a time, newest first: the pages together are the whole list.
+    page = """query($w: ID!, $after: String) { webhookDeliveries(webhookId: $w, first: 4,
+      after: $after) { pageInfo { hasNextPage endCursor } edges { node { id } } } }"""
+    ada = api.as_(shop.tokens["ada"])
+    first_page = (await ada(page, {"w": webhook, "after": None}))["webhookDeliveries"]
+    rest = await ada(page, {"w": webhook, "after": first_page["pageInfo"]["endCursor"]})
+    ids = [e["node"]["id"] for e in first_page["edges"] + rest["webhookDeliveries"]["edges"]]
+    assert first_page["pageInfo"]["hasNextPage"] is True
+    assert ids == [d["id"] for d in found]
 
 
 async def test_a_forged_or_rotated_away_signature_does_not_verify(

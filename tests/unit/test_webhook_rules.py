@@ -26,6 +26,11 @@ from graph.webhook_targets import reachable
         ("0.0.0.0", "a private address"),
         ("100.64.0.1", "an address that is not on the public internet"),
         ("224.0.0.1", "an address that is not on the public internet"),
+        ("64:ff9b::7f00:1", "a loopback address"),
+        ("2002:7f00:1::1", "a loopback address"),
+        ("::127.0.0.1", "a loopback address"),
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", "a private address"),
+        ("64:ff9b::a00:5", "a private address"),
         ("93.184.215.14", None),
         ("2606:4700::6810:84e5", None),
     ],
@@ -149,4 +154,4 @@ async def test_production_wants_https_unless_private_addresses_are_allowed() -> 
         await reachable(webhooks.Policy(https_only=True), "http://93.184.215.14/in")
     assert refused.value.message == "url must use https: a webhook's events leave the shop."
     found = await reachable(webhooks.Policy(https_only=False), "http://93.184.215.14/in")
-    assert found.port == 80
+    assert found.target.port == 80

@@ -32,8 +32,8 @@ class UpdateWebhookInput:
     )
     enabled: bool | None = strawberry.field(
         default=None,
-        description="false stops sending (events keep being queued for it); true sends "
-        "again, from where it stopped.",
+        description="false stops sending; true sends again from where it stopped, the "
+        "events that came meanwhile included.",
     )
 
 

@@ -8,6 +8,7 @@ import strawberry
 
 from domain import enums
 from domain.errors import ErrorCode
+from domain.webhooks import DeliveryStatus
 
 for _enum in (
     enums.DepartmentKind,
@@ -24,3 +25,10 @@ for _enum in (
     strawberry.enum(_enum)
 
 strawberry.enum(ErrorCode, name="UserErrorCode")
+strawberry.enum(enums.EventType, name="EventKind")
+strawberry.enum(
+    DeliveryStatus,
+    name="WebhookDeliveryStatus",
+    description="PENDING: waiting for its first attempt or its next retry; DELIVERED: the "
+    "receiver answered 2xx; DEAD: every attempt failed, or the receiver answered 410 Gone.",
+)

@@ -18,8 +18,6 @@ from graph.types.ledger import LedgerEntry
 from graph.types.tasks import DepartmentTask
 from graph.types.work_orders import WorkOrder
 
-strawberry.enum(EventType, name="EventKind")
-
 
 def task_of(task: TaskSnapshot) -> DepartmentTask:
     return DepartmentTask(

@@ -10,15 +10,9 @@ from db.rows import WebhookDeliveryRow, WebhookRow
 from domain.enums import EventType
 from domain.webhooks import DeliveryStatus, message_id
 from graph.context import Info
+from graph.types import enums as _registered  # noqa: F401  (EventKind, WebhookDeliveryStatus)
 from graph.types.departments import Department
 from graph.types.people import User
-
-strawberry.enum(
-    DeliveryStatus,
-    name="WebhookDeliveryStatus",
-    description="PENDING: waiting for its first attempt or its next retry; DELIVERED: the "
-    "receiver answered 2xx; DEAD: every attempt failed, or the receiver answered 410 Gone.",
-)
 
 
 @strawberry.type(
