@@ -132,6 +132,8 @@ class UserRow(TableRow):
     is_active: bool
     department: str | None
     created_at: datetime
+    idempotency_key: str | None
+    idempotency_fingerprint: str | None
 
 
 @dataclass(slots=True, eq=False)
@@ -170,6 +172,8 @@ class CustomerRow(TableRow):
     city: str | None
     country: str | None
     notes: str | None
+    idempotency_key: str | None
+    idempotency_fingerprint: str | None
 
 
 @dataclass(slots=True, eq=False)
@@ -197,6 +201,8 @@ class WorkOrderRow(TableRow):
     held_by: int | None
     hold_reason: str | None
     last_completed_at: datetime | None
+    idempotency_key: str | None
+    idempotency_fingerprint: str | None
 
 
 @dataclass(slots=True, eq=False)
