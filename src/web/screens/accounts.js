@@ -1,7 +1,7 @@
 // Accounts (Accounts members and admins): customers with what they owe, a customer's
-// ledger with the balance after each entry, and "Post entry". The form makes one
-// idempotency key when it opens, so a double click or a retry after a network error
-// posts one entry.
+// ledger with the balance after each entry, and "Post entry". The form sends one
+// idempotency key per opening (useOnce), so a double click or a retry after a network
+// error posts one entry.
 import { DownloadButton } from "../lib/download.js";
 import { gql } from "../lib/graphql.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
@@ -11,21 +11,21 @@ import {
   Field,
   Loading,
   RefreshButton,
+  RetryMessage,
   ShowMore,
   Time,
   amountHint,
   balances,
   errorsFor,
-  messageOf,
   money,
   readAmount,
   request,
   useId,
+  useOnce,
   usePages,
   useQuery,
   useRefreshOnVisible,
   useTitle,
-  uuid,
 } from "../lib/ui.js";
 import { Receivables } from "./ageing.js";
 
@@ -137,20 +137,14 @@ export function Accounts({ path }) {
 }
 
 function PostEntryForm({ customer, onPosted, onClose }) {
-  // One key per opening of this form: every submit from it is the same intended entry.
-  const [key] = useState(uuid);
+  // One key per opening of this form (it closes when posted): every submit from it is the
+  // same intended entry.
+  const { errors, setErrors, failure, busy, held, send } = useOnce();
   const [kind, setKind] = useState("CHARGE");
   const [amount, setAmount] = useState("");
   const [currency, setCurrency] = useState(customer.balance.length ? customer.balance[0].currency : "EUR");
   const [memo, setMemo] = useState("");
   const [workOrderId, setWorkOrderId] = useState("");
-  const [errors, setErrors] = useState([]);
-  const [failure, setFailure] = useState(null);
-  // What a lost answer left open: the server may have posted it, so a retry sends exactly
-  // it (same key, same entry) and the fields hold still until it is answered; an edited
-  // retry would meet DUPLICATE.
-  const [sent, setSent] = useState(null);
-  const [pending, setPending] = useState(0);
   const orders = useQuery(CUSTOMER_ORDERS, { customerId: customer.id });
   const kindId = useId("kind");
   const orderId = useId("order");
@@ -159,34 +153,21 @@ function PostEntryForm({ customer, onPosted, onClose }) {
 
   async function submit(event) {
     event.preventDefault();
-    setErrors([]);
-    setFailure(null);
-    // The shop's notation ("1.250,00") or the plain one, sent plain.
-    const plain = sent ? sent.amount : readAmount(amount);
-    if (plain === null) {
+    // The shop's notation ("1.250,00") or the plain one, sent plain. A held form sends
+    // what it sent before.
+    const plain = held ? null : readAmount(amount);
+    if (!held && plain === null) {
       setErrors([{ field: "amount", message: amountHint() }]);
       return;
     }
-    setPending((n) => n + 1);
-    const input = sent || {
+    await send(POST_ENTRY, "postLedgerEntry", {
       customerId: customer.id,
       workOrderId: workOrderId || null,
       kind,
       amount: plain,
       currency: currency.trim().toUpperCase() || null,
       memo: memo.trim() || null,
-      idempotencyKey: key,
-    };
-    try {
-      const { postLedgerEntry: result } = await request(POST_ENTRY, { input });
-      setSent(null);
-      if (result.userErrors.length) setErrors(result.userErrors);
-      else onPosted(result);
-    } catch (error) {
-      setSent(input);
-      setFailure(error);
-    }
-    setPending((n) => n - 1);
+    }, onPosted);
   }
 
   const general = errors.filter((e) => !["amount", "currency", "memo", "workOrderId", "kind"].includes(e.field));
@@ -196,24 +177,24 @@ function PostEntryForm({ customer, onPosted, onClose }) {
       <div class="row">
         <div class="field">
           <label for=${kindId}>Kind</label>
-          <select id=${kindId} ref=${first} value=${kind} disabled=${Boolean(sent)}
+          <select id=${kindId} ref=${first} value=${kind} disabled=${held}
             onChange=${(e) => setKind(e.currentTarget.value)}>
             ${KINDS.map(([value, , label]) => html`<option value=${value}>${label}</option>`)}
           </select>
         </div>
         <${Field} label="Amount" value=${amount} onInput=${setAmount} inputmode="decimal" required=${true}
-          readOnly=${Boolean(sent)}
+          readOnly=${held}
           hint=${kind === "ADJUSTMENT" ? "Positive raises what the customer owes, negative lowers it." : "Positive; the kind gives the sign."}
           error=${errorsFor(errors, "amount")} />
         <${Field} label="Currency" value=${currency} onInput=${setCurrency} maxlength="3" class="short"
-          readOnly=${Boolean(sent)}
+          readOnly=${held}
           error=${errorsFor(errors, "currency")} />
       </div>
-      <${Field} label="Memo" value=${memo} onInput=${setMemo} readOnly=${Boolean(sent)}
+      <${Field} label="Memo" value=${memo} onInput=${setMemo} readOnly=${held}
         error=${errorsFor(errors, "memo")} />
       <div class="field">
         <label for=${orderId}>Work order (optional)</label>
-        <select id=${orderId} value=${workOrderId} disabled=${Boolean(sent)}
+        <select id=${orderId} value=${workOrderId} disabled=${held}
           onChange=${(e) => setWorkOrderId(e.currentTarget.value)}>
           <option value="">None</option>
           ${orders.data
@@ -224,12 +205,9 @@ function PostEntryForm({ customer, onPosted, onClose }) {
         ${errorsFor(errors, "workOrderId") ? html`<p class="field-error">${errorsFor(errors, "workOrderId")}</p>` : null}
       </div>
       <${ErrorMessage}>${general.map((e) => e.message).join(" ")}<//>
-      ${failure
-        ? html`<${ErrorMessage}>${messageOf(failure)} Nothing is lost: press “Post entry” again
-            and this entry, as sent, is posted once (it may already be).<//>`
-        : null}
+      <${RetryMessage} failure=${failure} button="Post entry" what="this entry" verb="posted" />
       <div class="actions">
-        <button type="submit" class="primary" aria-busy=${pending ? "true" : undefined}>Post entry</button>
+        <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Post entry</button>
         <button type="button" onClick=${onClose}>Close</button>
       </div>
     </form>
@@ -253,8 +231,7 @@ export function CustomerLedger({ id }) {
 
   function onPosted(result) {
     setForm(0);
-    // A double click answers twice for one entry: keep the first answer.
-    setPosted((shown) => (shown && shown.entry.id === result.entry.id ? shown : result));
+    setPosted(result);
     ledger.refresh();
   }
 
