@@ -698,10 +698,14 @@ ORDER BY CASE WHEN :by_due THEN w.due_at END,
 LIMIT :limit
 
 -- name: customers_page
-SELECT * FROM customers
-WHERE (CAST(:search AS text) IS NULL OR name ILIKE '%' || :search || '%')
-  AND (CAST(:after_id AS bigint) IS NULL OR id > :after_id)
-ORDER BY id
+-- :refund_due (null: either way) asks for customers with a refund due on a cancelled
+-- order (the refunds_due view, migration 0012), or without.
+SELECT * FROM customers c
+WHERE (CAST(:search AS text) IS NULL OR c.name ILIKE '%' || :search || '%')
+  AND (CAST(:refund_due AS boolean) IS NULL
+       OR EXISTS (SELECT FROM refunds_due r WHERE r.customer_id = c.id) = :refund_due)
+  AND (CAST(:after_id AS bigint) IS NULL OR c.id > :after_id)
+ORDER BY c.id
 LIMIT :limit
 
 -- name: users_page
@@ -926,6 +930,19 @@ SELECT s.customer_id, s.currency, s.balance AS balance_minor,
           AND d.running > d.credited) AS oldest_unpaid_at
 FROM sums s
 ORDER BY s.balance DESC, s.customer_id, s.currency
+
+-- name: refunds_due_of_work_orders
+-- What each cancelled order's customer is owed back, per currency (the refunds_due view:
+-- the one rule, which customers_page's filter reads too).
+SELECT work_order_id, currency, due_minor AS minor FROM refunds_due
+WHERE work_order_id = ANY(CAST(:ids AS bigint[]))
+ORDER BY work_order_id, currency
+
+-- name: refunds_due_of_customers
+SELECT customer_id, currency, CAST(sum(due_minor) AS bigint) AS minor FROM refunds_due
+WHERE customer_id = ANY(CAST(:ids AS bigint[]))
+GROUP BY customer_id, currency
+ORDER BY customer_id, currency
 
 -- name: customer_balances
 -- One sum per currency the customer has entries in; positive when the customer owes.

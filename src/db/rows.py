@@ -276,9 +276,19 @@ class LedgerEntryRow(TableRow):
 
 
 class BalanceRow(NamedTuple):
-    """A customer's balance in one currency (customer_balances: a sum, not a table's row)."""
+    """A customer's sum in one currency, not a table's row: its balance (customer_balances)
+    or what it is owed back on cancelled orders (refunds_due_of_customers)."""
 
     customer_id: int
+    currency: str
+    minor: int
+
+
+class RefundDueRow(NamedTuple):
+    """What a cancelled order's customer is owed back in one currency (the refunds_due
+    view)."""
+
+    work_order_id: int
     currency: str
     minor: int
 

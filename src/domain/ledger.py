@@ -30,6 +30,9 @@ SIGNS: dict[LedgerEntryKind, int] = {
 # negated). Adjustments count in the balance only.
 CHARGED_KINDS = (LedgerEntryKind.CHARGE, LedgerEntryKind.CREDIT)
 PAID_KINDS = (LedgerEntryKind.PAYMENT, LedgerEntryKind.REFUND)
+# What a cancelled order is owed back (WorkOrder.refundDue) is paid less what was credited
+# beyond what was charged; the rule is the database view refunds_due (migration 0012),
+# since the customer list filters and pages on it.
 
 MAX_MEMO = 1000
 

@@ -1,7 +1,8 @@
-// Accounts (Accounts members and admins): customers with what they owe, a customer's
-// ledger with the balance after each entry, and "Post entry". The form sends one
-// idempotency key per opening (useOnce), so a double click or a retry after a network
-// error posts one entry.
+// Accounts (Accounts members and admins): customers with what they owe and the refunds
+// due on cancelled orders (refunds.js), a customer's ledger with the balance after each
+// entry, and "Post entry" (also as "Post refund" of what a cancelled order is owed). The
+// form sends one idempotency key per opening (useOnce), so a double click or a retry
+// after a network error posts one entry.
 import { DownloadButton } from "../lib/download.js";
 import { gql } from "../lib/graphql.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
@@ -16,6 +17,7 @@ import {
   Time,
   amountHint,
   balances,
+  decimal,
   errorsFor,
   money,
   readAmount,
@@ -28,6 +30,7 @@ import {
   useTitle,
 } from "../lib/ui.js";
 import { Receivables } from "./ageing.js";
+import { CUSTOMER_REFUNDS, OrdersToRefund, REFUNDS_DUE, RefundsDue } from "./refunds.js";
 
 export const ACCOUNTS_CUSTOMERS = gql`
   query AccountsCustomers($search: String, $after: String) {
@@ -97,9 +100,14 @@ export function Accounts({ path }) {
   const [typed, setTyped] = useState(search);
   const searchId = useId("search");
   const list = usePages(ACCOUNTS_CUSTOMERS, { search: search || null }, (data) => data.customers);
+  const refunds = usePages(REFUNDS_DUE, {}, (data) => data.customers);
   const customers = list.items;
+  function refresh() {
+    list.refresh();
+    refunds.refresh();
+  }
   // Read again on "Refresh", and when the person comes back to the tab.
-  useRefreshOnVisible(list.refresh);
+  useRefreshOnVisible(refresh);
 
   function submit(event) {
     event.preventDefault();
@@ -108,9 +116,10 @@ export function Accounts({ path }) {
 
   return html`<div class="title-row">
       <h1>Accounts</h1>
-      <${RefreshButton} onClick=${list.refresh} busy=${list.loading && Boolean(list.data)} />
+      <${RefreshButton} onClick=${refresh} busy=${list.loading && Boolean(list.data)} />
     </div>
     <${Receivables} />
+    <${RefundsDue} list=${refunds} />
     <h2>Customers</h2>
     <form class="filters" role="search" onSubmit=${submit}>
       <div class="field">
@@ -136,15 +145,19 @@ export function Accounts({ path }) {
       : null}`;
 }
 
-function PostEntryForm({ customer, onPosted, onClose }) {
+// `refund`, when given ({ order, due }), opens the form as a refund of what is due on a
+// cancelled order.
+function PostEntryForm({ customer, refund, onPosted, onClose }) {
   // One key per opening of this form (it closes when posted): every submit from it is the
   // same intended entry.
   const { errors, setErrors, failure, busy, held, send } = useOnce();
-  const [kind, setKind] = useState("CHARGE");
-  const [amount, setAmount] = useState("");
-  const [currency, setCurrency] = useState(customer.balance.length ? customer.balance[0].currency : "EUR");
-  const [memo, setMemo] = useState("");
-  const [workOrderId, setWorkOrderId] = useState("");
+  const [kind, setKind] = useState(refund ? "REFUND" : "CHARGE");
+  const [amount, setAmount] = useState(refund ? decimal(refund.due.amount) : "");
+  const [currency, setCurrency] = useState(
+    refund ? refund.due.currency : customer.balance.length ? customer.balance[0].currency : "EUR",
+  );
+  const [memo, setMemo] = useState(refund ? "Refund for cancelled " + refund.order.orderNumber : "");
+  const [workOrderId, setWorkOrderId] = useState(refund ? refund.order.id : "");
   const orders = useQuery(CUSTOMER_ORDERS, { customerId: customer.id });
   const kindId = useId("kind");
   const orderId = useId("order");
@@ -216,12 +229,18 @@ function PostEntryForm({ customer, onPosted, onClose }) {
 
 export function CustomerLedger({ id }) {
   const ledger = usePages(CUSTOMER_LEDGER, { id }, (data) => (data.customer ? data.customer.ledger : NO_ENTRIES));
+  const refunds = useQuery(CUSTOMER_REFUNDS, { customerId: id });
   const [form, setForm] = useState(0);
+  const [refund, setRefund] = useState(null);
   const [posted, setPosted] = useState(null);
   const customer = ledger.data && ledger.data.customer;
   useTitle(customer ? customer.name + " · ledger" : "Ledger");
+  function refresh() {
+    ledger.refresh();
+    refunds.refetch();
+  }
   // Read again on "Refresh", and when the person comes back to the tab.
-  useRefreshOnVisible(ledger.refresh);
+  useRefreshOnVisible(refresh);
 
   if (!customer) {
     return html`<h1>Ledger</h1>
@@ -232,7 +251,13 @@ export function CustomerLedger({ id }) {
   function onPosted(result) {
     setForm(0);
     setPosted(result);
-    ledger.refresh();
+    refresh();
+  }
+
+  function open(refundOf) {
+    setPosted(null);
+    setRefund(refundOf);
+    setForm((n) => n + 1);
   }
 
   return html`
@@ -240,10 +265,10 @@ export function CustomerLedger({ id }) {
     <div class="title-row">
       <h1>${customer.name}</h1>
       <div class="actions">
-        <${RefreshButton} onClick=${ledger.refresh} busy=${ledger.loading} />
+        <${RefreshButton} onClick=${refresh} busy=${ledger.loading} />
         <${DownloadButton} file="ledger.csv" params=${{ customerId: id }}
           filename=${"ledger-" + customer.name.replace(/[^\w-]+/g, "-") + ".csv"} label="Ledger (CSV)" />
-        ${form ? null : html`<button type="button" class="primary" onClick=${() => { setPosted(null); setForm((n) => n + 1); }}>New ledger entry</button>`}
+        ${form ? null : html`<button type="button" class="primary" onClick=${() => open(null)}>New ledger entry</button>`}
       </div>
     </div>
     <p class="lead">Balance: <strong>${balances(customer.balance)}</strong> <span class="hint">(positive: the customer owes us)</span></p>
@@ -253,7 +278,10 @@ export function CustomerLedger({ id }) {
           balance after it ${money(posted.entry.balanceAfter)}.
           ${posted.changed ? "" : " (It had already reached the server, so it was not posted twice.)"}</p>`
       : null}
-    ${form ? html`<${PostEntryForm} key=${form} customer=${customer} onPosted=${onPosted} onClose=${() => setForm(0)} />` : null}
+    ${form
+      ? html`<${PostEntryForm} key=${form} customer=${customer} refund=${refund} onPosted=${onPosted}
+          onClose=${() => setForm(0)} />`
+      : html`<${OrdersToRefund} refunds=${refunds} onRefund=${(order, due) => open({ order, due })} />`}
     <h2>Ledger</h2>
     ${entries.length
       ? html`<div class="table-wrap"><table class="ledger">
