@@ -863,12 +863,14 @@ async def seed_orders(url: str, shop: fixture.Shop, count: int = 200) -> dict[st
             clients = [shop.customer_id]
             for i in range(9):
                 clients.append(
-                    (await customers.create_customer(conn, f"Customer {i}", shop.admin_id)).id
+                    (
+                        await customers.create_customer(conn, f"Customer {i}", shop.admin_id)
+                    ).customer.id
                 )
         for n in range(count):
             picked = list(dict.fromkeys(codes[(n + 3 * k) % len(codes)] for k in range(1 + n % 3)))
             async with unit_of_work(engine) as conn:
-                order = await create_work_order(
+                created = await create_work_order(
                     conn,
                     NewWorkOrder(
                         customer_id=clients[n % len(clients)],
@@ -882,7 +884,7 @@ async def seed_orders(url: str, shop: fixture.Shop, count: int = 200) -> dict[st
                         created_by=shop.admin_id if n % 2 else workers[n % len(workers)],
                     ),
                 )
-                tasks = await reads.tasks_of_work_orders(conn, [order.id])
+                tasks = await reads.tasks_of_work_orders(conn, [created.order.id])
                 production = [t for t in tasks if t.department_kind == DepartmentKind.PRODUCTION]
                 for i, task in enumerate(production):
                     if (n + i) % 2:

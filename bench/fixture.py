@@ -167,8 +167,10 @@ async def seed_shop(url: str, *, departments: int, workers: int, displays: int) 
                 is_admin=True,
                 department_ids=[],
             )
-            shop.admin_id = boss.id
-            shop.customer_id = (await customers.create_customer(conn, "Bench", boss.id)).id
+            shop.admin_id = boss.user.id
+            shop.customer_id = (
+                await customers.create_customer(conn, "Bench", boss.user.id)
+            ).customer.id
             for i in range(workers):
                 user = await people.create_user(
                     conn,
@@ -182,10 +184,10 @@ async def seed_shop(url: str, *, departments: int, workers: int, displays: int) 
                     conn,
                     kind=TokenKind.SESSION,
                     name="bench",
-                    user_id=user.id,
+                    user_id=user.user.id,
                     ttl_seconds=TOKEN_TTL_SECONDS,
                 )
-                shop.worker_ids.append(user.id)
+                shop.worker_ids.append(user.user.id)
                 shop.worker_tokens.append(issued.token)
             for i in range(displays):
                 index = i % departments
@@ -193,7 +195,7 @@ async def seed_shop(url: str, *, departments: int, workers: int, displays: int) 
                     conn,
                     kind=TokenKind.DISPLAY,
                     name=f"display {i}",
-                    user_id=boss.id,
+                    user_id=boss.user.id,
                     ttl_seconds=None,
                     department_ids=[shop.department_ids[index]],
                 )
@@ -254,7 +256,7 @@ class TaskPool:
                     quote=None,
                     created_by=self.shop.admin_id,
                 )
-                order_ids.append((await orders.create_work_order(conn, new)).id)
+                order_ids.append((await orders.create_work_order(conn, new)).order.id)
             tasks = await reads.tasks_of_work_orders(conn, order_ids)
         return [t.id for t in tasks if t.department_kind != DepartmentKind.DELIVERY]
 

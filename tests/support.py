@@ -204,9 +204,9 @@ class Shop:
                 department_ids=[self.departments[c] for c in codes],
             )
             issued = await people.issue_token(
-                conn, kind=TokenKind.SESSION, name="test", user_id=user.id, ttl_seconds=3600
+                conn, kind=TokenKind.SESSION, name="test", user_id=user.user.id, ttl_seconds=3600
             )
-        self.users[key] = user.id
+        self.users[key] = user.user.id
         self.tokens[key] = issued.token
         self.token_ids[key] = issued.row.id
         return issued.token
@@ -247,7 +247,7 @@ class Shop:
                     delivery_only=not codes,
                 ),
             )
-        return int(row.id)
+        return int(row.order.id)
 
 
 DEPARTMENTS = [
@@ -299,7 +299,7 @@ async def open_shop(engine: AsyncEngine) -> Shop:
         await s.add_user(key, codes)
     await s.add_user("ada", [], is_admin=True)
     async with unit_of_work(engine) as conn:
-        s.customer_id = (await customers.create_customer(conn, "ACME", s.users["sam"])).id
+        s.customer_id = (await customers.create_customer(conn, "ACME", s.users["sam"])).customer.id
     return s
 
 

@@ -2,7 +2,7 @@
 with its attempts, claimed by one process at a time through a lease on the webhook.
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-12-03 16:00:00
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql as pg
 
 revision: str = "0013"
-down_revision: str | None = "0011"
+down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

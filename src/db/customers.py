@@ -6,6 +6,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from db import reads
+from db.idempotency import Once, made_before
 from db.queries import Q
 from db.rows import CustomerRow
 from domain.contacts import Address, Contact
@@ -30,17 +32,41 @@ def contact_of(row: CustomerRow) -> Contact:
     return Contact(row.contact_name, row.email, row.phone, address, row.notes)
 
 
-async def create_customer(
-    conn: AsyncConnection, name: str, created_by: int, contact: Contact | None = None
-) -> CustomerRow:
-    params = {"name": name, "created_by": created_by, **_columns(contact or Contact())}
-    return CustomerRow.of((await conn.execute(Q["insert_customer"], params)).one())
-
-
 @dataclass(frozen=True)
 class CustomerChange:
     customer: CustomerRow
     changed: bool
+
+
+async def _made_before(conn: AsyncConnection, once: Once) -> CustomerChange | None:
+    made = await made_before(conn, "customer_by_key", once, "customer")
+    if made is None:
+        return None
+    [customer] = await reads.customers(conn, [made])
+    return CustomerChange(customer, changed=False)
+
+
+async def create_customer(
+    conn: AsyncConnection,
+    name: str,
+    created_by: int,
+    contact: Contact | None = None,
+    idempotency_key: str | None = None,
+) -> CustomerChange:
+    """A new customer; with a key already used for the same name and contact, that one."""
+    given = contact or Contact()
+    once = Once.of(idempotency_key, {"name": name, "contact": given})
+    repeated = await _made_before(conn, once)
+    if repeated is not None:
+        return repeated
+    params = {"name": name, "created_by": created_by, **_columns(given), **once.params()}
+    made = (await conn.execute(Q["insert_customer"], params)).first()
+    if made is not None:
+        return CustomerChange(CustomerRow.of(made), changed=True)
+    # A create with this key committed between our look and our insert.
+    repeated = await _made_before(conn, once)
+    assert repeated is not None
+    return repeated
 
 
 async def update_customer(

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from db import reads
 from db.queries import Q
 from db.rows import LedgerEntryRow
-from domain import ledger
+from domain import idempotency, ledger
 from domain.enums import LedgerEntryKind, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
 from domain.ledger import EntryContent
@@ -46,7 +46,7 @@ async def _repeat(conn: AsyncConnection, new: NewEntry) -> Posted | None:
     ).first()
     if stored is None:
         return None
-    ledger.same_post(new.idempotency_key, content_of(stored), new.content)
+    idempotency.repeat(new.idempotency_key, content_of(stored) == new.content, "entry")
     return Posted(await entry(conn, stored.id), changed=False)
 
 

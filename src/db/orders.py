@@ -1,5 +1,6 @@
 """The work order aggregate: creation, the one status writer, settlement, cancellation."""
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -8,6 +9,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import reads, timers
+from db.idempotency import Once, made_before
 from db.people import facts
 from db.queries import Q, fetch_native
 from db.rows import WorkOrderRow
@@ -58,12 +60,41 @@ class NewWorkOrder:
     priority: WorkOrderPriority = WorkOrderPriority.NORMAL
     # An order that only delivers (stock goods): no production, no job line needed.
     delivery_only: bool = False
+    idempotency_key: str | None = None
+
+
+@dataclass(frozen=True)
+class OrderChange:
+    order: WorkOrderRow
+    changed: bool
+
+
+def _asked(new: NewWorkOrder) -> dict[str, Any]:
+    """What a retry with the same key must ask again: everything but who asks (as on the
+    ledger) and the key; the departments as a set."""
+    asked = dataclasses.asdict(new)
+    del asked["created_by"], asked["idempotency_key"]
+    asked["department_codes"] = sorted(new.department_codes)
+    return asked
+
+
+async def _made_before(conn: AsyncConnection, once: Once) -> OrderChange | None:
+    made = await made_before(conn, "work_order_by_key", once, "work order")
+    if made is None:
+        return None
+    [order] = await reads.work_orders(conn, [made])
+    return OrderChange(order, changed=False)
 
 
 async def create_work_order(
     conn: AsyncConnection, new: NewWorkOrder, due_soon: timedelta = timers.DUE_SOON
-) -> WorkOrderRow:
-    """The order, a task per department domain.workflow.task_departments names, the gate."""
+) -> OrderChange:
+    """The order, a task per department domain.workflow.task_departments names, the gate.
+    With a key already used for the same order: that order, unchanged."""
+    once = Once.of(new.idempotency_key, _asked(new))
+    repeated = await _made_before(conn, once)
+    if repeated is not None:
+        return repeated
     if (await conn.execute(Q["customer_exists"], {"customer_id": new.customer_id})).first() is None:
         raise DomainError(ErrorCode.NOT_FOUND, "No such customer.", "customerId")
     departments = await reads.all_departments(conn)
@@ -95,11 +126,18 @@ async def create_work_order(
         "created_by": new.created_by,
         "due_at": new.due_at,
         "priority": new.priority.value,
+        **once.params(),
     }
     order = None
     for _ in range(MAX_NUMBER_ATTEMPTS):
         order = (await conn.execute(Q["insert_work_order"], params)).first()
-        if order is not None or new.order_number is not None:
+        if order is not None:
+            break
+        # A create with this key committed meanwhile, or the number is taken.
+        repeated = await _made_before(conn, once)
+        if repeated is not None:
+            return repeated
+        if new.order_number is not None:
             break
     if order is None:
         raise DomainError(
@@ -123,13 +161,7 @@ async def create_work_order(
     await settle_work_order(conn, order.id, new.created_by)
     if new.due_at is not None:
         await timers.arm_order(conn, order.id, new.due_at, due_soon)
-    return WorkOrderRow.pick(order)
-
-
-@dataclass(frozen=True)
-class OrderChange:
-    order: WorkOrderRow
-    changed: bool
+    return OrderChange(WorkOrderRow.pick(order), changed=True)
 
 
 async def lock_open_order(

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import reads
 from db.credentials import hash_password, new_token, token_hash, verify_password
+from db.idempotency import Once, made_before
 from db.queries import Q
 from db.rows import DepartmentRow, TokenRow, UserRow
 from domain import workflow
@@ -61,6 +62,20 @@ async def departments_by_codes(
     return [by_code[c] for c in codes]
 
 
+@dataclass(frozen=True)
+class UserChange:
+    user: UserRow
+    changed: bool
+
+
+async def _made_before(conn: AsyncConnection, once: Once) -> UserChange | None:
+    made = await made_before(conn, "user_by_key", once, "user")
+    if made is None:
+        return None
+    [user] = await reads.users(conn, [made])
+    return UserChange(user, changed=False)
+
+
 async def create_user(
     conn: AsyncConnection,
     *,
@@ -69,19 +84,43 @@ async def create_user(
     password: str | None,
     is_admin: bool,
     department_ids: list[int],
-) -> UserRow:
+    idempotency_key: str | None = None,
+) -> UserChange:
+    """A new user. With a key already used for the same email, name, admin flag and
+    departments: that user, unchanged. The password is no part of what a retry repeats
+    (it is never kept but hashed): the first one stands."""
+    asked = {
+        "email": email,
+        "name": name,
+        "is_admin": is_admin,
+        "departments": sorted(department_ids),
+    }
+    once = Once.of(idempotency_key, asked)
+    repeated = await _made_before(conn, once)
+    if repeated is not None:
+        return repeated
     password_hash = await hash_password(password) if password is not None else None
     found = (
         await conn.execute(
             Q["insert_user"],
-            {"email": email, "name": name, "password_hash": password_hash, "is_admin": is_admin},
+            {
+                "email": email,
+                "name": name,
+                "password_hash": password_hash,
+                "is_admin": is_admin,
+                **once.params(),
+            },
         )
     ).first()
     if found is None:
+        # A create with this key committed meanwhile, or the email is taken.
+        repeated = await _made_before(conn, once)
+        if repeated is not None:
+            return repeated
         raise DomainError(ErrorCode.DUPLICATE, f"A user with email {email} exists.", "email")
     row = UserRow.of(found)
     await conn.execute(Q["add_memberships"], {"user_id": row.id, "department_ids": department_ids})
-    return row
+    return UserChange(row, changed=True)
 
 
 async def upsert_user(
@@ -96,7 +135,7 @@ async def upsert_user(
     """For the CLI: create, or update an existing user without ever demoting an admin."""
     existing = await user_by_email(conn, email)
     if existing is None:
-        return await create_user(
+        made = await create_user(
             conn,
             email=email,
             name=name or email.split("@")[0],
@@ -104,6 +143,7 @@ async def upsert_user(
             is_admin=is_admin,
             department_ids=department_ids,
         )
+        return made.user
     password_hash = await hash_password(password) if password is not None else None
     row = UserRow.of(
         (

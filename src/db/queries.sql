@@ -189,22 +189,29 @@ FROM department_tasks t
 WHERE t.work_order_id = :work_order_id AND t.status = 'PENDING'
 
 -- name: insert_work_order
+-- Inserts nothing when the order number or the idempotency key is taken; a concurrent
+-- create with the same key waits on the unique index, and one inserts.
 WITH created AS (
     INSERT INTO work_orders (order_number, customer_id, details, needs_installation,
                              needs_transport, needs_repair, quote_minor, quote_currency,
-                             created_by, due_at, priority)
+                             created_by, due_at, priority, idempotency_key,
+                             idempotency_fingerprint)
     VALUES (coalesce(CAST(:order_number AS text),
                      'WO-' || lpad(nextval('work_order_number_seq')::text, 6, '0')),
             :customer_id, CAST(:details AS jsonb), :needs_installation, :needs_transport,
             :needs_repair, :quote_minor, :quote_currency, :created_by,
-            CAST(:due_at AS timestamptz), :priority)
-    ON CONFLICT (order_number) DO NOTHING
+            CAST(:due_at AS timestamptz), :priority, :idempotency_key,
+            :idempotency_fingerprint)
+    ON CONFLICT DO NOTHING
     RETURNING *, work_order_created_payload(work_orders) AS event_payload
 ), event AS (
     INSERT INTO events (type, work_order_id, payload)
     SELECT 'WORK_ORDER_CREATED', id, event_payload FROM created
 )
 SELECT * FROM created
+
+-- name: work_order_by_key
+SELECT id, idempotency_fingerprint FROM work_orders WHERE idempotency_key = :idempotency_key
 
 -- name: insert_tasks
 -- The tasks of :open_ids wait for nothing (domain.workflow.opens_at_creation): in their
@@ -468,10 +475,15 @@ SELECT 1
 SELECT * FROM departments ORDER BY kind, code
 
 -- name: insert_user
-INSERT INTO users (email, name, password_hash, is_admin)
-VALUES (:email, :name, :password_hash, :is_admin)
+-- Inserts nothing when the email or the idempotency key is taken.
+INSERT INTO users (email, name, password_hash, is_admin, idempotency_key,
+                   idempotency_fingerprint)
+VALUES (:email, :name, :password_hash, :is_admin, :idempotency_key, :idempotency_fingerprint)
 ON CONFLICT DO NOTHING
 RETURNING *
+
+-- name: user_by_key
+SELECT id, idempotency_fingerprint FROM users WHERE idempotency_key = :idempotency_key
 
 -- name: user_by_email
 -- :email as domain.validation.email() normalises it, the form users.email is stored in.
@@ -547,11 +559,16 @@ WHERE tk.token_hash = :token_hash
 GROUP BY tk.id, u.id
 
 -- name: insert_customer
+-- Inserts nothing when the idempotency key is taken.
 INSERT INTO customers (name, created_by, contact_name, email, phone, address_lines, postcode,
-                       city, country, notes)
+                       city, country, notes, idempotency_key, idempotency_fingerprint)
 VALUES (:name, :created_by, :contact_name, :email, :phone, CAST(:address_lines AS text[]),
-        :postcode, :city, :country, :notes)
+        :postcode, :city, :country, :notes, :idempotency_key, :idempotency_fingerprint)
+ON CONFLICT (idempotency_key) DO NOTHING
 RETURNING *
+
+-- name: customer_by_key
+SELECT id, idempotency_fingerprint FROM customers WHERE idempotency_key = :idempotency_key
 
 -- name: lock_customer
 SELECT * FROM customers WHERE id = :customer_id FOR NO KEY UPDATE
@@ -681,10 +698,14 @@ ORDER BY CASE WHEN :by_due THEN w.due_at END,
 LIMIT :limit
 
 -- name: customers_page
-SELECT * FROM customers
-WHERE (CAST(:search AS text) IS NULL OR name ILIKE '%' || :search || '%')
-  AND (CAST(:after_id AS bigint) IS NULL OR id > :after_id)
-ORDER BY id
+-- :refund_due (null: either way) asks for customers with a refund due on a cancelled
+-- order (the refunds_due view, migration 0012), or without.
+SELECT * FROM customers c
+WHERE (CAST(:search AS text) IS NULL OR c.name ILIKE '%' || :search || '%')
+  AND (CAST(:refund_due AS boolean) IS NULL
+       OR EXISTS (SELECT FROM refunds_due r WHERE r.customer_id = c.id) = :refund_due)
+  AND (CAST(:after_id AS bigint) IS NULL OR c.id > :after_id)
+ORDER BY c.id
 LIMIT :limit
 
 -- name: users_page
@@ -911,6 +932,19 @@ SELECT s.customer_id, s.currency, s.balance AS balance_minor,
           AND d.running > d.credited) AS oldest_unpaid_at
 FROM sums s
 ORDER BY s.balance DESC, s.customer_id, s.currency
+
+-- name: refunds_due_of_work_orders
+-- What each cancelled order's customer is owed back, per currency (the refunds_due view:
+-- the one rule, which customers_page's filter reads too).
+SELECT work_order_id, currency, due_minor AS minor FROM refunds_due
+WHERE work_order_id = ANY(CAST(:ids AS bigint[]))
+ORDER BY work_order_id, currency
+
+-- name: refunds_due_of_customers
+SELECT customer_id, currency, CAST(sum(due_minor) AS bigint) AS minor FROM refunds_due
+WHERE customer_id = ANY(CAST(:ids AS bigint[]))
+GROUP BY customer_id, currency
+ORDER BY customer_id, currency
 
 -- name: customer_balances
 -- One sum per currency the customer has entries in; positive when the customer owes.

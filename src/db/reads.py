@@ -22,6 +22,7 @@ from db.rows import (
     DepartmentRow,
     LedgerEntryRow,
     MembershipRow,
+    RefundDueRow,
     TableRow,
     TaskRow,
     TaskTransitionRow,
@@ -108,6 +109,18 @@ async def ledger_of_work_orders(conn: AsyncConnection, ids: Sequence[int]) -> li
 
 async def customer_balances(conn: AsyncConnection, ids: Sequence[int]) -> list[BalanceRow]:
     rows = await conn.execute(Q["customer_balances"], {"ids": list(ids)})
+    return [BalanceRow(*row) for row in rows]
+
+
+async def refunds_due_of_work_orders(
+    conn: AsyncConnection, ids: Sequence[int]
+) -> list[RefundDueRow]:
+    rows = await conn.execute(Q["refunds_due_of_work_orders"], {"ids": list(ids)})
+    return [RefundDueRow(*row) for row in rows]
+
+
+async def refunds_due_of_customers(conn: AsyncConnection, ids: Sequence[int]) -> list[BalanceRow]:
+    rows = await conn.execute(Q["refunds_due_of_customers"], {"ids": list(ids)})
     return [BalanceRow(*row) for row in rows]
 
 
@@ -228,9 +241,14 @@ async def work_orders_page(
 
 
 async def customers_page(
-    conn: AsyncConnection, *, limit: int, after_id: int | None, search: str | None
+    conn: AsyncConnection,
+    *,
+    limit: int,
+    after_id: int | None,
+    search: str | None,
+    refund_due: bool | None = None,
 ) -> list[CustomerRow]:
-    params = {"limit": limit, "after_id": after_id, "search": search}
+    params = {"limit": limit, "after_id": after_id, "search": search, "refund_due": refund_due}
     return await _all(conn, "customers_page", params, CustomerRow)
 
 

@@ -133,6 +133,8 @@ class UserRow(TableRow):
     is_active: bool
     department: str | None
     created_at: datetime
+    idempotency_key: str | None
+    idempotency_fingerprint: str | None
 
 
 @dataclass(slots=True, eq=False)
@@ -171,6 +173,8 @@ class CustomerRow(TableRow):
     city: str | None
     country: str | None
     notes: str | None
+    idempotency_key: str | None
+    idempotency_fingerprint: str | None
 
 
 @dataclass(slots=True, eq=False)
@@ -198,6 +202,8 @@ class WorkOrderRow(TableRow):
     held_by: int | None
     hold_reason: str | None
     last_completed_at: datetime | None
+    idempotency_key: str | None
+    idempotency_fingerprint: str | None
 
 
 @dataclass(slots=True, eq=False)
@@ -271,9 +277,19 @@ class LedgerEntryRow(TableRow):
 
 
 class BalanceRow(NamedTuple):
-    """A customer's balance in one currency (customer_balances: a sum, not a table's row)."""
+    """A customer's sum in one currency, not a table's row: its balance (customer_balances)
+    or what it is owed back on cancelled orders (refunds_due_of_customers)."""
 
     customer_id: int
+    currency: str
+    minor: int
+
+
+class RefundDueRow(NamedTuple):
+    """What a cancelled order's customer is owed back in one currency (the refunds_due
+    view)."""
+
+    work_order_id: int
     currency: str
     minor: int
 

@@ -4,6 +4,7 @@ checks that these definitions and the migrated database agree."""
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql as pg
 from sqlalchemy.dialects.postgresql.base import ischema_names
+from sqlalchemy.schema import SchemaItem
 
 from domain.enums import (
     DepartmentKind,
@@ -58,6 +59,19 @@ def _now(name: str) -> sa.Column[object]:
     return sa.Column(name, sa.DateTime(timezone=True), nullable=False, server_default=stamp)
 
 
+def _idempotent() -> list[SchemaItem]:
+    """What a create made with an idempotency key keeps: the key (unique in its table) and
+    the fingerprint of what it was asked (domain.idempotency); both null without a key."""
+    return [
+        sa.Column("idempotency_key", sa.Text, nullable=True, unique=True),
+        sa.Column("idempotency_fingerprint", sa.Text, nullable=True),
+        sa.CheckConstraint(
+            "(idempotency_key IS NULL) = (idempotency_fingerprint IS NULL)",
+            name="idempotency_fingerprinted",
+        ),
+    ]
+
+
 work_order_number_seq = sa.Sequence("work_order_number_seq", metadata=metadata)
 
 departments = sa.Table(
@@ -93,6 +107,7 @@ users = sa.Table(
     # Kept only for the legacy import to read; membership lives in user_departments.
     sa.Column("department", sa.Text, nullable=True),
     _now("created_at"),
+    *_idempotent(),
     # Stored as domain.validation.email() writes it (NFKC, case-folded): one form per address.
     sa.Index("uq_users_email", "email", unique=True),
 )
@@ -142,6 +157,7 @@ customers = sa.Table(
     sa.Column("city", sa.Text, nullable=True),
     sa.Column("country", sa.Text, nullable=True),
     sa.Column("notes", sa.Text, nullable=True),
+    *_idempotent(),
 )
 
 work_orders = sa.Table(
@@ -174,6 +190,7 @@ work_orders = sa.Table(
     # The flow projection's part (see department_tasks): the order's last completion,
     # kept by transition_work_order, derived from history by rebuild_flow.
     sa.Column("last_completed_at", sa.DateTime(timezone=True), nullable=True),
+    *_idempotent(),
     sa.CheckConstraint(one_of("status", WorkOrderStatus), name="status"),
     sa.CheckConstraint(one_of("priority", WorkOrderPriority), name="priority"),
     sa.CheckConstraint(

@@ -13,7 +13,7 @@ from datetime import datetime
 from domain.enums import AgeingBucket, LedgerEntryKind
 from domain.errors import DomainError, ErrorCode
 from domain.money import Money
-from domain.validation import invalid, storable, text
+from domain.validation import invalid, text
 from domain.words import LEDGER_KIND
 
 # +1 raises what is owed, -1 lowers it, 0: the amount's own sign (ADJUSTMENT).
@@ -30,8 +30,10 @@ SIGNS: dict[LedgerEntryKind, int] = {
 # negated). Adjustments count in the balance only.
 CHARGED_KINDS = (LedgerEntryKind.CHARGE, LedgerEntryKind.CREDIT)
 PAID_KINDS = (LedgerEntryKind.PAYMENT, LedgerEntryKind.REFUND)
+# What a cancelled order is owed back (WorkOrder.refundDue) is paid less what was credited
+# beyond what was charged; the rule is the database view refunds_due (migration 0012),
+# since the customer list filters and pages on it.
 
-MAX_IDEMPOTENCY_KEY = 200
 MAX_MEMO = 1000
 
 
@@ -57,40 +59,19 @@ def sign_allowed(kind: LedgerEntryKind, minor: int) -> bool:
     return minor != 0 if sign == 0 else minor * sign > 0
 
 
-def idempotency_key(value: str) -> str:
-    storable(value, "idempotencyKey")
-    if not value.strip():
-        raise invalid("idempotencyKey must not be empty.", "idempotencyKey")
-    if len(value) > MAX_IDEMPOTENCY_KEY:
-        raise invalid(
-            f"idempotencyKey is longer than {MAX_IDEMPOTENCY_KEY} characters.", "idempotencyKey"
-        )
-    return value
-
-
 def memo(value: str | None) -> str | None:
     return text(value, "memo", max_len=MAX_MEMO) if value is not None else None
 
 
 @dataclass(frozen=True)
 class EntryContent:
-    """What makes two posts with one idempotency key the same post."""
+    """What makes two posts with one idempotency key the same post (domain.idempotency)."""
 
     customer_id: int
     work_order_id: int | None
     kind: LedgerEntryKind
     amount: Money
     memo: str | None
-
-
-def same_post(key: str, stored: EntryContent, asked: EntryContent) -> None:
-    """A repeated key is a retry only when it carries the same content."""
-    if stored != asked:
-        raise DomainError(
-            ErrorCode.DUPLICATE,
-            f"Idempotency key {key!r} was already used for a different entry.",
-            "idempotencyKey",
-        )
 
 
 def order_for_charge(kind: LedgerEntryKind, order_cancelled: bool) -> None:

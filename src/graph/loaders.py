@@ -23,6 +23,7 @@ from db.rows import (
     DepartmentRow,
     LedgerEntryRow,
     MembershipRow,
+    RefundDueRow,
     TaskRow,
     TaskTransitionRow,
     TokenRow,
@@ -149,6 +150,14 @@ class Loaders:
     @cached_property
     def customer_balances(self) -> DataLoader[int, list[BalanceRow]]:
         return _grouped(self._read, reads.customer_balances, "customer_id")
+
+    @cached_property
+    def work_order_refunds_due(self) -> DataLoader[int, list[RefundDueRow]]:
+        return _grouped(self._read, reads.refunds_due_of_work_orders, "work_order_id")
+
+    @cached_property
+    def customer_refunds_due(self) -> DataLoader[int, list[BalanceRow]]:
+        return _grouped(self._read, reads.refunds_due_of_customers, "customer_id")
 
     async def all_departments(self) -> list[DepartmentRow]:
         # Local, not the attribute: a subscription on the same connection may clear the

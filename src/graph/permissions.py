@@ -137,6 +137,38 @@ class SeesDeliveryGate(Forbidden):
         return any(d is not None and d.kind == DepartmentKind.DELIVERY for d in departments)
 
 
+@strawberry.schema_directive(
+    locations=[Location.FIELD_DEFINITION],
+    name="whenGiven",
+    description="Callers who give the argument: members of a department of one of these "
+    "kinds, and admins.",
+)
+class WhenGivenDirective:
+    argument: str
+    kinds: list[DepartmentKind]
+
+
+class WhenGiven(Forbidden):
+    """`rule`, asked only of callers who give the argument `argument` (its Python name): a
+    filter that only some may use on a field others may read."""
+
+    def __init__(self, argument: str, rule: InDepartmentOfKind) -> None:
+        self.argument = argument
+        self.rule = rule
+        first, *rest = argument.split("_")
+        named = first + "".join(w.title() for w in rest)
+        kinds = sorted(rule.kinds)
+        self.message = f"Only members of {' or '.join(kinds)} (or admins) can ask for {named}."
+        self._directive = WhenGivenDirective(argument=named, kinds=kinds)
+
+    @property
+    def schema_directive(self) -> object:
+        return self._directive
+
+    def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
+        return kwargs.get(self.argument) is None or self.rule.admits(viewer_of(info))
+
+
 class IsSelf(Forbidden):
     message = "Only the user themselves can see this."
 
@@ -193,6 +225,8 @@ ADMINS = IsAdmin()
 SALES = InDepartmentOfKind(DepartmentKind.SALES)
 SEES_QUOTES = InDepartmentOfKind(DepartmentKind.SALES, DepartmentKind.ACCOUNTS)
 READS_LEDGER = InDepartmentOfKind(DepartmentKind.ACCOUNTS)
+# customers(refundDue:) tells who is owed money: the ledger's readers only.
+READS_LEDGER_TO_FILTER_REFUNDS = WhenGiven("refund_due", READS_LEDGER)
 SEES_QUEUE = SeesQueue()
 SEES_DELIVERY_GATE = SeesDeliveryGate()
 SELF_OR_ADMIN = SelfOrAdmin()

@@ -24,6 +24,7 @@ from graph.ids import decode_id
 from graph.permissions import (
     ADMINS,
     READS_LEDGER,
+    READS_LEDGER_TO_FILTER_REFUNDS,
     SALES,
     SEES_QUEUE,
     SEES_QUOTES,
@@ -369,13 +370,20 @@ class Query:
             rows = await reads.receivables_ageing(conn)
         return ReceivablesAgeing.of(rows, datetime.now(UTC))
 
-    @strawberry.field(extensions=allowed(SEES_QUOTES))
+    @strawberry.field(extensions=allowed(SEES_QUOTES, READS_LEDGER_TO_FILTER_REFUNDS))
     async def customers(
         self,
         info: Info,
         search: str | None = None,
         first: int | None = None,
         after: str | None = None,
+        refund_due: Annotated[
+            bool | None,
+            strawberry.argument(
+                description="true: only customers owed money back on a cancelled order "
+                "(WorkOrder.refundDue); false: only those who are not. Accounts only."
+            ),
+        ] = None,
     ) -> relay.Connection[Customer]:
         limit = page_size(first)
         after_id = decode_id_cursor(after)
@@ -385,6 +393,7 @@ class Query:
                 limit=limit + 1,
                 after_id=after_id,
                 search=_search(search),
+                refund_due=refund_due,
             )
         edges, page = build_edges(rows, limit, after, lambda r: [r.id], Customer.of)
         return relay.Connection(edges=edges, page_info=page)

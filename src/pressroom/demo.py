@@ -114,7 +114,7 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
         }
         users = {}
         for email, name, is_admin, codes in PEOPLE:
-            users[email] = await people.create_user(
+            made = await people.create_user(
                 conn,
                 email=email,
                 name=name,
@@ -122,8 +122,11 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
                 is_admin=is_admin,
                 department_ids=[depts[c].id for c in codes],
             )
+            users[email] = made.user
         clients = [
-            await customers.create_customer(conn, name, users["sam@pressroom.test"].id, contact)
+            (
+                await customers.create_customer(conn, name, users["sam@pressroom.test"].id, contact)
+            ).customer
             for name, contact in CUSTOMERS
         ]
         for before, code in itertools.pairwise(ROUTE):
@@ -214,7 +217,7 @@ class _Shop:
     async def create(self, conn: AsyncConnection, step: Step, sales: int) -> None:
         n = step.n
         rng = random.Random(n)
-        order = await create_work_order(
+        made = await create_work_order(
             conn,
             NewWorkOrder(
                 customer_id=self.clients[n % len(self.clients)].id,
@@ -230,6 +233,7 @@ class _Shop:
                 priority=WorkOrderPriority.RUSH if n == 1 else WorkOrderPriority.NORMAL,
             ),
         )
+        order = made.order
         self.orders[n] = order
         code_of = {id_: code for code, id_ in self.depts.items()}
         for task in await reads.tasks_of_work_orders(conn, [order.id]):

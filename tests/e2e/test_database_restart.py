@@ -52,7 +52,7 @@ async def test_server_survives_a_database_restart(own_database: tuple[Path, str]
         )
         token = (
             await people.issue_token(
-                conn, kind=TokenKind.SESSION, name="t", user_id=user.id, ttl_seconds=3600
+                conn, kind=TokenKind.SESSION, name="t", user_id=user.user.id, ttl_seconds=3600
             )
         ).token
     await engine.dispose()

@@ -553,7 +553,7 @@ async def test_the_work_order_list_searches_filters_and_pages(
     async with unit_of_work(shop.engine) as conn:
         shop.customer_id = (
             await customers.create_customer(conn, "Zeta Print Co", shop.users["sam"])
-        ).id
+        ).customer.id
     zeta = [await shop.order(["print"]) for _ in range(2)]
     shop.customer_id = acme
     cancelled = await api.as_(shop.tokens["sam"])(

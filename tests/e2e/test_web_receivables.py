@@ -35,7 +35,8 @@ async def test_accounts_sees_what_is_owed_by_age_sorted_by_balance(
     server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
 ) -> None:
     async with unit_of_work(shop.engine) as conn:
-        bravo = (await customers.create_customer(conn, "Bravo", shop.users["sam"], Contact())).id
+        made = await customers.create_customer(conn, "Bravo", shop.users["sam"], Contact())
+        bravo = made.customer.id
     await charged(shop, shop.customer_id, "40", 100)
     await charged(shop, bravo, "250", 10)
     tab = await tabs(token=shop.tokens["abe"])

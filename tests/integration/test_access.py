@@ -186,7 +186,7 @@ async def _user_with_password(shop: Shop) -> int:
             is_admin=False,
             department_ids=[shop.departments["print"]],
         )
-    return int(row.id)
+    return int(row.user.id)
 
 
 async def test_login_returns_a_token_that_works_for_me(api: Client, shop: Shop) -> None:
@@ -702,7 +702,8 @@ def pk(node: dict[str, Any]) -> int:
 async def orders(shop: Shop, api: Client) -> dict[str, Any]:
     """Ten orders: seven of ACME (one cancelled), three of Globex Print Ltd."""
     async with unit_of_work(shop.engine) as conn:
-        globex = (await customers.create_customer(conn, "Globex Print Ltd", shop.users["sam"])).id
+        made = await customers.create_customer(conn, "Globex Print Ltd", shop.users["sam"])
+        globex = made.customer.id
     acme_ids = [await shop.order(["print"]) for _ in range(4)]
     globex_ids = []
     for _ in range(3):

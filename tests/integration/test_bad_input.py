@@ -125,7 +125,7 @@ async def world(shop: Shop) -> World:
         finishing_task=tasks["finishing"],
         delivery_task=tasks["delivery"],
         cancelled_task=cancelled_tasks["print"],
-        other_customer=other.id,
+        other_customer=other.customer.id,
     )
 
 
@@ -428,6 +428,18 @@ CASES: dict[str, Case] = {
         wo(quote={"amount": "-5.00", "currency": "EUR"}),
         UserErr("INVALID_INPUT", "quote.amount", "negative"),
     ),
+    "wo-empty-key": Case(
+        "sam",
+        "createWorkOrder",
+        wo(idempotencyKey=""),
+        UserErr("INVALID_INPUT", "idempotencyKey", "must not be empty"),
+    ),
+    "wo-overlong-key": Case(
+        "sam",
+        "createWorkOrder",
+        wo(idempotencyKey="k" * 201),
+        UserErr("INVALID_INPUT", "idempotencyKey", "longer than 200"),
+    ),
     # --- postLedgerEntry -----------------------------------------------------------------
     "ledger-unknown-customer": Case(
         "abe",
@@ -550,12 +562,36 @@ CASES: dict[str, Case] = {
         fixed({"name": "Ac\u0000me"}),
         UserErr("INVALID_INPUT", "name", "name"),
     ),
+    "customer-blank-key": Case(
+        "sam",
+        "createCustomer",
+        fixed({"name": "New", "idempotencyKey": "   "}),
+        UserErr("INVALID_INPUT", "idempotencyKey", "must not be empty"),
+    ),
+    "customer-key-with-nul": Case(
+        "sam",
+        "createCustomer",
+        fixed({"name": "New", "idempotencyKey": "k\u0000"}),
+        UserErr("INVALID_INPUT", "idempotencyKey", "NUL"),
+    ),
     # --- createUser ----------------------------------------------------------------------
     "user-email-taken-other-case": Case(
         "ada",
         "createUser",
         user(email="SAM@Shop.Test"),
         UserErr("DUPLICATE", "email", "exists"),
+    ),
+    "user-email-taken-with-a-new-key": Case(
+        "ada",
+        "createUser",
+        user(email="sam@shop.test", idempotencyKey="new-key"),
+        UserErr("DUPLICATE", "email", "exists"),
+    ),
+    "user-overlong-key": Case(
+        "ada",
+        "createUser",
+        user(idempotencyKey="k" * 201),
+        UserErr("INVALID_INPUT", "idempotencyKey", "longer than 200"),
     ),
     "user-email-invalid": Case(
         "ada",
@@ -1111,6 +1147,14 @@ SURROGATES: dict[str, tuple[str | None, str, Inputs, str]] = {
     ),
     "ledger-memo": ("abe", "postLedgerEntry", ledger(memo=LONE), "memo"),
     "ledger-key": ("abe", "postLedgerEntry", ledger(idempotencyKey=LONE), "idempotencyKey"),
+    "wo-key": ("sam", "createWorkOrder", wo(idempotencyKey=LONE), "idempotencyKey"),
+    "customer-key": (
+        "sam",
+        "createCustomer",
+        fixed({"name": "New", "idempotencyKey": LONE}),
+        "idempotencyKey",
+    ),
+    "user-key": ("ada", "createUser", user(idempotencyKey=LONE), "idempotencyKey"),
 }
 for _key, (_who, _name, _inputs, _field) in SURROGATES.items():
     CASES[f"surrogate-{_key}"] = Case(

@@ -53,7 +53,7 @@ async def test_a_correction_says_what_changed_and_the_same_again_changes_nothing
     api: Client, shop: Shop
 ) -> None:
     async with unit_of_work(shop.engine) as conn:
-        other = await customers.create_customer(conn, "Harbour Books", shop.users["sam"])
+        other = (await customers.create_customer(conn, "Harbour Books", shop.users["sam"])).customer
     order = await shop.order(["print"], details={"product": "Flyers", "quantity": 500})
     version = await version_of(shop, order)
     done = await update(

@@ -77,9 +77,10 @@ async def a_morning(shop: Shop) -> int:
     '@' and late. Returns the formula customer's id."""
     async with unit_of_work(shop.engine) as conn:
         await clock.stamp_as_of(conn, at(-60))
-        tricky = await customers.create_customer(
+        made = await customers.create_customer(
             conn, '=HYPERLINK("http://x")', shop.users["sam"], Contact()
         )
+        tricky = made.customer
     quote = parse_money(Decimal("480.50"), "EUR", "quote")
     first = await shop.order(["print"], at=at(0), due_at=at(600), quote=quote)
     tasks = await task_ids(shop.engine, first)

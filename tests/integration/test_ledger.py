@@ -301,6 +301,8 @@ READS = {
     "ledger": "query($c: ID!) { customer(id: $c) { ledger { edges { node { id } } } } }",
     "charged": "query($w: ID!) { workOrder(id: $w) { charged { amount } } }",
     "paid": "query($w: ID!) { workOrder(id: $w) { paid { amount } } }",
+    "refundDue": "query($w: ID!) { workOrder(id: $w) { refundDue { amount } } }",
+    "customerRefundDue": "query($c: ID!) { customer(id: $c) { refundDue { amount } } }",
     "orderLedger": "query($w: ID!) { workOrder(id: $w) { ledger { id } } }",
     "node": "query($e: ID!) { node(id: $e) { ... on LedgerEntry { amount { amount } } } }",
 }

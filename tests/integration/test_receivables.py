@@ -38,7 +38,8 @@ HOLD = (
 
 async def customer(shop: Shop, name: str) -> int:
     async with unit_of_work(shop.engine) as conn:
-        return int((await customers.create_customer(conn, name, shop.users["sam"], Contact())).id)
+        made = await customers.create_customer(conn, name, shop.users["sam"], Contact())
+    return int(made.customer.id)
 
 
 async def post(

@@ -37,7 +37,7 @@ async def wal(shop: Shop) -> int:
             conn, email="wal@shop.test", name="Wal", password=PASSWORD, is_admin=False,
             department_ids=[],
         )  # fmt: skip
-    return int(row.id)
+    return int(row.user.id)
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ async def a_job(shop: Shop) -> int:
         customer = await customers.create_customer(
             conn, "Café Zoë — Łódź", shop.users["sam"], Contact()
         )
-    shop.customer_id = customer.id
+    shop.customer_id = customer.customer.id
     order = await shop.order(
         ["design", "print", "finishing"], details=DETAILS, due_at=DUE,
         priority=WorkOrderPriority.RUSH,

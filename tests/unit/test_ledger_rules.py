@@ -1,4 +1,4 @@
-"""The ledger's rules in the domain: the sign table, what a retry is, the totals."""
+"""The ledger's rules in the domain: the sign table, what content a retry repeats, the totals."""
 
 import pytest
 
@@ -74,20 +74,13 @@ def _content(**over: object) -> EntryContent:
     return EntryContent(**{**base, **over})  # type: ignore[arg-type]
 
 
-def test_a_repeated_key_is_a_retry_only_with_the_same_content() -> None:
-    ledger.same_post("k", _content(), _content())
-    for change in ({"amount": Money(-101, EUR)}, {"memo": "x"}, {"work_order_id": 2}):
-        with pytest.raises(DomainError) as info:
-            ledger.same_post("k", _content(), _content(**change))
-        assert info.value.code is ErrorCode.DUPLICATE
-        assert "'k'" in info.value.message
-
-
-@pytest.mark.parametrize("key", ["", "  ", "k" * 201, "a\x00b"])
-def test_bad_idempotency_keys(key: str) -> None:
-    with pytest.raises(DomainError) as info:
-        ledger.idempotency_key(key)
-    assert info.value.field == "idempotencyKey"
+@pytest.mark.parametrize(
+    "change",
+    [{"amount": Money(-101, EUR)}, {"memo": "x"}, {"work_order_id": 2}, {"kind": K.CREDIT}],
+)
+def test_an_entry_of_other_content_is_another_post(change: dict[str, object]) -> None:
+    assert _content() == _content()
+    assert _content() != _content(**change)
 
 
 def test_a_charge_needs_an_order_that_is_not_cancelled() -> None:

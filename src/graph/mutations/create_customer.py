@@ -4,12 +4,13 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import customers
-from domain import validation
+from domain import idempotency, validation
 from domain.contacts import Contact
 from graph.context import Info
 from graph.errors import UserError
 from graph.mutations.base import mutate
 from graph.mutations.customer_contact import ContactInput, given_parts
+from graph.mutations.once import changed_field, idempotency_key_field
 from graph.permissions import SALES, allowed, viewer_of
 from graph.types.customers import Customer
 
@@ -17,11 +18,13 @@ from graph.types.customers import Customer
 @strawberry.input
 class CreateCustomerInput(ContactInput):
     name: str
+    idempotency_key: str | None = idempotency_key_field()
 
 
 @strawberry.type
 class CreateCustomerPayload:
     customer: Customer | None = None
+    changed: bool = changed_field()
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
@@ -30,7 +33,13 @@ async def create_customer(info: Info, input: CreateCustomerInput) -> CreateCusto
     async def work(conn: AsyncConnection) -> CreateCustomerPayload:
         name = validation.text(input.name, "name")
         contact = Contact(**given_parts(input))
-        row = await customers.create_customer(conn, name, viewer_of(info).user_id, contact)
-        return CreateCustomerPayload(customer=Customer.of(row))
+        made = await customers.create_customer(
+            conn,
+            name,
+            viewer_of(info).user_id,
+            contact,
+            idempotency.optional_key(input.idempotency_key),
+        )
+        return CreateCustomerPayload(customer=Customer.of(made.customer), changed=made.changed)
 
     return await mutate(info, CreateCustomerPayload, work)

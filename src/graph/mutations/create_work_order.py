@@ -9,12 +9,13 @@ from strawberry.scalars import JSON
 
 from db.orders import NewWorkOrder
 from db.orders import create_work_order as create
-from domain import validation
+from domain import idempotency, validation
 from domain.enums import WorkOrderPriority
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
+from graph.mutations.once import changed_field, idempotency_key_field
 from graph.permissions import SALES, allowed, viewer_of
 from graph.types.money import MoneyInput
 from graph.types.work_orders import WorkOrder
@@ -46,11 +47,13 @@ class CreateWorkOrderInput:
         "and no job line. Any other order needs a production department and details from "
         "which jobLine reads something (a product, a title or notes).",
     )
+    idempotency_key: str | None = idempotency_key_field()
 
 
 @strawberry.type
 class CreateWorkOrderPayload:
     work_order: WorkOrder | None = None
+    changed: bool = changed_field()
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
@@ -63,7 +66,7 @@ async def create_work_order(info: Info, input: CreateWorkOrderInput) -> CreateWo
         )
         details = validation.details(input.details)
         quote = validation.quote(input.quote.parse("quote")) if input.quote is not None else None
-        row = await create(
+        made = await create(
             conn,
             NewWorkOrder(
                 customer_id=customer_id,
@@ -78,9 +81,10 @@ async def create_work_order(info: Info, input: CreateWorkOrderInput) -> CreateWo
                 due_at=validation.due_at(input.due_at),
                 priority=input.priority,
                 delivery_only=input.delivery_only,
+                idempotency_key=idempotency.optional_key(input.idempotency_key),
             ),
             info.context.services.due_soon,
         )
-        return CreateWorkOrderPayload(work_order=WorkOrder.of(row))
+        return CreateWorkOrderPayload(work_order=WorkOrder.of(made.order), changed=made.changed)
 
     return await mutate(info, CreateWorkOrderPayload, work)

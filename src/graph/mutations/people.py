@@ -5,11 +5,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
 from db import people
-from domain import validation
+from domain import idempotency, validation
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
+from graph.mutations.once import changed_field, idempotency_key_field
 from graph.permissions import ADMINS, allowed
 from graph.types.people import User
 
@@ -21,11 +22,16 @@ class CreateUserInput:
     password: str
     department_codes: list[str]
     is_admin: bool = False
+    idempotency_key: str | None = idempotency_key_field(
+        " The password is not compared (it is never kept, only its hash): a retry answers "
+        "the user with the password the first request set."
+    )
 
 
 @strawberry.type
 class CreateUserPayload:
     user: User | None = None
+    changed: bool = changed_field()
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
@@ -38,15 +44,16 @@ async def create_user(info: Info, input: CreateUserInput) -> CreateUserPayload:
         departments = await people.departments_by_codes(
             conn, validation.codes(input.department_codes)
         )
-        row = await people.create_user(
+        made = await people.create_user(
             conn,
             email=email,
             name=name,
             password=password,
             is_admin=input.is_admin,
             department_ids=[d.id for d in departments],
+            idempotency_key=idempotency.optional_key(input.idempotency_key),
         )
-        return CreateUserPayload(user=User.of(row))
+        return CreateUserPayload(user=User.of(made.user), changed=made.changed)
 
     return await mutate(info, CreateUserPayload, work)
 

@@ -7,7 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
 from db.ledger import NewEntry, post_entry
-from domain import ledger
+from domain import idempotency, ledger
 from domain.enums import LedgerEntryKind
 from domain.ledger import EntryContent
 from domain.money import parse_money
@@ -74,7 +74,7 @@ async def post_ledger_entry(info: Info, input: PostLedgerEntryInput) -> PostLedg
                     amount=amount,
                     memo=ledger.memo(input.memo),
                 ),
-                idempotency_key=ledger.idempotency_key(input.idempotency_key),
+                idempotency_key=idempotency.key(input.idempotency_key),
                 posted_by=viewer_of(info).user_id,
             ),
         )

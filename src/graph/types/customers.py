@@ -67,6 +67,15 @@ class Customer(relay.Node):
         return [Money.of_domain(DomainMoney(r.minor, r.currency)) for r in rows]
 
     @strawberry.field(
+        description="What the customer is owed back on its cancelled orders, per currency "
+        "(the sum of their WorkOrder.refundDue). Accounts only.",
+        extensions=allowed(READS_LEDGER),
+    )
+    async def refund_due(self, info: Info) -> list[Money]:
+        rows = await info.context.loaders.customer_refunds_due.load(self.id)
+        return [Money.of_domain(DomainMoney(r.minor, r.currency)) for r in rows]
+
+    @strawberry.field(
         description="Ledger entries, newest first, each with the balance after it. Accounts only.",
         extensions=allowed(READS_LEDGER),
     )

@@ -288,6 +288,17 @@ class WorkOrder(relay.Node):
     async def paid(self, info: Info) -> list[Money]:
         return await self._total(info, ledger.PAID_KINDS)
 
+    @strawberry.field(
+        description="Cancelled with money paid: what the customer is owed back, per currency "
+        "(paid less what was credited beyond the charges), until REFUND or CREDIT entries "
+        "against this order settle it. Empty when nothing is due or the order is not "
+        "cancelled. Accounts only.",
+        extensions=allowed(READS_LEDGER),
+    )
+    async def refund_due(self, info: Info) -> list[Money]:
+        rows = await info.context.loaders.work_order_refunds_due.load(self.id)
+        return [Money.of_domain(DomainMoney(r.minor, r.currency)) for r in rows]
+
     async def _total(self, info: Info, kinds: tuple[LedgerEntryKind, ...]) -> list[Money]:
         rows = await info.context.loaders.work_order_ledger.load(self.id)
         entries = [(LedgerEntryKind(r.kind), DomainMoney(r.amount_minor, r.currency)) for r in rows]

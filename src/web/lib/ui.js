@@ -45,6 +45,45 @@ export function useSubmit() {
   return { errors, setErrors, failure, busy, submit };
 }
 
+// A form whose mutation makes something (an order, a customer, a person, a ledger entry):
+// every send carries one idempotency key, so a double click or a retry after a lost
+// answer makes it once (the server answers the repeat with `changed: false`). After a
+// failure the server may have made it already, so the form is `held`: the next send
+// repeats exactly what was sent (same key, same input) and the form keeps its fields
+// still until that is answered (an edited retry would meet DUPLICATE). A refusal
+// (userErrors) keeps the key, since nothing was made; a success takes a new one for the
+// next submission. `done(payload)` runs once per key, whichever answer comes first.
+export function useOnce() {
+  const [key, setKey] = useState(uuid);
+  const [sent, setSent] = useState(null);
+  const [errors, setErrors] = useState([]);
+  const [failure, setFailure] = useState(null);
+  const [pending, setPending] = useState(0);
+  const answered = useRef(null);
+  async function send(mutation, field, input, done) {
+    const variables = { input: sent || { ...input, idempotencyKey: key } };
+    setPending((n) => n + 1);
+    setErrors([]);
+    setFailure(null);
+    try {
+      const payload = (await request(mutation, variables))[field];
+      setSent(null);
+      if (payload.userErrors.length) {
+        setErrors(payload.userErrors);
+      } else if (answered.current !== variables.input.idempotencyKey) {
+        answered.current = variables.input.idempotencyKey;
+        setKey(uuid());
+        await done(payload);
+      }
+    } catch (error) {
+      setSent(variables.input);
+      setFailure(error);
+    }
+    setPending((n) => n - 1);
+  }
+  return { errors, setErrors, failure, busy: pending > 0, held: Boolean(sent), send };
+}
+
 // Runs `query` whenever `variables` change (compared as JSON). `skip` waits. `read`, when
 // given, reads in its place (given the variables), for answers of more than one request.
 export function useQuery(query, variables = {}, { skip = false, read = null } = {}) {
@@ -207,6 +246,14 @@ export function ErrorMessage({ error, children }) {
   const text = children || messageOf(error);
   if (!text) return null;
   return html`<p class="message error" role="alert"><span aria-hidden="true">⚠ </span>${text}</p>`;
+}
+
+// A `held` form's failure (useOnce): what went wrong, and that the same button sends the
+// same again, made once.
+export function RetryMessage({ failure, button, what, verb = "made" }) {
+  if (!failure) return null;
+  return html`<${ErrorMessage}>${messageOf(failure)} Nothing is lost: press “${button}” again
+    and ${what}, as sent, is ${verb} once (it may already be).<//>`;
 }
 
 export function Loading({ what = "Loading" }) {

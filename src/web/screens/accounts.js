@@ -1,7 +1,8 @@
-// Accounts (Accounts members and admins): customers with what they owe, a customer's
-// ledger with the balance after each entry, and "Post entry". The form makes one
-// idempotency key when it opens, so a double click or a retry after a network error
-// posts one entry.
+// Accounts (Accounts members and admins): customers with what they owe and the refunds
+// due on cancelled orders (refunds.js), a customer's ledger with the balance after each
+// entry, and "Post entry" (also as "Post refund" of what a cancelled order is owed). The
+// form sends one idempotency key per opening (useOnce), so a double click or a retry
+// after a network error posts one entry.
 import { DownloadButton } from "../lib/download.js";
 import { gql } from "../lib/graphql.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
@@ -11,23 +12,25 @@ import {
   Field,
   Loading,
   RefreshButton,
+  RetryMessage,
   ShowMore,
   Time,
   amountHint,
   balances,
+  decimal,
   errorsFor,
-  messageOf,
   money,
   readAmount,
   request,
   useId,
+  useOnce,
   usePages,
   useQuery,
   useRefreshOnVisible,
   useTitle,
-  uuid,
 } from "../lib/ui.js";
 import { Receivables } from "./ageing.js";
+import { CUSTOMER_REFUNDS, OrdersToRefund, REFUNDS_DUE, RefundsDue } from "./refunds.js";
 
 export const ACCOUNTS_CUSTOMERS = gql`
   query AccountsCustomers($search: String, $after: String) {
@@ -97,9 +100,14 @@ export function Accounts({ path }) {
   const [typed, setTyped] = useState(search);
   const searchId = useId("search");
   const list = usePages(ACCOUNTS_CUSTOMERS, { search: search || null }, (data) => data.customers);
+  const refunds = usePages(REFUNDS_DUE, {}, (data) => data.customers);
   const customers = list.items;
+  function refresh() {
+    list.refresh();
+    refunds.refresh();
+  }
   // Read again on "Refresh", and when the person comes back to the tab.
-  useRefreshOnVisible(list.refresh);
+  useRefreshOnVisible(refresh);
 
   function submit(event) {
     event.preventDefault();
@@ -108,9 +116,10 @@ export function Accounts({ path }) {
 
   return html`<div class="title-row">
       <h1>Accounts</h1>
-      <${RefreshButton} onClick=${list.refresh} busy=${list.loading && Boolean(list.data)} />
+      <${RefreshButton} onClick=${refresh} busy=${list.loading && Boolean(list.data)} />
     </div>
     <${Receivables} />
+    <${RefundsDue} list=${refunds} />
     <h2>Customers</h2>
     <form class="filters" role="search" onSubmit=${submit}>
       <div class="field">
@@ -136,21 +145,19 @@ export function Accounts({ path }) {
       : null}`;
 }
 
-function PostEntryForm({ customer, onPosted, onClose }) {
-  // One key per opening of this form: every submit from it is the same intended entry.
-  const [key] = useState(uuid);
-  const [kind, setKind] = useState("CHARGE");
-  const [amount, setAmount] = useState("");
-  const [currency, setCurrency] = useState(customer.balance.length ? customer.balance[0].currency : "EUR");
-  const [memo, setMemo] = useState("");
-  const [workOrderId, setWorkOrderId] = useState("");
-  const [errors, setErrors] = useState([]);
-  const [failure, setFailure] = useState(null);
-  // What a lost answer left open: the server may have posted it, so a retry sends exactly
-  // it (same key, same entry) and the fields hold still until it is answered; an edited
-  // retry would meet DUPLICATE.
-  const [sent, setSent] = useState(null);
-  const [pending, setPending] = useState(0);
+// `refund`, when given ({ order, due }), opens the form as a refund of what is due on a
+// cancelled order.
+function PostEntryForm({ customer, refund, onPosted, onClose }) {
+  // One key per opening of this form (it closes when posted): every submit from it is the
+  // same intended entry.
+  const { errors, setErrors, failure, busy, held, send } = useOnce();
+  const [kind, setKind] = useState(refund ? "REFUND" : "CHARGE");
+  const [amount, setAmount] = useState(refund ? decimal(refund.due.amount) : "");
+  const [currency, setCurrency] = useState(
+    refund ? refund.due.currency : customer.balance.length ? customer.balance[0].currency : "EUR",
+  );
+  const [memo, setMemo] = useState(refund ? "Refund for cancelled " + refund.order.orderNumber : "");
+  const [workOrderId, setWorkOrderId] = useState(refund ? refund.order.id : "");
   const orders = useQuery(CUSTOMER_ORDERS, { customerId: customer.id });
   const kindId = useId("kind");
   const orderId = useId("order");
@@ -159,34 +166,21 @@ function PostEntryForm({ customer, onPosted, onClose }) {
 
   async function submit(event) {
     event.preventDefault();
-    setErrors([]);
-    setFailure(null);
-    // The shop's notation ("1.250,00") or the plain one, sent plain.
-    const plain = sent ? sent.amount : readAmount(amount);
-    if (plain === null) {
+    // The shop's notation ("1.250,00") or the plain one, sent plain. A held form sends
+    // what it sent before.
+    const plain = held ? null : readAmount(amount);
+    if (!held && plain === null) {
       setErrors([{ field: "amount", message: amountHint() }]);
       return;
     }
-    setPending((n) => n + 1);
-    const input = sent || {
+    await send(POST_ENTRY, "postLedgerEntry", {
       customerId: customer.id,
       workOrderId: workOrderId || null,
       kind,
       amount: plain,
       currency: currency.trim().toUpperCase() || null,
       memo: memo.trim() || null,
-      idempotencyKey: key,
-    };
-    try {
-      const { postLedgerEntry: result } = await request(POST_ENTRY, { input });
-      setSent(null);
-      if (result.userErrors.length) setErrors(result.userErrors);
-      else onPosted(result);
-    } catch (error) {
-      setSent(input);
-      setFailure(error);
-    }
-    setPending((n) => n - 1);
+    }, onPosted);
   }
 
   const general = errors.filter((e) => !["amount", "currency", "memo", "workOrderId", "kind"].includes(e.field));
@@ -196,24 +190,24 @@ function PostEntryForm({ customer, onPosted, onClose }) {
       <div class="row">
         <div class="field">
           <label for=${kindId}>Kind</label>
-          <select id=${kindId} ref=${first} value=${kind} disabled=${Boolean(sent)}
+          <select id=${kindId} ref=${first} value=${kind} disabled=${held}
             onChange=${(e) => setKind(e.currentTarget.value)}>
             ${KINDS.map(([value, , label]) => html`<option value=${value}>${label}</option>`)}
           </select>
         </div>
         <${Field} label="Amount" value=${amount} onInput=${setAmount} inputmode="decimal" required=${true}
-          readOnly=${Boolean(sent)}
+          readOnly=${held}
           hint=${kind === "ADJUSTMENT" ? "Positive raises what the customer owes, negative lowers it." : "Positive; the kind gives the sign."}
           error=${errorsFor(errors, "amount")} />
         <${Field} label="Currency" value=${currency} onInput=${setCurrency} maxlength="3" class="short"
-          readOnly=${Boolean(sent)}
+          readOnly=${held}
           error=${errorsFor(errors, "currency")} />
       </div>
-      <${Field} label="Memo" value=${memo} onInput=${setMemo} readOnly=${Boolean(sent)}
+      <${Field} label="Memo" value=${memo} onInput=${setMemo} readOnly=${held}
         error=${errorsFor(errors, "memo")} />
       <div class="field">
         <label for=${orderId}>Work order (optional)</label>
-        <select id=${orderId} value=${workOrderId} disabled=${Boolean(sent)}
+        <select id=${orderId} value=${workOrderId} disabled=${held}
           onChange=${(e) => setWorkOrderId(e.currentTarget.value)}>
           <option value="">None</option>
           ${orders.data
@@ -224,12 +218,9 @@ function PostEntryForm({ customer, onPosted, onClose }) {
         ${errorsFor(errors, "workOrderId") ? html`<p class="field-error">${errorsFor(errors, "workOrderId")}</p>` : null}
       </div>
       <${ErrorMessage}>${general.map((e) => e.message).join(" ")}<//>
-      ${failure
-        ? html`<${ErrorMessage}>${messageOf(failure)} Nothing is lost: press “Post entry” again
-            and this entry, as sent, is posted once (it may already be).<//>`
-        : null}
+      <${RetryMessage} failure=${failure} button="Post entry" what="this entry" verb="posted" />
       <div class="actions">
-        <button type="submit" class="primary" aria-busy=${pending ? "true" : undefined}>Post entry</button>
+        <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Post entry</button>
         <button type="button" onClick=${onClose}>Close</button>
       </div>
     </form>
@@ -238,12 +229,18 @@ function PostEntryForm({ customer, onPosted, onClose }) {
 
 export function CustomerLedger({ id }) {
   const ledger = usePages(CUSTOMER_LEDGER, { id }, (data) => (data.customer ? data.customer.ledger : NO_ENTRIES));
+  const refunds = useQuery(CUSTOMER_REFUNDS, { customerId: id });
   const [form, setForm] = useState(0);
+  const [refund, setRefund] = useState(null);
   const [posted, setPosted] = useState(null);
   const customer = ledger.data && ledger.data.customer;
   useTitle(customer ? customer.name + " · ledger" : "Ledger");
+  function refresh() {
+    ledger.refresh();
+    refunds.refetch();
+  }
   // Read again on "Refresh", and when the person comes back to the tab.
-  useRefreshOnVisible(ledger.refresh);
+  useRefreshOnVisible(refresh);
 
   if (!customer) {
     return html`<h1>Ledger</h1>
@@ -253,9 +250,14 @@ export function CustomerLedger({ id }) {
 
   function onPosted(result) {
     setForm(0);
-    // A double click answers twice for one entry: keep the first answer.
-    setPosted((shown) => (shown && shown.entry.id === result.entry.id ? shown : result));
-    ledger.refresh();
+    setPosted(result);
+    refresh();
+  }
+
+  function open(refundOf) {
+    setPosted(null);
+    setRefund(refundOf);
+    setForm((n) => n + 1);
   }
 
   return html`
@@ -263,10 +265,10 @@ export function CustomerLedger({ id }) {
     <div class="title-row">
       <h1>${customer.name}</h1>
       <div class="actions">
-        <${RefreshButton} onClick=${ledger.refresh} busy=${ledger.loading} />
+        <${RefreshButton} onClick=${refresh} busy=${ledger.loading} />
         <${DownloadButton} file="ledger.csv" params=${{ customerId: id }}
           filename=${"ledger-" + customer.name.replace(/[^\w-]+/g, "-") + ".csv"} label="Ledger (CSV)" />
-        ${form ? null : html`<button type="button" class="primary" onClick=${() => { setPosted(null); setForm((n) => n + 1); }}>New ledger entry</button>`}
+        ${form ? null : html`<button type="button" class="primary" onClick=${() => open(null)}>New ledger entry</button>`}
       </div>
     </div>
     <p class="lead">Balance: <strong>${balances(customer.balance)}</strong> <span class="hint">(positive: the customer owes us)</span></p>
@@ -276,7 +278,10 @@ export function CustomerLedger({ id }) {
           balance after it ${money(posted.entry.balanceAfter)}.
           ${posted.changed ? "" : " (It had already reached the server, so it was not posted twice.)"}</p>`
       : null}
-    ${form ? html`<${PostEntryForm} key=${form} customer=${customer} onPosted=${onPosted} onClose=${() => setForm(0)} />` : null}
+    ${form
+      ? html`<${PostEntryForm} key=${form} customer=${customer} refund=${refund} onPosted=${onPosted}
+          onClose=${() => setForm(0)} />`
+      : html`<${OrdersToRefund} refunds=${refunds} onRefund=${(order, due) => open({ order, due })} />`}
     <h2>Ledger</h2>
     ${entries.length
       ? html`<div class="table-wrap"><table class="ledger">

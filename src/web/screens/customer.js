@@ -2,7 +2,17 @@
 // creates one (from the new-order form) or corrects one (from the order page).
 import { gql } from "../lib/graphql.js";
 import { html, useState } from "../lib/html.js";
-import { Dialog, ErrorMessage, Field, addressLines, errorsFor, otherErrors, useSubmit } from "../lib/ui.js";
+import {
+  Dialog,
+  ErrorMessage,
+  Field,
+  RetryMessage,
+  addressLines,
+  errorsFor,
+  otherErrors,
+  useOnce,
+  useSubmit,
+} from "../lib/ui.js";
 
 export const CREATE_CUSTOMER = gql`
   mutation CreateCustomer($input: CreateCustomerInput!) {
@@ -52,7 +62,11 @@ export function CustomerDialog({ customer, name: typed = "", onClose, onSaved })
     country: start.address.country || "",
     notes: start.notes || "",
   });
-  const { errors, failure, busy, submit: send } = useSubmit();
+  // A new customer is made once per submission, whatever retries it takes (useOnce).
+  const once = useOnce();
+  const edit = useSubmit();
+  const { errors, failure, busy } = customer ? edit : once;
+  const held = !customer && once.held;
   const set = (key) => (value) => setValues((now) => ({ ...now, [key]: value }));
 
   async function submit(event) {
@@ -70,41 +84,44 @@ export function CustomerDialog({ customer, name: typed = "", onClose, onSaved })
       },
       notes: values.notes,
     };
+    const saved = (payload) => { onSaved(payload.customer); onClose(); };
     if (customer) {
-      await send(UPDATE_CUSTOMER, "updateCustomer", { input: { customerId: customer.id, ...input } },
-        (payload) => { onSaved(payload.customer); onClose(); });
+      await edit.submit(UPDATE_CUSTOMER, "updateCustomer", { input: { customerId: customer.id, ...input } }, saved);
     } else {
-      await send(CREATE_CUSTOMER, "createCustomer", { input },
-        (payload) => { onSaved(payload.customer); onClose(); });
+      await once.send(CREATE_CUSTOMER, "createCustomer", input, saved);
     }
   }
 
   return html`<${Dialog} title=${customer ? "Edit customer " + customer.name : "New customer"} onClose=${onClose}>
     <form onSubmit=${submit} novalidate>
-      <${Field} label="Name" value=${values.name} onInput=${set("name")} required=${true}
-        error=${errorsFor(errors, "name")} />
-      <div class="row">
-        <${Field} label="Contact" value=${values.contactName} onInput=${set("contactName")}
-          hint="Whom to ask for." error=${errorsFor(errors, "contactName")} />
-        <${Field} label="Phone" type="tel" value=${values.phone} onInput=${set("phone")}
-          error=${errorsFor(errors, "phone")} />
-      </div>
-      <${Field} label="Email" type="email" value=${values.email} onInput=${set("email")}
-        error=${errorsFor(errors, "email")} />
-      <${Field} label="Address" type="textarea" rows="2" value=${values.lines} onInput=${set("lines")}
-        hint="Street and house; one line each, up to 4." error=${errorsFor(errors, "address.lines")} />
-      <div class="row">
-        <${Field} label="Postcode" value=${values.postcode} onInput=${set("postcode")} class="short"
-          error=${errorsFor(errors, "address.postcode")} />
-        <${Field} label="City" value=${values.city} onInput=${set("city")}
-          error=${errorsFor(errors, "address.city")} />
-      </div>
-      <${Field} label="Country" value=${values.country} onInput=${set("country")}
-        error=${errorsFor(errors, "address.country")} />
-      <${Field} label="Notes" type="textarea" rows="2" value=${values.notes} onInput=${set("notes")}
-        error=${errorsFor(errors, "notes")} />
+      <fieldset class="as-sent" disabled=${held}>
+        <${Field} label="Name" value=${values.name} onInput=${set("name")} required=${true}
+          error=${errorsFor(errors, "name")} />
+        <div class="row">
+          <${Field} label="Contact" value=${values.contactName} onInput=${set("contactName")}
+            hint="Whom to ask for." error=${errorsFor(errors, "contactName")} />
+          <${Field} label="Phone" type="tel" value=${values.phone} onInput=${set("phone")}
+            error=${errorsFor(errors, "phone")} />
+        </div>
+        <${Field} label="Email" type="email" value=${values.email} onInput=${set("email")}
+          error=${errorsFor(errors, "email")} />
+        <${Field} label="Address" type="textarea" rows="2" value=${values.lines} onInput=${set("lines")}
+          hint="Street and house; one line each, up to 4." error=${errorsFor(errors, "address.lines")} />
+        <div class="row">
+          <${Field} label="Postcode" value=${values.postcode} onInput=${set("postcode")} class="short"
+            error=${errorsFor(errors, "address.postcode")} />
+          <${Field} label="City" value=${values.city} onInput=${set("city")}
+            error=${errorsFor(errors, "address.city")} />
+        </div>
+        <${Field} label="Country" value=${values.country} onInput=${set("country")}
+          error=${errorsFor(errors, "address.country")} />
+        <${Field} label="Notes" type="textarea" rows="2" value=${values.notes} onInput=${set("notes")}
+          error=${errorsFor(errors, "notes")} />
+      </fieldset>
       <${ErrorMessage}>${otherErrors(errors, FIELDS)}<//>
-      <${ErrorMessage} error=${failure} />
+      ${customer
+        ? html`<${ErrorMessage} error=${failure} />`
+        : html`<${RetryMessage} failure=${failure} button="Create customer" what="this customer" verb="created" />`}
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>${customer ? "Save customer" : "Create customer"}</button>
         <button type="button" onClick=${onClose}>Back</button>

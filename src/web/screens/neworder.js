@@ -10,12 +10,14 @@ import {
   Field,
   Loading,
   amountHint,
+  RetryMessage,
   errorsFor,
   messageOf,
   otherErrors,
   readAmount,
   request,
   useId,
+  useOnce,
   useQuery,
   useTitle,
 } from "../lib/ui.js";
@@ -120,9 +122,9 @@ export function NewWorkOrder() {
   const [currency, setCurrency] = useState("EUR");
   const [due, setDue] = useState("");
   const [rush, setRush] = useState(false);
-  const [errors, setErrors] = useState([]);
-  const [failure, setFailure] = useState(null);
-  const [busy, setBusy] = useState(false);
+  // One key per submission, kept across retries of it (useOnce): a double click or a
+  // retry after a lost answer makes one order.
+  const { errors, setErrors, failure, busy, held, send } = useOnce();
 
   const production = form.data ? form.data.departments.filter((d) => d.chosenPerOrder) : [];
 
@@ -142,7 +144,11 @@ export function NewWorkOrder() {
 
   async function submit(event) {
     event.preventDefault();
-    if (busy) return;
+    if (held) {
+      // What was sent before, as it was sent.
+      await send(CREATE_WORK_ORDER, "createWorkOrder", null, opened);
+      return;
+    }
     const local = [];
     if (!customer) local.push({ field: "customerId", message: "Pick a customer, or create one." });
     const count = quantity.trim() ? Number(quantity) : null;
@@ -152,14 +158,15 @@ export function NewWorkOrder() {
     // The shop's notation ("1.250,00") or the plain one, sent plain.
     const quote = amount.trim() ? readAmount(amount) : null;
     if (amount.trim() && quote === null) local.push({ field: "quote", message: amountHint() });
-    setErrors(local);
-    setFailure(null);
-    if (local.length) return;
+    if (local.length) {
+      setErrors(local);
+      return;
+    }
     const details = {};
     if (product.trim()) details.product = product.trim();
     if (count !== null) details.quantity = count;
     if (notes.trim()) details.notes = notes.trim();
-    const input = {
+    await send(CREATE_WORK_ORDER, "createWorkOrder", {
       customerId: customer.id,
       departmentCodes: deliveryOnly ? [] : production.filter((d) => codes.includes(d.code)).map((d) => d.code),
       details,
@@ -169,20 +176,11 @@ export function NewWorkOrder() {
       // The browser's local date and time, sent with its offset (as UTC).
       dueAt: due ? new Date(due).toISOString() : null,
       priority: rush ? "RUSH" : "NORMAL",
-    };
-    setBusy(true);
-    try {
-      const { createWorkOrder } = await request(CREATE_WORK_ORDER, { input });
-      if (createWorkOrder.userErrors.length) {
-        setErrors(createWorkOrder.userErrors);
-      } else {
-        navigate("/orders/" + createWorkOrder.workOrder.id);
-        return;
-      }
-    } catch (error) {
-      setFailure(error);
-    }
-    setBusy(false);
+    }, opened);
+  }
+
+  function opened(payload) {
+    navigate("/orders/" + payload.workOrder.id);
   }
 
   if (!form.data) {
@@ -193,61 +191,63 @@ export function NewWorkOrder() {
   const deliveryError = errorsFor(errors, "deliveryOnly");
   return html`<h1>New work order</h1>
     <form class="stack narrow" onSubmit=${submit} novalidate>
-      <${CustomerPicker} value=${customer} onChange=${setCustomer} error=${errorsFor(errors, "customerId")} />
-      <fieldset aria-describedby=${deptError || deliveryError ? "dept-error" : undefined}>
-        <legend>Production departments</legend>
-        <p class="hint">Each gets one task, in the order the shop's routing sets; delivery is always added.</p>
-        ${deliveryOnly
-          ? null
-          : html`<div class="checks">
-              ${production.map((d) => html`<${Checkbox} key=${d.code} label=${d.name}
-                checked=${codes.includes(d.code)} onChange=${(on) => toggle(d.code, on)} />`)}
-            </div>`}
-        <${Checkbox} label="Delivery only: nothing to make (stock goods)" checked=${deliveryOnly}
-          onChange=${setDeliveryOnly} />
-        ${deptError || deliveryError
-          ? html`<p class="field-error" id="dept-error"><span aria-hidden="true">⚠ </span>${deptError || deliveryError}</p>`
-          : null}
-      </fieldset>
-      <fieldset>
-        <legend>On delivery</legend>
-        <div class="checks">
-          <${Checkbox} label="Needs installation" checked=${flags.needsInstallation}
-            onChange=${(on) => setFlags({ ...flags, needsInstallation: on })} />
-          <${Checkbox} label="Needs transport" checked=${flags.needsTransport}
-            onChange=${(on) => setFlags({ ...flags, needsTransport: on })} />
-          <${Checkbox} label="Needs repair" checked=${flags.needsRepair}
-            onChange=${(on) => setFlags({ ...flags, needsRepair: on })} />
-        </div>
-      </fieldset>
-      <fieldset>
-        <legend>When</legend>
-        <div class="row">
-          <${Field} label="Due" type="datetime-local" value=${due} onInput=${setDue}
-            hint="Leave empty for no due date." error=${errorsFor(errors, "dueAt")} />
-        </div>
-        <${Checkbox} label="Rush: first in every queue" checked=${rush} onChange=${setRush} />
-      </fieldset>
-      <fieldset>
-        <legend>Details</legend>
-        <div class="row">
-          <${Field} label="Product" value=${product} onInput=${setProduct} hint="For example: Flyers A5" />
-          <${Field} label="Quantity" value=${quantity} onInput=${setQuantity} inputmode="numeric" class="short"
-            error=${errorsFor(errors, "quantity")} />
-        </div>
-        <${Field} label="Notes" type="textarea" value=${notes} onInput=${setNotes} rows="3"
-          error=${errorsFor(errors, "details")} />
-      </fieldset>
-      <fieldset>
-        <legend>Quote (optional)</legend>
-        <div class="row">
-          <${Field} label="Quote amount" value=${amount} onInput=${setAmount} inputmode="decimal"
-            hint="Leave empty for no quote." error=${errorsFor(errors, "quote")} />
-          <${Field} label="Currency" value=${currency} onInput=${setCurrency} maxlength="3" class="short" />
-        </div>
+      <fieldset class="as-sent" disabled=${held}>
+        <${CustomerPicker} value=${customer} onChange=${setCustomer} error=${errorsFor(errors, "customerId")} />
+        <fieldset aria-describedby=${deptError || deliveryError ? "dept-error" : undefined}>
+          <legend>Production departments</legend>
+          <p class="hint">Each gets one task, in the order the shop's routing sets; delivery is always added.</p>
+          ${deliveryOnly
+            ? null
+            : html`<div class="checks">
+                ${production.map((d) => html`<${Checkbox} key=${d.code} label=${d.name}
+                  checked=${codes.includes(d.code)} onChange=${(on) => toggle(d.code, on)} />`)}
+              </div>`}
+          <${Checkbox} label="Delivery only: nothing to make (stock goods)" checked=${deliveryOnly}
+            onChange=${setDeliveryOnly} />
+          ${deptError || deliveryError
+            ? html`<p class="field-error" id="dept-error"><span aria-hidden="true">⚠ </span>${deptError || deliveryError}</p>`
+            : null}
+        </fieldset>
+        <fieldset>
+          <legend>On delivery</legend>
+          <div class="checks">
+            <${Checkbox} label="Needs installation" checked=${flags.needsInstallation}
+              onChange=${(on) => setFlags({ ...flags, needsInstallation: on })} />
+            <${Checkbox} label="Needs transport" checked=${flags.needsTransport}
+              onChange=${(on) => setFlags({ ...flags, needsTransport: on })} />
+            <${Checkbox} label="Needs repair" checked=${flags.needsRepair}
+              onChange=${(on) => setFlags({ ...flags, needsRepair: on })} />
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend>When</legend>
+          <div class="row">
+            <${Field} label="Due" type="datetime-local" value=${due} onInput=${setDue}
+              hint="Leave empty for no due date." error=${errorsFor(errors, "dueAt")} />
+          </div>
+          <${Checkbox} label="Rush: first in every queue" checked=${rush} onChange=${setRush} />
+        </fieldset>
+        <fieldset>
+          <legend>Details</legend>
+          <div class="row">
+            <${Field} label="Product" value=${product} onInput=${setProduct} hint="For example: Flyers A5" />
+            <${Field} label="Quantity" value=${quantity} onInput=${setQuantity} inputmode="numeric" class="short"
+              error=${errorsFor(errors, "quantity")} />
+          </div>
+          <${Field} label="Notes" type="textarea" value=${notes} onInput=${setNotes} rows="3"
+            error=${errorsFor(errors, "details")} />
+        </fieldset>
+        <fieldset>
+          <legend>Quote (optional)</legend>
+          <div class="row">
+            <${Field} label="Quote amount" value=${amount} onInput=${setAmount} inputmode="decimal"
+              hint="Leave empty for no quote." error=${errorsFor(errors, "quote")} />
+            <${Field} label="Currency" value=${currency} onInput=${setCurrency} maxlength="3" class="short" />
+          </div>
+        </fieldset>
       </fieldset>
       <${ErrorMessage}>${general}<//>
-      <${ErrorMessage} error=${failure} />
+      <${RetryMessage} failure=${failure} button="Create work order" what="this order" verb="created" />
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Create work order</button>
         <${Link} href="/orders">Back to work orders<//>

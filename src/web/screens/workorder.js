@@ -40,6 +40,7 @@ export const WORK_ORDER_PAGE = gql`
       quote @include(if: $seesQuote) { amount currency }
       charged @include(if: $seesLedger) { amount currency }
       paid @include(if: $seesLedger) { amount currency }
+      refundDue @include(if: $seesLedger) { amount currency }
       tasks {
         id status availableAt startedAt completedAt allowedActions
         department { code name kind gatesDelivery }
@@ -294,6 +295,9 @@ export function WorkOrderPage({ id, me }) {
         ? html`<p class="ledger-sums">
             <span class="charged">Charged: <strong>${balances(order.charged)}</strong></span>
             <span class="paid">Paid: <strong>${balances(order.paid)}</strong></span>
+            ${order.refundDue.length
+              ? html`<span class="refund-due">Refund due: <strong>${balances(order.refundDue)}</strong></span>`
+              : null}
             <${Link} href=${"/accounts/" + order.customer.id}>${possessive(order.customer.name)} ledger<//>
           </p>`
         : null}

@@ -90,7 +90,7 @@ async def user_with_password(
             is_admin=is_admin,
             department_ids=[shop.departments[c] for c in codes],
         )
-    shop.users[key] = user.id
+    shop.users[key] = user.user.id
     return f"{key}@shop.test"
 
 

@@ -7,11 +7,13 @@ import {
   ErrorMessage,
   Field,
   Loading,
+  RetryMessage,
   ShowMore,
   errorsFor,
   messageOf,
   otherErrors,
   request,
+  useOnce,
 } from "../../lib/ui.js";
 import { DepartmentChecks, useList } from "./parts.js";
 
@@ -76,50 +78,47 @@ function CreateUserForm({ departments, onCreated }) {
   const [password, setPassword] = useState("");
   const [codes, setCodes] = useState([]);
   const [isAdmin, setIsAdmin] = useState(false);
-  const [errors, setErrors] = useState([]);
-  const [failure, setFailure] = useState(null);
   const [done, setDone] = useState("");
+  // One key per person added, kept across retries of that submission (useOnce).
+  const { errors, failure, busy, held, send } = useOnce();
 
   async function submit(event) {
     event.preventDefault();
-    setErrors([]);
-    setFailure(null);
     setDone("");
-    try {
-      const { createUser } = await request(CREATE_USER, {
-        input: { name: name.trim(), email: email.trim(), password, departmentCodes: codes, isAdmin },
+    await send(CREATE_USER, "createUser",
+      { name: name.trim(), email: email.trim(), password, departmentCodes: codes, isAdmin },
+      (createUser) => {
+        setDone(`${createUser.user.name} can now sign in.`);
+        setName("");
+        setEmail("");
+        setPassword("");
+        setCodes([]);
+        setIsAdmin(false);
+        onCreated();
       });
-      if (createUser.userErrors.length) {
-        setErrors(createUser.userErrors);
-        return;
-      }
-      setDone(`${createUser.user.name} can now sign in.`);
-      setName("");
-      setEmail("");
-      setPassword("");
-      setCodes([]);
-      setIsAdmin(false);
-      onCreated();
-    } catch (error) {
-      setFailure(error);
-    }
   }
 
   const other = errors.filter((e) => !["name", "email", "password"].includes(e.field));
+  // The success line sits below the button: it goes when the next person is sent, and
+  // moving nothing, it leaves a double click's second click on the button.
   return html`<section class="panel" aria-labelledby="new-user">
     <h2 id="new-user">Add a person</h2>
     <form class="stack" onSubmit=${submit} novalidate>
-      <${Field} label="Name" value=${name} onInput=${setName} required=${true} error=${errorsFor(errors, "name")} />
-      <${Field} label="Email" type="email" value=${email} onInput=${setEmail} required=${true}
-        autocomplete="off" error=${errorsFor(errors, "email")} />
-      <${Field} label="Password" type="password" value=${password} onInput=${setPassword} required=${true}
-        autocomplete="new-password" error=${errorsFor(errors, "password")} />
-      <${DepartmentChecks} legend="Departments" departments=${departments} chosen=${codes} onChange=${setCodes} />
-      <${Checkbox} label="Administrator" checked=${isAdmin} onChange=${setIsAdmin} />
+      <fieldset class="as-sent" disabled=${held}>
+        <${Field} label="Name" value=${name} onInput=${setName} required=${true} error=${errorsFor(errors, "name")} />
+        <${Field} label="Email" type="email" value=${email} onInput=${setEmail} required=${true}
+          autocomplete="off" error=${errorsFor(errors, "email")} />
+        <${Field} label="Password" type="password" value=${password} onInput=${setPassword} required=${true}
+          autocomplete="new-password" error=${errorsFor(errors, "password")} />
+        <${DepartmentChecks} legend="Departments" departments=${departments} chosen=${codes} onChange=${setCodes} />
+        <${Checkbox} label="Administrator" checked=${isAdmin} onChange=${setIsAdmin} />
+      </fieldset>
       <${ErrorMessage}>${other.map((e) => e.message).join(" ")}<//>
-      <${ErrorMessage} error=${failure} />
+      <${RetryMessage} failure=${failure} button="Create user" what="this person" verb="added" />
+      <div class="actions">
+        <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Create user</button>
+      </div>
       ${done ? html`<p class="message success" role="status"><span aria-hidden="true">✓ </span>${done}</p>` : null}
-      <div class="actions"><button type="submit" class="primary">Create user</button></div>
     </form>
   </section>`;
 }

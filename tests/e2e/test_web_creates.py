@@ -1,0 +1,163 @@
+"""Creates that happen once, in Chromium: the new-order form, the new-customer dialog and
+the admin's "Add a person" send one idempotency key per submission, so a double click, or
+pressing the button again after the answer was lost, makes one order, one customer, one
+person; the next submission takes a new key."""
+
+import json
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Page, Route, expect
+
+from tests.e2e.web.support import OpenTab, base, scalar, shoot
+from tests.support import Shop
+
+pytestmark = pytest.mark.e2e
+
+
+def sent(page: Page, operation: str) -> list[dict[str, object]]:
+    """The inputs of the `operation` requests the page sends, as they are sent."""
+    inputs: list[dict[str, object]] = []
+
+    def note(request: object) -> None:
+        body = getattr(request, "post_data", None) or ""
+        if getattr(request, "method", "") == "POST" and f"mutation {operation}" in body:
+            inputs.append(json.loads(body)["variables"]["input"])
+
+    page.on("request", note)
+    return inputs
+
+
+def keys(inputs: list[dict[str, object]]) -> set[object]:
+    return {i["idempotencyKey"] for i in inputs}
+
+
+async def lose_the_first_answer(page: Page, operation: str) -> list[object]:
+    """The first `operation` request reaches the server, which does the work; its answer
+    never reaches the page (the connection is reset)."""
+    lost: list[object] = []
+
+    async def route(route: Route) -> None:
+        if f"mutation {operation}" in (route.request.post_data or "") and not lost:
+            lost.append(await route.fetch())
+            await route.abort("connectionreset")
+        else:
+            await route.continue_()
+
+    await page.route("**/graphql", route)
+    return lost
+
+
+async def count(shop: Shop, sql: str, **params: object) -> int:
+    return int(await scalar(shop, sql, **params))
+
+
+async def new_order_form(page: Page, server: str, product: str) -> None:
+    await page.goto(base(server) + "/orders/new")
+    await page.get_by_label("Customer").fill("ACME")
+    await page.get_by_role("radio", name="ACME").click()
+    await page.get_by_role("checkbox", name="Print", exact=True).check()
+    await page.get_by_label("Product").fill(product)
+
+
+async def test_a_double_click_on_create_work_order_makes_one_order(
+    server: str, shop: Shop, tabs: OpenTab
+) -> None:
+    tab = await tabs(token=shop.tokens["sam"])
+    page = tab.page
+    posts = sent(page, "CreateWorkOrder")
+    await new_order_form(page, server, "Flyers A5")
+    await page.get_by_role("button", name="Create work order").dblclick()
+    await expect(page.get_by_role("heading", level=1)).to_contain_text("WO-")
+    await expect(page.locator(".details")).to_contain_text("Flyers A5")
+    print(f"double click sent {len(posts)} CreateWorkOrder request(s), {len(keys(posts))} key(s)")
+    assert len(posts) == 2 and len(keys(posts)) == 1
+    assert await count(shop, "SELECT count(*) FROM work_orders") == 1
+    number = await scalar(shop, "SELECT order_number FROM work_orders")
+    await expect(page.get_by_role("heading", level=1)).to_contain_text(number)
+
+    # The next order is another submission: a new key, a second order.
+    await new_order_form(page, server, "Posters A2")
+    await page.get_by_role("button", name="Create work order").click()
+    await expect(page.locator(".details")).to_contain_text("Posters A2")
+    assert len(keys(posts)) == 2
+    assert await count(shop, "SELECT count(*) FROM work_orders") == 2
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_create_work_order_again_after_a_lost_answer_makes_one_order(
+    server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
+) -> None:
+    tab = await tabs(token=shop.tokens["sam"])
+    page = tab.page
+    posts = sent(page, "CreateWorkOrder")
+    lost = await lose_the_first_answer(page, "CreateWorkOrder")
+    await new_order_form(page, server, "Menus")
+    await page.get_by_role("button", name="Create work order").click()
+    await expect(page.get_by_role("alert")).to_contain_text("could not be reached")
+    await expect(page.get_by_role("alert")).to_contain_text("Nothing is lost")
+    assert len(lost) == 1
+    assert await count(shop, "SELECT count(*) FROM work_orders") == 1
+    # The order may exist already: what was sent holds still until a retry is answered.
+    await expect(page.get_by_label("Product")).to_be_disabled()
+    await expect(page.get_by_role("checkbox", name="Print", exact=True)).to_be_disabled()
+    await shoot(page, screenshots, "new-order-held", axe_source)
+    await page.get_by_role("button", name="Create work order").click()
+    await expect(page.get_by_role("heading", level=1)).to_contain_text("WO-")
+    await expect(page.locator(".details")).to_contain_text("Menus")
+    assert len(posts) == 2 and len(keys(posts)) == 1 and posts[0] == posts[1]
+    assert await count(shop, "SELECT count(*) FROM work_orders") == 1
+    assert await count(shop, "SELECT count(*) FROM events WHERE type = 'WORK_ORDER_CREATED'") == 1
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_create_customer_again_after_a_lost_answer_makes_one_customer(
+    server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
+) -> None:
+    tab = await tabs(token=shop.tokens["sam"])
+    page = tab.page
+    posts = sent(page, "CreateCustomer")
+    await lose_the_first_answer(page, "CreateCustomer")
+    await page.goto(base(server) + "/orders/new")
+    await page.get_by_label("Customer").fill("Harbour Books")
+    await page.get_by_role("button", name="Create customer “Harbour Books”").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_label("City").fill("Bristol")
+    await dialog.get_by_role("button", name="Create customer").click()
+    await expect(dialog.get_by_role("alert")).to_contain_text("could not be reached")
+    named = "SELECT count(*) FROM customers WHERE name = 'Harbour Books'"
+    assert await count(shop, named) == 1
+    await expect(dialog.get_by_label("City")).to_be_disabled()
+    await shoot(page, screenshots, "new-customer-held", axe_source)
+    await dialog.get_by_role("button", name="Create customer").click()
+    await expect(dialog).to_have_count(0)
+    await expect(page.get_by_text("Harbour Books", exact=True)).to_be_visible()
+    assert len(posts) == 2 and len(keys(posts)) == 1
+    assert await count(shop, named) == 1
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_a_double_click_on_create_user_adds_one_person(
+    server: str, shop: Shop, tabs: OpenTab
+) -> None:
+    tab = await tabs(token=shop.tokens["ada"])
+    page = tab.page
+    posts = sent(page, "CreateUser")
+    await page.goto(base(server) + "/admin/people")
+    for name in ("Lena", "Nils"):
+        await page.get_by_label("Name").fill(name)
+        await page.get_by_label("Email").fill(f"{name.lower()}@shop.test")
+        await page.get_by_label("Password").fill("long enough password")
+        await page.get_by_role("checkbox", name="Print").check()
+        await page.get_by_role("button", name="Create user").dblclick()
+        await expect(page.get_by_role("status")).to_contain_text(f"{name} can now sign in.")
+        await expect(page.get_by_role("row", name=name)).to_contain_text("Print")
+    print(f"two double clicks sent {len(posts)} CreateUser request(s), {len(keys(posts))} key(s)")
+    assert len(posts) == 4 and len(keys(posts)) == 2
+    users = "SELECT count(*) FROM users WHERE email IN ('lena@shop.test', 'nils@shop.test')"
+    assert await count(shop, users) == 2
+    tab.assert_clean()
+    await tab.close()
