@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from db import flow, legacy_source
 from db.engine import unit_of_work
+from db.idempotency import Once
 from db.queries import Q
 from domain.enums import DepartmentKind
 from domain.legacy import (
@@ -135,6 +136,8 @@ async def _write_user(conn: AsyncConnection, planned: PlannedUser, known: KnownU
                     "name": planned.name,
                     "password_hash": None,
                     "is_admin": planned.is_admin,
+                    # Imported people are no request's create: no idempotency key.
+                    **Once(key=None, fingerprint=None).params(),
                 },
             )
         ).one()
