@@ -12,6 +12,9 @@ from pressroom.settings import Settings
 if TYPE_CHECKING:
     from pressroom.database import Database
 
+# How long uvicorn waits for a `--workers` process to answer its ping before replacing it.
+WORKER_HEALTHCHECK_SECONDS = 60
+
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
@@ -55,8 +58,17 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     code = 0
     try:
         if args.workers > 1:
-            # Each worker process builds its own app, with its own event feed.
-            uvicorn.run("pressroom.app:create_app", factory=True, workers=args.workers, **options)
+            # Each worker process builds its own app, with its own event feed. A worker that
+            # has not answered uvicorn's ping in time is killed and replaced: on a busy
+            # machine a new one takes longer than uvicorn's 5 s to import the app, so the
+            # default kept killing them before they ever served.
+            uvicorn.run(
+                "pressroom.app:create_app",
+                factory=True,
+                workers=args.workers,
+                timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
+                **options,
+            )
         else:
             uvicorn.run(create_app(settings, db=db), **options)
     except _Stopped:
