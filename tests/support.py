@@ -330,16 +330,20 @@ async def table_snapshot(engine: AsyncEngine) -> Snapshot:
         # Tables of later migrations are absent from a database migrated to an older one.
         found = set(await conn.scalars(text("SELECT tablename FROM pg_tables")))
         for table in (t for t in TABLES if t in found):
-            skipped = RELAY_COLUMNS.get(table, set())
-            columns = [
-                f'"{c.name}"' for c in metadata.tables[table].columns if c.name not in skipped
-            ]
+            # The relay's columns left out; every other table as it is (a database migrated
+            # to an older revision has older columns).
+            skipped = RELAY_COLUMNS.get(table)
+            rows = table
+            if skipped:
+                kept = [
+                    f'"{c.name}"' for c in metadata.tables[table].columns if c.name not in skipped
+                ]
+                rows = f"(SELECT {', '.join(kept)} FROM {table})"
             row = (
                 await conn.execute(
                     text(
                         "SELECT count(*), coalesce(md5(string_agg(CAST(x AS text), '|' "
-                        f"ORDER BY CAST(x AS text))), '') FROM (SELECT {', '.join(columns)} "
-                        f"FROM {table}) x"
+                        f"ORDER BY CAST(x AS text))), '') FROM {rows} x"
                     )
                 )
             ).one()
