@@ -44,6 +44,7 @@ from domain.enums import EventType
 TARGET_RATE_RATIO = 0.7
 EVENT_TIMES = "SELECT id, extract(epoch FROM occurred_at) AS at FROM events WHERE id = ANY($1)"
 LAST_EVENT = "SELECT coalesce(max(id), 0) FROM events"
+TURN_OFF = "UPDATE webhooks SET enabled = false, version = version + 1"
 # The events the load made, each to be sent to one webhook.
 SENT = """SELECT id FROM events WHERE id > $1 AND id <= $2 AND type = 'TASK_CHANGED'
           ORDER BY id"""
@@ -144,6 +145,8 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
                     receivers.all_in.set()
                 async with asyncio.timeout(600):
                     await receivers.all_in.wait()
+                # Turned off: the rate after is one without webhooks again.
+                await conn.execute(TURN_OFF)
                 log("transitions without webhooks, again (every delivery made)")
                 after = await rate(clients, work, args.seconds)
             finally:
