@@ -10,8 +10,8 @@ import {
   Time,
   errorsFor,
   otherErrors,
-  request,
   useQuery,
+  useSubmit,
 } from "../../lib/ui.js";
 
 export const PAYMENT_INBOXES = gql`
@@ -39,29 +39,18 @@ export const CREATE_PAYMENT_INBOX = gql`
 function CreateInbox({ onCreated }) {
   const [name, setName] = useState("");
   const [currency, setCurrency] = useState("");
-  const [errors, setErrors] = useState([]);
-  const [failure, setFailure] = useState(null);
   const [created, setCreated] = useState(null);
+  const { errors, failure, submit: send } = useSubmit();
 
-  async function submit(event) {
+  function submit(event) {
     event.preventDefault();
-    setErrors([]);
-    setFailure(null);
-    try {
-      const { createPaymentInbox: result } = await request(CREATE_PAYMENT_INBOX, {
-        input: { name: name.trim(), currency: currency.trim().toUpperCase() },
-      });
-      if (result.userErrors.length) {
-        setErrors(result.userErrors);
-        return;
-      }
+    const input = { name: name.trim(), currency: currency.trim().toUpperCase() };
+    return send(CREATE_PAYMENT_INBOX, "createPaymentInbox", { input }, (result) => {
       setCreated(result);
       setName("");
       setCurrency("");
       onCreated();
-    } catch (error) {
-      setFailure(error);
-    }
+    });
   }
 
   return html`<section class="panel" aria-labelledby="new-inbox">

@@ -14,6 +14,7 @@ import {
   otherErrors,
   request,
   useQuery,
+  useSubmit,
 } from "../../lib/ui.js";
 import { DepartmentChecks } from "./parts.js";
 
@@ -112,36 +113,25 @@ function CreateWebhook({ kinds, departments, onCreated }) {
   const [description, setDescription] = useState("");
   const [chosen, setChosen] = useState([]);
   const [codes, setCodes] = useState([]);
-  const [errors, setErrors] = useState([]);
-  const [failure, setFailure] = useState(null);
   const [created, setCreated] = useState(null);
+  const { errors, failure, submit: send } = useSubmit();
 
-  async function submit(event) {
+  function submit(event) {
     event.preventDefault();
-    setErrors([]);
-    setFailure(null);
-    try {
-      const { createWebhook: result } = await request(CREATE_WEBHOOK, {
-        input: {
-          url: url.trim(),
-          description: description.trim() || null,
-          eventKinds: chosen,
-          departmentCodes: codes.length ? codes : null,
-        },
-      });
-      if (result.userErrors.length) {
-        setErrors(result.userErrors);
-        return;
-      }
+    const input = {
+      url: url.trim(),
+      description: description.trim() || null,
+      eventKinds: chosen,
+      departmentCodes: codes.length ? codes : null,
+    };
+    return send(CREATE_WEBHOOK, "createWebhook", { input }, (result) => {
       setCreated(result);
       setUrl("");
       setDescription("");
       setChosen([]);
       setCodes([]);
       onCreated();
-    } catch (error) {
-      setFailure(error);
-    }
+    });
   }
 
   return html`<section class="panel" aria-labelledby="new-webhook">
