@@ -42,6 +42,8 @@ from domain import webhooks as rules
 from domain.enums import EventType
 
 TARGET_RATE_RATIO = 0.7
+# More transitions per second than one server makes here: tasks enough for a timed load.
+RATE_CEILING = 2500
 EVENT_TIMES = "SELECT id, extract(epoch FROM occurred_at) AS at FROM events WHERE id = ANY($1)"
 LAST_EVENT = "SELECT coalesce(max(id), 0) FROM events"
 # The events the load made, each to be sent to one webhook.
@@ -119,8 +121,12 @@ async def turn_off_webhooks(url: str) -> None:
         await engine.dispose()
 
 
-async def rate(clients: GraphQLClients, pool: list[int], seconds: float) -> float:
-    result = await clients.run(pool, seconds)
+async def rate(clients: GraphQLClients, pool: fixture.TaskPool, seconds: float) -> float:
+    """Transitions per second over `seconds`, from tasks enough that none runs dry."""
+    work = await pool.take(round(seconds * RATE_CEILING / 2))
+    result = await clients.run(work, seconds)
+    if result.exhausted:
+        raise SystemExit(f"the tasks ran out before {seconds} s: raise RATE_CEILING")
     return result.transitions / result.elapsed
 
 
@@ -128,8 +134,6 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
     await fixture.create_database(url)
     shop = await fixture.seed_shop(url, departments=10, workers=16, displays=0)
     pool = fixture.TaskPool(url, shop)
-    log(f"making {args.events // 2 + 4000:,} tasks")
-    work = await pool.take(args.events // 2 + 4000)
     receivers = Receivers(len(shop.department_codes))
     await receivers.start()
     server = fixture.ServerProcess(url, extra_env={"PRESSROOM_WEBHOOK_ALLOW_PRIVATE": "true"})
@@ -138,15 +142,16 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
         async with server.running():
             clients = GraphQLClients(server.http_url, shop.worker_tokens, args.clients)
             try:
-                await clients.run(work, args.warmup_seconds)
+                await rate(clients, pool, args.warmup_seconds)
                 log("transitions without webhooks")
-                before = await rate(clients, work, args.seconds)
+                before = await rate(clients, pool, args.seconds)
+                # Each task is two transitions: started, then finished.
+                work = await pool.take(args.events // 2)
                 await make_webhooks(url, shop, receivers.urls)
                 first_id = await conn.fetchval(LAST_EVENT)
                 log(f"{args.events:,} transitions, each sent to its department's webhook")
                 began = time.time()
-                during = await clients.run(work[-(args.events // 2) :], 3600)
-                del work[-(args.events // 2) :]
+                during = await clients.run(work, 3600)
                 last_id = await conn.fetchval(LAST_EVENT)
                 sent = [r["id"] for r in await conn.fetch(SENT, first_id, last_id)]
                 receivers.expected = [f"evt_{i}" for i in sent]
@@ -157,7 +162,7 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
                 # Turned off: the rate after is one without webhooks again.
                 await turn_off_webhooks(url)
                 log("transitions without webhooks, again (every delivery made)")
-                after = await rate(clients, work, args.seconds)
+                after = await rate(clients, pool, args.seconds)
             finally:
                 await clients.close()
             metrics = await server.metrics()

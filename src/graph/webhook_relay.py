@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import httpx
+import aiohttp
 from standardwebhooks.webhooks import Webhook
 
 from db import webhooks
@@ -33,7 +33,7 @@ from domain.errors import DomainError
 from domain.webhooks import DeliveryStatus, Verdict
 from graph.services import Services
 from graph.webhook_bodies import Unrenderable, render
-from graph.webhook_targets import reachable
+from graph.webhook_targets import Reached, reachable
 
 log = logging.getLogger("pressroom.webhooks")
 
@@ -55,12 +55,7 @@ class Answer:
 
 
 class WebhookRelay:
-    def __init__(
-        self,
-        services: Services,
-        feed: EventFeed,
-        transport: httpx.AsyncBaseTransport | None = None,
-    ) -> None:
+    def __init__(self, services: Services, feed: EventFeed) -> None:
         self.services = services
         self.policy = services.webhooks
         self.feed = feed
@@ -71,7 +66,6 @@ class WebhookRelay:
         # what the relay wrote).
         self.written = 0
         self._written = asyncio.Condition()
-        self._transport = transport
         self._rng = random.Random()
         self._task: asyncio.Task[None] | None = None
 
@@ -90,10 +84,10 @@ class WebhookRelay:
             await self._written.wait_for(lambda: self.written > count)
 
     async def _run(self) -> None:
-        timeout = httpx.Timeout(self.policy.timeout_seconds)
-        # No proxy or .netrc from the environment: a request goes where it was checked to go.
-        async with httpx.AsyncClient(
-            timeout=timeout, follow_redirects=False, transport=self._transport, trust_env=False
+        # No proxy or .netrc from the environment (trust_env): a request goes where it was
+        # checked to go. No cookies kept: one receiver's would not reach another.
+        async with aiohttp.ClientSession(
+            trust_env=False, cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False
         ) as client:
             while True:
                 began = time.monotonic()
@@ -108,13 +102,13 @@ class WebhookRelay:
                     async with asyncio.timeout(self.policy.poll_seconds):
                         await self.feed.advanced.wait()
 
-    async def round(self, client: httpx.AsyncClient) -> None:
+    async def round(self, client: aiohttp.ClientSession) -> None:
         self.rounds += 1
         async with unit_of_work(self.services.engine) as conn:
             held = await webhooks.claim(conn, self.owner, self.policy.lease_seconds, MAX_HELD)
         await asyncio.gather(*(self._serve(client, hook) for hook in held))
 
-    async def _serve(self, client: httpx.AsyncClient, hook: Claimed) -> None:
+    async def _serve(self, client: aiohttp.ClientSession, hook: Claimed) -> None:
         until = time.monotonic() + self.policy.lease_seconds / 2
         try:
             while time.monotonic() < until:
@@ -139,7 +133,7 @@ class WebhookRelay:
         self.services.metrics.webhook_lag.labels(str(webhook_id)).set(max(0.0, lag))
 
     async def _send_due(
-        self, client: httpx.AsyncClient, hook: Claimed, pending: list[Pending], until: float
+        self, client: aiohttp.ClientSession, hook: Claimed, pending: list[Pending], until: float
     ) -> bool:
         """Send the deliveries in order while each goes through or dies, until `until`;
         False when one is left waiting (its retry, the webhook stopped, the lease lost, the
@@ -148,6 +142,7 @@ class WebhookRelay:
         missing = [p.event for p in due if p.body is None]
         fresh = iter(await render(self.services, missing, hook.created_by))
         writes = Writes(self, hook)
+        where = Lookup(self.policy, hook.url)
         went_through = True
         for delivery in due:
             if writes.lost or time.monotonic() >= until:
@@ -159,7 +154,7 @@ class WebhookRelay:
                 answer = Answer(None, f"No body: {body}", 0)
                 verdict, attempt = self._attempt(delivery, None, answer)
             else:
-                answer = await self._post(client, hook, delivery, body)
+                answer = await self._post(client, hook, where, delivery, body)
                 verdict, attempt = self._attempt(delivery, body, answer)
             writes.add(attempt, gone=verdict is Verdict.GONE)
             if verdict is Verdict.GONE or attempt.status is DeliveryStatus.PENDING:
@@ -169,15 +164,20 @@ class WebhookRelay:
         return await writes.done() and went_through and len(due) == len(pending)
 
     async def _post(
-        self, client: httpx.AsyncClient, hook: Claimed, delivery: Pending, body: str
+        self,
+        client: aiohttp.ClientSession,
+        hook: Claimed,
+        where: "Lookup",
+        delivery: Pending,
+        body: str,
     ) -> Answer:
-        """One attempt, its address looked up and checked again and connected to as
-        checked, within the timeout (the lookup included); the answer's body unread."""
+        """One attempt to the checked address, within the timeout (a lookup included);
+        the answer's body unread."""
         began = time.monotonic()
         status: int | None = None
         try:
             async with asyncio.timeout(self.policy.timeout_seconds):
-                reached = await reachable(self.policy, hook.url)
+                reached = await where()
                 now = datetime.now(UTC)
                 msg_id = rules.message_id(delivery.event.position.id)
                 headers = {
@@ -189,21 +189,20 @@ class WebhookRelay:
                     "webhook-signature": Webhook(hook.secret).sign(msg_id, now, body),
                 }
                 # TLS checks the certificate against the host's name, not the address.
-                sni = {"sni_hostname": reached.target.host}
-                request = client.build_request(
-                    "POST", reached.request_url(), content=body.encode(), headers=headers,
-                    extensions=sni if reached.target.scheme == "https" else {},
-                )  # fmt: skip
-                response = await client.send(request, stream=True)
-                await response.aclose()
-            status, error = response.status_code, None
+                https = reached.target.scheme == "https"
+                async with client.post(
+                    reached.request_url(), data=body.encode(), headers=headers,
+                    allow_redirects=False, server_hostname=reached.target.host if https else None,
+                ) as response:  # fmt: skip
+                    status, reason = response.status, response.reason or ""
+            error = None
             if rules.verdict(status) is not Verdict.DELIVERED:
-                error = f"The receiver answered {status} {response.reason_phrase}".rstrip()
+                error = f"The receiver answered {status} {reason}".rstrip()
         except DomainError as refused:
             error = refused.message
-        except (TimeoutError, httpx.TimeoutException):
+        except TimeoutError:
             error = f"No answer within {self.policy.timeout_seconds:g} s"
-        except httpx.HTTPError as failed:
+        except aiohttp.ClientError as failed:
             error = f"Could not reach the receiver: {failed!r}"
         except Exception as failed:
             # Whatever it was, the attempt failed and is written so: never a head that
@@ -256,6 +255,22 @@ class WebhookRelay:
         async with self._written:
             self._written.notify_all()
         return written
+
+
+class Lookup:
+    """A webhook's address, looked up and checked at the first attempt of a batch and kept
+    for the rest of it (seconds at most): a lookup per request would cost more than the
+    request. Each attempt connects to the address checked, whatever a name says since."""
+
+    def __init__(self, policy: rules.Policy, url: str) -> None:
+        self.policy = policy
+        self.url = url
+        self._reached: Reached | None = None
+
+    async def __call__(self) -> Reached:
+        if self._reached is None:
+            self._reached = await reachable(self.policy, self.url)
+        return self._reached
 
 
 class Writes:

@@ -1,7 +1,7 @@
 """Where a webhook may send: its URL checked by the rules (domain/webhooks.py) against the
-addresses its host resolves to now. Checked when an admin sets the URL, and again before
-every attempt (a name can come to point elsewhere); an attempt then connects to the very
-address checked (`Reached.request_url`), so a second lookup cannot lead it elsewhere."""
+addresses its host resolves to now. Checked when an admin sets the URL, and again for each
+batch of attempts (a name can come to point elsewhere); an attempt then connects to the
+very address checked (`Reached.request_url`), so a second lookup cannot lead it elsewhere."""
 
 import asyncio
 import contextlib
@@ -9,7 +9,7 @@ import ipaddress
 import socket
 from dataclasses import dataclass
 
-import httpx
+from yarl import URL
 
 from domain.validation import invalid
 from domain.webhooks import Policy, Target, check_addresses, target
@@ -24,21 +24,21 @@ class Reached:
     def url(self) -> str:
         return self.target.url
 
-    def request_url(self) -> httpx.URL:
+    def request_url(self) -> URL:
         """The URL with the checked address in place of the host name."""
-        return httpx.URL(self.target.url).copy_with(host=self.address)
+        return URL(self.target.url).with_host(self.address)
 
     def host_header(self) -> str:
         """The Host header the receiver expects (its name, and the port if not the
         scheme's own)."""
-        return httpx.URL(self.target.url).netloc.decode()
+        return URL(self.target.url).host_port_subcomponent or self.target.host
 
 
 async def reachable(policy: Policy, url: str) -> Reached:
     found = target(url, https_only=policy.https_only and not policy.allow_private)
     try:
-        httpx.URL(found.url)
-    except httpx.InvalidURL as error:
+        URL(found.url)
+    except ValueError as error:
         raise invalid(f"url is not a web address: {error}.", "url") from None
     addresses = await _addresses(found.host, found.port)
     return Reached(found, check_addresses(found, addresses, allow_private=policy.allow_private))

@@ -8,7 +8,7 @@ import pytest
 from domain import webhooks
 from domain.errors import DomainError
 from domain.webhooks import Verdict
-from graph.webhook_targets import reachable
+from graph.webhook_targets import Reached, reachable
 
 
 @pytest.mark.parametrize(
@@ -155,3 +155,22 @@ async def test_production_wants_https_unless_private_addresses_are_allowed() -> 
     assert refused.value.message == "url must use https: a webhook's events leave the shop."
     found = await reachable(webhooks.Policy(https_only=False), "http://93.184.215.14/in")
     assert found.target.port == 80
+
+
+@pytest.mark.parametrize(
+    ("url", "address", "request_url", "host"),
+    [
+        ("https://hooks.example.com/in?x=1", "93.184.215.14", "https://93.184.215.14/in?x=1",
+         "hooks.example.com"),
+        ("http://hooks.example.com:8080/in", "2606:2800::1", "http://[2606:2800::1]:8080/in",
+         "hooks.example.com:8080"),
+        ("http://hooks.example.com:80/in", "93.184.215.14", "http://93.184.215.14/in",
+         "hooks.example.com"),
+    ],
+)  # fmt: skip
+def test_an_attempt_goes_to_the_checked_address_with_the_host_it_names(
+    url: str, address: str, request_url: str, host: str
+) -> None:
+    found = Reached(webhooks.target(url, https_only=False), address)
+    assert str(found.request_url()) == request_url
+    assert found.host_header() == host
