@@ -1479,9 +1479,11 @@ WITH hook AS (
     SELECT * FROM webhooks
     WHERE id = :id AND lease_owner = :owner AND version = :version AND enabled
 ), page AS (
+    -- The cursor as values, not a join: a join's row comparison is no index condition,
+    -- and the whole log would be read to find the page.
     SELECT e.id, e.xid, e.type, e.department_id
-    FROM events e, hook h
-    WHERE (e.xid, e.id) > (h.cursor_xid, h.cursor_id)
+    FROM events e
+    WHERE (e.xid, e.id) > ((SELECT cursor_xid FROM hook), (SELECT cursor_id FROM hook))
       AND e.xid < (SELECT events_horizon())
     ORDER BY e.xid, e.id
     LIMIT :limit

@@ -43,7 +43,7 @@ MAX_HELD = 8
 FOLLOW = 1000
 BATCH = 100
 # Rounds under a stream of events: at most one per this many seconds.
-MIN_ROUND_SECONDS = 0.05
+MIN_ROUND_SECONDS = 0.5
 USER_AGENT = "Pressroom-Webhooks/1"
 
 
