@@ -24,6 +24,7 @@ from graph.auth import bearer
 from graph.body_limit import BodyLimit
 from graph.errors import error_response
 from graph.graphiql import STATIC_DIR, ServeGraphiQLToBrowsers
+from graph.in_flight import CountRequests
 from graph.view import PressroomGraphQL
 from graph.ws_guard import SOCKETS_PER_ADDRESS, SOCKETS_PER_TOKEN, WebsocketGuard
 
@@ -151,6 +152,7 @@ def api_app(
         lifespan=lifespan,
     )
     app.add_middleware(BodyLimit)
+    app.add_middleware(CountRequests, counter=services.in_flight)
     app.add_middleware(
         WebsocketGuard,
         init_timeout_seconds=connection_init_timeout_seconds,

@@ -13,6 +13,7 @@ from db import timers
 from db.fanout import Delivered
 from db.feed import EventFeed
 from domain.webhooks import Policy
+from graph.in_flight import InFlight
 from graph.throttle import PasswordThrottle
 from graph.viewer import ViewerCache
 
@@ -101,3 +102,5 @@ class Services:
     exposure: Exposure = field(default_factory=Exposure)
     viewers: ViewerCache = field(default_factory=ViewerCache)
     shortcuts: Shortcuts = field(default_factory=Shortcuts)
+    # HTTP requests being answered now (graph/in_flight.py).
+    in_flight: InFlight = field(default_factory=InFlight)

@@ -18,6 +18,7 @@ import logging
 import random
 import secrets
 import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -42,9 +43,12 @@ log = logging.getLogger("pressroom.webhooks")
 MAX_HELD = 8
 FOLLOW = 1000
 BATCH = 100
-# Rounds under a stream of events: at most one per this many seconds.
+# Rounds under a stream of events: at most one per this many seconds (a round costs a few
+# statements per webhook held, whatever it sends; an event after a quiet spell goes at once).
 MIN_ROUND_SECONDS = 0.5
 USER_AGENT = "Pressroom-Webhooks/1"
+# While the process answers requests: the longest rest of its one lane after a delivery.
+MAX_REST_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ class WebhookRelay:
         self.written = 0
         self._written = asyncio.Condition()
         self._rng = random.Random()
+        self.lanes = Lanes(lambda: services.in_flight.requests > 0)
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -140,7 +145,8 @@ class WebhookRelay:
         time up). Each outcome is written while the next delivery is sent (`Writes`)."""
         due = list(itertools.takewhile(lambda p: p.due, pending))
         missing = [p.event for p in due if p.body is None]
-        fresh = iter(await render(self.services, missing, hook.created_by))
+        async with self.lanes.one():
+            fresh = iter(await render(self.services, missing, hook.created_by))
         writes = Writes(self, hook)
         where = Lookup(self.policy, hook.url)
         went_through = True
@@ -154,7 +160,8 @@ class WebhookRelay:
                 answer = Answer(None, f"No body: {body}", 0)
                 verdict, attempt = self._attempt(delivery, None, answer)
             else:
-                answer = await self._post(client, hook, where, delivery, body)
+                async with self.lanes.one():
+                    answer = await self._post(client, hook, where, delivery, body)
                 verdict, attempt = self._attempt(delivery, body, answer)
             writes.add(attempt, gone=verdict is Verdict.GONE)
             if verdict is Verdict.GONE or attempt.status is DeliveryStatus.PENDING:
@@ -255,6 +262,40 @@ class WebhookRelay:
         async with self._written:
             self._written.notify_all()
         return written
+
+
+class Lanes:
+    """How many of the held webhooks make or send deliveries at once: all of them while
+    the process answers no HTTP request; while it does, one, resting after each delivery
+    about as long as it took. A delivery costs about the CPU of a task's move
+    (bench/README.md); sent at full speed beside a busy floor, they halved its pace. The
+    floor comes first: a burst of webhooks waits longer instead, and catches up once the
+    requests stop."""
+
+    def __init__(self, busy: Callable[[], bool]) -> None:
+        self._busy = busy
+        self._sending = 0
+        self._turn = asyncio.Condition()
+
+    def _open(self) -> bool:
+        return self._sending < (1 if self._busy() else MAX_HELD)
+
+    @contextlib.asynccontextmanager
+    async def one(self) -> AsyncIterator[None]:
+        # Whoever waits is woken when a lane frees: one is taken while anyone waits.
+        async with self._turn:
+            await self._turn.wait_for(self._open)
+            self._sending += 1
+        began = time.monotonic()
+        try:
+            yield
+        finally:
+            if self._busy():
+                # The lane rests as long as it worked (a little at most): half the time.
+                await asyncio.sleep(min(time.monotonic() - began, MAX_REST_SECONDS))
+            async with self._turn:
+                self._sending -= 1
+                self._turn.notify_all()
 
 
 class Lookup:
