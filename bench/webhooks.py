@@ -9,7 +9,9 @@ one per department (each follows TASK_CHANGED of its department), while the clie
 this process. Printed: deliveries per second (from the first event to the last arrival),
 the lag from each event's commit to its arrival (p50, p99, max), and the transitions/s
 while the webhooks were sent beside those without them (target: at least 0.7), the
-rate without measured before and after, each delivery's arrivals counted.
+rate without measured before and after, each delivery's arrivals counted. Last, the
+server's CPU per transition (the load after) and per delivery (the webhooks turned on
+again send that load's events, with nothing else to do).
 
 Uses the embedded PostgreSQL (`.pressroom/bench-pgdata`) or DATABASE_URL, in a fresh
 database dropped at the end.
@@ -21,6 +23,8 @@ import contextlib
 import functools
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +32,7 @@ if __package__ in (None, ""):  # run as `python bench/webhooks.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import asyncpg
+import psutil
 from aiohttp import web
 from rich.console import Console
 from rich.table import Table
@@ -79,6 +84,15 @@ class Receivers:
         if self._runner is not None:
             await self._runner.cleanup()
 
+    async def all_of(self, event_ids: list[int]) -> None:
+        """Until each of these events has arrived (at most ten minutes)."""
+        self.expected = [f"evt_{i}" for i in event_ids]
+        self.all_in.clear()
+        if all(key in self.first for key in self.expected):
+            self.all_in.set()
+        async with asyncio.timeout(600):
+            await self.all_in.wait()
+
     async def _take(self, request: web.Request) -> web.Response:
         await request.read()
         self.requests += 1
@@ -111,23 +125,39 @@ async def make_webhooks(url: str, shop: fixture.Shop, urls: list[str]) -> None:
         await engine.dispose()
 
 
-async def turn_off_webhooks(url: str) -> None:
+async def switch_webhooks(url: str, *, on: bool) -> None:
     engine = create_engine(url, pool_size=1, max_overflow=0)
     try:
         async with unit_of_work(engine) as conn:
             for hook in await webhooks.everyone(conn):
-                await webhooks.update(conn, hook.id, webhooks.Changes(enabled=False))
+                await webhooks.update(conn, hook.id, webhooks.Changes(enabled=on))
     finally:
         await engine.dispose()
 
 
-async def rate(clients: GraphQLClients, pool: fixture.TaskPool, seconds: float) -> float:
-    """Transitions per second over `seconds`, from tasks enough that none runs dry."""
+def cpu_seconds(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return float(times.user + times.system)
+
+
+@dataclass(frozen=True)
+class Rate:
+    per_second: float
+    cpu_per_transition: float
+
+
+async def rate(
+    clients: GraphQLClients, pool: fixture.TaskPool, seconds: float, server_cpu: Callable[[], float]
+) -> Rate:
+    """Transitions per second over `seconds`, from tasks enough that none runs dry, and the
+    server's CPU seconds per transition."""
     work = await pool.take(round(seconds * RATE_CEILING / 2))
+    cpu_before = server_cpu()
     result = await clients.run(work, seconds)
+    cpu = server_cpu() - cpu_before
     if result.exhausted:
         raise SystemExit(f"the tasks ran out before {seconds} s: raise RATE_CEILING")
-    return result.transitions / result.elapsed
+    return Rate(result.transitions / result.elapsed, cpu / result.transitions)
 
 
 async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict[str, Any]:
@@ -141,10 +171,11 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
     try:
         async with server.running():
             clients = GraphQLClients(server.http_url, shop.worker_tokens, args.clients)
+            server_cpu = functools.partial(cpu_seconds, psutil.Process(server.pid))
             try:
-                await rate(clients, pool, args.warmup_seconds)
+                await rate(clients, pool, args.warmup_seconds, server_cpu)
                 log("transitions without webhooks")
-                before = await rate(clients, pool, args.seconds)
+                before = await rate(clients, pool, args.seconds, server_cpu)
                 # Each task is two transitions: started, then finished.
                 work = await pool.take(args.events // 2)
                 await make_webhooks(url, shop, receivers.urls)
@@ -154,15 +185,21 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
                 during = await clients.run(work, 3600)
                 last_id = await conn.fetchval(LAST_EVENT)
                 sent = [r["id"] for r in await conn.fetch(SENT, first_id, last_id)]
-                receivers.expected = [f"evt_{i}" for i in sent]
-                if all(key in receivers.first for key in receivers.expected):
-                    receivers.all_in.set()
-                async with asyncio.timeout(600):
-                    await receivers.all_in.wait()
+                await receivers.all_of(sent)
+                arrived = sum(1 for i in sent if f"evt_{i}" in receivers.first)
                 # Turned off: the rate after is one without webhooks again.
-                await turn_off_webhooks(url)
+                await switch_webhooks(url, on=False)
+                off_from = await conn.fetchval(LAST_EVENT)
                 log("transitions without webhooks, again (every delivery made)")
-                after = await rate(clients, pool, args.seconds)
+                after = await rate(clients, pool, args.seconds, server_cpu)
+                off_to = await conn.fetchval(LAST_EVENT)
+                owed = [r["id"] for r in await conn.fetch(SENT, off_from, off_to)]
+                log(f"the {len(owed):,} events since, sent with nothing else to do")
+                cpu_before = server_cpu()
+                # Turned on again, the webhooks send what came while they were off.
+                await switch_webhooks(url, on=True)
+                await receivers.all_of(owed)
+                per_delivery = (server_cpu() - cpu_before) / len(owed)
             finally:
                 await clients.close()
             metrics = await server.metrics()
@@ -173,7 +210,7 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
     arrivals = [receivers.first[f"evt_{i}"] for i in sent]
     lags = [receivers.first[f"evt_{i}"] - at for i, at in times.items()]
     with_rate = during.transitions / during.elapsed
-    without = (before + after) / 2
+    without = (before.per_second + after.per_second) / 2
     attempts = sum(
         float(line.split()[-1])
         for line in metrics.splitlines()
@@ -181,7 +218,7 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
     )
     return {
         "events": len(sent),
-        "arrived": sum(1 for key in receivers.expected if key in receivers.first),
+        "arrived": arrived,
         "requests": receivers.requests,
         "attempts": attempts,
         "load_seconds": during.elapsed,
@@ -189,10 +226,12 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
         "lag_p50_s": percentile(lags, 50),
         "lag_p99_s": percentile(lags, 99),
         "lag_max_s": max(lags),
-        "rate_before": before,
+        "rate_before": before.per_second,
         "rate_during": with_rate,
-        "rate_after": after,
+        "rate_after": after.per_second,
         "ratio": ratio(with_rate, without),
+        "cpu_per_transition_ms": after.cpu_per_transition * 1000,
+        "cpu_per_delivery_ms": per_delivery * 1000,
     }
 
 
@@ -206,7 +245,8 @@ def report(results: dict[str, Any]) -> Table:
         "events to ten webhooks / arrived (distinct)", f"{r['events']:,} / {r['arrived']:,}"
     )
     table.add_row(
-        "  requests received / attempts made", f"{r['requests']:,} / {r['attempts']:,.0f}"
+        "  requests received / attempts made (every phase)",
+        f"{r['requests']:,} / {r['attempts']:,.0f}",
     )
     table.add_row("  seconds the load took", fmt(r["load_seconds"], " s", 1))
     table.add_row("deliveries/s (load start to last arrival)", fmt(r["deliveries_per_s"]))
@@ -223,6 +263,10 @@ def report(results: dict[str, Any]) -> Table:
         fmt(r["ratio"], "", 2),
         f">= {TARGET_RATE_RATIO:g}",
         verdict(r["ratio"], lambda v: v >= TARGET_RATE_RATIO),
+    )
+    table.add_row(
+        "server CPU ms per transition / per delivery (alone)",
+        f"{fmt(r['cpu_per_transition_ms'], '', 3)} / {fmt(r['cpu_per_delivery_ms'], '', 3)}",
     )
     return table
 
