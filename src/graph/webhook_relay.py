@@ -289,12 +289,12 @@ class Lanes:
         began = time.monotonic()
         try:
             yield
-        finally:
             if self._busy():
                 # The lane rests twice as long as it worked (a little at most): it works a
                 # third of the time.
                 rest = 2 * (time.monotonic() - began)
                 await asyncio.sleep(min(rest, MAX_REST_SECONDS))
+        finally:
             async with self._turn:
                 self._sending -= 1
                 self._turn.notify_all()
