@@ -1,5 +1,6 @@
 """Engine creation and the one place a unit of work is opened and committed."""
 
+import uuid
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,30 +28,54 @@ def async_url(url: str) -> str:
 # An execution option of the engine: False runs every statement and transaction through
 # SQLAlchemy, none through asyncpg itself (graph/engine/README.md, the engine room).
 THROUGH_DRIVER = "pressroom_through_driver"
+# An execution option of the engine: True when it reaches PostgreSQL through a PgBouncer in
+# transaction mode, where a statement SQLAlchemy prepares must run in the transaction that
+# prepared it: nothing runs in autocommit mode.
+PGBOUNCER = "pressroom_pgbouncer"
+
+
+# Event readers wait for the oldest open transaction (docs/realtime.md), so no request
+# may hold one open for long. Behind PgBouncer, its connect_query sets them instead.
+SESSION_SETTINGS = {"idle_in_transaction_session_timeout": "15000", "statement_timeout": "30000"}
 
 
 def create_engine(
-    url: str, *, pool_size: int = 10, max_overflow: int = 10, through_driver: bool = True
+    url: str,
+    *,
+    pool_size: int = 10,
+    max_overflow: int = 10,
+    through_driver: bool = True,
+    pgbouncer: bool = False,
 ) -> AsyncEngine:
+    """An engine on `url`. With `pgbouncer` (transaction mode), no statement is prepared
+    to outlive its transaction: asyncpg keeps no statement cache, SQLAlchemy's statements
+    get names of their own, and only parameters PgBouncer passes on are sent at start-up."""
+    server_settings = {"application_name": "pressroom"}
+    connect_args: dict[str, Any] = {"server_settings": server_settings}
+    if pgbouncer:
+        connect_args |= {
+            "statement_cache_size": 0,
+            "prepared_statement_cache_size": 0,
+            "prepared_statement_name_func": _statement_name,
+        }
+    else:
+        server_settings |= SESSION_SETTINGS
     engine = create_async_engine(
         async_url(url),
         pool_size=pool_size,
         max_overflow=max_overflow,
-        execution_options={THROUGH_DRIVER: through_driver},
+        execution_options={THROUGH_DRIVER: through_driver, PGBOUNCER: pgbouncer},
         # Bound values (password hashes, tokens) never reach an error message or a log.
         hide_parameters=True,
-        connect_args={
-            "server_settings": {
-                "application_name": "pressroom",
-                # Event readers wait for the oldest open transaction (docs/realtime.md),
-                # so no request may hold one open for long.
-                "idle_in_transaction_session_timeout": "15000",
-                "statement_timeout": "30000",
-            },
-        },
+        connect_args=connect_args,
     )
     event.listen(engine.sync_engine.pool, "checkout", _refuse_closed)
     return engine
+
+
+def _statement_name() -> str:
+    # Two clients' statements may meet on one server connection: names never repeat.
+    return f"__asyncpg_{uuid.uuid4().hex}__"
 
 
 def _refuse_closed(dbapi_connection: Any, record: Any, proxy: Any) -> None:
@@ -75,9 +100,10 @@ async def unit_of_work(
 
     Without `transaction`, for work whose one write is a single statement (PostgreSQL
     makes each statement atomic), every statement commits as it ends: BEGIN and COMMIT
-    are two of a task start's three round trips and 100 us of its CPU.
+    are two of a task start's three round trips and 100 us of its CPU. Behind PgBouncer
+    it is one transaction all the same (`PGBOUNCER`).
     """
-    if not transaction:
+    if not transaction and not behind_pgbouncer(engine):
         async with _autocommitting(engine).connect() as conn:
             yield conn
         return
@@ -144,8 +170,15 @@ async def _end(conn: AsyncConnection, adapter: Any, *, commit: bool) -> None:
 _autocommit: "weakref.WeakKeyDictionary[AsyncEngine, AsyncEngine]" = weakref.WeakKeyDictionary()
 
 
+def behind_pgbouncer(engine: AsyncEngine) -> bool:
+    return bool(engine.get_execution_options().get(PGBOUNCER, False))
+
+
 def _autocommitting(engine: AsyncEngine) -> AsyncEngine:
-    """`engine` with its pooled connections in autocommit mode (made once per engine)."""
+    """`engine` with its pooled connections in autocommit mode (made once per engine);
+    behind PgBouncer, `engine` itself (each read then runs in a transaction of its own)."""
+    if behind_pgbouncer(engine):
+        return engine
     autocommitting = _autocommit.get(engine)
     if autocommitting is None:
         autocommitting = _autocommit[engine] = engine.execution_options(

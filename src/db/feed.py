@@ -65,6 +65,8 @@ class FeedStats:
 @dataclass
 class EventFeed:
     engine: AsyncEngine
+    # Where the listener connects: a session of its own (LISTEN), so PostgreSQL itself,
+    # never a PgBouncer in transaction mode.
     url: str
     enrich: Enrich | None = None
     buffer: int = 1000

@@ -100,9 +100,9 @@ async def hand_over(url: str, owner: str) -> None:
         await engine.dispose()
 
 
-async def current_role(url: str) -> str:
+async def current_role(url: str, *, pgbouncer: bool = False) -> str:
     """The role a URL signs in as (a URL may leave it to the environment)."""
-    engine = create_engine(url, pool_size=1, max_overflow=0)
+    engine = create_engine(url, pool_size=1, max_overflow=0, pgbouncer=pgbouncer)
     try:
         async with engine.connect() as conn:
             return str(await conn.scalar(Q["current_role"]))

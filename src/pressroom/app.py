@@ -51,10 +51,11 @@ def create_app(
         pool_size=settings.pool_size,
         max_overflow=settings.max_overflow,
         through_driver=not settings.plain_execution,
+        pgbouncer=db.pgbouncer,
     )
     feed = EventFeed(
         engine,
-        db_url,
+        settings.listen_database_url or db_url,
         enrich=reads.related,
         buffer=settings.subscriber_buffer,
         poll_interval=settings.feed_poll_seconds,

@@ -96,7 +96,7 @@ async def _seed_demo(db: "Database"):  # type: ignore[no-untyped-def]
     from pressroom.demo import seed
 
     await prepare(db)
-    engine = create_engine(db.url)
+    engine = create_engine(db.url, pgbouncer=db.pgbouncer)
     try:
         return await seed(engine)
     finally:
@@ -131,7 +131,7 @@ def cmd_create_user(args: argparse.Namespace, settings: Settings) -> int:
 
     async def run() -> str:
         await prepare(db)
-        engine = create_engine(db.url, pool_size=1, max_overflow=0)
+        engine = create_engine(db.url, pool_size=1, max_overflow=0, pgbouncer=db.pgbouncer)
         try:
             async with unit_of_work(engine) as conn:
                 departments = await people.departments_by_codes(
@@ -258,7 +258,7 @@ def cmd_rebuild_flow(args: argparse.Namespace, settings: Settings) -> int:
 
     async def run() -> int:
         await prepare(db)
-        engine = create_engine(db.url, pool_size=1, max_overflow=0)
+        engine = create_engine(db.url, pool_size=1, max_overflow=0, pgbouncer=db.pgbouncer)
         try:
             return await flow.rebuild_all(engine)
         finally:

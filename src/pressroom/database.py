@@ -21,6 +21,8 @@ class Database:
     # The role the owner grants the server's rights to when it migrates; None to grant
     # to the role of `url` when it differs from the owner's.
     server_role: str | None = None
+    # `url` is a PgBouncer in transaction mode (PRESSROOM_PGBOUNCER).
+    pgbouncer: bool = False
 
     @classmethod
     def at(cls, url: str) -> "Database":
@@ -39,6 +41,7 @@ def choose(settings: Settings) -> Database:
         return Database(
             url=settings.database_url,
             migration_url=settings.migration_database_url or settings.database_url,
+            pgbouncer=settings.pgbouncer,
         )
     pgdata = settings.data_dir / "pgdata"
     embedded.start(pgdata)
@@ -64,7 +67,7 @@ async def prepare(db: Database) -> None:
         await roles.hand_over(db.superuser_url, roles.OWNER_ROLE)
     server_role = db.server_role
     if server_role is None and db.migration_url != db.url:
-        server_role = await roles.current_role(db.url)
+        server_role = await roles.current_role(db.url, pgbouncer=db.pgbouncer)
     await migrate.upgrade(db.migration_url, grant_to=server_role)
 
 

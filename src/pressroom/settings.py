@@ -3,7 +3,7 @@
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from domain.errors import DomainError
@@ -27,6 +27,18 @@ class Settings(BaseSettings):
         default=None,
         description="With DATABASE_URL: the schema owner's URL, used to migrate (and to grant "
         "DATABASE_URL's role its rights); unset, DATABASE_URL migrates.",
+    )
+    pgbouncer: bool = Field(
+        default=False,
+        description="DATABASE_URL is a PgBouncer in transaction mode: no prepared statement "
+        "outlives its transaction, and session settings are left to PgBouncer's "
+        "connect_query. Needs PRESSROOM_LISTEN_DATABASE_URL.",
+    )
+    listen_database_url: str | None = Field(
+        default=None,
+        description="Where the event listener connects (LISTEN needs a session of its own, "
+        "which PgBouncer's transaction mode does not keep): PostgreSQL itself, as "
+        "DATABASE_URL's role. Unset: DATABASE_URL.",
     )
     data_dir: Path = Field(
         default=PROJECT_ROOT / ".pressroom",
@@ -169,6 +181,15 @@ class Settings(BaseSettings):
         description="Under a stream of commits, the event feed reads (and notifies other "
         "processes) at most once per this interval; an isolated commit is read at once.",
     )
+
+    @model_validator(mode="after")
+    def _pgbouncer_needs_a_listener(self) -> "Settings":
+        if self.pgbouncer and not (self.database_url and self.listen_database_url):
+            raise ValueError(
+                "PRESSROOM_PGBOUNCER=true needs DATABASE_URL (the PgBouncer) and "
+                "PRESSROOM_LISTEN_DATABASE_URL (PostgreSQL itself, for LISTEN)"
+            )
+        return self
 
     @field_validator("time_zone", mode="before")
     @classmethod
