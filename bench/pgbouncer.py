@@ -1,0 +1,141 @@
+"""What PgBouncer's transaction mode costs: the floor's work through it beside the same
+work straight to PostgreSQL.
+
+    .venv/bin/python -m bench.pgbouncer      # about two minutes
+
+One `pressroom serve` process at a time on one database: straight to PostgreSQL, then
+through Debian's PgBouncer in transaction mode (`PRESSROOM_PGBOUNCER=true`, db/pgbouncer.py),
+then straight again. In each, `--clients` clients start and finish tasks through GraphQL
+(transitions/s), then read a queue page (`--pages` times each, pages/s). Printed: both
+rates through PgBouncer beside the mean of the two straight runs. No target: the issue
+asks what it costs (each statement parsed again, each lone read in a transaction).
+
+Uses the embedded PostgreSQL (`.pressroom/bench-pgdata`), in a fresh database dropped at
+the end; skipped (exit 2) when `pgbouncer` is not installed.
+"""
+
+import argparse
+import asyncio
+import contextlib
+import functools
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as `python bench/pgbouncer.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+from bench import fixture
+from bench.load import GraphQLClients
+from bench.output import fmt, log
+from bench.stats import ratio
+from db import pgbouncer
+
+QUEUE_PAGE = '{ queue(department: "%s", first: 20) { eventCursor edges { node { id } } } }'
+
+
+async def read_pages(clients: GraphQLClients, query: str, pages: int) -> float:
+    """Each client reads the page `pages` times, one after another: pages/s in all."""
+    body = orjson.dumps({"query": query})
+
+    async def one(client: int) -> None:
+        token = clients.tokens[client % len(clients.tokens)]
+        for _ in range(pages):
+            status, content = await clients.post(
+                client, clients.url, body, {"authorization": f"Bearer {token}"}
+            )
+            if status != 200 or b'"errors"' in content:
+                raise SystemExit(f"a queue page failed: {status} {content[:300]!r}")
+
+    began = time.perf_counter()
+    await asyncio.gather(*(one(client) for client in range(clients.clients)))
+    return clients.clients * pages / (time.perf_counter() - began)
+
+
+async def measure(
+    args: argparse.Namespace, server: fixture.ServerProcess, shop: fixture.Shop, pool: Any
+) -> tuple[float, float]:
+    """Transitions/s, then queue pages/s, of one server."""
+    async with server.running():
+        clients = GraphQLClients(server.http_url, shop.worker_tokens, args.clients)
+        try:
+            await clients.run(await pool.take(args.clients * 50), args.warmup_seconds)
+            work = await pool.take(round(args.seconds * 1500))
+            moved = await clients.run(work, args.seconds)
+            if moved.exhausted:
+                raise SystemExit("the tasks ran out: lower --seconds")
+            pages = await read_pages(clients, QUEUE_PAGE % shop.department_codes[0], args.pages)
+        finally:
+            await clients.close()
+    return moved.transitions / moved.elapsed, pages
+
+
+async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict[str, Any]:
+    await fixture.create_database(url)
+    shop = await fixture.seed_shop(url, departments=4, workers=8, displays=0)
+    pool = fixture.TaskPool(url, shop)
+    direct = []
+    with tempfile.TemporaryDirectory() as workdir, pgbouncer.running(url, Path(workdir)) as through:
+        log("straight to PostgreSQL")
+        direct.append(await measure(args, fixture.ServerProcess(url), shop, pool))
+        log("through PgBouncer (transaction mode)")
+        env = {
+            "PRESSROOM_PGBOUNCER": "true",
+            "PRESSROOM_LISTEN_DATABASE_URL": url,
+            "PRESSROOM_MIGRATION_DATABASE_URL": url,
+        }
+        bounced = await measure(args, fixture.ServerProcess(through, extra_env=env), shop, pool)
+        log("straight to PostgreSQL, again")
+        direct.append(await measure(args, fixture.ServerProcess(url), shop, pool))
+    moves = sum(d[0] for d in direct) / 2
+    pages = sum(d[1] for d in direct) / 2
+    return {
+        "moves_direct": [d[0] for d in direct],
+        "moves_through": bounced[0],
+        "moves_ratio": ratio(bounced[0], moves),
+        "pages_direct": [d[1] for d in direct],
+        "pages_through": bounced[1],
+        "pages_ratio": ratio(bounced[1], pages),
+    }
+
+
+def report(results: dict[str, Any]) -> Table:
+    r = results
+    table = Table(title="Through PgBouncer (transaction mode)", title_justify="left")
+    for name in ("measure", "straight (first / again)", "through PgBouncer", "through / straight"):
+        table.add_column(name, justify="left" if name == "measure" else "right")
+    for label, key in (("transitions/s", "moves"), ("queue pages/s", "pages")):
+        first, again = r[f"{key}_direct"]
+        table.add_row(
+            label, f"{fmt(first)} / {fmt(again)}", fmt(r[f"{key}_through"]),
+            fmt(r[f"{key}_ratio"], "", 2),
+        )  # fmt: skip
+    return table
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="bench.pgbouncer", description=__doc__)
+    p.add_argument("--clients", type=int, default=8, help="GraphQL clients (8)")
+    p.add_argument("--seconds", type=float, default=10, help="each load of moves (10)")
+    p.add_argument("--warmup-seconds", type=float, default=2, help="load before measuring (2)")
+    p.add_argument("--pages", type=int, default=200, help="queue pages each client reads (200)")
+    args = p.parse_args(argv)
+    if not pgbouncer.installed():
+        print("pgbouncer is not installed: apt-get install pgbouncer", file=sys.stderr)
+        return 2
+    results = fixture.run_in_database("python -m bench.pgbouncer", functools.partial(run, args))
+    if results is None:
+        return 130
+    with contextlib.suppress(BrokenPipeError):
+        Console(width=None if sys.stdout.isatty() else 120).print(report(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""A PgBouncer in transaction mode in front of a PostgreSQL server: Debian's `pgbouncer`
+as a child process on loopback, with a configuration of its own. The tests and the
+benches run the server through it (docs/operations.md#through-pgbouncer)."""
+
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+from db.engine import SESSION_SETTINGS
+
+PROGRAM = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
+START_SECONDS = 10
+
+
+def installed() -> bool:
+    return os.access(PROGRAM, os.X_OK)
+
+
+def connect_query() -> str:
+    """What PgBouncer runs on each new server connection: the per-session limits the
+    server otherwise sends at start-up."""
+    return "; ".join(f"SET {name} = {value}" for name, value in SESSION_SETTINGS.items())
+
+
+@contextmanager
+def running(url: str, workdir: Path, *, pool_size: int = 10) -> Iterator[str]:
+    """PgBouncer in front of `url`'s server (reached by its socket directory, as the
+    embedded server is): the URL of the same database, as the same role, through it."""
+    direct = make_url(url)
+    # The embedded server is reached by its socket directory (`?host=`), others by address.
+    host = str(direct.query.get("host") or direct.host or "127.0.0.1")
+    port = _free_port()
+    (workdir / "userlist.txt").write_text(f'"{direct.username}" "{direct.password}"\n')
+    (workdir / "pgbouncer.ini").write_text(
+        f"""[databases]
+* = host={host} port={direct.port or 5432} connect_query='{connect_query()}'
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = {port}
+unix_socket_dir =
+auth_type = scram-sha-256
+auth_file = {workdir / "userlist.txt"}
+pool_mode = transaction
+default_pool_size = {pool_size}
+max_client_conn = 1000
+"""
+    )
+    # As root, PgBouncer must run as another user: the server's, whose socket directory
+    # is its own (or nobody's, over TCP). Its files must be readable by that user.
+    user = []
+    if os.getuid() == 0:
+        owner = os.stat(host).st_uid if host.startswith("/") else pwd.getpwnam("nobody").pw_uid
+        user = ["-u", pwd.getpwuid(owner).pw_name]
+    workdir.chmod(0o755)
+    for name in ("userlist.txt", "pgbouncer.ini"):
+        (workdir / name).chmod(0o644)
+    process = subprocess.Popen([PROGRAM, "-q", *user, str(workdir / "pgbouncer.ini")])
+    try:
+        _wait_listening(port, process)
+        yield direct.set(host="127.0.0.1", port=port, query={}).render_as_string(
+            hide_password=False
+        )
+    finally:
+        process.terminate()
+        process.wait(timeout=START_SECONDS)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _wait_listening(port: int, process: "subprocess.Popen[bytes]") -> None:
+    """Until PgBouncer accepts connections on `port` (only its log says when)."""
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"pgbouncer exited ({process.returncode}) before listening")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"pgbouncer did not listen on port {port} within {START_SECONDS} s")
