@@ -6,7 +6,7 @@ work straight to PostgreSQL.
 One `pressroom serve` process at a time on one database: straight to PostgreSQL, then
 through Debian's PgBouncer in transaction mode (`PRESSROOM_PGBOUNCER=true`, db/pgbouncer.py),
 then straight again. In each, `--clients` clients start and finish tasks through GraphQL
-(transitions/s), then read the departments (`--pages` times each, one statement a read:
+(transitions/s), then read the departments (`--reads` times each, one statement a read:
 reads/s). Printed: both
 rates through PgBouncer beside the mean of the two straight runs. No target: the issue
 asks what it costs (each statement parsed again, each lone read in a transaction).
@@ -42,13 +42,13 @@ from db import pgbouncer
 READ = "{ departments { code name kind } }"
 
 
-async def reads(clients: GraphQLClients, query: str, pages: int) -> float:
-    """Each client reads `pages` times, one after another: reads/s in all."""
+async def reads(clients: GraphQLClients, query: str, each: int) -> float:
+    """Each client reads `each` times, one after another: reads/s in all."""
     body = orjson.dumps({"query": query})
 
     async def one(client: int) -> None:
         token = clients.tokens[client % len(clients.tokens)]
-        for _ in range(pages):
+        for _ in range(each):
             status, content = await clients.post(
                 client, clients.url, body, {"authorization": f"Bearer {token}"}
             )
@@ -57,11 +57,14 @@ async def reads(clients: GraphQLClients, query: str, pages: int) -> float:
 
     began = time.perf_counter()
     await asyncio.gather(*(one(client) for client in range(clients.clients)))
-    return clients.clients * pages / (time.perf_counter() - began)
+    return clients.clients * each / (time.perf_counter() - began)
 
 
 async def measure(
-    args: argparse.Namespace, server: fixture.ServerProcess, shop: fixture.Shop, pool: Any
+    args: argparse.Namespace,
+    server: fixture.ServerProcess,
+    shop: fixture.Shop,
+    pool: fixture.TaskPool,
 ) -> tuple[float, float]:
     """Transitions/s, then reads/s, of one server."""
     async with server.running():
@@ -72,10 +75,10 @@ async def measure(
             moved = await clients.run(work, args.seconds)
             if moved.exhausted:
                 raise SystemExit("the tasks ran out: lower --seconds")
-            pages = await reads(clients, READ, args.pages)
+            read = await reads(clients, READ, args.reads)
         finally:
             await clients.close()
-    return moved.transitions / moved.elapsed, pages
+    return moved.transitions / moved.elapsed, read
 
 
 async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict[str, Any]:
@@ -96,14 +99,14 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
         log("straight to PostgreSQL, again")
         direct.append(await measure(args, fixture.ServerProcess(url), shop, pool))
     moves = sum(d[0] for d in direct) / 2
-    pages = sum(d[1] for d in direct) / 2
+    read = sum(d[1] for d in direct) / 2
     return {
         "moves_direct": [d[0] for d in direct],
         "moves_through": bounced[0],
         "moves_ratio": ratio(bounced[0], moves),
-        "pages_direct": [d[1] for d in direct],
-        "pages_through": bounced[1],
-        "pages_ratio": ratio(bounced[1], pages),
+        "reads_direct": [d[1] for d in direct],
+        "reads_through": bounced[1],
+        "reads_ratio": ratio(bounced[1], read),
     }
 
 
@@ -112,7 +115,7 @@ def report(results: dict[str, Any]) -> Table:
     table = Table(title="Through PgBouncer (transaction mode)", title_justify="left")
     for name in ("measure", "straight (first / again)", "through PgBouncer", "through / straight"):
         table.add_column(name, justify="left" if name == "measure" else "right")
-    for label, key in (("transitions/s", "moves"), ("reads/s (one statement each)", "pages")):
+    for label, key in (("transitions/s", "moves"), ("reads/s (one statement each)", "reads")):
         first, again = r[f"{key}_direct"]
         table.add_row(
             label, f"{fmt(first)} / {fmt(again)}", fmt(r[f"{key}_through"]),
@@ -126,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--clients", type=int, default=8, help="GraphQL clients (8)")
     p.add_argument("--seconds", type=float, default=10, help="each load of moves (10)")
     p.add_argument("--warmup-seconds", type=float, default=2, help="load before measuring (2)")
-    p.add_argument("--pages", type=int, default=500, help="reads each client makes (500)")
+    p.add_argument("--reads", type=int, default=500, help="reads each client makes (500)")
     args = p.parse_args(argv)
     if not pgbouncer.installed():
         print("pgbouncer is not installed: apt-get install pgbouncer", file=sys.stderr)
