@@ -25,6 +25,7 @@ from typing import Any
 import asyncpg
 import httpx
 import psutil
+from rich.console import Console
 from sqlalchemy.engine import make_url
 
 from bench.output import console
@@ -401,6 +402,21 @@ class ServerProcess(ServerSubprocess):
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # so that SIGTERM, too, stops the servers and drops the database
+
+
+def run_and_report(
+    command: str,
+    work: Callable[[str, bool], Coroutine[Any, Any, dict[str, Any]]],
+    report: Callable[[dict[str, Any]], Any],
+) -> int:
+    """A bench's main: `work` in a fresh bench database (`run_in_database`), then its
+    `report` (a rich renderable) on stdout; the exit status (130 when interrupted)."""
+    results = run_in_database(command, work)
+    if results is None:
+        return 130
+    with contextlib.suppress(BrokenPipeError):
+        Console(width=None if sys.stdout.isatty() else 120).print(report(results))
+    return 0
 
 
 def run_in_database(

@@ -21,7 +21,6 @@ database dropped at the end.
 """
 
 import argparse
-import contextlib
 import functools
 import random
 import sys
@@ -36,7 +35,6 @@ if __package__ in (None, ""):  # run as `python bench/flow.py`
 import asyncpg
 import httpx
 import psutil
-from rich.console import Console
 from rich.table import Table
 
 from bench import fixture
@@ -313,12 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--transitions", type=int, default=1_000_000, help="task transitions")
     p.add_argument("--asks", type=int, default=30, help="flowSummary answers timed (30)")
     args = p.parse_args(argv)
-    results = fixture.run_in_database("python -m bench.flow", functools.partial(run, args))
-    if results is None:
-        return 130
-    with contextlib.suppress(BrokenPipeError):
-        Console(width=None if sys.stdout.isatty() else 120).print(report(results))
-    return 0
+    return fixture.run_and_report("python -m bench.flow", functools.partial(run, args), report)
 
 
 if __name__ == "__main__":

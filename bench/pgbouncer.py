@@ -17,7 +17,6 @@ the end; skipped (exit 2) when `pgbouncer` is not installed.
 
 import argparse
 import asyncio
-import contextlib
 import functools
 import sys
 import tempfile
@@ -29,7 +28,6 @@ if __package__ in (None, ""):  # run as `python bench/pgbouncer.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import orjson
-from rich.console import Console
 from rich.table import Table
 
 from bench import fixture
@@ -134,12 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     if not pgbouncer.installed():
         print("pgbouncer is not installed: apt-get install pgbouncer", file=sys.stderr)
         return 2
-    results = fixture.run_in_database("python -m bench.pgbouncer", functools.partial(run, args))
-    if results is None:
-        return 130
-    with contextlib.suppress(BrokenPipeError):
-        Console(width=None if sys.stdout.isatty() else 120).print(report(results))
-    return 0
+    return fixture.run_and_report("python -m bench.pgbouncer", functools.partial(run, args), report)
 
 
 if __name__ == "__main__":

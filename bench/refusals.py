@@ -22,7 +22,6 @@ database dropped at the end.
 
 import argparse
 import asyncio
-import contextlib
 import functools
 import sys
 import time
@@ -34,7 +33,6 @@ if __package__ in (None, ""):  # run as `python bench/refusals.py`
 
 import httpx
 import psutil
-from rich.console import Console
 from rich.table import Table
 
 from bench import fixture
@@ -162,12 +160,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--probes", type=int, default=200, help="/healthz probes per phase (200)")
     p.add_argument("--attackers", type=int, default=4, help="clients sending refusals (4)")
     args = p.parse_args(argv)
-    results = fixture.run_in_database("python -m bench.refusals", functools.partial(run, args))
-    if results is None:
-        return 130
-    with contextlib.suppress(BrokenPipeError):
-        Console(width=None if sys.stdout.isatty() else 120).print(report(results, args.attackers))
-    return 0
+    return fixture.run_and_report(
+        "python -m bench.refusals",
+        functools.partial(run, args),
+        lambda results: report(results, args.attackers),
+    )
 
 
 if __name__ == "__main__":

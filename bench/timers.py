@@ -22,7 +22,6 @@ database dropped at the end.
 
 import argparse
 import asyncio
-import contextlib
 import dataclasses
 import functools
 import sys
@@ -36,7 +35,6 @@ if __package__ in (None, ""):  # run as `python bench/timers.py`
 
 import asyncpg
 import httpx
-from rich.console import Console
 from rich.table import Table
 
 from bench import fixture
@@ -320,12 +318,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--queue-tasks", type=int, default=10000, help="pending in one queue (10000)")
     p.add_argument("--pages", type=int, default=50, help="queue pages read (50)")
     args = p.parse_args(argv)
-    results = fixture.run_in_database("python -m bench.timers", functools.partial(run, args))
-    if results is None:
-        return 130
-    with contextlib.suppress(BrokenPipeError):
-        Console(width=None if sys.stdout.isatty() else 120).print(report(results, args))
-    return 0
+    return fixture.run_and_report(
+        "python -m bench.timers",
+        functools.partial(run, args),
+        lambda results: report(results, args),
+    )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ database dropped at the end.
 
 import argparse
 import asyncio
-import contextlib
 import functools
 import sys
 import time
@@ -34,7 +33,6 @@ if __package__ in (None, ""):  # run as `python bench/webhooks.py`
 import asyncpg
 import psutil
 from aiohttp import web
-from rich.console import Console
 from rich.table import Table
 
 from bench import fixture
@@ -278,12 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=15, help="each load without webhooks (15)")
     p.add_argument("--warmup-seconds", type=float, default=3, help="load before measuring (3)")
     args = p.parse_args(argv)
-    results = fixture.run_in_database("python -m bench.webhooks", functools.partial(run, args))
-    if results is None:
-        return 130
-    with contextlib.suppress(BrokenPipeError):
-        Console(width=None if sys.stdout.isatty() else 120).print(report(results))
-    return 0
+    return fixture.run_and_report("python -m bench.webhooks", functools.partial(run, args), report)
 
 
 if __name__ == "__main__":
