@@ -32,12 +32,11 @@ if __package__ in (None, ""):  # run as `python bench/refusals.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import httpx
-import psutil
 from rich.table import Table
 
 from bench import fixture
 from bench.output import fmt, log, verdict
-from bench.stats import percentile
+from bench.stats import percentile, process_cpu_seconds
 
 # 199: the deepest doubling document under the 2,000-token cap; 400 is refused by the cap.
 LEVELS = (18, 30, 199, 400)
@@ -52,23 +51,18 @@ def doubling(levels: int) -> str:
     return f"query Q {{ ...F1 }}\n{spreads}fragment F{levels} on Query {{ __typename }}\n"
 
 
-def cpu_seconds(pid: int) -> float:
-    times = psutil.Process(pid).cpu_times()
-    return times.user + times.system
-
-
 async def cpu_ms_per_request(
     client: httpx.AsyncClient, url: str, pid: int, query: str, requests: int
 ) -> tuple[float, str]:
     """Server CPU per request, and the code of the first error (or 'answered')."""
     outcome = "answered"
-    before = cpu_seconds(pid)
+    before = process_cpu_seconds(pid)
     for n in range(requests):
         # A distinct text each time: the server's per-text caches must not answer for it.
         body = (await client.post(url, json={"query": f"{query}# {n}\n"})).json()
         if body.get("errors"):
             outcome = body["errors"][0].get("extensions", {}).get("code", "?")
-    return (cpu_seconds(pid) - before) * 1000 / requests, outcome
+    return (process_cpu_seconds(pid) - before) * 1000 / requests, outcome
 
 
 async def health_latencies(client: httpx.AsyncClient, base: str, probes: int) -> list[float]:

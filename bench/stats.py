@@ -53,6 +53,11 @@ def _cpu_seconds(processes: Iterable[psutil.Process], reaped: bool = False) -> f
     return total
 
 
+def process_cpu_seconds(pid: int | None) -> float:
+    """CPU seconds one process has used so far."""
+    return _cpu_seconds([psutil.Process(pid)])
+
+
 @dataclass
 class CpuMeter:
     """CPU used by named groups of processes over a phase, in cores (1.0 = one core busy).

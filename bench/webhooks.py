@@ -31,14 +31,13 @@ if __package__ in (None, ""):  # run as `python bench/webhooks.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import asyncpg
-import psutil
 from aiohttp import web
 from rich.table import Table
 
 from bench import fixture
 from bench.load import GraphQLClients
 from bench.output import fmt, log, verdict
-from bench.stats import percentile, ratio
+from bench.stats import percentile, process_cpu_seconds, ratio
 from db import reads, webhooks
 from db.engine import create_engine, unit_of_work
 from domain import webhooks as rules
@@ -133,11 +132,6 @@ async def switch_webhooks(url: str, *, on: bool) -> None:
         await engine.dispose()
 
 
-def cpu_seconds(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return float(times.user + times.system)
-
-
 @dataclass(frozen=True)
 class Rate:
     per_second: float
@@ -169,7 +163,7 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
     try:
         async with server.running():
             clients = GraphQLClients(server.http_url, shop.worker_tokens, args.clients)
-            server_cpu = functools.partial(cpu_seconds, psutil.Process(server.pid))
+            server_cpu = functools.partial(process_cpu_seconds, server.pid)
             try:
                 await rate(clients, pool, args.warmup_seconds, server_cpu)
                 log("transitions without webhooks")
