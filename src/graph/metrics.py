@@ -3,14 +3,16 @@
 Label values come from bounded sets only, so no client can grow /metrics: operations
 are counted by their root field (a field of the schema's Query, Mutation or
 Subscription type, `multiple` for several, `invalid` when the request did not parse or
-validate), user errors by their `UserErrorCode`.
+validate), user errors by their `UserErrorCode`. Every sample carries a `replica` label
+naming this process, so the replicas behind one balancer can be told apart and summed.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from graphql import DocumentNode, FieldNode, OperationDefinitionNode, get_operation_ast
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.metrics_core import Metric
 
 from db.feed import EventFeed
 from graph.live import LiveConnections
@@ -24,9 +26,26 @@ INVALID = "invalid"
 GC_PAUSE_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0)
 
 
+class _Replica:
+    """The registry's samples, each with this replica's label added."""
+
+    def __init__(self, registry: CollectorRegistry, replica: str) -> None:
+        self.registry = registry
+        self.replica = replica
+
+    def collect(self) -> Iterator[Metric]:
+        for family in self.registry.collect():
+            family.samples = [
+                sample._replace(labels={**sample.labels, "replica": self.replica})
+                for sample in family.samples
+            ]
+            yield family
+
+
 class Metrics:
-    def __init__(self, services: "Services", live: LiveConnections) -> None:
+    def __init__(self, services: "Services", live: LiveConnections, replica: str) -> None:
         self.registry = CollectorRegistry()
+        self._labelled = _Replica(self.registry, replica)
         self.operations = Counter(
             "pressroom_graphql_operations",
             "GraphQL operations by root field, type and outcome "
@@ -152,7 +171,7 @@ class Metrics:
             self._gc_pause_max_cpu.set(cpu_seconds)
 
     def exposition(self) -> bytes:
-        return generate_latest(self.registry)
+        return generate_latest(self._labelled)  # type: ignore[arg-type]
 
 
 def root_field(

@@ -34,6 +34,9 @@ def server_options(settings: Settings) -> dict[str, Any]:
         # A frame's header says how long it is: one over the body limit is refused there,
         # before it is read (uvicorn's default reads 16 MiB first).
         "ws_max_size": MAX_BODY_BYTES,
+        # On SIGTERM uvicorn stops accepting, closes websockets with 1012 (clients resume
+        # from their cursors through the balancer) and gives requests in flight this long.
+        "timeout_graceful_shutdown": settings.drain_seconds,
     }
 
 
@@ -85,7 +88,7 @@ def create_app(
     )
     live = LiveConnections()
     timer_loop = TimerLoop(engine, feed, poll=settings.timer_poll_seconds)
-    services.metrics = metrics = Metrics(services, live)
+    services.metrics = metrics = Metrics(services, live, settings.replica)
     relay = WebhookRelay(services, feed)
 
     @asynccontextmanager

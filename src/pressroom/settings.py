@@ -1,5 +1,7 @@
 """Settings from the environment (prefix PRESSROOM_, plus the conventional DATABASE_URL)."""
 
+import os
+import socket
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -172,6 +174,18 @@ class Settings(BaseSettings):
         default=False,
         description="Run the frameworks' stock behaviour only: none of the engine room's "
         "overrides (src/graph/engine/README.md). Slower; for telling a bug of theirs apart.",
+    )
+    replica: str = Field(
+        default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}",
+        min_length=1,
+        description="This process's name in /metrics (the `replica` label on every sample). "
+        "Unset: the host's name and the process id.",
+    )
+    drain_seconds: float = Field(
+        default=20,
+        ge=0,
+        description="On SIGTERM, how long requests in flight may take to finish after the "
+        "server stops accepting; websockets are closed with 1012 at once.",
     )
     feed_poll_seconds: float = Field(
         default=0.5, description="How often the event feed reads the log without a NOTIFY."

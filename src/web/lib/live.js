@@ -1,11 +1,15 @@
 // A subscription that never misses an event: it starts from a snapshot's cursor, keeps
 // the cursor of every event it receives, and after any drop (network, server restart,
-// SLOW_CONSUMER) subscribes again from that cursor. Status: "connecting", "live",
-// "reconnecting", or "failed" (refused: the token or the arguments are not accepted).
+// SLOW_CONSUMER, a replica restarting) subscribes again from that cursor. Status:
+// "connecting", "live", "reconnecting", or "failed" (refused: the token or the arguments
+// are not accepted).
 import { isAuthClose, operationName } from "./graphql.js";
 
 const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 10000;
+// A server going away on purpose (a rolling restart) closes with this code: the balancer
+// already sends new connections elsewhere, so there is nothing to wait for.
+const SERVICE_RESTART = 1012;
 
 function codeOf(errors) {
   const first = Array.isArray(errors) ? errors[0] : null;
@@ -85,7 +89,7 @@ export function follow(transport, { query, variables, field, onEvent, onStatus, 
         } else if (error && error.code === 4400) {
           fail("bad-request", error.reason || "The server refused the subscription.");
         } else {
-          retry(false);
+          retry(Boolean(error) && error.code === SERVICE_RESTART);
         }
       },
       complete() {
