@@ -1,14 +1,18 @@
 """Operating the server: structured request logs with a request id, metrics whose labels
-come from bounded sets, user errors counted as such, and a token for /metrics."""
+come from bounded sets and name the replica, user errors counted as such, and a token for
+/metrics."""
 
 import asyncio
 import json
 import logging
+import os
+import socket
 import uuid
 from typing import Any
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from pressroom import logs
 from pressroom.app import create_app
@@ -128,6 +132,20 @@ async def test_metrics_can_require_a_token(database_url: str) -> None:
     assert refused.json()["errors"][0]["extensions"]["code"] == "BAD_REQUEST"
     assert allowed.status_code == 200
     assert "pressroom_graphql_operations_total" in allowed.text
+
+
+async def test_every_sample_names_its_replica(database_url: str) -> None:
+    app = create_app(Settings(replica="replica-7"), url=database_url)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://pressroom") as client:
+        exposition = (await client.get("/metrics")).text
+    samples = [s for f in text_string_to_metric_families(exposition) for s in f.samples]
+    assert len(samples) > 20
+    assert {sample.labels.get("replica") for sample in samples} == {"replica-7"}
+
+
+def test_a_replica_is_named_by_its_host_and_process_unless_told() -> None:
+    assert Settings().replica == f"{socket.gethostname()}-{os.getpid()}"
 
 
 async def test_subscriptions_log_their_start_and_end_with_event_counts(
