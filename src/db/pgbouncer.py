@@ -1,7 +1,9 @@
 """A PgBouncer in transaction mode in front of a PostgreSQL server: Debian's `pgbouncer`
-as a child process on loopback, with a configuration of its own. The tests and the
-benches run the server through it (docs/operations.md#through-pgbouncer)."""
+as a child process on loopback, configured by the file deploy/ ships with only where it
+listens, where the server is and its password file replaced. The cluster, the tests and
+the benches run the server through it (docs/operations.md#through-pgbouncer)."""
 
+import configparser
 import os
 import pwd
 import shutil
@@ -18,6 +20,7 @@ from db.engine import SESSION_SETTINGS
 
 PROGRAM = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
 START_SECONDS = 10
+SHIPPED = Path(__file__).resolve().parents[2] / "deploy" / "pgbouncer.ini"
 
 
 def installed() -> bool:
@@ -30,8 +33,16 @@ def connect_query() -> str:
     return "; ".join(f"SET {name} = {value}" for name, value in SESSION_SETTINGS.items())
 
 
+def shipped() -> configparser.ConfigParser:
+    """deploy/pgbouncer.ini, read as PgBouncer reads it (`;` comments, `key = value`)."""
+    config = configparser.ConfigParser(interpolation=None, comment_prefixes=(";", "#"))
+    config.optionxform = str  # type: ignore[assignment,method-assign]
+    config.read(SHIPPED)
+    return config
+
+
 @contextmanager
-def running(url: str, workdir: Path, *, pool_size: int = 10) -> Iterator[str]:
+def running(url: str, workdir: Path, *, pool_size: int | None = None) -> Iterator[str]:
     """PgBouncer in front of `url`'s server (reached by its socket directory, as the
     embedded server is): the URL of the same database, as the same role, through it."""
     direct = make_url(url)
@@ -39,20 +50,20 @@ def running(url: str, workdir: Path, *, pool_size: int = 10) -> Iterator[str]:
     host = str(direct.query.get("host") or direct.host or "127.0.0.1")
     port = _free_port()
     (workdir / "userlist.txt").write_text(f'"{direct.username}" "{direct.password}"\n')
+    settings = dict(shipped()["pgbouncer"])
+    settings |= {
+        "listen_addr": "127.0.0.1",
+        "listen_port": str(port),
+        "unix_socket_dir": "",
+        "auth_file": str(workdir / "userlist.txt"),
+    }
+    if pool_size is not None:
+        settings["default_pool_size"] = str(pool_size)
+    lines = [f"{key} = {value}" for key, value in settings.items()]
+    # Any database name, so the tests' databases need no line each.
+    database = f"* = host={host} port={direct.port or 5432} connect_query='{connect_query()}'"
     (workdir / "pgbouncer.ini").write_text(
-        f"""[databases]
-* = host={host} port={direct.port or 5432} connect_query='{connect_query()}'
-
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = {port}
-unix_socket_dir =
-auth_type = scram-sha-256
-auth_file = {workdir / "userlist.txt"}
-pool_mode = transaction
-default_pool_size = {pool_size}
-max_client_conn = 1000
-"""
+        "\n".join(["[databases]", database, "", "[pgbouncer]", *lines, ""])
     )
     # As root, PgBouncer must run as another user: the server's, whose socket directory
     # is its own (or nobody's, over TCP). Its files must be readable by that user.

@@ -35,7 +35,7 @@ async def test_the_server_works_through_pgbouncer_in_transaction_mode(
     url, shop = lone_shop
     tasks = await print_tasks(shop, MOVES)
     with (
-        pgbouncer.running(url, tmp_path) as through,
+        pgbouncer.running(url, tmp_path, pool_size=10) as through,
         serving(
             None,
             database_url=through,

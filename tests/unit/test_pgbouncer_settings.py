@@ -1,10 +1,12 @@
 """PRESSROOM_PGBOUNCER: refused without a direct URL for the listener; with one, the
 database and the engine know the PgBouncer is there (tests/e2e/test_pgbouncer.py runs a
-server through a real one)."""
+server through a real one); the PgBouncer configuration deploy/ ships keeps the server's
+time limits."""
 
 import pytest
 from pydantic import ValidationError
 
+from db import pgbouncer
 from db.engine import behind_pgbouncer, create_engine
 from pressroom.database import choose
 from pressroom.settings import Settings
@@ -31,3 +33,10 @@ async def test_the_engine_knows_it_is_behind_pgbouncer() -> None:
     finally:
         await behind.dispose()
         await direct.dispose()
+
+
+def test_the_shipped_pgbouncer_ini_runs_transaction_mode_with_the_servers_time_limits() -> None:
+    config = pgbouncer.shipped()
+    assert config["pgbouncer"]["pool_mode"] == "transaction"
+    [line] = config["databases"].values()
+    assert f"connect_query='{pgbouncer.connect_query()}'" in line
