@@ -232,6 +232,12 @@ def unavailable(error: BaseException | None) -> bool:
     while error is not None and seen < 10:
         if isinstance(error, _UNAVAILABLE):
             return True
+        # A connection closed under a statement (PgBouncer dropping its server connection
+        # when PostgreSQL restarts): asyncpg says so only in words.
+        if isinstance(error, asyncpg.exceptions.InterfaceError) and str(error).endswith(
+            "connection is closed"
+        ):
+            return True
         if isinstance(error, exc.DBAPIError) and error.connection_invalidated:
             return True
         error = getattr(error, "orig", None) or error.__cause__ or error.__context__

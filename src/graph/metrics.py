@@ -171,7 +171,7 @@ class Metrics:
             self._gc_pause_max_cpu.set(cpu_seconds)
 
     def exposition(self) -> bytes:
-        return generate_latest(self._labelled)  # type: ignore[arg-type]
+        return generate_latest(self._labelled)
 
 
 def root_field(

@@ -28,7 +28,9 @@ pytestmark = pytest.mark.e2e
 ME = json.dumps({"query": "query Me { me { name } }"}).encode()
 
 
-async def half_sent_request(base: str, token: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+async def half_sent_request(
+    base: str, token: str
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """A POST /graphql whose body is half sent: a request the server has begun and must
     finish, held open for as long as the test likes."""
     address = urlsplit(base)
