@@ -11,12 +11,14 @@ import signal
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import websockets
+from playwright.async_api import Browser, expect
 from sqlalchemy import text
 
 from db.engine import create_engine
@@ -43,6 +45,9 @@ PROTOCOLS = ("graphql-transport-ws", "graphql-ws")
 RETRYABLE = {502, 503, 504}
 # A careful client's pause before it tries again (not a synchronisation).
 RETRY_SECONDS = 0.1
+DISPLAY = """mutation { createDisplayToken(input: {name: "Print wall", departmentCodes: ["print"]})
+  { secret } }"""
+BEFORE_ANY_BACKOFF_MS = 500
 # Writes acknowledged after the disruption, to show the cluster writing again.
 WRITES_AFTER = 20
 
@@ -315,3 +320,32 @@ async def test_every_replica_recovers_from_a_postgresql_restart(
             ready = (await http.get(f"{replica.url}/readyz")).json()
             assert ready == {"ok": True, "database": True, "migrations": True, "listener": True}
     assert figures["duplicates"] == 0
+
+
+async def test_the_wall_display_resubscribes_at_once_through_a_rolling_restart(
+    cluster: clusters.Cluster, cluster_shop: Shop, browser: Browser, screenshots: Path
+) -> None:
+    [task] = await print_tasks(cluster_shop, 1)
+    async with httpx.AsyncClient(timeout=30) as http:
+        api = Client(http, f"{cluster.url}/graphql")
+        secret = (await api.as_(cluster_shop.tokens["ada"])(DISPLAY))["createDisplayToken"]
+        page = await browser.new_page()
+        await page.clock.install()
+        await page.goto(f"{cluster.url}/display/print?token={secret['secret']}")
+        status = page.locator("#status")
+        await expect(status).to_have_text("Live")
+        connects = await page.evaluate("window.__pressroom.connects")
+        # No timer of the page runs from here unless the test moves its clock.
+        await page.clock.pause_at(datetime.now(UTC) + timedelta(seconds=1))
+        await asyncio.to_thread(cluster.roll)
+        await api.as_(cluster_shop.tokens["pat"])(
+            START, {"i": {"taskId": gid("DepartmentTask", task)}}
+        )
+        await expect(status).to_have_text("Reconnecting…")
+        # Less than the first back-off (1 s): only a resubscription made at once runs.
+        await page.clock.run_for(BEFORE_ANY_BACKOFF_MS)
+        await expect(status).to_have_text("Live")
+        await expect(page.locator("#working")).to_contain_text("Pat")
+        assert await page.evaluate("window.__pressroom.connects") == connects + 1
+        await page.screenshot(path=str(screenshots / "display-after-rolling-restart.png"))
+        await page.close()
