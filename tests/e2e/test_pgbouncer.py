@@ -1,9 +1,10 @@
 """`pressroom serve` through Debian's PgBouncer in transaction mode (1.18: no prepared
 statement survives its transaction there): it boots, many clients' moves and reads go
 through at once, each acknowledged move is written once, and a subscriber gets every
-event once (the listener connects to PostgreSQL itself)."""
+event once (the listener connects to PostgreSQL itself), and an export streams through it."""
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import asyncpg
@@ -80,6 +81,16 @@ async def test_the_server_works_through_pgbouncer_in_transaction_mode(
             assert sorted(e["queueEvents"]["task"]["id"] for e in events) == sorted(
                 gid("DepartmentTask", t) for t in tasks
             )
+            # An export streams from one snapshot, through PgBouncer too.
+            now = datetime.now(UTC) + timedelta(minutes=1)
+            exported = await http.get(
+                "/export/transitions.csv",
+                params={"from": (now - timedelta(days=1)).isoformat(), "to": now.isoformat()},
+                headers={"authorization": f"Bearer {shop.tokens['abe']}"},
+            )
+            assert exported.status_code == 200, exported.text
+            rows = exported.text.splitlines()[1:]
+            assert len(rows) == MOVES and all(",START," in row for row in rows), rows[:3]
     async with shop.engine.connect() as conn:
         started = await conn.scalar(
             text("SELECT count(*) FROM task_transitions WHERE action = 'START'")
