@@ -35,7 +35,7 @@ from tests.support import (
     ws_url,
 )
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("cluster")]
 
 SUBSCRIBERS = 300
 WRITERS = 4

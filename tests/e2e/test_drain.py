@@ -95,9 +95,13 @@ async def test_a_request_that_outlasts_the_drain_is_cut_and_the_process_exits(
     with serving(None, database_url=database_url, settings=settings, pid=pid) as (base, lines):
         reader, writer = await half_sent_request(base, shop.tokens["pat"])
         os.kill(pid[0], signal.SIGTERM)
-        # Never finished by the client: the server gives up on it after the drain.
+        # Never finished by the client: the server gives up on it after the drain, closing
+        # the connection (reset, when the body's first bytes were never read).
         async with asyncio.timeout(30):
-            answer = await reader.read()
+            try:
+                answer = await reader.read()
+            except ConnectionResetError:
+                answer = b""
         writer.close()
     assert b"200" not in answer.split(b"\r\n", 1)[0]
     assert any("timeout graceful shutdown exceeded" in line for line in lines)
