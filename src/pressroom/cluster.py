@@ -20,13 +20,13 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
-
-import httpx
 
 from db import embedded, pgbouncer
 from pressroom.database import Database, choose, prepare
@@ -158,8 +158,9 @@ class Cluster:
         if replica.process.poll() is not None:
             raise ClusterError(f"{replica.name} exited; see {replica.log}")
         try:
-            return httpx.get(f"{replica.url}/readyz", timeout=5).status_code == 200
-        except httpx.TransportError:
+            with urllib.request.urlopen(f"{replica.url}/readyz", timeout=5) as answer:
+                return bool(answer.status == 200)
+        except (urllib.error.URLError, OSError):
             return False
 
     @staticmethod
