@@ -48,7 +48,7 @@ def running(url: str, workdir: Path, *, pool_size: int | None = None) -> Iterato
     direct = make_url(url)
     # The embedded server is reached by its socket directory (`?host=`), others by address.
     host = str(direct.query.get("host") or direct.host or "127.0.0.1")
-    port = _free_port()
+    port = free_port()
     (workdir / "userlist.txt").write_text(f'"{direct.username}" "{direct.password}"\n')
     settings = dict(shipped()["pgbouncer"])
     settings |= {
@@ -85,7 +85,8 @@ def running(url: str, workdir: Path, *, pool_size: int | None = None) -> Iterato
         process.wait(timeout=START_SECONDS)
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A loopback port free now (for PgBouncer here, and for the cluster's other parts)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]

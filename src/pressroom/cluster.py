@@ -24,7 +24,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -50,20 +50,12 @@ def missing() -> list[str]:
     return absent + ([] if pgbouncer.installed() else ["pgbouncer"])
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @dataclass
 class Replica:
     name: str
     port: int
     log: Path
     process: "subprocess.Popen[bytes] | None" = None
-    starts: int = 0
 
     @property
     def url(self) -> str:
@@ -83,7 +75,6 @@ class Cluster:
     env: dict[str, str]
     admin_socket: Path
     data_dir: Path | None
-    processes: list["subprocess.Popen[bytes]"] = field(default_factory=list)
 
     @property
     def url(self) -> str:
@@ -93,7 +84,6 @@ class Cluster:
 
     def start(self, replica: Replica) -> None:
         """Start `replica` and wait until it answers /readyz and HAProxy sends it traffic."""
-        replica.starts += 1
         env = self.env | {"PRESSROOM_REPLICA": replica.name}
         with replica.log.open("ab") as log:
             replica.process = subprocess.Popen(
@@ -197,13 +187,14 @@ def running(workdir: Path, database_url: str | None = None, **settings: str) -> 
         bouncer.mkdir(exist_ok=True)
         through = stack.enter_context(pgbouncer.running(db.url, bouncer))
         replicas = [
-            Replica(f"r{n}", free_port(), workdir / f"r{n}.log") for n in range(1, REPLICAS + 1)
+            Replica(f"r{n}", pgbouncer.free_port(), workdir / f"r{n}.log")
+            for n in range(1, REPLICAS + 1)
         ]
         cluster = Cluster(
             workdir=workdir,
             db=db,
             through=through,
-            port=free_port(),
+            port=pgbouncer.free_port(),
             replicas=replicas,
             env=_replica_env(db, through, settings),
             admin_socket=workdir / "haproxy.sock",
@@ -243,7 +234,6 @@ def _start_haproxy(cluster: Cluster, stack: ExitStack) -> None:
     process = subprocess.Popen(
         [HAPROXY, "-db", "-f", str(HAPROXY_CFG)], env=env, stdout=log, stderr=subprocess.STDOUT
     )
-    cluster.processes.append(process)
 
     def stop() -> None:
         process.terminate()
