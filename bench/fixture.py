@@ -131,7 +131,8 @@ async def drop_database(url: str) -> None:
 
 @dataclass
 class Shop:
-    """Production departments (none gates delivery), workers in all of them, display tokens."""
+    """Production departments (gating delivery only when seeded so), workers in all of them,
+    display tokens."""
 
     department_ids: list[int] = field(default_factory=list)
     department_codes: list[str] = field(default_factory=list)
@@ -144,7 +145,9 @@ class Shop:
     displays: list[tuple[str, str]] = field(default_factory=list)
 
 
-async def seed_shop(url: str, *, departments: int, workers: int, displays: int) -> Shop:
+async def seed_shop(
+    url: str, *, departments: int, workers: int, displays: int, gates_delivery: bool = False
+) -> Shop:
     shop = Shop()
     engine = create_engine(url, pool_size=2, max_overflow=0)
     try:
@@ -152,7 +155,7 @@ async def seed_shop(url: str, *, departments: int, workers: int, displays: int) 
             for i in range(departments):
                 code = f"p{i:02d}"
                 row = await people.create_department(
-                    conn, code, f"Production {i}", DepartmentKind.PRODUCTION, False
+                    conn, code, f"Production {i}", DepartmentKind.PRODUCTION, gates_delivery
                 )
                 shop.department_ids.append(row.id)
                 shop.department_codes.append(code)
