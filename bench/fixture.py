@@ -100,6 +100,11 @@ def database_name() -> str:
     return f"{DATABASE_PREFIX}{os.getpid()}"
 
 
+def sibling_database(url: str, suffix: str) -> str:
+    """Another bench database of this run, beside `url`'s (dropped as stale with it)."""
+    return embedded.with_database(url, f"{database_name()}_{suffix}")
+
+
 async def drop_stale_databases(url: str) -> list[str]:
     """Drop bench databases left by runs that were killed (their process is gone)."""
     conn = await asyncpg.connect(
@@ -111,7 +116,7 @@ async def drop_stale_databases(url: str) -> list[str]:
         )
         dropped = []
         for (name,) in names:
-            pid = name.removeprefix(DATABASE_PREFIX)
+            pid = name.removeprefix(DATABASE_PREFIX).split("_")[0]
             if pid.isdigit() and not psutil.pid_exists(int(pid)):
                 await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
                 dropped.append(name)
