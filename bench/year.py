@@ -13,8 +13,8 @@ of its own, their histories written by bench/history.py up to the same moment (n
   (the same open orders, queues, newest orders and last week of events; only row ids
   differ), with nothing older behind it.
 
-On each, in rounds that take turns between the two (other load on the machine weighs on
-both alike):
+On each, the two taking turns request by request (other load on the machine weighs on
+both alike; which goes first changes every round):
 
 1. the wall display's first queue page (`WallQueue` of src/web/display/display.js,
    100 tasks) for p00, with its display token;
@@ -98,8 +98,11 @@ class Floor:
     admin_token: str = ""
     after: Position = events.START  # a week before the end
     built: dict[str, Any] = field(default_factory=dict)
+    # Made once its server is up: one keep-alive connection for the pages, one for moves.
+    readers: KeepAliveClients | None = None
+    movers: GraphQLClients | None = None
     seconds: dict[str, list[float]] = field(default_factory=dict)
-    last: dict[str, Any] = field(default_factory=dict)  # the last answer of each read
+    last: dict[str, bytes] = field(default_factory=dict)  # the last answer of each page
     replayed: list[int] = field(default_factory=list)
 
     @property
@@ -113,6 +116,19 @@ class Floor:
 
     def took(self, measure: str, seconds: list[float]) -> None:
         self.seconds.setdefault(measure, []).extend(seconds)
+
+    def requests(self) -> dict[str, tuple[bytes, dict[str, str]]]:
+        """The pages' requests, as bodies and headers."""
+        token, code = self.display
+        queue = {"query": WALL_QUEUE, "variables": {"department": code}}
+        page = {"query": dashboard.DASHBOARD_PAGE, "variables": {"first": dashboard.PAGE_SIZE}}
+        return {
+            "queue": (json.dumps(queue).encode(), {"authorization": f"Bearer {token}"}),
+            "dashboard": (
+                json.dumps(page).encode(),
+                {"authorization": f"Bearer {self.admin_token}"},
+            ),
+        }
 
 
 async def prepare(floor: Floor, shape: history.Shape, end: datetime) -> None:
@@ -133,22 +149,16 @@ async def prepare(floor: Floor, shape: history.Shape, end: datetime) -> None:
     floor.after = Position(int(row["xid"]), row["id"]) if row else events.START
 
 
-async def pages(
-    clients: KeepAliveClients, url: str, body: dict[str, Any], token: str, count: int
-) -> tuple[list[float], dict[str, Any]]:
-    """`count` answers, one after another: seconds each, and the last answer."""
-    data = json.dumps(body).encode()
-    headers = {"authorization": f"Bearer {token}"}
-    seconds = []
-    content = b""
-    for _ in range(count):
-        started = time.perf_counter()
-        status, content = await clients.post(0, url, data, headers)
-        seconds.append(time.perf_counter() - started)
-        if status != 200 or b'"errors"' in content:
-            raise RuntimeError(f"HTTP {status}: {content[:500]!r}")
-    answer: dict[str, Any] = json.loads(content)
-    return seconds, answer
+async def page(floor: Floor, measure: str) -> None:
+    """One answer of the page `measure` (queue or dashboard), timed."""
+    assert floor.readers is not None
+    body, headers = floor.requests()[measure]
+    started = time.perf_counter()
+    status, content = await floor.readers.post(0, floor.http_url, body, headers)
+    floor.took(measure, [time.perf_counter() - started])
+    if status != 200 or b'"errors"' in content:
+        raise RuntimeError(f"{floor.name}: HTTP {status}: {content[:500]!r}")
+    floor.last[measure] = content
 
 
 async def expected_replay(floor: Floor, department_id: int) -> int:
@@ -200,47 +210,42 @@ async def replay(floor: Floor, session: aiohttp.ClientSession) -> tuple[float, i
         return time.perf_counter() - started, received
 
 
-async def reads(floor: Floor, count: int, session: aiohttp.ClientSession) -> None:
-    """One round of the reads on `floor`: `count` queue and dashboard pages, one replay."""
-    token, code = floor.display
-    clients = KeepAliveClients(1, timeout=60)
-    try:
-        queue = {"query": WALL_QUEUE, "variables": {"department": code}}
-        seconds, floor.last["queue"] = await pages(clients, floor.http_url, queue, token, count)
-        floor.took("queue", seconds)
-        page = {"query": dashboard.DASHBOARD_PAGE, "variables": {"first": dashboard.PAGE_SIZE}}
-        seconds, floor.last["dashboard"] = await pages(
-            clients, floor.http_url, page, floor.admin_token, count
-        )
-        floor.took("dashboard", seconds)
-    finally:
-        await clients.close()
-    took, received = await replay(floor, session)
-    floor.took("replay", [took])
-    floor.replayed.append(received)
+async def move(floor: Floor, task: int) -> None:
+    """startTask, then finishTask, of `task`, timed."""
+    assert floor.movers is not None
+    for name, measure in (("StartTask", "startTask"), ("FinishTask", "finishTask")):
+        result = await floor.movers.each(name, [task])
+        if result.errors:
+            raise RuntimeError(f"{floor.name}: {result.first_error}")
+        floor.took(measure, result.latencies)
 
 
-async def moves(floor: Floor, tasks: list[int]) -> None:
-    """startTask on each of `tasks`, then finishTask on each, one request at a time."""
-    clients = GraphQLClients(floor.http_url, floor.shop.worker_tokens, 1)
-    try:
-        for name, measure in (("StartTask", "startTask"), ("FinishTask", "finishTask")):
-            result = await clients.each(name, tasks)
-            if result.errors:
-                raise RuntimeError(f"{floor.name}: {result.first_error}")
-            floor.took(measure, result.latencies)
-    finally:
-        await clients.close()
+def in_turn(floors: list[Floor], n: int) -> list[Floor]:
+    """The floors in the order of round `n`: each goes first every other round."""
+    return floors if n % 2 == 0 else floors[::-1]
+
+
+async def reads(floors: list[Floor], n: int, count: int, session: aiohttp.ClientSession) -> None:
+    """A round of reads: `count` of each page, then a replay, the floors taking turns."""
+    for measure in ("queue", "dashboard"):
+        for _ in range(count):
+            for floor in in_turn(floors, n):
+                await page(floor, measure)
+    for floor in in_turn(floors, n):
+        took, received = await replay(floor, session)
+        floor.took("replay", [took])
+        floor.replayed.append(received)
 
 
 def same_floor(fresh: Floor, year: Floor) -> dict[str, bool]:
     """Whether the two shops answered the same pages (row ids aside)."""
 
-    def numbers(answer: dict[str, Any]) -> list[str]:
-        return [e["node"]["workOrder"]["orderNumber"] for e in answer["data"]["queue"]["edges"]]
+    def numbers(answer: bytes) -> list[str]:
+        edges = json.loads(answer)["data"]["queue"]["edges"]
+        return [e["node"]["workOrder"]["orderNumber"] for e in edges]
 
-    def shape(answer: dict[str, Any]) -> dashboard.PageShape:
-        return dashboard.page_shape(answer, dashboard.PRESSROOM_FIELDS)
+    def shape(answer: bytes) -> dashboard.PageShape:
+        return dashboard.page_shape(json.loads(answer), dashboard.PRESSROOM_FIELDS)
 
     return {
         "queue": numbers(fresh.last["queue"]) == numbers(year.last["queue"]),
@@ -263,34 +268,37 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
         await prepare(fresh, year_shape.last(FRESH_SPAN), end)
         await prepare(year, year_shape, end)
         floors = [fresh, year]
-        async with contextlib.AsyncExitStack() as servers:
+        async with contextlib.AsyncExitStack() as running:
             for floor in floors:
                 floor.server = fixture.ServerProcess(floor.url)
-                await servers.enter_async_context(floor.server.running())
-            async with aiohttp.ClientSession() as session:
-                for floor in floors:  # warm: statements prepared, tokens' viewers cached
-                    await reads(floor, 3, session)
-                    floor.seconds.clear()
-                    floor.replayed.clear()
-                for n in range(args.rounds):
-                    log(f"reads, round {n + 1} of {args.rounds}")
-                    for floor in floors if n % 2 == 0 else floors[::-1]:
-                        await reads(floor, args.pages, session)
+                await running.enter_async_context(floor.server.running())
+                floor.readers = KeepAliveClients(1, timeout=60)
+                floor.movers = GraphQLClients(floor.http_url, floor.shop.worker_tokens, 1)
+                running.push_async_callback(floor.readers.close)
+                running.push_async_callback(floor.movers.close)
+            session = await running.enter_async_context(aiohttp.ClientSession())
+            # Warm: statements prepared, the tokens' viewers cached.
+            await reads(floors, 0, 3, session)
+            for floor in floors:
+                floor.seconds.clear()
+                floor.replayed.clear()
+            for n in range(args.rounds):
+                log(f"reads, round {n + 1} of {args.rounds}")
+                await reads(floors, n, args.pages, session)
             log("making tasks to start and finish")
             pools = [
                 await fixture.TaskPool(f.url, f.shop, prefix="T").take(args.rounds * args.moves + 3)
                 for f in floors
             ]
-            for floor, pool in zip(floors, pools, strict=True):
-                await moves(floor, [pool.pop() for _ in range(3)])
-                floor.seconds.pop("startTask")
-                floor.seconds.pop("finishTask")
+            for floor, pool in zip(floors, pools, strict=True):  # warm
+                for _ in range(3):
+                    await move(floor, pool.pop())
+                del floor.seconds["startTask"], floor.seconds["finishTask"]
             for n in range(args.rounds):
                 log(f"moves, round {n + 1} of {args.rounds}")
-                for floor, pool in list(zip(floors, pools, strict=True))[
-                    :: 1 if n % 2 == 0 else -1
-                ]:
-                    await moves(floor, [pool.pop() for _ in range(args.moves)])
+                for _ in range(args.moves):
+                    for floor in in_turn(floors, n):
+                        await move(floor, pools[floors.index(floor)].pop())
     finally:
         with contextlib.suppress(Exception):
             await fixture.drop_database(fresh.url)
@@ -367,7 +375,7 @@ def report(results: dict[str, Any]) -> Table:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bench.year", description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("--orders", type=int, default=50_000, help="work orders in the year (50000)")
-    p.add_argument("--rounds", type=int, default=6, help="rounds taking turns (6)")
+    p.add_argument("--rounds", type=int, default=6, help="rounds (6)")
     p.add_argument("--pages", type=int, default=20, help="pages of each kind a round (20)")
     p.add_argument("--moves", type=int, default=20, help="tasks started and finished a round (20)")
     args = p.parse_args(argv)
