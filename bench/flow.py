@@ -1,6 +1,6 @@
 """Flow figures over a year of history beside the same question over a fresh shop.
 
-    .venv/bin/python -m bench.flow            # about five minutes
+    .venv/bin/python -m bench.flow            # about three minutes
 
 1. A fresh shop (4 production departments, delivery, 8 workers): `flowSummary` for one
    month through GraphQL, `--asks` times; ms per answer.
