@@ -18,8 +18,9 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from db.background import BackgroundLoop
 from db.engine import unit_of_work
-from db.feed import TASK_PREFIX, EventFeed
+from db.feed import EventFeed
 from db.queries import Q
 
 log = logging.getLogger(__name__)
@@ -61,13 +62,16 @@ async def fire_due(conn: AsyncConnection, limit: int = BATCH) -> Firing:
     return Firing(int(row.fired), None if row.next_in is None else float(row.next_in))
 
 
-class TimerLoop:
+class TimerLoop(BackgroundLoop):
     """Fires due timers, then sleeps until the next one falls due or `poll` seconds pass,
     whichever is sooner, or until a timer is armed within the minute here or in another
     process (the arming statement's NOTIFY, heard by the feed's listener). Commits that
     arm nothing due soon do not wake it: under load it stays one look per poll."""
 
+    name = "timers"
+
     def __init__(self, engine: AsyncEngine, feed: EventFeed, poll: float = 1.0) -> None:
+        super().__init__()
         self.engine = engine
         self.feed = feed
         self.poll = poll
@@ -76,16 +80,6 @@ class TimerLoop:
         self.rounds = 0
         # Set while the loop sleeps (a stop then finds it there).
         self.idle = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name=f"{TASK_PREFIX}timers")
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
 
     async def _run(self) -> None:
         while True:

@@ -26,8 +26,9 @@ import aiohttp
 from standardwebhooks.webhooks import Webhook
 
 from db import webhooks
+from db.background import BackgroundLoop
 from db.engine import unit_of_work
-from db.feed import TASK_PREFIX, EventFeed
+from db.feed import EventFeed
 from db.webhooks import Attempt, Claimed, Pending
 from domain import webhooks as rules
 from domain.errors import DomainError
@@ -58,8 +59,11 @@ class Answer:
     duration_ms: int
 
 
-class WebhookRelay:
+class WebhookRelay(BackgroundLoop):
+    name = "webhooks"
+
     def __init__(self, services: Services, feed: EventFeed) -> None:
+        super().__init__()
         self.services = services
         self.policy = services.webhooks
         self.feed = feed
@@ -72,16 +76,6 @@ class WebhookRelay:
         self._written = asyncio.Condition()
         self._rng = random.Random()
         self.lanes = Lanes(lambda: services.in_flight.requests > 0)
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name=f"{TASK_PREFIX}webhooks")
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
 
     async def written_past(self, count: int) -> None:
         """Until more than `count` attempts have been written."""
