@@ -212,6 +212,12 @@ async def _rebase_event_positions(url: str) -> None:
                     "UPDATE events SET xid = pg_current_xact_id() WHERE xid >= pg_current_xact_id()"
                 )
                 await conn.execute("ALTER TABLE events ENABLE TRIGGER USER")
+                # Where the log starts moves with it, below every event kept.
+                if await conn.fetchval("SELECT to_regclass('public.events_pruned') IS NOT NULL"):
+                    await conn.execute(
+                        "UPDATE events_pruned SET xid = pg_current_xact_id() "
+                        "WHERE xid >= pg_current_xact_id()"
+                    )
     finally:
         await conn.close()
 

@@ -165,6 +165,11 @@ class BadCursor(ValueError):
     pass
 
 
+class CursorExpired(Exception):
+    """Events after the cursor were pruned from the log (db/retention.py): what it missed
+    is gone, and a new snapshot is the way back."""
+
+
 def _b64(text: str) -> str:
     return base64.urlsafe_b64encode(text.encode()).decode()
 
@@ -263,6 +268,25 @@ async def read_page(
             conn, "events_after_snapshot", snapshot=resume.snapshot.text(), **params
         )
     return _readable(rows)
+
+
+async def replay_page(
+    conn: AsyncConnection, resume: Resume, settled: Position, where: Filter = Filter()
+) -> list[StoredEvent]:
+    """As `read_page`, for a subscriber's replay: CursorExpired when events after `resume`
+    have been pruned. Where the log starts is read after the page, so a prune that took
+    events of the page before it was read shows there (each read sees what committed
+    before it)."""
+    page = await read_page(conn, resume, settled, where)
+    if resume.after < await pruned_through(conn):
+        raise CursorExpired
+    return page
+
+
+async def pruned_through(conn: AsyncConnection) -> Position:
+    """The last event pruned from the log (START: none was)."""
+    row = (await conn.execute(Q["events_pruned_through"])).first()
+    return Position(int(row.xid), row.id) if row else START
 
 
 def _readable(rows: list[Any]) -> list[StoredEvent]:

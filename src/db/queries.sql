@@ -791,6 +791,16 @@ WHERE xid >= pg_snapshot_xmin(CAST(CAST(:snapshot AS text) AS pg_snapshot))
 ORDER BY events.xid, events.id
 LIMIT :limit
 
+-- name: events_pruned_through
+-- The last event pruned (none: the log is whole). Every event before it is gone and
+-- every one after it kept, so a cursor before it has expired.
+SELECT CAST(xid AS text) AS xid, id FROM events_pruned
+
+-- name: prune_events
+-- Up to a batch of the oldest events past the retention, gone (migration 0015); NULL when
+-- another process is pruning.
+SELECT prune_events(make_interval(secs => :keep_seconds), :batch) AS pruned
+
 -- name: events_lag
 -- Age of the oldest transaction holding back the event stream (0 when none).
 SELECT coalesce(extract(epoch FROM now() - min(xact_start)), 0) AS seconds
@@ -1443,11 +1453,17 @@ WHERE d.id = :id
 
 -- name: redeliver_webhook_delivery
 -- Sent again as soon as its webhook's relay comes by, ahead of later events (it is older),
--- with a fresh count of attempts; its body stays the one first sent.
-UPDATE webhook_deliveries SET status = 'PENDING', attempts = 0, error = NULL,
-                              next_attempt_at = pressroom_now()
-WHERE id = :id
-RETURNING id
+-- with a fresh count of attempts; its body stays the one first sent. Only while its event
+-- is in the log (the relay sends events, not bodies alone): `kept` says whether it was.
+WITH target AS (
+    SELECT d.id, EXISTS (SELECT FROM events e WHERE e.id = d.event_id) AS kept
+    FROM webhook_deliveries d WHERE d.id = :id
+), moved AS (
+    UPDATE webhook_deliveries d SET status = 'PENDING', attempts = 0, error = NULL,
+                                    next_attempt_at = pressroom_now()
+    FROM target WHERE d.id = target.id AND target.kept
+)
+SELECT kept FROM target
 
 -- name: claim_webhooks
 -- Leases up to :limit enabled webhooks no live process holds, the least recently served

@@ -4,7 +4,9 @@ histories and the event log.
 
 A bug or an injected statement in the server then cannot rewrite what happened: it has
 no UPDATE, DELETE or TRUNCATE on those tables, and owns none, so it cannot disable their
-triggers (migration 0007) either. The owner grants the server's role its rights each time
+triggers (migration 0007) either. It prunes events past the retention only through
+prune_events(), which runs as the owner and keeps at least a day (migration 0015). The
+owner grants the server's role its rights each time
 it migrates (`grant_server_role`, in the migration's own transaction), so a table a later
 migration adds is granted with it.
 """
@@ -30,6 +32,9 @@ SERVER_ROLE = "pressroom_server"
 APPEND_ONLY = frozenset(
     {"customer_ledger_entries", "task_transitions", "work_order_transitions", "events"}
 )
+# Written by the owner only: Alembic's version table by migrations, where the event log
+# starts by prune_events() (migration 0015), the one way the server's role prunes events.
+READ_ONLY = frozenset({"alembic_version", "events_pruned"})
 _READ_WRITE = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE"})
 _READ_APPEND = frozenset({"SELECT", "INSERT"})
 _READ = frozenset({"SELECT"})
@@ -39,11 +44,10 @@ _SEQUENCE = frozenset({"USAGE"})
 
 def server_privileges(table: str, kind: str) -> frozenset[str]:
     """What the server's role may do to a relation of the schema (`kind` as pg_class's
-    relkind). Alembic's version table is read by the readiness check, written only by
-    migrations."""
+    relkind)."""
     if kind == "S":
         return _SEQUENCE
-    if kind in ("v", "m") or table == "alembic_version":
+    if kind in ("v", "m") or table in READ_ONLY:
         return _READ
     return _READ_APPEND if table in APPEND_ONLY else _READ_WRITE
 

@@ -342,6 +342,19 @@ events = sa.Table(
     sa.Index("ix_events_xid_id", "xid", "id"),
 )
 
+# Where the event log now starts: the last event pruned (prune_events(), migration 0015).
+# No row: nothing was ever pruned. A cursor before it has expired (db/retention.py).
+events_pruned = sa.Table(
+    "events_pruned",
+    metadata,
+    sa.Column("singleton", sa.Boolean, primary_key=True, server_default=sa.true()),
+    sa.Column("xid", XID8(), nullable=False),
+    sa.Column("id", sa.BigInteger, nullable=False),
+    sa.Column("occurred_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("pruned_at", sa.DateTime(timezone=True), nullable=False),
+    sa.CheckConstraint("singleton", name="singleton"),
+)
+
 customer_ledger_entries = sa.Table(
     "customer_ledger_entries",
     metadata,

@@ -112,9 +112,11 @@ async def delivery(conn: AsyncConnection, delivery_id: int) -> WebhookDeliveryRo
     return WebhookDeliveryRow.maybe(found.first())
 
 
-async def redeliver(conn: AsyncConnection, delivery_id: int) -> bool:
-    found = await conn.execute(Q["redeliver_webhook_delivery"], {"id": delivery_id})
-    return found.first() is not None
+async def redeliver(conn: AsyncConnection, delivery_id: int) -> bool | None:
+    """Whether the delivery is PENDING again: False when its event has been pruned from
+    the log (there is nothing to send), None when there is no such delivery."""
+    found = (await conn.execute(Q["redeliver_webhook_delivery"], {"id": delivery_id})).first()
+    return None if found is None else bool(found.kept)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from strawberry.permission import BasePermission
 
 from db import events, reads
 from db.event_versions import NewerEventVersion
-from db.events import BadCursor, Filter, Resume
+from db.events import BadCursor, CursorExpired, Filter, Resume
 from db.fanout import (
     GATE_CHANNEL,
     GATE_TYPES,
@@ -47,6 +47,7 @@ from graph.permissions import (
 from graph.types.events import DeliveryGateEvent, LedgerEvent, QueueEvent, WorkOrderEvent
 
 SLOW_CONSUMER = "SLOW_CONSUMER"
+CURSOR_EXPIRED = "CURSOR_EXPIRED"
 R = TypeVar("R", covariant=True)
 log = logging.getLogger("pressroom.subscriptions")
 
@@ -206,16 +207,24 @@ async def _replay(
     It stops at the last event the feed has handed out when the page is read: what came
     later reaches the subscriber's queue, in order, behind the mark of any access change
     before it. Access changes handed out by then are checked (`recheck`) before the
-    page is read, so no event committed after a lost right is replayed."""
+    page is read, so no event committed after a lost right is replayed. A cursor whose
+    next events were pruned ends the subscription with CURSOR_EXPIRED, on any page."""
     while True:
         changes, handed_out = feed.handed_out()
         await recheck(changes)
         async with info.context.read() as conn:
             try:
-                page = await events.read_page(conn, resume, feed.settled, where)
+                page = await events.replay_page(conn, resume, feed.settled, where)
             except NewerEventVersion:
                 # The feed stops at that event too: nothing past it comes from this process.
                 return
+            except CursorExpired:
+                raise GraphQLError(
+                    "This cursor is older than the event log keeps: events after it were "
+                    "pruned. Take a new snapshot (a queue's eventCursor, or read what you "
+                    "show again) and subscribe from there.",
+                    extensions={"code": CURSOR_EXPIRED},
+                ) from None
             related = await reads.related(conn, page) if page else None
         for event in page:
             if event.position > handed_out:

@@ -11,6 +11,7 @@ from db import migrate, reads
 from db.engine import create_engine
 from db.feed import EventFeed
 from db.rate_limits import PostgresStorage
+from db.retention import PruneLoop
 from db.timers import TimerLoop
 from graph.app import api_app
 from graph.body_limit import MAX_BODY_BYTES
@@ -88,6 +89,7 @@ def create_app(
     )
     live = LiveConnections()
     timer_loop = TimerLoop(engine, feed, poll=settings.timer_poll_seconds)
+    pruner = PruneLoop(engine, keep=timedelta(days=settings.event_retention_days))
     services.metrics = metrics = Metrics(services, live, settings.replica)
     relay = WebhookRelay(services, feed)
 
@@ -96,6 +98,7 @@ def create_app(
         await prepare(db)
         await feed.start()
         timer_loop.start()
+        pruner.start()
         relay.start()
         async with engine_room.running(metrics) as state:
             live.start(feed)
@@ -105,6 +108,7 @@ def create_app(
             finally:
                 await live.stop()
                 await relay.stop()
+                await pruner.stop()
                 await timer_loop.stop()
                 await feed.stop()
                 await engine.dispose()
@@ -131,4 +135,5 @@ def create_app(
     )
     app.state.services = services
     app.state.relay = relay
+    app.state.pruner = pruner
     return app

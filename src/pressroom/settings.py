@@ -148,6 +148,13 @@ class Settings(BaseSettings):
     timer_poll_seconds: float = Field(
         default=1.0, gt=0, description="How often each process looks for due timers."
     )
+    event_retention_days: int = Field(
+        default=90,
+        gt=0,
+        description="Events older than this many days leave the event log (pruned in small "
+        "batches, one process at a time); a subscriber resuming from a cursor before them "
+        "gets CURSOR_EXPIRED and takes a new snapshot.",
+    )
     webhook_retries: str = Field(
         default=DEFAULT_RETRIES,
         description="The delays before each retry of a failed webhook delivery (ms, s, m, h or "

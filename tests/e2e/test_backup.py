@@ -220,6 +220,52 @@ def test_restore_onto_a_new_server(tmp_path: Path) -> None:
     assert postgres_processes(source) == postgres_processes(target) == []
 
 
+async def _prune_past_a_day(url: str) -> int:
+    """The demo's events laid out more than a day back, pruned (retention's shortest)."""
+    conn = await asyncpg.connect(url)
+    try:
+        return int(await conn.fetchval("SELECT prune_events(interval '1 day', 10000)"))
+    finally:
+        await conn.close()
+
+
+async def _start_of_log(url: str) -> dict[str, Any]:
+    """The last event pruned, the first one left, and the transaction counter."""
+    conn = await asyncpg.connect(url)
+    try:
+        position = "SELECT CAST(xid AS text), id FROM {} ORDER BY xid, id LIMIT 1"
+        pruned = await conn.fetchrow(position.format("events_pruned"))
+        first = await conn.fetchrow(position.format("events"))
+        return {
+            "pruned": (int(pruned[0]), pruned[1]),
+            "first": (int(first[0]), first[1]),
+            "counter": int(await conn.fetchval("SELECT CAST(pg_current_xact_id() AS text)")),
+        }
+    finally:
+        await conn.close()
+
+
+def test_restore_onto_a_new_server_keeps_where_the_log_starts(tmp_path: Path) -> None:
+    """A pruned log restored where transaction ids are behind: where it starts is moved
+    with its events, just before the first one left, so cursors past it stay valid."""
+    source, target = tmp_path / "source", tmp_path / "target"
+    on_embedded(source, _burn_xids)
+    with serving(source, "--demo"):
+        pass
+    assert on_embedded(source, _prune_past_a_day) > 0
+    before = on_embedded(source, _start_of_log)
+    path = tmp_path / "pruned.backup"
+    assert pressroom(source, "backup", str(path)).returncode == 0
+    restored = pressroom(target, "restore", str(path))
+    assert restored.returncode == 0, restored.stderr
+    after = on_embedded(target, _start_of_log)
+    assert before["pruned"][0] > after["counter"]
+    assert after["pruned"][0] < after["counter"]
+    assert after["pruned"][1] == before["pruned"][1]
+    assert after["pruned"] < after["first"]
+    assert postgres_processes(source) == postgres_processes(target) == []
+
+
 POSTGRESQL_15 = Path("/usr/lib/postgresql/15/bin")
 
 

@@ -194,6 +194,30 @@ def test_the_triggers_refuse_even_the_owner(shop: tuple[str, Path, str]) -> None
         assert count(owner, table) == held
 
 
+def test_the_server_prunes_events_only_through_the_owners_function(
+    shop: tuple[str, Path, str],
+) -> None:
+    _, _, url = shop
+    held = count(url, "events")
+    # The mark the function sets in its transaction lets no one without the right through.
+    marked = "SELECT set_config('pressroom.pruning_events', 'on', false); "
+    for statement, table in (
+        (marked + "DELETE FROM events", "events"),
+        (marked + "UPDATE events SET id = id", "events"),
+        ("DELETE FROM events_pruned", "events_pruned"),
+        ("INSERT INTO events_pruned VALUES (true, '1', 1, now(), now())", "events_pruned"),
+    ):
+        refused = psql(url, statement)
+        assert f"permission denied for table {table}" in refused.stderr, refused.stderr
+    # Through prune_events(), which runs as the owner: only what is older than a day.
+    refused = psql(url, "SELECT prune_events(interval '23 hours', 2000)")
+    assert "events are kept at least a day" in refused.stderr, refused.stderr
+    assert rows(url, "SELECT prune_events(interval '3650 days', 2000)") == ["0"]
+    function = "SELECT proowner::regrole::text FROM pg_proc WHERE proname = 'prune_events'"
+    assert rows(url, function) == [OWNER]
+    assert count(url, "events") == held
+
+
 def test_every_role_signs_in_with_a_private_password(shop: tuple[str, Path, str]) -> None:
     _, data_dir, url = shop
     pgdata = data_dir / "pgdata"
