@@ -1,8 +1,10 @@
 // The wall display: one department's queue, live, for a screen on the shop floor.
 // /display/{departmentCode}?token=<display token>[&clock=12]
 // A snapshot, then queueEvents from its cursor; after any drop it resumes from the last
-// cursor, so it never misses a move. A token the server refuses, or a department that
-// does not exist, is said plainly on screen instead of retrying forever.
+// cursor, so it never misses a move. A cursor the server no longer keeps events after
+// (CURSOR_EXPIRED: the display was away longer than the retention) means a new snapshot,
+// then on from its cursor. A token the server refuses, or a department that does not
+// exist, is said plainly on screen instead of retrying forever.
 import { RequestError, createTransport, gql } from "../lib/graphql.js";
 import { follow } from "../lib/live.js";
 import { addressLines, dueText, duration } from "../lib/format.js";
@@ -66,7 +68,7 @@ const tasks = new Map();
 let departmentName = null;
 let live = null;
 let refused = false;
-const state = { status: "connecting", received: 0, connects: 0 };
+const state = { status: "connecting", received: 0, connects: 0, snapshots: 0 };
 
 const transport = createTransport({ token: () => token });
 window.__pressroom = state;
@@ -97,6 +99,12 @@ function refuse(message) {
   $("problem").hidden = false;
   // Nothing below the message is true any more: no "Waiting 0 / In progress 0".
   document.querySelector("main").hidden = true;
+}
+
+// What a refused snapshot means for the screen (null: worth trying again).
+function refusal(error) {
+  if (!(error instanceof RequestError)) return null;
+  return { UNAUTHENTICATED: "auth", FORBIDDEN: "forbidden", BAD_REQUEST: "bad-request" }[error.code] || null;
 }
 
 function explain(kind, message) {
@@ -204,16 +212,34 @@ function clock() {
   }
 }
 
+// Every page of the queue, then what the wall shows is replaced by it (a snapshot that
+// fails halfway leaves the wall as it was); its cursor.
 async function snapshot() {
-  tasks.clear();
+  const nodes = [];
   let cursor = null;
   let after = null;
   for (;;) {
     const { queue } = await transport.request(WALL_QUEUE, { department, after });
     if (cursor === null) cursor = queue.eventCursor;
-    queue.edges.forEach((edge) => apply(edge.node));
-    if (!queue.pageInfo.hasNextPage) return cursor;
+    queue.edges.forEach((edge) => nodes.push(edge.node));
+    if (!queue.pageInfo.hasNextPage) break;
     after = queue.pageInfo.endCursor;
+  }
+  tasks.clear();
+  nodes.forEach(apply);
+  return cursor;
+}
+
+async function renewed() {
+  try {
+    const cursor = await snapshot();
+    state.snapshots += 1;
+    render();
+    return cursor;
+  } catch (error) {
+    const kind = refusal(error);
+    if (kind) refuse(explain(kind, error.message));
+    throw error;
   }
 }
 
@@ -225,13 +251,12 @@ async function start() {
   let cursor;
   try {
     cursor = await snapshot();
+    state.snapshots += 1;
   } catch (error) {
-    if (error instanceof RequestError) {
-      const kind = { UNAUTHENTICATED: "auth", FORBIDDEN: "forbidden", BAD_REQUEST: "bad-request" }[error.code];
-      if (kind) {
-        refuse(explain(kind, error.message));
-        return;
-      }
+    const kind = refusal(error);
+    if (kind) {
+      refuse(explain(kind, error.message));
+      return;
     }
     setStatus("reconnecting", "Reconnecting…");
     setTimeout(start, SNAPSHOT_RETRY_MS);
@@ -254,6 +279,7 @@ async function start() {
       else if (name === "connecting") setStatus("connecting", "Connecting…");
     },
     onFailure: ({ kind, message }) => refuse(explain(kind, message)),
+    onExpired: renewed,
   });
 }
 

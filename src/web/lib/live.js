@@ -1,8 +1,10 @@
 // A subscription that never misses an event: it starts from a snapshot's cursor, keeps
 // the cursor of every event it receives, and after any drop (network, server restart,
-// SLOW_CONSUMER, a replica restarting) subscribes again from that cursor. Status:
-// "connecting", "live", "reconnecting", or "failed" (refused: the token or the arguments
-// are not accepted).
+// SLOW_CONSUMER, a replica restarting) subscribes again from that cursor. A cursor older
+// than the server's event log keeps (CURSOR_EXPIRED) cannot be resumed from: `onExpired()`
+// then takes a new snapshot and returns (or resolves to) its cursor, and following goes on
+// from there. Status: "connecting", "live", "reconnecting", or "failed" (refused: the token
+// or the arguments are not accepted; or the cursor expired and there is no `onExpired`).
 import { isAuthClose, operationName } from "./graphql.js";
 
 const FIRST_RETRY_MS = 1000;
@@ -17,7 +19,7 @@ function codeOf(errors) {
 }
 
 // `field` names the subscription's root field; `variables.after` is the starting cursor.
-export function follow(transport, { query, variables, field, onEvent, onStatus, onFailure }) {
+export function follow(transport, { query, variables, field, onEvent, onStatus, onFailure, onExpired }) {
   const payload = { query, operationName: operationName(query), variables: { ...variables } };
   let stopped = false;
   let attempt = 0;
@@ -28,12 +30,34 @@ export function follow(transport, { query, variables, field, onEvent, onStatus, 
     if (!stopped && onStatus) onStatus(name, detail);
   }
 
+  function later(next, now) {
+    const delay = now ? 0 : Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * Math.pow(2, attempt));
+    attempt += 1;
+    timer = setTimeout(next, delay);
+  }
+
   function retry(now) {
     if (stopped) return;
     status("reconnecting");
-    const delay = now ? 0 : Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * Math.pow(2, attempt));
-    attempt += 1;
-    timer = setTimeout(start, delay);
+    later(start, now);
+  }
+
+  // A new snapshot, then on from its cursor; a snapshot that fails is taken again later.
+  function renew() {
+    if (stopped) return;
+    status("reconnecting");
+    Promise.resolve()
+      .then(onExpired)
+      .then(
+        (cursor) => {
+          if (stopped) return;
+          payload.variables.after = cursor;
+          start();
+        },
+        () => {
+          if (!stopped) later(renew, false);
+        },
+      );
   }
 
   function fail(kind, message) {
@@ -62,6 +86,9 @@ export function follow(transport, { query, variables, field, onEvent, onStatus, 
       if (code === "SLOW_CONSUMER") {
         if (extensions.resumeAfter) payload.variables.after = extensions.resumeAfter;
         retry(true);
+      } else if (code === "CURSOR_EXPIRED") {
+        if (onExpired) renew();
+        else fail("expired", message);
       } else if (code === "UNAUTHENTICATED") {
         fail("auth", message);
       } else if (code === "FORBIDDEN" || code === "BAD_REQUEST") {

@@ -1,6 +1,7 @@
 // My queues: one live column per production or delivery department of the signed-in
 // person. Each column takes a snapshot (all pages, one eventCursor), then follows
-// queueEvents from that cursor, resuming from the last cursor after any drop.
+// queueEvents from that cursor, resuming from the last cursor after any drop (or from a
+// new snapshot, when the server no longer keeps the events after it: CURSOR_EXPIRED).
 import { gql } from "../lib/graphql.js";
 import { follow } from "../lib/live.js";
 import { html, useEffect, useReducer, useRef, useState } from "../lib/html.js";
@@ -194,6 +195,12 @@ function QueueColumn({ department, me }) {
           onEvent: (event) => dispatch({ type: "apply", task: event.task }),
           onStatus: (name) => alive.current && setStatus(name),
           onFailure: (problem) => alive.current && setFailure(problem.message),
+          // Away longer than the server keeps events: a new snapshot, then on from it.
+          onExpired: () =>
+            snapshot().then((fresh) => {
+              if (alive.current) dispatch({ type: "reset", tasks: fresh.all.filter((t) => t.inQueue) });
+              return fresh.cursor;
+            }),
         });
       },
       (error) => {

@@ -182,6 +182,9 @@ export function WorkOrderPage({ id, me }) {
         setStatus(name);
       },
       onFailure: (problem) => setLiveFailure(problem.message),
+      // Away longer than the server keeps events: follow from now; reconnecting reads the
+      // order again (above), which is this page's snapshot.
+      onExpired: () => null,
     });
     return () => live.stop();
   }, [id]);
