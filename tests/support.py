@@ -24,6 +24,7 @@ from gql import Client as GqlClient
 from gql import gql
 from gql.transport.exceptions import TransportClosed, TransportQueryError
 from gql.transport.websockets import WebsocketsTransport
+from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -453,6 +454,16 @@ QUEUE_EVENTS = """subscription($department: String!, $after: String) {
 }"""
 START = """mutation($i: StartTaskInput!) { startTask(input: $i) { changed userErrors { code } } }"""
 QUEUE = """query { queue(department: "print", first: 100) { eventCursor edges { node { id } } } }"""
+
+
+def metric(exposition: str, name: str, **labels: str) -> float | None:
+    """The value of the sample `name` with these labels (and any others: every sample also
+    names its replica) in Prometheus text, or None."""
+    for family in text_string_to_metric_families(exposition):
+        for found in family.samples:
+            if found.name == name and labels.items() <= found.labels.items():
+                return float(found.value)
+    return None
 
 
 def ws_url(http_url: str) -> str:

@@ -3,7 +3,6 @@ server's relay there): two processes send each delivery once; a process killed w
 SIGKILL mid-burst loses nothing, another takes its webhooks over when its lease ends."""
 
 import os
-import re
 import signal
 from collections import Counter
 from contextlib import ExitStack
@@ -11,7 +10,7 @@ from contextlib import ExitStack
 import httpx
 from sqlalchemy import text
 
-from tests.support import Client, Receiver, Shop, serving
+from tests.support import Client, Receiver, Shop, metric, serving
 
 CREATE = """mutation($i: CreateWebhookInput!) { createWebhook(input: $i) {
   webhook { id } userErrors { code message } } }"""
@@ -20,7 +19,6 @@ RELAY = {
     "PRESSROOM_WEBHOOK_POLL_SECONDS": "0.2",
     "PRESSROOM_WEBHOOK_LEASE_SECONDS": "3",
 }
-ATTEMPTS = re.compile(r'^pressroom_webhook_attempts_total\{outcome="delivered"\} (\S+)$', re.M)
 
 
 async def hook(api: Client, shop: Shop, url: str) -> None:
@@ -40,8 +38,8 @@ async def created(shop: Shop) -> list[str]:
 
 
 async def delivered_by(http: httpx.AsyncClient, base: str) -> int:
-    found = ATTEMPTS.search((await http.get(f"{base}/metrics")).text)
-    return int(float(found.group(1))) if found else 0
+    exposition = (await http.get(f"{base}/metrics")).text
+    return int(metric(exposition, "pressroom_webhook_attempts_total", outcome="delivered") or 0)
 
 
 async def test_two_processes_send_each_delivery_once_in_order(

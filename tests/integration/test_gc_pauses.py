@@ -15,7 +15,6 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from prometheus_client.parser import text_string_to_metric_families
 from websockets.typing import Subprotocol
 
 from graph.engine import collector
@@ -30,6 +29,7 @@ from tests.support import (
     cursor_now,
     free_port,
     gid,
+    metric,
     print_tasks,
     serve,
     ws_url,
@@ -42,14 +42,6 @@ COLLECTIONS = "pressroom_gc_pause_seconds_count"
 PROTOCOLS = [Subprotocol("graphql-transport-ws")]
 
 
-def sample(exposition: str, name: str, **labels: str) -> float | None:
-    for family in text_string_to_metric_families(exposition):
-        for found in family.samples:
-            if found.name == name and found.labels == labels:
-                return float(found.value)
-    return None
-
-
 async def test_a_collection_in_the_server_process_shows_in_metrics(
     server: str, http: httpx.AsyncClient
 ) -> None:
@@ -58,18 +50,18 @@ async def test_a_collection_in_the_server_process_shows_in_metrics(
     # The test server runs in this process: this is a full collection of the server's.
     gc.collect()
     after = (await http.get(metrics)).text
-    collections = sample(after, COLLECTIONS, generation="2")
+    collections = metric(after, COLLECTIONS, generation="2")
     assert collections is not None
-    assert collections >= (sample(before, COLLECTIONS, generation="2") or 0) + 1
-    every = sample(after, "pressroom_gc_pause_seconds_bucket", generation="2", le="+Inf")
+    assert collections >= (metric(before, COLLECTIONS, generation="2") or 0) + 1
+    every = metric(after, "pressroom_gc_pause_seconds_bucket", generation="2", le="+Inf")
     assert every == collections
     # The longest pause of any generation is one of the pauses summed.
-    sums = [sample(after, "pressroom_gc_pause_seconds_sum", generation=str(g)) for g in range(3)]
-    longest = sample(after, "pressroom_gc_pause_max_seconds")
+    sums = [metric(after, "pressroom_gc_pause_seconds_sum", generation=str(g)) for g in range(3)]
+    longest = metric(after, "pressroom_gc_pause_max_seconds")
     assert longest is not None
     assert 0 < longest <= sum(s or 0 for s in sums)
     # The collector's CPU time in that pause: some, and no more than the pause itself.
-    cpu = sample(after, "pressroom_gc_pause_max_cpu_seconds")
+    cpu = metric(after, "pressroom_gc_pause_max_cpu_seconds")
     assert cpu is not None
     assert 0 < cpu <= longest
 
@@ -87,9 +79,9 @@ async def test_an_app_that_shuts_down_stops_timing_collections(database_url: str
         await serving
         assert gc.callbacks == others
     metrics = app.state.services.metrics
-    counted = sample(metrics.exposition().decode(), COLLECTIONS, generation="2")
+    counted = metric(metrics.exposition().decode(), COLLECTIONS, generation="2")
     gc.collect()
-    assert sample(metrics.exposition().decode(), COLLECTIONS, generation="2") == counted
+    assert metric(metrics.exposition().decode(), COLLECTIONS, generation="2") == counted
 
 
 async def test_the_young_generation_is_collected_on_time_without_allocations(

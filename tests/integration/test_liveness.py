@@ -10,7 +10,7 @@ import pytest
 import websockets
 
 from graph.view import MAX_SUBSCRIPTIONS_PER_CONNECTION
-from tests.support import CONNECTION_INIT_TIMEOUT_SECONDS, Shop, kill_listeners
+from tests.support import CONNECTION_INIT_TIMEOUT_SECONDS, Shop, kill_listeners, metric
 
 
 def base(server: str) -> str:
@@ -40,7 +40,7 @@ async def test_readyz_is_false_while_the_listener_is_down(
             "listener": False,
         }
         metrics = (await http.get(f"{base(server)}/metrics")).text
-        assert "pressroom_event_listener_up 0.0" in metrics
+        assert metric(metrics, "pressroom_event_listener_up") == 0.0
     finally:
         feed.listener_changed.clear()
         feed.url = real_url

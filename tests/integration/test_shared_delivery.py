@@ -3,7 +3,6 @@ permission scope of a shared execution is exactly that of each subscriber it ser
 
 import asyncio
 import json
-import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -21,6 +20,7 @@ from tests.support import (
     cursor_now,
     display_token,
     gid,
+    metric,
     print_tasks,
     ws_url,
 )
@@ -70,10 +70,13 @@ async def subscription(
         yield Subscription(ws, protocol)
 
 
+RESULTS = "pressroom_subscription_results_total"
+
+
 async def results(http: httpx.AsyncClient, server: str) -> dict[str, float]:
     text = (await http.get(server.replace("/graphql", "/metrics"))).text
-    found = re.findall(r'^pressroom_subscription_results_total\{made="(\w+)"\} (\S+)$', text, re.M)
-    return {made: float(value) for made, value in found}
+    found = {made: metric(text, RESULTS, made=made) for made in ("executed", "shared")}
+    return {made: value for made, value in found.items() if value is not None}
 
 
 def delta(before: dict[str, float], after: dict[str, float], made: str) -> float:
