@@ -3,6 +3,7 @@ readiness is back, and a subscriber keeps receiving every event. (That readiness
 while the listener is down is tests/integration/test_liveness.py's.)"""
 
 import asyncio
+import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -21,14 +22,17 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
-async def own_database(tmp_path: Path) -> AsyncIterator[tuple[Path, str]]:
-    """A PostgreSQL of this test's own, so restarting it disturbs no other test."""
-    data_dir = tmp_path / "pgdata"
-    url = embedded.with_database(await asyncio.to_thread(embedded.start, data_dir), "restart")
-    await admin.ensure_database(url)
-    await migrate.upgrade(url)
-    yield data_dir, url
-    await asyncio.to_thread(embedded.stop, data_dir)
+async def own_database() -> AsyncIterator[tuple[Path, str]]:
+    """A PostgreSQL of this test's own, so restarting it disturbs no other test. Not under
+    pytest's directory: another pytest session makes that one its user's alone again, and
+    PostgreSQL's own user must still reach its data to restart it."""
+    with tempfile.TemporaryDirectory(prefix="pressroom-restart-") as workdir:
+        data_dir = Path(workdir) / "pgdata"
+        url = embedded.with_database(await asyncio.to_thread(embedded.start, data_dir), "restart")
+        await admin.ensure_database(url)
+        await migrate.upgrade(url)
+        yield data_dir, url
+        await asyncio.to_thread(embedded.stop, data_dir)
 
 
 async def test_server_survives_a_database_restart(own_database: tuple[Path, str]) -> None:
