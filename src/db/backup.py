@@ -193,6 +193,18 @@ async def restore(url: str, path: Path, *, force: bool) -> Restored:
     return Restored(path, database, migrate.head_revision(), replaced=bool(occupied))
 
 
+REBASE_WEBHOOK_CURSORS = """
+UPDATE webhooks w
+SET cursor_xid = pg_current_xact_id(),
+    cursor_id = coalesce(
+        (SELECT min(e.id) - 1 FROM events e
+         WHERE e.xid >= pg_current_xact_id() AND (e.xid, e.id) > (w.cursor_xid, w.cursor_id)),
+        (SELECT max(e.id) FROM events e WHERE e.xid >= pg_current_xact_id()),
+        w.cursor_id)
+WHERE w.cursor_xid >= pg_current_xact_id()
+"""
+
+
 async def _rebase_event_positions(url: str) -> None:
     """Keep the event log readable on a server whose transaction counter is behind the
     backup's (a restore onto a new server). An event's position is the xid that wrote
@@ -207,17 +219,26 @@ async def _rebase_event_positions(url: str) -> None:
             # owns the staging copy, which nobody else sees, and lifts that for this
             # one statement.
             async with conn.transaction():
+                # Before the events move: a webhook's cursor goes to just before the first
+                # restored event it has not sent (the new order is by id; what it had sent
+                # after that is sent again, at least once as ever, never skipped).
+                if await conn.fetchval("SELECT to_regclass('public.webhooks') IS NOT NULL"):
+                    await conn.execute(REBASE_WEBHOOK_CURSORS)
                 await conn.execute("ALTER TABLE events DISABLE TRIGGER USER")
                 await conn.execute(
                     "UPDATE events SET xid = pg_current_xact_id() WHERE xid >= pg_current_xact_id()"
                 )
                 await conn.execute("ALTER TABLE events ENABLE TRIGGER USER")
-                # Where the log starts moves with it, below every event kept.
-                if await conn.fetchval("SELECT to_regclass('public.events_pruned') IS NOT NULL"):
-                    await conn.execute(
-                        "UPDATE events_pruned SET xid = pg_current_xact_id() "
-                        "WHERE xid >= pg_current_xact_id()"
-                    )
+                # Where the log starts, and the event each delivery carries, move with it.
+                for table, column in (
+                    ("events_pruned", "xid"),
+                    ("webhook_deliveries", "event_xid"),
+                ):
+                    if await conn.fetchval(f"SELECT to_regclass('public.{table}') IS NOT NULL"):
+                        await conn.execute(
+                            f"UPDATE {table} SET {column} = pg_current_xact_id() "
+                            f"WHERE {column} >= pg_current_xact_id()"
+                        )
     finally:
         await conn.close()
 

@@ -266,6 +266,76 @@ def test_restore_onto_a_new_server_keeps_where_the_log_starts(tmp_path: Path) ->
     assert postgres_processes(source) == postgres_processes(target) == []
 
 
+async def _webhook_halfway(url: str) -> None:
+    """A webhook that has sent the first half of the log, and a delivery of its last event
+    still pending."""
+    conn = await asyncpg.connect(url)
+    try:
+        events = await conn.fetch("SELECT xid, id, type FROM events ORDER BY xid, id")
+        sent = events[len(events) // 2]
+        hook = await conn.fetchval(
+            "INSERT INTO webhooks (url, event_kinds, secret, created_by, cursor_xid, cursor_id) "
+            "VALUES ('https://hooks.example/x', '{}', 'whsec_x', "
+            "(SELECT min(id) FROM users), $1, $2) RETURNING id",
+            sent["xid"],
+            sent["id"],
+        )
+        last = events[-1]
+        await conn.execute(
+            "INSERT INTO webhook_deliveries (webhook_id, event_id, event_xid, event_type) "
+            "VALUES ($1, $2, $3, $4)",
+            hook,
+            last["id"],
+            last["xid"],
+            last["type"],
+        )
+    finally:
+        await conn.close()
+
+
+async def _webhook_position(url: str) -> dict[str, Any]:
+    """The ids of the events after the webhook's cursor, whether its pending delivery's
+    position is its event's, and the transaction counter."""
+    conn = await asyncpg.connect(url)
+    try:
+        unsent = await conn.fetch(
+            "SELECT e.id FROM events e, webhooks w"
+            " WHERE (e.xid, e.id) > (w.cursor_xid, w.cursor_id) ORDER BY e.xid, e.id"
+        )
+        return {
+            "unsent": [r["id"] for r in unsent],
+            "delivery_found": await conn.fetchval(
+                "SELECT count(*) FROM webhook_deliveries d JOIN events e"
+                " ON (e.xid, e.id) = (d.event_xid, d.event_id)"
+            ),
+            "cursor": int(await conn.fetchval("SELECT CAST(cursor_xid AS text) FROM webhooks")),
+            "counter": int(await conn.fetchval("SELECT CAST(pg_current_xact_id() AS text)")),
+        }
+    finally:
+        await conn.close()
+
+
+def test_restore_onto_a_new_server_keeps_what_each_webhook_has_sent(tmp_path: Path) -> None:
+    """A webhook halfway through the log, restored where transaction ids are behind: its
+    cursor moves with the events, so it sends the rest (and only the rest: the demo's
+    events were written one after another), not nothing until the counter catches up."""
+    source, target = tmp_path / "source", tmp_path / "target"
+    on_embedded(source, _burn_xids)
+    with serving(source, "--demo"):
+        pass
+    on_embedded(source, _webhook_halfway)
+    before = on_embedded(source, _webhook_position)
+    path = tmp_path / "hooked.backup"
+    assert pressroom(source, "backup", str(path)).returncode == 0
+    restored = pressroom(target, "restore", str(path))
+    assert restored.returncode == 0, restored.stderr
+    after = on_embedded(target, _webhook_position)
+    assert before["cursor"] > after["counter"] > after["cursor"]
+    assert after["unsent"] == before["unsent"] and after["unsent"]
+    assert before["delivery_found"] == after["delivery_found"] == 1
+    assert postgres_processes(source) == postgres_processes(target) == []
+
+
 POSTGRESQL_15 = Path("/usr/lib/postgresql/15/bin")
 
 
