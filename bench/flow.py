@@ -141,7 +141,7 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
     log(f"loaded in {built.load_seconds:.1f} s; the flow projection rebuilt from it...")
     rebuilt = await rebuild(url)
     log(f"rebuilt in {rebuilt:.1f} s; flowSummary over the year...")
-    server = fixture.ServerProcess(url)
+    server = fixture.ServerProcess(url, extra_env=history.KEEP_THE_YEAR)
     async with server.running():
         year = await ask(server, token, args.asks)
         log("exporting the year's transitions...")

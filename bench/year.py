@@ -270,7 +270,7 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
         floors = [fresh, year]
         async with contextlib.AsyncExitStack() as running:
             for floor in floors:
-                floor.server = fixture.ServerProcess(floor.url)
+                floor.server = fixture.ServerProcess(floor.url, extra_env=history.KEEP_THE_YEAR)
                 await running.enter_async_context(floor.server.running())
                 floor.readers = KeepAliveClients(1, timeout=60)
                 floor.movers = GraphQLClients(floor.http_url, floor.shop.worker_tokens, 1)
