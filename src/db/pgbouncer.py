@@ -6,6 +6,7 @@ the benches run the server through it (docs/operations.md#through-pgbouncer)."""
 import configparser
 import os
 import pwd
+import re
 import shutil
 import socket
 import subprocess
@@ -14,9 +15,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
-from db.engine import SESSION_SETTINGS
+from db.engine import SESSION_SETTINGS, create_engine
 
 PROGRAM = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
 START_SECONDS = 10
@@ -31,6 +33,25 @@ def connect_query() -> str:
     """What PgBouncer runs on each new server connection: the per-session limits the
     server otherwise sends at start-up."""
     return "; ".join(f"SET {name} = {value}" for name, value in SESSION_SETTINGS.items())
+
+
+async def refuses_session_settings(url: str) -> str | None:
+    """PgBouncer's refusal when `url` is one and the server connects to it as to
+    PostgreSQL (sending its session settings at start-up, which PgBouncer does not pass
+    on); None when a connection opens, or fails for any other reason."""
+    engine = create_engine(url, pool_size=1, max_overflow=0)
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+    except Exception as error:
+        seen: BaseException | None = error
+        while seen is not None:
+            if found := re.search(r"unsupported startup parameter: \w+", str(seen)):
+                return found.group(0)
+            seen = seen.__cause__ or seen.__context__
+    finally:
+        await engine.dispose()
+    return None
 
 
 def shipped() -> configparser.ConfigParser:

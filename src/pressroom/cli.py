@@ -31,6 +31,19 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 2
     db = choose(settings)
+    if settings.database_url and not settings.pgbouncer:
+        from db import pgbouncer
+
+        refused = asyncio.run(pgbouncer.refuses_session_settings(db.url))
+        if refused:
+            print(
+                f"error: DATABASE_URL refused the server's session settings ({refused}): it "
+                "looks like PgBouncer. Set PRESSROOM_PGBOUNCER=true, and "
+                "PRESSROOM_LISTEN_DATABASE_URL to PostgreSQL itself for the event listener "
+                "(docs/operations.md, Through PgBouncer).",
+                file=sys.stderr,
+            )
+            return 2
     if args.demo:
         info = asyncio.run(_seed_demo(db))
         print("Demo shop " + ("seeded." if info.seeded else "already seeded."))

@@ -1,9 +1,13 @@
 """`pressroom serve` through Debian's PgBouncer in transaction mode (1.18: no prepared
 statement survives its transaction there): it boots, many clients' moves and reads go
 through at once, each acknowledged move is written once, and a subscriber gets every
-event once (the listener connects to PostgreSQL itself), and an export streams through it."""
+event once (the listener connects to PostgreSQL itself), and an export streams through
+it; a server pointed at PgBouncer without being told says so and exits."""
 
 import asyncio
+import os
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,9 +19,12 @@ from sqlalchemy import text
 from db import pgbouncer
 from db.engine import SESSION_SETTINGS
 from tests.support import (
+    ROOT,
     START,
+    STARTUP_TIMEOUT,
     Client,
     Shop,
+    free_port,
     gid,
     print_tasks,
     serving,
@@ -96,3 +103,29 @@ async def test_the_server_works_through_pgbouncer_in_transaction_mode(
             text("SELECT count(*) FROM task_transitions WHERE action = 'START'")
         )
     assert started == MOVES
+
+
+async def test_a_server_not_told_of_pgbouncer_says_so_and_exits(
+    lone_shop: tuple[str, Shop], tmp_path: Path
+) -> None:
+    if not pgbouncer.installed():
+        pytest.skip("pgbouncer is not installed: apt-get install pgbouncer (scripts/test does)")
+    url, _ = lone_shop
+    with pgbouncer.running(url, tmp_path) as through:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PRESSROOM_")}
+
+        def serve() -> "subprocess.CompletedProcess[str]":
+            return subprocess.run(
+                [sys.executable, "-m", "pressroom.cli", "serve", "--port", str(free_port())],
+                cwd=ROOT,
+                env=env | {"DATABASE_URL": through, "PRESSROOM_MIGRATION_DATABASE_URL": url},
+                capture_output=True,
+                text=True,
+                timeout=STARTUP_TIMEOUT,
+            )
+
+        done = await asyncio.to_thread(serve)
+    assert done.returncode == 2, done.stderr
+    assert "unsupported startup parameter" in done.stderr
+    assert "PRESSROOM_PGBOUNCER=true" in done.stderr
+    assert "Traceback" not in done.stderr
