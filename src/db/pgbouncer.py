@@ -3,6 +3,7 @@ as a child process on loopback, configured by the file deploy/ ships with only w
 listens, where the server is and its password file replaced. The cluster, the tests and
 the benches run the server through it (docs/operations.md#through-pgbouncer)."""
 
+import asyncio
 import configparser
 import os
 import pwd
@@ -22,6 +23,7 @@ from db.engine import SESSION_SETTINGS, create_engine
 
 PROGRAM = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
 START_SECONDS = 10
+PROBE_SECONDS = 10
 SHIPPED = Path(__file__).resolve().parents[2] / "deploy" / "pgbouncer.ini"
 
 
@@ -41,7 +43,8 @@ async def refuses_session_settings(url: str) -> str | None:
     on); None when a connection opens, or fails for any other reason."""
     engine = create_engine(url, pool_size=1, max_overflow=0)
     try:
-        async with engine.connect() as conn:
+        # A server that does not answer soon is for the server's own start to report.
+        async with asyncio.timeout(PROBE_SECONDS), engine.connect() as conn:
             await conn.execute(text("SELECT 1"))
     except Exception as error:
         seen: BaseException | None = error
