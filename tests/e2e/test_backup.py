@@ -220,6 +220,25 @@ def test_restore_onto_a_new_server(tmp_path: Path) -> None:
     assert postgres_processes(source) == postgres_processes(target) == []
 
 
+def across_servers(tmp_path: Path, change: Any, measure: Any) -> tuple[Any, Any, Any]:
+    """The demo on a server far ahead in transaction ids, `change`d, backed up and restored
+    onto a new server: what `change` gave, and `measure` of the database before the backup
+    and after the restore."""
+    source, target = tmp_path / "source", tmp_path / "target"
+    on_embedded(source, _burn_xids)
+    with serving(source, "--demo"):
+        pass
+    changed = on_embedded(source, change)
+    before = on_embedded(source, measure)
+    path = tmp_path / "across.backup"
+    assert pressroom(source, "backup", str(path)).returncode == 0
+    restored = pressroom(target, "restore", str(path))
+    assert restored.returncode == 0, restored.stderr
+    after = on_embedded(target, measure)
+    assert postgres_processes(source) == postgres_processes(target) == []
+    return changed, before, after
+
+
 async def _prune_past_a_day(url: str) -> int:
     """The demo's events laid out more than a day back, pruned (retention's shortest)."""
     conn = await asyncpg.connect(url)
@@ -248,22 +267,12 @@ async def _start_of_log(url: str) -> dict[str, Any]:
 def test_restore_onto_a_new_server_keeps_where_the_log_starts(tmp_path: Path) -> None:
     """A pruned log restored where transaction ids are behind: where it starts is moved
     with its events, just before the first one left, so cursors past it stay valid."""
-    source, target = tmp_path / "source", tmp_path / "target"
-    on_embedded(source, _burn_xids)
-    with serving(source, "--demo"):
-        pass
-    assert on_embedded(source, _prune_past_a_day) > 0
-    before = on_embedded(source, _start_of_log)
-    path = tmp_path / "pruned.backup"
-    assert pressroom(source, "backup", str(path)).returncode == 0
-    restored = pressroom(target, "restore", str(path))
-    assert restored.returncode == 0, restored.stderr
-    after = on_embedded(target, _start_of_log)
+    pruned, before, after = across_servers(tmp_path, _prune_past_a_day, _start_of_log)
+    assert pruned > 0
     assert before["pruned"][0] > after["counter"]
     assert after["pruned"][0] < after["counter"]
     assert after["pruned"][1] == before["pruned"][1]
     assert after["pruned"] < after["first"]
-    assert postgres_processes(source) == postgres_processes(target) == []
 
 
 async def _webhook_halfway(url: str) -> None:
@@ -319,21 +328,10 @@ def test_restore_onto_a_new_server_keeps_what_each_webhook_has_sent(tmp_path: Pa
     """A webhook halfway through the log, restored where transaction ids are behind: its
     cursor moves with the events, so it sends the rest (and only the rest: the demo's
     events were written one after another), not nothing until the counter catches up."""
-    source, target = tmp_path / "source", tmp_path / "target"
-    on_embedded(source, _burn_xids)
-    with serving(source, "--demo"):
-        pass
-    on_embedded(source, _webhook_halfway)
-    before = on_embedded(source, _webhook_position)
-    path = tmp_path / "hooked.backup"
-    assert pressroom(source, "backup", str(path)).returncode == 0
-    restored = pressroom(target, "restore", str(path))
-    assert restored.returncode == 0, restored.stderr
-    after = on_embedded(target, _webhook_position)
+    _, before, after = across_servers(tmp_path, _webhook_halfway, _webhook_position)
     assert before["cursor"] > after["counter"] > after["cursor"]
     assert after["unsent"] == before["unsent"] and after["unsent"]
     assert before["delivery_found"] == after["delivery_found"] == 1
-    assert postgres_processes(source) == postgres_processes(target) == []
 
 
 POSTGRESQL_15 = Path("/usr/lib/postgresql/15/bin")
