@@ -32,14 +32,17 @@ from tests.support import (
     take,
 )
 
+pytestmark = pytest.mark.skipif(
+    not pgbouncer.installed(),
+    reason="pgbouncer is not installed: apt-get install pgbouncer (scripts/test does)",
+)
+
 MOVES = 60
 
 
 async def test_the_server_works_through_pgbouncer_in_transaction_mode(
     lone_shop: tuple[str, Shop], tmp_path: Path
 ) -> None:
-    if not pgbouncer.installed():
-        pytest.skip("pgbouncer is not installed: apt-get install pgbouncer (scripts/test does)")
     url, shop = lone_shop
     tasks = await print_tasks(shop, MOVES)
     with (
@@ -108,8 +111,6 @@ async def test_the_server_works_through_pgbouncer_in_transaction_mode(
 async def test_a_server_not_told_of_pgbouncer_says_so_and_exits(
     lone_shop: tuple[str, Shop], tmp_path: Path
 ) -> None:
-    if not pgbouncer.installed():
-        pytest.skip("pgbouncer is not installed: apt-get install pgbouncer (scripts/test does)")
     url, _ = lone_shop
     with pgbouncer.running(url, tmp_path) as through:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PRESSROOM_")}
