@@ -94,9 +94,9 @@ class Cluster:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-        self._until(lambda: self._ready(replica), f"{replica.name} ready")
+        until(lambda: self._ready(replica), f"{replica.name} ready")
         self.admin(f"set server {BACKEND}/{replica.name} state ready")
-        self._until(lambda: self.status()[replica.name] == "UP", f"{replica.name} UP in HAProxy")
+        until(lambda: self.status()[replica.name] == "UP", f"{replica.name} UP in HAProxy")
 
     def stop(self, replica: Replica, sig: int = signal.SIGTERM) -> int:
         """Stop `replica` with `sig` (SIGTERM: drained first in HAProxy, so no new
@@ -153,14 +153,14 @@ class Cluster:
         except (urllib.error.URLError, OSError):
             return False
 
-    @staticmethod
-    def _until(condition: Callable[[], bool], what: str) -> None:
-        """Until `condition()` holds (a part's state, seen from outside), or fail."""
-        deadline = time.monotonic() + WAIT_SECONDS
-        while not condition():
-            if time.monotonic() > deadline:
-                raise ClusterError(f"waited {WAIT_SECONDS} s for {what}")
-            time.sleep(0.1)
+
+def until(condition: Callable[[], bool], what: str) -> None:
+    """Until `condition()` holds (a part's state, seen from outside), or fail."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not condition():
+        if time.monotonic() > deadline:
+            raise ClusterError(f"waited {WAIT_SECONDS} s for {what}")
+        time.sleep(0.1)
 
 
 @contextmanager
@@ -246,7 +246,7 @@ def _start_haproxy(cluster: Cluster, stack: ExitStack) -> None:
             raise ClusterError(f"haproxy exited; see {cluster.workdir / 'haproxy.log'}")
         return cluster.admin_socket.exists()
 
-    cluster._until(listening, "HAProxy's admin socket")
+    until(listening, "HAProxy's admin socket")
     # Down until each replica has started and passed its check.
     for replica in cluster.replicas:
         cluster.admin(f"set server {BACKEND}/{replica.name} state maint")
