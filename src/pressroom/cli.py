@@ -20,7 +20,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from pressroom.app import create_app, server_options
-    from pressroom.database import choose, stop_embedded
+    from pressroom.database import choose, stop_embedded, unannounced_pgbouncer
 
     if settings.production and not settings.metrics_token:
         print(
@@ -31,19 +31,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 2
     db = choose(settings)
-    if settings.database_url and not settings.pgbouncer:
-        from db import pgbouncer
-
-        refused = asyncio.run(pgbouncer.refuses_session_settings(db.url))
-        if refused:
-            print(
-                f"error: DATABASE_URL refused the server's session settings ({refused}): it "
-                "looks like PgBouncer. Set PRESSROOM_PGBOUNCER=true, and "
-                "PRESSROOM_LISTEN_DATABASE_URL to PostgreSQL itself for the event listener "
-                "(docs/operations.md, Through PgBouncer).",
-                file=sys.stderr,
-            )
-            return 2
+    if unannounced := asyncio.run(unannounced_pgbouncer(settings, db)):
+        print(f"error: {unannounced}", file=sys.stderr)
+        return 2
     if args.demo:
         info = asyncio.run(_seed_demo(db))
         print("Demo shop " + ("seeded." if info.seeded else "already seeded."))

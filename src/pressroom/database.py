@@ -3,7 +3,7 @@ each piece of work connects as (docs/operations.md#database-roles)."""
 
 from dataclasses import dataclass
 
-from db import admin, embedded, migrate, roles
+from db import admin, embedded, migrate, pgbouncer, roles
 from pressroom.settings import Settings
 
 
@@ -75,3 +75,18 @@ def stop_embedded(settings: Settings) -> None:
     """Stop the embedded server if this is the last process using it."""
     if not settings.database_url:
         embedded.stop(settings.data_dir / "pgdata")
+
+
+async def unannounced_pgbouncer(settings: Settings, db: Database) -> str | None:
+    """Why the server cannot start when DATABASE_URL is a PgBouncer it was not told of
+    (PgBouncer refuses the session settings sent at start-up); None otherwise."""
+    if not settings.database_url or settings.pgbouncer:
+        return None
+    refused = await pgbouncer.refuses_session_settings(db.url)
+    if refused is None:
+        return None
+    return (
+        f"DATABASE_URL refused the server's session settings ({refused}): it looks like "
+        "PgBouncer. Set PRESSROOM_PGBOUNCER=true, and PRESSROOM_LISTEN_DATABASE_URL to "
+        "PostgreSQL itself for the event listener (docs/operations.md, Through PgBouncer)."
+    )
