@@ -28,19 +28,20 @@ pytestmark = pytest.mark.e2e
 ME = json.dumps({"query": "query Me { me { name } }"}).encode()
 
 
-async def half_sent_request(
-    base: str, token: str
-) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """A POST /graphql whose body is half sent: a request the server has begun and must
-    finish, held open for as long as the test likes."""
+async def begun_request(base: str, token: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A POST /graphql the server has begun and waits to read the body of: held open for
+    as long as the test likes. It asks `Expect: 100-continue`, and the server answers
+    "100 Continue" when the app first asks for the body, so the request is then in flight."""
     address = urlsplit(base)
     reader, writer = await asyncio.open_connection(address.hostname, address.port)
     writer.write(
         b"POST /graphql HTTP/1.1\r\nHost: pressroom\r\nContent-Type: application/json\r\n"
-        + f"Authorization: Bearer {token}\r\nContent-Length: {len(ME)}\r\n\r\n".encode()
-        + ME[:10]
+        + f"Authorization: Bearer {token}\r\nContent-Length: {len(ME)}\r\n".encode()
+        + b"Expect: 100-continue\r\n\r\n"
     )
     await writer.drain()
+    async with asyncio.timeout(15):
+        assert await reader.readuntil(b"\r\n\r\n") == b"HTTP/1.1 100 Continue\r\n\r\n"
     return reader, writer
 
 
@@ -68,7 +69,7 @@ async def test_sigterm_closes_websockets_with_1012_and_finishes_requests_in_flig
         await other.as_(token)(START, {"i": {"taskId": gid("DepartmentTask", task)}})
         [event] = await socket.results(1)
         assert event["data"]["queueEvents"]["task"]["id"] == gid("DepartmentTask", task)
-        reader, writer = await half_sent_request(base, token)
+        reader, writer = await begun_request(base, token)
 
         os.kill(pid[0], signal.SIGTERM)
         with pytest.raises(websockets.ConnectionClosed) as closed:
@@ -77,7 +78,7 @@ async def test_sigterm_closes_websockets_with_1012_and_finishes_requests_in_flig
         # uvicorn closed its listening socket before it closed the websockets.
         assert await refused(base)
 
-        writer.write(ME[10:])
+        writer.write(ME)
         await writer.drain()
         async with asyncio.timeout(15):
             answer = await reader.read()
@@ -93,10 +94,10 @@ async def test_a_request_that_outlasts_the_drain_is_cut_and_the_process_exits(
     pid: list[int] = []
     settings = {"PRESSROOM_DRAIN_SECONDS": "1"}
     with serving(None, database_url=database_url, settings=settings, pid=pid) as (base, lines):
-        reader, writer = await half_sent_request(base, shop.tokens["pat"])
+        reader, writer = await begun_request(base, shop.tokens["pat"])
         os.kill(pid[0], signal.SIGTERM)
         # Never finished by the client: the server gives up on it after the drain, closing
-        # the connection (reset, when the body's first bytes were never read).
+        # the connection (or resetting it, as the process ends).
         async with asyncio.timeout(30):
             try:
                 answer = await reader.read()
