@@ -145,13 +145,20 @@ class Cluster:
 
     def _ready(self, replica: Replica) -> bool:
         assert replica.process is not None
-        if replica.process.poll() is not None:
-            raise ClusterError(f"{replica.name} exited; see {replica.log}")
+        if (code := replica.process.poll()) is not None:
+            raise ClusterError(
+                f"{replica.name} exited ({code}); the end of {replica.log}:\n{tail(replica.log)}"
+            )
         try:
             with urllib.request.urlopen(f"{replica.url}/readyz", timeout=5) as answer:
                 return bool(answer.status == 200)
         except (urllib.error.URLError, OSError):
             return False
+
+
+def tail(log: Path, lines: int = 40) -> str:
+    """The last lines of a part's log, for an error that says why it stopped."""
+    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
 
 def until(condition: Callable[[], bool], what: str) -> None:
@@ -243,7 +250,8 @@ def _start_haproxy(cluster: Cluster, stack: ExitStack) -> None:
 
     def listening() -> bool:
         if process.poll() is not None:
-            raise ClusterError(f"haproxy exited; see {cluster.workdir / 'haproxy.log'}")
+            log = cluster.workdir / "haproxy.log"
+            raise ClusterError(f"haproxy exited; the end of {log}:\n{tail(log)}")
         return cluster.admin_socket.exists()
 
     until(listening, "HAProxy's admin socket")
