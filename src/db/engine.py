@@ -104,7 +104,7 @@ async def unit_of_work(
     it is one transaction all the same (`PGBOUNCER`).
     """
     if not transaction and not behind_pgbouncer(engine):
-        async with _autocommitting(engine).connect() as conn:
+        async with autocommitting(engine).connect() as conn:
             yield conn
         return
     if not through_driver(engine):
@@ -174,9 +174,11 @@ def behind_pgbouncer(engine: AsyncEngine) -> bool:
     return bool(engine.get_execution_options().get(PGBOUNCER, False))
 
 
-def _autocommitting(engine: AsyncEngine) -> AsyncEngine:
+def autocommitting(engine: AsyncEngine) -> AsyncEngine:
     """`engine` with its pooled connections in autocommit mode (made once per engine);
-    behind PgBouncer, `engine` itself (each read then runs in a transaction of its own)."""
+    behind PgBouncer, `engine` itself: its transaction mode keeps a statement's parse and
+    its execution on one server connection only inside a transaction, so each read runs
+    in one (a connection held across reads must commit after each)."""
     if behind_pgbouncer(engine):
         return engine
     autocommitting = _autocommit.get(engine)
@@ -191,7 +193,7 @@ def _autocommitting(engine: AsyncEngine) -> AsyncEngine:
 async def reading(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
     """A pooled connection in autocommit mode, for reads of one statement each: no
     BEGIN/COMMIT round trips."""
-    async with _autocommitting(engine).connect() as conn:
+    async with autocommitting(engine).connect() as conn:
         yield conn
 
 

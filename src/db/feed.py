@@ -30,6 +30,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from db import events
+from db.engine import autocommitting
 from db.events import Position, Resume, StoredEvent
 from db.fanout import TOKENS_CHANNEL, Delivered, FanOut, Item, Owner, channels_of
 from db.queries import native
@@ -99,7 +100,7 @@ class EventFeed:
         self._read_lock = asyncio.Lock()
         self._origin = secrets.token_hex(8)
         self._lag_checked = 0.0
-        self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        self._reader = autocommitting(self.engine)
         # Held, not checked out per read: each checkout's pre-ping is one more query.
         self._reader_conn: AsyncConnection | None = None
         self._listener_conn: asyncpg.Connection | None = None
@@ -245,6 +246,9 @@ class EventFeed:
                 self._reader_conn = await self._reader.connect()
             try:
                 await self._read_batches(self._reader_conn)
+                # Behind PgBouncer the reads ran in a transaction: end it, so the server
+                # connection goes back to PgBouncer's pool (no round trip otherwise).
+                await self._reader_conn.commit()
             except BaseException:
                 # A connection that failed, or was cancelled mid-read, is not used again.
                 await self._drop_reader_connection()
