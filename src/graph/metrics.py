@@ -121,6 +121,12 @@ class Metrics:
         self._gauge("pressroom_events_delivered", "Events read from the log by this process.",
                     feed, lambda f: f.stats.delivered)  # fmt: skip
         self._gauge(
+            "pressroom_event_read_errors",
+            "Reads of the event log that failed and were tried again from the same position.",
+            feed,
+            lambda f: f.stats.read_errors,
+        )
+        self._gauge(
             "pressroom_event_fanout_failures",
             "Subscribers dropped (told to resume) because handing them an event failed.",
             feed,

@@ -102,6 +102,7 @@ async def test_metrics_expose_the_feed(server: str, http: httpx.AsyncClient) -> 
         "pressroom_event_held_back_seconds",
         "pressroom_event_delivery_lag_seconds",
         "pressroom_event_fanout_failures",
+        "pressroom_event_read_errors",
         "pressroom_live_connections",
         "pressroom_graphql_operations_total",
     ]:
