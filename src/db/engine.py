@@ -242,6 +242,13 @@ def unavailable(error: BaseException | None) -> bool:
             return True
         if isinstance(error, exc.DBAPIError) and error.connection_invalidated:
             return True
+        # The server ended the session unasked (PostgreSQL shutting down, PgBouncer losing
+        # its server connection) while it sat idle in a transaction: asyncpg is still
+        # discarding that error (its state 2) when the next statement or COMMIT comes.
+        if isinstance(error, asyncpg.exceptions.InternalClientError) and str(error).endswith(
+            "another operation (2) is in progress"
+        ):
+            return True
         error = getattr(error, "orig", None) or error.__cause__ or error.__context__
         seen += 1
     return False

@@ -29,6 +29,21 @@ CASES = [
         True,
     ),
     (asyncpg.exceptions.InterfaceError("connection is closed"), True),
+    # PostgreSQL ended the session while a request sat between two statements; the
+    # connection is not yet seen closed when the COMMIT comes (test_cluster.py found it).
+    (
+        asyncpg.exceptions.InternalClientError(
+            "cannot switch to state 15; another operation (2) is in progress"
+        ),
+        True,
+    ),
+    # Two operations at once on one connection (state 12: a statement running): a bug.
+    (
+        asyncpg.exceptions.InternalClientError(
+            "cannot switch to state 15; another operation (12) is in progress"
+        ),
+        False,
+    ),
     # Misuse, not an outage.
     (
         asyncpg.exceptions.InterfaceError(
