@@ -244,11 +244,13 @@ class EventFeed:
         async with self._read_lock:
             if self._reader_conn is None:
                 self._reader_conn = await self._reader.connect()
+            conn = self._reader_conn
             try:
-                await self._read_batches(self._reader_conn)
-                # Behind PgBouncer the reads ran in a transaction: end it, so the server
-                # connection goes back to PgBouncer's pool (no round trip otherwise).
-                await self._reader_conn.commit()
+                # Behind PgBouncer each read is a transaction, the only way its statements
+                # run where they were prepared; it ends here, so the server connection
+                # goes back to PgBouncer's pool. In autocommit mode, no round trip.
+                async with conn.begin():
+                    await self._read_batches(conn)
             except BaseException:
                 # A connection that failed, or was cancelled mid-read, is not used again.
                 await self._drop_reader_connection()
