@@ -19,7 +19,6 @@ import httpx
 import pytest
 import websockets
 from playwright.async_api import Browser, expect
-from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import text
 
 from db.engine import create_engine
@@ -31,6 +30,7 @@ from tests.support import (
     Shop,
     cursor_now,
     gid,
+    metric,
     open_shop,
     print_tasks,
     ws_url,
@@ -253,14 +253,14 @@ async def under_load(
 async def read_errors(cluster: clusters.Cluster) -> int:
     """The event readers' failed reads (`pressroom_event_read_errors`), summed over the
     replicas as they run now (a restarted one counts from its start)."""
-    total = 0.0
+    total = 0
     async with httpx.AsyncClient(timeout=10) as http:
         for replica in cluster.replicas:
-            metrics = (await http.get(f"{replica.url}/metrics")).text
-            for family in text_string_to_metric_families(metrics):
-                if family.name == "pressroom_event_read_errors":
-                    total += sum(sample.value for sample in family.samples)
-    return int(total)
+            exposition = (await http.get(f"{replica.url}/metrics")).text
+            value = metric(exposition, "pressroom_event_read_errors")
+            assert value is not None, f"{replica.name} has no pressroom_event_read_errors"
+            total += int(value)
+    return total
 
 
 async def replay(
