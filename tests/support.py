@@ -28,7 +28,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from db import admin, clock, customers, embedded, migrate, people
+from db import admin, clock, customers, embedded, migrate, people, pgbouncer
 from db.credentials import hash_password
 from db.engine import create_engine, unit_of_work
 from db.feed import LISTENER_NAME, TASK_PREFIX
@@ -454,6 +454,13 @@ QUEUE_EVENTS = """subscription($department: String!, $after: String) {
 }"""
 START = """mutation($i: StartTaskInput!) { startTask(input: $i) { changed userErrors { code } } }"""
 QUEUE = """query { queue(department: "print", first: 100) { eventCursor edges { node { id } } } }"""
+
+
+# For the modules that run Debian's PgBouncer: skipped, saying why, where it is missing.
+needs_pgbouncer = pytest.mark.skipif(
+    not pgbouncer.installed(),
+    reason="pgbouncer is not installed: apt-get install pgbouncer (scripts/test does)",
+)
 
 
 def metric(exposition: str, name: str, **labels: str) -> float | None:

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import asyncpg
 import httpx
-import pytest
 from sqlalchemy import text
 
 from db import pgbouncer
@@ -26,16 +25,14 @@ from tests.support import (
     Shop,
     free_port,
     gid,
+    needs_pgbouncer,
     print_tasks,
     serving,
     subscriber,
     take,
 )
 
-pytestmark = pytest.mark.skipif(
-    not pgbouncer.installed(),
-    reason="pgbouncer is not installed: apt-get install pgbouncer (scripts/test does)",
-)
+pytestmark = needs_pgbouncer
 
 MOVES = 60
 

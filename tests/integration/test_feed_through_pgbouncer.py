@@ -5,7 +5,6 @@ server connection only inside a transaction, so every read must run in one."""
 import asyncio
 from pathlib import Path
 
-import pytest
 from sqlalchemy import text
 
 from db import pgbouncer, reads
@@ -14,12 +13,9 @@ from db.fanout import department_channel
 from db.feed import EventFeed
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from tests.support import Shop, print_tasks
+from tests.support import Shop, needs_pgbouncer, print_tasks
 
-pytestmark = pytest.mark.skipif(
-    not pgbouncer.installed(),
-    reason="pgbouncer is not installed: apt-get install pgbouncer (scripts/test does)",
-)
+pytestmark = needs_pgbouncer
 
 MOVES = 30
 # Clients taking PgBouncer's two server connections between the reader's statements.
