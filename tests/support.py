@@ -212,6 +212,19 @@ class Shop:
         self.token_ids[key] = issued.row.id
         return issued.token
 
+    async def display(self, codes: list[str]) -> str:
+        """A wall display token for the queues of `codes`, made by ada: its secret."""
+        async with unit_of_work(self.engine) as conn:
+            issued = await people.issue_token(
+                conn,
+                kind=TokenKind.DISPLAY,
+                name=f"{codes[0]} wall",
+                user_id=self.users["ada"],
+                ttl_seconds=None,
+                department_ids=[self.departments[c] for c in codes],
+            )
+        return issued.token
+
     async def password_for(self, key: str) -> str:
         """Gives `key` the password PASSWORD (people are made without one), their sessions
         left alone; returns it."""

@@ -17,9 +17,8 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from db import people, schedule
+from db import schedule
 from db.engine import unit_of_work
-from domain.enums import TokenKind
 from tests.support import Client, Shop, gid, task_ids
 
 REASON = "Customer changed the artwork"
@@ -416,16 +415,7 @@ async def test_an_unknown_token_is_unauthenticated(api: Client, shop: Shop, acti
 @pytest.mark.parametrize("action", list(MUTATIONS))
 async def test_a_wall_display_token_cannot_move_tasks(api: Client, shop: Shop, action: str) -> None:
     _, task = await print_task_in(api, shop, "STARTED")
-    async with unit_of_work(shop.engine) as conn:
-        issued = await people.issue_token(
-            conn,
-            kind=TokenKind.DISPLAY,
-            name="print wall",
-            user_id=shop.users["ada"],
-            ttl_seconds=None,
-            department_ids=[shop.departments["print"]],
-        )
-    shop.tokens["wall"] = issued.token
+    shop.tokens["wall"] = await shop.display(["print"])
     before = await snapshot(shop, task)
 
     body = await move(api, shop, "wall", action, task)
