@@ -1,33 +1,140 @@
-"""Password hashes (argon2) and bearer tokens (random, stored as SHA-256)."""
+"""Password hashes (argon2) and bearer tokens (random, stored as SHA-256).
+
+argon2 is slow on purpose (tens of ms of a core and 64 MiB each), so it runs on a few
+threads of its own with a bounded wait: a flood of sign-ins gets immediate refusals
+(`HashingBusy`, answered 429 with Retry-After) instead of an ever longer queue, and work
+for signed-in people (changing a password, making an API token) goes before anonymous
+sign-ins waiting beside it. One pool per process: its threads share the process's cores.
+"""
 
 import asyncio
 import hashlib
 import secrets
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from domain.enums import TokenKind
 
+T = TypeVar("T")
+
 _hasher = PasswordHasher()
 # Verified against when the email is unknown, so both paths cost the same time.
 _DUMMY_HASH = _hasher.hash("pressroom-dummy-password")
 _PREFIX = {TokenKind.SESSION: "prs_s_", TokenKind.API: "prs_a_", TokenKind.DISPLAY: "prs_d_"}
 
+# The defaults of PRESSROOM_PASSWORD_WORKERS and PRESSROOM_PASSWORD_QUEUE.
+HASHING_WORKERS = 2
+HASHING_QUEUE = 8
 
-async def hash_password(password: str) -> str:
-    # argon2 is deliberately slow; keep it off the event loop.
-    return await asyncio.to_thread(_hasher.hash, password)
+
+class Lane(IntEnum):
+    """Whose work it is; a freed worker takes the lowest lane waiting."""
+
+    SIGNED_IN = 0
+    ANONYMOUS = 1
 
 
-async def verify_password(password_hash: str | None, password: str) -> bool:
+class HashingBusy(Exception):
+    """Every worker busy and this lane's queue full: refused now, not waited for."""
+
+    retry_after = 1  # seconds: a queue drains in well under that
+
+
+@dataclass
+class HashingCounts:
+    done: int = 0  # hashes made and passwords verified
+    refused: int = 0  # HashingBusy
+
+
+class HashingPool:
+    def __init__(self, workers: int = HASHING_WORKERS, queue: int = HASHING_QUEUE) -> None:
+        self.workers = workers
+        self.queue = queue
+        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="argon2")
+        self.running = 0
+        self.waiting: dict[Lane, deque[asyncio.Future[None]]] = {lane: deque() for lane in Lane}
+        self.counts = HashingCounts()
+
+    def queued(self) -> int:
+        return sum(len(waiting) for waiting in self.waiting.values())
+
+    async def run(self, work: Callable[[], T], lane: Lane) -> T:
+        if self.running < self.workers:
+            self.running += 1
+        else:
+            await self._wait(lane)
+        loop = asyncio.get_running_loop()
+        job = loop.run_in_executor(self.executor, work)
+        try:
+            # Shielded: a cancelled caller's thread runs on, and holds its worker until done.
+            result = await asyncio.shield(job)
+        finally:
+            if job.done():
+                self._pass_on()
+            else:
+                job.add_done_callback(lambda _: self._pass_on())
+        self.counts.done += 1
+        return result
+
+    async def _wait(self, lane: Lane) -> None:
+        waiting = self.waiting[lane]
+        if len(waiting) >= self.queue:
+            self.counts.refused += 1
+            raise HashingBusy
+        turn = asyncio.get_running_loop().create_future()
+        waiting.append(turn)
+        try:
+            await turn
+        except BaseException:
+            if turn.done() and not turn.cancelled():
+                # Handed a worker just as it was cancelled: hand it on.
+                self._pass_on()
+            elif turn in waiting:
+                waiting.remove(turn)
+            raise
+
+    def _pass_on(self) -> None:
+        """A worker came free: to the first caller waiting, lane by lane, or idle."""
+        for lane in Lane:
+            waiting = self.waiting[lane]
+            while waiting:
+                turn = waiting.popleft()
+                if not turn.done():
+                    turn.set_result(None)
+                    return
+        self.running -= 1
+
+
+hashing = HashingPool()
+
+
+def configure_hashing(workers: int, queue: int) -> None:
+    """Size the process's pool (the app does, from its settings), before it is used."""
+    global hashing
+    hashing = HashingPool(workers, queue)
+
+
+async def hash_password(password: str, lane: Lane = Lane.SIGNED_IN) -> str:
+    return await hashing.run(lambda: _hasher.hash(password), lane)
+
+
+async def verify_password(
+    password_hash: str | None, password: str, lane: Lane = Lane.SIGNED_IN
+) -> bool:
     def verify() -> bool:
         try:
             return _hasher.verify(password_hash or _DUMMY_HASH, password) and bool(password_hash)
         except (VerificationError, InvalidHashError):
             return False
 
-    return await asyncio.to_thread(verify)
+    return await hashing.run(verify, lane)
 
 
 def new_token(kind: TokenKind) -> str:

@@ -44,6 +44,7 @@ def create_engine(
     *,
     pool_size: int = 10,
     max_overflow: int = 10,
+    pool_timeout: float = 30,
     through_driver: bool = True,
     pgbouncer: bool = False,
 ) -> AsyncEngine:
@@ -64,6 +65,7 @@ def create_engine(
         async_url(url),
         pool_size=pool_size,
         max_overflow=max_overflow,
+        pool_timeout=pool_timeout,
         execution_options={THROUGH_DRIVER: through_driver, PGBOUNCER: pgbouncer},
         # Bound values (password hashes, tokens) never reach an error message or a log.
         hide_parameters=True,

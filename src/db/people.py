@@ -8,7 +8,7 @@ from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import reads
-from db.credentials import hash_password, new_token, token_hash, verify_password
+from db.credentials import Lane, hash_password, new_token, token_hash, verify_password
 from db.idempotency import Once, made_before
 from db.queries import Q
 from db.rows import DepartmentRow, TokenRow, UserRow
@@ -212,16 +212,19 @@ async def user_by_email(conn: AsyncConnection, email: str) -> UserRow | None:
     return UserRow.maybe((await conn.execute(Q["user_by_email"], {"email": email})).first())
 
 
-async def login(
-    conn: AsyncConnection, user: UserRow | None, password: str, ttl_seconds: int
-) -> IssuedToken:
-    """A session for `user` (as user_by_email found it) if the password is theirs. An
-    unknown email costs the same password check as a known one."""
-    ok = await verify_password(user.password_hash if user else None, password)
+async def verify_login(user: UserRow | None, password: str, lane: Lane) -> UserRow:
+    """`user` (as user_by_email found it) if the password is theirs and they may sign in.
+    An unknown email costs the same password check as a known one. Holds no connection:
+    the check takes tens of ms of a worker thread, and may wait for one."""
+    ok = await verify_password(user.password_hash if user else None, password, lane)
     if user is None or not ok or not user.is_active:
         raise DomainError(ErrorCode.INVALID_INPUT, "Email or password is incorrect.")
+    return user
+
+
+async def start_session(conn: AsyncConnection, user_id: int, ttl_seconds: int) -> IssuedToken:
     return await issue_token(
-        conn, kind=TokenKind.SESSION, name="login", user_id=user.id, ttl_seconds=ttl_seconds
+        conn, kind=TokenKind.SESSION, name="login", user_id=user_id, ttl_seconds=ttl_seconds
     )
 
 
@@ -303,20 +306,24 @@ async def set_password(conn: AsyncConnection, user_id: int, password: str) -> Us
     return user
 
 
-async def check_password(conn: AsyncConnection, user_id: int, password: str, field: str) -> None:
-    """The signed-in person proves it is them again (INVALID_INPUT on `field` if not)."""
-    user = await _user(conn, user_id)
-    if not await verify_password(user.password_hash, password):
+async def password_hash_of(conn: AsyncConnection, user_id: int) -> str | None:
+    return (await _user(conn, user_id)).password_hash
+
+
+async def check_password(password_hash: str | None, password: str, field: str) -> None:
+    """The signed-in person proves it is them again (INVALID_INPUT on `field` if not),
+    against the hash password_hash_of read; holds no connection."""
+    if not await verify_password(password_hash, password):
         raise DomainError(ErrorCode.INVALID_INPUT, "The password is incorrect.", field)
 
 
 async def change_password(
-    conn: AsyncConnection, user_id: int, session_id: int, new: str
+    conn: AsyncConnection, user_id: int, session_id: int, new_hash: str
 ) -> UserRow:
-    """A user changes their own password (having proved the old one, check_password);
-    their other sessions end. Their API tokens stay: they were made with the password,
-    by them."""
-    params = {"user_id": user_id, "password_hash": await hash_password(new)}
+    """A user changes their own password (having proved the old one, check_password, and
+    hashed the new one, both before the transaction); their other sessions end. Their API
+    tokens stay: they were made with the password, by them."""
+    params = {"user_id": user_id, "password_hash": new_hash}
     changed = UserRow.of((await conn.execute(Q["set_password"], params)).one())
     await revoke_sessions(conn, user_id, keep=session_id)
     return changed

@@ -1145,6 +1145,11 @@ SELECT :key, clock_timestamp() FROM seen, generate_series(1, :amount)
 WHERE seen.hits + :amount <= :limit
 RETURNING 1
 
+-- name: rate_limit_release
+-- Gives one hit of the key back (the newest: all of a key's hits count alike).
+DELETE FROM rate_limit_hits
+WHERE id = (SELECT max(id) FROM rate_limit_hits WHERE key = :key)
+
 -- name: rate_limit_window
 -- When the key's moving window began (its oldest hit still in it) and how many hits
 -- it holds.

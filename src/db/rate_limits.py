@@ -3,20 +3,45 @@ database (`serve --workers N`, replicas) counts sign-in attempts together.
 
 One row per hit in `rate_limit_hits`; a moving window is the key's rows younger than its
 expiry. Times are the database's, the one clock all processes share. Only the moving
-window strategy is supported (what the sign-in throttle uses).
+window strategy is supported (what the sign-in throttle uses), plus giving a hit back
+(`release_entry`: the throttle reserves a failure before it checks a password).
+
+The storage is given an engine of its own (`counters_engine`), never the requests' pool:
+a sign-in holding a request's connection while it waited for a second one from the same
+pool let 40 concurrent sign-ins exhaust it for everyone.
 """
 
 import itertools
+from typing import Any
 
 from limits.aio.storage import MovingWindowSupport, Storage
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from db.engine import reading, unit_of_work
+from db.engine import create_engine, reading, unit_of_work
 from db.queries import Q
 
 # Every this many admissions, hits older than any window are swept for every key.
 _SWEEP_EVERY = 1000
+
+
+# Each hit is a short transaction, and sign-ins wait for the password workers rather than
+# for these (db/credentials.py): a few connections serve a flood.
+COUNTERS_POOL = 2
+COUNTERS_OVERFLOW = 2
+# A counter that cannot be had this soon fails the sign-in (503), not the floor.
+COUNTERS_TIMEOUT_SECONDS = 5
+
+
+def counters_engine(url: str, **options: Any) -> AsyncEngine:
+    """An engine for the counters alone; `options` as create_engine takes them."""
+    return create_engine(
+        url,
+        pool_size=COUNTERS_POOL,
+        max_overflow=COUNTERS_OVERFLOW,
+        pool_timeout=COUNTERS_TIMEOUT_SECONDS,
+        **options,
+    )
 
 
 class PostgresStorage(Storage, MovingWindowSupport):
@@ -41,6 +66,10 @@ class PostgresStorage(Storage, MovingWindowSupport):
             if next(self._admissions) % _SWEEP_EVERY == 0:
                 await conn.execute(Q["rate_limit_sweep"])
         return admitted
+
+    async def release_entry(self, key: str) -> None:
+        async with unit_of_work(self.engine, transaction=False) as conn:
+            await conn.execute(Q["rate_limit_release"], {"key": key})
 
     async def get_moving_window(self, key: str, limit: int, expiry: int) -> tuple[float, int]:
         async with reading(self.engine) as conn:

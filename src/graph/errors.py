@@ -17,7 +17,6 @@ from graph.types import enums as _registered  # noqa: F401  (UserErrorCode)
 
 if TYPE_CHECKING:
     from graph.context import Info
-    from graph.throttle import Refusal
 
 
 @strawberry.type(description="An expected failure: the request changed nothing.")
@@ -90,29 +89,40 @@ def service_unavailable() -> GraphQLError:
 def unavailable_response() -> JSONResponse:
     """HTTP 503 for a request that could not reach the database at all: it never ran, so
     it has no `data`."""
+    return _try_again(UNAVAILABLE_MESSAGE, RETRY_AFTER_SECONDS)
+
+
+BUSY_MESSAGE = (
+    "The server is answering as many requests without a valid token as it takes at once; "
+    "try again in a moment."
+)
+
+
+def busy_response(retry_after: int) -> JSONResponse:
+    """HTTP 503 for an anonymous request past admission control (graph/admission.py)."""
+    return _try_again(BUSY_MESSAGE, retry_after)
+
+
+def _try_again(message: str, retry_after: int) -> JSONResponse:
     return JSONResponse(
         {
             "errors": [
-                {
-                    "message": UNAVAILABLE_MESSAGE,
-                    "extensions": {"code": TopLevelCode.SERVICE_UNAVAILABLE.value},
-                }
+                {"message": message, "extensions": {"code": TopLevelCode.SERVICE_UNAVAILABLE.value}}
             ],
         },
         status_code=503,
-        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        headers={"Retry-After": str(retry_after)},
     )
 
 
-def rate_limited(info: "Info", refusal: "Refusal") -> GraphQLError:
+def rate_limited(info: "Info", retry_after: int) -> GraphQLError:
     """429 with Retry-After, and a top-level RATE_LIMITED error to raise."""
     response = info.context.response
     if response is not None:
         response.status_code = 429
-        response.headers["retry-after"] = str(refusal.retry_after)
+        response.headers["retry-after"] = str(retry_after)
     return top_level(
-        TopLevelCode.RATE_LIMITED,
-        f"Too many attempts; try again in {refusal.retry_after} seconds.",
+        TopLevelCode.RATE_LIMITED, f"Too many attempts; try again in {retry_after} seconds."
     )
 
 

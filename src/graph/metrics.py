@@ -14,6 +14,7 @@ from graphql import DocumentNode, FieldNode, OperationDefinitionNode, get_operat
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.metrics_core import Metric
 
+from db import credentials
 from db.feed import EventFeed
 from graph.live import LiveConnections
 
@@ -137,6 +138,22 @@ class Metrics:
             "Authenticated websocket connections.",
             registry=self.registry,
         ).set_function(lambda: float(live.count()))
+        admission = services.admission
+        self._function("pressroom_anonymous_in_flight",
+                       "Anonymous requests (no valid token) being answered now.",
+                       lambda: admission.in_flight)  # fmt: skip
+        self._function("pressroom_anonymous_refused",
+                       "Anonymous requests refused at once (503) past their share.",
+                       lambda: admission.refused)  # fmt: skip
+        self._function("pressroom_password_hashes",
+                       "Passwords hashed or checked by this process's argon2 workers.",
+                       lambda: credentials.hashing.counts.done)  # fmt: skip
+        self._function("pressroom_password_hashes_refused",
+                       "Password checks refused at once (429): every worker busy, the queue full.",
+                       lambda: credentials.hashing.counts.refused)  # fmt: skip
+        self._function("pressroom_password_hashes_queued",
+                       "Password checks waiting for an argon2 worker now.",
+                       lambda: credentials.hashing.queued())  # fmt: skip
         gc_pause = Histogram(
             "pressroom_gc_pause_seconds",
             "Pauses of the cyclic garbage collector (the whole process), by generation.",
@@ -165,6 +182,9 @@ class Metrics:
     ) -> None:
         gauge = Gauge(name, doc, registry=self.registry)
         gauge.set_function(lambda: float(read(feed)) if feed is not None else 0.0)
+
+    def _function(self, name: str, doc: str, read: Callable[[], float]) -> None:
+        Gauge(name, doc, registry=self.registry).set_function(read)
 
     def gc_paused(self, generation: int, seconds: float, cpu_seconds: float) -> None:
         """A collection of `generation` stopped the process for `seconds`, `cpu_seconds`

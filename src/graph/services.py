@@ -13,6 +13,7 @@ from db import timers
 from db.fanout import Delivered
 from db.feed import EventFeed
 from domain.webhooks import Policy
+from graph.admission import AnonymousAdmission
 from graph.in_flight import InFlight
 from graph.throttle import PasswordThrottle
 from graph.viewer import ViewerCache
@@ -104,3 +105,5 @@ class Services:
     shortcuts: Shortcuts = field(default_factory=Shortcuts)
     # HTTP requests being answered now (graph/in_flight.py).
     in_flight: InFlight = field(default_factory=InFlight)
+    # Anonymous requests' share of the process (graph/admission.py).
+    admission: AnonymousAdmission = field(default_factory=lambda: AnonymousAdmission(limit=8))

@@ -9,7 +9,12 @@ looked up (every spelling of one address counts together), by the normalised ema
 no user has it. For minutes at most: an attacker's wrong passwords never lock the real
 user out for good. Signing in and re-checking the signed-in person's password
 (changePassword, createApiToken) count apart, so failures at one never lock the other.
-A refused attempt is HTTP 429 with Retry-After and a top-level RATE_LIMITED error.
+A refused attempt is HTTP 429 with Retry-After and a top-level RATE_LIMITED error, and so
+is one that finds the password workers' queue full (db/credentials.py).
+
+Failure slots are reserved before the password is checked and given back when it proves
+right: counted after the check, 35 concurrent wrong guesses at one account were all
+checked against a limit of 10.
 """
 
 import ipaddress
@@ -17,7 +22,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast, runtime_checkable
 
 from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage, Storage
@@ -70,39 +75,72 @@ def email_account(email: str) -> str:
     return f"email:{email}"
 
 
+@dataclass(frozen=True)
+class Reservation:
+    """Failure slots taken before a password is checked (storage keys, one hit each):
+    given back when it proves right, kept as the failure when it does not."""
+
+    keys: tuple[str, ...]
+
+
+@runtime_checkable
+class Counts(Protocol):
+    """A `limits` storage that can also give one hit of a key back."""
+
+    async def release_entry(self, key: str) -> None: ...
+
+
+class MemoryCounts(MemoryStorage):
+    """`limits`' in-process storage, for an app made without the database's counters."""
+
+    async def release_entry(self, key: str) -> None:
+        entries = self.events.get(key)
+        if entries:
+            entries.pop(0)  # the newest: limits adds them at the front
+
+
 class PasswordThrottle:
     def __init__(
         self,
-        storage: Storage | None = None,
+        storage: "Storage | None" = None,
         *,
         failures_per_address: str = FAILURES_PER_ADDRESS,
         attempts_per_address: str = ATTEMPTS_PER_ADDRESS,
         failures_per_account: str = FAILURES_PER_ACCOUNT,
     ) -> None:
-        self.limiter = MovingWindowRateLimiter(storage if storage is not None else MemoryStorage())
+        self.storage = storage if storage is not None else MemoryCounts()
+        assert isinstance(self.storage, Counts), "the throttle gives reserved hits back"
+        self.limiter = MovingWindowRateLimiter(self.storage)
         self.failures_per_address: RateLimitItem = parse(failures_per_address)
         self.attempts_per_address: RateLimitItem = parse(attempts_per_address)
         self.failures_per_account: RateLimitItem = parse(failures_per_account)
 
-    async def attempt(self, namespace: Namespace, address: str, account: str) -> Refusal | None:
-        """Count an attempt from `address` on `account`; refuse it when a limit is reached."""
+    async def reserve(
+        self, namespace: Namespace, address: str, account: str
+    ) -> Reservation | Refusal:
+        """Count an attempt from `address` on `account` and take a failure slot of each
+        limit before the password is checked, so concurrent attempts can never check
+        more passwords than the limits allow; or refuse it. The address's limits come
+        first: an address already refused takes nothing from the account's."""
         where = address_key(address)
-        failures = (
-            (self.failures_per_account, namespace, "account", account),
-            (self.failures_per_address, namespace, "address-failures", where),
-        )
-        for item, *keys in failures:
-            if not await self.limiter.test(item, *keys):
-                return await self._refusal(item, *keys)
         ceiling = (namespace, "address", where)
         if not await self.limiter.hit(self.attempts_per_address, *ceiling):
             return await self._refusal(self.attempts_per_address, *ceiling)
-        return None
+        held: list[str] = []
+        failures = (
+            (self.failures_per_address, namespace, "address-failures", where),
+            (self.failures_per_account, namespace, "account", account),
+        )
+        for item, *keys in failures:
+            if not await self.limiter.hit(item, *keys):
+                await self.release(Reservation(tuple(held)))
+                return await self._refusal(item, *keys)
+            held.append(item.key_for(*keys))
+        return Reservation(tuple(held))
 
-    async def failed(self, namespace: Namespace, address: str, account: str) -> None:
-        await self.limiter.hit(self.failures_per_account, namespace, "account", account)
-        where = address_key(address)
-        await self.limiter.hit(self.failures_per_address, namespace, "address-failures", where)
+    async def release(self, reservation: Reservation) -> None:
+        for key in reservation.keys:
+            await cast(Counts, self.storage).release_entry(key)
 
     async def _refusal(self, item: RateLimitItem, *keys: str) -> Refusal:
         stats = await self.limiter.get_window_stats(item, *keys)
@@ -113,14 +151,18 @@ async def throttled(
     info: "Info", namespace: Namespace, account: str, check: Callable[[], Awaitable[T]]
 ) -> T:
     """Run a password `check` from the caller's address on `account`: refused (429) when a
-    limit is reached, counted as a failure when it is refused (a DomainError)."""
+    limit is reached; its failure slots reserved first, and given back unless the check
+    fails with a DomainError (a wrong password) or never ran."""
     throttle = info.context.services.throttle
-    where = info.context.client
-    refusal = await throttle.attempt(namespace, where, account)
-    if refusal is not None:
-        raise rate_limited(info, refusal)
+    reservation = await throttle.reserve(namespace, info.context.client, account)
+    if isinstance(reservation, Refusal):
+        raise rate_limited(info, reservation.retry_after)
     try:
-        return await check()
+        result = await check()
     except DomainError:
-        await throttle.failed(namespace, where, account)
         raise
+    except BaseException:
+        await throttle.release(reservation)
+        raise
+    await throttle.release(reservation)
+    return result

@@ -7,12 +7,13 @@ from typing import Any
 
 from starlette.applications import Starlette
 
-from db import migrate, reads
+from db import credentials, migrate, reads
 from db.engine import create_engine
 from db.feed import EventFeed
-from db.rate_limits import PostgresStorage
+from db.rate_limits import PostgresStorage, counters_engine
 from db.retention import PruneLoop
 from db.timers import TimerLoop
+from graph.admission import AnonymousAdmission
 from graph.app import api_app
 from graph.body_limit import MAX_BODY_BYTES
 from graph.engine import EngineRoom
@@ -57,6 +58,12 @@ def create_app(
         through_driver=not settings.plain_execution,
         pgbouncer=db.pgbouncer,
     )
+    # The sign-in counters' own connections: a sign-in never waits on the requests' pool
+    # for them while it holds one of its connections.
+    counters = counters_engine(
+        db_url, through_driver=not settings.plain_execution, pgbouncer=db.pgbouncer
+    )
+    credentials.configure_hashing(settings.password_workers, settings.password_queue)
     feed = EventFeed(
         engine,
         settings.listen_database_url or db_url,
@@ -77,7 +84,7 @@ def create_app(
         time_zone=settings.time_zone,
         public_url=settings.public_url,
         throttle=PasswordThrottle(
-            PostgresStorage(engine),
+            PostgresStorage(counters),
             failures_per_address=settings.signin_failures_per_address,
             attempts_per_address=settings.signin_attempts_per_address,
             failures_per_account=settings.signin_failures_per_account,
@@ -86,6 +93,7 @@ def create_app(
         shortcuts=engine_room.shortcuts(),
         viewers=ViewerCache(changes=feed.access_changes),
         webhooks=settings.webhook_policy(),
+        admission=AnonymousAdmission(limit=settings.anonymous_limit()),
     )
     live = LiveConnections()
     timer_loop = TimerLoop(engine, feed, poll=settings.timer_poll_seconds)
@@ -111,6 +119,7 @@ def create_app(
                 await pruner.stop()
                 await timer_loop.stop()
                 await feed.stop()
+                await counters.dispose()
                 await engine.dispose()
 
     async def ready() -> dict[str, bool]:

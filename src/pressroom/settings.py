@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from db import credentials
 from domain.errors import DomainError
 from domain.money import currency_code
 from domain.webhooks import DEFAULT_RETRIES, Policy, retry_schedule
@@ -87,6 +88,23 @@ class Settings(BaseSettings):
     )
     connection_init_timeout_seconds: float = Field(
         default=10, description="How long a websocket may wait before its connection_init."
+    )
+    anonymous_concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        description="Anonymous GraphQL requests (no valid token) one process answers at "
+        "once; the rest get 503 with Retry-After at once. Default: a quarter of pool_size.",
+    )
+    password_workers: int = Field(
+        default=credentials.HASHING_WORKERS,
+        ge=1,
+        description="Threads that hash and check passwords (argon2: tens of ms and 64 MiB each).",
+    )
+    password_queue: int = Field(
+        default=credentials.HASHING_QUEUE,
+        ge=0,
+        description="Password checks that may wait for a worker, per lane (signed-in "
+        "people, anonymous sign-ins); past it, 429 with Retry-After at once.",
     )
     signin_failures_per_address: str = Field(
         default=throttle.FAILURES_PER_ADDRESS,
@@ -240,6 +258,11 @@ class Settings(BaseSettings):
     @property
     def production(self) -> bool:
         return self.env == "production"
+
+    def anonymous_limit(self) -> int:
+        if self.anonymous_concurrency is not None:
+            return self.anonymous_concurrency
+        return max(1, self.pool_size // 4)
 
     def exposure(self) -> Exposure:
         production = self.production

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from sqlalchemy import text
 
-from db import people
+from db import credentials, people
 from db.credentials import hash_password
 from db.engine import unit_of_work
 from pressroom.app import create_app
@@ -233,3 +233,32 @@ async def test_every_process_shares_the_counters(own_server: Server, wal: int) -
         for client in (one, other, one):
             assert outcome(await sign_in(client, "wal@shop.test", "wrong")) == "INVALID_INPUT"
         assert outcome(await sign_in(other, "wal@shop.test", PASSWORD)) == "429"
+
+
+async def test_concurrent_guesses_check_no_more_passwords_than_the_limit(
+    own_server: Server, wal: int
+) -> None:
+    """50 wrong passwords at once on one account from one address, against 10 failures
+    per 5 minutes: a failure is reserved before the check, so at most 10 passwords are
+    checked (the process's argon2 workers count each), the rest refused. Tested first
+    and counted after, all 35 of 35 were once checked."""
+    limits = {"signin_failures_per_account": "10/5 minutes", "anonymous_concurrency": "50"}
+    async with own_server(**limits) as client:
+        before = credentials.hashing.counts.done
+        answers = await asyncio.gather(
+            *(sign_in(client, "wal@shop.test", f"wrong-guess-{n}") for n in range(50))
+        )
+        checked = credentials.hashing.counts.done - before
+    outcomes = sorted(outcome(a) for a in answers)
+    assert outcomes == ["429"] * 40 + ["INVALID_INPUT"] * 10
+    assert checked == 10
+
+
+async def test_a_right_password_gives_its_reserved_failure_back(
+    own_server: Server, wal: int
+) -> None:
+    async with own_server(signin_failures_per_account="2/minute") as client:
+        for _ in range(5):
+            assert outcome(await sign_in(client, "wal@shop.test", PASSWORD)) == "token"
+        assert outcome(await sign_in(client, "wal@shop.test", "wrong")) == "INVALID_INPUT"
+        assert outcome(await sign_in(client, "wal@shop.test", PASSWORD)) == "token"

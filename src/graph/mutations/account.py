@@ -4,6 +4,7 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import people
+from db.credentials import hash_password
 from domain import validation
 from graph.context import Info
 from graph.errors import UserError
@@ -43,16 +44,18 @@ async def logout(info: Info, input: LogoutInput) -> LogoutPayload:
     return await mutate(info, LogoutPayload, work, changes_access=True)
 
 
-async def check_password(
-    info: Info, conn: AsyncConnection, user_id: int, password: str, field: str = "password"
-) -> None:
+async def check_password(info: Info, password: str, field: str = "password") -> None:
     """The signed-in person's password again, throttled like signing in and counted apart
-    from it (graph/throttle.py): a stolen session cannot guess it."""
+    from it (graph/throttle.py): a stolen session cannot guess it. For a mutation's
+    `before` (graph/mutations/base.py): it holds a connection only to read the hash."""
+    user_id = viewer_of(info).user_id
+    async with info.context.read() as conn:
+        password_hash = await people.password_hash_of(conn, user_id)
     await throttled(
         info,
         Namespace.PASSWORD_CHECK,
         user_account(user_id),
-        lambda: people.check_password(conn, user_id, password, field),
+        lambda: people.check_password(password_hash, password, field),
     )
 
 
@@ -73,12 +76,18 @@ class ChangePasswordPayload:
     description="The caller's own password, given the current one; other sessions end.",
 )
 async def change_password(info: Info, input: ChangePasswordInput) -> ChangePasswordPayload:
-    async def work(conn: AsyncConnection) -> ChangePasswordPayload:
-        viewer = viewer_of(info)
+    new_hash = ""
+
+    async def prove() -> None:
+        nonlocal new_hash
         validation.storable(input.old_password, "oldPassword")
         new = validation.password(input.new_password, "newPassword")
-        await check_password(info, conn, viewer.user_id, input.old_password, "oldPassword")
-        row = await people.change_password(conn, viewer.user_id, viewer.token_id, new)
+        await check_password(info, input.old_password, "oldPassword")
+        new_hash = await hash_password(new)
+
+    async def work(conn: AsyncConnection) -> ChangePasswordPayload:
+        viewer = viewer_of(info)
+        row = await people.change_password(conn, viewer.user_id, viewer.token_id, new_hash)
         return ChangePasswordPayload(user=User.of(row))
 
-    return await mutate(info, ChangePasswordPayload, work, changes_access=True)
+    return await mutate(info, ChangePasswordPayload, work, before=prove, changes_access=True)

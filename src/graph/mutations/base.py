@@ -5,10 +5,11 @@ from typing import Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from db.credentials import HashingBusy
 from db.engine import unit_of_work
 from domain.errors import DomainError, NotAllowed
 from graph.context import Info
-from graph.errors import UserError, forbidden
+from graph.errors import UserError, forbidden, rate_limited
 
 
 class Payload(Protocol):
@@ -23,6 +24,7 @@ async def mutate(
     payload: type[P],
     work: Callable[[AsyncConnection], Awaitable[P]],
     *,
+    before: Callable[[], Awaitable[None]] | None = None,
     changes_access: bool = False,
     transaction: bool = True,
 ) -> P:
@@ -31,8 +33,13 @@ async def mutate(
     so fields of the payload read the committed state. Mutations that revoke tokens or
     change who may do what say `changes_access`, so that no cached viewer outlives them.
     Work whose one write is a single statement, with nothing after it that can fail,
-    may do without the `transaction` (db.engine.unit_of_work)."""
+    may do without the `transaction` (db.engine.unit_of_work). Work that waits for
+    something other than the database (a password's check or hash, on workers that may
+    be busy, counted by the throttle on connections of its own) is done `before`, with no
+    connection held: a request never holds a pooled connection while it waits."""
     try:
+        if before is not None:
+            await before()
         async with unit_of_work(info.context.services.engine, transaction=transaction) as conn:
             result = await work(conn)
         info.context.services.outage.answered()
@@ -47,5 +54,7 @@ async def mutate(
         return payload(user_errors=[UserError.of(error)])
     except NotAllowed as error:
         raise forbidden(str(error)) from error
+    except HashingBusy as busy:
+        raise rate_limited(info, busy.retry_after) from busy
     finally:
         info.context.loaders.clear_all()

@@ -5,6 +5,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
 from db import people
+from db.credentials import Lane
+from db.rows import UserRow
 from domain import validation
 from graph.auth import load_viewer
 from graph.context import Info
@@ -34,20 +36,25 @@ class LoginPayload:
 
 @strawberry.mutation
 async def login(info: Info, input: LoginInput) -> LoginPayload:
-    async def work(conn: AsyncConnection) -> LoginPayload:
+    context = info.context
+    user: UserRow | None = None
+
+    async def prove() -> None:
+        nonlocal user
         email = validation.email(input.email)
         password = validation.text(input.password, "password", max_len=validation.MAX_PASSWORD)
-        context = info.context
-        user = await people.user_by_email(conn, email)
+        async with context.read() as conn:
+            found = await people.user_by_email(conn, email)
         # Counted per person once found: every spelling of an address counts together.
-        account = user_account(user.id) if user is not None else email_account(email)
-        issued = await throttled(
-            info,
-            Namespace.SIGN_IN,
-            account,
-            lambda: people.login(conn, user, password, context.services.session_ttl_seconds),
+        account = user_account(found.id) if found is not None else email_account(email)
+        lane = Lane.ANONYMOUS if context.viewer is None else Lane.SIGNED_IN
+        user = await throttled(
+            info, Namespace.SIGN_IN, account, lambda: people.verify_login(found, password, lane)
         )
+
+    async def work(conn: AsyncConnection) -> LoginPayload:
         assert user is not None
+        issued = await people.start_session(conn, user.id, context.services.session_ttl_seconds)
         # The rest of this request acts as the user who just signed in (so that, for
         # example, `login { user { email } }` is readable).
         context.viewer = await load_viewer(context.services, issued.token, conn)
@@ -57,4 +64,4 @@ async def login(info: Info, input: LoginInput) -> LoginPayload:
             user=User.of(user),
         )
 
-    return await mutate(info, LoginPayload, work)
+    return await mutate(info, LoginPayload, work, before=prove)

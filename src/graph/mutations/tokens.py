@@ -52,17 +52,23 @@ class CreateApiTokenInput:
     "PRESSROOM_API_TOKEN_MAX_DAYS).",
 )
 async def create_api_token(info: Info, input: CreateApiTokenInput) -> CreateApiTokenPayload:
-    async def work(conn: AsyncConnection) -> CreateApiTokenPayload:
-        viewer = viewer_of(info)
+    name = ""
+    expires_at: datetime | None = None
+
+    async def prove() -> None:
+        nonlocal name, expires_at
         name = validation.text(input.name, "name")
-        validation.storable(input.password, "password")
         expires_at = validation.expiry(
             input.expires_at,
             "expiresAt",
             default_days=API_TOKEN_DEFAULT_DAYS,
             max_days=info.context.services.api_token_max_days,
         )
-        await check_password(info, conn, viewer.user_id, input.password)
+        validation.storable(input.password, "password")
+        await check_password(info, input.password)
+
+    async def work(conn: AsyncConnection) -> CreateApiTokenPayload:
+        viewer = viewer_of(info)
         issued = await people.issue_token(
             conn,
             kind=TokenKind.API,
@@ -73,7 +79,7 @@ async def create_api_token(info: Info, input: CreateApiTokenInput) -> CreateApiT
         )
         return CreateApiTokenPayload(token=Token.of(issued.row), secret=issued.token)
 
-    return await mutate(info, CreateApiTokenPayload, work)
+    return await mutate(info, CreateApiTokenPayload, work, before=prove)
 
 
 @strawberry.input

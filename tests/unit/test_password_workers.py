@@ -1,0 +1,62 @@
+"""The password workers: a bounded wait, refused at once past it, signed-in people's
+work taken before anonymous work waiting beside it, and a cancelled caller's turn
+handed on."""
+
+import asyncio
+import threading
+
+import pytest
+
+from db.credentials import HashingBusy, HashingPool, Lane
+
+
+async def until_queued(pool: HashingPool, count: int) -> None:
+    async with asyncio.timeout(10):
+        while pool.queued() != count:  # noqa: ASYNC110 - the pool has no event to wait on
+            await asyncio.sleep(0)
+
+
+async def test_past_the_queue_a_check_is_refused_at_once_and_lanes_wait_apart() -> None:
+    pool = HashingPool(workers=1, queue=2)
+    held = threading.Event()
+    holder = asyncio.create_task(pool.run(held.wait, Lane.SIGNED_IN))
+    finished: list[str] = []
+
+    def work(name: str) -> str:
+        finished.append(name)
+        return name
+
+    anonymous = [
+        asyncio.create_task(pool.run(lambda n=n: work(f"anonymous {n}"), Lane.ANONYMOUS))
+        for n in range(2)
+    ]
+    await until_queued(pool, 2)
+    with pytest.raises(HashingBusy):
+        await pool.run(lambda: work("one too many"), Lane.ANONYMOUS)
+    # The signed-in lane has a queue of its own, and goes first.
+    person = asyncio.create_task(pool.run(lambda: work("person"), Lane.SIGNED_IN))
+    await until_queued(pool, 3)
+    held.set()
+    await asyncio.gather(holder, person, *anonymous)
+    assert finished == ["person", "anonymous 0", "anonymous 1"]
+    assert (pool.counts.done, pool.counts.refused) == (4, 1)
+    assert (pool.running, pool.queued()) == (0, 0)
+
+
+async def test_a_caller_cancelled_while_waiting_leaves_the_queue() -> None:
+    pool = HashingPool(workers=1, queue=1)
+    held = threading.Event()
+    holder = asyncio.create_task(pool.run(held.wait, Lane.SIGNED_IN))
+    waiting = asyncio.create_task(pool.run(lambda: "never", Lane.ANONYMOUS))
+    await until_queued(pool, 1)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert pool.queued() == 0
+    # Its place is free again, and the worker still serves the next caller.
+    after = asyncio.create_task(pool.run(lambda: "next", Lane.ANONYMOUS))
+    await until_queued(pool, 1)
+    held.set()
+    assert await after == "next"
+    await holder
+    assert (pool.running, pool.queued()) == (0, 0)
