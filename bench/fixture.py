@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import os
 import platform
+import re
 import signal
 import socket
 import subprocess
@@ -36,6 +37,16 @@ from domain.enums import DepartmentKind, TokenKind
 ROOT = Path(__file__).resolve().parents[1]
 BENCH_PGDATA = ROOT / ".pressroom" / "bench-pgdata"
 TOKEN_TTL_SECONDS = 24 * 3600
+
+
+def web_operation(path: str, name: str) -> str:
+    """An operation as a screen of src/web sends it: `export const NAME = gql`...`` in
+    the file at `path` under src/web."""
+    source = ROOT / "src" / "web" / path
+    found = re.search(rf"export const {name} = gql`(.*?)`", source.read_text(), re.S)
+    if found is None:
+        raise RuntimeError(f"{name} is not in {source}")
+    return found.group(1)
 
 
 def server_url() -> tuple[str, bool]:

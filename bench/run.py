@@ -772,24 +772,8 @@ class Bench:
     ) -> dict[str, Any]:
         """Did every subscriber get every event of its department, once?"""
         received: list[int] = (await ours.ask("totals", "totals", 30))["received"]
-        conn = await asyncpg.connect(self.dsn)
-        try:
-            rows = await conn.fetch(
-                "SELECT department_id, count(*) AS n FROM events WHERE id > $1 "
-                "GROUP BY department_id",
-                first_event,
-            )
-        finally:
-            await conn.close()
-        by_id = {r["department_id"]: r["n"] for r in rows}
-        code_to_id = dict(zip(shop.department_codes, shop.department_ids, strict=True))
-        expected = [by_id.get(code_to_id[code], 0) for _, code in ours.specs]
-        return {
-            "expected": sum(expected),
-            "received": sum(received),
-            "missing": sum(max(0, e - r) for e, r in zip(expected, received, strict=True)),
-            "extra": sum(max(0, r - e) for e, r in zip(expected, received, strict=True)),
-        }
+        expected = await expected_events(self.dsn, shop, ours.specs, first_event)
+        return delivered(expected, received)
 
     # --- all of it ---------------------------------------------------------------------
 
@@ -866,6 +850,44 @@ async def stop_feed(feed: EventFeed) -> int:
     raise RuntimeError("the event feed did not stop")
 
 
+async def expected_events(
+    dsn: str,
+    shop: fixture.Shop,
+    specs: list[tuple[str, str]],
+    after: int,
+    through: int | None = None,
+) -> list[int]:
+    """For each subscriber of `specs`, the events of its department in the log after
+    event id `after` (up to `through`, when given)."""
+    conn = await asyncpg.connect(dsn)
+    try:
+        rows = await conn.fetch(
+            "SELECT department_id, count(*) AS n FROM events WHERE id > $1 "
+            "AND ($2::bigint IS NULL OR id <= $2) GROUP BY department_id",
+            after,
+            through,
+        )
+    finally:
+        await conn.close()
+    by_id = {r["department_id"]: r["n"] for r in rows}
+    code_to_id = dict(zip(shop.department_codes, shop.department_ids, strict=True))
+    return [by_id.get(code_to_id[code], 0) for _, code in specs]
+
+
+def delivered(expected: list[int], received: list[int]) -> dict[str, int]:
+    """Events expected and received by subscribers, and how many were missed or came more
+    than once, in all and by how many subscribers."""
+    pairs = list(zip(expected, received, strict=True))
+    return {
+        "expected": sum(expected),
+        "received": sum(received),
+        "missing": sum(max(0, e - r) for e, r in pairs),
+        "extra": sum(max(0, r - e) for e, r in pairs),
+        "subscribers_missing": sum(1 for e, r in pairs if r < e),
+        "most_missed_by_one": max((max(0, e - r) for e, r in pairs), default=0),
+    }
+
+
 def merge(results: list[LoadResult]) -> LoadResult:
     merged = LoadResult()
     for r in results:
@@ -919,10 +941,16 @@ class SubscriberProcess:
     def pid(self) -> int | None:
         return self.process.pid if self.process else None
 
-    async def start(self, url: str, specs: list[tuple[str, str]], compression: bool) -> None:
+    async def start(
+        self,
+        url: str,
+        specs: list[tuple[str, str]],
+        compression: bool,
+        deadline: float = SUBSCRIBER_DEADLINE,
+    ) -> None:
         json.dump(specs, self.specs)
         self.specs.close()
-        args = ["--url", url, "--specs", self.specs.name, "--seconds", str(SUBSCRIBER_DEADLINE)]
+        args = ["--url", url, "--specs", self.specs.name, "--seconds", str(deadline)]
         if not compression:
             args.append("--no-compression")
         self.process = await asyncio.create_subprocess_exec(
@@ -976,9 +1004,10 @@ PER_PROCESS = 2500
 class SubscriberFleet:
     """Subscriber processes of up to PER_PROCESS subscribers each, asked as one."""
 
-    def __init__(self, url: str, compression: bool) -> None:
+    def __init__(self, url: str, compression: bool, deadline: float = SUBSCRIBER_DEADLINE) -> None:
         self.url = url
         self.compression = compression
+        self.deadline = deadline  # seconds each process lives at most
         self.processes: list[SubscriberProcess] = []
         # (token, department code) of every subscriber, in the order of their totals.
         self.specs: list[tuple[str, str]] = []
@@ -995,7 +1024,9 @@ class SubscriberFleet:
         new = []
         for start in range(0, len(specs), PER_PROCESS):
             process = SubscriberProcess()
-            await process.start(self.url, specs[start : start + PER_PROCESS], self.compression)
+            await process.start(
+                self.url, specs[start : start + PER_PROCESS], self.compression, self.deadline
+            )
             new.append(process)
         self.processes += new
         self.specs += specs

@@ -36,7 +36,6 @@ import asyncio
 import contextlib
 import functools
 import json
-import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -63,7 +62,6 @@ WEEK = timedelta(days=7)
 # The fresh shop's span: the week replayed and the week before, whose open work the
 # replayed week carried in.
 FRESH_SPAN = 2 * WEEK
-DISPLAY = fixture.ROOT / "src" / "web" / "display" / "display.js"
 # The log's last event a week before the end: where the replay starts. (ORDER BY names
 # the table's columns: a bare `xid` there is the text of the SELECT list.)
 WEEK_OLD = """
@@ -75,16 +73,8 @@ SELECT count(*) FROM events WHERE department_id = $1 AND (xid, id) > ($2::text::
 REPLAY_TIMEOUT = 300
 
 
-def display_operation(name: str) -> str:
-    """An operation of the wall display, as src/web/display/display.js sends it."""
-    found = re.search(rf"export const {name} = gql`(.*?)`", DISPLAY.read_text(), re.S)
-    if found is None:
-        raise RuntimeError(f"{name} is not in {DISPLAY}")
-    return found.group(1)
-
-
-WALL_QUEUE = display_operation("WALL_QUEUE")
-WALL_QUEUE_EVENTS = display_operation("WALL_QUEUE_EVENTS")
+WALL_QUEUE = fixture.web_operation("display/display.js", "WALL_QUEUE")
+WALL_QUEUE_EVENTS = fixture.web_operation("display/display.js", "WALL_QUEUE_EVENTS")
 
 
 @dataclass
