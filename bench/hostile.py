@@ -1,7 +1,7 @@
 """The floor under a hostile door: legitimate work beside anonymous attacks, quiet then hostile.
 
-    .venv/bin/python -m bench.hostile               # two 5-minute phases, about 12 minutes
-    .venv/bin/python -m bench.hostile --quick       # two 30-second phases, about 2 minutes
+    .venv/bin/python -m bench.hostile               # two 5-minute phases, about 13 minutes
+    .venv/bin/python -m bench.hostile --quick       # two 20-second phases, about 2 minutes
     .venv/bin/python -m bench.hostile --minutes 2   # two 2-minute phases
 
 One `pressroom serve` in a subprocess on a fresh database (bench/fixture.py), and two
