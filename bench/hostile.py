@@ -407,7 +407,7 @@ class Bench:
     async def last_event_id(self) -> int:
         conn = await asyncio.wait_for(asyncpg.connect(self.dsn), 30)
         try:
-            return int(await conn.fetchval("SELECT coalesce(max(id), 0) FROM events"))
+            return int(await conn.fetchval("SELECT coalesce(max(id), 0) FROM events", timeout=30))
         finally:
             await conn.close()
 
@@ -573,6 +573,9 @@ class Bench:
                         log(f"[red]{name}: failed: {error!r}[/red]")
                         self.server.show_tail()
                         self.results[name] = {"failed": repr(error)[:500]}
+                        if self.attackers is not None:
+                            await self.attackers.stop()
+                            self.attackers = None
                 self.stage = "settling"
                 await asyncio.sleep(10)
             finally:
@@ -723,12 +726,12 @@ def report(results: dict[str, Any], plan: Plan) -> Group:
         collections(q_gc),
         collections(h_gc),
     )
-    notes = [
-        f"[red]{phase}: stopped early: {figures['halted']}[/red]"
-        for phase, figures in (("quiet", quiet), ("hostile", hostile))
-        if figures.get("halted")
-    ]
+    notes = []
     for phase, figures in (("quiet", quiet), ("hostile", hostile)):
+        if "failed" in figures:
+            notes.append(f"[red]{phase}: failed: {figures['failed']}[/red]")
+        if "halted" in figures:
+            notes.append(f"[red]{phase}: stopped early: {figures['halted']}[/red]")
         for error in figures.get("floor", {}).get("first_errors", [])[:3]:
             notes.append(f"{phase}, first errors: {error}")
     return Group(table, attack_table(hostile.get("attack", {})), cpu_table(results), *notes)

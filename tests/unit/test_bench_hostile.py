@@ -2,7 +2,10 @@
 bench says they have, every request of a kind is a document of its own, and answers are
 sorted and checked as the tables say."""
 
+import io
 import ipaddress
+import json
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -14,9 +17,10 @@ from graphql import (
     OperationDefinitionNode,
     parse,
 )
+from rich.console import Console
 
 from bench import attackers
-from bench.hostile import READ_TASKS, SIGN_IN, answered, rss_figures
+from bench.hostile import READ_TASKS, SIGN_IN, Plan, answered, report, rss_figures
 from bench.run import delivered
 
 
@@ -164,3 +168,30 @@ def test_rss_growth_is_over_the_hostile_phase() -> None:
     assert figures["quiet_growth_mb"] == 10.0
     assert figures["hostile_growth_mb"] == 180.0
     assert figures["hostile_peak_mb"] == 400.0 and figures["settled_mb"] == 290.0
+
+
+def rendered(results: dict[str, Any]) -> str:
+    out = io.StringIO()
+    Console(file=out, width=200).print(report(results, Plan(phase_seconds=20, json=Path())))
+    return out.getvalue()
+
+
+def test_the_figures_print_whatever_failed() -> None:
+    # A server that misbehaves leaves holes in the results: the tables still print.
+    assert "The floor under a hostile door" in rendered({})
+    failed = rendered({"quiet": {"failed": "RuntimeError('gone')"}, "hostile": {"attack": {}}})
+    assert "quiet: failed: RuntimeError('gone')" in failed
+    halted = {"halted": "the server's RSS passed 6000 MB", "attack": {"failed": "no result"}}
+    text = rendered({"hostile": halted})
+    assert "stopped early: the server's RSS passed 6000 MB" in text
+    assert "the attackers failed" in text
+
+
+def test_a_finished_run_prints_every_kind_of_attack() -> None:
+    kinds = {
+        kind.name: {"sent": 3, "skipped": 0, "outcomes": {"429 RATE_LIMITED": 3}, "seconds": [0.1]}
+        for kind in attackers.KINDS
+    }
+    text = rendered(json.loads(json.dumps({"hostile": {"attack": {"kinds": kinds}}})))
+    assert all(kind.name in text for kind in attackers.KINDS)
+    assert text.count("429 RATE_LIMITED: 3") == len(attackers.KINDS)
