@@ -190,13 +190,10 @@ class Workers:
             _, content = await self.http.post(
                 client, self.url, body, {"authorization": f"Bearer {token}"}
             )
-            data = orjson.loads(content)
+            problem = answered(request, orjson.loads(content))
         except (*HTTP_ERRORS, ValueError) as error:
-            tally.seconds[request].append(time.perf_counter() - started)
-            tally.error(request, repr(error))
-            return False
+            problem = repr(error)
         tally.seconds[request].append(time.perf_counter() - started)
-        problem = answered(request, data)
         if problem is not None:
             tally.error(request, problem)
             return False
@@ -732,6 +729,8 @@ def report(results: dict[str, Any], plan: Plan) -> Group:
             notes.append(f"[red]{phase}: failed: {figures['failed']}[/red]")
         if "halted" in figures:
             notes.append(f"[red]{phase}: stopped early: {figures['halted']}[/red]")
+        if figures.get("floor", {}).get("pool_exhausted"):
+            notes.append(f"[red]{phase}: the workers ran out of tasks[/red]")
         for error in figures.get("floor", {}).get("first_errors", [])[:3]:
             notes.append(f"{phase}, first errors: {error}")
     return Group(table, attack_table(hostile.get("attack", {})), cpu_table(results), *notes)
