@@ -86,6 +86,7 @@ def create_app(
         shortcuts=engine_room.shortcuts(),
         viewers=ViewerCache(changes=feed.access_changes),
         webhooks=settings.webhook_policy(),
+        inboxes=settings.inbox_policy(),
     )
     live = LiveConnections()
     timer_loop = TimerLoop(engine, feed, poll=settings.timer_poll_seconds)
