@@ -28,7 +28,10 @@ def run_sync(connection: Connection) -> None:
 
 
 async def run_online() -> None:
-    engine = create_engine(context.config.attributes["url"], pool_size=1, max_overflow=0)
+    attributes = context.config.attributes
+    engine = create_engine(
+        attributes["url"], pool_size=1, max_overflow=0, pgbouncer=attributes.get("pgbouncer", False)
+    )
     try:
         async with engine.begin() as conn:
             await conn.run_sync(run_sync)

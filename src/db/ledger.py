@@ -126,5 +126,5 @@ async def charge_quote(conn: AsyncConnection, work_order_id: int, posted_by: int
         amount=ledger.signed(LedgerEntryKind.CHARGE, quote),
         memo=f"Quote of {order.order_number}",
     )
-    key = f"quote-charge:{order.order_number}:{order.version}"
+    key = f"{ledger.QUOTE_CHARGE_KEYS}{order.order_number}:{order.version}"
     return await post_entry(conn, NewEntry(content, key, posted_by))

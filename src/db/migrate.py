@@ -17,11 +17,12 @@ MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 MIGRATION_LOCK = 0x7072657373  # "press"
 
 
-def alembic_config(url: str, *, grant_to: str | None = None) -> Config:
+def alembic_config(url: str, *, grant_to: str | None = None, pgbouncer: bool = False) -> Config:
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.attributes["url"] = url
     cfg.attributes["grant_to"] = grant_to
+    cfg.attributes["pgbouncer"] = pgbouncer
     return cfg
 
 
@@ -31,15 +32,21 @@ def head_revision() -> str:
     return head
 
 
-def upgrade_sync(url: str, revision: str = "head", *, grant_to: str | None = None) -> None:
+def upgrade_sync(
+    url: str, revision: str = "head", *, grant_to: str | None = None, pgbouncer: bool = False
+) -> None:
     """Migrate the database of `url`; then, with `grant_to`, give that role the server's
-    rights on the schema (db.roles), in the same transaction."""
-    command.upgrade(alembic_config(url, grant_to=grant_to), revision)
+    rights on the schema (db.roles), in the same transaction. With `pgbouncer`, `url` is a
+    PgBouncer in transaction mode: the migration is one transaction, so it runs on one
+    server connection, and its engine prepares nothing to outlive it (db.engine)."""
+    command.upgrade(alembic_config(url, grant_to=grant_to, pgbouncer=pgbouncer), revision)
 
 
-async def upgrade(url: str, revision: str = "head", *, grant_to: str | None = None) -> None:
+async def upgrade(
+    url: str, revision: str = "head", *, grant_to: str | None = None, pgbouncer: bool = False
+) -> None:
     # Alembic's async env runs its own event loop, so it gets a thread of its own.
-    await asyncio.to_thread(upgrade_sync, url, revision, grant_to=grant_to)
+    await asyncio.to_thread(upgrade_sync, url, revision, grant_to=grant_to, pgbouncer=pgbouncer)
 
 
 async def current_revision(conn: AsyncConnection) -> str | None:

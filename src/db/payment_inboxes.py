@@ -1,5 +1,7 @@
 """Payment inboxes: a sender's door for payment notifications (graph/payment_inbox.py), and
-the requests each received."""
+the requests each received signed with its secret."""
+
+from datetime import timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -18,8 +20,9 @@ async def create(
     return PaymentInboxRow.of(row)
 
 
-async def by_name(conn: AsyncConnection, name: str) -> PaymentInboxRow | None:
-    found = await conn.execute(Q["payment_inbox_by_name"], {"name": name})
+async def door(conn: AsyncConnection, name: str) -> PaymentInboxRow | None:
+    """The enabled inbox named `name`, its previous secret only while still good."""
+    found = await conn.execute(Q["payment_inbox_door"], {"name": name})
     return PaymentInboxRow.maybe(found.first())
 
 
@@ -34,16 +37,40 @@ async def record(
     status: int,
     error: str | None,
     entry_id: int | None,
+    *,
+    keep_days: int,
 ) -> None:
-    """A request the inbox answered, as it answered it."""
+    """A request the inbox answered, as it answered it; the inbox's requests older than
+    `keep_days` go (a batch at a time)."""
     params = {
         "inbox_id": inbox_id,
         "message_id": message_id,
         "status": status,
         "error": error,
         "entry_id": entry_id,
+        "keep_days": keep_days,
     }
     await conn.execute(Q["insert_payment_inbox_request"], params)
+
+
+async def rotate_secret(
+    conn: AsyncConnection, inbox_id: int, secret: str, overlap: timedelta
+) -> PaymentInboxRow | None:
+    params = {"id": inbox_id, "secret": secret, "overlap_seconds": int(overlap.total_seconds())}
+    found = await conn.execute(Q["rotate_payment_inbox_secret"], params)
+    return PaymentInboxRow.maybe(found.first())
+
+
+async def set_enabled(
+    conn: AsyncConnection, inbox_id: int, enabled: bool
+) -> PaymentInboxRow | None:
+    params = {"id": inbox_id, "enabled": enabled}
+    found = await conn.execute(Q["set_payment_inbox_enabled"], params)
+    return PaymentInboxRow.maybe(found.first())
+
+
+async def delete(conn: AsyncConnection, inbox_id: int) -> bool:
+    return (await conn.execute(Q["delete_payment_inbox"], {"id": inbox_id})).first() is not None
 
 
 async def requests(

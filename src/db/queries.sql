@@ -1587,15 +1587,49 @@ VALUES (:name, :currency, :secret, :created_by)
 ON CONFLICT (name) DO NOTHING
 RETURNING *
 
--- name: payment_inbox_by_name
-SELECT * FROM payment_inboxes WHERE name = :name
+-- name: payment_inbox_door
+-- The inbox a notification is for, when it takes any (enabled): the secret before a
+-- rotation only while it is still good.
+SELECT id, name, currency, secret, created_by, created_at, enabled,
+       CASE WHEN previous_secret_until > pressroom_now() THEN previous_secret END
+           AS previous_secret,
+       previous_secret_until
+FROM payment_inboxes WHERE name = :name AND enabled
 
 -- name: payment_inboxes_all
 SELECT * FROM payment_inboxes ORDER BY id
 
 -- name: insert_payment_inbox_request
+-- With it, those of the inbox's oldest requests (a hundred at most) that are past the
+-- retention go: each inbox keeps about a retention's worth, pruned as new ones come.
+WITH expired AS (
+    DELETE FROM payment_inbox_requests WHERE id IN (
+        SELECT id FROM (
+            SELECT id, received_at FROM payment_inbox_requests
+            WHERE inbox_id = :inbox_id ORDER BY id LIMIT 100
+        ) oldest
+        WHERE received_at < pressroom_now() - make_interval(days => :keep_days)
+    )
+)
 INSERT INTO payment_inbox_requests (inbox_id, message_id, status, error, entry_id)
 VALUES (:inbox_id, :message_id, :status, :error, :entry_id)
+
+-- name: rotate_payment_inbox_secret
+-- The secret it had stays good for :overlap_seconds (none: it stops at once).
+UPDATE payment_inboxes
+SET previous_secret = CASE WHEN CAST(:overlap_seconds AS integer) > 0 THEN secret END,
+    previous_secret_until = CASE WHEN CAST(:overlap_seconds AS integer) > 0
+        THEN pressroom_now() + make_interval(secs => CAST(:overlap_seconds AS integer)) END,
+    secret = :secret
+WHERE id = :id
+RETURNING *
+
+-- name: set_payment_inbox_enabled
+UPDATE payment_inboxes SET enabled = :enabled WHERE id = :id RETURNING *
+
+-- name: delete_payment_inbox
+-- Its requests go with it (ON DELETE CASCADE); the entries it posted stay in the ledger.
+DELETE FROM payment_inboxes WHERE id = :id RETURNING id
 
 -- name: payment_inbox_requests_page
 -- An inbox's requests, newest first.

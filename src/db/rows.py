@@ -356,6 +356,9 @@ class PaymentInboxRow(TableRow):
     secret: str
     created_by: int
     created_at: datetime
+    enabled: bool
+    previous_secret: str | None
+    previous_secret_until: datetime | None
 
 
 @dataclass(slots=True, eq=False)

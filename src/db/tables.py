@@ -452,7 +452,7 @@ webhook_deliveries = sa.Table(
 )
 
 # Payment inboxes (db/payment_inboxes.py): a sender's door for payment notifications, and
-# every request that came to it, as it was answered.
+# the requests that came to it signed with its secret, as they were answered.
 payment_inboxes = sa.Table(
     "payment_inboxes",
     metadata,
@@ -462,6 +462,14 @@ payment_inboxes = sa.Table(
     sa.Column("secret", sa.Text, nullable=False),
     sa.Column("created_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=False),
     _now("created_at"),
+    sa.Column("enabled", sa.Boolean, nullable=False, server_default=sa.true()),
+    # After a rotation, the secret before it, still good until then.
+    sa.Column("previous_secret", sa.Text, nullable=True),
+    sa.Column("previous_secret_until", sa.DateTime(timezone=True), nullable=True),
+    sa.CheckConstraint(
+        "(previous_secret IS NULL) = (previous_secret_until IS NULL)",
+        name="previous_secret_until",
+    ),
 )
 
 payment_inbox_requests = sa.Table(

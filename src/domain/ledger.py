@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from domain import idempotency
 from domain.enums import AgeingBucket, LedgerEntryKind
 from domain.errors import DomainError, ErrorCode
 from domain.money import Money
@@ -35,6 +36,24 @@ PAID_KINDS = (LedgerEntryKind.PAYMENT, LedgerEntryKind.REFUND)
 # since the customer list filters and pages on it.
 
 MAX_MEMO = 1000
+# Where the keys of entries the server keys itself begin: a payment inbox's notifications
+# (domain.payments) and a quote's charge (db.ledger.charge_quote). A person's key may not
+# begin so, or it could take a provider's notification's key, or pass for a quote's charge.
+INBOX_KEYS = "inbox:"
+QUOTE_CHARGE_KEYS = "quote-charge:"
+
+
+def person_key(value: str) -> str:
+    """An entry's idempotency key as a person gives it (postLedgerEntry)."""
+    key = idempotency.key(value)
+    for prefix in (INBOX_KEYS, QUOTE_CHARGE_KEYS):
+        if key.startswith(prefix):
+            raise invalid(
+                f"{idempotency.FIELD} may not begin with {prefix!r}: such keys are the "
+                "server's own.",
+                idempotency.FIELD,
+            )
+    return key
 
 
 def signed(kind: LedgerEntryKind, amount: Money) -> Money:

@@ -2,18 +2,24 @@
 
 The JSON: `{"customerId" or "workOrderId", "amount", "currency", "paidAt", "reference"}`
 (ids are the API's global ids). It becomes a PAYMENT ledger entry keyed
-`inbox:<name>:<webhook-id>`, so a sender's redelivery posts once.
+`inbox:<name>:<webhook-id>`, so a sender's redelivery posts once; no person's key begins
+so (domain.ledger.person_key).
 """
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from domain import ledger
 from domain.money import Money, parse_money
 from domain.validation import invalid, text
 
 MAX_REFERENCE = 200
+# After a rotation, how long the secret before it stays good by default, and at most: a
+# provider may take a day or two to change the secret it signs with.
+OVERLAP_HOURS = 24
+MAX_OVERLAP_HOURS = 24 * 30
 
 
 @dataclass(frozen=True)
@@ -79,4 +85,14 @@ def memo(inbox: str, n: Notice) -> str:
 
 
 def idempotency_key(inbox: str, message_id: str) -> str:
-    return f"inbox:{inbox}:{message_id}"
+    return f"{ledger.INBOX_KEYS}{inbox}:{message_id}"
+
+
+def overlap(hours: int) -> timedelta:
+    """How long an inbox's secret stays good after a rotation."""
+    if not 0 <= hours <= MAX_OVERLAP_HOURS:
+        raise invalid(
+            f"overlapHours must be from 0 (the old secret stops at once) to {MAX_OVERLAP_HOURS}.",
+            "overlapHours",
+        )
+    return timedelta(hours=hours)

@@ -99,6 +99,14 @@ class Metrics:
             ["webhook"],
             registry=self.registry,
         )
+        self.inbox_refusals = Counter(
+            "pressroom_payment_inbox_refusals",
+            "Requests to the payment inboxes refused before anything was read or kept, by "
+            "why: unverified (no signature, a wrong or stale one, or a name no inbox "
+            "answers to) or rate_limited (past its address's limits).",
+            ["refusal"],
+            registry=self.registry,
+        )
         # Counted once per subscriber and event: each label's child is looked up once.
         self.results_shared = self.subscription_results.labels("shared")
         self.results_executed = self.subscription_results.labels("executed")

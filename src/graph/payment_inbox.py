@@ -2,11 +2,13 @@
 Webhooks with the inbox's secret, become PAYMENT ledger entries (domain/payments.py).
 
 Answers: 200 `{"entryId", "changed"}` (changed false: this webhook-id was posted before,
-with the same content); 404 for an unknown inbox, customer or order; 401 when the
-signature does not verify or the timestamp is more than five minutes off; 400 for a body
-that is not JSON; 422 for content that does not do (naming the field); 409 for a
-webhook-id already posted with other content. A refusal writes nothing to the ledger.
-Every request to an inbox is kept with its answer, for admins to see.
+with the same content); 401 when the signature does not verify or the timestamp is more
+than five minutes off, and the same for a name no inbox (or a turned-off one) has, so
+that no one learns which names exist; 429 past the address's limits (graph/inbox_policy.py);
+404 for an unknown customer or order; 400 for a body that is not JSON; 422 for content
+that does not do (naming the field); 409 for a webhook-id already posted with other
+content. A refusal writes nothing to the ledger. A request that proved the secret is
+kept with its answer, for admins to see; one that did not is only counted.
 """
 
 import json
@@ -23,6 +25,7 @@ from db.ledger import NewEntry
 from db.rows import PaymentInboxRow
 from domain import ledger as rules
 from domain import payments
+from domain import webhooks as signing
 from domain.enums import LedgerEntryKind
 from domain.errors import DomainError, ErrorCode
 from domain.ledger import EntryContent
@@ -43,22 +46,41 @@ class Refused(Exception):
     def of(cls, error: DomainError) -> "Refused":
         return cls(STATUS.get(error.code, 422), error.message, error.code.value, error.field)
 
-    def response(self) -> Response:
+    def response(self, headers: dict[str, str] | None = None) -> Response:
         body = {"message": self.message, "extensions": {"code": self.code, "field": self.field}}
-        return JSONResponse({"errors": [body]}, status_code=self.status)
+        return JSONResponse({"errors": [body]}, status_code=self.status, headers=headers)
 
 
-def _verified(inbox: PaymentInboxRow, body: bytes, headers: dict[str, str]) -> Any:
-    try:
-        Webhook(inbox.secret).verify(body, headers, json_parse=False)
-    except (WebhookVerificationError, ValueError) as error:
-        # ValueError: a signature header that is not one (no comma, not base64).
-        why = error if isinstance(error, WebhookVerificationError) else "Invalid signature"
-        raise Refused(401, f"The notification is refused: {why}.", "UNAUTHENTICATED") from None
+# What a name no inbox answers to is checked against: nobody holds it, so every request
+# to such a name is refused exactly as a wrong signature on a real inbox is.
+NOBODYS_SECRET = signing.new_secret()
+
+
+def _signed(secrets: list[str], body: bytes, headers: dict[str, str]) -> None:
+    """Refused unless the signature verifies with one of `secrets` (an inbox's, and the
+    one before a rotation while it is still good)."""
+    failure: Exception | None = None
+    for secret in secrets:
+        try:
+            Webhook(secret).verify(body, headers, json_parse=False)
+            return
+        except (WebhookVerificationError, ValueError) as error:
+            failure = error
+    # ValueError: a signature header that is not one (no comma, not base64).
+    why = failure if isinstance(failure, WebhookVerificationError) else "Invalid signature"
+    raise Refused(401, f"The notification is refused: {why}.", "UNAUTHENTICATED")
+
+
+def _json(body: bytes) -> Any:
     try:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError):
         raise Refused(400, "The body is not JSON.", "BAD_REQUEST") from None
+
+
+def _count(services: Services, refusal: str) -> None:
+    if services.metrics is not None:
+        services.metrics.inbox_refusals.labels(refusal).inc()
 
 
 async def _post(
@@ -87,25 +109,49 @@ async def _post(
         )
         key = payments.idempotency_key(inbox.name, message_id)
         posted = await ledger.post_entry(conn, NewEntry(content, key, inbox.created_by))
-        await payment_inboxes.record(conn, inbox.id, message_id, 200, None, posted.entry.id)
+        await payment_inboxes.record(
+            conn,
+            inbox.id,
+            message_id,
+            200,
+            None,
+            posted.entry.id,
+            keep_days=services.inboxes.keep_days,
+        )
     return posted.entry.id, posted.changed
 
 
 def routes(services: Services) -> list[Route]:
+    policy = services.inboxes
+
     async def receive(request: Request) -> Response:
-        name = request.path_params["name"]
-        async with reading(services.engine) as conn:
-            inbox = await payment_inboxes.by_name(conn, name)
-        if inbox is None:
+        address = request.client.host if request.client else ""
+        refusal = await policy.admit(address)
+        if refusal is not None:
+            _count(services, "rate_limited")
             return Refused(
-                404, f"There is no payment inbox named {name!r}.", "NOT_FOUND"
-            ).response()
-        # Kept with the request's record: as much of it as anyone needs to recognise it.
-        message_id = (request.headers.get("webhook-id") or "")[:MAX_MESSAGE_ID] or None
+                429,
+                f"Too many requests; try again in {refusal.retry_after} seconds.",
+                "RATE_LIMITED",
+            ).response({"retry-after": str(refusal.retry_after)})
+        async with reading(services.engine) as conn:
+            inbox = await payment_inboxes.door(conn, request.path_params["name"])
+        secrets = [NOBODYS_SECRET] if inbox is None else [inbox.secret]
+        if inbox is not None and inbox.previous_secret is not None:
+            secrets.append(inbox.previous_secret)
+        body = await request.body()
         try:
-            body = _verified(inbox, await request.body(), dict(request.headers))
-            assert message_id is not None  # verify() refuses a request without one
-            entry_id, changed = await _post(services, inbox, message_id, body)
+            _signed(secrets, body, dict(request.headers))
+        except Refused as unverified:
+            # Anyone could have sent it: counted against its address, not kept.
+            await policy.failed(address)
+            _count(services, "unverified")
+            return unverified.response()
+        assert inbox is not None  # nobody holds NOBODYS_SECRET
+        # Kept with the request's record: as much of it as anyone needs to recognise it.
+        message_id = request.headers["webhook-id"][:MAX_MESSAGE_ID]
+        try:
+            entry_id, changed = await _post(services, inbox, message_id, _json(body))
         except DomainError as error:
             refused = Refused.of(error)
         except Refused as error:
@@ -117,7 +163,13 @@ def routes(services: Services) -> list[Route]:
             return JSONResponse(answer)
         async with unit_of_work(services.engine) as conn:
             await payment_inboxes.record(
-                conn, inbox.id, message_id, refused.status, refused.message, None
+                conn,
+                inbox.id,
+                message_id,
+                refused.status,
+                refused.message,
+                None,
+                keep_days=policy.keep_days,
             )
         return refused.response()
 

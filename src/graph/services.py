@@ -15,6 +15,7 @@ from db.feed import EventFeed
 from domain.webhooks import Policy
 from graph.admission import AnonymousAdmission
 from graph.in_flight import InFlight
+from graph.inbox_policy import InboxPolicy
 from graph.throttle import PasswordThrottle
 from graph.viewer import ViewerCache
 
@@ -100,6 +101,8 @@ class Services:
     metrics: "Metrics | None" = None
     outage: Outage = field(default_factory=Outage)
     throttle: PasswordThrottle = field(default_factory=PasswordThrottle)
+    # The payments door's limits per address, and how long its requests are kept.
+    inboxes: InboxPolicy = field(default_factory=InboxPolicy)
     exposure: Exposure = field(default_factory=Exposure)
     viewers: ViewerCache = field(default_factory=ViewerCache)
     shortcuts: Shortcuts = field(default_factory=Shortcuts)

@@ -94,6 +94,7 @@ def create_app(
         viewers=ViewerCache(changes=feed.access_changes),
         webhooks=settings.webhook_policy(),
         admission=AnonymousAdmission(limit=settings.anonymous_limit()),
+        inboxes=settings.inbox_policy(),
     )
     live = LiveConnections()
     timer_loop = TimerLoop(engine, feed, poll=settings.timer_poll_seconds)

@@ -36,6 +36,8 @@ HAPROXY_CFG = PROJECT_ROOT / "deploy" / "haproxy.cfg"
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 REPLICAS = 3
 BACKEND = "replicas"
+# Where HAProxy connects to the replicas from on loopback: the one forwarder they believe.
+HAPROXY_ADDRESS = "127.0.0.1"
 # How long a replica may take to boot, or HAProxy to see a change.
 WAIT_SECONDS = 120
 
@@ -215,14 +217,15 @@ def running(workdir: Path, database_url: str | None = None, **settings: str) -> 
 
 
 def _replica_env(db: Database, through: str, settings: dict[str, str]) -> dict[str, str]:
+    """As compose's replicas: no owner's password (the cluster migrated before them, and
+    each boot migration finds the head through PgBouncer), and only HAProxy's word on a
+    client's address."""
     inherited = {k: v for k, v in os.environ.items() if not k.startswith("PRESSROOM_")}
     return inherited | {
         "DATABASE_URL": through,
         "PRESSROOM_PGBOUNCER": "true",
         "PRESSROOM_LISTEN_DATABASE_URL": db.url,
-        "PRESSROOM_MIGRATION_DATABASE_URL": db.migration_url,
-        # HAProxy on loopback forwards each client's own address (X-Forwarded-For).
-        "FORWARDED_ALLOW_IPS": "127.0.0.1",
+        "FORWARDED_ALLOW_IPS": HAPROXY_ADDRESS,
         **settings,
     }
 

@@ -30,6 +30,11 @@ class Database:
         return cls(url=url, migration_url=url)
 
     @property
+    def migrates_through_pgbouncer(self) -> bool:
+        """Without a URL of its own, the migration goes where requests do."""
+        return self.pgbouncer and self.migration_url == self.url
+
+    @property
     def admin_url(self) -> str:
         """Who backs up and restores: the superuser, else the owner."""
         return self.superuser_url or self.migration_url
@@ -68,7 +73,9 @@ async def prepare(db: Database) -> None:
     server_role = db.server_role
     if server_role is None and db.migration_url != db.url:
         server_role = await roles.current_role(db.url, pgbouncer=db.pgbouncer)
-    await migrate.upgrade(db.migration_url, grant_to=server_role)
+    await migrate.upgrade(
+        db.migration_url, grant_to=server_role, pgbouncer=db.migrates_through_pgbouncer
+    )
 
 
 def stop_embedded(settings: Settings) -> None:

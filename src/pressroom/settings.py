@@ -12,7 +12,7 @@ from db import credentials
 from domain.errors import DomainError
 from domain.money import currency_code
 from domain.webhooks import DEFAULT_RETRIES, Policy, retry_schedule
-from graph import throttle
+from graph import inbox_policy, throttle
 from graph.services import Exposure
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -195,6 +195,23 @@ class Settings(BaseSettings):
     webhook_poll_seconds: float = Field(
         default=1.0, gt=0, description="How often each process looks for webhook work."
     )
+    inbox_failures_per_address: str = Field(
+        default=inbox_policy.FAILURES_PER_ADDRESS,
+        description="Requests to the payment inboxes that do not prove an inbox's secret one "
+        "client address (an IPv6 /64) may send, per process, before everything it sends "
+        "waits (a `limits` rate).",
+    )
+    inbox_requests_per_address: str = Field(
+        default=inbox_policy.REQUESTS_PER_ADDRESS,
+        description="All requests to the payment inboxes one client address may send, per "
+        "process (a `limits` rate).",
+    )
+    inbox_request_retention_days: int = Field(
+        default=inbox_policy.KEEP_DAYS,
+        gt=0,
+        description="How long the requests a payment inbox answered are kept for admins "
+        "(pruned as the inbox receives new ones).",
+    )
     plain_execution: bool = Field(
         default=False,
         description="Run the frameworks' stock behaviour only: none of the engine room's "
@@ -272,6 +289,13 @@ class Settings(BaseSettings):
             suggestions=not production,
             cors_origins=_origins(self.cors_origins),
             websocket_origins=_origins(self.websocket_origins),
+        )
+
+    def inbox_policy(self) -> inbox_policy.InboxPolicy:
+        return inbox_policy.InboxPolicy(
+            failures_per_address=self.inbox_failures_per_address,
+            requests_per_address=self.inbox_requests_per_address,
+            keep_days=self.inbox_request_retention_days,
         )
 
     def webhook_policy(self) -> Policy:

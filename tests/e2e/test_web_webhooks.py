@@ -4,6 +4,7 @@ delivery's attempts, redelivers it, turns the webhook off, replaces its secret a
 it; opens a payment inbox and sees what was accepted and what refused."""
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -117,21 +118,42 @@ async def test_an_admin_opens_a_payment_inbox_and_sees_what_came(
             "reference": "SEPA 88",
         }
     )
-    for msg_id, wrong in (("msg_ok", None), ("msg_forged", "whsec_" + "QUFB" * 8)):
+    nobody = body.replace(gid("Customer", shop.customer_id), gid("Customer", 999_999))
+
+    async def send(msg_id: str, content: str, signer: str) -> int:
         now = datetime.now(UTC)
         headers = {
             "webhook-id": msg_id,
             "webhook-timestamp": str(int(now.timestamp())),
-            "webhook-signature": Webhook(wrong or secret).sign(msg_id, now, body),
+            "webhook-signature": Webhook(signer).sign(msg_id, now, content),
         }
-        await http.post(url, content=body.encode(), headers=headers)
+        return (await http.post(url, content=content.encode(), headers=headers)).status_code
+
+    assert await send("msg_ok", body, secret) == 200
+    assert await send("msg_nobody", nobody, secret) == 404
+    assert await send("msg_forged", body, "whsec_" + "QUFB" * 8) == 401
     await page.reload()
     inbox = page.get_by_role("region", name="Payment inbox bank")
     rows = inbox.get_by_role("row")
     await expect(rows.filter(has_text="msg_ok")).to_contain_text("200: accepted")
     await expect(rows.filter(has_text="msg_ok")).to_contain_text("ACME")
-    await expect(rows.filter(has_text="msg_forged")).to_contain_text(
-        "401: The notification is refused: No matching signature found."
-    )
+    await expect(rows.filter(has_text="msg_nobody")).to_contain_text("404: No such customer.")
+    # Anyone could have sent the forged one: it is counted, not shown.
+    await expect(rows.filter(has_text="msg_forged")).to_have_count(0)
     await shoot(page, screenshots, "admin-inbox-requests", axe_source)
+
+    await inbox.get_by_role("button", name="Replace secret").click()
+    replaced = inbox.locator("code.secret-value")
+    await expect(replaced).to_have_text(re.compile(r"^whsec_"))
+    new_secret = await replaced.inner_text()
+    await expect(inbox).to_contain_text("The secret before the last replacement is taken until")
+    # The old secret still works for the overlap, the new one at once.
+    assert await send("msg_old_secret", body, secret) == 200
+    assert await send("msg_new_secret", body, new_secret) == 200
+    await inbox.get_by_role("button", name="Turn off").click()
+    await expect(inbox).to_contain_text("Turned off: every notification is refused.")
+    assert await send("msg_off", body, new_secret) == 401
+    await inbox.get_by_role("button", name="Delete").click()
+    await page.get_by_role("dialog").get_by_role("button", name="Delete payment inbox").click()
+    await expect(page.get_by_role("region", name="Payment inbox bank")).to_have_count(0)
     tab.assert_clean()

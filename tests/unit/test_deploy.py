@@ -1,9 +1,12 @@
 """deploy/ against itself and against what the cluster tests run: compose mounts the very
 haproxy.cfg and pgbouncer.ini that scripts/cluster uses, HAProxy's default servers are
 compose's replicas on the image's port, PgBouncer points at compose's PostgreSQL, the
-drain fits in the grace period, and the image is built from the lock file and runs as a
-user of its own. (No Docker daemon runs here: the images themselves are not built.)"""
+drain fits in the grace period, the image is built from the lock file and runs as a
+user of its own, the replicas believe only HAProxy's X-Forwarded-For (which it replaces,
+never appends to), and only the one-shot migration holds the owner's password. (No Docker
+daemon runs here: the images themselves are not built.)"""
 
+import ipaddress
 import re
 from typing import Any
 
@@ -13,6 +16,7 @@ from sqlalchemy.engine import make_url
 
 from db import pgbouncer
 from pressroom import cluster
+from pressroom.database import Database
 from pressroom.settings import PROJECT_ROOT, Settings
 
 DEPLOY = PROJECT_ROOT / "deploy"
@@ -85,3 +89,35 @@ def test_the_image_is_built_from_the_lock_file_and_runs_as_its_own_user() -> Non
     # The uv that ./dev bootstraps, so both read the lock file alike.
     [version] = re.findall(r"^UV_VERSION=(\S+)$", (PROJECT_ROOT / "dev").read_text(), re.M)
     assert f"uv=={version}" in build
+
+
+def test_replicas_believe_only_haproxy_which_replaces_the_forwarded_address(
+    compose: dict[str, Any],
+) -> None:
+    network = ipaddress.ip_network(compose["networks"]["default"]["ipam"]["config"][0]["subnet"])
+    haproxy = compose["services"]["haproxy"]["networks"]["default"]["ipv4_address"]
+    assert ipaddress.ip_address(haproxy) in network
+    for name in replicas(compose):
+        assert compose["services"][name]["environment"]["FORWARDED_ALLOW_IPS"] == haproxy
+    config = cluster.HAPROXY_CFG.read_text()
+    # Appending (`option forwardfor`) would keep a client's own header before HAProxy's.
+    assert not re.search(r"^\s*option\s+forwardfor", config, re.M)
+    assert re.search(r"^\s+http-request set-header X-Forwarded-For %\[src\]$", config, re.M)
+    env = cluster._replica_env(Database.at("postgresql:///x"), "postgresql:///y", {})
+    assert env["FORWARDED_ALLOW_IPS"] == cluster.HAPROXY_ADDRESS
+
+
+def test_only_the_one_shot_migration_holds_the_owners_password(compose: dict[str, Any]) -> None:
+    holders = {
+        name
+        for name, service in compose["services"].items()
+        if any(
+            "PRESSROOM_OWNER_PASSWORD" in str(v) for v in service.get("environment", {}).values()
+        )
+    }
+    assert holders == {"migrate"}
+    assert "PRESSROOM_MIGRATION_DATABASE_URL" in compose["services"]["migrate"]["environment"]
+    for name in replicas(compose):
+        assert "PRESSROOM_MIGRATION_DATABASE_URL" not in compose["services"][name]["environment"]
+    env = cluster._replica_env(Database.at("postgresql:///x"), "postgresql:///y", {})
+    assert "PRESSROOM_MIGRATION_DATABASE_URL" not in env

@@ -13,6 +13,7 @@ from graph.mutations import (
     create_payment_inbox,
     create_webhook,
     create_work_order,
+    delete_payment_inbox,
     delete_webhook,
     hold_work_order,
     login,
@@ -22,11 +23,13 @@ from graph.mutations import (
     remove_work_order_department,
     reschedule_work_order,
     resume_work_order,
+    rotate_payment_inbox_secret,
     rotate_webhook_secret,
     set_department_follows,
     tasks,
     tokens,
     update_customer,
+    update_payment_inbox,
     update_webhook,
     update_work_order,
     update_work_order_quote,
@@ -73,3 +76,6 @@ class Mutation:
     delete_webhook = delete_webhook.delete_webhook
     redeliver_webhook_delivery = redeliver_webhook_delivery.redeliver_webhook_delivery
     create_payment_inbox = create_payment_inbox.create_payment_inbox
+    update_payment_inbox = update_payment_inbox.update_payment_inbox
+    rotate_payment_inbox_secret = rotate_payment_inbox_secret.rotate_payment_inbox_secret
+    delete_payment_inbox = delete_payment_inbox.delete_payment_inbox

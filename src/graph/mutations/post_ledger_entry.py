@@ -7,7 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
 from db.ledger import NewEntry, post_entry
-from domain import idempotency, ledger
+from domain import ledger
 from domain.enums import LedgerEntryKind
 from domain.ledger import EntryContent
 from domain.money import parse_money
@@ -36,7 +36,8 @@ class PostLedgerEntryInput:
     memo: str | None = None
     idempotency_key: str = strawberry.field(
         description="One per intended entry (e.g. a UUID made when the form opens): a retry "
-        "with the same key and content returns the original entry, changed: false."
+        "with the same key and content returns the original entry, changed: false. Keys "
+        "beginning inbox: or quote-charge: are the server's own and refused."
     )
 
 
@@ -74,7 +75,7 @@ async def post_ledger_entry(info: Info, input: PostLedgerEntryInput) -> PostLedg
                     amount=amount,
                     memo=ledger.memo(input.memo),
                 ),
-                idempotency_key=idempotency.key(input.idempotency_key),
+                idempotency_key=ledger.person_key(input.idempotency_key),
                 posted_by=viewer_of(info).user_id,
             ),
         )

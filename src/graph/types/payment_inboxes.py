@@ -24,10 +24,24 @@ class PaymentInbox(relay.Node):
     name: str
     currency: str = strawberry.field(description="The only currency it takes.")
     created_at: datetime
+    enabled: bool = strawberry.field(
+        description="false: it refuses every notification, as a name no inbox has."
+    )
+    previous_secret_valid_until: datetime | None = strawberry.field(
+        description="Until when the secret before the last rotation is (or was) taken "
+        "besides the new one; null when it stopped at once, or there was none."
+    )
 
     @classmethod
     def of(cls, row: PaymentInboxRow) -> "PaymentInbox":
-        return cls(id=row.id, name=row.name, currency=row.currency, created_at=row.created_at)
+        return cls(
+            id=row.id,
+            name=row.name,
+            currency=row.currency,
+            created_at=row.created_at,
+            enabled=row.enabled,
+            previous_secret_valid_until=row.previous_secret_until,
+        )
 
     @strawberry.field(description="Its address: POST notifications here.")
     def url(self, info: Info) -> str:

@@ -93,7 +93,7 @@ const STATUS = { PENDING: "Waiting", DELIVERED: "Delivered", DEAD: "Failed for g
 
 // Runs a mutation whose payload is `field`; resolves to its payload, or throws its errors'
 // words.
-async function act(mutation, field, input) {
+export async function act(mutation, field, input) {
   const payload = (await request(mutation, { input }))[field];
   if (payload.userErrors.length) throw new Error(payload.userErrors.map((e) => e.message).join(" "));
   return payload;
