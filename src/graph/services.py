@@ -1,5 +1,6 @@
 """What the app wires in once and every request shares: the engine, settings the API
-needs, the event feed, the sign-in throttle, the viewer cache, the metrics."""
+needs, the event feed, the sign-in throttle, the viewer cache, the metrics, the persisted
+documents."""
 
 import logging
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from db.fanout import Delivered
 from db.feed import EventFeed
 from domain.webhooks import Policy
 from graph.in_flight import InFlight
+from graph.persisted import PersistedDocuments
 from graph.throttle import PasswordThrottle
 from graph.viewer import ViewerCache
 
@@ -104,3 +106,5 @@ class Services:
     shortcuts: Shortcuts = field(default_factory=Shortcuts)
     # HTTP requests being answered now (graph/in_flight.py).
     in_flight: InFlight = field(default_factory=InFlight)
+    # Persisted queries and trusted documents (graph/persisted.py).
+    documents: PersistedDocuments = field(default_factory=PersistedDocuments)

@@ -11,7 +11,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from domain.errors import DomainError
 from domain.money import currency_code
 from domain.webhooks import DEFAULT_RETRIES, Policy, retry_schedule
-from graph import throttle
+from graph import manifest, throttle
+from graph.persisted import PersistedDocuments
 from graph.services import Exposure
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -104,13 +105,20 @@ class Settings(BaseSettings):
     )
     env: str = Field(
         default="development",
-        description="'production' turns introspection, GraphiQL and field suggestions off.",
+        description="'production' turns introspection, GraphiQL and field suggestions off, "
+        "and trusted documents on.",
     )
     introspection: bool | None = Field(
         default=None, description="Schema introspection (default: on, off in production)."
     )
     graphiql: bool | None = Field(
         default=None, description="GraphiQL at GET /graphql (default: on, off in production)."
+    )
+    trusted_documents: bool | None = Field(
+        default=None,
+        description="Callers that are not signed in, and wall displays, run only the app's "
+        "own documents (src/web/documents.json), by hash or identical text; people and API "
+        "tokens run any (default: off, on in production).",
     )
     cors_origins: str = Field(
         default="",
@@ -249,6 +257,12 @@ class Settings(BaseSettings):
             suggestions=not production,
             cors_origins=_origins(self.cors_origins),
             websocket_origins=_origins(self.websocket_origins),
+        )
+
+    def documents(self) -> PersistedDocuments:
+        trusted = self.trusted_documents
+        return PersistedDocuments(
+            manifest.load(), trusted=trusted if trusted is not None else self.production
         )
 
     def webhook_policy(self) -> Policy:
