@@ -18,7 +18,7 @@ document is never parsed.
 """
 
 import re
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -39,6 +39,10 @@ from graph.viewer import Viewer
 if TYPE_CHECKING:
     from graph.context import Context
 
+# What /metrics counts (pressroom_persisted_documents): a hash that ran (known), one
+# answered PERSISTED_QUERY_NOT_FOUND, a document registered, one refused under trusted
+# documents.
+OUTCOMES = ("known", "not_found", "registered", "untrusted")
 # Registered documents kept per process, least recently used first out.
 REGISTERED_DOCUMENTS = 1000
 REGISTERED_BYTES = 4 * 1024 * 1024
@@ -82,15 +86,17 @@ class Registered:
             self._texts.move_to_end(key)
         return text
 
-    def put(self, key: str, text: str) -> None:
+    def put(self, key: str, text: str) -> bool:
+        """Whether `text` was added (it is new, and fits at all)."""
         cost = len(text.encode())
         if key in self._texts or cost > self.size:
-            return
+            return False
         self._texts[key] = text
         self.bytes += cost
         while len(self._texts) > self.entries or self.bytes > self.size:
             _, dropped = self._texts.popitem(last=False)
             self.bytes -= len(dropped.encode())
+        return True
 
 
 class PersistedDocuments:
@@ -107,6 +113,7 @@ class PersistedDocuments:
         self.manifest = dict(manifest or {})
         self.trusted = trusted
         self.registered = registered if registered is not None else Registered()
+        self.counts: Counter[str] = Counter()
         self._manifest_texts = frozenset(self.manifest.values())
 
     def admit(
@@ -118,17 +125,21 @@ class PersistedDocuments:
         persisted = extensions.get("persistedQuery") if isinstance(extensions, dict) else None
         if persisted is None:
             if limited and query and query not in self._manifest_texts:
-                return _untrusted(viewer, token_given)
+                return self._untrusted(viewer, token_given)
             return Admitted(query)
         key = _sha256_hash(persisted)
         if isinstance(key, GraphQLError):
             return key
         if not query:
             text = self.manifest.get(key)
-            if text is None and not limited:
+            if text is None:
+                if limited:
+                    return self._untrusted(viewer, token_given)
                 text = self.registered.get(key)
             if text is None:
-                return _untrusted(viewer, token_given) if limited else not_found()
+                self.counts["not_found"] += 1
+                return top_level(TopLevelCode.PERSISTED_QUERY_NOT_FOUND, NOT_FOUND)
+            self.counts["known"] += 1
             return Admitted(text)
         if document_id(query) != key:
             return bad_request(
@@ -138,7 +149,7 @@ class PersistedDocuments:
         if key in self.manifest:
             return Admitted(query)
         if limited:
-            return _untrusted(viewer, token_given)
+            return self._untrusted(viewer, token_given)
         return Admitted(query, register=key if signed_in else None)
 
     def ran(self, admitted: Admitted, result: object) -> None:
@@ -147,21 +158,18 @@ class PersistedDocuments:
         (no data, no error at a path) is never kept."""
         if admitted.register is None or admitted.query is None:
             return
-        if isinstance(result, ExecutionResult) and (
+        ran = isinstance(result, ExecutionResult) and (
             result.data is not None or any(e.path is not None for e in result.errors or ())
-        ):
-            self.registered.put(admitted.register, admitted.query)
+        )
+        if ran and self.registered.put(admitted.register, admitted.query):
+            self.counts["registered"] += 1
 
-
-def not_found() -> GraphQLError:
-    return top_level(TopLevelCode.PERSISTED_QUERY_NOT_FOUND, NOT_FOUND)
-
-
-def _untrusted(viewer: Viewer | None, token_given: bool) -> GraphQLError:
-    # A token that no longer works: the caller meant to be signed in, and is told so.
-    if token_given and viewer is None:
-        return unauthenticated(token_given=True)
-    return top_level(TopLevelCode.TRUSTED_DOCUMENTS_ONLY, UNTRUSTED)
+    def _untrusted(self, viewer: Viewer | None, token_given: bool) -> GraphQLError:
+        self.counts["untrusted"] += 1
+        # A token that no longer works: the caller meant to be signed in, and is told so.
+        if token_given and viewer is None:
+            return unauthenticated(token_given=True)
+        return top_level(TopLevelCode.TRUSTED_DOCUMENTS_ONLY, UNTRUSTED)
 
 
 def _sha256_hash(persisted: object) -> str | GraphQLError:
@@ -181,10 +189,9 @@ def _sha256_hash(persisted: object) -> str | GraphQLError:
 
 # --- Websockets ---------------------------------------------------------------------------
 # A subscribe (graphql-transport-ws) or start (graphql-ws) message's payload carries the
-# same `query` and `extensions` as an HTTP request. Both protocols' clients send the text
-# (the graphql-ws client requires it): the hash beside it is checked, and selects a manifest
-# document, but nothing is registered over a websocket, where the text comes once per
-# subscription anyway.
+# same `query` and `extensions` as an HTTP request, admitted alike. Clients of both send
+# the text (the graphql-ws client requires one), with its hash or without; nothing is
+# registered over a websocket, where the text comes once per subscription anyway.
 
 
 def _admit(context: "Context", payload: dict[str, Any]) -> GraphQLError | None:

@@ -22,6 +22,7 @@ from tests.support import (
     Shop,
     cursor_now,
     display_token,
+    metric,
     ws_url,
 )
 
@@ -70,6 +71,17 @@ async def send(
     return await http.post(server, json=body, headers=headers)
 
 
+async def counts(http: httpx.AsyncClient, server: str) -> dict[str, float]:
+    """pressroom_persisted_documents by outcome, and the registered documents kept."""
+    exposition = (await http.get(server.removesuffix("/graphql") + "/metrics")).text
+    found = {
+        outcome: metric(exposition, "pressroom_persisted_documents", outcome=outcome) or 0.0
+        for outcome in ("known", "not_found", "registered", "untrusted")
+    }
+    found["kept"] = metric(exposition, "pressroom_registered_documents") or 0.0
+    return found
+
+
 def code(response: httpx.Response) -> str | None:
     errors = response.json().get("errors") or [{}]
     found: str | None = errors[0].get("extensions", {}).get("code")
@@ -85,6 +97,7 @@ async def test_an_apollo_style_exchange_registers_the_document(
 ) -> None:
     token = shop.tokens["pat"]
     text = fresh("query Mine { me { name } }")
+    before = await counts(http, server)
 
     unknown = await send(http, server, method, sha256_of=text, token=token)
     assert unknown.status_code == 200, unknown.text
@@ -100,6 +113,10 @@ async def test_an_apollo_style_exchange_registers_the_document(
     for _ in range(2):
         known = await send(http, server, method, sha256_of=text, token=token)
         assert known.json() == {"data": {"me": {"name": "Pat"}}}
+    after = await counts(http, server)
+    assert {k: after[k] - before[k] for k in after} == {
+        "known": 2, "not_found": 1, "registered": 1, "untrusted": 0, "kept": 1
+    }  # fmt: skip
 
 
 async def test_not_found_is_a_request_error_in_the_graphql_response_type(
@@ -199,6 +216,7 @@ UNTRUSTED = ["{ __typename }", "query Mine { me { name } }", fresh(SIGN_IN)]
 async def test_anonymous_callers_run_only_the_apps_documents(
     trusted_server: str, http: httpx.AsyncClient
 ) -> None:
+    before = await counts(http, trusted_server)
     for text in UNTRUSTED:
         for method in ("POST", "GET"):
             refused = await send(http, trusted_server, method, query=text)
@@ -219,6 +237,8 @@ async def test_anonymous_callers_run_only_the_apps_documents(
     )
     for answer in (by_text, by_both):
         assert answer.json()["data"]["login"]["token"] is None, answer.text
+    refused = (await counts(http, trusted_server))["untrusted"] - before["untrusted"]
+    assert refused == len(UNTRUSTED) * 5
     # By hash, the manifest's mutation is found, and refused as any mutation over GET is.
     assert by_hash.json()["errors"][0]["message"] == "mutations are not allowed when using GET"
 
