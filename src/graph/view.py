@@ -143,9 +143,10 @@ class PressroomGraphQL(GraphQL[Context, None]):
         await response(scope, receive, send)
 
     def should_render_graphql_ide(self, request: BaseRequestProtocol) -> bool:
-        # GraphiQL is served ahead of this view (graph/graphiql.py); a GET without `query`
-        # is a request too: it may name a persisted document.
-        return False
+        # A GET that names a persisted document has no `query`, and is a request all the same.
+        return super().should_render_graphql_ide(request) and "extensions" not in (
+            request.query_params
+        )
 
     async def execute_operation(
         self,

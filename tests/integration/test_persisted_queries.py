@@ -205,6 +205,10 @@ async def test_the_apps_documents_are_known_by_hash_from_the_start(
     variables = {"input": {"email": "nobody@shop.test", "password": "wrong-password"}}
     signed = await send(http, server, "POST", sha256_of=SIGN_IN, variables=variables)
     assert signed.json()["data"]["login"]["token"] is None
+    # A GET without `query` that accepts anything (Apollo Client 3's `*/*`) is a request,
+    # not a browser asking for GraphiQL.
+    me = await send(http, server, "GET", sha256_of=TEXTS["Me"], accept="*/*")
+    assert me.json() == {"data": {"me": None}}
 
 
 # --- Trusted documents --------------------------------------------------------------------
