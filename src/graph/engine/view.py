@@ -21,9 +21,8 @@ class TransportWSHandler(TrustedTransportWSHandler):
     """The plain view's graphql-transport-ws handler (graph/persisted.py), without the
     finished init timer: Strawberry keeps the cancelled task for the connection's life,
     and with it its CancelledError, traceback and frames, about 1.5 KB per idle wall
-    display. Each
-    operation runs with its own root value naming it (`LiveOperation`), which its
-    subscription reads from `info.root_value`."""
+    display. Each operation runs with its own root value naming it (`LiveOperation`),
+    which its subscription reads from `info.root_value`."""
 
     async def run_operation(self, operation: Operation[Context, Any]) -> None:
         # Strawberry reads `root_value` as it calls the schema, before its first await:
