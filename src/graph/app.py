@@ -25,15 +25,15 @@ from graph.body_limit import BodyLimit
 from graph.errors import error_response
 from graph.graphiql import STATIC_DIR, ServeGraphiQLToBrowsers
 from graph.in_flight import CountRequests
+from graph.manifest import WEB_DIR
 from graph.view import PressroomGraphQL
 from graph.ws_guard import SOCKETS_PER_ADDRESS, SOCKETS_PER_TOKEN, WebsocketGuard
 
 ReadyCheck = Callable[[], Awaitable[dict[str, bool]]]
 
-# The shop's own single-page app and the wall display (src/web, see its README): the
-# shell at / and at every path no other route takes (history-API routing), its files
-# under /app/. They load only this host's files and talk only to /graphql.
-WEB_DIR = Path(__file__).resolve().parents[1] / "web"
+# The shop's own single-page app and the wall display (src/web, see its README, at
+# WEB_DIR): the shell at / and at every path no other route takes (history-API routing),
+# its files under /app/. They load only this host's files and talk only to /graphql.
 
 
 def _web_policy(page: bytes) -> str:

@@ -38,6 +38,10 @@ class TopLevelCode(StrEnum):
     BAD_REQUEST = "BAD_REQUEST"
     SERVICE_UNAVAILABLE = "SERVICE_UNAVAILABLE"
     RATE_LIMITED = "RATE_LIMITED"
+    # Apollo's automatic persisted queries: the hash is unknown, send it with the text.
+    PERSISTED_QUERY_NOT_FOUND = "PERSISTED_QUERY_NOT_FOUND"
+    # PRESSROOM_TRUSTED_DOCUMENTS: this caller may run only the manifest's documents.
+    TRUSTED_DOCUMENTS_ONLY = "TRUSTED_DOCUMENTS_ONLY"
     INTERNAL_SERVER_ERROR = "INTERNAL_SERVER_ERROR"
 
 

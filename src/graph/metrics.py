@@ -8,6 +8,7 @@ naming this process, so the replicas behind one balancer can be told apart and s
 """
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from graphql import DocumentNode, FieldNode, OperationDefinitionNode, get_operation_ast
@@ -17,6 +18,7 @@ from prometheus_client.metrics_core import Metric
 from db import credentials
 from db.feed import EventFeed
 from graph.live import LiveConnections
+from graph.persisted import OUTCOMES
 
 if TYPE_CHECKING:
     from graph.services import Services
@@ -141,6 +143,26 @@ class Metrics:
             feed,
             lambda f: f.fanout.failures,
         )
+        documents = services.documents
+        persisted = Gauge(
+            "pressroom_persisted_documents",
+            "Persisted documents since start, by outcome: known (a hash that ran without its "
+            "text), not_found, registered, untrusted (refused under trusted documents).",
+            ["outcome"],
+            registry=self.registry,
+        )
+        for outcome in OUTCOMES:
+            persisted.labels(outcome).set_function(partial(documents.counts.__getitem__, outcome))
+        Gauge(
+            "pressroom_registered_documents",
+            "Documents registered by persisted queries that this process keeps.",
+            registry=self.registry,
+        ).set_function(lambda: len(documents.registered))
+        Gauge(
+            "pressroom_registered_document_bytes",
+            "The bytes of text of those documents.",
+            registry=self.registry,
+        ).set_function(lambda: documents.registered.bytes)
         Gauge(
             "pressroom_live_connections",
             "Authenticated websocket connections.",

@@ -1,5 +1,6 @@
 """What the app wires in once and every request shares: the engine, settings the API
-needs, the event feed, the sign-in throttle, the viewer cache, the metrics."""
+needs, the event feed, the sign-in throttle, the viewer cache, the metrics, the persisted
+documents."""
 
 import logging
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from domain.webhooks import Policy
 from graph.admission import AnonymousAdmission
 from graph.in_flight import InFlight
 from graph.inbox_policy import InboxPolicy
+from graph.persisted import PersistedDocuments
 from graph.throttle import PasswordThrottle
 from graph.viewer import ViewerCache
 
@@ -110,3 +112,5 @@ class Services:
     in_flight: InFlight = field(default_factory=InFlight)
     # Anonymous requests' share of the process (graph/admission.py).
     admission: AnonymousAdmission = field(default_factory=lambda: AnonymousAdmission(limit=8))
+    # Persisted queries and trusted documents (graph/persisted.py).
+    documents: PersistedDocuments = field(default_factory=PersistedDocuments)

@@ -6,7 +6,7 @@ from datetime import timedelta
 from typing import Any, cast
 
 import strawberry
-from cross_web import HTTPException
+from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from graphql import GraphQLError
 from starlette.requests import Request
 from starlette.responses import Response
@@ -14,8 +14,9 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
-from strawberry.http import GraphQLHTTPResponse
-from strawberry.types import ExecutionResult
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
+from strawberry.http.base import BaseRequestProtocol
+from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 from strawberry.types.unset import UnsetType
 
 from db.engine import unavailable
@@ -31,6 +32,7 @@ from graph.errors import (
 )
 from graph.live import LiveConnections
 from graph.media_types import GRAPHQL_RESPONSE, JSON, answer_type
+from graph.persisted import TrustedTransportWSHandler, TrustedWSHandler
 from graph.services import Services
 
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
@@ -48,6 +50,10 @@ class PressroomGraphQL(GraphQL[Context, None]):
     """Strawberry's view as the API uses it: the context of each request, authentication
     of websockets, error shapes and headers. The engine room's view (graph/engine/view.py)
     extends it."""
+
+    # Each subscription's document is admitted (graph/persisted.py) before it runs.
+    graphql_transport_ws_handler_class = TrustedTransportWSHandler
+    graphql_ws_handler_class = TrustedWSHandler
 
     def __init__(
         self,
@@ -161,6 +167,36 @@ class PressroomGraphQL(GraphQL[Context, None]):
         response.headers["x-content-type-options"] = "nosniff"
         response.headers["vary"] = "Accept"
         await response(scope, receive, send)
+
+    def should_render_graphql_ide(self, request: BaseRequestProtocol) -> bool:
+        # A GET that names a persisted document has no `query`, and is a request all the same.
+        return super().should_render_graphql_ide(request) and "extensions" not in (
+            request.query_params
+        )
+
+    async def execute_operation(
+        self,
+        request: Request,
+        request_adapter: AsyncHTTPRequestAdapter,
+        request_data: GraphQLRequestData | list[GraphQLRequestData],
+        context: Context,
+        root_value: None,
+        sub_response: Response,
+    ) -> ExecutionResult | list[ExecutionResult] | SubscriptionExecutionResult:
+        # Batches are refused while parsing: the schema does not enable them.
+        assert isinstance(request_data, GraphQLRequestData)
+        documents = self.services.documents
+        admitted = documents.admit(
+            request_data.query, request_data.extensions, context.viewer, context.token is not None
+        )
+        if isinstance(admitted, GraphQLError):
+            return ExecutionResult(data=None, errors=[admitted])
+        request_data.query = admitted.query
+        result = await super().execute_operation(
+            request, request_adapter, request_data, context, root_value, sub_response
+        )
+        documents.ran(admitted, result)
+        return result
 
     async def get_sub_response(self, request: Request | WebSocket) -> Response:
         sub_response = await super().get_sub_response(request)

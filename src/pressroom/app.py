@@ -90,6 +90,7 @@ def create_app(
             failures_per_account=settings.signin_failures_per_account,
         ),
         exposure=settings.exposure(),
+        documents=settings.documents(),
         shortcuts=engine_room.shortcuts(),
         viewers=ViewerCache(changes=feed.access_changes),
         webhooks=settings.webhook_policy(),

@@ -12,7 +12,8 @@ from db import credentials
 from domain.errors import DomainError
 from domain.money import currency_code
 from domain.webhooks import DEFAULT_RETRIES, Policy, retry_schedule
-from graph import inbox_policy, throttle
+from graph import inbox_policy, manifest, throttle
+from graph.persisted import PersistedDocuments
 from graph.services import Exposure
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -122,13 +123,20 @@ class Settings(BaseSettings):
     )
     env: str = Field(
         default="development",
-        description="'production' turns introspection, GraphiQL and field suggestions off.",
+        description="'production' turns introspection, GraphiQL and field suggestions off, "
+        "and trusted documents on.",
     )
     introspection: bool | None = Field(
         default=None, description="Schema introspection (default: on, off in production)."
     )
     graphiql: bool | None = Field(
         default=None, description="GraphiQL at GET /graphql (default: on, off in production)."
+    )
+    trusted_documents: bool | None = Field(
+        default=None,
+        description="Callers that are not signed in, and wall displays, run only the app's "
+        "own documents (src/web/documents.json), by hash or identical text; people and API "
+        "tokens run any (default: off, on in production).",
     )
     cors_origins: str = Field(
         default="",
@@ -296,6 +304,12 @@ class Settings(BaseSettings):
             failures_per_address=self.inbox_failures_per_address,
             requests_per_address=self.inbox_requests_per_address,
             keep_days=self.inbox_request_retention_days,
+        )
+
+    def documents(self) -> PersistedDocuments:
+        trusted = self.trusted_documents
+        return PersistedDocuments(
+            manifest.load(), trusted=trusted if trusted is not None else self.production
         )
 
     def webhook_policy(self) -> Policy:

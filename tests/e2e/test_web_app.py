@@ -2,12 +2,16 @@
 under /app/, a strict CSP), loading with every non-local request blocked; signing in,
 signing out, and a session that ends under the page."""
 
+import json
+from typing import Any
+
 import pytest
-from playwright.async_api import expect
+from playwright.async_api import Route, expect
 
 from db import people
 from db.engine import unit_of_work
 from domain.enums import TokenKind
+from graph import manifest
 from tests.e2e.web.support import (
     PASSWORD,
     OpenTab,
@@ -71,6 +75,84 @@ async def test_the_app_loads_with_every_outside_request_blocked(
     await expect(tab.page.get_by_role("heading", name="Work orders")).to_be_visible()
     await expect(tab.page.get_by_role("link", name="Admin")).to_be_visible()
     assert requested and all(url.startswith(base(server)) for url in requested), requested
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_the_app_sends_its_documents_by_hash_to_a_server_that_trusts_only_them(
+    trusted_server: str,
+    shop: Shop,
+    tabs: OpenTab,
+) -> None:
+    """Signed out (trusted documents are all an anonymous caller may run), signing in, and
+    the worker's queues: every request names one of the manifest's documents by its hash,
+    alone; the queues' subscriptions send its text with the hash."""
+    email = await user_with_password(shop, "wes", ["print"])
+    await shop.order(["print"])
+    tab = await tabs()
+    bodies: list[dict[str, object]] = []
+    frames: list[dict[str, object]] = []
+    tab.page.on(
+        "request",
+        lambda r: bodies.append(r.post_data_json) if r.url == trusted_server else None,
+    )
+    tab.page.on(
+        "websocket", lambda ws: ws.on("framesent", lambda frame: frames.append(json.loads(frame)))
+    )
+    await sign_in(tab.page, trusted_server, email)
+    await expect(tab.page.get_by_role("heading", name="My queues")).to_be_visible()
+    await expect(tab.page.get_by_role("button", name="Start").first).to_be_visible()
+    documents = manifest.load()
+    names = [body["operationName"] for body in bodies]
+    assert names[0] == "SignIn" and len(names) >= 2, names
+    for body in bodies:
+        assert "query" not in body, body
+        assert body["extensions"]["persistedQuery"]["sha256Hash"] in documents  # type: ignore[index]
+    subscribed = [f["payload"] for f in frames if f["type"] == "subscribe"]
+    assert subscribed
+    for payload in subscribed:
+        known = documents[payload["extensions"]["persistedQuery"]["sha256Hash"]]  # type: ignore[index]
+        assert payload["query"] == known  # type: ignore[index]
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_the_app_sends_the_text_when_the_server_does_not_know_the_hash(
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,
+) -> None:
+    """Apollo's exchange from the browser's side: the first request's hash is answered
+    PERSISTED_QUERY_NOT_FOUND (as by a server that has not seen it), and the app sends the
+    same request again with the text, and shows the answer."""
+    tab = await tabs(token=shop.tokens["ada"])
+    sent: list[dict[str, Any]] = []
+    not_found = {
+        "errors": [
+            {
+                "message": "PersistedQueryNotFound",
+                "extensions": {"code": "PERSISTED_QUERY_NOT_FOUND"},
+            }
+        ]
+    }
+
+    async def forget_the_first(route: Route) -> None:
+        sent.append(route.request.post_data_json)
+        if len(sent) == 1:
+            await route.fulfill(json=not_found)
+        else:
+            await route.continue_()
+
+    await tab.page.route(server, forget_the_first)
+    await tab.page.goto(base(server) + "/orders")
+    await expect(tab.page.get_by_role("heading", name="Work orders")).to_be_visible()
+    first = sent[0]
+    assert "query" not in first
+    [again] = [b for b in sent[1:] if b["operationName"] == first["operationName"]]
+    sha256 = first["extensions"]["persistedQuery"]["sha256Hash"]
+    assert again["query"] == manifest.load()[sha256]
+    assert again["extensions"] == first["extensions"]
+    assert all("query" not in b for b in sent[1:] if b is not again)
     tab.assert_clean()
     await tab.close()
 

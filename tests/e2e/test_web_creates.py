@@ -15,14 +15,19 @@ from tests.support import Shop
 pytestmark = pytest.mark.e2e
 
 
+def named(body: str | None, operation: str) -> bool:
+    """Whether a request's body is the app's `operation` (sent by its hash: no text)."""
+    return bool(body) and json.loads(body or "{}").get("operationName") == operation
+
+
 def sent(page: Page, operation: str) -> list[dict[str, object]]:
     """The inputs of the `operation` requests the page sends, as they are sent."""
     inputs: list[dict[str, object]] = []
 
     def note(request: object) -> None:
-        body = getattr(request, "post_data", None) or ""
-        if getattr(request, "method", "") == "POST" and f"mutation {operation}" in body:
-            inputs.append(json.loads(body)["variables"]["input"])
+        body = getattr(request, "post_data", None)
+        if getattr(request, "method", "") == "POST" and named(body, operation):
+            inputs.append(json.loads(body or "{}")["variables"]["input"])
 
     page.on("request", note)
     return inputs
@@ -38,7 +43,7 @@ async def lose_the_first_answer(page: Page, operation: str) -> list[object]:
     lost: list[object] = []
 
     async def route(route: Route) -> None:
-        if f"mutation {operation}" in (route.request.post_data or "") and not lost:
+        if named(route.request.post_data, operation) and not lost:
             lost.append(await route.fetch())
             await route.abort("connectionreset")
         else:

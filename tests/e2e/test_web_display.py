@@ -164,3 +164,26 @@ async def test_the_display_says_what_is_wrong_instead_of_reconnecting(
     await expect(tab.page.locator("#waiting-heading")).to_be_hidden()
     tab.assert_clean()
     await tab.close()
+
+
+async def test_the_display_runs_on_a_server_that_trusts_only_the_apps_documents(
+    api: Client,
+    server: str,
+    trusted_server: str,
+    shop: Shop,
+    tabs: OpenTab,
+    screenshots: Path,
+) -> None:
+    await shop.order(["print"], details={"product": "Posters", "quantity": 40})
+    secret = (await display_token(api, shop, ["print"]))["secret"]
+    tab = await tabs()
+    page = tab.page
+    await page.goto(f"{base(trusted_server)}/display/print?token={secret}")
+    await expect(page.locator("#status")).to_have_text("Live")
+    await expect(page.locator("#waiting li").first).to_contain_text("40 x Posters")
+    # A task that arrives live: the subscription runs too.
+    await shop.order(["print"], details={"product": "Flyers", "quantity": 500})
+    await expect(page.locator("#waiting li")).to_have_count(2)
+    await page.screenshot(path=str(screenshots / "wall-display-trusted-documents.png"))
+    tab.assert_clean()
+    await tab.close()

@@ -51,8 +51,13 @@ async def test_development_shows_introspection_graphiql_and_suggestions(app_with
     assert await graphiql_status(app) == 200
 
 
+# Production runs only the app's own documents for anonymous callers (trusted documents,
+# tests/integration/test_persisted_queries.py): these ask as a caller who may send others.
+OWN_DOCUMENTS = {"trusted_documents": False}
+
+
 async def test_production_hides_them(app_with) -> None:  # type: ignore[no-untyped-def]
-    app = app_with(env="production")
+    app = app_with(env="production", **OWN_DOCUMENTS)
     refused = await ask(app, INTROSPECT)
     assert refused["errors"][0]["extensions"]["code"] == "BAD_REQUEST"  # type: ignore[index]
     assert "Introspection is turned off" in str(refused["errors"])
@@ -63,7 +68,7 @@ async def test_production_hides_them(app_with) -> None:  # type: ignore[no-untyp
 
 
 async def test_each_can_be_set_on_its_own(app_with) -> None:  # type: ignore[no-untyped-def]
-    app = app_with(env="production", introspection=True)
+    app = app_with(env="production", introspection=True, **OWN_DOCUMENTS)
     assert "errors" not in await ask(app, INTROSPECT)
     assert await graphiql_status(app) == -1
 

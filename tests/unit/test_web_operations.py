@@ -1,6 +1,7 @@
 """The shop's app (src/web) is a client of schema.graphql like any other: every GraphQL
-operation it sends is named, lives in one place, and validates against the schema; and
-it reaches the server only through /graphql (HTTP and the websocket)."""
+operation it sends is named, lives in one place, validates against the schema and is in
+the trusted documents' manifest; and it reaches the server only through /graphql (HTTP
+and the websocket)."""
 
 import re
 from pathlib import Path
@@ -8,30 +9,15 @@ from pathlib import Path
 import pytest
 from graphql import OperationDefinitionNode, build_schema, parse, validate
 
+from graph import manifest
+from graph.manifest import OPERATION, operations, sources
+from graph.manifest import WEB_DIR as WEB
+
 ROOT = Path(__file__).resolve().parents[2]
-WEB = ROOT / "src" / "web"
 SCHEMA = build_schema((ROOT / "schema.graphql").read_text())
 
-OPERATION = re.compile(r"\bgql`(.*?)`", re.S)
 # What an operation looks like when it is not tagged: `query Name(` / `mutation Name {`.
 UNTAGGED = re.compile(r"\b(?:query|mutation|subscription)\s+[A-Za-z_]\w*\s*[({]")
-
-
-def sources() -> list[Path]:
-    """The app's own JavaScript and HTML (vendored libraries are checked by their README)."""
-    files = sorted(
-        p for p in WEB.rglob("*") if p.suffix in {".js", ".html"} and "vendor" not in p.parts
-    )
-    assert files, f"no sources under {WEB}"
-    return files
-
-
-def operations() -> list[tuple[str, str]]:
-    found = []
-    for path in sources():
-        for text in OPERATION.findall(path.read_text()):
-            found.append((str(path.relative_to(WEB)), text))
-    return found
 
 
 # A module that asks the server something (these calls) holds its own operations.
@@ -72,6 +58,32 @@ def test_operation_names_are_unique() -> None:
         if isinstance(d, OperationDefinitionNode) and d.name is not None
     ]
     assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+
+
+# --- The trusted documents -----------------------------------------------------------------
+
+
+def test_the_trusted_documents_are_the_operations_of_today() -> None:
+    texts = [text for _, text in operations()]
+    stale = "is stale: run scripts/export-documents"
+    assert manifest.MANIFEST_FILE.read_text() == manifest.manifest_text(texts), (
+        f"documents.json {stale}"
+    )
+    assert manifest.IDS_FILE.read_text() == manifest.ids_text(texts), f"lib/documents.js {stale}"
+    assert sorted(manifest.load().values()) == sorted(texts)
+
+
+def test_an_edited_operation_makes_the_manifest_stale(tmp_path: Path) -> None:
+    (tmp_path / "lib").mkdir()
+    screen = tmp_path / "screen.js"
+    screen.write_text("export const ME = gql`query Me { me { id } }`;\n")
+    manifest.export(tmp_path)
+    written = manifest.load(tmp_path / "documents.json")
+    assert written == {manifest.document_id("query Me { me { id } }"): "query Me { me { id } }"}
+    screen.write_text("export const ME = gql`query Me { me { id name } }`;\n")
+    texts = [text for _, text in operations(tmp_path)]
+    assert manifest.manifest_text(texts) != (tmp_path / "documents.json").read_text()
+    assert manifest.ids_text(texts) != (tmp_path / "lib" / "documents.js").read_text()
 
 
 def untagged_operations(source: str) -> list[str]:

@@ -7,24 +7,22 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
-    BaseGraphQLTransportWSHandler,
-    Operation,
-)
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import Operation
 from strawberry.subscriptions.protocols.graphql_transport_ws.types import ConnectionInitMessage
 
 from graph.context import Context
 from graph.engine.jsontext import dumps
 from graph.engine.sharing import LiveOperation, SharedMessages
+from graph.persisted import TrustedTransportWSHandler
 from graph.view import PressroomGraphQL
 
 
-class TransportWSHandler(BaseGraphQLTransportWSHandler[Context, Any]):
-    """Strawberry's graphql-transport-ws handler, without the finished init timer:
-    Strawberry keeps the cancelled task for the connection's life, and with it its
-    CancelledError, traceback and frames, about 1.5 KB per idle wall display. Each
-    operation runs with its own root value naming it (`LiveOperation`), which its
-    subscription reads from `info.root_value`."""
+class TransportWSHandler(TrustedTransportWSHandler):
+    """The plain view's graphql-transport-ws handler (graph/persisted.py), without the
+    finished init timer: Strawberry keeps the cancelled task for the connection's life,
+    and with it its CancelledError, traceback and frames, about 1.5 KB per idle wall
+    display. Each operation runs with its own root value naming it (`LiveOperation`),
+    which its subscription reads from `info.root_value`."""
 
     async def run_operation(self, operation: Operation[Context, Any]) -> None:
         # Strawberry reads `root_value` as it calls the schema, before its first await:

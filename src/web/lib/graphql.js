@@ -2,7 +2,14 @@
 // queries and mutations, and a graphql-transport-ws websocket at /graphql for
 // subscriptions (the vendored graphql-ws client). No other module may call fetch,
 // open a websocket or name a server URL (tests/unit/test_web_operations.py checks).
+//
+// Every operation is one of the server's trusted documents (documents.js, written by
+// scripts/export-documents), and is sent by its hash as Apollo's automatic persisted
+// queries do: the hash alone first, the text with it only when the server answers
+// PERSISTED_QUERY_NOT_FOUND. Subscriptions send the text with the hash: graphql-ws needs
+// a text, and sends it once per subscription.
 import { createClient } from "../vendor/graphql-ws/client.js";
+import { DOCUMENT_IDS } from "./documents.js";
 
 export const ENDPOINT = "/graphql";
 // The spreadsheets' endpoints (GET, the same bearer token).
@@ -22,6 +29,17 @@ export function gql(strings, ...values) {
 export function operationName(query) {
   const match = /^\s*(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/.exec(query);
   return match ? match[1] : null;
+}
+
+// The `extensions` naming a document by its hash, or null for one the server does not know.
+function persisted(query) {
+  const sha256Hash = DOCUMENT_IDS[operationName(query)];
+  return sha256Hash ? { persistedQuery: { version: 1, sha256Hash } } : null;
+}
+
+function notFound(body) {
+  const errors = body.errors || [];
+  return errors.some((e) => e.extensions && e.extensions.code === "PERSISTED_QUERY_NOT_FOUND");
 }
 
 // A response with top-level errors. `code` is the first error's extensions.code.
@@ -62,26 +80,28 @@ export function createTransport({ token, onAuthFailure = () => {}, onForbidden =
   const connectedListeners = new Set();
   const stats = { connects: 0 };
 
-  async function request(query, variables = {}) {
+  async function post(payload) {
     const headers = { "content-type": "application/json", accept: "application/json" };
     const bearer = token();
     if (bearer) headers.authorization = "Bearer " + bearer;
     let response;
     try {
-      response = await fetch(ENDPOINT, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ query, variables, operationName: operationName(query) }),
-      });
+      response = await fetch(ENDPOINT, { method: "POST", headers, body: JSON.stringify(payload) });
     } catch (error) {
       throw new NetworkError("The server could not be reached. Check the connection and try again.");
     }
-    let body;
     try {
-      body = await response.json();
+      return await response.json();
     } catch (error) {
       throw new NetworkError(`The server answered ${response.status} without a GraphQL response.`);
     }
+  }
+
+  async function request(query, variables = {}) {
+    const payload = { variables, operationName: operationName(query) };
+    const extensions = persisted(query);
+    let body = extensions ? await post({ ...payload, extensions }) : null;
+    if (body === null || notFound(body)) body = await post({ ...payload, query, extensions });
     if (body.errors && body.errors.length) {
       const error = new RequestError(body.errors);
       if (error.code === "UNAUTHENTICATED") onAuthFailure(error.message);
@@ -159,7 +179,7 @@ export function createTransport({ token, onAuthFailure = () => {}, onForbidden =
     stats,
     // graphql-ws's sink protocol: {next, error, complete}; returns an unsubscribe function.
     subscribe(payload, sink) {
-      return socket().subscribe(payload, sink);
+      return socket().subscribe({ ...payload, extensions: persisted(payload.query) }, sink);
     },
     get connected() {
       return connected;

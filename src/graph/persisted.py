@@ -1,0 +1,230 @@
+"""Persisted queries and trusted documents: which document a request runs, decided before
+anything parses it.
+
+- Apollo's automatic persisted queries: a request names its document by the SHA-256 of
+  its text in `extensions.persistedQuery` ({"version": 1, "sha256Hash": ...}), over GET
+  (`extensions` in the query string) or POST. A known hash runs without its text; an
+  unknown one is answered `PersistedQueryNotFound` (code PERSISTED_QUERY_NOT_FOUND), and
+  the client sends the hash again with the text: that runs, and once it has run (parsed
+  and validated) it is registered, for people and API tokens only, in a store of this
+  process bounded in entries and bytes.
+- Trusted documents (PRESSROOM_TRUSTED_DOCUMENTS): anonymous callers and wall displays
+  run only the documents of the manifest (graph/manifest.py: the app's own), named by
+  hash or sent as identical text; people and API tokens send any document.
+
+Decided at the transports (graph/view.py for HTTP, the websocket handlers here), not in
+a schema extension: a hash alone has no text for Strawberry to parse, and a refused
+document is never parsed.
+"""
+
+import re
+from collections import Counter, OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from graphql import GraphQLError
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
+    BaseGraphQLTransportWSHandler,
+)
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import SubscribeMessage
+from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
+from strawberry.subscriptions.protocols.graphql_ws.types import StartMessage
+from strawberry.types import ExecutionResult
+
+from graph.errors import TopLevelCode, bad_request, top_level, unauthenticated
+from graph.manifest import document_id
+from graph.viewer import Viewer
+
+if TYPE_CHECKING:
+    from graph.context import Context
+
+# What /metrics counts (pressroom_persisted_documents): a hash that ran (known), one
+# answered PERSISTED_QUERY_NOT_FOUND, a document registered, one refused under trusted
+# documents.
+OUTCOMES = ("known", "not_found", "registered", "untrusted")
+# Registered documents kept per process, least recently used first out.
+REGISTERED_DOCUMENTS = 1000
+REGISTERED_BYTES = 4 * 1024 * 1024
+
+SHA256_HEX = re.compile(r"[0-9a-fA-F]{64}")
+# The message Apollo's persisted-queries link matches (besides the code).
+NOT_FOUND = "PersistedQueryNotFound"
+UNTRUSTED = (
+    "This server runs only its trusted documents (the app's own, src/web/documents.json) "
+    "for callers that are not signed in and for wall displays: send one of them, by its "
+    "sha256Hash in extensions.persistedQuery or as its exact text, or a person's or an "
+    "API token."
+)
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """The text a request runs (None: it sent none, and named no document), and the id to
+    register it under once it has run."""
+
+    query: str | None
+    register: str | None = None
+
+
+class Registered:
+    """The documents people and API tokens registered: at most `entries` of them and
+    `size` bytes of text in all, the least recently used leaving first."""
+
+    def __init__(self, entries: int = REGISTERED_DOCUMENTS, size: int = REGISTERED_BYTES) -> None:
+        self.entries = entries
+        self.size = size
+        self.bytes = 0
+        self._texts: OrderedDict[str, str] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def get(self, key: str) -> str | None:
+        text = self._texts.get(key)
+        if text is not None:
+            self._texts.move_to_end(key)
+        return text
+
+    def put(self, key: str, text: str) -> bool:
+        """Whether `text` was added (it is new, and fits at all)."""
+        cost = len(text.encode())
+        if key in self._texts or cost > self.size:
+            return False
+        self._texts[key] = text
+        self.bytes += cost
+        while len(self._texts) > self.entries or self.bytes > self.size:
+            _, dropped = self._texts.popitem(last=False)
+            self.bytes -= len(dropped.encode())
+        return True
+
+
+class PersistedDocuments:
+    """The manifest (id -> document), whether only its documents run for anonymous
+    callers and displays (`trusted`), and the documents registered since start-up."""
+
+    def __init__(
+        self,
+        manifest: Mapping[str, str] | None = None,
+        *,
+        trusted: bool = False,
+        registered: Registered | None = None,
+    ) -> None:
+        self.manifest = dict(manifest or {})
+        self.trusted = trusted
+        self.registered = registered if registered is not None else Registered()
+        self.counts: Counter[str] = Counter()
+        self._manifest_texts = frozenset(self.manifest.values())
+
+    def admit(
+        self, query: str | None, extensions: object, viewer: Viewer | None, token_given: bool
+    ) -> Admitted | GraphQLError:
+        """The document a request runs, or the error it is answered with instead."""
+        signed_in = viewer is not None and viewer.is_person
+        limited = self.trusted and not signed_in
+        persisted = extensions.get("persistedQuery") if isinstance(extensions, dict) else None
+        if persisted is None:
+            if limited and query and query not in self._manifest_texts:
+                return self._untrusted(viewer, token_given)
+            return Admitted(query)
+        key = _sha256_hash(persisted)
+        if isinstance(key, GraphQLError):
+            return key
+        if not query:
+            text = self.manifest.get(key)
+            if text is None:
+                if limited:
+                    return self._untrusted(viewer, token_given)
+                text = self.registered.get(key)
+            if text is None:
+                self.counts["not_found"] += 1
+                return top_level(TopLevelCode.PERSISTED_QUERY_NOT_FOUND, NOT_FOUND)
+            self.counts["known"] += 1
+            return Admitted(text)
+        if document_id(query) != key:
+            return bad_request(
+                "extensions.persistedQuery.sha256Hash is not the SHA-256 of the query sent "
+                "with it: hash the document's exact text (UTF-8), as sent."
+            )
+        if key in self.manifest:
+            return Admitted(query)
+        if limited:
+            return self._untrusted(viewer, token_given)
+        return Admitted(query, register=key if signed_in else None)
+
+    def ran(self, admitted: Admitted, result: object) -> None:
+        """Registers what `admitted` names to register once `result` shows that its
+        document ran: a document refused by parsing, validation or the server's limits
+        (no data, no error at a path) is never kept."""
+        if admitted.register is None or admitted.query is None:
+            return
+        ran = isinstance(result, ExecutionResult) and (
+            result.data is not None or any(e.path is not None for e in result.errors or ())
+        )
+        if ran and self.registered.put(admitted.register, admitted.query):
+            self.counts["registered"] += 1
+
+    def _untrusted(self, viewer: Viewer | None, token_given: bool) -> GraphQLError:
+        self.counts["untrusted"] += 1
+        # A token that no longer works: the caller meant to be signed in, and is told so.
+        if token_given and viewer is None:
+            return unauthenticated(token_given=True)
+        return top_level(TopLevelCode.TRUSTED_DOCUMENTS_ONLY, UNTRUSTED)
+
+
+def _sha256_hash(persisted: object) -> str | GraphQLError:
+    """The document id `extensions.persistedQuery` names, lowercase."""
+    if not isinstance(persisted, dict) or persisted.get("version") != 1:
+        return bad_request(
+            'extensions.persistedQuery must be {"version": 1, "sha256Hash": "<64 hex digits>"}.'
+        )
+    key = persisted.get("sha256Hash")
+    if not isinstance(key, str) or not SHA256_HEX.fullmatch(key):
+        return bad_request(
+            "extensions.persistedQuery.sha256Hash must be the SHA-256 of the document's text, "
+            "64 hexadecimal digits."
+        )
+    return key.lower()
+
+
+# --- Websockets ---------------------------------------------------------------------------
+# A subscribe (graphql-transport-ws) or start (graphql-ws) message's payload carries the
+# same `query` and `extensions` as an HTTP request, admitted alike. Clients of both send
+# the text (the graphql-ws client requires one), with its hash or without; nothing is
+# registered over a websocket, where the text comes once per subscription anyway.
+
+
+def _admit(context: "Context", payload: dict[str, Any]) -> GraphQLError | None:
+    """Puts the text the payload runs in its `query`; or the error it is refused with."""
+    admitted = context.services.documents.admit(
+        payload.get("query"), payload.get("extensions"), context.viewer, context.token is not None
+    )
+    if isinstance(admitted, GraphQLError):
+        return admitted
+    payload["query"] = admitted.query
+    return None
+
+
+class TrustedTransportWSHandler(BaseGraphQLTransportWSHandler["Context", Any]):
+    async def handle_subscribe(self, message: SubscribeMessage) -> None:
+        # Strawberry's own checks (not acknowledged, an id in use) come first.
+        if self.connection_acknowledged and message["id"] not in self.operations:
+            error = _admit(self.context, cast(dict[str, Any], message["payload"]))
+            if error is not None:
+                await self.send_message(
+                    {"id": message["id"], "type": "error", "payload": [error.formatted]}
+                )
+                return
+        await super().handle_subscribe(message)
+
+
+class TrustedWSHandler(BaseGraphQLWSHandler["Context", Any]):
+    async def handle_start(self, message: StartMessage) -> None:
+        if self.connection_acknowledged:
+            error = _admit(self.context, cast(dict[str, Any], message["payload"]))
+            if error is not None:
+                await self.send_message(
+                    {"type": "error", "id": message["id"], "payload": error.formatted}
+                )
+                return
+        await super().handle_start(message)
