@@ -182,7 +182,7 @@ class Press:
         return await asyncio.wrap_future(future)
 
 
-async def load_ticket(services: Services, work_order_id: int, base: str) -> Ticket | None:
+async def load_ticket(services: Services, work_order_id: int) -> Ticket | None:
     async with reading(services.engine) as conn:
         found = await reads.work_orders(conn, [work_order_id])
         if not found:
@@ -199,7 +199,7 @@ async def load_ticket(services: Services, work_order_id: int, base: str) -> Tick
         due=due_text(order.due_at, services.time_zone),
         rush=WorkOrderPriority(order.priority) is WorkOrderPriority.RUSH,
         departments=[names[t.department_id] for t in tasks if on_order(TaskStatus(t.status))],
-        url=order_url(base, order.id),
+        url=order_url(services.public_url, order.id),
     )
 
 
@@ -227,8 +227,7 @@ def routes(services: Services) -> list[Route]:
             raise invalid("paper is a4 or letter.", "paper")
         given = request.path_params["id"]
         pk = decode_text(given, "WorkOrder")
-        base = services.public_url or str(request.base_url)
-        ticket = await load_ticket(services, pk, base) if pk is not None else None
+        ticket = await load_ticket(services, pk) if pk is not None else None
         if ticket is None:
             return error_response(f"No work order has the id {given!r}.", 404)
         rendered = await press.render(ticket, paper)

@@ -23,7 +23,7 @@ from graph.throttle import PasswordThrottle
 from graph.viewer import ViewerCache
 from graph.webhook_relay import WebhookRelay
 from pressroom.database import Database, choose, prepare
-from pressroom.settings import Settings
+from pressroom.settings import PUBLIC_URL_NEEDED, Settings
 
 
 def server_options(settings: Settings) -> dict[str, Any]:
@@ -47,6 +47,8 @@ def create_app(
     """The app on `db`, or on `url` (which also migrates), or on the database the
     settings name."""
     settings = settings or Settings()
+    if settings.public_url is None:
+        raise ValueError(PUBLIC_URL_NEEDED)
     db = db or (Database.at(url) if url else choose(settings))
     db_url = db.url
     # Creating the engine does not connect; the lifespan migrates before the first request.

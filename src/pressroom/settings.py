@@ -15,6 +15,11 @@ from graph import throttle
 from graph.services import Exposure
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+WILDCARDS = {"", "0.0.0.0", "::"}
+PUBLIC_URL_NEEDED = (
+    "PRESSROOM_ENV=production needs PRESSROOM_PUBLIC_URL, the address people reach the app "
+    "at (e.g. https://floor.example.com): job tickets' QR codes and other links point there."
+)
 
 
 class Settings(BaseSettings):
@@ -68,7 +73,8 @@ class Settings(BaseSettings):
         default=None,
         pattern=r"^https?://[^\s/]+(/[^\s]*)?$",
         description="The address people reach the app at (e.g. https://floor.example.com): "
-        "job tickets' QR codes point there. Unset: the address each request came in on.",
+        "job tickets' QR codes and every other absolute link point there. Needed in "
+        "production; unset in development: http://127.0.0.1:<port> (this machine only).",
     )
     time_zone: ZoneInfo = Field(
         default=ZoneInfo("UTC"),
@@ -202,6 +208,14 @@ class Settings(BaseSettings):
         description="Under a stream of commits, the event feed reads (and notifies other "
         "processes) at most once per this interval; an isolated commit is read at once.",
     )
+
+    @model_validator(mode="after")
+    def _links_point_here(self) -> "Settings":
+        # Never the Host a request names: its sender chooses it (a phishing site in a QR code).
+        if self.public_url is None and not self.production:
+            host = "127.0.0.1" if self.host in WILDCARDS else self.host
+            self.public_url = f"http://{f'[{host}]' if ':' in host else host}:{self.port}"
+        return self
 
     @model_validator(mode="after")
     def _pgbouncer_needs_a_listener(self) -> "Settings":

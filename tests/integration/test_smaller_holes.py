@@ -181,3 +181,11 @@ def test_production_will_not_serve_metrics_to_anyone() -> None:
     assert refused.returncode == 2
     assert "PRESSROOM_ENV=production needs PRESSROOM_METRICS_TOKEN" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def test_production_will_not_guess_its_own_address() -> None:
+    """Without PRESSROOM_PUBLIC_URL, links would have to follow the Host each request names."""
+    refused = serve_in_production(PRESSROOM_METRICS_TOKEN="s3cret")
+    assert refused.returncode == 2
+    assert "PRESSROOM_ENV=production needs PRESSROOM_PUBLIC_URL" in refused.stderr
+    assert "Traceback" not in refused.stderr

@@ -222,3 +222,22 @@ async def test_tickets_render_off_the_event_loop_a_bounded_number_at_once(
     assert refused[0].json()["errors"][0]["extensions"]["code"] == "SERVICE_UNAVAILABLE"
     assert [r.status_code for r in printed] == [200] * admitted
     assert on_the_loop == [False] * admitted
+
+
+async def test_links_never_follow_the_host_a_request_names(
+    shop: Shop, database_url: str, http: httpx.AsyncClient, server: str
+) -> None:
+    """A client names any Host it likes: a ticket printed through it would send the floor's
+    phones to that site. Links start with PRESSROOM_PUBLIC_URL, which in development is
+    this machine's address on serve's port when unset."""
+    order = gid("WorkOrder", await a_job(shop))
+    forged = {"host": "phish.example", "authorization": f"Bearer {shop.tokens['pat']}"}
+    response = await http.get(f"{site(server)}/orders/{order}/ticket.pdf", headers=forged)
+    body = (await http.post(server, json={"query": TICKET, "variables": {"id": order}},
+                            headers=forged)).json()  # fmt: skip
+    url = f"{site(server)}/orders/{order}"
+    assert read(response.content)[1] == [url]
+    assert body["data"]["workOrder"]["ticket"]["url"] == url
+    with serving(None, database_url=database_url) as (base, _):
+        response = await http.get(f"{base}/orders/{order}/ticket.pdf", headers=forged)
+    assert read(response.content)[1] == [f"{base}/orders/{order}"]
