@@ -1,6 +1,7 @@
 """The smaller holes a security review found: oversized websocket frames refused at their
 header, sockets per token and per address bounded (4429), people found by id only by who
-may know them, answers that no cache keeps, and /metrics closed in production."""
+may know them, answers and downloads that no cache keeps, and production closed to
+/metrics and to guessing its own address."""
 
 import json
 import os
@@ -161,6 +162,31 @@ async def test_answers_are_kept_by_no_cache(
     server: str, http: httpx.AsyncClient, method: str, request_: dict[str, Any]
 ) -> None:
     response = await http.request(method, server, **request_)
+    assert response.headers["cache-control"] == "no-store"
+    assert response.headers["x-content-type-options"] == "nosniff"
+
+
+WINDOW = {"from": "2026-10-05T00:00:00Z", "to": "2026-10-06T00:00:00Z"}
+
+
+@pytest.mark.parametrize(
+    "download", ["export/work-orders.csv", "export/transitions.csv", "export/ledger.csv", "ticket"]
+)
+async def test_downloads_are_kept_by_no_cache(
+    server: str, http: httpx.AsyncClient, shop: Shop, download: str
+) -> None:
+    site = server.removesuffix("/graphql")
+    url, params = f"{site}/{download}", WINDOW
+    if download == "export/ledger.csv":
+        params = {"customerId": gid("Customer", shop.customer_id)}
+    elif download == "ticket":
+        url, params = (
+            f"{site}/orders/{gid('WorkOrder', await shop.order(['print']))}/ticket.pdf",
+            {},
+        )
+    headers = {"authorization": f"Bearer {shop.tokens['abe']}"}
+    response = await http.get(url, params=params, headers=headers)
+    assert response.status_code == 200
     assert response.headers["cache-control"] == "no-store"
     assert response.headers["x-content-type-options"] == "nosniff"
 
