@@ -1,6 +1,7 @@
 """Running the Alembic revisions, which are the only source of the schema."""
 
 import asyncio
+from datetime import timedelta
 from pathlib import Path
 
 from alembic import command
@@ -17,11 +18,14 @@ MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 MIGRATION_LOCK = 0x7072657373  # "press"
 
 
-def alembic_config(url: str, *, grant_to: str | None = None) -> Config:
+def alembic_config(
+    url: str, *, grant_to: str | None = None, retention: timedelta | None = None
+) -> Config:
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.attributes["url"] = url
     cfg.attributes["grant_to"] = grant_to
+    cfg.attributes["retention"] = retention
     return cfg
 
 
@@ -31,15 +35,28 @@ def head_revision() -> str:
     return head
 
 
-def upgrade_sync(url: str, revision: str = "head", *, grant_to: str | None = None) -> None:
+def upgrade_sync(
+    url: str,
+    revision: str = "head",
+    *,
+    grant_to: str | None = None,
+    retention: timedelta | None = None,
+) -> None:
     """Migrate the database of `url`; then, with `grant_to`, give that role the server's
-    rights on the schema (db.roles), in the same transaction."""
-    command.upgrade(alembic_config(url, grant_to=grant_to), revision)
+    rights on the schema (db.roles), and with `retention`, record it as the shortest the
+    server's role may prune events at (db.retention), in the same transaction."""
+    command.upgrade(alembic_config(url, grant_to=grant_to, retention=retention), revision)
 
 
-async def upgrade(url: str, revision: str = "head", *, grant_to: str | None = None) -> None:
+async def upgrade(
+    url: str,
+    revision: str = "head",
+    *,
+    grant_to: str | None = None,
+    retention: timedelta | None = None,
+) -> None:
     # Alembic's async env runs its own event loop, so it gets a thread of its own.
-    await asyncio.to_thread(upgrade_sync, url, revision, grant_to=grant_to)
+    await asyncio.to_thread(upgrade_sync, url, revision, grant_to=grant_to, retention=retention)
 
 
 async def current_revision(conn: AsyncConnection) -> str | None:

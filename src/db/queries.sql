@@ -801,6 +801,16 @@ SELECT CAST(xid AS text) AS xid, id FROM events_pruned
 -- another process is pruning.
 SELECT prune_events(make_interval(secs => :keep_seconds), :batch) AS pruned
 
+-- name: may_record_event_retention
+-- Whether the role migrating is the owner (the server's role may migrate alone, once the
+-- owner has, and may only read the retention).
+SELECT has_table_privilege('event_retention', 'UPDATE')
+
+-- name: record_event_retention
+-- As the owner: the retention the server's role may prune at, at the shortest (0017).
+UPDATE event_retention SET keep = justify_hours(make_interval(secs => :keep_seconds))
+WHERE keep <> make_interval(secs => :keep_seconds)
+
 -- name: events_lag
 -- Age of the oldest transaction holding back the event stream (0 when none).
 SELECT coalesce(extract(epoch FROM now() - min(xact_start)), 0) AS seconds

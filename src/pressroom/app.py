@@ -91,13 +91,14 @@ def create_app(
     )
     live = LiveConnections()
     timer_loop = TimerLoop(engine, feed, poll=settings.timer_poll_seconds)
-    pruner = PruneLoop(engine, keep=timedelta(days=settings.event_retention_days))
+    retention = timedelta(days=settings.event_retention_days)
+    pruner = PruneLoop(engine, keep=retention)
     services.metrics = metrics = Metrics(services, live, settings.replica)
     relay = WebhookRelay(services, feed)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
-        await prepare(db)
+        await prepare(db, retention)
         await feed.start()
         timer_loop.start()
         pruner.start()
