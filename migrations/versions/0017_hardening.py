@@ -1,5 +1,6 @@
 """Hardening: the server's role prunes events only past the retention the owner recorded
-(event_retention), not past any interval it names.
+(event_retention), not past any interval it names; a webhook remembers since when it has
+failed without a break (failing_since), and its stop is an event (WEBHOOK_DISABLED).
 
 Revision ID: 0017
 Revises: 0015
@@ -15,6 +16,36 @@ revision: str = "0017"
 down_revision: str | None = "0015"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
+
+TYPES_BEFORE = (
+    "TASK_CREATED",
+    "TASK_CHANGED",
+    "TASK_WITHDRAWN",
+    "TASK_REQUEUED",
+    "TASK_GATE_OPENED",
+    "TASK_GATE_CLOSED",
+    "DELIVERY_GATE_OPENED",
+    "DELIVERY_GATE_CLOSED",
+    "WORK_ORDER_CREATED",
+    "WORK_ORDER_CHANGED",
+    "TOKEN_REVOKED",
+    "LEDGER_ENTRY_POSTED",
+    "USER_ACCESS_CHANGED",
+    "WORK_ORDER_DUE_SOON",
+    "WORK_ORDER_LATE",
+    "TASK_STALE",
+)
+TYPES = (*TYPES_BEFORE, "WEBHOOK_DISABLED")
+
+
+def _types(values: Sequence[str]) -> str:
+    return f"type IN ({', '.join(repr(v) for v in values)})"
+
+
+def _replace_types(values: Sequence[str]) -> None:
+    op.drop_constraint(op.f("ck_events_type"), "events", type_="check")
+    op.create_check_constraint(op.f("ck_events_type"), "events", _types(values))
+
 
 # Migration 0015's function, under a name only its owner may call: the one below checks
 # who asks for what, then calls it.
@@ -65,9 +96,17 @@ def upgrade() -> None:
     for statement in HIDE:
         op.execute(statement)
     op.execute(PRUNE)
+    op.add_column("webhooks", sa.Column("failing_since", sa.DateTime(timezone=True), nullable=True))
+    _replace_types(TYPES)
 
 
 def downgrade() -> None:
+    # The older schema cannot say these: a downgrade is the owner's act (as in 0008).
+    op.execute("ALTER TABLE events DISABLE TRIGGER events_append_only")
+    op.execute("DELETE FROM events WHERE type = 'WEBHOOK_DISABLED'")
+    op.execute("ALTER TABLE events ENABLE TRIGGER events_append_only")
+    _replace_types(TYPES_BEFORE)
+    op.drop_column("webhooks", "failing_since")
     for statement in UNHIDE:
         op.execute(statement)
     op.drop_table("event_retention")

@@ -424,6 +424,9 @@ webhooks = sa.Table(
     sa.Column("cursor_id", sa.BigInteger, nullable=False, server_default="0"),
     sa.Column("lease_owner", sa.Text, nullable=True),
     sa.Column("lease_until", sa.DateTime(timezone=True), nullable=True),
+    # Since when every attempt has failed (null: the last one went through, or none was
+    # made): past PRESSROOM_WEBHOOK_DISABLE_AFTER_DAYS the webhook is turned off.
+    sa.Column("failing_since", sa.DateTime(timezone=True), nullable=True),
 )
 
 webhook_deliveries = sa.Table(

@@ -10,7 +10,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from domain.errors import DomainError
 from domain.money import currency_code
-from domain.webhooks import DEFAULT_RETRIES, Policy, retry_schedule
+from domain.webhooks import DEFAULT_RETRIES, DISABLE_AFTER_DAYS, Policy, retry_schedule
 from graph import throttle
 from graph.services import Exposure
 
@@ -183,6 +183,12 @@ class Settings(BaseSettings):
     webhook_poll_seconds: float = Field(
         default=1.0, gt=0, description="How often each process looks for webhook work."
     )
+    webhook_disable_after_days: float = Field(
+        default=DISABLE_AFTER_DAYS,
+        gt=0,
+        description="A webhook whose every attempt failed for this many days is turned off, "
+        "with its reason, so that the event log's retention moves on.",
+    )
     plain_execution: bool = Field(
         default=False,
         description="Run the frameworks' stock behaviour only: none of the engine room's "
@@ -273,6 +279,7 @@ class Settings(BaseSettings):
             https_only=self.production,
             lease_seconds=self.webhook_lease_seconds,
             poll_seconds=self.webhook_poll_seconds,
+            disable_after_days=self.webhook_disable_after_days,
         )
 
 
