@@ -166,6 +166,15 @@ async def test_a_person_who_suspects_a_leak_ends_everything_at_once(
         assert works(await api.as_(kept).raw(ME))
 
 
+async def test_api_tokens_end_with_logout_only_everywhere(api: Client, shop: Shop) -> None:
+    await shop.password_for("sam")
+    secret = await api_token(api, shop.tokens["sam"], PASSWORD)
+    out = await api.as_(shop.tokens["sam"])(LOGOUT, {"i": {"revokeApiTokens": True}})
+    assert out["logout"]["userErrors"] == [{"code": "INVALID_INPUT"}]
+    assert works(await api.as_(shop.tokens["sam"]).raw(ME))
+    assert works(await api.as_(secret).raw(ME))
+
+
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 async def test_a_password_set_by_an_admin_closes_the_api_tokens_sockets(
     api: Client, server: str, shop: Shop, protocol: str

@@ -39,6 +39,10 @@ async def logout(info: Info, input: LogoutInput) -> LogoutPayload:
 
     async def work(conn: AsyncConnection) -> LogoutPayload:
         viewer = viewer_of(info)
+        if input.revoke_api_tokens and not input.everywhere:
+            raise validation.invalid(
+                "revokeApiTokens goes with everywhere: true.", "revokeApiTokens"
+            )
         if input.everywhere:
             kinds = people.PASSWORD_MADE if input.revoke_api_tokens else people.SESSIONS
             await people.revoke_sessions(conn, viewer.user_id, keep=viewer.token_id, kinds=kinds)
