@@ -91,14 +91,13 @@ def create_app(
     )
     live = LiveConnections()
     timer_loop = TimerLoop(engine, feed, poll=settings.timer_poll_seconds)
-    retention = timedelta(days=settings.event_retention_days)
-    pruner = PruneLoop(engine, keep=retention)
+    pruner = PruneLoop(engine, keep=settings.event_retention)
     services.metrics = metrics = Metrics(services, live, settings.replica)
     relay = WebhookRelay(services, feed)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
-        await prepare(db, retention)
+        await prepare(db, settings.event_retention)
         await feed.start()
         timer_loop.start()
         pruner.start()

@@ -5,7 +5,6 @@ import asyncio
 import os
 import signal
 import sys
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from pressroom import logs
@@ -117,8 +116,7 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
     from db import migrate
     from pressroom.database import choose, prepare
 
-    retention = timedelta(days=settings.event_retention_days)
-    asyncio.run(prepare(choose(settings), retention))
+    asyncio.run(prepare(choose(settings), settings.event_retention))
     print(f"Database is at revision {migrate.head_revision()}.")
     return 0
 

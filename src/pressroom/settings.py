@@ -2,6 +2,7 @@
 
 import os
 import socket
+from datetime import timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -260,6 +261,10 @@ class Settings(BaseSettings):
     @property
     def production(self) -> bool:
         return self.env == "production"
+
+    @property
+    def event_retention(self) -> timedelta:
+        return timedelta(days=self.event_retention_days)
 
     def exposure(self) -> Exposure:
         production = self.production
