@@ -8,6 +8,7 @@ from sqlalchemy.engine import Connection
 
 from db.engine import create_engine
 from db.migrate import MIGRATION_LOCK
+from db.retention import record
 from db.roles import grant_server_role
 from db.tables import metadata
 
@@ -25,6 +26,9 @@ def run_sync(connection: Connection) -> None:
         grant_to = context.config.attributes.get("grant_to")
         if grant_to:
             grant_server_role(connection, grant_to)
+        retention = context.config.attributes.get("retention")
+        if retention is not None:
+            record(connection, retention)
 
 
 async def run_online() -> None:

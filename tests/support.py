@@ -115,6 +115,7 @@ async def running_app(database_url: str) -> AsyncIterator[tuple[str, Any]]:
     """uvicorn serving the real app on a free port, for the whole session."""
     port = free_port()
     settings = Settings(
+        public_url=f"http://127.0.0.1:{port}",
         pool_size=20,
         max_overflow=40,
         subscriber_buffer=SUBSCRIBER_BUFFER,

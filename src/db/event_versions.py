@@ -41,6 +41,7 @@ CURRENT: dict[EventType, int] = {
     EventType.TOKEN_REVOKED: 1,
     EventType.LEDGER_ENTRY_POSTED: 1,
     EventType.USER_ACCESS_CHANGED: 1,
+    EventType.WEBHOOK_DISABLED: 1,
 }
 
 # (kind, version) -> the payload of version + 1. None yet: no kind has changed shape.

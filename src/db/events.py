@@ -187,24 +187,43 @@ def encode_snapshot(snapshot: Snapshot) -> str:
 # A snapshot's cursor lists the transactions running when it was taken: room for about
 # a thousand of them. Anything longer is not ours, and is not parsed.
 MAX_CURSOR_LENGTH = 16_384
+# Past these, PostgreSQL refuses the values (xid8 is unsigned, the ids are bigint).
+XID8_END = 2**64
+BIGINT_END = 2**63
 
 
 def decode_cursor(cursor: str) -> Resume:
     if len(cursor) > MAX_CURSOR_LENGTH:
         raise BadCursor("too long for an event cursor")
+    resume = None
     try:
         value = json.loads(base64.urlsafe_b64decode(cursor.encode()))
         if value[0] == "e" and len(value) in (3, 4):
             xid, row = value[1], value[2]
-            if type(xid) is int and type(row) is int and xid >= 0 and row >= 0:
+            if type(xid) is int and type(row) is int:
                 seen = Snapshot.parse(value[3]) if len(value) == 4 else None
-                return Resume(Position(xid, row), seen)
+                resume = Resume(Position(xid, row), seen)
         if value[0] == "s" and len(value) == 2 and isinstance(value[1], str):
             snapshot = Snapshot.parse(value[1])
-            return Resume(Position(snapshot.xmin, 0), snapshot)
+            resume = Resume(Position(snapshot.xmin, 0), snapshot)
     except (ValueError, TypeError, IndexError, KeyError, binascii.Error, RecursionError):
         pass
-    raise BadCursor("not an event cursor")
+    if resume is None or not _sane(resume):
+        raise BadCursor("not an event cursor")
+    return resume
+
+
+def _sane(resume: Resume) -> bool:
+    """Values PostgreSQL takes: a cursor that is not one is the client's mistake, said in
+    words, not a database error."""
+    after, seen = resume.after, resume.snapshot
+    if not (0 <= after.xid < XID8_END and 0 <= after.id < BIGINT_END):
+        return False
+    # As pg_snapshot reads them: 0 < xmin <= xmax, the running ones from xmin up to xmax.
+    return seen is None or (
+        0 < seen.xmin <= seen.xmax < XID8_END
+        and all(seen.xmin <= xid < seen.xmax for xid in seen.running)
+    )
 
 
 def from_row(row: Any) -> StoredEvent:

@@ -253,6 +253,7 @@ async def revoke_token(conn: AsyncConnection, token_id: int) -> TokenRow:
     return revoked[0]
 
 
+SESSIONS = (TokenKind.SESSION,)
 # What a password proves: revoked when it changes (the account is presumed compromised).
 PASSWORD_MADE = (TokenKind.SESSION, TokenKind.API)
 
@@ -261,7 +262,7 @@ async def revoke_sessions(
     conn: AsyncConnection,
     user_id: int,
     keep: int | None = None,
-    kinds: tuple[TokenKind, ...] = (TokenKind.SESSION,),
+    kinds: tuple[TokenKind, ...] = SESSIONS,
 ) -> int:
     """End a user's live tokens of these kinds (sessions unless told), but for the token
     `keep`; how many ended."""
@@ -318,12 +319,19 @@ async def check_password(password_hash: str | None, password: str, field: str) -
 
 
 async def change_password(
-    conn: AsyncConnection, user_id: int, session_id: int, new_hash: str
+    conn: AsyncConnection,
+    user_id: int,
+    session_id: int,
+    new_hash: str,
+    *,
+    revoke_api_tokens: bool = False,
 ) -> UserRow:
     """A user changes their own password (having proved the old one, check_password, and
     hashed the new one, both before the transaction); their other sessions end. Their API
-    tokens stay: they were made with the password, by them."""
+    tokens stay unless they ask (a leak suspected): they were made with the password, by
+    them."""
     params = {"user_id": user_id, "password_hash": new_hash}
     changed = UserRow.of((await conn.execute(Q["set_password"], params)).one())
-    await revoke_sessions(conn, user_id, keep=session_id)
+    kinds = PASSWORD_MADE if revoke_api_tokens else SESSIONS
+    await revoke_sessions(conn, user_id, keep=session_id, kinds=kinds)
     return changed

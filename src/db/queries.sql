@@ -801,6 +801,16 @@ SELECT CAST(xid AS text) AS xid, id FROM events_pruned
 -- another process is pruning.
 SELECT prune_events(make_interval(secs => :keep_seconds), :batch) AS pruned
 
+-- name: may_record_event_retention
+-- Whether the role migrating is the owner (the server's role may migrate alone, once the
+-- owner has, and may only read the retention).
+SELECT has_table_privilege('event_retention', 'UPDATE')
+
+-- name: record_event_retention
+-- As the owner: the retention the server's role may prune at, at the shortest (0017).
+UPDATE event_retention SET keep = justify_hours(make_interval(secs => :keep_seconds))
+WHERE keep <> make_interval(secs => :keep_seconds)
+
 -- name: events_lag
 -- Age of the oldest transaction holding back the event stream (0 when none).
 SELECT coalesce(extract(epoch FROM now() - min(xact_start)), 0) AS seconds
@@ -1417,7 +1427,8 @@ SELECT * FROM webhooks ORDER BY id
 SELECT * FROM webhooks WHERE id = ANY(:ids)
 
 -- name: update_webhook
--- What is given replaces what was (NULL: kept); enabling again clears why it stopped.
+-- What is given replaces what was (NULL: kept); enabling again clears why it stopped and
+-- since when it failed.
 -- Departments and description change only when set_* says so (their NULL means "every
 -- department" and "none").
 UPDATE webhooks SET
@@ -1428,6 +1439,8 @@ UPDATE webhooks SET
     enabled = coalesce(:enabled, enabled),
     disabled_reason = CASE WHEN coalesce(:enabled, enabled) THEN NULL ELSE
                       coalesce(:disabled_reason, disabled_reason) END,
+    -- Turned on again: its count of days failing starts anew.
+    failing_since = CASE WHEN :enabled THEN NULL ELSE failing_since END,
     version = version + 1
 WHERE id = :id
 RETURNING *
@@ -1540,11 +1553,19 @@ LIMIT :limit
 -- name: webhook_deliveries_attempted
 -- Attempts' outcomes (one row per delivery, arrays in step), and the holder's lease
 -- lengthened, while :owner holds the webhook unchanged (a holder whose lease ran out, or
--- whose webhook an admin changed, writes nothing: the next holder sends again).
+-- whose webhook an admin changed, writes nothing: the next holder sends again). Since
+-- when the webhook has failed without a break: from the first failure after one that
+-- went through, none once the last attempt went through; and whether that is longer
+-- than :disable_after_seconds.
 WITH hook AS (
-    UPDATE webhooks SET lease_until = now() + make_interval(secs => :lease_seconds)
+    UPDATE webhooks SET lease_until = now() + make_interval(secs => :lease_seconds),
+        failing_since = CASE WHEN :last_failed THEN
+                            CASE WHEN :any_delivered THEN pressroom_now()
+                                 ELSE coalesce(failing_since, pressroom_now()) END
+                        END
     WHERE id = :webhook_id AND lease_owner = :owner AND version = :version
-    RETURNING id
+    RETURNING id, failing_since,
+        failing_since < now() - make_interval(secs => :disable_after_seconds) AS too_long
 ), attempt AS (
     SELECT * FROM unnest(CAST(:ids AS bigint[]), CAST(:statuses AS text[]),
                          CAST(:response_statuses AS integer[]), CAST(:errors AS text[]),
@@ -1565,11 +1586,19 @@ UPDATE webhook_deliveries d SET
     delivered_at = CASE WHEN a.status = 'DELIVERED' THEN pressroom_now() END
 FROM hook, attempt a
 WHERE d.id = a.id AND d.webhook_id = hook.id
-RETURNING d.id
+RETURNING d.id, hook.failing_since, hook.too_long
 
 -- name: disable_webhook
-UPDATE webhooks SET enabled = false, disabled_reason = :reason, version = version + 1
-WHERE id = :id
+-- Stopped by itself, which is an event (not sent to any webhook).
+WITH stopped AS (
+    UPDATE webhooks SET enabled = false, disabled_reason = :reason, version = version + 1
+    WHERE id = :id
+    RETURNING id, disabled_reason, failing_since
+)
+INSERT INTO events (type, payload)
+SELECT 'WEBHOOK_DISABLED', jsonb_build_object('webhookId', id, 'reason', disabled_reason,
+                                              'failingSince', failing_since)
+FROM stopped
 
 -- name: webhook_backlog
 -- Per webhook: its pending deliveries and how long the oldest has waited since its event.

@@ -5,7 +5,8 @@ histories and the event log.
 A bug or an injected statement in the server then cannot rewrite what happened: it has
 no UPDATE, DELETE or TRUNCATE on those tables, and owns none, so it cannot disable their
 triggers (migration 0007) either. It prunes events past the retention only through
-prune_events(), which runs as the owner and keeps at least a day (migration 0015). The
+prune_events(), which runs as the owner and keeps at least the retention the owner
+recorded (migrations 0015 and 0017). The
 owner grants the server's role its rights each time
 it migrates (`grant_server_role`, in the migration's own transaction), so a table a later
 migration adds is granted with it.
@@ -33,8 +34,9 @@ APPEND_ONLY = frozenset(
     {"customer_ledger_entries", "task_transitions", "work_order_transitions", "events"}
 )
 # Written by the owner only: Alembic's version table by migrations, where the event log
-# starts by prune_events() (migration 0015), the one way the server's role prunes events.
-READ_ONLY = frozenset({"alembic_version", "events_pruned"})
+# starts by prune_events() (migration 0015), the one way the server's role prunes events,
+# and the retention it prunes at, at the shortest (migration 0017).
+READ_ONLY = frozenset({"alembic_version", "events_pruned", "event_retention"})
 _READ_WRITE = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE"})
 _READ_APPEND = frozenset({"SELECT", "INSERT"})
 _READ = frozenset({"SELECT"})

@@ -321,6 +321,7 @@ class WebhookRow(TableRow):
     cursor_id: int
     lease_owner: str | None
     lease_until: datetime | None
+    failing_since: datetime | None
 
 
 @dataclass(slots=True, eq=False)

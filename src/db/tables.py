@@ -355,6 +355,17 @@ events_pruned = sa.Table(
     sa.CheckConstraint("singleton", name="singleton"),
 )
 
+# The retention the owner recorded (PRESSROOM_EVENT_RETENTION_DAYS when it migrated): the
+# shortest the server's role may prune at (prune_events(), migration 0017). One row.
+event_retention = sa.Table(
+    "event_retention",
+    metadata,
+    sa.Column("singleton", sa.Boolean, primary_key=True, server_default=sa.true()),
+    sa.Column("keep", sa.Interval, nullable=False),
+    sa.CheckConstraint("singleton", name="singleton"),
+    sa.CheckConstraint("keep >= interval '1 day'", name="a_day"),
+)
+
 customer_ledger_entries = sa.Table(
     "customer_ledger_entries",
     metadata,
@@ -413,6 +424,9 @@ webhooks = sa.Table(
     sa.Column("cursor_id", sa.BigInteger, nullable=False, server_default="0"),
     sa.Column("lease_owner", sa.Text, nullable=True),
     sa.Column("lease_until", sa.DateTime(timezone=True), nullable=True),
+    # Since when every attempt has failed (null: the last one went through, or none was
+    # made): past PRESSROOM_WEBHOOK_DISABLE_AFTER_DAYS the webhook is turned off.
+    sa.Column("failing_since", sa.DateTime(timezone=True), nullable=True),
 )
 
 webhook_deliveries = sa.Table(

@@ -9,6 +9,7 @@ takes the webhook over and sends what was not written as sent.
 """
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -17,7 +18,7 @@ from db.events import StoredEvent, from_row
 from db.queries import Q
 from db.rows import WebhookDeliveryRow, WebhookRow
 from domain.enums import EventType
-from domain.webhooks import TURNED_OFF, DeliveryStatus
+from domain.webhooks import TURNED_OFF, DeliveryStatus, Policy
 
 
 @dataclass(frozen=True)
@@ -190,20 +191,30 @@ class Attempt:
     retry_in: float | None
 
 
+@dataclass(frozen=True)
+class Written:
+    # False when the lease was lost meanwhile, or the webhook changed: nothing was written.
+    held: bool
+    # Since when every attempt has failed, when that is longer than the policy allows.
+    failing_too_long_since: datetime | None
+
+
 async def attempted(
     conn: AsyncConnection,
     hook: Claimed,
     owner: str,
-    lease_seconds: float,
+    policy: Policy,
     attempts: list[Attempt],
-) -> bool:
-    """Whether the attempts were written: False when the lease was lost meanwhile, or
-    the webhook changed."""
+) -> Written:
+    """The attempts written, in order, and since when the webhook has failed."""
     params: dict[str, Any] = {
         "webhook_id": hook.id,
         "version": hook.version,
         "owner": owner,
-        "lease_seconds": lease_seconds,
+        "lease_seconds": policy.lease_seconds,
+        "last_failed": attempts[-1].status is not DeliveryStatus.DELIVERED,
+        "any_delivered": any(a.status is DeliveryStatus.DELIVERED for a in attempts),
+        "disable_after_seconds": policy.disable_after_days * 86400,
         "ids": [a.delivery_id for a in attempts],
         "statuses": [a.status.value for a in attempts],
         "response_statuses": [a.response_status for a in attempts],
@@ -213,8 +224,10 @@ async def attempted(
         "retry_ins": [a.retry_in for a in attempts],
     }
     written = (await conn.execute(Q["webhook_deliveries_attempted"], params)).all()
-    return len(written) == len(attempts)
+    too_long = written[0].failing_since if written and written[0].too_long else None
+    return Written(len(written) == len(attempts), too_long)
 
 
 async def disable(conn: AsyncConnection, webhook_id: int, reason: str) -> None:
+    """Stopped by itself (not by an admin): a WEBHOOK_DISABLED event says so."""
     await conn.execute(Q["disable_webhook"], {"id": webhook_id, "reason": reason})

@@ -147,3 +147,5 @@ class EventType(StrEnum):
     WORK_ORDER_DUE_SOON = "WORK_ORDER_DUE_SOON"
     WORK_ORDER_LATE = "WORK_ORDER_LATE"
     TASK_STALE = "TASK_STALE"
+    # A webhook stopped by itself (its receiver said 410 Gone, or failed for days).
+    WEBHOOK_DISABLED = "WEBHOOK_DISABLED"

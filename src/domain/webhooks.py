@@ -13,6 +13,7 @@ import re
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from enum import StrEnum
 from urllib.parse import urlsplit
 
@@ -21,8 +22,11 @@ from domain.validation import invalid, storable, text
 
 MAX_URL = 2000
 MAX_DESCRIPTION = 500
-# Access changes are about sessions, not the shop's work: they are not sent out.
-NOT_SENT = frozenset({EventType.TOKEN_REVOKED, EventType.USER_ACCESS_CHANGED})
+# Access changes are about sessions, and a webhook's stop about the webhooks, not the
+# shop's work: they are not sent out.
+NOT_SENT = frozenset(
+    {EventType.TOKEN_REVOKED, EventType.USER_ACCESS_CHANGED, EventType.WEBHOOK_DISABLED}
+)
 SENDABLE = tuple(kind for kind in EventType if kind not in NOT_SENT)
 # The Standard Webhooks secret: "whsec_" and 24 random bytes in base64.
 SECRET_PREFIX = "whsec_"
@@ -35,6 +39,9 @@ JITTER = 0.2
 # Why a webhook stopped, for admins.
 TURNED_OFF = "Turned off by an admin."
 GONE = "The receiver answered 410 Gone: it wants no more events."
+# Days of failing without a break after which a webhook is turned off
+# (PRESSROOM_WEBHOOK_DISABLE_AFTER_DAYS): its place in the log would hold the retention back.
+DISABLE_AFTER_DAYS = 3.0
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)?")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
 
@@ -77,6 +84,7 @@ class Policy:
     https_only: bool = False
     lease_seconds: float = 60.0
     poll_seconds: float = 1.0
+    disable_after_days: float = DISABLE_AFTER_DAYS
 
 
 def verdict(status: int | None) -> Verdict:
@@ -93,6 +101,15 @@ def retry_in(schedule: Sequence[float], attempts: int, rng: random.Random) -> fl
     if attempts > len(schedule):
         return None
     return schedule[attempts - 1] * (1 + JITTER * rng.random())
+
+
+def failing_too_long(since: datetime, days: float) -> str:
+    """Why a webhook that failed without a break for `days` was turned off."""
+    return (
+        f"Every attempt failed for {days:g} days (since {since.astimezone(UTC):%Y-%m-%d %H:%M} "
+        "UTC): turned off so that the event log's retention moves on. Turn it on again once "
+        "its receiver answers; it goes on with what the log still holds."
+    )
 
 
 def new_secret() -> str:

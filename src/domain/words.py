@@ -61,6 +61,7 @@ EVENT_KIND = {
     EventType.WORK_ORDER_DUE_SOON: "A work order is due soon",
     EventType.WORK_ORDER_LATE: "A work order is late",
     EventType.TASK_STALE: "A started task was left untouched",
+    EventType.WEBHOOK_DISABLED: "A webhook stopped by itself",
 }
 
 

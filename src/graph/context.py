@@ -35,8 +35,6 @@ class Context:
     # The bearer token sent (over HTTP, or in a websocket's connection_init); a websocket's
     # subscriptions check their rights again with it.
     token: str | None = None
-    # The address this request came in on (scheme, host, root path), for absolute links.
-    origin: str = ""
     # Logged with every line about this request; sent back as X-Request-ID.
     request_id: str = field(default_factory=lambda: secrets.token_hex(16))
     loaders: Loaders = field(init=False)

@@ -28,6 +28,14 @@ def guarded(services: Services, rule: Rule, endpoint: Endpoint) -> Endpoint:
     a DomainError it raises is a 400 in words."""
 
     async def checked(request: Request) -> Response:
+        response = await answer(request)
+        # The caller's own data, as GraphQL's answers: no cache keeps it, no browser guesses
+        # its type (a CSV cell read as HTML).
+        response.headers["cache-control"] = "no-store"
+        response.headers["x-content-type-options"] = "nosniff"
+        return response
+
+    async def answer(request: Request) -> Response:
         viewer = await load_viewer(services, bearer(request.headers.get("authorization")))
         if viewer is None:
             return error_response("Sign in first: send 'Authorization: Bearer <token>'.", 401)

@@ -14,7 +14,7 @@ import weakref
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from db.fanout import ACCESS_CHANNEL, OVERFLOWED, TOKENS_CHANNEL, Delivered
 from db.feed import EventFeed
@@ -62,11 +62,20 @@ class LiveConnections:
             self._sockets.pop(websocket, None)
             closing = asyncio.create_task(self._close_one(websocket, code, reason))
             self._closing.add(closing)
-            closing.add_done_callback(self._closing.discard)
+            closing.add_done_callback(self._closed)
+
+    def _closed(self, closing: "asyncio.Task[None]") -> None:
+        # No one awaits a close: what it raised is looked at here, or asyncio reports it
+        # as never retrieved when the task is collected.
+        self._closing.discard(closing)
+        if not closing.cancelled() and (error := closing.exception()) is not None:
+            log.warning("closing a websocket failed: %r", error)
 
     @staticmethod
     async def _close_one(websocket: WebSocket, code: int, reason: str) -> None:
-        with contextlib.suppress(RuntimeError, OSError, TimeoutError):
+        # A client already gone (signed out, its page closed) is what a close often finds:
+        # Starlette says so with WebSocketDisconnect.
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError, TimeoutError):
             async with asyncio.timeout(CLOSE_SECONDS):
                 await websocket.close(code=code, reason=reason)
 

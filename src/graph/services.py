@@ -95,8 +95,10 @@ class Services:
     stale_after: timedelta = timers.STALE_AFTER
     # The calendar that flow figures count days by (PRESSROOM_TIME_ZONE).
     time_zone: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
-    # Where people reach the app (PRESSROOM_PUBLIC_URL); None: each request's own address.
-    public_url: str | None = None
+    # Where people reach the app (PRESSROOM_PUBLIC_URL, which the settings always give):
+    # every absolute link starts with it, never with the Host a request names, which its
+    # sender chooses.
+    public_url: str = ""
     # Retries, timeouts and reachable addresses of webhooks (PRESSROOM_WEBHOOK_*).
     webhooks: Policy = field(default_factory=Policy)
     # Set by graph.app.create_app: the app's own metrics registry.

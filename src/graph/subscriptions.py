@@ -8,11 +8,12 @@ delivered (and, for a snapshot cursor, unseen by that snapshot).
 
 import inspect
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol, TypeVar
 
 import strawberry
-from graphql import GraphQLError
+from graphql import GraphQLError, located_error
 from strawberry import relay
 from strawberry.permission import BasePermission
 
@@ -66,6 +67,20 @@ def _resume(after: str | None) -> Resume | None:
         return events.decode_cursor(after)
     except BadCursor:
         raise bad_request("'after' is not an event cursor.") from None
+
+
+@contextmanager
+def located(info: Info) -> Iterator[None]:
+    """An exception a subscription did not raise on purpose, given the field's path: the
+    libraries hand what a subscription's stream raises to the client without one, and an
+    error without a path is the request's own, never masked (graph/errors.py
+    `should_mask`). With it, it is masked as over HTTP."""
+    try:
+        yield
+    except GraphQLError:
+        raise
+    except Exception as error:
+        raise located_error(error, None, info.path.as_list()) from None
 
 
 async def reauthorize(info: Info, rule: BasePermission, **arguments: Any) -> None:
@@ -254,12 +269,15 @@ class Subscription:
     async def queue_events(
         self, info: Info, department: str, after: str | None = None
     ) -> AsyncGenerator[QueueEvent, None]:
-        department_id = await _department_id(info, department)
-        where = Filter(department_id=department_id)
-        channel = department_channel(department_id)
-        live = stream(info, channel, where, after, SEES_QUEUE, QueueEvent, department=department)
-        async for event in live:
-            yield event
+        with located(info):
+            department_id = await _department_id(info, department)
+            where = Filter(department_id=department_id)
+            channel = department_channel(department_id)
+            live = stream(
+                info, channel, where, after, SEES_QUEUE, QueueEvent, department=department
+            )
+            async for event in live:
+                yield event
 
     @strawberry.subscription(
         extensions=allowed(SEES_DELIVERY_GATE),
@@ -269,10 +287,11 @@ class Subscription:
     async def delivery_gate_events(
         self, info: Info, after: str | None = None
     ) -> AsyncGenerator[DeliveryGateEvent, None]:
-        where = Filter(types=GATE_TYPES, gate=True)
-        live = stream(info, GATE_CHANNEL, where, after, SEES_DELIVERY_GATE, DeliveryGateEvent)
-        async for event in live:
-            yield event
+        with located(info):
+            where = Filter(types=GATE_TYPES, gate=True)
+            live = stream(info, GATE_CHANNEL, where, after, SEES_DELIVERY_GATE, DeliveryGateEvent)
+            async for event in live:
+                yield event
 
     @strawberry.subscription(
         extensions=allowed(STAFF),
@@ -281,13 +300,14 @@ class Subscription:
     async def work_order_events(
         self, info: Info, work_order_id: relay.GlobalID, after: str | None = None
     ) -> AsyncGenerator[WorkOrderEvent, None]:
-        pk = decode_id(work_order_id, "WorkOrder")
-        if pk is None or await info.context.loaders.work_order.load(pk) is None:
-            raise bad_request("'workOrderId' is not the id of a work order.")
-        where = Filter(work_order_id=pk)
-        live = stream(info, work_order_channel(pk), where, after, STAFF, WorkOrderEvent)
-        async for event in live:
-            yield event
+        with located(info):
+            pk = decode_id(work_order_id, "WorkOrder")
+            if pk is None or await info.context.loaders.work_order.load(pk) is None:
+                raise bad_request("'workOrderId' is not the id of a work order.")
+            where = Filter(work_order_id=pk)
+            live = stream(info, work_order_channel(pk), where, after, STAFF, WorkOrderEvent)
+            async for event in live:
+                yield event
 
     @strawberry.subscription(
         extensions=allowed(READS_LEDGER),
@@ -296,6 +316,9 @@ class Subscription:
     async def ledger_events(
         self, info: Info, after: str | None = None
     ) -> AsyncGenerator[LedgerEvent, None]:
-        where = Filter(types=(EventType.LEDGER_ENTRY_POSTED.value,))
-        async for event in stream(info, LEDGER_CHANNEL, where, after, READS_LEDGER, LedgerEvent):
-            yield event
+        with located(info):
+            where = Filter(types=(EventType.LEDGER_ENTRY_POSTED.value,))
+            async for event in stream(
+                info, LEDGER_CHANNEL, where, after, READS_LEDGER, LedgerEvent
+            ):
+                yield event

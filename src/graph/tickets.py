@@ -2,7 +2,10 @@
 page; `GET /orders/{id}/ticket.pdf` makes the ticket as a PDF (fpdf2) for printing from
 scripts, and the app prints the same ticket from the browser (`WorkOrder.ticket`)."""
 
+import asyncio
 import io
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -11,7 +14,7 @@ from zoneinfo import ZoneInfo
 import segno
 from fpdf import FPDF
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from db import reads
@@ -21,7 +24,7 @@ from domain.jobs import detail_lines, job_line
 from domain.routing import on_order
 from domain.validation import invalid
 from graph.endpoints import guarded
-from graph.errors import error_response
+from graph.errors import TopLevelCode, error_response
 from graph.ids import decode_text, encode_id
 from graph.permissions import STAFF
 from graph.services import Services
@@ -30,6 +33,15 @@ FONTS = Path(__file__).resolve().parent / "fonts"
 PAPERS = {"a4": "A4", "letter": "Letter"}
 MARGIN = 15.0
 QR_SIZE = 45.0
+DETAIL_LINE = 6.0
+# A value longer than this is cut before it is measured: a page holds far less anyway.
+MAX_VALUE_CHARS = 2000
+CUT = "… the rest is on the order page (the address below)."
+# Renders at once (fpdf2 is pure Python: more threads only share the GIL), and how many
+# more may wait their turn; past that a ticket is refused at once with 503.
+RENDERERS = 2
+WAITING = 8
+RETRY_AFTER_SECONDS = 2
 
 
 def order_url(base: str, work_order_id: int) -> str:
@@ -65,15 +77,16 @@ def due_text(due_at: datetime | None, zone: ZoneInfo) -> str | None:
 
 
 def pdf(ticket: Ticket, paper: str) -> bytes:
-    """One page: the number large, the rush mark, the QR code, customer, job, due date,
-    details, and a box to tick for each department."""
+    """One page, whatever the order holds: the number large, the rush mark, the QR code,
+    customer, job, due date, details, and a box to tick for each department. Details that
+    do not fit are cut, with a line saying the rest is on the order page."""
     doc = FPDF(format=paper, unit="mm")
     doc.set_title(f"Job ticket {ticket.number}")
     doc.set_creator("Pressroom")
     doc.add_font("DejaVu", "", str(FONTS / "DejaVuSans.ttf"))
     doc.add_font("DejaVu", "B", str(FONTS / "DejaVuSans-Bold.ttf"))
     doc.set_margins(MARGIN, MARGIN, MARGIN)
-    doc.set_auto_page_break(True, MARGIN)
+    doc.set_auto_page_break(False)
     doc.add_page()
     text_width = doc.w - 2 * MARGIN - QR_SIZE - 5
     png = io.BytesIO()
@@ -98,14 +111,22 @@ def pdf(ticket: Ticket, paper: str) -> bytes:
         doc.multi_cell(text_width, 7, ticket.due, new_x="LMARGIN", new_y="NEXT")
     doc.set_y(max(doc.get_y(), MARGIN + QR_SIZE) + 6)
     width = doc.w - 2 * MARGIN
+    doc.set_font("DejaVu", "", 8)
+    url_lines = _lines(doc, width, ticket.url)
+    # The departments and the address go below the details, so the details get what is left.
+    bottom = doc.h - MARGIN - (8 + 9 * len(ticket.departments) + 4 + 4 * len(url_lines))
     if ticket.details:
         doc.set_font("DejaVu", "B", 13)
         doc.cell(width, 8, "Details", new_x="LMARGIN", new_y="NEXT")
-        for label, value in ticket.details:
+        room = int((bottom - 4 - doc.get_y()) // DETAIL_LINE)
+        rows = _detail_rows(doc, width - 50, ticket.details, room + 1)
+        if len(rows) > room:
+            rows = [*rows[: max(room - 1, 0)], ("", CUT)]
+        for label, line in rows:
             doc.set_font("DejaVu", "B", 11)
-            doc.cell(50, 6, label)
+            doc.cell(50, DETAIL_LINE, label)
             doc.set_font("DejaVu", "", 11)
-            doc.multi_cell(width - 50, 6, value, align="L", new_x="LMARGIN", new_y="NEXT")
+            doc.cell(width - 50, DETAIL_LINE, line, new_x="LMARGIN", new_y="NEXT")
         doc.ln(4)
     doc.set_font("DejaVu", "B", 13)
     doc.cell(width, 8, "Departments", new_x="LMARGIN", new_y="NEXT")
@@ -116,11 +137,52 @@ def pdf(ticket: Ticket, paper: str) -> bytes:
         doc.cell(width - 9, 9, name, new_x="LMARGIN", new_y="NEXT")
     doc.ln(4)
     doc.set_font("DejaVu", "", 8)
-    doc.multi_cell(width, 4, ticket.url, new_x="LMARGIN", new_y="NEXT")
+    for line in url_lines:
+        doc.cell(width, 4, line, new_x="LMARGIN", new_y="NEXT")
     return bytes(doc.output())
 
 
-async def load_ticket(services: Services, work_order_id: int, base: str) -> Ticket | None:
+def _lines(doc: FPDF, width: float, text: str) -> list[str]:
+    """`text` wrapped as it would print at `width` in the current font."""
+    lines = doc.multi_cell(width, DETAIL_LINE, text, dry_run=True, output="LINES")
+    assert isinstance(lines, list)
+    return lines
+
+
+def _detail_rows(
+    doc: FPDF, width: float, details: list[tuple[str, str]], enough: int
+) -> list[tuple[str, str]]:
+    """The details as printed lines (the label beside a value's first), measured only
+    until there are `enough`."""
+    rows: list[tuple[str, str]] = []
+    for label, value in details:
+        doc.set_font("DejaVu", "", 11)
+        for i, line in enumerate(_lines(doc, width, value[:MAX_VALUE_CHARS])):
+            rows.append((label if i == 0 else "", line))
+        if len(rows) >= enough:
+            break
+    return rows
+
+
+class Press:
+    """Renders tickets off the event loop, on threads of its own: RENDERERS at once and
+    WAITING more in line. Past that, `render` answers None at once (the caller answers 503
+    with Retry-After) rather than keeping a longer line of requests waiting."""
+
+    def __init__(self) -> None:
+        self._threads = ThreadPoolExecutor(RENDERERS, thread_name_prefix="ticket")
+        # Released when the render ends, in its thread, even if its request went away.
+        self._places = threading.BoundedSemaphore(RENDERERS + WAITING)
+
+    async def render(self, ticket: Ticket, paper: str) -> bytes | None:
+        if not self._places.acquire(blocking=False):
+            return None
+        future = self._threads.submit(pdf, ticket, paper)
+        future.add_done_callback(lambda _: self._places.release())
+        return await asyncio.wrap_future(future)
+
+
+async def load_ticket(services: Services, work_order_id: int) -> Ticket | None:
     async with reading(services.engine) as conn:
         found = await reads.work_orders(conn, [work_order_id])
         if not found:
@@ -137,23 +199,42 @@ async def load_ticket(services: Services, work_order_id: int, base: str) -> Tick
         due=due_text(order.due_at, services.time_zone),
         rush=WorkOrderPriority(order.priority) is WorkOrderPriority.RUSH,
         departments=[names[t.department_id] for t in tasks if on_order(TaskStatus(t.status))],
-        url=order_url(base, order.id),
+        url=order_url(services.public_url, order.id),
+    )
+
+
+def busy() -> Response:
+    return JSONResponse(
+        {
+            "errors": [
+                {
+                    "message": "Too many tickets are being printed; try again in a moment.",
+                    "extensions": {"code": TopLevelCode.SERVICE_UNAVAILABLE.value},
+                }
+            ]
+        },
+        status_code=503,
+        headers={"retry-after": str(RETRY_AFTER_SECONDS)},
     )
 
 
 def routes(services: Services) -> list[Route]:
+    press = Press()
+
     async def ticket_pdf(request: Request) -> Response:
         paper = PAPERS.get(request.query_params.get("paper", "a4").lower())
         if paper is None:
             raise invalid("paper is a4 or letter.", "paper")
         given = request.path_params["id"]
         pk = decode_text(given, "WorkOrder")
-        base = services.public_url or str(request.base_url)
-        ticket = await load_ticket(services, pk, base) if pk is not None else None
+        ticket = await load_ticket(services, pk) if pk is not None else None
         if ticket is None:
             return error_response(f"No work order has the id {given!r}.", 404)
+        rendered = await press.render(ticket, paper)
+        if rendered is None:
+            return busy()
         return Response(
-            pdf(ticket, paper),
+            rendered,
             media_type="application/pdf",
             headers={"content-disposition": f'inline; filename="{ticket.number}.pdf"'},
         )

@@ -84,14 +84,11 @@ class PressroomGraphQL(GraphQL[Context, None]):
     ) -> Context:
         if isinstance(request, WebSocket):
             # Authenticated from the connection_init payload, in on_ws_connect.
-            context = Context(self.services, None, websocket=request)
-            context.origin = str(request.base_url).replace("ws", "http", 1).rstrip("/")
-            return context
+            return Context(self.services, None, websocket=request)
         # Admitted by __call__, which found who is asking.
         token = request.state.token
         context = Context(self.services, request.state.viewer, over_http=True)
         context.token = token
-        context.origin = str(request.base_url).rstrip("/")
         asked = request.headers.get("x-request-id", "")
         if REQUEST_ID.fullmatch(asked):
             context.request_id = asked

@@ -80,7 +80,7 @@ async def render(
 ) -> list[str | Unrenderable]:
     """The body of each event for a webhook made by `created_by`, as JSON text (or why
     there is none). Made together, so that the rows they share are read once."""
-    context = Context(services, _viewer(created_by), origin=services.public_url or "")
+    context = Context(services, _viewer(created_by))
     return await asyncio.gather(*(_body(context, event) for event in events))
 
 

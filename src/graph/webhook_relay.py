@@ -244,18 +244,21 @@ class WebhookRelay(BackgroundLoop):
         return verdict, attempt
 
     async def write(self, hook: Claimed, attempts: list[Attempt], *, gone: bool) -> bool:
-        """Write the attempts (and, `gone`, stop the webhook); whether the lease was still
-        held."""
+        """Write the attempts (and stop the webhook, `gone` or failing for too long);
+        whether the lease was still held."""
         async with unit_of_work(self.services.engine) as conn:
-            written = await webhooks.attempted(
-                conn, hook, self.owner, self.policy.lease_seconds, attempts
-            )
-            if written and gone:
+            written = await webhooks.attempted(conn, hook, self.owner, self.policy, attempts)
+            since = written.failing_too_long_since
+            if written.held and gone:
                 await webhooks.disable(conn, hook.id, rules.GONE)
+            elif written.held and since is not None:
+                days = self.policy.disable_after_days
+                await webhooks.disable(conn, hook.id, rules.failing_too_long(since, days))
+                log.warning("webhook %s turned off: failing since %s", hook.id, since)
         self.written += len(attempts)
         async with self._written:
             self._written.notify_all()
-        return written
+        return written.held
 
 
 class Lanes:

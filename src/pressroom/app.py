@@ -24,7 +24,7 @@ from graph.throttle import PasswordThrottle
 from graph.viewer import ViewerCache
 from graph.webhook_relay import WebhookRelay
 from pressroom.database import Database, choose, prepare
-from pressroom.settings import Settings
+from pressroom.settings import PUBLIC_URL_NEEDED, Settings
 
 
 def server_options(settings: Settings) -> dict[str, Any]:
@@ -48,6 +48,8 @@ def create_app(
     """The app on `db`, or on `url` (which also migrates), or on the database the
     settings name."""
     settings = settings or Settings()
+    if settings.public_url is None:
+        raise ValueError(PUBLIC_URL_NEEDED)
     db = db or (Database.at(url) if url else choose(settings))
     db_url = db.url
     # Creating the engine does not connect; the lifespan migrates before the first request.
@@ -99,13 +101,13 @@ def create_app(
     )
     live = LiveConnections()
     timer_loop = TimerLoop(engine, feed, poll=settings.timer_poll_seconds)
-    pruner = PruneLoop(engine, keep=timedelta(days=settings.event_retention_days))
+    pruner = PruneLoop(engine, keep=settings.event_retention)
     services.metrics = metrics = Metrics(services, live, settings.replica)
     relay = WebhookRelay(services, feed)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
-        await prepare(db)
+        await prepare(db, settings.event_retention)
         await feed.start()
         timer_loop.start()
         pruner.start()

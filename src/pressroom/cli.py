@@ -2,12 +2,13 @@
 
 import argparse
 import asyncio
+import os
 import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
 from pressroom import logs
-from pressroom.settings import Settings
+from pressroom.settings import PUBLIC_URL_NEEDED, Settings
 
 if TYPE_CHECKING:
     from pressroom.database import Database
@@ -29,6 +30,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             "for the Prometheus scraper.",
             file=sys.stderr,
         )
+        return 2
+    if settings.public_url is None:
+        print(f"error: {PUBLIC_URL_NEEDED}", file=sys.stderr)
         return 2
     db = choose(settings)
     if unannounced := asyncio.run(unannounced_pgbouncer(settings, db)):
@@ -61,6 +65,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     code = 0
     try:
         if args.workers > 1:
+            # Each worker reads its settings from the environment, without these options.
+            os.environ["PRESSROOM_PUBLIC_URL"] = settings.public_url
             # Each worker process builds its own app, with its own event feed. A worker that
             # has not answered uvicorn's ping in time is killed and replaced: on a busy
             # machine a new one takes longer than uvicorn's 5 s to import the app, so the
@@ -110,7 +116,7 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
     from db import migrate
     from pressroom.database import choose, prepare
 
-    asyncio.run(prepare(choose(settings)))
+    asyncio.run(prepare(choose(settings), settings.event_retention))
     print(f"Database is at revision {migrate.head_revision()}.")
     return 0
 
@@ -418,11 +424,11 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    settings = Settings()
-    if getattr(args, "host", None) is None and args.command == "serve":
-        args.host = settings.host
-    if getattr(args, "port", None) is None and args.command == "serve":
-        args.port = settings.port
+    # serve's options win over the environment (and the links in development follow them).
+    given = {k: v for k in ("host", "port") if (v := getattr(args, k, None)) is not None}
+    settings = Settings(**given)
+    if args.command == "serve":
+        args.host, args.port = settings.host, settings.port
     logs.configure()
     from db.embedded import EmbeddedError
 

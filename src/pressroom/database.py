@@ -2,6 +2,7 @@
 each piece of work connects as (docs/operations.md#database-roles)."""
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 from db import admin, embedded, migrate, pgbouncer, roles
 from pressroom.settings import Settings
@@ -64,9 +65,10 @@ def database_url(settings: Settings) -> str:
     return choose(settings).url
 
 
-async def prepare(db: Database) -> None:
+async def prepare(db: Database, retention: timedelta | None = None) -> None:
     """Make the database ready for the server: created and handed to the owner (the
-    embedded server), migrated by the owner, its rights granted to the server's role."""
+    embedded server), migrated by the owner, its rights granted to the server's role, and
+    with `retention`, that recorded as the shortest the server's role may prune at."""
     if db.superuser_url:
         await admin.ensure_database(db.superuser_url, owner=roles.OWNER_ROLE)
         await roles.hand_over(db.superuser_url, roles.OWNER_ROLE)
@@ -74,7 +76,10 @@ async def prepare(db: Database) -> None:
     if server_role is None and db.migration_url != db.url:
         server_role = await roles.current_role(db.url, pgbouncer=db.pgbouncer)
     await migrate.upgrade(
-        db.migration_url, grant_to=server_role, pgbouncer=db.migrates_through_pgbouncer
+        db.migration_url,
+        grant_to=server_role,
+        retention=retention,
+        pgbouncer=db.migrates_through_pgbouncer,
     )
 
 

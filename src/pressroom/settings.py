@@ -2,6 +2,7 @@
 
 import os
 import socket
+from datetime import timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -11,12 +12,17 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from db import credentials
 from domain.errors import DomainError
 from domain.money import currency_code
-from domain.webhooks import DEFAULT_RETRIES, Policy, retry_schedule
+from domain.webhooks import DEFAULT_RETRIES, DISABLE_AFTER_DAYS, Policy, retry_schedule
 from graph import inbox_policy, manifest, throttle
 from graph.persisted import PersistedDocuments
 from graph.services import Exposure
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+WILDCARDS = {"", "0.0.0.0", "::"}
+PUBLIC_URL_NEEDED = (
+    "PRESSROOM_ENV=production needs PRESSROOM_PUBLIC_URL, the address people reach the app "
+    "at (e.g. https://floor.example.com): job tickets' QR codes and other links point there."
+)
 
 
 class Settings(BaseSettings):
@@ -70,7 +76,8 @@ class Settings(BaseSettings):
         default=None,
         pattern=r"^https?://[^\s/]+(/[^\s]*)?$",
         description="The address people reach the app at (e.g. https://floor.example.com): "
-        "job tickets' QR codes point there. Unset: the address each request came in on.",
+        "job tickets' QR codes and every other absolute link point there. Needed in "
+        "production; unset in development: http://127.0.0.1:<port> (this machine only).",
     )
     time_zone: ZoneInfo = Field(
         default=ZoneInfo("UTC"),
@@ -220,6 +227,12 @@ class Settings(BaseSettings):
         description="How long the requests a payment inbox answered are kept for admins "
         "(pruned as the inbox receives new ones).",
     )
+    webhook_disable_after_days: float = Field(
+        default=DISABLE_AFTER_DAYS,
+        gt=0,
+        description="A webhook whose every attempt failed for this many days is turned off, "
+        "with its reason, so that the event log's retention moves on.",
+    )
     plain_execution: bool = Field(
         default=False,
         description="Run the frameworks' stock behaviour only: none of the engine room's "
@@ -245,6 +258,14 @@ class Settings(BaseSettings):
         description="Under a stream of commits, the event feed reads (and notifies other "
         "processes) at most once per this interval; an isolated commit is read at once.",
     )
+
+    @model_validator(mode="after")
+    def _links_point_here(self) -> "Settings":
+        # Never the Host a request names: its sender chooses it (a phishing site in a QR code).
+        if self.public_url is None and not self.production:
+            host = "127.0.0.1" if self.host in WILDCARDS else self.host
+            self.public_url = f"http://{f'[{host}]' if ':' in host else host}:{self.port}"
+        return self
 
     @model_validator(mode="after")
     def _pgbouncer_needs_a_listener(self) -> "Settings":
@@ -289,6 +310,10 @@ class Settings(BaseSettings):
             return self.anonymous_concurrency
         return max(1, self.pool_size // 4)
 
+    @property
+    def event_retention(self) -> timedelta:
+        return timedelta(days=self.event_retention_days)
+
     def exposure(self) -> Exposure:
         production = self.production
         return Exposure(
@@ -320,6 +345,7 @@ class Settings(BaseSettings):
             https_only=self.production,
             lease_seconds=self.webhook_lease_seconds,
             poll_seconds=self.webhook_poll_seconds,
+            disable_after_days=self.webhook_disable_after_days,
         )
 
 

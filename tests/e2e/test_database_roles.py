@@ -206,16 +206,45 @@ def test_the_server_prunes_events_only_through_the_owners_function(
         (marked + "UPDATE events SET id = id", "events"),
         ("DELETE FROM events_pruned", "events_pruned"),
         ("INSERT INTO events_pruned VALUES (true, '1', 1, now(), now())", "events_pruned"),
+        ("UPDATE event_retention SET keep = interval '1 day'", "event_retention"),
     ):
         refused = psql(url, statement)
         assert f"permission denied for table {table}" in refused.stderr, refused.stderr
-    # Through prune_events(), which runs as the owner: only what is older than a day.
-    refused = psql(url, "SELECT prune_events(interval '23 hours', 2000)")
-    assert "events are kept at least a day" in refused.stderr, refused.stderr
-    assert rows(url, "SELECT prune_events(interval '3650 days', 2000)") == ["0"]
-    function = "SELECT proowner::regrole::text FROM pg_proc WHERE proname = 'prune_events'"
+    # Through prune_events(), which runs as the owner: only what is older than the
+    # retention the owner recorded when it migrated (PRESSROOM_EVENT_RETENTION_DAYS, 90).
+    for keep in ("23 hours", "1 day", "89 days"):
+        refused = psql(url, f"SELECT prune_events(interval '{keep}', 2000)")
+        assert "events are kept 90 days, the retention the owner recorded" in refused.stderr
+    refused = psql(url, "SELECT prune_events_past(interval '1 day', 2000)")
+    assert "permission denied for function prune_events_past" in refused.stderr, refused.stderr
+    assert rows(url, "SELECT prune_events(interval '90 days', 2000)") == ["0"]
+    function = "SELECT DISTINCT proowner::regrole::text FROM pg_proc WHERE proname LIKE 'prune_%'"
     assert rows(url, function) == [OWNER]
     assert count(url, "events") == held
+
+
+def test_the_retention_the_server_prunes_at_is_the_owners(shop: tuple[str, Path, str]) -> None:
+    _, data_dir, url = shop
+    owner = as_role(data_dir / "pgdata", url, OWNER)
+    try:
+        # The owner records the retention it migrates with.
+        migrated = pressroom(data_dir, "migrate", PRESSROOM_EVENT_RETENTION_DAYS="30")
+        assert migrated.returncode == 0, migrated.stderr
+        assert rows(owner, "SELECT keep FROM event_retention") == ["30 days"]
+        # What is pruned here is put back: the other tests share the log.
+        undone = "BEGIN; SELECT prune_events(interval '{}', 1) >= 0; ROLLBACK;"
+        pruned = psql(url, undone.format("30 days"), script=True)
+        assert pruned.stdout.split() == ["BEGIN", "t", "ROLLBACK"], pruned.stderr
+        refused = psql(url, "SELECT prune_events(interval '29 days', 1)")
+        assert "events are kept 30 days" in refused.stderr, refused.stderr
+        # The owner itself may prune anything older than a day.
+        pruned = psql(owner, undone.format("1 day"), script=True)
+        assert pruned.stdout.split() == ["BEGIN", "t", "ROLLBACK"], pruned.stderr
+        refused = psql(owner, "SELECT prune_events(interval '23 hours', 1)")
+        assert "events are kept at least a day" in refused.stderr, refused.stderr
+    finally:
+        assert pressroom(data_dir, "migrate").returncode == 0
+    assert rows(owner, "SELECT keep FROM event_retention") == ["90 days"]
 
 
 def test_every_role_signs_in_with_a_private_password(shop: tuple[str, Path, str]) -> None:

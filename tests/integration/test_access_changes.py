@@ -1,31 +1,43 @@
 """Access that follows changes: live subscriptions end when their user loses the right to
 them (membership, deactivation, expiry), on both websocket protocols, before any event
-committed after the change; and the people and token operations behind those changes."""
+committed after the change; sockets whose client is already gone are closed without an
+error left behind; and the people and token operations behind those changes."""
 
 import asyncio
+import gc
 import json
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+import websockets
 from sqlalchemy import text
+from starlette.applications import Starlette
+from starlette.routing import WebSocketRoute
+from starlette.websockets import WebSocket
 from websockets.exceptions import ConnectionClosed
 
 from db import events, people
 from db.engine import unit_of_work
 from db.fanout import ACCESS_CHANNEL
 from domain.enums import TokenKind
+from graph.live import LiveConnections
+from graph.viewer import Viewer
+from pressroom.settings import Settings
 from tests.support import (
     PROTOCOLS,
     START,
     Client,
     RawSocket,
     Shop,
+    config_for,
     cursor_now,
     error_codes,
+    free_port,
     gid,
     print_tasks,
+    serve,
 )
 
 SET_DEPARTMENTS = """mutation($i: SetUserDepartmentsInput!) { setUserDepartments(input: $i) {
@@ -458,3 +470,46 @@ async def test_api_tokens_take_an_optional_expiry(api: Client, shop: Shop) -> No
         {"code": "INVALID_INPUT", "field": "expiresAt"}
     ]
     assert (await api.as_(made["createApiToken"]["secret"])("{ me { name } }"))["me"]
+
+
+async def test_closing_sockets_whose_clients_are_gone_leaves_no_error_behind() -> None:
+    """Signing out in the app ends the session while its page's sockets go: the revocation
+    then closes sockets whose clients are gone. Each close is a task no one awaits; what
+    it met must not be left for asyncio to report as never retrieved."""
+    live = LiveConnections()
+    left: list[asyncio.Event] = []
+    held: list[WebSocket] = []  # the server's side of each socket, as a handler keeps it
+
+    async def endpoint(websocket: WebSocket) -> None:
+        await websocket.accept()
+        held.append(websocket)
+        live.add(Viewer(7, TokenKind.SESSION, 1, False, frozenset(), frozenset()), websocket)
+        await websocket.receive()  # the client's close
+        left[len(held) - 1].set()
+
+    settings = Settings()
+    port = free_port()
+    app = Starlette(routes=[WebSocketRoute("/ws", endpoint)])
+    server, task = await serve(config_for(app, settings, port))
+    loop = asyncio.get_running_loop()
+    reported: list[dict[str, Any]] = []
+    before = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _, context: reported.append(context))
+    try:
+        for _ in range(2):
+            left.append(asyncio.Event())
+            async with websockets.connect(f"ws://127.0.0.1:{port}/ws"):
+                pass
+        await asyncio.gather(*(gone.wait() for gone in left))
+        await live.close_token(7)
+        closing = list(live._closing)
+        assert len(closing) == 2
+        await asyncio.wait(closing)
+        del closing
+        gc.collect()
+    finally:
+        loop.set_exception_handler(before)
+        server.should_exit = True
+        await task
+    assert reported == []
+    assert live.count() == 0

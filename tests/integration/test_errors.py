@@ -1,4 +1,5 @@
-"""Unexpected failures are masked; crafted cursors and paging arguments are BAD_REQUEST."""
+"""Unexpected failures are masked, over HTTP and on both websocket protocols; crafted
+cursors and paging arguments are BAD_REQUEST, event cursors on websockets too."""
 
 import base64
 import json
@@ -8,8 +9,8 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from db import reads
-from tests.support import Client, Shop, gid
+from db import events, reads
+from tests.support import PROTOCOLS, QUEUE_EVENTS, Client, RawSocket, Shop, error_codes, gid
 
 ORDERS = "query($after: String) { workOrders(first: 2, after: $after) { edges { node { id } } } }"
 
@@ -104,3 +105,53 @@ async def test_bound_values_never_reach_an_error_message(engine: AsyncEngine) ->
             await conn.execute(text("SELECT CAST(:secret AS integer)"), {"secret": secret})
     assert secret not in str(failed.value)
     assert "hidden" in str(failed.value)
+
+
+# Each decodes as an event cursor, and names what PostgreSQL would refuse to compare with
+# (xid8 and bigint are 64 bits).
+FORGED_EVENT_CURSORS = {
+    "xid past xid8": crafted(["e", 2**64, 1]),
+    "id past bigint": crafted(["e", 1, 2**63]),
+    "snapshot past xid8": crafted(["s", f"{2**64}:{2**64 + 1}:"]),
+    "negative snapshot": crafted(["s", "-5:3:"]),
+    "running past xid8": crafted(["e", 1, 1, f"1:5:{2**70}"]),
+}
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("after", sorted(FORGED_EVENT_CURSORS))
+async def test_forged_event_cursors_are_bad_requests_on_websockets(
+    server: str, shop: Shop, protocol: str, after: str
+) -> None:
+    socket = await RawSocket.open(server, shop.tokens["pat"], protocol)
+    try:
+        variables = {"department": "print", "after": FORGED_EVENT_CURSORS[after]}
+        await socket.subscribe(QUEUE_EVENTS, variables)
+        ended = await socket.next()
+    finally:
+        await socket.ws.close()
+    assert error_codes(ended) == ["BAD_REQUEST"], ended
+    assert "'after' is not an event cursor" in json.dumps(ended)
+    assert "xid8" not in json.dumps(ended)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_an_unexpected_exception_in_a_subscription_is_masked(
+    server: str, shop: Shop, protocol: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await shop.order(["print"])
+
+    async def broken(*args: object) -> list[object]:
+        raise RuntimeError("secret connection detail")
+
+    monkeypatch.setattr(events, "replay_page", broken)
+    socket = await RawSocket.open(server, shop.tokens["pat"], protocol)
+    try:
+        after = events.encode_position(events.START)
+        await socket.subscribe(QUEUE_EVENTS, {"department": "print", "after": after})
+        ended = await socket.next()
+    finally:
+        await socket.ws.close()
+    assert error_codes(ended) == ["INTERNAL_SERVER_ERROR"], ended
+    assert "secret connection detail" not in json.dumps(ended)
+    assert "Unexpected error." in json.dumps(ended)

@@ -19,7 +19,9 @@ TYPO = "{ departmnts { code } }"
 @pytest.fixture
 def app_with(database_url: str):  # type: ignore[no-untyped-def]
     def make(**settings: object):  # type: ignore[no-untyped-def]
-        return create_app(Settings(**settings), url=database_url)  # type: ignore[arg-type]
+        # Production needs its public address.
+        given = {"public_url": "https://floor.example.com", **settings}
+        return create_app(Settings(**given), url=database_url)  # type: ignore[arg-type]
 
     return make
 

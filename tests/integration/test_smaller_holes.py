@@ -1,6 +1,7 @@
 """The smaller holes a security review found: oversized websocket frames refused at their
 header, sockets per token and per address bounded (4429), people found by id only by who
-may know them, answers that no cache keeps, and /metrics closed in production."""
+may know them, answers and downloads that no cache keeps, and production closed to
+/metrics and to guessing its own address."""
 
 import json
 import os
@@ -165,6 +166,31 @@ async def test_answers_are_kept_by_no_cache(
     assert response.headers["x-content-type-options"] == "nosniff"
 
 
+WINDOW = {"from": "2026-10-05T00:00:00Z", "to": "2026-10-06T00:00:00Z"}
+
+
+@pytest.mark.parametrize(
+    "download", ["export/work-orders.csv", "export/transitions.csv", "export/ledger.csv", "ticket"]
+)
+async def test_downloads_are_kept_by_no_cache(
+    server: str, http: httpx.AsyncClient, shop: Shop, download: str
+) -> None:
+    site = server.removesuffix("/graphql")
+    url, params = f"{site}/{download}", WINDOW
+    if download == "export/ledger.csv":
+        params = {"customerId": gid("Customer", shop.customer_id)}
+    elif download == "ticket":
+        url, params = (
+            f"{site}/orders/{gid('WorkOrder', await shop.order(['print']))}/ticket.pdf",
+            {},
+        )
+    headers = {"authorization": f"Bearer {shop.tokens['abe']}"}
+    response = await http.get(url, params=params, headers=headers)
+    assert response.status_code == 200
+    assert response.headers["cache-control"] == "no-store"
+    assert response.headers["x-content-type-options"] == "nosniff"
+
+
 def serve_in_production(**env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pressroom.cli", "serve", "--port", str(free_port())],
@@ -180,4 +206,12 @@ def test_production_will_not_serve_metrics_to_anyone() -> None:
     refused = serve_in_production()
     assert refused.returncode == 2
     assert "PRESSROOM_ENV=production needs PRESSROOM_METRICS_TOKEN" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
+def test_production_will_not_guess_its_own_address() -> None:
+    """Without PRESSROOM_PUBLIC_URL, links would have to follow the Host each request names."""
+    refused = serve_in_production(PRESSROOM_METRICS_TOKEN="s3cret")
+    assert refused.returncode == 2
+    assert "PRESSROOM_ENV=production needs PRESSROOM_PUBLIC_URL" in refused.stderr
     assert "Traceback" not in refused.stderr

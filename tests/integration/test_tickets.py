@@ -1,9 +1,12 @@
 """Job tickets: the PDF (`/orders/{id}/ticket.pdf`) carries the job in words, read back by
 text extraction, and a QR code that decodes to the order's page; A4 or Letter; the same
 address and departments in `WorkOrder.ticket`; PRESSROOM_PUBLIC_URL and the shop's time
-zone honoured; refusals in words."""
+zone honoured; refusals in words. A ticket is one page whatever its order holds, rendered
+off the event loop a bounded number at once."""
 
+import asyncio
 import io
+import threading
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,6 +22,7 @@ from db.engine import unit_of_work
 from db.tasks import Actor
 from domain.contacts import Contact
 from domain.enums import WorkOrderPriority
+from graph import tickets
 from tests.support import Client, Shop, display_token, gid, serving
 
 DUE = datetime(2027, 3, 4, 13, 30, tzinfo=UTC)
@@ -142,7 +146,7 @@ async def test_the_public_address_and_the_shops_time_zone(
     order = gid("WorkOrder", await a_job(shop))
     settings = {"PRESSROOM_PUBLIC_URL": "https://floor.example.com/shop",
                 "PRESSROOM_TIME_ZONE": "Europe/Berlin"}  # fmt: skip
-    with serving(None, database_url=database_url, settings=settings) as (base, _):
+    with serving(None, database_url=database_url, settings=settings) as (base, log):
         response = await ticket_pdf(http, base, order, shop.tokens["pat"])
         body: Any = (
             await http.post(
@@ -156,3 +160,84 @@ async def test_the_public_address_and_the_shops_time_zone(
     assert codes == [url]
     assert body["data"]["workOrder"]["ticket"]["url"] == url
     assert "Due 2027-03-04 14:30 CET" in text
+    # fpdf2's font subsetting (fontTools) logs each of its steps at INFO: not in our log.
+    assert not [line for line in log if "fontTools" in line]
+
+
+@pytest.mark.parametrize(
+    "details",
+    [
+        {"product": "Flyers", "notes": "\n" * 16384},
+        {"product": "Flyers", "notes": "Fold twice. " * 1500},
+        {"product": "Flyers"} | {f"line{i}": f"value {i}" for i in range(300)},
+    ],
+    ids=["newlines", "long-text", "many-details"],
+)
+async def test_a_ticket_is_one_page_whatever_the_order_holds(
+    shop: Shop, http: httpx.AsyncClient, server: str, details: dict[str, str]
+) -> None:
+    order = gid("WorkOrder", await shop.order(["print", "finishing"], details=details))
+    response = await ticket_pdf(http, site(server), order, shop.tokens["pat"])
+    pages = pypdf.PdfReader(io.BytesIO(response.content)).pages
+    assert len(pages) == 1
+    text = pages[0].extract_text()
+    # The cut says where the rest is, and what comes after the details is all there.
+    assert "the rest is on the order page" in text
+    for words in ["Departments", "Print", "Finishing", "Delivery", f"/orders/{order}"]:
+        assert words in text, words
+
+
+async def test_tickets_render_off_the_event_loop_a_bounded_number_at_once(
+    shop: Shop, http: httpx.AsyncClient, server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    order = gid("WorkOrder", await a_job(shop))
+    render = tickets.pdf
+    release = threading.Event()
+    on_the_loop: list[bool] = []
+
+    def held(ticket: tickets.Ticket, paper: str) -> bytes:
+        try:
+            asyncio.get_running_loop()
+            on_the_loop.append(True)
+        except RuntimeError:
+            on_the_loop.append(False)
+        # Only a bound on a failing run: the renders are released once the rest are refused.
+        release.wait(timeout=10)
+        return render(ticket, paper)
+
+    monkeypatch.setattr(tickets, "pdf", held)
+    admitted, extra = tickets.RENDERERS + tickets.WAITING, 3
+    pending = {
+        asyncio.create_task(ticket_pdf(http, site(server), order, shop.tokens["pat"]))
+        for _ in range(admitted + extra)
+    }
+    refused: list[httpx.Response] = []
+    while len(refused) < extra:
+        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        refused += [task.result() for task in done]
+    release.set()
+    printed = await asyncio.gather(*pending)
+    assert [r.status_code for r in refused] == [503] * extra
+    assert all(r.headers["retry-after"] == str(tickets.RETRY_AFTER_SECONDS) for r in refused)
+    assert refused[0].json()["errors"][0]["extensions"]["code"] == "SERVICE_UNAVAILABLE"
+    assert [r.status_code for r in printed] == [200] * admitted
+    assert on_the_loop == [False] * admitted
+
+
+async def test_links_never_follow_the_host_a_request_names(
+    shop: Shop, database_url: str, http: httpx.AsyncClient, server: str
+) -> None:
+    """A client names any Host it likes: a ticket printed through it would send the floor's
+    phones to that site. Links start with PRESSROOM_PUBLIC_URL, which in development is
+    this machine's address on serve's port when unset."""
+    order = gid("WorkOrder", await a_job(shop))
+    forged = {"host": "phish.example", "authorization": f"Bearer {shop.tokens['pat']}"}
+    response = await http.get(f"{site(server)}/orders/{order}/ticket.pdf", headers=forged)
+    body = (await http.post(server, json={"query": TICKET, "variables": {"id": order}},
+                            headers=forged)).json()  # fmt: skip
+    url = f"{site(server)}/orders/{order}"
+    assert read(response.content)[1] == [url]
+    assert body["data"]["workOrder"]["ticket"]["url"] == url
+    with serving(None, database_url=database_url) as (base, _):
+        response = await http.get(f"{base}/orders/{order}/ticket.pdf", headers=forged)
+    assert read(response.content)[1] == [f"{base}/orders/{order}"]

@@ -1,8 +1,9 @@
 """Tokens that cannot outlive a compromise: an API token needs the password again and
 expires; API and display tokens cannot make tokens; a password set by an admin, or a
 deactivation, ends every session and API token of that person (and the sockets they
-opened); a password change ends the person's other sessions only; a token that no
-longer works says so, apart from a missing one."""
+opened); a password change ends the person's other sessions only, or with
+revokeApiTokens their API tokens too, as logout everywhere can; a token that no longer
+works says so, apart from a missing one."""
 
 import json
 from datetime import UTC, datetime, timedelta
@@ -134,6 +135,44 @@ async def test_changing_ones_password_ends_other_sessions_and_keeps_api_tokens(
     assert works(await api.as_(secret).raw(ME))
     assert not works(await api.as_(there).raw(ME))
     assert not works(await api.as_(shop.tokens["sam"]).raw(ME))
+
+
+LOGOUT = """mutation($i: LogoutInput!) { logout(input: $i) { userErrors { code } } }"""
+
+
+@pytest.mark.parametrize("how", ["changePassword", "logout"])
+async def test_a_person_who_suspects_a_leak_ends_everything_at_once(
+    api: Client, shop: Shop, how: str
+) -> None:
+    await shop.password_for("sam")
+    await shop.password_for("pat")
+    here = await signed_in(api, "sam@shop.test", PASSWORD)
+    there = await signed_in(api, "sam@shop.test", PASSWORD)
+    secrets = [await api_token(api, here, PASSWORD, name) for name in ("ERP", "Script")]
+    others = [await api_token(api, shop.tokens["pat"], PASSWORD, "Pat's")]
+    if how == "changePassword":
+        change = {"oldPassword": PASSWORD, "newPassword": "brand-new-secret"}
+        done = await api.as_(here)(CHANGE, {"i": {**change, "revokeApiTokens": True}})
+        assert done["changePassword"]["userErrors"] == []
+        assert works(await api.as_(here).raw(ME))
+    else:
+        out = await api.as_(here)(LOGOUT, {"i": {"everywhere": True, "revokeApiTokens": True}})
+        assert out["logout"]["userErrors"] == []
+        assert not works(await api.as_(here).raw(ME))
+    for gone in [there, shop.tokens["sam"], *secrets]:
+        assert not works(await api.as_(gone).raw(ME))
+    # Only hers: another person's tokens work on.
+    for kept in [*others, shop.tokens["pat"]]:
+        assert works(await api.as_(kept).raw(ME))
+
+
+async def test_api_tokens_end_with_logout_only_everywhere(api: Client, shop: Shop) -> None:
+    await shop.password_for("sam")
+    secret = await api_token(api, shop.tokens["sam"], PASSWORD)
+    out = await api.as_(shop.tokens["sam"])(LOGOUT, {"i": {"revokeApiTokens": True}})
+    assert out["logout"]["userErrors"] == [{"code": "INVALID_INPUT"}]
+    assert works(await api.as_(shop.tokens["sam"]).raw(ME))
+    assert works(await api.as_(secret).raw(ME))
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

@@ -1,9 +1,10 @@
 """Webhooks against a real receiver on loopback: every event of the webhook's kinds arrives,
 once after deduplication by webhook-id, in commit order, signed so that the
 `standardwebhooks` library verifies it; failures are retried with backoff, the last one
-leaves the delivery dead and the webhook moves on; 410 stops the webhook; admins see and
-redeliver."""
+leaves the delivery dead and the webhook moves on; 410 stops the webhook, and so do days
+of failing without a break (the retention then moves on); admins see and redeliver."""
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -11,6 +12,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
+from db.retention import PruneLoop
+from graph.ids import decode_text
 from graph.webhook_relay import WebhookRelay
 from tests.support import HOLD, START, Client, Receiver, Shop, gid, settled, task_ids
 
@@ -26,7 +29,8 @@ DELETE = """mutation($i: DeleteWebhookInput!) { deleteWebhook(input: $i) {
   deletedWebhookId userErrors { code field } } }"""
 REDELIVER = """mutation($i: RedeliverWebhookDeliveryInput!) { redeliverWebhookDelivery(input: $i) {
   delivery { id status attempts } userErrors { code field } } }"""
-HOOKS = """{ webhooks { id enabled disabledReason backlog { pending lagSeconds } } }"""
+HOOKS = """{ webhooks { id enabled disabledReason failingSince
+  backlog { pending lagSeconds } } }"""
 DELIVERIES = """query($w: ID!, $s: WebhookDeliveryStatus) {
   webhookDeliveries(webhookId: $w, status: $s, first: 100) { edges { node {
     id status eventKind messageId attempts responseStatus error durationMs nextAttemptAt
@@ -219,6 +223,52 @@ async def test_410_gone_stops_the_webhook_and_says_why(
     assert on["updateWebhook"]["webhook"]["disabledReason"] is None
     await receiver.wait_for(2)
     assert [r.id for r in receiver.requests] == await logged(shop.engine, ["WORK_ORDER_CREATED"])
+
+
+async def test_days_of_failing_stop_the_webhook_and_the_retention_moves_on(
+    api: Client, shop: Shop, receiver: Receiver, relay: WebhookRelay, running_app: Any
+) -> None:
+    receiver.plan = [500] * 100
+    webhook, _ = await made(api, shop, receiver.url, ["WORK_ORDER_CREATED"])
+    long_ago = datetime.now(UTC) - timedelta(days=100)
+    await shop.order(["print"], at=long_ago)
+    ada = api.as_(shop.tokens["ada"])
+
+    async def hook() -> Any:
+        [found] = (await ada(HOOKS))["webhooks"]
+        return found
+
+    async def failing() -> bool:
+        return (await hook())["failingSince"] is not None
+
+    await settled(relay, failing)
+    # Three days pass, on the database's clock: every attempt meanwhile failed.
+    async with shop.engine.begin() as conn:
+        await conn.execute(text("UPDATE webhooks SET failing_since = now() - interval '3 days'"))
+    await shop.order(["print"], at=long_ago)
+
+    async def stopped() -> bool:
+        return (await hook())["enabled"] is False
+
+    await settled(relay, stopped)
+    found = await hook()
+    assert found["disabledReason"].startswith("Every attempt failed for 3 days (since ")
+    assert "so that the event log's retention moves on" in found["disabledReason"]
+    async with shop.engine.connect() as conn:
+        stops = text("SELECT payload FROM events WHERE type = 'WEBHOOK_DISABLED'")
+        said = (await conn.execute(stops)).all()
+    assert [p.payload["webhookId"] for p in said] == [decode_text(webhook, "Webhook")]
+    assert said[0].payload["reason"] == found["disabledReason"]
+    # Its pending delivery no longer holds the log: the old orders' events go.
+    pruner: PruneLoop = running_app[1].state.pruner
+    await pruner.idle.wait()
+    assert await pruner.prune_all()
+    pending = await deliveries(api, shop, webhook, "PENDING")
+    assert pending == []
+    # Turned on again, it counts its days of failing anew.
+    on = await ada(UPDATE, {"i": {"webhookId": webhook, "enabled": True}})
+    assert on["updateWebhook"]["webhook"]["enabled"] is True
+    assert (await hook())["failingSince"] is None
 
 
 async def test_only_its_kinds_and_departments_are_sent(

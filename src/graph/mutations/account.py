@@ -20,6 +20,10 @@ class LogoutInput:
     everywhere: bool = strawberry.field(
         default=False, description="Also end every other session of this user."
     )
+    revoke_api_tokens: bool = strawberry.field(
+        default=False,
+        description="With everywhere: end this user's API tokens too (a leak suspected).",
+    )
 
 
 @strawberry.type
@@ -36,8 +40,13 @@ async def logout(info: Info, input: LogoutInput) -> LogoutPayload:
 
     async def work(conn: AsyncConnection) -> LogoutPayload:
         viewer = viewer_of(info)
+        if input.revoke_api_tokens and not input.everywhere:
+            raise validation.invalid(
+                "revokeApiTokens goes with everywhere: true.", "revokeApiTokens"
+            )
         if input.everywhere:
-            await people.revoke_sessions(conn, viewer.user_id, keep=viewer.token_id)
+            kinds = people.PASSWORD_MADE if input.revoke_api_tokens else people.SESSIONS
+            await people.revoke_sessions(conn, viewer.user_id, keep=viewer.token_id, kinds=kinds)
         [revoked] = await people.revoke_tokens(conn, [viewer.token_id])
         return LogoutPayload(token=Token.of(revoked))
 
@@ -63,6 +72,9 @@ async def check_password(info: Info, password: str, field: str = "password") -> 
 class ChangePasswordInput:
     old_password: str
     new_password: str
+    revoke_api_tokens: bool = strawberry.field(
+        default=False, description="End the caller's API tokens too (a leak suspected)."
+    )
 
 
 @strawberry.type
@@ -73,7 +85,8 @@ class ChangePasswordPayload:
 
 @strawberry.mutation(
     extensions=allowed(STAFF),
-    description="The caller's own password, given the current one; other sessions end.",
+    description="The caller's own password, given the current one; other sessions end (and "
+    "with revokeApiTokens, the caller's API tokens).",
 )
 async def change_password(info: Info, input: ChangePasswordInput) -> ChangePasswordPayload:
     new_hash = ""
@@ -87,7 +100,13 @@ async def change_password(info: Info, input: ChangePasswordInput) -> ChangePassw
 
     async def work(conn: AsyncConnection) -> ChangePasswordPayload:
         viewer = viewer_of(info)
-        row = await people.change_password(conn, viewer.user_id, viewer.token_id, new_hash)
+        row = await people.change_password(
+            conn,
+            viewer.user_id,
+            viewer.token_id,
+            new_hash,
+            revoke_api_tokens=input.revoke_api_tokens,
+        )
         return ChangePasswordPayload(user=User.of(row))
 
     return await mutate(info, ChangePasswordPayload, work, before=prove, changes_access=True)

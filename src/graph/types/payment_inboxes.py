@@ -45,8 +45,7 @@ class PaymentInbox(relay.Node):
 
     @strawberry.field(description="Its address: POST notifications here.")
     def url(self, info: Info) -> str:
-        origin = info.context.services.public_url or info.context.origin
-        return f"{origin.rstrip('/')}{PATH}{self.name}"
+        return f"{info.context.services.public_url.rstrip('/')}{PATH}{self.name}"
 
     @strawberry.field(description="The requests it received, newest first, as answered.")
     async def requests(self, info: Info, first: int | None = None) -> list["PaymentInboxRequest"]:

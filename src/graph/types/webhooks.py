@@ -27,8 +27,12 @@ class Webhook(relay.Node):
     event_kinds: list[EventType]
     enabled: bool
     disabled_reason: str | None = strawberry.field(
-        description="Why it stopped sending: an admin turned it off, or its receiver answered "
-        "410 Gone."
+        description="Why it stopped sending: an admin turned it off, its receiver answered "
+        "410 Gone, or every attempt failed for PRESSROOM_WEBHOOK_DISABLE_AFTER_DAYS."
+    )
+    failing_since: datetime | None = strawberry.field(
+        description="Since when every attempt has failed (null: the last one went through); "
+        "turned off once that is PRESSROOM_WEBHOOK_DISABLE_AFTER_DAYS ago."
     )
     created_at: datetime
     version: int
@@ -44,6 +48,7 @@ class Webhook(relay.Node):
             event_kinds=[EventType(k) for k in row.event_kinds],
             enabled=row.enabled,
             disabled_reason=row.disabled_reason,
+            failing_since=row.failing_since,
             created_at=row.created_at,
             version=row.version,
             _department_ids=row.department_ids,

@@ -234,13 +234,12 @@ class WorkOrder(relay.Node):
         return job_line(self._details)
 
     @strawberry.field(
-        description="Its job ticket's link and QR code (the page's address: "
-        "PRESSROOM_PUBLIC_URL, else the address this request came in on).",
+        description="Its job ticket's link and QR code (the page's address under "
+        "PRESSROOM_PUBLIC_URL).",
         extensions=allowed(STAFF),
     )
     def ticket(self, info: Info) -> JobTicket:
-        base = info.context.services.public_url or info.context.origin
-        url = order_url(base, self.id)
+        url = order_url(info.context.services.public_url, self.id)
         return JobTicket(url=url, qr_svg=qr_svg(url), _work_order_id=self.id)
 
     @strawberry.field(

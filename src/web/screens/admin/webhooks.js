@@ -21,7 +21,7 @@ import { DepartmentChecks } from "./parts.js";
 export const ADMIN_WEBHOOKS = gql`
   query AdminWebhooks {
     webhooks {
-      id url description eventKinds enabled disabledReason createdAt
+      id url description eventKinds enabled disabledReason failingSince createdAt
       departments { code name }
       backlog { pending lagSeconds }
     }
@@ -236,7 +236,9 @@ function WebhookPanel({ webhook, kinds, onChanged }) {
     <h3>${name}</h3>
     ${webhook.description ? html`<p><code>${webhook.url}</code></p>` : null}
     <p>${webhook.enabled
-      ? html`<strong>Sending.</strong> ${lagWords(webhook.backlog)}.`
+      ? html`<strong>Sending.</strong> ${lagWords(webhook.backlog)}.${webhook.failingSince
+          ? html` Every attempt has failed since <${Time} iso=${webhook.failingSince} />.`
+          : null}`
       : html`<strong>Stopped:</strong> ${webhook.disabledReason}`}</p>
     <p>Sends: ${webhook.eventKinds.map((k) => labels[k] || k).join("; ")}.</p>
     <p>${webhook.departments ? "Departments: " + webhook.departments.map((d) => d.name).join(", ") : "Every department."}</p>
