@@ -177,6 +177,12 @@ class Settings(BaseSettings):
     webhook_poll_seconds: float = Field(
         default=1.0, gt=0, description="How often each process looks for webhook work."
     )
+    gc_full_collection_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        description="The longest the garbage collector's full collection is put off (sooner "
+        "once the process has grown by 64 MiB since the last).",
+    )
     plain_execution: bool = Field(
         default=False,
         description="Run the frameworks' stock behaviour only: none of the engine room's "
