@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -431,7 +432,9 @@ def serving(
     `database_url`, with `workers` server processes and `settings` in its environment.
     Yields once uvicorn says it listens and every worker has started its app; stops it
     with SIGTERM and expects a clean exit. With `pid`, its process id is put there, for a
-    test to kill it: a process killed with SIGKILL is not expected to exit cleanly."""
+    test to kill it: a process killed with SIGKILL is not expected to exit cleanly. Its
+    output goes on being read into the lines yielded, so that a server logging a line per
+    request never waits on a full pipe."""
     if workers > 1:
         args = (*args, "--workers", str(workers))
     port = free_port()
@@ -451,6 +454,7 @@ def serving(
     if pid is not None:
         pid.append(proc.pid)
     lines: list[str] = []
+    reader: threading.Thread | None = None
     try:
         assert proc.stdout is not None
         # Synchronise on the server saying it listens and has started its apps, not on
@@ -465,11 +469,17 @@ def serving(
                 break
         else:
             pytest.fail("server exited before starting:\n" + "".join(lines))
+        reader = threading.Thread(target=lines.extend, args=(proc.stdout,), daemon=True)
+        reader.start()
         yield f"http://127.0.0.1:{port}", lines
     finally:
         proc.send_signal(signal.SIGTERM)
-        rest, _ = proc.communicate(timeout=STARTUP_TIMEOUT)
-        lines.append(rest)
+        if reader is None:
+            rest, _ = proc.communicate(timeout=STARTUP_TIMEOUT)
+            lines.append(rest)
+        else:
+            proc.wait(timeout=STARTUP_TIMEOUT)
+            reader.join(timeout=STARTUP_TIMEOUT)
     killed = pid is not None and proc.returncode == -signal.SIGKILL
     assert proc.returncode == 0 or killed, "".join(lines)
 

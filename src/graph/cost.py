@@ -8,7 +8,6 @@ limits (graph/shape.py) and before anything runs. A dashboard page
 of 50 work orders with their tasks, pickers and histories costs about 27,000.
 """
 
-import functools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -32,7 +31,7 @@ from graphql import (
 )
 from strawberry.extensions import SchemaExtension
 
-from graph.documents import CACHED_DOCUMENTS, ByText
+from graph.documents import DOCUMENTS
 from graph.errors import bad_request
 from graph.shape import FragmentWalk
 from graph.types.pagination import DEFAULT_PAGE, MAX_PAGE
@@ -46,12 +45,26 @@ class QueryCost(SchemaExtension):
         ctx = self.execution_context
         document = ctx.graphql_document
         if document is not None:
-            # Only integer variables can change a cost (`first`): the rest stay out of the key.
+            defined = {
+                definition.variable.name.value
+                for operation in document.definitions
+                if isinstance(operation, OperationDefinitionNode)
+                for definition in operation.variable_definitions or ()
+            }
+            # Only integer variables can change a cost (`first`), and only those the
+            # document defines are read: the rest stay out of the key.
             given = ctx.variables or {}
-            counts = tuple(sorted((k, v) for k, v in given.items() if isinstance(v, int)))
+            counts = tuple(
+                sorted((k, v) for k, v in given.items() if isinstance(v, int) and k in defined)
+            )
             schema = ctx.schema._schema
             name = ctx._provided_operation_name
-            cost = _document_cost(schema, ByText(ctx.query, document), name, counts)
+
+            def work_out() -> int:
+                return _document_cost(schema, document, name, dict(counts))
+
+            accepted = DOCUMENTS.of(ctx.query, document)
+            cost = accepted.cost((name, counts), work_out) if accepted else work_out()
             if cost > BUDGET:
                 raise bad_request(
                     f"This request would cost at least {cost}, over the budget of {BUDGET}: "
@@ -60,17 +73,16 @@ class QueryCost(SchemaExtension):
         yield
 
 
-@functools.lru_cache(maxsize=CACHED_DOCUMENTS)
 def _document_cost(
     schema: GraphQLSchema,
-    document: ByText,
+    document: DocumentNode,
     operation_name: str | None,
-    counts: tuple[tuple[str, int], ...],
+    variables: Mapping[str, int],
 ) -> int:
-    operation = get_operation_ast(document.document, operation_name)
+    operation = get_operation_ast(document, operation_name)
     if operation is None:
         return 0
-    return CostWalk(schema, document.document, dict(counts)).operation(operation)
+    return CostWalk(schema, document, variables).operation(operation)
 
 
 class CostWalk(FragmentWalk[int]):

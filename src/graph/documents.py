@@ -1,55 +1,177 @@
-"""Per-document caches, keyed by the query text a document was parsed from.
+"""The documents the server has accepted, kept by the query text they were parsed from.
+
+A document is kept only once it has passed the limits (graph/shape.py) and validation:
+a refused one (it does not parse, is over a limit, or does not validate) is parsed again
+each time it comes, so no stream of distinct hostile texts holds memory. What the checks
+of a kept document found (its shape, whether it asks for the schema, its costs) is kept
+with it, so that the next request with the same text does none of that work again.
+
+At most ENTRIES documents and BYTES of them are kept, the least recently used let go
+first. A parsed document holds about BYTES_PER_TOKEN for each of its tokens (measured
+with tracemalloc: 350 over the shop's screens, 200 for a text of bare field names) and
+its text. The bound in bytes bounds what a full collection of the garbage collector
+walks too (3.4 tracked objects per token): about 40,000 objects, some 25 ms.
 
 graphql-core 3.3's syntax nodes are frozen dataclasses: hashing a parsed document walks
-every node of it (8 us for a task move's, 22 us for the dashboard page's), and a cache
-keyed by the document pays that on every request. Strawberry's parser cache hands out one
-document per text, so the text, hashed in C, is the key here instead.
+every node of it (8 us for a task move's, 22 us for the dashboard page's). The text,
+hashed in C and remembered by the string, is the key instead.
 """
 
-import functools
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any
 
-from graphql import ASTValidationRule, DocumentNode, GraphQLError, GraphQLSchema
+from graphql import ASTValidationRule, DocumentNode, FieldNode, GraphQLSchema, Visitor, visit
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 
-CACHED_DOCUMENTS = 1024
+from graph.shape import Shape, limits_for, refusal, shape_of, too_long, variables_refusal
+
+ENTRIES = 1024
+BYTES = 4 * 1024 * 1024
+BYTES_PER_TOKEN = 350
+# Costs kept per document, one per operation name and integer variables: a screen asks
+# for one or two page sizes (`first`) of its operation.
+COSTS_PER_DOCUMENT = 8
+
+Rules = tuple[type[ASTValidationRule], ...]
 
 
-class ByText:
-    """A parsed document that hashes and compares as the text it was parsed from, or as
-    itself, node by node, when the text is unknown."""
+class Accepted:
+    """A document that passed the limits and validation, with what its checks found."""
 
-    __slots__ = ("document", "key")
+    __slots__ = ("costs", "document", "introspects", "shape", "text", "validated", "weight")
 
-    def __init__(self, text: str | None, document: DocumentNode) -> None:
+    def __init__(self, text: str, document: DocumentNode, shape: Shape) -> None:
+        self.text = text
         self.document = document
-        self.key: object = document if text is None else text
+        self.shape = shape
+        self.weight = shape.tokens * BYTES_PER_TOKEN + len(text)
+        # The schemas and rules it validated against without errors.
+        self.validated: set[tuple[GraphQLSchema, Rules]] = set()
+        self.introspects: bool | None = None
+        self.costs: dict[Hashable, int] = {}
 
-    def __hash__(self) -> int:
-        return hash(self.key)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ByText) and other.key == self.key
-
-
-@functools.lru_cache(maxsize=CACHED_DOCUMENTS)
-def _validate(
-    schema: GraphQLSchema, document: ByText, rules: tuple[type[ASTValidationRule], ...]
-) -> list[GraphQLError]:
-    return validate_document(schema, document.document, rules)
+    def cost(self, key: Hashable, work_out: Callable[[], int]) -> int:
+        """The cost for `key` (operation name and integer variables), worked out by
+        `work_out` the first time."""
+        found = self.costs.get(key)
+        if found is None:
+            found = work_out()
+            if len(self.costs) < COSTS_PER_DOCUMENT:
+                self.costs[key] = found
+        return found
 
 
-class ValidationByText(SchemaExtension):
-    """Strawberry's ValidationCache, keyed by the query text (and the rules in force)."""
+class Documents:
+    """Accepted documents by their text, the least recently used let go first once over
+    `entries` of them or `size` bytes."""
+
+    def __init__(self, entries: int = ENTRIES, size: int = BYTES) -> None:
+        self.entries = entries
+        self.size = size
+        self.weight = 0
+        self._kept: OrderedDict[str, Accepted] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def get(self, text: str | None) -> Accepted | None:
+        if text is None:
+            return None
+        found = self._kept.get(text)
+        if found is not None:
+            self._kept.move_to_end(text)
+        return found
+
+    def of(self, text: str | None, document: DocumentNode) -> Accepted | None:
+        """The entry of exactly this parsed document, if it is kept."""
+        found = self._kept.get(text) if text is not None else None
+        return found if found is not None and found.document is document else None
+
+    def keep(self, accepted: Accepted) -> None:
+        if accepted.weight > self.size:
+            return
+        previous = self._kept.pop(accepted.text, None)
+        if previous is not None:
+            self.weight -= previous.weight
+        self._kept[accepted.text] = accepted
+        self.weight += accepted.weight
+        while len(self._kept) > self.entries or self.weight > self.size:
+            _, gone = self._kept.popitem(last=False)
+            self.weight -= gone.weight
+
+
+# One per process, for every schema it serves (an entry says which it validated for).
+DOCUMENTS = Documents()
+
+
+class AcceptedDocuments(SchemaExtension):
+    """Parsing, the limits (graph/shape.py) and validation, keeping the documents that
+    pass: in place of Strawberry's ParserCache and ValidationCache, whose caches keep every
+    text that parses, refused or not."""
+
+    def __init__(self) -> None:
+        self.accepted: Accepted | None = None
+
+    def on_parse(self) -> Iterator[None]:
+        ctx = self.execution_context
+        limits = limits_for(ctx.context)
+        # Only callers without a token have a length limit, and they come over HTTP, where
+        # Strawberry answers what is raised here (a subscription's stream would not).
+        error = too_long(ctx.query, limits)
+        if error is not None:
+            raise error
+        self.accepted = DOCUMENTS.get(ctx.query)
+        if self.accepted is not None:
+            ctx.graphql_document = self.accepted.document
+        else:
+            ctx.parse_options["max_tokens"] = limits.tokens
+        yield
 
     def on_validate(self) -> Iterator[None]:
         ctx = self.execution_context
-        # A document an earlier extension refused (graph/shape.py) is not validated.
-        if ctx.graphql_document is not None and ctx.pre_execution_errors is None:
-            ctx.pre_execution_errors = _validate(
-                ctx.schema._schema,
-                ByText(ctx.query, ctx.graphql_document),
-                tuple(ctx.validation_rules),
-            )
+        document = ctx.graphql_document
+        if document is not None and ctx.pre_execution_errors is None:
+            ctx.pre_execution_errors = self._errors(document)
         yield
+
+    def _errors(self, document: DocumentNode) -> list[Any]:
+        # A refusal is the validation's answer, not an exception: a subscription's stream
+        # would not catch one raised here.
+        ctx = self.execution_context
+        limits = limits_for(ctx.context)
+        accepted = self.accepted
+        shape = accepted.shape if accepted is not None else shape_of(document)
+        error = refusal(shape, limits) or variables_refusal(ctx.variables, limits)
+        if error is not None:
+            return [error]
+        schema = ctx.schema._schema
+        rules = tuple(ctx.validation_rules)
+        if accepted is not None and (schema, rules) in accepted.validated:
+            return []
+        errors = validate_document(schema, document, rules)
+        if not errors and ctx.query is not None:
+            if accepted is None:
+                accepted = Accepted(ctx.query, document, shape)
+                DOCUMENTS.keep(accepted)
+            accepted.validated.add((schema, rules))
+        return errors
+
+
+def asks_for_the_schema(text: str | None, document: DocumentNode) -> bool:
+    """Whether the document selects `__schema` or `__type`; kept with an accepted one."""
+    accepted = DOCUMENTS.of(text, document)
+    if accepted is not None and accepted.introspects is not None:
+        return accepted.introspects
+    found = False
+
+    class Finder(Visitor):
+        def enter_field(self, node: FieldNode, *_: Any) -> None:
+            nonlocal found
+            found = found or node.name.value in ("__schema", "__type")
+
+    visit(document, Finder())
+    if accepted is not None:
+        accepted.introspects = found
+    return found

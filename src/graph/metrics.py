@@ -12,7 +12,14 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from graphql import DocumentNode, FieldNode, OperationDefinitionNode, get_operation_ast
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    ProcessCollector,
+    generate_latest,
+)
 from prometheus_client.metrics_core import Metric
 
 from db import credentials
@@ -205,7 +212,17 @@ class Metrics:
             " the pause the process waited for a core.",
             registry=self.registry,
         )
+        self._gc_work_max = Gauge(
+            "pressroom_gc_work_max_seconds",
+            "The most CPU time one garbage collector pause took: the collector's own work,"
+            " whatever else kept the machine's cores busy.",
+            registry=self.registry,
+        )
         self._longest_gc_pause = 0.0
+        self._longest_gc_work = 0.0
+        # process_resident_memory_bytes (the memory this process holds, with a ceiling in
+        # docs/operations.md), its CPU seconds, open files and start time.
+        ProcessCollector(registry=self.registry)
 
     def _gauge(
         self, name: str, doc: str, feed: EventFeed | None, read: Callable[[EventFeed], Any]
@@ -225,6 +242,9 @@ class Metrics:
             self._longest_gc_pause = seconds
             self._gc_pause_max.set(seconds)
             self._gc_pause_max_cpu.set(cpu_seconds)
+        if cpu_seconds > self._longest_gc_work:
+            self._longest_gc_work = cpu_seconds
+            self._gc_work_max.set(cpu_seconds)
 
     def exposition(self) -> bytes:
         return generate_latest(self._labelled)

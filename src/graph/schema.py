@@ -1,6 +1,5 @@
 """The Strawberry schema and its extensions (caches, limits, error masking, request logs)."""
 
-import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -8,21 +7,14 @@ from decimal import Decimal
 from typing import Any, TypeVar
 
 import strawberry
-from graphql import (
-    FieldNode,
-    GraphQLError,
-    OperationDefinitionNode,
-    Visitor,
-    visit,
-)
-from strawberry.extensions import MaskErrors, ParserCache, SchemaExtension
-from strawberry.types import ExecutionContext
+from graphql import GraphQLError, OperationDefinitionNode
+from strawberry.extensions import MaskErrors, SchemaExtension
 from strawberry.types.graphql import OperationType
 
 from db.engine import unavailable
 from graph.auth import load_viewer
 from graph.cost import QueryCost
-from graph.documents import CACHED_DOCUMENTS, ByText, ValidationByText
+from graph.documents import AcceptedDocuments, asks_for_the_schema
 from graph.errors import (
     RETRY_AFTER_SECONDS,
     TopLevelCode,
@@ -33,7 +25,6 @@ from graph.errors import (
 from graph.metrics import root_field
 from graph.mutations import Mutation
 from graph.queries import Query
-from graph.shape import refusal as shape_refusal
 from graph.subscriptions import Subscription
 from graph.types.customers import Customer
 from graph.types.departments import Department
@@ -85,7 +76,8 @@ class RequestLog(SchemaExtension):
         errors = result.errors if result else None
         codes = _user_error_codes(result.data if result else None)
         outcome = "error" if errors else "user_error" if codes else "ok"
-        kind = ctx.operation_type.value if ctx.operation_type else "invalid"
+        # No document when it did not parse (Strawberry answers that without raising).
+        kind = ctx.operation_type.value if ctx.graphql_document is not None else "invalid"
         field = root_field(ctx.graphql_document, ctx.operation_name, ROOT_FIELDS)
         metrics = context.services.metrics if context is not None else None
         if metrics is not None:
@@ -170,50 +162,9 @@ class Introspection(SchemaExtension):
         ctx = self.execution_context
         context = ctx.context
         allowed = context is None or context.services.exposure.introspection
-        if not allowed and _introspects(ctx):
+        document = ctx.graphql_document
+        if not allowed and document is not None and asks_for_the_schema(ctx.query, document):
             raise bad_request("Introspection is turned off on this server.")
-        yield
-
-
-def _introspects(ctx: ExecutionContext) -> bool:
-    document = ctx.graphql_document
-    return document is not None and _asks_for_the_schema(ByText(ctx.query, document))
-
-
-@functools.lru_cache(maxsize=CACHED_DOCUMENTS)
-def _asks_for_the_schema(document: ByText) -> bool:
-    found = False
-
-    class Finder(Visitor):
-        def enter_field(self, node: FieldNode, *_: Any) -> None:
-            nonlocal found
-            found = found or node.name.value in ("__schema", "__type")
-
-    visit(document.document, Finder())
-    return found
-
-
-class DocumentLimits(SchemaExtension):
-    """The token cap while the document is parsed, then its shape's limits (expanded
-    size, depth, aliases: graph/shape.py) before any validation rule runs. Listed before
-    the parser and validation caches, which read what it sets."""
-
-    # Ten times GraphiQL's introspection query (183 tokens); parsing this many costs
-    # about 20 ms of the event loop, the most a refused document can.
-    MAX_TOKENS = 2000
-
-    def on_parse(self) -> Iterator[None]:
-        self.execution_context.parse_options["max_tokens"] = self.MAX_TOKENS
-        yield
-
-    def on_validate(self) -> Iterator[None]:
-        # A refusal is the validation's answer, not an exception: a subscription's stream
-        # would not catch one raised here.
-        ctx = self.execution_context
-        if ctx.graphql_document is not None:
-            error = shape_refusal(ByText(ctx.query, ctx.graphql_document))
-            if error is not None:
-                ctx.pre_execution_errors = [error]
         yield
 
 
@@ -244,9 +195,7 @@ def make_schema(
             OneOperation,
             Introspection,
             QueryCost,
-            DocumentLimits,
-            lambda: ParserCache(maxsize=CACHED_DOCUMENTS),
-            ValidationByText,
+            AcceptedDocuments,
             lambda: masking(should_mask_error=should_mask),
         ],
         scalar_overrides={Decimal: PLAIN_DECIMAL},

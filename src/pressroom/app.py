@@ -74,7 +74,9 @@ def create_app(
         poll_interval=settings.feed_poll_seconds,
         batch_window=settings.feed_batch_seconds,
     )
-    engine_room = EngineRoom(plain=settings.plain_execution)
+    engine_room = EngineRoom(
+        plain=settings.plain_execution, full_collection_seconds=settings.gc_full_collection_seconds
+    )
     services = Services(
         engine,
         settings.session_ttl_seconds,

@@ -233,6 +233,12 @@ class Settings(BaseSettings):
         description="A webhook whose every attempt failed for this many days is turned off, "
         "with its reason, so that the event log's retention moves on.",
     )
+    gc_full_collection_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        description="The longest the garbage collector's full collection is put off (sooner "
+        "once the process has grown by 64 MiB since the last).",
+    )
     plain_execution: bool = Field(
         default=False,
         description="Run the frameworks' stock behaviour only: none of the engine room's "

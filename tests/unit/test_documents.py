@@ -1,19 +1,55 @@
-"""Per-document cache keys: the query text, or the document itself when no text came."""
+"""The accepted documents' cache: keyed by text, bounded in entries and in bytes, the least
+recently used let go first, and a document bigger than the whole budget never kept."""
 
 from graphql import parse
 
-from graph.documents import ByText
-
-TEXT = "{ me { id } }"
-
-
-def test_documents_of_one_text_share_a_key_and_other_texts_do_not() -> None:
-    assert ByText(TEXT, parse(TEXT)) == ByText(TEXT, parse(TEXT))
-    assert hash(ByText(TEXT, parse(TEXT))) == hash(ByText(TEXT, parse(TEXT)))
-    assert ByText(TEXT, parse(TEXT)) != ByText("{ me { name } }", parse("{ me { name } }"))
+from graph.documents import BYTES_PER_TOKEN, Accepted, Documents
+from graph.shape import shape_of
 
 
-def test_without_a_text_a_document_is_keyed_by_its_nodes() -> None:
-    assert ByText(None, parse(TEXT)) == ByText(None, parse(TEXT))
-    assert ByText(None, parse(TEXT)) != ByText(None, parse("{ me { name } }"))
-    assert ByText(None, parse(TEXT)) != ByText(TEXT, parse(TEXT))
+def accepted(text: str) -> Accepted:
+    document = parse(text)
+    return Accepted(text, document, shape_of(document))
+
+
+def test_a_document_is_found_by_its_text_and_only_as_the_document_kept() -> None:
+    documents = Documents()
+    kept = accepted("{ me { id } }")
+    documents.keep(kept)
+    assert documents.get("{ me { id } }") is kept
+    assert documents.get("{ me { name } }") is None
+    assert documents.of("{ me { id } }", kept.document) is kept
+    # The same text parsed again (by a request that raced the first) is not the one kept.
+    assert documents.of("{ me { id } }", parse("{ me { id } }")) is None
+
+
+def test_entries_are_bounded_and_the_least_recently_used_goes_first() -> None:
+    documents = Documents(entries=2)
+    first, second, third = (accepted(f"{{ me {{ id }} }} # {n}") for n in range(3))
+    documents.keep(first)
+    documents.keep(second)
+    documents.get(first.text)
+    documents.keep(third)
+    assert len(documents) == 2
+    assert documents.get(second.text) is None
+    assert documents.get(first.text) is first and documents.get(third.text) is third
+
+
+def test_bytes_are_bounded_by_the_tokens_each_document_holds() -> None:
+    small = accepted("{ me { id } }")
+    assert small.weight == small.shape.tokens * BYTES_PER_TOKEN + len(small.text)
+    wide = accepted("{ me { " + "id " * 500 + "} }")
+    documents = Documents(size=wide.weight + small.weight)
+    documents.keep(small)
+    documents.keep(wide)
+    assert len(documents) == 2
+    documents.keep(accepted("{ me { name } }"))
+    assert documents.get(small.text) is None  # the oldest went to make room
+    assert documents.weight <= documents.size
+
+
+def test_a_document_over_the_whole_budget_is_not_kept() -> None:
+    wide = accepted("{ me { " + "id " * 500 + "} }")
+    documents = Documents(size=wide.weight - 1)
+    documents.keep(wide)
+    assert len(documents) == 0 and documents.weight == 0

@@ -37,9 +37,14 @@ class EngineRoom:
     it: Strawberry's execution and delivery, uvicorn's websocket protocol, CPython's
     garbage collection as it comes, SQLAlchemy for every statement."""
 
-    def __init__(self, *, plain: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        plain: bool = False,
+        full_collection_seconds: float = collector.FULL_COLLECTION_SECONDS,
+    ) -> None:
         self.plain = plain
-        self.pacer = collector.Pacer()
+        self.pacer = collector.Pacer(full_collection_seconds)
 
     @property
     def schema(self) -> strawberry.Schema:
