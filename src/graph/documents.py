@@ -21,11 +21,29 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
-from graphql import ASTValidationRule, DocumentNode, FieldNode, GraphQLSchema, Visitor, visit
+from graphql import (
+    ASTValidationRule,
+    DocumentNode,
+    FieldNode,
+    GraphQLError,
+    GraphQLSchema,
+    Visitor,
+    visit,
+)
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 
-from graph.shape import Shape, limits_for, refusal, shape_of, too_long, variables_refusal
+from graph.errors import unauthenticated
+from graph.shape import (
+    SIGNED_IN,
+    Limits,
+    Shape,
+    limits_for,
+    refusal,
+    shape_of,
+    too_long,
+    variables_refusal,
+)
 
 ENTRIES = 1024
 BYTES = 4 * 1024 * 1024
@@ -136,7 +154,7 @@ class AcceptedDocuments(SchemaExtension):
             ctx.pre_execution_errors = self._errors(document)
         yield
 
-    def _errors(self, document: DocumentNode) -> list[Any]:
+    def _errors(self, document: DocumentNode) -> list[GraphQLError]:
         # A refusal is the validation's answer, not an exception: a subscription's stream
         # would not catch one raised here.
         ctx = self.execution_context
@@ -144,8 +162,19 @@ class AcceptedDocuments(SchemaExtension):
         accepted = self.accepted
         shape = accepted.shape if accepted is not None else shape_of(document)
         error = refusal(shape, limits) or variables_refusal(ctx.variables, limits)
-        if error is not None:
-            return [error]
+        if error is None:
+            return self._validated(document, shape)
+        # A screen's operation sent after its session ended: the caller learns that, as
+        # the fields would have said, not that it is over a limit a working token passes.
+        if _stale(ctx.context, limits) and not (
+            refusal(shape, SIGNED_IN) or variables_refusal(ctx.variables, SIGNED_IN)
+        ):
+            return [unauthenticated(token_given=True)]
+        return [error]
+
+    def _validated(self, document: DocumentNode, shape: Shape) -> list[GraphQLError]:
+        ctx = self.execution_context
+        accepted = self.accepted
         schema = ctx.schema._schema
         rules = tuple(ctx.validation_rules)
         if accepted is not None and (schema, rules) in accepted.validated:
@@ -157,6 +186,11 @@ class AcceptedDocuments(SchemaExtension):
                 DOCUMENTS.keep(accepted)
             accepted.validated.add((schema, rules))
         return errors
+
+
+def _stale(context: Any, limits: Limits) -> bool:
+    """Whether the caller sent a token that does not work (so got the anonymous limits)."""
+    return limits is not SIGNED_IN and getattr(context, "token", None) is not None
 
 
 def asks_for_the_schema(text: str | None, document: DocumentNode) -> bool:

@@ -82,8 +82,8 @@ SIGNED_IN = Limits(
     nesting=32,
 )
 # Sign-in sends 17 fields, 5 in one selection set, 3 deep, one variable (an object of two
-# strings: 3 values, 1 deep), 44 tokens; GraphiQL's introspection query (anonymous until a token is
-# entered) 229 fields, 9 in one selection set, 185 tokens, 1,636 characters.
+# strings: 3 values, 1 deep), 44 tokens; GraphiQL's introspection query (anonymous until
+# a token is entered) 229 fields, 9 in one selection set, 185 tokens, 1,636 characters.
 ANONYMOUS = Limits(
     characters=8_192,
     tokens=500,

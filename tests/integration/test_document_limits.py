@@ -16,8 +16,10 @@ from graphql.validation.rules import overlapping_fields_can_be_merged as overlap
 from strawberry.schema.schema import validate_document
 
 from graph.documents import DOCUMENTS
+from graph.errors import STALE_TOKEN
 from graph.shape import ANONYMOUS, SIGNED_IN, Limits
 from tests.support import PROTOCOLS, QUEUE_EVENTS, Client, RawSocket, Shop, counting, table_snapshot
+from tests.unit.test_web_operations import operations
 
 # 400 levels are over the token cap too, which refuses them while they are parsed; without
 # a token, they are longer than a document may be, refused before they are parsed.
@@ -232,3 +234,24 @@ async def test_what_a_signed_in_person_may_send_is_refused_without_a_token(
     body = await post(api, None, query, {})
     [error] = body["errors"]
     assert error["message"] == "This request uses 8 aliases, over the limit of 5 aliases."
+
+
+async def test_a_screens_operation_with_a_token_that_stopped_working_is_unauthenticated(
+    api: Client, shop: Shop
+) -> None:
+    """Over the limits without a token (8 variables), within a signed-in caller's: the web
+    app, whose session ended, is told so (and shows sign-in), as the fields would have."""
+    [query] = [text for path, text in operations() if "query WorkOrderList(" in text]
+    variables = {"orderBy": "DUE_AT"}
+    token = shop.tokens["sam"]
+    assert (await post(api, token, query, variables)).get("errors") is None
+    await api.as_(token)("mutation { logout(input: {}) { token { revokedAt } } }")
+    [error] = (await post(api, token, query, variables))["errors"]
+    assert error["extensions"]["code"] == "UNAUTHENTICATED"
+    assert error["message"] == STALE_TOKEN
+    [error] = (await post(api, None, query, variables))["errors"]
+    assert error["extensions"]["code"] == "BAD_REQUEST"
+    assert "limit of 5 variables per operation" in error["message"]
+    # Over a signed-in caller's limits too: the limit is what it hears.
+    [error] = (await post(api, token, FAMILY["repeated fields"][0], {}))["errors"]
+    assert error["extensions"]["code"] == "BAD_REQUEST"
