@@ -29,9 +29,13 @@ _hasher = PasswordHasher()
 _DUMMY_HASH = _hasher.hash("pressroom-dummy-password")
 _PREFIX = {TokenKind.SESSION: "prs_s_", TokenKind.API: "prs_a_", TokenKind.DISPLAY: "prs_d_"}
 
-# The defaults of PRESSROOM_PASSWORD_WORKERS and PRESSROOM_PASSWORD_QUEUE.
+# The defaults of PRESSROOM_PASSWORD_WORKERS and PRESSROOM_PASSWORD_QUEUE (the anonymous
+# lane's wait).
 HASHING_WORKERS = 2
 HASHING_QUEUE = 8
+# The signed-in lane's wait: people are few and known, and an admin's integration making
+# twenty users at once is no attack; this bounds only a runaway one.
+SIGNED_IN_QUEUE = 64
 
 
 class Lane(IntEnum):
@@ -54,9 +58,14 @@ class HashingCounts:
 
 
 class HashingPool:
-    def __init__(self, workers: int = HASHING_WORKERS, queue: int = HASHING_QUEUE) -> None:
+    def __init__(
+        self,
+        workers: int = HASHING_WORKERS,
+        queue: int = HASHING_QUEUE,
+        signed_in_queue: int = SIGNED_IN_QUEUE,
+    ) -> None:
         self.workers = workers
-        self.queue = queue
+        self.bounds = {Lane.SIGNED_IN: max(queue, signed_in_queue), Lane.ANONYMOUS: queue}
         self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="argon2")
         self.running = 0
         self.waiting: dict[Lane, deque[asyncio.Future[None]]] = {lane: deque() for lane in Lane}
@@ -85,7 +94,7 @@ class HashingPool:
 
     async def _wait(self, lane: Lane) -> None:
         waiting = self.waiting[lane]
-        if len(waiting) >= self.queue:
+        if len(waiting) >= self.bounds[lane]:
             self.counts.refused += 1
             raise HashingBusy
         turn = asyncio.get_running_loop().create_future()
@@ -115,10 +124,10 @@ class HashingPool:
 hashing = HashingPool()
 
 
-def configure_hashing(workers: int, queue: int) -> None:
+def configure_hashing(workers: int, queue: int, signed_in_queue: int = SIGNED_IN_QUEUE) -> None:
     """Size the process's pool (the app does, from its settings), before it is used."""
     global hashing
-    hashing = HashingPool(workers, queue)
+    hashing = HashingPool(workers, queue, signed_in_queue)
 
 
 async def hash_password(password: str, lane: Lane = Lane.SIGNED_IN) -> str:

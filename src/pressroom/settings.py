@@ -111,8 +111,9 @@ class Settings(BaseSettings):
     password_queue: int = Field(
         default=credentials.HASHING_QUEUE,
         ge=0,
-        description="Password checks that may wait for a worker, per lane (signed-in "
-        "people, anonymous sign-ins); past it, 429 with Retry-After at once.",
+        description="Anonymous sign-ins that may wait for a password worker; past it, 429 "
+        "with Retry-After at once. Work for signed-in people may wait 64 deep (or this, if "
+        "more), and goes first.",
     )
     signin_failures_per_address: str = Field(
         default=throttle.FAILURES_PER_ADDRESS,

@@ -17,7 +17,7 @@ async def until_queued(pool: HashingPool, count: int) -> None:
 
 
 async def test_past_the_queue_a_check_is_refused_at_once_and_lanes_wait_apart() -> None:
-    pool = HashingPool(workers=1, queue=2)
+    pool = HashingPool(workers=1, queue=2, signed_in_queue=2)
     held = threading.Event()
     holder = asyncio.create_task(pool.run(held.wait, Lane.SIGNED_IN))
     finished: list[str] = []
@@ -34,12 +34,17 @@ async def test_past_the_queue_a_check_is_refused_at_once_and_lanes_wait_apart() 
     with pytest.raises(HashingBusy):
         await pool.run(lambda: work("one too many"), Lane.ANONYMOUS)
     # The signed-in lane has a queue of its own, and goes first.
-    person = asyncio.create_task(pool.run(lambda: work("person"), Lane.SIGNED_IN))
-    await until_queued(pool, 3)
+    people = [
+        asyncio.create_task(pool.run(lambda n=n: work(f"person {n}"), Lane.SIGNED_IN))
+        for n in range(2)
+    ]
+    await until_queued(pool, 4)
+    with pytest.raises(HashingBusy):
+        await pool.run(lambda: work("one person too many"), Lane.SIGNED_IN)
     held.set()
-    await asyncio.gather(holder, person, *anonymous)
-    assert finished == ["person", "anonymous 0", "anonymous 1"]
-    assert (pool.counts.done, pool.counts.refused) == (4, 1)
+    await asyncio.gather(holder, *people, *anonymous)
+    assert finished == ["person 0", "person 1", "anonymous 0", "anonymous 1"]
+    assert (pool.counts.done, pool.counts.refused) == (5, 2)
     assert (pool.running, pool.queued()) == (0, 0)
 
 
