@@ -93,7 +93,7 @@ def service_unavailable() -> GraphQLError:
 def unavailable_response() -> JSONResponse:
     """HTTP 503 for a request that could not reach the database at all: it never ran, so
     it has no `data`."""
-    return _try_again(UNAVAILABLE_MESSAGE, RETRY_AFTER_SECONDS)
+    return try_again(UNAVAILABLE_MESSAGE, RETRY_AFTER_SECONDS)
 
 
 BUSY_MESSAGE = (
@@ -104,10 +104,11 @@ BUSY_MESSAGE = (
 
 def busy_response(retry_after: int) -> JSONResponse:
     """HTTP 503 for an anonymous request past admission control (graph/admission.py)."""
-    return _try_again(BUSY_MESSAGE, retry_after)
+    return try_again(BUSY_MESSAGE, retry_after)
 
 
-def _try_again(message: str, retry_after: int) -> JSONResponse:
+def try_again(message: str, retry_after: int) -> JSONResponse:
+    """HTTP 503 with Retry-After for a request that never ran: SERVICE_UNAVAILABLE, saying why."""
     return JSONResponse(
         {
             "errors": [

@@ -9,14 +9,13 @@ writes a sender holding a secret can cause. A refused request is HTTP 429 with
 Retry-After. How long the requests an inbox answered are kept is here too.
 """
 
-import time
 from dataclasses import dataclass
 
 from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
-from graph.throttle import Refusal, address_key
+from graph.throttle import Refusal, address_key, refusal
 
 # The defaults of PRESSROOM_INBOX_FAILURES_PER_ADDRESS, PRESSROOM_INBOX_REQUESTS_PER_ADDRESS
 # and PRESSROOM_INBOX_REQUEST_RETENTION_DAYS.
@@ -41,15 +40,11 @@ class InboxPolicy:
         """Count a request from `address`; refuse it when a limit is reached."""
         where = address_key(address)
         if not await self.limiter.test(self.failures, FAILURES, where):
-            return await self._refusal(self.failures, FAILURES, where)
+            return await refusal(self.limiter, self.failures, FAILURES, where)
         if not await self.limiter.hit(self.requests, REQUESTS, where):
-            return await self._refusal(self.requests, REQUESTS, where)
+            return await refusal(self.limiter, self.requests, REQUESTS, where)
         return None
 
     async def failed(self, address: str) -> None:
         """A request from `address` did not prove an inbox's secret."""
         await self.limiter.hit(self.failures, FAILURES, address_key(address))
-
-    async def _refusal(self, item: RateLimitItem, *keys: str) -> Refusal:
-        stats = await self.limiter.get_window_stats(item, *keys)
-        return Refusal(retry_after=max(1, int(stats.reset_time - time.time()) + 1))

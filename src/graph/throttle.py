@@ -53,6 +53,12 @@ class Refusal:
     retry_after: int  # seconds
 
 
+async def refusal(limiter: MovingWindowRateLimiter, item: RateLimitItem, *keys: str) -> Refusal:
+    """A refusal of `keys` at `item`'s limit, to retry once its window allows one more."""
+    stats = await limiter.get_window_stats(item, *keys)
+    return Refusal(retry_after=max(1, int(stats.reset_time - time.time()) + 1))
+
+
 def address_key(address: str) -> str:
     """The address a limit counts: IPv6 addresses by their /64."""
     try:
@@ -102,7 +108,7 @@ class MemoryCounts(MemoryStorage):
 class PasswordThrottle:
     def __init__(
         self,
-        storage: "Storage | None" = None,
+        storage: Storage | None = None,
         *,
         failures_per_address: str = FAILURES_PER_ADDRESS,
         attempts_per_address: str = ATTEMPTS_PER_ADDRESS,
@@ -125,7 +131,7 @@ class PasswordThrottle:
         where = address_key(address)
         ceiling = (namespace, "address", where)
         if not await self.limiter.hit(self.attempts_per_address, *ceiling):
-            return await self._refusal(self.attempts_per_address, *ceiling)
+            return await refusal(self.limiter, self.attempts_per_address, *ceiling)
         held: list[str] = []
         failures = (
             (self.failures_per_address, namespace, "address-failures", where),
@@ -134,17 +140,13 @@ class PasswordThrottle:
         for item, *keys in failures:
             if not await self.limiter.hit(item, *keys):
                 await self.release(Reservation(tuple(held)))
-                return await self._refusal(item, *keys)
+                return await refusal(self.limiter, item, *keys)
             held.append(item.key_for(*keys))
         return Reservation(tuple(held))
 
     async def release(self, reservation: Reservation) -> None:
         for key in reservation.keys:
             await cast(Counts, self.storage).release_entry(key)
-
-    async def _refusal(self, item: RateLimitItem, *keys: str) -> Refusal:
-        stats = await self.limiter.get_window_stats(item, *keys)
-        return Refusal(retry_after=max(1, int(stats.reset_time - time.time()) + 1))
 
 
 async def throttled(

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 import segno
 from fpdf import FPDF
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from db import reads
@@ -24,7 +24,7 @@ from domain.jobs import detail_lines, job_line
 from domain.routing import on_order
 from domain.validation import invalid
 from graph.endpoints import guarded
-from graph.errors import TopLevelCode, error_response
+from graph.errors import error_response, try_again
 from graph.ids import decode_text, encode_id
 from graph.permissions import STAFF
 from graph.services import Services
@@ -204,17 +204,8 @@ async def load_ticket(services: Services, work_order_id: int) -> Ticket | None:
 
 
 def busy() -> Response:
-    return JSONResponse(
-        {
-            "errors": [
-                {
-                    "message": "Too many tickets are being printed; try again in a moment.",
-                    "extensions": {"code": TopLevelCode.SERVICE_UNAVAILABLE.value},
-                }
-            ]
-        },
-        status_code=503,
-        headers={"retry-after": str(RETRY_AFTER_SECONDS)},
+    return try_again(
+        "Too many tickets are being printed; try again in a moment.", RETRY_AFTER_SECONDS
     )
 
 
