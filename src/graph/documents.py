@@ -17,7 +17,6 @@ every node of it (8 us for a task move's, 22 us for the dashboard page's). The t
 hashed in C and remembered by the string, is the key instead.
 """
 
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
@@ -33,6 +32,7 @@ from graphql import (
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 
+from graph.bounded import Bounded
 from graph.errors import unauthenticated
 from graph.shape import (
     SIGNED_IN,
@@ -81,43 +81,20 @@ class Accepted:
         return found
 
 
-class Documents:
+class Documents(Bounded[Accepted]):
     """Accepted documents by their text, the least recently used let go first once over
     `entries` of them or `size` bytes."""
 
     def __init__(self, entries: int = ENTRIES, size: int = BYTES) -> None:
-        self.entries = entries
-        self.size = size
-        self.weight = 0
-        self._kept: OrderedDict[str, Accepted] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._kept)
-
-    def get(self, text: str | None) -> Accepted | None:
-        if text is None:
-            return None
-        found = self._kept.get(text)
-        if found is not None:
-            self._kept.move_to_end(text)
-        return found
+        super().__init__(entries, size, lambda accepted: accepted.weight)
 
     def of(self, text: str | None, document: DocumentNode) -> Accepted | None:
         """The entry of exactly this parsed document, if it is kept."""
-        found = self._kept.get(text) if text is not None else None
+        found = self.peek(text) if text is not None else None
         return found if found is not None and found.document is document else None
 
     def keep(self, accepted: Accepted) -> None:
-        if accepted.weight > self.size:
-            return
-        previous = self._kept.pop(accepted.text, None)
-        if previous is not None:
-            self.weight -= previous.weight
-        self._kept[accepted.text] = accepted
-        self.weight += accepted.weight
-        while len(self._kept) > self.entries or self.weight > self.size:
-            _, gone = self._kept.popitem(last=False)
-            self.weight -= gone.weight
+        self.put(accepted.text, accepted)
 
 
 # One per process, for every schema it serves (an entry says which it validated for).
@@ -140,7 +117,7 @@ class AcceptedDocuments(SchemaExtension):
         error = too_long(ctx.query, limits)
         if error is not None:
             raise error
-        self.accepted = DOCUMENTS.get(ctx.query)
+        self.accepted = DOCUMENTS.get(ctx.query) if ctx.query is not None else None
         if self.accepted is not None:
             ctx.graphql_document = self.accepted.document
         else:

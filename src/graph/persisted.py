@@ -18,7 +18,7 @@ document is never parsed.
 """
 
 import re
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -32,6 +32,7 @@ from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWS
 from strawberry.subscriptions.protocols.graphql_ws.types import StartMessage
 from strawberry.types import ExecutionResult
 
+from graph.bounded import Bounded
 from graph.errors import TopLevelCode, bad_request, top_level, unauthenticated
 from graph.manifest import document_id
 from graph.viewer import Viewer
@@ -67,36 +68,16 @@ class Admitted:
     register: str | None = None
 
 
-class Registered:
+class Registered(Bounded[str]):
     """The documents people and API tokens registered: at most `entries` of them and
     `size` bytes of text in all, the least recently used leaving first."""
 
     def __init__(self, entries: int = REGISTERED_DOCUMENTS, size: int = REGISTERED_BYTES) -> None:
-        self.entries = entries
-        self.size = size
-        self.bytes = 0
-        self._texts: OrderedDict[str, str] = OrderedDict()
+        super().__init__(entries, size, lambda text: len(text.encode()))
 
-    def __len__(self) -> int:
-        return len(self._texts)
-
-    def get(self, key: str) -> str | None:
-        text = self._texts.get(key)
-        if text is not None:
-            self._texts.move_to_end(key)
-        return text
-
-    def put(self, key: str, text: str) -> bool:
-        """Whether `text` was added (it is new, and fits at all)."""
-        cost = len(text.encode())
-        if key in self._texts or cost > self.size:
-            return False
-        self._texts[key] = text
-        self.bytes += cost
-        while len(self._texts) > self.entries or self.bytes > self.size:
-            _, dropped = self._texts.popitem(last=False)
-            self.bytes -= len(dropped.encode())
-        return True
+    @property
+    def bytes(self) -> int:
+        return self.weight
 
 
 class PersistedDocuments:
