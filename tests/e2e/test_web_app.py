@@ -2,6 +2,7 @@
 under /app/, a strict CSP), loading with every non-local request blocked; signing in,
 signing out, and a session that ends under the page."""
 
+import asyncio
 import json
 from typing import Any
 
@@ -96,12 +97,21 @@ async def test_the_app_sends_its_documents_by_hash_to_a_server_that_trusts_only_
         "request",
         lambda r: bodies.append(r.post_data_json) if r.url == trusted_server else None,
     )
-    tab.page.on(
-        "websocket", lambda ws: ws.on("framesent", lambda frame: frames.append(json.loads(frame)))
-    )
+    # The queues subscribe once their snapshot is shown: the test waits for that frame.
+    subscribing = asyncio.Event()
+
+    def sent(frame: str) -> None:
+        message = json.loads(frame)
+        frames.append(message)
+        if message.get("type") == "subscribe":
+            subscribing.set()
+
+    tab.page.on("websocket", lambda ws: ws.on("framesent", sent))
     await sign_in(tab.page, trusted_server, email)
     await expect(tab.page.get_by_role("heading", name="My queues")).to_be_visible()
     await expect(tab.page.get_by_role("button", name="Start").first).to_be_visible()
+    async with asyncio.timeout(30):
+        await subscribing.wait()
     documents = manifest.load()
     names = [body["operationName"] for body in bodies]
     assert names[0] == "SignIn" and len(names) >= 2, names
