@@ -4,7 +4,9 @@ argon2 is slow on purpose (tens of ms of a core and 64 MiB each), so it runs on 
 threads of its own with a bounded wait: a flood of sign-ins gets immediate refusals
 (`HashingBusy`, answered 429 with Retry-After) instead of an ever longer queue, and work
 for signed-in people (changing a password, making an API token) goes before anonymous
-sign-ins waiting beside it. One pool per process: its threads share the process's cores.
+sign-ins waiting beside it. Anonymous sign-ins never hold every worker: with two or more,
+one is kept for signed-in people, so a flood of sign-ins takes at most the cores of the
+others. One pool per process: its threads share the process's cores.
 """
 
 import asyncio
@@ -24,7 +26,11 @@ from domain.enums import TokenKind
 
 T = TypeVar("T")
 
-_hasher = PasswordHasher()
+# One thread per check (parallelism 1; the library's default is 4): the same memory and
+# passes, so the same cost to a guesser, but a worker busy checking takes one core, not
+# four threads of every core, and the workers' number bounds the cores sign-ins take.
+# A hash made with other parameters still verifies, and is remade at its next sign-in.
+_hasher = PasswordHasher(parallelism=1)
 # Verified against when the email is unknown, so both paths cost the same time.
 _DUMMY_HASH = _hasher.hash("pressroom-dummy-password")
 _PREFIX = {TokenKind.SESSION: "prs_s_", TokenKind.API: "prs_a_", TokenKind.DISPLAY: "prs_d_"}
@@ -66,17 +72,25 @@ class HashingPool:
     ) -> None:
         self.workers = workers
         self.bounds = {Lane.SIGNED_IN: max(queue, signed_in_queue), Lane.ANONYMOUS: queue}
+        self.shares = {Lane.SIGNED_IN: workers, Lane.ANONYMOUS: max(1, workers - 1)}
         self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="argon2")
-        self.running = 0
+        self.busy = {lane: 0 for lane in Lane}
         self.waiting: dict[Lane, deque[asyncio.Future[None]]] = {lane: deque() for lane in Lane}
         self.counts = HashingCounts()
+
+    @property
+    def running(self) -> int:
+        return sum(self.busy.values())
 
     def queued(self) -> int:
         return sum(len(waiting) for waiting in self.waiting.values())
 
+    def _free_for(self, lane: Lane) -> bool:
+        return self.running < self.workers and self.busy[lane] < self.shares[lane]
+
     async def run(self, work: Callable[[], T], lane: Lane) -> T:
-        if self.running < self.workers:
-            self.running += 1
+        if self._free_for(lane):
+            self.busy[lane] += 1
         else:
             await self._wait(lane)
         loop = asyncio.get_running_loop()
@@ -86,9 +100,9 @@ class HashingPool:
             result = await asyncio.shield(job)
         finally:
             if job.done():
-                self._pass_on()
+                self._done(lane)
             else:
-                job.add_done_callback(lambda _: self._pass_on())
+                job.add_done_callback(lambda _: self._done(lane))
         self.counts.done += 1
         return result
 
@@ -104,21 +118,22 @@ class HashingPool:
         except BaseException:
             if turn.done() and not turn.cancelled():
                 # Handed a worker just as it was cancelled: hand it on.
-                self._pass_on()
+                self._done(lane)
             elif turn in waiting:
                 waiting.remove(turn)
             raise
 
-    def _pass_on(self) -> None:
-        """A worker came free: to the first caller waiting, lane by lane, or idle."""
-        for lane in Lane:
-            waiting = self.waiting[lane]
-            while waiting:
+    def _done(self, lane: Lane) -> None:
+        """A worker came free: to the first callers waiting, lane by lane, each within its
+        lane's share."""
+        self.busy[lane] -= 1
+        for waiting_lane in Lane:
+            waiting = self.waiting[waiting_lane]
+            while waiting and self._free_for(waiting_lane):
                 turn = waiting.popleft()
                 if not turn.done():
+                    self.busy[waiting_lane] += 1
                     turn.set_result(None)
-                    return
-        self.running -= 1
 
 
 hashing = HashingPool()
@@ -144,6 +159,11 @@ async def verify_password(
             return False
 
     return await hashing.run(verify, lane)
+
+
+def outdated(password_hash: str) -> bool:
+    """Made with other parameters than the ones hashes are made with now."""
+    return _hasher.check_needs_rehash(password_hash)
 
 
 def new_token(kind: TokenKind) -> str:

@@ -8,7 +8,14 @@ from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db import reads
-from db.credentials import Lane, hash_password, new_token, token_hash, verify_password
+from db.credentials import (
+    Lane,
+    hash_password,
+    new_token,
+    outdated,
+    token_hash,
+    verify_password,
+)
 from db.idempotency import Once, made_before
 from db.queries import Q
 from db.rows import DepartmentRow, TokenRow, UserRow
@@ -212,17 +219,33 @@ async def user_by_email(conn: AsyncConnection, email: str) -> UserRow | None:
     return UserRow.maybe((await conn.execute(Q["user_by_email"], {"email": email})).first())
 
 
-async def verify_login(user: UserRow | None, password: str, lane: Lane) -> UserRow:
+@dataclass(frozen=True)
+class Proven:
+    """A sign-in's password proved: the user, and their password's hash remade when it was
+    made with parameters of an earlier version (start_session stores it)."""
+
+    user: UserRow
+    new_hash: str | None = None
+
+
+async def verify_login(user: UserRow | None, password: str, lane: Lane) -> Proven:
     """`user` (as user_by_email found it) if the password is theirs and they may sign in.
     An unknown email costs the same password check as a known one. Holds no connection:
     the check takes tens of ms of a worker thread, and may wait for one."""
     ok = await verify_password(user.password_hash if user else None, password, lane)
     if user is None or not ok or not user.is_active:
         raise DomainError(ErrorCode.INVALID_INPUT, "Email or password is incorrect.")
-    return user
+    if user.password_hash is not None and outdated(user.password_hash):
+        return Proven(user, await hash_password(password, lane))
+    return Proven(user)
 
 
-async def start_session(conn: AsyncConnection, user_id: int, ttl_seconds: int) -> IssuedToken:
+async def start_session(conn: AsyncConnection, proven: Proven, ttl_seconds: int) -> IssuedToken:
+    user_id = proven.user.id
+    if proven.new_hash is not None:
+        await conn.execute(
+            Q["set_password"], {"user_id": user_id, "password_hash": proven.new_hash}
+        )
     return await issue_token(
         conn, kind=TokenKind.SESSION, name="login", user_id=user_id, ttl_seconds=ttl_seconds
     )

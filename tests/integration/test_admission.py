@@ -99,7 +99,13 @@ async def test_a_sign_in_never_holds_a_connection_while_it_waits_for_another(
     """Three pooled connections: three sign-ins that each held one while their throttle
     counters waited for a second one from the same pool waited out the pool's timeout
     (30 s) and answered 503; here every sign-in is answered, and so is the worker."""
-    settings = {"pool_size": 3, "max_overflow": 0, "anonymous_concurrency": 10}
+    # Room in the password workers' wait for all ten: only the pool is tested here.
+    settings = {
+        "pool_size": 3,
+        "max_overflow": 0,
+        "anonymous_concurrency": 10,
+        "password_queue": 10,
+    }
     async with own_server(database_url, **settings) as url:
         answers = await asyncio.gather(
             *(sign_in(http, url, f"nobody{n}@shop.test") for n in range(10))

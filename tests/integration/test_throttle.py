@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
+from argon2 import PasswordHasher
 from sqlalchemy import text
 
 from db import credentials, people
@@ -242,7 +243,11 @@ async def test_concurrent_guesses_check_no_more_passwords_than_the_limit(
     per 5 minutes: a failure is reserved before the check, so at most 10 passwords are
     checked (the process's argon2 workers count each), the rest refused. Tested first
     and counted after, all 35 of 35 were once checked."""
-    limits = {"signin_failures_per_account": "10/5 minutes", "anonymous_concurrency": "50"}
+    limits = {
+        "signin_failures_per_account": "10/5 minutes",
+        "anonymous_concurrency": "50",
+        "password_queue": "50",
+    }
     async with own_server(**limits) as client:
         before = credentials.hashing.counts.done
         answers = await asyncio.gather(
@@ -261,4 +266,26 @@ async def test_a_right_password_gives_its_reserved_failure_back(
         for _ in range(5):
             assert outcome(await sign_in(client, "wal@shop.test", PASSWORD)) == "token"
         assert outcome(await sign_in(client, "wal@shop.test", "wrong")) == "INVALID_INPUT"
+        assert outcome(await sign_in(client, "wal@shop.test", PASSWORD)) == "token"
+
+
+async def test_a_hash_of_earlier_parameters_is_remade_at_the_next_sign_in(
+    own_server: Server, shop: Shop, wal: int
+) -> None:
+    """Hashes made with four threads a check are verified as they are, and remade with
+    today's parameters once the password is proved (never on a failure)."""
+    older = PasswordHasher(parallelism=4).hash(PASSWORD)
+    set_hash = text("UPDATE users SET password_hash = :h WHERE id = :id")
+    get_hash = text("SELECT password_hash FROM users WHERE id = :id")
+    async with unit_of_work(shop.engine) as conn:
+        await conn.execute(set_hash, {"h": older, "id": wal})
+    async with own_server() as client:
+        assert outcome(await sign_in(client, "wal@shop.test", "wrong-password")) == "INVALID_INPUT"
+        async with unit_of_work(shop.engine) as conn:
+            assert (await conn.execute(get_hash, {"id": wal})).scalar_one() == older
+        assert outcome(await sign_in(client, "wal@shop.test", PASSWORD)) == "token"
+        async with unit_of_work(shop.engine) as conn:
+            remade = (await conn.execute(get_hash, {"id": wal})).scalar_one()
+        assert ",p=4$" in older and ",p=1$" in remade
+        assert not credentials.outdated(remade)
         assert outcome(await sign_in(client, "wal@shop.test", PASSWORD)) == "token"

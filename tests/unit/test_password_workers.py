@@ -65,3 +65,23 @@ async def test_a_caller_cancelled_while_waiting_leaves_the_queue() -> None:
     assert await after == "next"
     await holder
     assert (pool.running, pool.queued()) == (0, 0)
+
+
+async def test_anonymous_checks_leave_a_worker_for_signed_in_people() -> None:
+    pool = HashingPool(workers=2, queue=2)
+    held = threading.Event()
+    first = asyncio.create_task(pool.run(held.wait, Lane.ANONYMOUS))
+    second = asyncio.create_task(pool.run(lambda: "anonymous", Lane.ANONYMOUS))
+    await until_queued(pool, 1)
+    assert pool.running == 1
+    # The worker kept free takes a signed-in person's work at once.
+    assert await pool.run(lambda: "person", Lane.SIGNED_IN) == "person"
+    assert (pool.running, pool.queued()) == (1, 1)
+    held.set()
+    assert await second == "anonymous"
+    await first
+    assert (pool.running, pool.queued(), pool.counts.done) == (0, 0, 3)
+
+
+def test_one_worker_serves_anonymous_checks_too() -> None:
+    assert HashingPool(workers=1).shares[Lane.ANONYMOUS] == 1

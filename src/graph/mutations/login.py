@@ -6,7 +6,6 @@ from strawberry import relay
 
 from db import people
 from db.credentials import Lane
-from db.rows import UserRow
 from domain import validation
 from graph.auth import load_viewer
 from graph.context import Info
@@ -37,10 +36,10 @@ class LoginPayload:
 @strawberry.mutation
 async def login(info: Info, input: LoginInput) -> LoginPayload:
     context = info.context
-    user: UserRow | None = None
+    proven: people.Proven | None = None
 
     async def prove() -> None:
-        nonlocal user
+        nonlocal proven
         email = validation.email(input.email)
         password = validation.text(input.password, "password", max_len=validation.MAX_PASSWORD)
         async with context.read() as conn:
@@ -48,20 +47,20 @@ async def login(info: Info, input: LoginInput) -> LoginPayload:
         # Counted per person once found: every spelling of an address counts together.
         account = user_account(found.id) if found is not None else email_account(email)
         lane = Lane.ANONYMOUS if context.viewer is None else Lane.SIGNED_IN
-        user = await throttled(
+        proven = await throttled(
             info, Namespace.SIGN_IN, account, lambda: people.verify_login(found, password, lane)
         )
 
     async def work(conn: AsyncConnection) -> LoginPayload:
-        assert user is not None
-        issued = await people.start_session(conn, user.id, context.services.session_ttl_seconds)
+        assert proven is not None
+        issued = await people.start_session(conn, proven, context.services.session_ttl_seconds)
         # The rest of this request acts as the user who just signed in (so that, for
         # example, `login { user { email } }` is readable).
         context.viewer = await load_viewer(context.services, issued.token, conn)
         return LoginPayload(
             token=issued.token,
             token_id=relay.GlobalID("Token", str(issued.row.id)),
-            user=User.of(user),
+            user=User.of(proven.user),
         )
 
     return await mutate(info, LoginPayload, work, before=prove)
