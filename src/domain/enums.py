@@ -114,6 +114,13 @@ class WorkOrderCommand(StrEnum):
     CHANGE_DEPARTMENTS = "CHANGE_DEPARTMENTS"
 
 
+class CustomerCommand(StrEnum):
+    """What a person may ask of a customer."""
+
+    # Correct its name, contact or address (updateCustomer).
+    EDIT = "EDIT"
+
+
 class TokenKind(StrEnum):
     SESSION = "SESSION"
     API = "API"

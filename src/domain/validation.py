@@ -160,6 +160,12 @@ def expiry(value: datetime | None, field: str, *, default_days: int, max_days: i
     return chosen
 
 
+def expired(expires_at: datetime | None, now: datetime) -> bool:
+    """Whether a token that stops working at `expires_at` (None: never) has by `now` (the
+    server's clock, not the caller's)."""
+    return expires_at is not None and expires_at <= now
+
+
 def future(value: datetime | None, field: str) -> datetime | None:
     """An optional moment that must be ahead, with its time zone given."""
     if value is None:

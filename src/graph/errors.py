@@ -36,6 +36,9 @@ class TopLevelCode(StrEnum):
     UNAUTHENTICATED = "UNAUTHENTICATED"
     FORBIDDEN = "FORBIDDEN"
     BAD_REQUEST = "BAD_REQUEST"
+    # An argument names nothing there is (queue's department code): the one case a
+    # client tells apart from a malformed request, to say so in words.
+    NOT_FOUND = "NOT_FOUND"
     SERVICE_UNAVAILABLE = "SERVICE_UNAVAILABLE"
     RATE_LIMITED = "RATE_LIMITED"
     # Apollo's automatic persisted queries: the hash is unknown, send it with the text.
@@ -69,6 +72,10 @@ def forbidden(message: str) -> GraphQLError:
 
 def bad_request(message: str) -> GraphQLError:
     return top_level(TopLevelCode.BAD_REQUEST, message)
+
+
+def not_found(message: str) -> GraphQLError:
+    return top_level(TopLevelCode.NOT_FOUND, message)
 
 
 EXPECTED_CODES = frozenset(c.value for c in TopLevelCode) - {"INTERNAL_SERVER_ERROR"}

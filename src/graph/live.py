@@ -19,6 +19,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from db.fanout import ACCESS_CHANNEL, OVERFLOWED, TOKENS_CHANNEL, Delivered
 from db.feed import EventFeed
 from domain.enums import EventType
+from domain.validation import expired
 from graph.viewer import Viewer
 
 log = logging.getLogger(__name__)
@@ -89,15 +90,11 @@ class LiveConnections:
 
     async def close_expired(self) -> None:
         now = datetime.now(UTC)
-        expired = [
-            (w, h)
-            for w, h in list(self._sockets.items())
-            if h.expires_at is not None and h.expires_at <= now
-        ]
-        for _, holder in expired:
+        ended = [(w, h) for w, h in list(self._sockets.items()) if expired(h.expires_at, now)]
+        for _, holder in ended:
             if self._feed is not None:
                 self._feed.fanout.recheck_token(holder.token_id)
-        await self._close([w for w, _ in expired], EXPIRED_CLOSE_CODE, "Token expired")
+        await self._close([w for w, _ in ended], EXPIRED_CLOSE_CODE, "Token expired")
 
     def start(self, feed: EventFeed) -> None:
         self._feed = feed

@@ -19,7 +19,7 @@ from domain.words import EVENT_KIND
 from domain.workflow import has_queue, kind_choices
 from graph import prefetch
 from graph.context import Info
-from graph.errors import bad_request
+from graph.errors import bad_request, not_found
 from graph.ids import decode_id
 from graph.permissions import (
     ADMINS,
@@ -285,7 +285,7 @@ class Query:
         cursor = decode_queue_cursor(after)
         dept = (await info.context.loaders.department_codes()).get(department)
         if dept is None:
-            raise bad_request(f"Unknown department code {department!r}.")
+            raise not_found(f"Unknown department code {department!r}.")
         snapshot, rows = await reads.queue_page(
             info.context.services.engine, department_id=dept.id, limit=limit + 1, after=cursor
         )

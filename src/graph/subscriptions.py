@@ -35,7 +35,7 @@ from db.feed import EventFeed
 from domain.enums import EventType
 from graph.auth import load_viewer
 from graph.context import Info
-from graph.errors import bad_request, forbidden, unauthenticated
+from graph.errors import bad_request, forbidden, not_found, unauthenticated
 from graph.ids import decode_id
 from graph.permissions import (
     READS_LEDGER,
@@ -255,7 +255,7 @@ async def _department_id(info: Info, code: str) -> int:
     its result's metadata alive with it (about 2 KB per idle wall display)."""
     department = (await info.context.loaders.department_codes()).get(code)
     if department is None:
-        raise bad_request(f"Unknown department code {code!r}.")
+        raise not_found(f"Unknown department code {code!r}.")
     return int(department.id)
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from domain.enums import DepartmentKind, TokenKind
+from domain.validation import expired
 
 
 @dataclass(frozen=True)
@@ -65,8 +66,8 @@ class ViewerCache:
             return None
         viewer, at, seen = found
         now = time.monotonic()
-        expired = viewer.expires_at is not None and viewer.expires_at <= datetime.now(UTC)
-        if now - at > self.ttl_seconds or expired or seen != self.changes():
+        ended = expired(viewer.expires_at, datetime.now(UTC))
+        if now - at > self.ttl_seconds or ended or seen != self.changes():
             del self._viewers[token]
             return None
         return viewer

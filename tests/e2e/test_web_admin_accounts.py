@@ -3,7 +3,7 @@ page and their token stop working at once), reactivates them, sets their passwor
 sign in with the new one); creates an API token whose secret works; and sees which token
 is this browser's session, with a warning before revoking it."""
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -214,6 +214,22 @@ async def test_an_admin_creates_an_api_token_and_sees_this_browsers_session(
     await other.get_by_role("button").click()
     await expect(dialog).not_to_contain_text("signs you out")
     await dialog.get_by_role("button", name="Keep it").click()
+
+    # A token that ran out is Expired by the server's clock, whatever this browser's says
+    # (an hour slow here).
+    async with unit_of_work(shop.engine) as conn:
+        await people.issue_token(
+            conn,
+            kind=TokenKind.API,
+            name="Old import",
+            user_id=shop.users["ada"],
+            ttl_seconds=None,
+            expires_at=datetime.now(UTC) - timedelta(minutes=5),
+        )
+    await page.clock.set_system_time(datetime.now(UTC) - timedelta(hours=1))
+    await page.reload()
+    old = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="Old import"))
+    await expect(old).to_contain_text("Expired")
 
     # Revoking this browser's session signs the admin out.
     await marked.get_by_role("button").click()

@@ -52,7 +52,11 @@ async def test_sales_records_where_to_deliver_and_delivery_sees_it(
     await expect(card).to_contain_text("+44 117 496 0000")
     await shoot(page, screenshots, "order-customer", axe_source)
 
+    # Delivery sees the customer but may not edit it: the server offers no EDIT.
     dan = await tabs(token=shop.tokens["dan"])
+    await dan.page.goto(page.url)
+    await expect(dan.page.locator(".customer-card")).to_contain_text("+44 117 496 0000")
+    await expect(dan.page.get_by_role("button", name="Edit customer")).to_have_count(0)
     await dan.page.goto(base(server) + "/queues")
     item = dan.page.locator("section.queue[data-department='delivery'] ol.waiting li")
     await expect(item).to_contain_text("12 Quay Street, Unit 4, BS1 4DJ Bristol")

@@ -613,6 +613,32 @@ async def test_api_token_acts_as_its_creator_until_revoked(api: Client, shop: Sh
     assert [e["code"] for e in again["data"]["revokeToken"]["userErrors"]] == ["INVALID_TRANSITION"]
 
 
+TOKENS = "{ tokens(first: 100) { edges { node { id expiresAt expired } } } }"
+
+
+async def test_expired_is_said_by_the_server_as_its_token_check_decides(
+    api: Client, shop: Shop, running_app: tuple[str, Any]
+) -> None:
+    display = await display_token(shop, "print")
+    await sql(
+        shop.engine,
+        "UPDATE tokens SET expires_at = now() - interval '1 second' WHERE id = :t",
+        t=shop.token_ids["pat"],
+    )
+    running_app[1].state.services.viewers.clear()
+    body = await post(api, shop.tokens["ada"], TOKENS)
+    seen = {e["node"]["id"]: e["node"] for e in body["data"]["tokens"]["edges"]}
+    expired = {node for node, token in seen.items() if token["expired"]}
+    assert expired == {gid("Token", shop.token_ids["pat"])}
+    # A session that has not run out, and a display token without an expiry, have not.
+    assert seen[gid("Token", shop.token_ids["pia"])]["expiresAt"] is not None
+    assert [t["expiresAt"] for t in seen.values() if t["expiresAt"] is None]
+    # What `expired` says is what the server does with the token.
+    assert codes(await post(api, shop.tokens["pat"], WORK_ORDER_IDS)) == ["UNAUTHENTICATED"]
+    assert "errors" not in await post(api, shop.tokens["pia"], WORK_ORDER_IDS)
+    assert "errors" not in await post(api, display, READS["queue"])
+
+
 async def test_admin_revokes_anyones_token(api: Client, shop: Shop) -> None:
     password = await shop.password_for("pat")
     created = await post(api, shop.tokens["pat"], CREATE_API_TOKEN, {"n": "scanner", "p": password})

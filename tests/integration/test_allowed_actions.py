@@ -84,6 +84,27 @@ TASK = """query($id: ID!) { node(id: $id) { ... on DepartmentTask { inQueue
   department { code } waitingFor { name } } } }"""
 
 
+CUSTOMER = "query($id: ID!) { customer(id: $id) { name allowedActions } }"
+UPDATE_CUSTOMER = """mutation($i: UpdateCustomerInput!) { updateCustomer(input: $i) {
+  customer { name } userErrors { code } } }"""
+
+
+@pytest.mark.parametrize("who", ["sam", "ada", "abe", "pat"])
+async def test_a_customers_allowed_actions_are_what_update_customer_does(
+    api: Client, shop: Shop, who: str
+) -> None:
+    customer = gid("Customer", shop.customer_id)
+    seen = await api.as_(shop.tokens[who])(CUSTOMER, {"id": customer})
+    offered = "EDIT" in seen["customer"]["allowedActions"]
+    body = await api.as_(shop.tokens[who]).raw(
+        UPDATE_CUSTOMER, {"i": {"customerId": customer, "name": f"Renamed by {who}"}}
+    )
+    done = not body.get("errors") and not body["data"]["updateCustomer"]["userErrors"]
+    assert offered == done
+    # Sales and admins may; Accounts and the floor may not: both answers occur.
+    assert offered == (who in ("sam", "ada"))
+
+
 async def test_in_queue_is_what_the_queue_lists(api: Client, shop: Shop) -> None:
     waiting = await shop.order(["print", "finishing"])
     started = await shop.order(["print"])
@@ -133,6 +154,10 @@ async def test_waiting_for_is_the_delivery_gates_rule(api: Client, shop: Shop) -
         await transition_task(conn, tasks["print"], TaskAction.START, pat)
         await transition_task(conn, tasks["print"], TaskAction.FINISH, pat)
     assert await waiting_for("delivery") == ["Finishing"]
+    # Cancelled: its gate will never open, so it waits for nothing.
+    async with unit_of_work(shop.engine) as conn:
+        await cancel_work_order(conn, order, shop.users["sam"], "Withdrawn.")
+    assert await waiting_for("delivery") == []
 
 
 ACCESS = "{ me { access } }"

@@ -1090,7 +1090,7 @@ CASES: dict[str, Case] = {
         "ada",
         "",
         fixed({"d": "bindery"}),
-        TopErr("BAD_REQUEST", "Unknown department code 'bindery'"),
+        TopErr("NOT_FOUND", "Unknown department code 'bindery'"),
         query="query($d: String!) { queue(department: $d) { eventCursor } }",
     ),
     "read-node-not-base64": Case(

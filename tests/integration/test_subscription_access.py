@@ -261,6 +261,19 @@ async def test_who_may_subscribe(
         await socket.ws.close()
 
 
+async def test_an_unknown_department_is_not_found(server: str, shop: Shop) -> None:
+    """Its own code (the wall display says so in words), not a malformed request's."""
+    socket = await RawSocket.open(server, shop.tokens["ada"], PROTOCOLS[0])
+    try:
+        query = QUEUE_EVENTS.replace('"print"', '"bindery"')
+        await socket.subscribe(query, {"after": None})
+        ended = await refusal(socket)
+    finally:
+        await socket.ws.close()
+    assert error_codes(ended) == ["NOT_FOUND"], ended
+    assert "Unknown department code 'bindery'" in json.dumps(ended)
+
+
 # -- 2. field rules inside a WorkOrderEvent ----------------------------------------------------
 
 QUOTE_SELECTION = "workOrder { quote { amount currency } }"

@@ -6,13 +6,14 @@ from strawberry import relay
 
 from db import customers
 from domain import validation
+from domain.enums import CustomerCommand
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.mutations.customer_contact import ContactInput, given_parts
-from graph.permissions import SALES, allowed
-from graph.types.customers import Customer
+from graph.permissions import allowed
+from graph.types.customers import CUSTOMER_RULES, Customer
 
 
 @strawberry.input
@@ -29,7 +30,7 @@ class UpdateCustomerPayload:
 
 
 @strawberry.mutation(
-    extensions=allowed(SALES),
+    extensions=allowed(CUSTOMER_RULES[CustomerCommand.EDIT]),
     description="What is given replaces what the customer had (an address whole; an empty "
     "text clears a part); what is not given stays.",
 )

@@ -9,12 +9,15 @@ from strawberry import relay
 
 from db import reads
 from db.rows import CustomerRow
+from domain.enums import CustomerCommand
 from domain.money import Money as DomainMoney
 from graph.context import Info
 from graph.permissions import (
     READS_LEDGER,
+    SALES,
     STAFF,
     allowed,
+    passes,
 )
 from graph.types.address import Address
 from graph.types.loading import nodes_of
@@ -23,6 +26,10 @@ from graph.types.pagination import build_edges, decode_id_cursor, page_size
 
 if TYPE_CHECKING:
     from graph.types.ledger import LedgerEntryConnection
+
+# The rule of each customer command: its mutation declares it from here
+# (`allowed(CUSTOMER_RULES[...])`), and allowedActions offers what the caller passes.
+CUSTOMER_RULES = {CustomerCommand.EDIT: SALES}
 
 
 @strawberry.type
@@ -56,6 +63,13 @@ class Customer(relay.Node):
     @strawberry.field(extensions=allowed(STAFF), description="Anything the shop should know.")
     def notes(self) -> str | None:
         return self._row.notes
+
+    @strawberry.field(
+        description="What the caller may ask of this customer (EDIT: updateCustomer): the "
+        "buttons a screen shows."
+    )
+    def allowed_actions(self, info: Info) -> list[CustomerCommand]:
+        return [command for command, rule in CUSTOMER_RULES.items() if passes(rule, info)]
 
     @strawberry.field(
         description="What the customer owes, one amount per currency it has entries in "

@@ -20,6 +20,7 @@ for _enum in (
     enums.TaskAction,
     enums.WorkOrderAction,
     enums.WorkOrderCommand,
+    enums.CustomerCommand,
     enums.AgeingBucket,
 ):
     strawberry.enum(_enum)

@@ -218,10 +218,14 @@ class DepartmentTask(relay.Node):
     @strawberry.field(
         description="The departments whose tasks on this order this one still waits for "
         "(Department.follows; for the delivery task, those that gate delivery): empty "
-        "once its gate is open (availableAt)."
+        "once its gate is open (availableAt), and on an order no longer ACTIVE (its gate "
+        "will not open)."
     )
     async def waiting_for(self, info: Info) -> list[Department]:
         if self.available_at is not None:
+            return []
+        order = await info.context.loaders.work_order.load(self._work_order_id)
+        if order is None or order.status != WorkOrderStatus.ACTIVE:
             return []
         held_by = await waited_for(info, self._work_order_id, self._department_id)
         return [Department.of(row) for row in held_by]

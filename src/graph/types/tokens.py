@@ -1,13 +1,14 @@
 """Tokens: login sessions, integrators' API tokens and read-only wall display tokens."""
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 
 import strawberry
 from strawberry import relay
 
 from db.rows import TokenRow
 from domain.enums import TokenKind
+from domain.validation import expired
 from graph.context import Info
 from graph.permissions import owns_or_administers, viewer_of
 from graph.types.departments import Department
@@ -40,6 +41,13 @@ class Token(relay.Node):
             _user_id=row.user_id,
             _department_ids=list(row.department_ids or []),
         )
+
+    @strawberry.field(
+        description="Whether expiresAt has passed, by the server's clock: it no longer works "
+        "(false for one that never expires; a revoked one says so in revokedAt)."
+    )
+    def expired(self) -> bool:
+        return expired(self.expires_at, datetime.now(UTC))
 
     @strawberry.field(description="Who it acts as; for a display token, who created it.")
     async def user(self, info: Info) -> User:

@@ -6,7 +6,7 @@
 // then on from its cursor. A token the server refuses, or a department that does not
 // exist, is said plainly on screen instead of retrying forever.
 import { RequestError, createTransport, gql } from "../lib/graphql.js";
-import { follow } from "../lib/live.js";
+import { FAILURES, follow } from "../lib/live.js";
 import { addressLines, dueText, duration } from "../lib/format.js";
 import { lanes } from "../lib/queue.js";
 
@@ -104,11 +104,12 @@ function refuse(message) {
 // What a refused snapshot means for the screen (null: worth trying again).
 function refusal(error) {
   if (!(error instanceof RequestError)) return null;
-  return { UNAUTHENTICATED: "auth", FORBIDDEN: "forbidden", BAD_REQUEST: "bad-request" }[error.code] || null;
+  return FAILURES[error.code] || null;
 }
 
+// The one thing the display's address names is its department: NOT_FOUND is that.
 function explain(kind, message) {
-  if (kind === "bad-request" && /unknown department/i.test(message)) {
+  if (kind === "not-found") {
     $("title").textContent = "Pressroom wall display";
     return `There is no department “${department}”. Check the display's address.`;
   }

@@ -6,7 +6,7 @@ export const DOCUMENT_IDS = {
   "AddWorkOrderDepartment": "bd1cb2f8d8601192d460d1617e85cc20579da1cfe64dea5174d1850e5a27a27c",
   "AdminDepartments": "0233dfbf652758be5801a806c7fb537e905bc5526c0e2858bfba327b79a85736",
   "AdminPeople": "03f7b330b5ef93ae3c5164a083af051fcf1db40c7580d83cec1fcdc9b508952c",
-  "AdminTokens": "1e8d9c01cc0f41539037a97f0049fd38f11b99540c06a89801838234ab65ca09",
+  "AdminTokens": "6fe6152e540fd0f24b78bc26535ab831f2d19d8f747a474280b6611040e6701d",
   "AdminWebhooks": "1937f2d15119ba71dd41539f6e4192a48851fd3a607305f689f7c2efea1f39ba",
   "Ageing": "b6369f9b26116a27f78a68d1a848a2c64f7da7ef4cfa4b0140fb7a0dbd739c3a",
   "CancelWorkOrder": "d41cd4fd7d7c2e156395005a6e94510ea8fd250879a949b7d623e198f1dc1973",
@@ -72,5 +72,5 @@ export const DOCUMENT_IDS = {
   "WebhookDeliveries": "7446395332757afba010847f40d8fd2cc61920a6f60e9922635a939060bbadbb",
   "WorkOrderList": "3b5a65498b92ecbb2600e3d09d984df09a130939e0f12b1de21986dc925b8644",
   "WorkOrderLive": "4e0ffe8ffcb1195eac2fc6e05943c1042dd78802f0cb5d6f2e1c7990405cc8e1",
-  "WorkOrderPage": "58c271e345052c39c87ddd5b560b3a82c56a4769369bf8594d4714fbb14d8d57"
+  "WorkOrderPage": "48643ef2670ef6209135dd05fb78d894bd58db54ecd94a4de8be493d39c673f9"
 };

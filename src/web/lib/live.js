@@ -12,6 +12,14 @@ const MAX_RETRY_MS = 10000;
 // A server going away on purpose (a rolling restart) closes with this code: the balancer
 // already sends new connections elsewhere, so there is nothing to wait for.
 const SERVICE_RESTART = 1012;
+// The errors that end following for good (waiting will not help), by their code: what
+// each means for the screen.
+export const FAILURES = {
+  UNAUTHENTICATED: "auth",
+  FORBIDDEN: "forbidden",
+  BAD_REQUEST: "bad-request",
+  NOT_FOUND: "not-found",
+};
 
 function codeOf(errors) {
   const first = Array.isArray(errors) ? errors[0] : null;
@@ -89,10 +97,8 @@ export function follow(transport, { query, variables, field, onEvent, onStatus, 
       } else if (code === "CURSOR_EXPIRED") {
         if (onExpired) renew();
         else fail("expired", message);
-      } else if (code === "UNAUTHENTICATED") {
-        fail("auth", message);
-      } else if (code === "FORBIDDEN" || code === "BAD_REQUEST") {
-        fail(code === "FORBIDDEN" ? "forbidden" : "bad-request", message);
+      } else if (FAILURES[code]) {
+        fail(FAILURES[code], message);
       } else {
         retry(false);
       }

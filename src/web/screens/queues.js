@@ -3,7 +3,7 @@
 // queueEvents from that cursor, resuming from the last cursor after any drop (or from a
 // new snapshot, when the server no longer keeps the events after it: CURSOR_EXPIRED).
 import { gql } from "../lib/graphql.js";
-import { follow } from "../lib/live.js";
+import { FAILURES, follow } from "../lib/live.js";
 import { html, useEffect, useReducer, useRef, useState } from "../lib/html.js";
 import { lanes } from "../lib/queue.js";
 import { Link } from "../lib/router.js";
@@ -207,7 +207,7 @@ function QueueColumn({ department, me }) {
         if (!alive.current) return;
         if (error.code === "UNAUTHENTICATED") return;
         setFailure(messageOf(error));
-        if (error.code === "FORBIDDEN" || error.code === "BAD_REQUEST") {
+        if (FAILURES[error.code]) {
           // No longer a member, or the department is gone: waiting will not help.
           setStatus("failed");
           return;

@@ -34,7 +34,7 @@ export const WORK_ORDER_PAGE = gql`
       id orderNumber status version createdAt updatedAt jobLine details detailLines { label value } allowedActions
       needsInstallation needsTransport needsRepair dueAt priority isLate
       hold { reason since by { name } }
-      customer { id name contactName email phone notes address { lines postcode city country given } }
+      customer { id name contactName email phone notes address { lines postcode city country given } allowedActions }
       createdBy { name }
       addableDepartments { code name }
       quote @include(if: $seesQuote) { amount currency }
@@ -42,7 +42,7 @@ export const WORK_ORDER_PAGE = gql`
       paid @include(if: $seesLedger) { amount currency }
       refundDue @include(if: $seesLedger) { amount currency }
       tasks {
-        id status availableAt startedAt completedAt allowedActions
+        id status availableAt startedAt completedAt inQueue allowedActions
         department { code name kind gatesDelivery }
         waitingFor { name }
         pickedUpBy { name }
@@ -90,12 +90,11 @@ export const RESUME = gql`
   }
 `;
 
-function Gate({ order }) {
+function Gate({ order, cancelled }) {
   const delivery = order.tasks.find((t) => t.id === order.deliveryTask.id);
   const open = Boolean(order.deliveryTask.availableAt);
   // Which departments the gate waits for is the server's to say.
   const waitingFor = delivery ? delivery.waitingFor.map((d) => d.name) : [];
-  const cancelled = order.status === "CANCELLED";
   const delivered = Boolean(delivery && delivery.completedAt);
   let state;
   if (cancelled) {
@@ -200,6 +199,8 @@ export function WorkOrderPage({ id, me }) {
   const quoteEditable = order.allowedActions.includes("EDIT_QUOTE");
   const cancellable = order.allowedActions.includes("CANCEL");
   const offered = (command) => order.allowedActions.includes(command);
+  // Words only (the gate's, the tasks' badges): what is offered is in allowedActions.
+  const cancelled = order.status === "CANCELLED";
   const entries = timeline(order);
   // Admins, and Sales when the server offers them a move on a task (REMOVE).
   const office = roles.admin || order.tasks.some((t) => adminMoves(t).length);
@@ -335,14 +336,14 @@ export function WorkOrderPage({ id, me }) {
           <thead><tr><th scope="col">Department</th><th scope="col">Status</th><th scope="col">Held by</th>
             <th scope="col">In queue since</th><th scope="col">Started</th><th scope="col">Done</th>
             ${office ? html`<th scope="col">Actions</th>` : null}</tr></thead>
-          <tbody>${order.tasks.map((t) => html`<${TaskRow} key=${t.id} task=${t} cancelled=${order.status === "CANCELLED"} admin=${office} onMove=${move} />`)}</tbody>
+          <tbody>${order.tasks.map((t) => html`<${TaskRow} key=${t.id} task=${t} cancelled=${cancelled} admin=${office} onMove=${move} />`)}</tbody>
         </table></div>
       </section>
-      <${Gate} order=${order} />
+      <${Gate} order=${order} cancelled=${cancelled} />
       <section aria-labelledby="customer-heading" class="panel">
         <h2 id="customer-heading">Customer</h2>
         <${CustomerCard} customer=${order.customer} />
-        ${roles.sales || roles.admin
+        ${order.customer.allowedActions.includes("EDIT")
           ? html`<div class="actions"><button type="button" onClick=${() => setDialog({ kind: "customer" })}>Edit customer</button></div>`
           : null}
       </section>

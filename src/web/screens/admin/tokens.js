@@ -23,7 +23,7 @@ export const ADMIN_TOKENS = gql`
       pageInfo { hasNextPage endCursor }
       edges {
         node {
-          id kind name createdAt expiresAt revokedAt
+          id kind name createdAt expiresAt expired revokedAt
           user { name }
           departments { code name }
         }
@@ -203,7 +203,7 @@ function CreateApiToken({ onCreated }) {
 
 function tokenState(t) {
   if (t.revokedAt) return html`Revoked <${Time} iso=${t.revokedAt} />`;
-  if (t.expiresAt && Date.parse(t.expiresAt) < Date.now()) return html`Expired <${Time} iso=${t.expiresAt} />`;
+  if (t.expired) return html`Expired <${Time} iso=${t.expiresAt} />`;
   if (t.expiresAt) return html`Active, expires <${Time} iso=${t.expiresAt} />`;
   return "Active";
 }

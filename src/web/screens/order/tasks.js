@@ -57,16 +57,13 @@ export function adminMoves(task) {
   return task.allowedActions.filter((action) => action in ADMIN_MOVES);
 }
 
-// "In queue since": when it joined its queue. An unfinished task of a cancelled order left
-// every queue (its status says Cancelled); one without availableAt waits behind its gate
-// (or was removed: it waits for nothing).
-function QueuedSince({ task, cancelled }) {
-  if (cancelled && !task.completedAt) return html`<span>Not queued</span>`;
-  if (!task.availableAt) {
-    const names = task.waitingFor.map((d) => d.name);
-    return html`<span>${names.length ? `Not yet: waits for ${names.join(", ")}` : "—"}</span>`;
-  }
-  return html`<${Time} iso=${task.availableAt} />`;
+// "In queue since": when it joined its queue. Whether it is in it is the server's to say
+// (inQueue); one that is not, and not done, waits behind its gate for what waitingFor
+// names, or for nothing: it left every queue (a cancelled or held order, a removed task).
+function QueuedSince({ task }) {
+  if (task.inQueue || task.completedAt) return html`<${Time} iso=${task.availableAt} />`;
+  const names = task.waitingFor.map((d) => d.name);
+  return html`<span>${names.length ? `Not yet: waits for ${names.join(", ")}` : "Not queued"}</span>`;
 }
 
 export function TaskRow({ task, cancelled, admin, onMove }) {
@@ -75,7 +72,7 @@ export function TaskRow({ task, cancelled, admin, onMove }) {
     <th scope="row">${task.department.name}</th>
     <td><${Badge} status=${cancelled && !task.completedAt ? "CANCELLED" : task.status} /></td>
     <td>${task.pickedUpBy ? task.pickedUpBy.name : "—"}</td>
-    <td><${QueuedSince} task=${task} cancelled=${cancelled} /></td>
+    <td><${QueuedSince} task=${task} /></td>
     <td><${Time} iso=${task.startedAt} /></td>
     <td><${Time} iso=${task.completedAt} /></td>
     ${admin
