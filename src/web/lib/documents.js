@@ -15,7 +15,7 @@ export const DOCUMENT_IDS = {
   "CreateApiToken": "6baa4832e3936529535098c7f410b92ee5fe87d587d49e4022f619cb59a05069",
   "CreateCustomer": "a459afa6e383248d4301e255cdd8c0c9f111b28699c86d5e44cb897f08633d8a",
   "CreateDepartment": "41f96ff5da9e2af1748bd61e82783398b8f2e789308a8286fa5200cb610d9b01",
-  "CreateDisplayToken": "60ea0c7f3f2240b8a4c9270774584d6752cd86749f112ea75df643fa43a8adf5",
+  "CreateDisplayToken": "cec98ca76b61b1fc7a7a2a48da94e9673711af4b5a32b2180fa452ab463ad1a9",
   "CreatePaymentInbox": "e856d8d1eaa6ae3071208e0dbeecfdfa4361c639f92ad8470c4ce89f9acd3243",
   "CreateUser": "3f562bd349362b5f9d64fadd3c322b85aa0a74b54f3d4cf5cfcd5f8ea8f32472",
   "CreateWebhook": "2d21c002de10c07e4ec358c3b928255907a7fec86b1a7741adc69770afc96bd5",

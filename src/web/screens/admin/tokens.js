@@ -47,7 +47,7 @@ export const CREATE_DISPLAY_TOKEN = gql`
   mutation CreateDisplayToken($input: CreateDisplayTokenInput!) {
     createDisplayToken(input: $input) {
       secret
-      token { id name departments { code name } }
+      token { id name expiresAt departments { code name } }
       userErrors { code field message }
     }
   }
@@ -66,69 +66,6 @@ function displayLink(code, secret) {
   return `/display/${encodeURIComponent(code)}?token=${encodeURIComponent(secret)}`;
 }
 
-function CreateDisplayToken({ departments, onCreated }) {
-  const [name, setName] = useState("");
-  const [expires, setExpires] = useState("");
-  const [codes, setCodes] = useState([]);
-  const [errors, setErrors] = useState([]);
-  const [failure, setFailure] = useState(null);
-  const [created, setCreated] = useState(null);
-
-  async function submit(event) {
-    event.preventDefault();
-    setErrors([]);
-    setFailure(null);
-    try {
-      const { createDisplayToken: result } = await request(CREATE_DISPLAY_TOKEN, {
-        input: {
-          name: name.trim(),
-          departmentCodes: codes,
-          expiresAt: expires ? withOffset(expires) : null,
-        },
-      });
-      if (result.userErrors.length) {
-        setErrors(result.userErrors);
-        return;
-      }
-      setCreated(result);
-      setName("");
-      setExpires("");
-      setCodes([]);
-      onCreated();
-    } catch (error) {
-      setFailure(error);
-    }
-  }
-
-  return html`<section class="panel" aria-labelledby="new-token">
-    <h2 id="new-token">New wall display token</h2>
-    ${created
-      ? html`<div class="secret" role="status">
-          <p><strong>${created.token.name}</strong> was created. Its secret is shown only this once:</p>
-          <p><code class="secret-value">${created.secret}</code></p>
-          <ul>${created.token.departments.map((d) => html`<li key=${d.code}>
-            <a href=${displayLink(d.code, created.secret)} target="_blank" rel="noopener noreferrer">
-              Open the ${d.name} wall display</a></li>`)}</ul>
-          <button type="button" class="small" onClick=${() => setCreated(null)}>Done, hide the secret</button>
-        </div>`
-      : null}
-    <form class="stack" onSubmit=${submit} novalidate>
-      <div class="row">
-        <${Field} label="Token name" value=${name} onInput=${setName} required=${true}
-          hint="Where it hangs, e.g. Print room wall" error=${errorsFor(errors, "name")} />
-        <${Field} label="Display token expires (optional)" type="datetime-local" value=${expires}
-          onInput=${setExpires} hint="Your local time; empty: it never expires"
-          error=${errorsFor(errors, "expiresAt")} />
-      </div>
-      <${DepartmentChecks} legend="Queues it may show" departments=${departments} chosen=${codes} onChange=${setCodes} />
-      ${errorsFor(errors, "departmentCodes") ? html`<p class="field-error">${errorsFor(errors, "departmentCodes")}</p>` : null}
-      <${ErrorMessage}>${otherErrors(errors, ["name", "departmentCodes", "expiresAt"])}<//>
-      <${ErrorMessage} error=${failure} />
-      <div class="actions"><button type="submit" class="primary">Create display token</button></div>
-    </form>
-  </section>`;
-}
-
 // A datetime-local value ("2026-12-31T17:30") as an ISO date-time with this browser's
 // offset ("2026-12-31T17:30:00+01:00"): the server needs the time zone.
 function withOffset(local) {
@@ -140,10 +77,54 @@ function withOffset(local) {
   return `${local.length === 16 ? local + ":00" : local}${zone}`;
 }
 
-function CreateApiToken({ onCreated }) {
+// The two kinds of token made here, each a name and an expiry plus one more input (the
+// display's queues, the API token's maker's password: `extraField`), and what each says
+// with the secret.
+const DISPLAY_TOKEN = {
+  id: "new-token",
+  heading: "New wall display token",
+  nameLabel: "Token name",
+  nameHint: "Where it hangs, e.g. Print room wall",
+  expiresLabel: "Display token expires (optional)",
+  expiresHint: "Your local time; empty: it never expires",
+  submit: "Create display token",
+  mutation: CREATE_DISPLAY_TOKEN,
+  field: "createDisplayToken",
+  extraField: "departmentCodes",
+  empty: [],
+  Extra: ({ value, onChange, error, departments }) => html`
+    <${DepartmentChecks} legend="Queues it may show" departments=${departments} chosen=${value} onChange=${onChange} />
+    ${error ? html`<p class="field-error">${error}</p>` : null}`,
+  Made: ({ created }) => html`<ul>${created.token.departments.map((d) => html`<li key=${d.code}>
+    <a href=${displayLink(d.code, created.secret)} target="_blank" rel="noopener noreferrer">
+      Open the ${d.name} wall display</a></li>`)}</ul>`,
+};
+
+const API_TOKEN = {
+  id: "new-api-token",
+  heading: "New API token",
+  intro: "It acts as you, with your rights, for a program that calls the API.",
+  nameLabel: "Name of the API token",
+  nameHint: "What uses it, e.g. Web shop orders",
+  expiresLabel: "API token expires (optional)",
+  expiresHint: "Your local time; empty: in 90 days",
+  submit: "Create API token",
+  mutation: CREATE_API_TOKEN,
+  field: "createApiToken",
+  extraField: "password",
+  empty: "",
+  // The password is not kept past the request, whatever its answer.
+  forgetsExtra: true,
+  Extra: ({ value, onChange, error }) => html`<${Field} label="Your password" type="password"
+    value=${value} onInput=${onChange} required=${true} autocomplete="current-password"
+    hint="Asked again: a token acts as you" error=${error} />`,
+  Made: () => html`<p>Send it as <code>Authorization: Bearer</code> followed by the secret.</p>`,
+};
+
+function CreateToken({ kind, departments, onCreated }) {
   const [name, setName] = useState("");
-  const [password, setPassword] = useState("");
   const [expires, setExpires] = useState("");
+  const [extra, setExtra] = useState(kind.empty);
   const [errors, setErrors] = useState([]);
   const [failure, setFailure] = useState(null);
   const [created, setCreated] = useState(null);
@@ -153,10 +134,10 @@ function CreateApiToken({ onCreated }) {
     setErrors([]);
     setFailure(null);
     try {
-      const { createApiToken: result } = await request(CREATE_API_TOKEN, {
-        input: { name: name.trim(), password, expiresAt: expires ? withOffset(expires) : null },
+      const { [kind.field]: result } = await request(kind.mutation, {
+        input: { name: name.trim(), [kind.extraField]: extra, expiresAt: expires ? withOffset(expires) : null },
       });
-      setPassword("");
+      if (kind.forgetsExtra) setExtra(kind.empty);
       if (result.userErrors.length) {
         setErrors(result.userErrors);
         return;
@@ -164,39 +145,38 @@ function CreateApiToken({ onCreated }) {
       setCreated(result);
       setName("");
       setExpires("");
+      setExtra(kind.empty);
       onCreated();
     } catch (error) {
       setFailure(error);
     }
   }
 
-  return html`<section class="panel" aria-labelledby="new-api-token">
-    <h2 id="new-api-token">New API token</h2>
-    <p>It acts as you, with your rights, for a program that calls the API.</p>
+  return html`<section class="panel" aria-labelledby=${kind.id}>
+    <h2 id=${kind.id}>${kind.heading}</h2>
+    ${kind.intro ? html`<p>${kind.intro}</p>` : null}
     ${created
       ? html`<div class="secret" role="status">
           <p><strong>${created.token.name}</strong> was created${created.token.expiresAt
             ? html`; it works until <${Time} iso=${created.token.expiresAt} />`
             : null}. Its secret is shown only this once:</p>
           <p><code class="secret-value">${created.secret}</code></p>
-          <p>Send it as <code>Authorization: Bearer</code> followed by the secret.</p>
+          <${kind.Made} created=${created} />
           <button type="button" class="small" onClick=${() => setCreated(null)}>Done, hide the secret</button>
         </div>`
       : null}
     <form class="stack" onSubmit=${submit} novalidate>
       <div class="row">
-        <${Field} label="Name of the API token" value=${name} onInput=${setName} required=${true}
-          hint="What uses it, e.g. Web shop orders" error=${errorsFor(errors, "name")} />
-        <${Field} label="API token expires (optional)" type="datetime-local" value=${expires}
-          onInput=${setExpires} hint="Your local time; empty: in 90 days"
-          error=${errorsFor(errors, "expiresAt")} />
+        <${Field} label=${kind.nameLabel} value=${name} onInput=${setName} required=${true}
+          hint=${kind.nameHint} error=${errorsFor(errors, "name")} />
+        <${Field} label=${kind.expiresLabel} type="datetime-local" value=${expires}
+          onInput=${setExpires} hint=${kind.expiresHint} error=${errorsFor(errors, "expiresAt")} />
       </div>
-      <${Field} label="Your password" type="password" value=${password} onInput=${setPassword}
-        required=${true} autocomplete="current-password" hint="Asked again: a token acts as you"
-        error=${errorsFor(errors, "password")} />
-      <${ErrorMessage}>${otherErrors(errors, ["name", "expiresAt", "password"])}<//>
+      <${kind.Extra} value=${extra} onChange=${setExtra} departments=${departments}
+        error=${errorsFor(errors, kind.extraField)} />
+      <${ErrorMessage}>${otherErrors(errors, ["name", kind.extraField, "expiresAt"])}<//>
       <${ErrorMessage} error=${failure} />
-      <div class="actions"><button type="submit" class="primary">Create API token</button></div>
+      <div class="actions"><button type="submit" class="primary">${kind.submit}</button></div>
     </form>
   </section>`;
 }
@@ -240,8 +220,8 @@ export function Tokens() {
     return list.error ? html`<${ErrorMessage} error=${list.error} />` : html`<${Loading} />`;
   }
   return html`
-    <${CreateDisplayToken} departments=${queues} onCreated=${list.refresh} />
-    <${CreateApiToken} onCreated=${list.refresh} />
+    <${CreateToken} kind=${DISPLAY_TOKEN} departments=${queues} onCreated=${list.refresh} />
+    <${CreateToken} kind=${API_TOKEN} onCreated=${list.refresh} />
     <h2>All tokens</h2>
     <div class="table-wrap"><table>
       <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">For</th>
