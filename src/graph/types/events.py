@@ -6,7 +6,7 @@ of events and shared by every subscriber.
 """
 
 from datetime import datetime
-from typing import Any
+from typing import Self
 
 import strawberry
 
@@ -33,41 +33,40 @@ def task_of(task: TaskSnapshot) -> DepartmentTask:
     )
 
 
-def task_event_fields(delivered: Delivered, cursor: str) -> dict[str, Any]:
-    event = delivered.event
-    return {
-        "delivered": delivered,
-        "cursor": cursor,
-        "kind": event.type,
-        "occurred_at": event.occurred_at,
-        "task": task_of(event.task) if event.task is not None else None,
-    }
+@strawberry.type
+class TaskEvent:
+    """What queueEvents and deliveryGateEvents deliver: one definition under the two
+    names their clients know (QueueEvent, DeliveryGateEvent), never in the schema itself."""
 
-
-@strawberry.type(description="A change to a department's queue.")
-class QueueEvent:
     cursor: str = strawberry.field(description="Resubscribe with `after:` this to resume.")
     kind: EventType
     occurred_at: datetime
     delivered: strawberry.Private[Delivered]
-    task: DepartmentTask
+    task: DepartmentTask = strawberry.field(
+        description="The task as the event left it (for deliveryGateEvents, the delivery task)."
+    )
 
     @classmethod
-    def of(cls, delivered: Delivered, cursor: str) -> "QueueEvent":
-        return cls(**task_event_fields(delivered, cursor))
+    def of(cls, delivered: Delivered, cursor: str) -> Self:
+        event = delivered.event
+        assert event.task is not None
+        return cls(
+            delivered=delivered,
+            cursor=cursor,
+            kind=event.type,
+            occurred_at=event.occurred_at,
+            task=task_of(event.task),
+        )
+
+
+@strawberry.type(description="A change to a department's queue.")
+class QueueEvent(TaskEvent):
+    pass
 
 
 @strawberry.type(description="A delivery gate opened or closed.")
-class DeliveryGateEvent:
-    cursor: str
-    kind: EventType
-    occurred_at: datetime
-    delivered: strawberry.Private[Delivered]
-    task: DepartmentTask = strawberry.field(description="The delivery task.")
-
-    @classmethod
-    def of(cls, delivered: Delivered, cursor: str) -> "DeliveryGateEvent":
-        return cls(**task_event_fields(delivered, cursor))
+class DeliveryGateEvent(TaskEvent):
+    pass
 
 
 @strawberry.type(description="A change to a work order or to one of its tasks.")
