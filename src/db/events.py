@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db.event_versions import CURRENT, NewerEventVersion, upcast
 from db.queries import Q, fetch_native
+from db.rows import TaskColumns
 from domain.enums import EventType, TaskStatus
 
 PAGE = 500
@@ -81,22 +82,12 @@ class Resume:
         return _b64(json.dumps(["e", self.after.xid, self.after.id, self.snapshot.text()]))
 
 
-@dataclass(frozen=True)
-class TaskSnapshot:
+@dataclass(slots=True)
+class TaskSnapshot(TaskColumns):
     """A task as an event left it: what `task_event_payload` (migration 0002) writes.
 
     The one decoder of that payload; tests/integration/test_event_payloads.py checks the
     two agree."""
-
-    id: int
-    work_order_id: int
-    department_id: int
-    status: TaskStatus
-    picked_up_by: int | None
-    available_at: datetime | None
-    started_at: datetime | None
-    completed_at: datetime | None
-    version: int
 
     @classmethod
     def decode(cls, payload: dict[str, Any]) -> "TaskSnapshot":

@@ -207,8 +207,10 @@ class WorkOrderRow(TableRow):
 
 
 @dataclass(slots=True, eq=False)
-class TaskRow(TableRow):
-    table = tables.department_tasks
+class TaskColumns:
+    """A task's first columns: the start of its row, and all an event carries of it
+    (db.events.TaskSnapshot)."""
+
     id: int
     work_order_id: int
     department_id: int
@@ -218,6 +220,11 @@ class TaskRow(TableRow):
     started_at: datetime | None
     completed_at: datetime | None
     version: int
+
+
+@dataclass(slots=True, eq=False)
+class TaskRow(TableRow, TaskColumns):
+    table = tables.department_tasks
     created_at: datetime
     updated_at: datetime
     last_started_at: datetime | None
