@@ -28,18 +28,10 @@ ADD = """mutation($i: AddWorkOrderDepartmentInput!) { addWorkOrderDepartment(inp
 
 async def order_in(shop: Shop, status: str) -> int:
     order = await shop.order(["print"])
-    tasks = await task_ids(shop.engine, order)
-    async with unit_of_work(shop.engine) as conn:
-        if status == "COMPLETED":
-            for code in ("print", "delivery"):
-                await transition_task(
-                    conn,
-                    tasks[code],
-                    TaskAction.OVERRIDE_COMPLETE,
-                    Actor(shop.users["ada"], is_admin=True),
-                    reason="Done elsewhere.",
-                )
-        if status == "CANCELLED":
+    if status == "COMPLETED":
+        await shop.complete(order)
+    if status == "CANCELLED":
+        async with unit_of_work(shop.engine) as conn:
             await cancel_work_order(conn, order, shop.users["sam"], "Withdrawn.")
     return order
 

@@ -11,9 +11,8 @@ import pytest
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from db.schedule import hold
-from db.tasks import Actor, transition_task
-from domain.enums import TaskAction, WorkOrderPriority
-from tests.support import Client, Shop, task_ids
+from domain.enums import WorkOrderPriority
+from tests.support import Client, Shop
 
 LIST = """query($late: Boolean, $held: Boolean, $priority: WorkOrderPriority,
   $dueBefore: DateTime, $orderBy: WorkOrderOrder! = CREATED_AT, $first: Int, $after: String) {
@@ -35,18 +34,13 @@ def at(hours: float | None) -> datetime | None:
 
 async def make(shop: Shop, due: float | None, priority: WorkOrderPriority, status: str) -> int:
     order = await shop.order(["print"], due_at=at(due), priority=priority)
-    admin = Actor(shop.users["ada"], True)
+    if status == "COMPLETED":
+        await shop.complete(order)
     async with unit_of_work(shop.engine) as conn:
         if status == "HELD":
             await hold(conn, order, "Waiting for the proof.", shop.users["sam"])
         elif status == "CANCELLED":
             await cancel_work_order(conn, order, shop.users["sam"], "Not wanted.")
-        elif status == "COMPLETED":
-            tasks = await task_ids(shop.engine, order)
-            for code in ("print", "delivery"):
-                await transition_task(
-                    conn, tasks[code], TaskAction.OVERRIDE_COMPLETE, admin, reason="Done."
-                )
     return order
 
 

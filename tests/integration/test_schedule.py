@@ -95,16 +95,7 @@ async def test_an_order_is_due_late_and_rescheduled_with_history(api: Client, sh
 
 async def test_completed_and_cancelled_orders_are_never_late(api: Client, shop: Shop) -> None:
     done = await shop.order(["print"], due_at=at(-5))
-    tasks = await task_ids(shop.engine, done)
-    async with unit_of_work(shop.engine) as conn:
-        for code in ("print", "delivery"):
-            await transition_task(
-                conn,
-                tasks[code],
-                TaskAction.OVERRIDE_COMPLETE,
-                Actor(shop.users["ada"], True),
-                reason="Done.",
-            )
+    await shop.complete(done)
     cancelled = await shop.order(["print"], due_at=at(-5))
     await api.as_(shop.tokens["sam"])(
         CANCEL, {"i": {"workOrderId": gid("WorkOrder", cancelled), "reason": "Gone."}}

@@ -103,16 +103,8 @@ async def test_a_reschedule_fires_only_the_new_date_and_completion_disarms(shop:
             conn, moved, ago(1), WorkOrderPriority.NORMAL, None, shop.users["sam"]
         )
     done = await shop.order(["print"], due_at=datetime.now(UTC) + timedelta(hours=48))
-    tasks = await task_ids(shop.engine, done)
+    await shop.complete(done)
     async with unit_of_work(shop.engine) as conn:
-        for code in ("print", "delivery"):
-            await transition_task(
-                conn,
-                tasks[code],
-                TaskAction.OVERRIDE_COMPLETE,
-                Actor(shop.users["ada"], True),
-                reason="Done.",
-            )
         await conn.execute(
             text("UPDATE timers SET due_at = now() WHERE work_order_id = :o"), {"o": done}
         )
@@ -203,29 +195,20 @@ async def test_a_delivery_task_in_its_queue_falls_due_on_the_gate_stream(
     after = await cursor_now(api, shop.tokens["ada"])
     variables = {"after": after}
 
-    async def finish_print(order: int) -> dict[str, int]:
-        tasks = await task_ids(shop.engine, order)
-        async with unit_of_work(shop.engine) as conn:
-            actor = Actor(shop.users["ada"], True)
-            await transition_task(
-                conn, tasks["print"], TaskAction.OVERRIDE_COMPLETE, actor, reason="Done."
-            )
-        return tasks
-
     async with subscriber(
         server, shop.tokens["dan"], "graphql-transport-ws", variables, GATE_EVENTS
     ) as live:
         # Design does not gate delivery: with print done, both are in their queues.
         due = datetime.now(UTC) + timedelta(hours=48)
         order = await shop.order(["print", "design"], due_at=due)
-        tasks = await finish_print(order)
+        tasks = await shop.complete(order, ["print"])
         async with unit_of_work(shop.engine) as conn:
             await conn.execute(
                 text("UPDATE timers SET due_at = now() WHERE work_order_id = :o"), {"o": order}
             )
         await settle(shop)
         # A later gate event: anything wrongly on the stream would come before it.
-        marker = await finish_print(await shop.order(["print"]))
+        marker = await shop.complete(await shop.order(["print"]), ["print"])
         seen = [e["deliveryGateEvents"] for e in await take(live, 4, within=10)]
     async with subscriber(
         server, shop.tokens["ada"], "graphql-ws", variables, GATE_EVENTS
