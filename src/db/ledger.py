@@ -79,7 +79,10 @@ async def post_entry(conn: AsyncConnection, new: NewEntry) -> Posted:
                 "The work order belongs to another customer.",
                 "workOrderId",
             )
-        ledger.order_for_charge(content.kind, facts.order_status == WorkOrderStatus.CANCELLED.value)
+        cancelled = facts.order_status == WorkOrderStatus.CANCELLED.value
+        refusal = ledger.charge_refusal(content.kind, cancelled)
+        if refusal is not None:
+            raise refusal
     posted = (
         await conn.execute(
             Q["post_ledger_entry"],
@@ -112,12 +115,10 @@ async def charge_quote(conn: AsyncConnection, work_order_id: int, posted_by: int
         raise DomainError(ErrorCode.NOT_FOUND, "No such work order.", "workOrderId")
     if order.charged_entry_id is not None:
         return Posted(await entry(conn, order.charged_entry_id), changed=False)
-    if order.quote_minor is None:
-        raise DomainError(
-            ErrorCode.INVALID_INPUT,
-            f"{order.order_number} has no quote to charge: set one first.",
-            "workOrderId",
-        )
+    cancelled = order.status == WorkOrderStatus.CANCELLED.value
+    refusal = ledger.quote_charge_refusal(order.quote_minor is not None, cancelled)
+    if refusal is not None:
+        raise refusal
     quote = Money(order.quote_minor, order.quote_currency)
     content = EntryContent(
         customer_id=order.customer_id,

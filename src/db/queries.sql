@@ -861,7 +861,8 @@ SELECT * FROM customer_ledger_entries WHERE idempotency_key = :idempotency_key
 -- An order's quote under its row lock, and the quote-charge already posted for this quote:
 -- one keyed quote-charge:<number>:... posted since the quote was last set (or since the
 -- order was made, when it never changed).
-SELECT w.id, w.order_number, w.customer_id, w.version, w.quote_minor, w.quote_currency,
+SELECT w.id, w.order_number, w.customer_id, w.version, w.status, w.quote_minor,
+       w.quote_currency,
        (SELECT e.id FROM customer_ledger_entries e
         WHERE e.work_order_id = w.id
           AND e.idempotency_key LIKE 'quote-charge:' || w.order_number || ':%'

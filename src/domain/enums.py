@@ -112,6 +112,8 @@ class WorkOrderCommand(StrEnum):
     # production department's task.
     EDIT_DETAILS = "EDIT_DETAILS"
     CHANGE_DEPARTMENTS = "CHANGE_DEPARTMENTS"
+    # Post a CHARGE of its quote (chargeWorkOrderQuote): Accounts.
+    CHARGE_QUOTE = "CHARGE_QUOTE"
 
 
 class CustomerCommand(StrEnum):

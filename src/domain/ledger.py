@@ -93,13 +93,27 @@ class EntryContent:
     memo: str | None
 
 
-def order_for_charge(kind: LedgerEntryKind, order_cancelled: bool) -> None:
+def charge_refusal(kind: LedgerEntryKind, order_cancelled: bool) -> DomainError | None:
+    """Why an entry of `kind` cannot be posted on a work order now, or None: nothing
+    charges a cancelled order."""
     if kind is LedgerEntryKind.CHARGE and order_cancelled:
-        raise DomainError(
+        return DomainError(
             ErrorCode.WORK_ORDER_CLOSED,
             "The work order is cancelled: it cannot be charged.",
             "workOrderId",
         )
+    return None
+
+
+def quote_charge_refusal(quoted: bool, order_cancelled: bool) -> DomainError | None:
+    """Why a work order's quote cannot be charged now (chargeWorkOrderQuote), or None."""
+    if not quoted:
+        return DomainError(
+            ErrorCode.INVALID_INPUT,
+            "The work order has no quote to charge: set one first.",
+            "workOrderId",
+        )
+    return charge_refusal(LedgerEntryKind.CHARGE, order_cancelled)
 
 
 def total(

@@ -21,6 +21,7 @@ from domain.enums import (
     WorkOrderStatus,
 )
 from domain.errors import DomainError, ErrorCode, NotAllowed
+from domain.ledger import quote_charge_refusal
 from domain.words import ORDER_ACTION, ORDER_STATUS, PRIORITY, TASK_ACTION, TASK_STATUS, either
 
 
@@ -373,15 +374,19 @@ def is_late(status: WorkOrderStatus, due_at: datetime | None, now: datetime) -> 
 
 
 def order_commands(
-    status: WorkOrderStatus, imported_closed: bool, held: bool, may_sell: bool
+    status: WorkOrderStatus,
+    imported_closed: bool,
+    held: bool,
+    may_sell: bool,
+    may_charge: bool = False,
+    quoted: bool = False,
 ) -> list[WorkOrderCommand]:
-    """What `may_sell` (Sales or an admin) may ask of a work order now, by the rules its
-    writers refuse with: what a screen offers. Holding a held order, or resuming one that
-    is not, is a quiet success, not a refusal, but is not offered."""
-    if not may_sell:
-        return []
+    """What `may_sell` (Sales or an admin) and `may_charge` (Accounts or an admin) may ask
+    of a work order now, by the rules its writers refuse with: what a screen offers.
+    Holding a held order, or resuming one that is not, is a quiet success, not a refusal,
+    but is not offered."""
     schedulable = open_refusal(status, imported_closed) is None
-    offered = {
+    sells = {
         WorkOrderCommand.CANCEL: cancel_refusal(status, imported_closed) is None,
         WorkOrderCommand.EDIT_QUOTE: quote_refusal(status, imported_closed) is None,
         WorkOrderCommand.RESCHEDULE: schedulable,
@@ -390,4 +395,9 @@ def order_commands(
         WorkOrderCommand.EDIT_DETAILS: schedulable,
         WorkOrderCommand.CHANGE_DEPARTMENTS: schedulable,
     }
+    cancelled = status is WorkOrderStatus.CANCELLED
+    charges = {
+        WorkOrderCommand.CHARGE_QUOTE: quote_charge_refusal(quoted, cancelled) is None,
+    }
+    offered = {**(sells if may_sell else {}), **(charges if may_charge else {})}
     return [command for command, ok in offered.items() if ok]

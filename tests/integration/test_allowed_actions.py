@@ -5,6 +5,7 @@ inQueue with what queue() lists; `access` names the rules of graph/permissions.p
 person passes; waitingFor is the gates' own rule. (A task's allowedActions are checked
 against every move in test_transition_matrix.py.)"""
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
+from domain.money import Money, parse_money
 from tests.support import Client, Shop, gid, task_ids
 
 ORDER = "query($id: ID!) { workOrder(id: $id) { status version allowedActions } }"
@@ -26,8 +28,8 @@ ADD = """mutation($i: AddWorkOrderDepartmentInput!) { addWorkOrderDepartment(inp
   userErrors { code } } }"""
 
 
-async def order_in(shop: Shop, status: str) -> int:
-    order = await shop.order(["print"])
+async def order_in(shop: Shop, status: str, quote: Money | None = None) -> int:
+    order = await shop.order(["print"], quote=quote)
     if status == "COMPLETED":
         await shop.complete(order)
     if status == "CANCELLED":
@@ -74,6 +76,30 @@ async def test_a_work_orders_allowed_actions_are_what_its_writers_do(
 QUEUE = """query($d: String!) { queue(department: $d, first: 100) { edges { node { id } } } }"""
 TASK = """query($id: ID!) { node(id: $id) { ... on DepartmentTask { inQueue
   department { code } waitingFor { name } } } }"""
+
+
+CHARGE = """mutation($i: ChargeWorkOrderQuoteInput!) { chargeWorkOrderQuote(input: $i) {
+  userErrors { code } } }"""
+
+
+@pytest.mark.parametrize("quoted", [True, False])
+@pytest.mark.parametrize("status", ["ACTIVE", "COMPLETED", "CANCELLED"])
+@pytest.mark.parametrize("who", ["sam", "ada", "abe"])
+async def test_charge_quote_is_offered_when_charge_work_order_quote_does_it(
+    api: Client, shop: Shop, quoted: bool, status: str, who: str
+) -> None:
+    order = await order_in(
+        shop, status, parse_money(Decimal("80.00"), "EUR", "quote") if quoted else None
+    )
+    seen = await api.as_(shop.tokens[who])(ORDER, {"id": gid("WorkOrder", order)})
+    offered = "CHARGE_QUOTE" in seen["workOrder"]["allowedActions"]
+    body = await api.as_(shop.tokens[who]).raw(
+        CHARGE, {"i": {"workOrderId": gid("WorkOrder", order)}}
+    )
+    done = not body.get("errors") and not body["data"]["chargeWorkOrderQuote"]["userErrors"]
+    assert offered == done
+    # Accounts and admins, on a quoted order that is not cancelled.
+    assert offered == (who in ("abe", "ada") and quoted and status != "CANCELLED")
 
 
 CUSTOMER = "query($id: ID!) { customer(id: $id) { name allowedActions } }"

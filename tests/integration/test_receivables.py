@@ -149,7 +149,7 @@ async def test_racing_clicks_post_one_charge(shop: Shop, api: Client) -> None:
 @pytest.mark.parametrize(
     ("case", "code", "message"),
     [
-        ("no quote", "INVALID_INPUT", "WO-000001 has no quote to charge: set one first."),
+        ("no quote", "INVALID_INPUT", "The work order has no quote to charge: set one first."),
         ("cancelled", "WORK_ORDER_CLOSED", "The work order is cancelled: it cannot be charged."),
     ],
 )

@@ -84,8 +84,7 @@ def test_an_entry_of_other_content_is_another_post(change: dict[str, object]) ->
 
 
 def test_a_charge_needs_an_order_that_is_not_cancelled() -> None:
-    ledger.order_for_charge(K.CHARGE, order_cancelled=False)
-    ledger.order_for_charge(K.PAYMENT, order_cancelled=True)
-    with pytest.raises(DomainError) as info:
-        ledger.order_for_charge(K.CHARGE, order_cancelled=True)
-    assert info.value.code is ErrorCode.WORK_ORDER_CLOSED
+    assert ledger.charge_refusal(K.CHARGE, order_cancelled=False) is None
+    assert ledger.charge_refusal(K.PAYMENT, order_cancelled=True) is None
+    refusal = ledger.charge_refusal(K.CHARGE, order_cancelled=True)
+    assert refusal is not None and refusal.code is ErrorCode.WORK_ORDER_CLOSED

@@ -5,9 +5,10 @@ may do (`me.access`, `allowedActions`), what is in a queue and in what order (`i
 error's code), and the app shows that. Adding a task state, a department kind or changing
 who may do what is then no edit of src/web.
 
-A line that compares a status, combines access rules or compares a department's code or
-kind is one of those rules copied, unless ALLOWED lists it as presentation only (which
-words, label or class to show), with the reason."""
+A line that compares a status, combines access rules, decides an offer on one object by an
+access rule, or compares a department's code or kind is one of those rules copied, unless
+ALLOWED lists it as presentation only (which words, label or class to show), with the
+reason."""
 
 import re
 from pathlib import Path
@@ -35,6 +36,8 @@ COMPARES = {
     "allowedActions, inQueue",
     r"\broles\.\w+\s*(\|\||&&\s*!)\s*roles\.": "access rules combined by the screen: the "
     "server's allowedActions",
+    r"\broles\.\w+\s*&&\s*(order|task|customer|token)\.": "an offer on one object decided by "
+    "an access rule and its state: its allowedActions",
     rf'\.kind\s*[!=]==\s*"({KINDS})"': "a department kind's rule: ask the server",
     r'\b(d|department|dept)\.code\s*[!=]==\s*["\']': "a department's code deciding something",
     r"expiresAt\b.*\bDate\.now\(\)": "an expiry by the browser's clock: the server's `expired`",
@@ -107,6 +110,7 @@ def test_each_allowed_line_is_still_there() -> None:
         'const cancelled = order.status === "CANCELLED";',
         'if (cancelled && status !== "COMPLETED") return "Not queued";',
         "${roles.sales || roles.admin ? editButton : null}",
+        "${roles.accounts && order.quote ? chargeButton : null}",
         'button(task, "REOPEN")',
         'const production = departments.filter((d) => d.kind === "PRODUCTION");',
         'if (task.department.code === "print") offerReprint();',

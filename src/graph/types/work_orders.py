@@ -217,6 +217,8 @@ class WorkOrder(relay.Node):
             self._imported_closed,
             self.hold is not None,
             passes(SALES, info),
+            passes(READS_LEDGER, info),
+            self._quote is not None,
         )
 
     @strawberry.field(

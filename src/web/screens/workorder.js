@@ -195,7 +195,7 @@ export function WorkOrderPage({ id, me }) {
   if (!order) {
     return html`<h1>Work order</h1>${error ? html`<${ErrorMessage} error=${error} />` : html`<${Loading} />`}`;
   }
-  // What the server offers on this order now (quote changes, cancelling).
+  // What the server offers on this order now (quote changes, charging it, cancelling).
   const quoteEditable = order.allowedActions.includes("EDIT_QUOTE");
   const cancellable = order.allowedActions.includes("CANCEL");
   const offered = (command) => order.allowedActions.includes(command);
@@ -295,7 +295,7 @@ export function WorkOrderPage({ id, me }) {
       ${roles.seesQuote
         ? html`<p class="quote">Quote: <strong>${order.quote ? money(order.quote) : "none"}</strong></p>`
         : null}
-      ${roles.accounts && order.charged
+      ${order.charged
         ? html`<p class="ledger-sums">
             <span class="charged">Charged: <strong>${balances(order.charged)}</strong></span>
             <span class="paid">Paid: <strong>${balances(order.paid)}</strong></span>
@@ -308,7 +308,7 @@ export function WorkOrderPage({ id, me }) {
       ${quoteEditable
         ? html`<button type="button" onClick=${() => setDialog({ kind: "quote" })}>Edit quote</button>`
         : null}
-      ${roles.accounts && order.quote
+      ${offered("CHARGE_QUOTE")
         ? html`<button type="button" onClick=${chargeQuote}>Charge the quote</button>`
         : null}
       ${offered("RESCHEDULE")
