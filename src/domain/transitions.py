@@ -374,19 +374,13 @@ def is_late(status: WorkOrderStatus, due_at: datetime | None, now: datetime) -> 
 
 
 def order_commands(
-    status: WorkOrderStatus,
-    imported_closed: bool,
-    held: bool,
-    may_sell: bool,
-    may_charge: bool = False,
-    quoted: bool = False,
+    status: WorkOrderStatus, imported_closed: bool, held: bool, quoted: bool
 ) -> list[WorkOrderCommand]:
-    """What `may_sell` (Sales or an admin) and `may_charge` (Accounts or an admin) may ask
-    of a work order now, by the rules its writers refuse with: what a screen offers.
-    Holding a held order, or resuming one that is not, is a quiet success, not a refusal,
-    but is not offered."""
+    """What may be asked of a work order now, by the rules its writers refuse with (who
+    may ask each is the API's to say): what a screen offers. Holding a held order, or
+    resuming one that is not, is a quiet success, not a refusal, but is not offered."""
     schedulable = open_refusal(status, imported_closed) is None
-    sells = {
+    offered = {
         WorkOrderCommand.CANCEL: cancel_refusal(status, imported_closed) is None,
         WorkOrderCommand.EDIT_QUOTE: quote_refusal(status, imported_closed) is None,
         WorkOrderCommand.RESCHEDULE: schedulable,
@@ -394,10 +388,9 @@ def order_commands(
         WorkOrderCommand.RESUME: schedulable and held,
         WorkOrderCommand.EDIT_DETAILS: schedulable,
         WorkOrderCommand.CHANGE_DEPARTMENTS: schedulable,
+        WorkOrderCommand.CHARGE_QUOTE: quote_charge_refusal(
+            quoted, status is WorkOrderStatus.CANCELLED
+        )
+        is None,
     }
-    cancelled = status is WorkOrderStatus.CANCELLED
-    charges = {
-        WorkOrderCommand.CHARGE_QUOTE: quote_charge_refusal(quoted, cancelled) is None,
-    }
-    offered = {**(sells if may_sell else {}), **(charges if may_charge else {})}
     return [command for command, ok in offered.items() if ok]

@@ -7,12 +7,13 @@ from strawberry import relay
 
 from db.corrections import add_department
 from domain import validation
+from domain.enums import WorkOrderCommand
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.permissions import SALES, allowed, viewer_of
-from graph.types.work_orders import WorkOrder
+from graph.permissions import allowed, viewer_of
+from graph.types.work_orders import ORDER_RULES, WorkOrder
 
 
 @strawberry.input
@@ -31,7 +32,7 @@ class AddWorkOrderDepartmentPayload:
 
 
 @strawberry.mutation(
-    extensions=allowed(SALES),
+    extensions=allowed(ORDER_RULES[WorkOrderCommand.CHANGE_DEPARTMENTS]),
     description="Add a production department's task to an ACTIVE work order. It waits for "
     "what its department follows; tasks downstream of it that have not started wait for it.",
 )

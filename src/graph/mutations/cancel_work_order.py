@@ -6,12 +6,13 @@ from strawberry import relay
 
 from db.cancellation import cancel_work_order as cancel
 from domain import validation
+from domain.enums import WorkOrderCommand
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.permissions import SALES, allowed, viewer_of
-from graph.types.work_orders import WorkOrder
+from graph.permissions import allowed, viewer_of
+from graph.types.work_orders import ORDER_RULES, WorkOrder
 
 
 @strawberry.input
@@ -26,7 +27,7 @@ class CancelWorkOrderPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
-@strawberry.mutation(extensions=allowed(SALES))
+@strawberry.mutation(extensions=allowed(ORDER_RULES[WorkOrderCommand.CANCEL]))
 async def cancel_work_order(info: Info, input: CancelWorkOrderInput) -> CancelWorkOrderPayload:
     async def work(conn: AsyncConnection) -> CancelWorkOrderPayload:
         work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")

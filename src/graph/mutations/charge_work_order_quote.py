@@ -5,12 +5,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
 from db.ledger import charge_quote
+from domain.enums import WorkOrderCommand
 from graph.context import Info
 from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.mutations.post_ledger_entry import PostLedgerEntryPayload
-from graph.permissions import READS_LEDGER, allowed, viewer_of
+from graph.permissions import allowed, viewer_of
 from graph.types.ledger import LedgerEntry
+from graph.types.work_orders import ORDER_RULES
 
 
 @strawberry.input
@@ -19,7 +21,7 @@ class ChargeWorkOrderQuoteInput:
 
 
 @strawberry.mutation(
-    extensions=allowed(READS_LEDGER),
+    extensions=allowed(ORDER_RULES[WorkOrderCommand.CHARGE_QUOTE]),
     description="Accounts: post a CHARGE of the order's current quote (idempotency key "
     "quote-charge:<order number>:<order version>). Asked again before the quote changes, "
     "it answers with that charge, changed: false; an order without a quote, or a cancelled "

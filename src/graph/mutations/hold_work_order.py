@@ -6,12 +6,13 @@ from strawberry import relay
 
 from db.schedule import hold
 from domain import validation
+from domain.enums import WorkOrderCommand
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.permissions import SALES, allowed, viewer_of
-from graph.types.work_orders import WorkOrder
+from graph.permissions import allowed, viewer_of
+from graph.types.work_orders import ORDER_RULES, WorkOrder
 
 
 @strawberry.input
@@ -28,7 +29,7 @@ class HoldWorkOrderPayload:
 
 
 @strawberry.mutation(
-    extensions=allowed(SALES),
+    extensions=allowed(ORDER_RULES[WorkOrderCommand.HOLD]),
     description="Put an ACTIVE work order on hold: its pending tasks leave every queue and "
     "cannot be started; started ones may finish. Holding a held order changes nothing.",
 )

@@ -8,13 +8,13 @@ from strawberry import relay
 
 from db.schedule import reschedule
 from domain import validation
-from domain.enums import WorkOrderPriority
+from domain.enums import WorkOrderCommand, WorkOrderPriority
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.permissions import SALES, allowed, viewer_of
-from graph.types.work_orders import WorkOrder
+from graph.permissions import allowed, viewer_of
+from graph.types.work_orders import ORDER_RULES, WorkOrder
 
 
 @strawberry.input
@@ -37,7 +37,7 @@ class RescheduleWorkOrderPayload:
 
 
 @strawberry.mutation(
-    extensions=allowed(SALES),
+    extensions=allowed(ORDER_RULES[WorkOrderCommand.RESCHEDULE]),
     description="Set a work order's due date and priority (the same again changes nothing).",
 )
 async def reschedule_work_order(

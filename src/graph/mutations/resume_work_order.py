@@ -5,12 +5,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
 from db.schedule import resume
+from domain.enums import WorkOrderCommand
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.permissions import SALES, allowed, viewer_of
-from graph.types.work_orders import WorkOrder
+from graph.permissions import allowed, viewer_of
+from graph.types.work_orders import ORDER_RULES, WorkOrder
 
 
 @strawberry.input
@@ -26,7 +27,7 @@ class ResumeWorkOrderPayload:
 
 
 @strawberry.mutation(
-    extensions=allowed(SALES),
+    extensions=allowed(ORDER_RULES[WorkOrderCommand.RESUME]),
     description="Take a work order off hold. One that is not held changes nothing.",
 )
 async def resume_work_order(info: Info, input: ResumeWorkOrderInput) -> ResumeWorkOrderPayload:

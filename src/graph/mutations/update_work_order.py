@@ -8,12 +8,13 @@ from strawberry.scalars import JSON
 
 from db.corrections import Correction, update_details
 from domain import validation
+from domain.enums import WorkOrderCommand
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.permissions import SALES, allowed, viewer_of
-from graph.types.work_orders import WorkOrder
+from graph.permissions import allowed, viewer_of
+from graph.types.work_orders import ORDER_RULES, WorkOrder
 
 
 @strawberry.input
@@ -40,7 +41,7 @@ class UpdateWorkOrderPayload:
 
 
 @strawberry.mutation(
-    extensions=allowed(SALES),
+    extensions=allowed(ORDER_RULES[WorkOrderCommand.EDIT_DETAILS]),
     description="Correct an ACTIVE work order: what is not given stays; the same values "
     "again change nothing. History: DETAILS_CHANGED, naming what changed.",
 )

@@ -6,13 +6,14 @@ from strawberry import relay
 
 from db.orders import update_quote
 from domain import validation
+from domain.enums import WorkOrderCommand
 from graph.context import Info
 from graph.errors import UserError
 from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.permissions import SALES, allowed, viewer_of
+from graph.permissions import allowed, viewer_of
 from graph.types.money import MoneyInput
-from graph.types.work_orders import WorkOrder
+from graph.types.work_orders import ORDER_RULES, WorkOrder
 
 
 @strawberry.input
@@ -30,7 +31,7 @@ class UpdateWorkOrderQuotePayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
-@strawberry.mutation(extensions=allowed(SALES))
+@strawberry.mutation(extensions=allowed(ORDER_RULES[WorkOrderCommand.EDIT_QUOTE]))
 async def update_work_order_quote(
     info: Info, input: UpdateWorkOrderQuoteInput
 ) -> UpdateWorkOrderQuotePayload:

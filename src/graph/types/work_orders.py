@@ -154,6 +154,20 @@ class Progress:
         return cls(done=done, total=total)
 
 
+# The rule of each work order command: its mutation declares it from here
+# (`allowed(ORDER_RULES[...])`), and allowedActions offers only what the caller passes.
+ORDER_RULES = {
+    WorkOrderCommand.CANCEL: SALES,
+    WorkOrderCommand.EDIT_QUOTE: SALES,
+    WorkOrderCommand.RESCHEDULE: SALES,
+    WorkOrderCommand.HOLD: SALES,
+    WorkOrderCommand.RESUME: SALES,
+    WorkOrderCommand.EDIT_DETAILS: SALES,
+    WorkOrderCommand.CHANGE_DEPARTMENTS: SALES,
+    WorkOrderCommand.CHARGE_QUOTE: READS_LEDGER,
+}
+
+
 @strawberry.type
 class WorkOrder(relay.Node):
     id: relay.NodeID[int]
@@ -212,14 +226,9 @@ class WorkOrder(relay.Node):
         "DepartmentTask.allowedActions): the buttons a screen shows."
     )
     def allowed_actions(self, info: Info) -> list[WorkOrderCommand]:
-        return order_commands(
-            WorkOrderStatus(self.status),
-            self._imported_closed,
-            self.hold is not None,
-            passes(SALES, info),
-            passes(READS_LEDGER, info),
-            self._quote is not None,
-        )
+        held, quoted = self.hold is not None, self._quote is not None
+        now = order_commands(WorkOrderStatus(self.status), self._imported_closed, held, quoted)
+        return [command for command in now if passes(ORDER_RULES[command], info)]
 
     @strawberry.field(
         description="A JSON object (not for wall displays: see jobLine).",
