@@ -61,6 +61,7 @@ import orjson
 from rich.console import Console, Group
 from rich.table import Table
 
+from api.ids import encode_id
 from bench import attackers, dashboard, fixture
 from bench.load import FINISH_TASK, HTTP_ERRORS, START_TASK, KeepAliveClients
 from bench.output import fmt, log, verdict
@@ -76,7 +77,6 @@ from bench.stats import (
     this_process,
 )
 from bench.year import WALL_QUEUE
-from graph.ids import encode_id
 
 RESULTS = Path(__file__).with_name("hostile-results.json")
 WORKERS = 8

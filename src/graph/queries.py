@@ -6,6 +6,8 @@ from typing import Annotated
 import strawberry
 from strawberry import relay
 
+from api.errors import bad_request
+from api.ids import decode_id
 from db import flow as db_flow
 from db import payment_inboxes as db_payment_inboxes
 from db import reads
@@ -19,8 +21,6 @@ from domain.words import EVENT_KIND
 from domain.workflow import has_queue, kind_choices
 from graph import prefetch
 from graph.context import Info
-from graph.errors import bad_request
-from graph.ids import decode_id
 from graph.permissions import (
     ADMINS,
     READS_LEDGER,

@@ -4,9 +4,9 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
+from api.ids import require_id
 from db.ledger import charge_quote
 from graph.context import Info
-from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.mutations.post_ledger_entry import PostLedgerEntryPayload
 from graph.permissions import READS_LEDGER, allowed, viewer_of

@@ -11,11 +11,7 @@ from db import reads
 from db.rows import CustomerRow
 from domain.money import Money as DomainMoney
 from graph.context import Info
-from graph.permissions import (
-    READS_LEDGER,
-    STAFF,
-    allowed,
-)
+from graph.permissions import READS_LEDGER, STAFF, allowed
 from graph.types.address import Address
 from graph.types.loading import nodes_of
 from graph.types.money import Money

@@ -20,7 +20,6 @@ from domain.enums import (
 )
 from domain.routing import TaskFacts, holding
 from domain.transitions import (
-    ActorFacts,
     QueuePlace,
     TaskState,
     allowed_actions,
@@ -161,12 +160,7 @@ class DepartmentTask(relay.Node):
         viewer = info.context.viewer
         if viewer is None or not viewer.is_person:
             return []
-        actor = ActorFacts(
-            viewer.user_id,
-            viewer.is_admin,
-            self._department_id in viewer.member_department_ids,
-            DepartmentKind.SALES in viewer.member_department_kinds,
-        )
+        actor = viewer.facts(member=self._department_id in viewer.member_department_ids)
         loaders = info.context.loaders
         pending: list[Awaitable[Any]] = [
             loaders.work_order.load(self._work_order_id),

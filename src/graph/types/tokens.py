@@ -6,10 +6,11 @@ from datetime import datetime
 import strawberry
 from strawberry import relay
 
+from api.rules import owns_or_administers
 from db.rows import TokenRow
 from domain.enums import TokenKind
 from graph.context import Info
-from graph.permissions import owns_or_administers, viewer_of
+from graph.permissions import viewer_of
 from graph.types.departments import Department
 from graph.types.loading import node_rows
 from graph.types.people import User
