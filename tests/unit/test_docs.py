@@ -1,12 +1,13 @@
 """The README and docs/ stand alone, every link among them leads somewhere, the README is
 short, their copies of the transition table are the domain's own, and every setting,
-error code and command is documented."""
+error code, command and legacy exclusion reason is documented."""
 
 import re
 from pathlib import Path
 
 from domain.docs import transition_table
 from domain.errors import ErrorCode
+from domain.legacy import Reason
 from graph.errors import TopLevelCode
 from graph.subscriptions import CURSOR_EXPIRED, SLOW_CONSUMER
 from pressroom.cli import parser
@@ -89,3 +90,4 @@ def test_every_setting_error_code_and_command_is_documented() -> None:
     assert {s for s in settings if f"`{s}`" not in operations} == set()
     assert {c for c in codes if f"`{c}`" not in api} == set()
     assert {c for c in listed.split(",") if f"`{c}" not in operations} == set()
+    assert {r for r in Reason if f"`{r}`" not in operations} == set()
