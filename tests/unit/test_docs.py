@@ -1,9 +1,11 @@
 """The README and docs/ stand alone, every link among them leads somewhere, the README is
 short, their copies of the transition table are the domain's own, and every setting,
-error code, command and legacy exclusion reason is documented."""
+error code, command, root field and legacy exclusion reason is documented."""
 
 import re
 from pathlib import Path
+
+from graphql import build_schema
 
 from domain.docs import transition_table
 from domain.errors import ErrorCode
@@ -89,5 +91,10 @@ def test_every_setting_error_code_and_command_is_documented() -> None:
     listed = re.findall(r"\{([\w,-]+)\}", parser().format_help())[0]
     assert {s for s in settings if f"`{s}`" not in operations} == set()
     assert {c for c in codes if f"`{c}`" not in api} == set()
+    schema = build_schema((ROOT / "schema.graphql").read_text())
+    roots = [schema.query_type, schema.mutation_type, schema.subscription_type]
+    fields = {f for root in roots if root for f in root.fields}
+    guides = api + (ROOT / "docs" / "webhooks.md").read_text()
+    assert {f for f in fields if f"`{f}" not in guides} == set()
     assert {c for c in listed.split(",") if f"`{c}" not in operations} == set()
     assert {r for r in Reason if f"`{r}`" not in operations} == set()
