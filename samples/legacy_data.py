@@ -37,7 +37,8 @@ from typing import Any
 import asyncpg
 from sqlalchemy.engine import make_url
 
-from domain.legacy import SYSTEM_USER_EMAIL, Reason
+from domain.legacy import SYSTEM_USER_EMAIL
+from domain.legacy_records import Reason
 
 # --- the assumed target ---------------------------------------------------------------------
 
