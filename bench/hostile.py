@@ -61,7 +61,7 @@ import orjson
 from rich.console import Console, Group
 from rich.table import Table
 
-from bench import attackers, dashboard, fixture
+from bench import attackers, dashboard_seed, fixture
 from bench.load import FINISH_TASK, HTTP_ERRORS, START_TASK, KeepAliveClients
 from bench.output import fmt, log, verdict
 from bench.run import SubscriberFleet, delivered, drain, expected_events, pause
@@ -412,7 +412,7 @@ class Bench:
         """The payments inbox the attackers knock at, and the account whose password they
         guess, made through the API as the shop's admin."""
         assert self.server is not None
-        token = await dashboard.admin_token(self.url, shop)
+        token = await dashboard_seed.admin_token(self.url, shop)
         variables = {
             "inbox": {"name": INBOX, "currency": "GBP"},
             "user": {

@@ -68,7 +68,7 @@ import psutil
 from rich.console import Console
 from rich.table import Table
 
-from bench import dashboard, fixture
+from bench import dashboard_measure, dashboard_page, dashboard_seed, fixture
 from bench.load import GraphQLClients, LoadResult, NotificationCounter, RawClients
 from bench.output import fmt, log, verdict
 from bench.statements import StatementCounter
@@ -243,8 +243,8 @@ def make_plan(args: argparse.Namespace) -> Plan:
     ratio_clients = {int(c) for c in (args.ratio_clients or "1,8").split(",") if c.strip()}
     if args.round_trips < 1:
         raise SystemExit("--round-trips: at least 1")
-    if args.dashboard_orders <= dashboard.PAGE_SIZE:
-        raise SystemExit(f"--dashboard-orders: more than a page ({dashboard.PAGE_SIZE})")
+    if args.dashboard_orders <= dashboard_page.PAGE_SIZE:
+        raise SystemExit(f"--dashboard-orders: more than a page ({dashboard_page.PAGE_SIZE})")
     return Plan(
         graphql_seconds=pick(args.graphql_seconds, 12, 3),
         raw_seconds=pick(args.raw_seconds, 10, 2.5),
@@ -716,14 +716,14 @@ class Bench:
         try:
             log(f"dashboard: seeding {plan.dashboard_orders} work orders")
             started = time.perf_counter()
-            seeded = await dashboard.seed_orders(self.url, shop, plan.dashboard_orders)
-            token = await dashboard.admin_token(self.url, shop)
+            seeded = await dashboard_seed.seed_orders(self.url, shop, plan.dashboard_orders)
+            token = await dashboard_seed.admin_token(self.url, shop)
             part: dict[str, Any] = {
                 "seeded": seeded,
                 "seed_seconds": round(time.perf_counter() - started, 1),
             }
             gc_before = await self.gc_now()
-            part |= await dashboard.measure(
+            part |= await dashboard_measure.measure(
                 self.url,
                 self.server.http_url,
                 token,
@@ -1237,15 +1237,15 @@ def dashboard_rows(table: Table, part: dict[str, Any]) -> None:
         table.add_row(
             "dashboard round trips per page",
             f"not counted (~{fmt(ours.get('transactions_per_page'), digits=1)} transactions)",
-            f"<= {dashboard.TARGET_ROUND_TRIPS}",
+            f"<= {dashboard_measure.TARGET_ROUND_TRIPS}",
             "see the log",
         )
     else:
         table.add_row(
             "dashboard round trips per page, Pressroom / PostGraphile",
             f"{fmt(ours['per_page'], digits=2)} / {fmt(theirs.get('per_page'), digits=2)}",
-            f"<= {dashboard.TARGET_ROUND_TRIPS}",
-            verdict(ours["per_page"], at_most(dashboard.TARGET_ROUND_TRIPS)),
+            f"<= {dashboard_measure.TARGET_ROUND_TRIPS}",
+            verdict(ours["per_page"], at_most(dashboard_measure.TARGET_ROUND_TRIPS)),
         )
     by_clients = part["by_clients"]
     counts = " / ".join(by_clients)
@@ -1264,8 +1264,8 @@ def dashboard_rows(table: Table, part: dict[str, Any]) -> None:
     table.add_row(
         f"  Pressroom / PostGraphile, {counts} clients",
         " / ".join(fmt(run["ratio"], digits=2) for run in by_clients.values()),
-        f">= {dashboard.TARGET_RATIO:g}",
-        verdict(min(ratios, default=None), lambda r: r >= dashboard.TARGET_RATIO),
+        f">= {dashboard_measure.TARGET_RATIO:g}",
+        verdict(min(ratios, default=None), lambda r: r >= dashboard_measure.TARGET_RATIO),
     )
     for clients, run in by_clients.items():
         mine = run["pressroom"]["server_cpu_ms_per_page"]
@@ -1274,15 +1274,15 @@ def dashboard_rows(table: Table, part: dict[str, Any]) -> None:
             "Pressroom / PostGraphile",
             f"{fmt(mine, digits=1)} / "
             f"{fmt(run['postgraphile'].get('server_cpu_ms_per_page'), ' ms', 1)}",
-            f"<= {dashboard.TARGET_CPU_MS:g} ms",
-            verdict(mine, at_most(dashboard.TARGET_CPU_MS)),
+            f"<= {dashboard_measure.TARGET_CPU_MS:g} ms",
+            verdict(mine, at_most(dashboard_measure.TARGET_CPU_MS)),
         )
     if peer["skipped"]:
         table.add_row(f"  PostGraphile skipped: {peer['skipped']}")
     else:
         same = part["pages"].get("same_data")
         table.add_row(
-            f"  the same data on both servers' pages ({dashboard.PAGE_SIZE} work orders)",
+            f"  the same data on both servers' pages ({dashboard_page.PAGE_SIZE} work orders)",
             "yes" if same else "[red]no[/red]",
             "yes",
             verdict(1.0 if same else 0.0, lambda v: v == 1),
