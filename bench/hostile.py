@@ -62,9 +62,10 @@ from rich.console import Console, Group
 from rich.table import Table
 
 from bench import attackers, dashboard_seed, fixture
+from bench.fleet import SubscriberFleet, delivered, drain, expected_events
 from bench.load import FINISH_TASK, HTTP_ERRORS, START_TASK, KeepAliveClients
 from bench.output import fmt, log, verdict
-from bench.run import SubscriberFleet, delivered, drain, expected_events, pause
+from bench.run_tables import pause
 from bench.stats import (
     CpuMeter,
     GcReading,
