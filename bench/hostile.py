@@ -62,10 +62,11 @@ from rich.console import Console, Group
 from rich.table import Table
 
 from api.ids import encode_id
-from bench import attackers, dashboard, fixture
+from bench import attackers, dashboard_seed, fixture
+from bench.fleet import SubscriberFleet, delivered, drain, expected_events
 from bench.load import FINISH_TASK, HTTP_ERRORS, START_TASK, KeepAliveClients
 from bench.output import fmt, log, verdict
-from bench.run import SubscriberFleet, delivered, drain, expected_events, pause
+from bench.run_tables import pause
 from bench.stats import (
     CpuMeter,
     GcReading,
@@ -412,7 +413,7 @@ class Bench:
         """The payments inbox the attackers knock at, and the account whose password they
         guess, made through the API as the shop's admin."""
         assert self.server is not None
-        token = await dashboard.admin_token(self.url, shop)
+        token = await dashboard_seed.admin_token(self.url, shop)
         variables = {
             "inbox": {"name": INBOX, "currency": "GBP"},
             "user": {
