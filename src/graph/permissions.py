@@ -174,12 +174,15 @@ class SelfOrAdmin(Forbidden):
 
 def passes(rule: BasePermission, info: Info) -> bool:
     """Whether the caller passes `rule`, for a resolver that leaves out (rather than
-    refuses) what the rule guards: the one way to ask a rule outside `allowed`."""
-    return bool(rule.has_permission(None, info))
+    refuses) what the rule guards: the one way to ask a rule outside `allowed`. A caller
+    without a valid token passes none."""
+    return info.context.viewer is not None and bool(rule.has_permission(None, info))
 
 
 def require(rule: BasePermission, info: Info) -> None:
-    """FORBIDDEN unless the caller passes `rule` (for reads reached through `node`)."""
+    """UNAUTHENTICATED without a valid token, FORBIDDEN unless the caller passes `rule`
+    (for reads reached through `node`)."""
+    viewer_of(info)
     if not passes(rule, info):
         raise forbidden(rule.message or "")
 

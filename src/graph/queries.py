@@ -30,6 +30,7 @@ from graph.permissions import (
     SEES_QUOTES,
     STAFF,
     allowed,
+    passes,
     viewer_of,
 )
 from graph.types.customers import Customer
@@ -120,10 +121,9 @@ class Query:
 
     @strawberry.field(description="The signed-in user (null for a wall display token).")
     async def me(self, info: Info) -> User | None:
-        viewer = info.context.viewer
-        if viewer is None or not viewer.is_person:
+        if not passes(STAFF, info):
             return None
-        row = await info.context.loaders.user.load(viewer.user_id)
+        row = await info.context.loaders.user.load(viewer_of(info).user_id)
         return User.of(row) if row else None
 
     @strawberry.field(extensions=allowed(STAFF))
