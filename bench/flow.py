@@ -38,7 +38,7 @@ import httpx
 import psutil
 from rich.table import Table
 
-from bench import dashboard, fixture, history
+from bench import dashboard_seed, fixture, history
 from bench.output import fmt, log, verdict
 from bench.stats import summary_ms
 from db import flow
@@ -128,7 +128,7 @@ async def rebuild(url: str) -> float:
 async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict[str, Any]:
     await fixture.create_database(url)
     shop = await fixture.seed_shop(url, departments=4, workers=8, displays=0, gates_delivery=True)
-    token = await dashboard.admin_token(url, shop)
+    token = await dashboard_seed.admin_token(url, shop)
     server = fixture.ServerProcess(url)
     async with server.running():
         log("flowSummary over a fresh shop...")

@@ -61,10 +61,12 @@ import orjson
 from rich.console import Console, Group
 from rich.table import Table
 
-from bench import attackers, dashboard, fixture
+from api.ids import encode_id
+from bench import attackers, dashboard_seed, fixture
+from bench.fleet import SubscriberFleet, delivered, drain, expected_events
 from bench.load import FINISH_TASK, HTTP_ERRORS, START_TASK, KeepAliveClients
 from bench.output import fmt, log, verdict
-from bench.run import SubscriberFleet, delivered, drain, expected_events, pause
+from bench.run_tables import pause
 from bench.stats import (
     CpuMeter,
     GcReading,
@@ -76,7 +78,6 @@ from bench.stats import (
     this_process,
 )
 from bench.year import WALL_QUEUE
-from graph.ids import encode_id
 
 RESULTS = Path(__file__).with_name("hostile-results.json")
 WORKERS = 8
@@ -412,7 +413,7 @@ class Bench:
         """The payments inbox the attackers knock at, and the account whose password they
         guess, made through the API as the shop's admin."""
         assert self.server is not None
-        token = await dashboard.admin_token(self.url, shop)
+        token = await dashboard_seed.admin_token(self.url, shop)
         variables = {
             "inbox": {"name": INBOX, "currency": "GBP"},
             "user": {

@@ -17,11 +17,11 @@ import asyncpg
 import orjson
 from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
 
+from api.ids import encode_id
 from db.queries import Q
 from db.tasks import needs_transaction, transition_params
 from domain.enums import TaskAction
 from domain.transitions import TRANSITIONS
-from graph.ids import encode_id
 
 MAX_ERRORS = 20
 NOTIFY_IN_TRANSACTION = "SELECT pg_notify('pressroom_events', '')"

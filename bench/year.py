@@ -50,7 +50,7 @@ import aiohttp
 import asyncpg
 from rich.table import Table
 
-from bench import dashboard, fixture, history
+from bench import dashboard_page, dashboard_seed, fixture, history
 from bench.load import GraphQLClients, KeepAliveClients
 from bench.output import fmt, log, verdict
 from bench.stats import ratio, summary_ms
@@ -111,7 +111,10 @@ class Floor:
         """The pages' requests, as bodies and headers."""
         token, code = self.display
         queue = {"query": WALL_QUEUE, "variables": {"department": code}}
-        page = {"query": dashboard.DASHBOARD_PAGE, "variables": {"first": dashboard.PAGE_SIZE}}
+        page = {
+            "query": dashboard_page.DASHBOARD_PAGE,
+            "variables": {"first": dashboard_page.PAGE_SIZE},
+        }
         return {
             "queue": (json.dumps(queue).encode(), {"authorization": f"Bearer {token}"}),
             "dashboard": (
@@ -127,7 +130,7 @@ async def prepare(floor: Floor, shape: history.Shape, end: datetime) -> None:
     floor.shop = await fixture.seed_shop(
         floor.url, departments=6, workers=24, displays=1, gates_delivery=True
     )
-    floor.admin_token = await dashboard.admin_token(floor.url, floor.shop)
+    floor.admin_token = await dashboard_seed.admin_token(floor.url, floor.shop)
     log(f"{floor.name}: writing its history...")
     floor.built = (await history.build(floor.url, floor.shop, shape, end)).summary()
     log(f"{floor.name}: loaded in {floor.built['load_seconds']} s")
@@ -234,8 +237,8 @@ def same_floor(fresh: Floor, year: Floor) -> dict[str, bool]:
         edges = json.loads(answer)["data"]["queue"]["edges"]
         return [e["node"]["workOrder"]["orderNumber"] for e in edges]
 
-    def shape(answer: bytes) -> dashboard.PageShape:
-        return dashboard.page_shape(json.loads(answer), dashboard.PRESSROOM_FIELDS)
+    def shape(answer: bytes) -> dashboard_page.PageShape:
+        return dashboard_page.page_shape(json.loads(answer), dashboard_page.PRESSROOM_FIELDS)
 
     return {
         "queue": numbers(fresh.last["queue"]) == numbers(year.last["queue"]),

@@ -29,6 +29,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from api.ids import encode_id
 from db import admin, clock, customers, embedded, migrate, people, pgbouncer
 from db.credentials import hash_password
 from db.engine import create_engine, unit_of_work
@@ -37,10 +38,9 @@ from db.orders import NewWorkOrder, create_work_order
 from db.tables import metadata
 from db.tasks import Actor, transition_task
 from domain.enums import DepartmentKind, TaskAction, TokenKind, WorkOrderPriority
-from graph.ids import encode_id
-from graph.webhook_relay import WebhookRelay
 from pressroom.app import create_app, server_options
 from pressroom.settings import Settings
+from workers.webhooks import WebhookRelay
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP_TIMEOUT = 120

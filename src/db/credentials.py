@@ -6,12 +6,16 @@ threads of its own with a bounded wait: a flood of sign-ins gets immediate refus
 for signed-in people (changing a password, making an API token) goes before anonymous
 sign-ins waiting beside it. Anonymous sign-ins never hold every worker: with two or more,
 one is kept for signed-in people, so a flood of sign-ins takes at most the cores of the
-others. One pool per process: its threads share the process's cores.
+others. The workers run at a lower priority than the rest of the process (a nice value of
+their own), so that a hash waits for a core the floor's requests do not need. One pool
+per process: its threads share the process's cores.
 """
 
 import asyncio
 import hashlib
+import os
 import secrets
+import threading
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +48,19 @@ HASHING_QUEUE = 8
 SIGNED_IN_QUEUE = 64
 
 
+# How much the workers' threads defer to the rest of the process and the machine (a nice
+# value): the event loop answering the floor, and PostgreSQL, take a core before a hash.
+WORKER_NICENESS = 10
+
+
+def _yield_the_cores() -> None:
+    """Run in each worker thread as it starts: on Linux a nice value is a thread's own,
+    taken from the thread that made it."""
+    thread = threading.get_native_id()
+    nice = os.getpriority(os.PRIO_PROCESS, thread)
+    os.setpriority(os.PRIO_PROCESS, thread, min(19, nice + WORKER_NICENESS))
+
+
 class Lane(IntEnum):
     """Whose work it is; a freed worker takes the lowest lane waiting."""
 
@@ -73,7 +90,9 @@ class HashingPool:
         self.workers = workers
         self.bounds = {Lane.SIGNED_IN: max(queue, signed_in_queue), Lane.ANONYMOUS: queue}
         self.shares = {Lane.SIGNED_IN: workers, Lane.ANONYMOUS: max(1, workers - 1)}
-        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="argon2")
+        self.executor = ThreadPoolExecutor(
+            max_workers=workers, thread_name_prefix="argon2", initializer=_yield_the_cores
+        )
         self.busy = {lane: 0 for lane in Lane}
         self.waiting: dict[Lane, deque[asyncio.Future[None]]] = {lane: deque() for lane in Lane}
         self.counts = HashingCounts()

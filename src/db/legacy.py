@@ -28,19 +28,21 @@ from domain.legacy import (
     IMPORT_REASON,
     SYSTEM_USER_EMAIL,
     SYSTEM_USER_NAME,
-    Department,
-    Exclusion,
-    LegacyPayment,
-    LegacyUser,
     OrderContext,
-    PlannedOrder,
-    PlannedPayment,
-    PlannedUser,
-    Reason,
     duplicate_numbers,
     plan_order,
     plan_payment,
     plan_users,
+)
+from domain.legacy_records import (
+    Department,
+    Exclusion,
+    LegacyPayment,
+    LegacyUser,
+    PlannedOrder,
+    PlannedPayment,
+    PlannedUser,
+    Reason,
 )
 
 BATCH = 5000

@@ -5,7 +5,7 @@ from collections import defaultdict
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from db.queries import Q, fetch_native
-from domain.legacy import LegacyItem, LegacyOrder, LegacyPayment, LegacyStep, LegacyUser
+from domain.legacy_records import LegacyItem, LegacyOrder, LegacyPayment, LegacyStep, LegacyUser
 
 
 async def users(conn: AsyncConnection) -> list[LegacyUser]:

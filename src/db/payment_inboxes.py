@@ -1,4 +1,4 @@
-"""Payment inboxes: a sender's door for payment notifications (graph/payment_inbox.py), and
+"""Payment inboxes: a sender's door for payment notifications (routes/payment_inbox.py), and
 the requests each received signed with its secret."""
 
 from datetime import timedelta

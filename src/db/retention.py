@@ -15,26 +15,16 @@ transaction-level advisory lock, and a process that finds it taken leaves the ro
 its holder.
 """
 
-import asyncio
-import logging
 from datetime import timedelta
 
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
-from db.background import BackgroundLoop
-from db.engine import unit_of_work
 from db.queries import Q
-
-log = logging.getLogger(__name__)
 
 # Events one transaction deletes: about 10 ms of work (200,000 events laid out 100 days
 # back, here), so 1.5 million, a year's backlog, go in about a minute and a half.
 BATCH = 2000
-# Between batches the floor's own work goes first.
-PAUSE = 0.1
-# How often a process looks for events past the retention (and once at start).
-EVERY = 3600.0
 
 
 async def prune(conn: AsyncConnection, keep: timedelta, batch: int = BATCH) -> int | None:
@@ -51,47 +41,3 @@ def record(connection: Connection, keep: timedelta) -> None:
     alone leaves the owner's as it is."""
     if connection.scalar(Q["may_record_event_retention"]):
         connection.execute(Q["record_event_retention"], {"keep_seconds": keep.total_seconds()})
-
-
-class PruneLoop(BackgroundLoop):
-    """Prunes the log past `keep` batch after batch, at start and then every `every`
-    seconds."""
-
-    name = "retention"
-
-    def __init__(self, engine: AsyncEngine, keep: timedelta, every: float = EVERY) -> None:
-        super().__init__()
-        self.engine = engine
-        self.keep = keep
-        self.every = every
-        self.pruned = 0
-        # Set while the loop sleeps: a round of anyone else's then meets no round of its.
-        self.idle = asyncio.Event()
-
-    async def _run(self) -> None:
-        while True:
-            try:
-                await self.prune_all()
-            except Exception as error:
-                # The events wait: the next round prunes them (the database may be restarting).
-                log.warning("pruning the event log failed: %r", error)
-            self.idle.set()
-            await asyncio.sleep(self.every)
-            self.idle.clear()
-
-    async def prune_all(self) -> int | None:
-        """Every event past the retention, batch after batch; how many went, or None when
-        another process was pruning."""
-        total: int | None = None
-        while True:
-            async with unit_of_work(self.engine, transaction=False) as conn:
-                pruned = await prune(conn, self.keep)
-            if pruned is None:
-                return total
-            total = (total or 0) + pruned
-            self.pruned += pruned
-            if pruned < BATCH:
-                if total:
-                    log.info("pruned %d events older than %s from the log", total, self.keep)
-                return total
-            await asyncio.sleep(PAUSE)

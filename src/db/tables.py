@@ -3,9 +3,8 @@ checks that these definitions and the migrated database agree."""
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql as pg
-from sqlalchemy.dialects.postgresql.base import ischema_names
-from sqlalchemy.schema import SchemaItem
 
+from db.columns import NAMING, XID8, id_column, idempotency_columns, now_column, one_of
 from domain.enums import (
     DepartmentKind,
     EventType,
@@ -20,71 +19,21 @@ from domain.enums import (
 )
 from domain.webhooks import DeliveryStatus
 
-metadata = sa.MetaData(
-    naming_convention={
-        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
-        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
-        "ck": "ck_%(table_name)s_%(constraint_name)s",
-        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
-        "pk": "pk_%(table_name)s",
-    }
-)
-
-
-class XID8(sa.types.UserDefinedType[int]):
-    """PostgreSQL's 64-bit transaction id (`pg_current_xact_id()`)."""
-
-    cache_ok = True
-
-    def get_col_spec(self, **kw: object) -> str:
-        return "xid8"
-
-
-# Lets reflection (and so the migrations-match-the-code test) recognise the column type.
-ischema_names["xid8"] = XID8
-
-
-def one_of(column: str, values: type) -> str:
-    listed = ", ".join(f"'{v.value}'" for v in values)  # type: ignore[attr-defined]
-    return f"{column} IN ({listed})"
-
-
-def _id() -> sa.Column[int]:
-    return sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True)
-
-
-def _now(name: str) -> sa.Column[object]:
-    # pressroom_now(): the transaction's time, or the moment the demo seed set (migration 0010).
-    stamp = sa.text("pressroom_now()")
-    return sa.Column(name, sa.DateTime(timezone=True), nullable=False, server_default=stamp)
-
-
-def _idempotent() -> list[SchemaItem]:
-    """What a create made with an idempotency key keeps: the key (unique in its table) and
-    the fingerprint of what it was asked (domain.idempotency); both null without a key."""
-    return [
-        sa.Column("idempotency_key", sa.Text, nullable=True, unique=True),
-        sa.Column("idempotency_fingerprint", sa.Text, nullable=True),
-        sa.CheckConstraint(
-            "(idempotency_key IS NULL) = (idempotency_fingerprint IS NULL)",
-            name="idempotency_fingerprinted",
-        ),
-    ]
-
+metadata = sa.MetaData(naming_convention=NAMING)
 
 work_order_number_seq = sa.Sequence("work_order_number_seq", metadata=metadata)
 
 departments = sa.Table(
     "departments",
     metadata,
-    _id(),
+    id_column(),
     sa.Column("code", sa.Text, nullable=False, unique=True),
     sa.Column("name", sa.Text, nullable=False),
     sa.Column("kind", sa.Text, nullable=False),
     sa.Column("gates_delivery", sa.Boolean, nullable=False),
     # The departments whose tasks this one's waits for on an order (domain.routing).
     sa.Column("follows", pg.ARRAY(sa.BigInteger), nullable=False, server_default=sa.text("'{}'")),
-    _now("created_at"),
+    now_column("created_at"),
     sa.CheckConstraint(one_of("kind", DepartmentKind), name="kind"),
     sa.CheckConstraint("gates_delivery = false OR kind = 'PRODUCTION'", name="gates_production"),
     sa.Index(
@@ -98,7 +47,7 @@ departments = sa.Table(
 users = sa.Table(
     "users",
     metadata,
-    _id(),
+    id_column(),
     sa.Column("email", sa.Text, nullable=False),
     sa.Column("name", sa.Text, nullable=False),
     sa.Column("password_hash", sa.Text, nullable=True),
@@ -106,8 +55,8 @@ users = sa.Table(
     sa.Column("is_active", sa.Boolean, nullable=False, server_default=sa.true()),
     # Kept only for the legacy import to read; membership lives in user_departments.
     sa.Column("department", sa.Text, nullable=True),
-    _now("created_at"),
-    *_idempotent(),
+    now_column("created_at"),
+    *idempotency_columns(),
     # Stored as domain.validation.email() writes it (NFKC, case-folded): one form per address.
     sa.Index("uq_users_email", "email", unique=True),
 )
@@ -125,14 +74,14 @@ user_departments = sa.Table(
 tokens = sa.Table(
     "tokens",
     metadata,
-    _id(),
+    id_column(),
     sa.Column("kind", sa.Text, nullable=False),
     sa.Column("name", sa.Text, nullable=False),
     sa.Column("token_hash", sa.LargeBinary, nullable=False, unique=True),
     # The user a session or API token acts as; for a display token, who created it.
     sa.Column("user_id", sa.BigInteger, sa.ForeignKey("users.id"), nullable=False),
     sa.Column("department_ids", pg.ARRAY(sa.BigInteger), nullable=True),
-    _now("created_at"),
+    now_column("created_at"),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=True),
     sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
     sa.CheckConstraint(one_of("kind", TokenKind), name="kind"),
@@ -144,10 +93,10 @@ tokens = sa.Table(
 customers = sa.Table(
     "customers",
     metadata,
-    _id(),
+    id_column(),
     sa.Column("name", sa.Text, nullable=False),
     sa.Column("created_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=True),
-    _now("created_at"),
+    now_column("created_at"),
     # Whom to call and where to deliver (domain.contacts): each part optional.
     sa.Column("contact_name", sa.Text, nullable=True),
     sa.Column("email", sa.Text, nullable=True),
@@ -157,13 +106,13 @@ customers = sa.Table(
     sa.Column("city", sa.Text, nullable=True),
     sa.Column("country", sa.Text, nullable=True),
     sa.Column("notes", sa.Text, nullable=True),
-    *_idempotent(),
+    *idempotency_columns(),
 )
 
 work_orders = sa.Table(
     "work_orders",
     metadata,
-    _id(),
+    id_column(),
     sa.Column("order_number", sa.Text, nullable=False, unique=True),
     sa.Column("customer_id", sa.BigInteger, sa.ForeignKey("customers.id"), nullable=False),
     sa.Column("details", pg.JSONB, nullable=False, server_default=sa.text("'{}'::jsonb")),
@@ -175,8 +124,8 @@ work_orders = sa.Table(
     sa.Column("status", sa.Text, nullable=False, server_default=WorkOrderStatus.ACTIVE.value),
     sa.Column("version", sa.Integer, nullable=False, server_default="1"),
     sa.Column("created_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=True),
-    _now("created_at"),
-    _now("updated_at"),
+    now_column("created_at"),
+    now_column("updated_at"),
     # The legacy order it was imported from (null for orders made here).
     sa.Column("legacy_id", sa.BigInteger, nullable=True, unique=True),
     # Completed or cancelled in the old system: imported history, which nothing changes.
@@ -190,7 +139,7 @@ work_orders = sa.Table(
     # The flow projection's part (see department_tasks): the order's last completion,
     # kept by transition_work_order, derived from history by rebuild_flow.
     sa.Column("last_completed_at", sa.DateTime(timezone=True), nullable=True),
-    *_idempotent(),
+    *idempotency_columns(),
     sa.CheckConstraint(one_of("status", WorkOrderStatus), name="status"),
     sa.CheckConstraint(one_of("priority", WorkOrderPriority), name="priority"),
     sa.CheckConstraint(
@@ -209,7 +158,7 @@ work_orders = sa.Table(
 department_tasks = sa.Table(
     "department_tasks",
     metadata,
-    _id(),
+    id_column(),
     sa.Column("work_order_id", sa.BigInteger, sa.ForeignKey("work_orders.id"), nullable=False),
     sa.Column("department_id", sa.BigInteger, sa.ForeignKey("departments.id"), nullable=False),
     sa.Column("status", sa.Text, nullable=False, server_default=TaskStatus.PENDING.value),
@@ -218,8 +167,8 @@ department_tasks = sa.Table(
     sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
     sa.Column("completed_at", sa.DateTime(timezone=True), nullable=True),
     sa.Column("version", sa.Integer, nullable=False, server_default="1"),
-    _now("created_at"),
-    _now("updated_at"),
+    now_column("created_at"),
+    now_column("updated_at"),
     # The flow projection (docs/decisions.md, "Flow figures"): the final START and how long
     # the task had waited for it, the last completion and how long the work took from that
     # START. transition_task keeps them; rebuild_flow derives them from history.
@@ -263,14 +212,14 @@ department_tasks = sa.Table(
 task_transitions = sa.Table(
     "task_transitions",
     metadata,
-    _id(),
+    id_column(),
     sa.Column("task_id", sa.BigInteger, sa.ForeignKey("department_tasks.id"), nullable=False),
     sa.Column("from_status", sa.Text, nullable=False),
     sa.Column("to_status", sa.Text, nullable=False),
     sa.Column("action", sa.Text, nullable=False),
     sa.Column("actor_id", sa.BigInteger, sa.ForeignKey("users.id"), nullable=False),
     sa.Column("reason", sa.Text, nullable=True),
-    _now("occurred_at"),
+    now_column("occurred_at"),
     sa.CheckConstraint(one_of("from_status", TaskStatus), name="from_status"),
     sa.CheckConstraint(one_of("to_status", TaskStatus), name="to_status"),
     sa.CheckConstraint(one_of("action", TaskAction), name="action"),
@@ -282,7 +231,7 @@ task_transitions = sa.Table(
 work_order_transitions = sa.Table(
     "work_order_transitions",
     metadata,
-    _id(),
+    id_column(),
     sa.Column("work_order_id", sa.BigInteger, sa.ForeignKey("work_orders.id"), nullable=False),
     sa.Column("action", sa.Text, nullable=False),
     sa.Column("from_state", sa.Text, nullable=False),
@@ -291,7 +240,7 @@ work_order_transitions = sa.Table(
     # caused by that task's transition, whose actor is recorded there).
     sa.Column("actor_id", sa.BigInteger, sa.ForeignKey("users.id"), nullable=True),
     sa.Column("reason", sa.Text, nullable=True),
-    _now("occurred_at"),
+    now_column("occurred_at"),
     # The department whose task's gate moved, or which was added or removed.
     sa.Column("department_id", sa.BigInteger, sa.ForeignKey("departments.id"), nullable=True),
     sa.CheckConstraint(one_of("action", WorkOrderAction), name="action"),
@@ -305,7 +254,7 @@ work_order_transitions = sa.Table(
 timers = sa.Table(
     "timers",
     metadata,
-    _id(),
+    id_column(),
     sa.Column("purpose", sa.Text, nullable=False),
     sa.Column("work_order_id", sa.BigInteger, sa.ForeignKey("work_orders.id"), nullable=False),
     sa.Column("task_id", sa.BigInteger, sa.ForeignKey("department_tasks.id"), nullable=True),
@@ -328,7 +277,7 @@ timers = sa.Table(
 events = sa.Table(
     "events",
     metadata,
-    _id(),
+    id_column(),
     # Readers order by (xid, id) and only read below the oldest running transaction of
     # this database, so an event that commits late is never skipped (docs/realtime.md).
     sa.Column("xid", XID8(), nullable=False, server_default=sa.text("pg_current_xact_id()")),
@@ -337,7 +286,7 @@ events = sa.Table(
     sa.Column("work_order_id", sa.BigInteger, nullable=True),
     sa.Column("department_id", sa.BigInteger, nullable=True),
     sa.Column("payload", pg.JSONB, nullable=False),
-    _now("occurred_at"),
+    now_column("occurred_at"),
     sa.CheckConstraint(one_of("type", EventType), name="type"),
     sa.Index("ix_events_xid_id", "xid", "id"),
 )
@@ -369,7 +318,7 @@ event_retention = sa.Table(
 customer_ledger_entries = sa.Table(
     "customer_ledger_entries",
     metadata,
-    _id(),
+    id_column(),
     sa.Column("customer_id", sa.BigInteger, sa.ForeignKey("customers.id"), nullable=False),
     sa.Column("work_order_id", sa.BigInteger, sa.ForeignKey("work_orders.id"), nullable=True),
     sa.Column("kind", sa.Text, nullable=False),
@@ -379,7 +328,7 @@ customer_ledger_entries = sa.Table(
     sa.Column("memo", sa.Text, nullable=True),
     sa.Column("idempotency_key", sa.Text, nullable=False, unique=True),
     sa.Column("posted_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=False),
-    _now("posted_at"),
+    now_column("posted_at"),
     sa.CheckConstraint(one_of("kind", LedgerEntryKind), name="kind"),
     sa.CheckConstraint(
         "CASE WHEN kind IN ('CHARGE', 'REFUND') THEN amount_minor > 0 "
@@ -397,7 +346,7 @@ customer_ledger_entries = sa.Table(
 rate_limit_hits = sa.Table(
     "rate_limit_hits",
     metadata,
-    _id(),
+    id_column(),
     sa.Column("key", sa.Text, nullable=False),
     sa.Column("at", sa.DateTime(timezone=True), nullable=False),
     sa.Index("ix_rate_limit_hits_key_at", "key", "at"),
@@ -408,7 +357,7 @@ rate_limit_hits = sa.Table(
 webhooks = sa.Table(
     "webhooks",
     metadata,
-    _id(),
+    id_column(),
     sa.Column("url", sa.Text, nullable=False),
     sa.Column("description", sa.Text, nullable=True),
     sa.Column("event_kinds", pg.ARRAY(sa.Text), nullable=False),
@@ -418,7 +367,7 @@ webhooks = sa.Table(
     sa.Column("enabled", sa.Boolean, nullable=False, server_default=sa.true()),
     sa.Column("disabled_reason", sa.Text, nullable=True),
     sa.Column("created_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=False),
-    _now("created_at"),
+    now_column("created_at"),
     sa.Column("version", sa.Integer, nullable=False, server_default="1"),
     sa.Column("cursor_xid", XID8(), nullable=False),
     sa.Column("cursor_id", sa.BigInteger, nullable=False, server_default="0"),
@@ -432,7 +381,7 @@ webhooks = sa.Table(
 webhook_deliveries = sa.Table(
     "webhook_deliveries",
     metadata,
-    _id(),
+    id_column(),
     sa.Column(
         "webhook_id",
         sa.BigInteger,
@@ -444,13 +393,13 @@ webhook_deliveries = sa.Table(
     sa.Column("event_type", sa.Text, nullable=False),
     sa.Column("status", sa.Text, nullable=False, server_default="PENDING"),
     sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
-    _now("next_attempt_at"),
+    now_column("next_attempt_at"),
     sa.Column("last_attempt_at", sa.DateTime(timezone=True), nullable=True),
     sa.Column("response_status", sa.Integer, nullable=True),
     sa.Column("error", sa.Text, nullable=True),
     sa.Column("duration_ms", sa.Integer, nullable=True),
     sa.Column("delivered_at", sa.DateTime(timezone=True), nullable=True),
-    _now("created_at"),
+    now_column("created_at"),
     # The bytes sent, fixed at the first attempt: every retry signs the same body.
     sa.Column("body", sa.Text, nullable=True),
     sa.CheckConstraint(one_of("status", DeliveryStatus), name="status"),
@@ -470,12 +419,12 @@ webhook_deliveries = sa.Table(
 payment_inboxes = sa.Table(
     "payment_inboxes",
     metadata,
-    _id(),
+    id_column(),
     sa.Column("name", sa.Text, nullable=False, unique=True),
     sa.Column("currency", sa.Text, nullable=False),
     sa.Column("secret", sa.Text, nullable=False),
     sa.Column("created_by", sa.BigInteger, sa.ForeignKey("users.id"), nullable=False),
-    _now("created_at"),
+    now_column("created_at"),
     sa.Column("enabled", sa.Boolean, nullable=False, server_default=sa.true()),
     # After a rotation, the secret before it, still good until then.
     sa.Column("previous_secret", sa.Text, nullable=True),
@@ -489,14 +438,14 @@ payment_inboxes = sa.Table(
 payment_inbox_requests = sa.Table(
     "payment_inbox_requests",
     metadata,
-    _id(),
+    id_column(),
     sa.Column(
         "inbox_id",
         sa.BigInteger,
         sa.ForeignKey("payment_inboxes.id", ondelete="CASCADE"),
         nullable=False,
     ),
-    _now("received_at"),
+    now_column("received_at"),
     sa.Column("message_id", sa.Text, nullable=True),
     sa.Column("status", sa.Integer, nullable=False),
     sa.Column("error", sa.Text, nullable=True),

@@ -1,5 +1,5 @@
-"""Per-request context: who is asking (graph/viewer.py), what the app shares
-(graph/services.py), and the request's dataloaders."""
+"""Per-request context: who is asking (api/viewer.py), what the app shares
+(api/services.py, graph/services.py), and the request's dataloaders."""
 
 import secrets
 from collections.abc import AsyncIterator
@@ -13,15 +13,15 @@ from starlette.responses import Response
 from starlette.websockets import WebSocket
 from strawberry.types import Info as StrawberryInfo
 
+from api.viewer import Viewer
 from db.engine import reading
 from graph.loaders import Loaders
-from graph.services import Services
-from graph.viewer import Viewer
+from graph.services import SchemaServices
 
 
 @dataclass
 class Context:
-    services: Services
+    services: SchemaServices
     viewer: Viewer | None
     websocket: WebSocket | None = None
     # True for plain HTTP requests, which cannot carry a subscription's stream.
@@ -51,7 +51,7 @@ class Context:
 
 
 @asynccontextmanager
-async def _read(services: Services) -> AsyncIterator[AsyncConnection]:
+async def _read(services: SchemaServices) -> AsyncIterator[AsyncConnection]:
     async with reading(services.engine) as conn:
         yield conn
     services.outage.answered()

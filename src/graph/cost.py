@@ -31,8 +31,8 @@ from graphql import (
 )
 from strawberry.extensions import SchemaExtension
 
+from api.errors import bad_request
 from graph.documents import DOCUMENTS
-from graph.errors import bad_request
 from graph.shape import FragmentWalk
 from graph.types.pagination import DEFAULT_PAGE, MAX_PAGE
 

@@ -32,8 +32,8 @@ from graphql import (
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 
+from api.errors import unauthenticated
 from graph.bounded import Bounded
-from graph.errors import unauthenticated
 from graph.shape import (
     SIGNED_IN,
     Limits,

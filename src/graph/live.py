@@ -16,11 +16,12 @@ from datetime import UTC, datetime
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from api.metrics import Metrics
+from api.viewer import Viewer
 from db.fanout import ACCESS_CHANNEL, OVERFLOWED, TOKENS_CHANNEL, Delivered
 from db.feed import EventFeed
 from domain.enums import EventType
 from domain.validation import expired
-from graph.viewer import Viewer
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,13 @@ class LiveConnections:
 
     def add(self, viewer: Viewer, websocket: WebSocket) -> None:
         self._sockets[websocket] = _Holder(viewer.token_id, viewer.user_id, viewer.expires_at)
+
+    def expose(self, metrics: Metrics) -> None:
+        metrics.function(
+            "pressroom_live_connections",
+            "Authenticated websocket connections.",
+            lambda: float(self.count()),
+        )
 
     def count(self) -> int:
         return len(self._sockets)

@@ -1,10 +1,10 @@
-"""The access rules, defined once, and the ways to use them: `allowed(...)` declares the
-rules a field or mutation needs, on the field itself (each mutation in its own module;
-tests/unit/access_table.txt lists them all); `passes` and `require` ask a rule where a
-resolver leaves something out rather than refusing it (quote changes in a history, a
-ledger entry reached through `node`); `sees_person` and `owns_or_administers` decide which
-rows of people and tokens a caller may know of. No resolver, and nothing in src/db,
-checks a role by hand.
+"""The access rules as the schema declares them: `allowed(...)` on the field or mutation
+itself (each mutation in its own module; tests/unit/access_table.txt lists them all),
+the caller-alone rules being api/rules.py's (the HTTP doors use the same ones);
+`passes` and `require` ask a rule where a resolver leaves something out rather than
+refusing it (quote changes in a history, a ledger entry reached through `node`);
+api/rules.py's `sees_person` and `owns_or_administers` decide which rows of people and
+tokens a caller may know of. No resolver, and nothing in src/db, checks a role by hand.
 
 A missing or invalid token is `UNAUTHENTICATED`; a valid one without the right is
 `FORBIDDEN`. Admins pass every rule but the department-membership rules for
@@ -19,10 +19,12 @@ from strawberry.extensions.field_extension import FieldExtension
 from strawberry.permission import BasePermission, PermissionExtension
 from strawberry.schema_directive import Location
 
-from domain.enums import DepartmentKind, TokenKind
+from api import rules
+from api.errors import forbidden, unauthenticated
+from api.viewer import Viewer
+from domain.enums import DepartmentKind, TaskAction
+from domain.transitions import TRANSITIONS, Who
 from graph.context import Info
-from graph.errors import forbidden, unauthenticated
-from graph.viewer import Viewer
 
 
 def _readable_departments(viewer: Viewer) -> list[int]:
@@ -44,35 +46,31 @@ class Forbidden(BasePermission):
     error_extensions = {"code": "FORBIDDEN"}
 
 
-class IsStaff(Forbidden):
-    """Any signed-in person; wall display tokens only read their queues."""
+class Declared(Forbidden):
+    """A rule of the caller alone (api/rules.py), declared on a field or mutation. Each
+    rule is a subclass of its own, since the SDL names its directive after the class."""
 
-    message = "Wall display tokens can only read their departments' queues."
-
-    def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        return self.admits(viewer_of(info))
-
-    def admits(self, viewer: Viewer) -> bool:
-        """The rule itself, for the HTTP endpoints beside GraphQL (job tickets) too."""
-        return viewer.is_person
-
-
-class SignedInWithPassword(Forbidden):
-    """A session: the person signed in with their password. API and display tokens act
-    for their maker without it, so they cannot make tokens (one stolen would make more)."""
-
-    message = "Only a signed-in session can do this: API and display tokens cannot make tokens."
+    def __init__(self, rule: rules.Rule) -> None:
+        self.rule = rule
+        self.message = rule.message
 
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        return viewer_of(info).token_kind is TokenKind.SESSION
+        return self.rule.admits(viewer_of(info))
 
 
-class IsAdmin(Forbidden):
-    message = "Only admins can do this."
+class IsStaff(Declared):
+    def __init__(self) -> None:
+        super().__init__(rules.STAFF)
 
-    def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        viewer = viewer_of(info)
-        return viewer.is_person and viewer.is_admin
+
+class SignedInWithPassword(Declared):
+    def __init__(self) -> None:
+        super().__init__(rules.SESSION)
+
+
+class IsAdmin(Declared):
+    def __init__(self) -> None:
+        super().__init__(rules.ADMINS)
 
 
 @strawberry.schema_directive(
@@ -84,28 +82,18 @@ class InDepartmentOfKindDirective:
     kinds: list[DepartmentKind]
 
 
-class InDepartmentOfKind(Forbidden):
-    """Members of a department of one of these kinds (e.g. Sales), or admins. Decided
-    from the viewer alone (it carries its departments' kinds), so without an await."""
+class InDepartmentOfKind(Declared):
+    """A department-kind rule, shown in the SDL with its kinds: the Sales rule and the
+    Accounts rule read apart."""
 
-    def __init__(self, *kinds: DepartmentKind) -> None:
-        self.kinds = frozenset(kinds)
-        self.message = f"Only members of {' or '.join(sorted(self.kinds))} (or admins) can do this."
-        self._directive = InDepartmentOfKindDirective(kinds=sorted(self.kinds))
+    def __init__(self, rule: rules.InDepartmentOfKind) -> None:
+        super().__init__(rule)
+        self.kinds = rule.kinds
+        self._directive = InDepartmentOfKindDirective(kinds=sorted(rule.kinds))
 
     @property
     def schema_directive(self) -> object:
-        """In the SDL with its kinds: the Sales rule and the Accounts rule read apart."""
         return self._directive
-
-    def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        return self.admits(viewer_of(info))
-
-    def admits(self, viewer: Viewer) -> bool:
-        """The rule itself, for the HTTP endpoints beside GraphQL (the exports) too."""
-        if not viewer.is_person:
-            return False
-        return viewer.is_admin or bool(viewer.member_department_kinds & self.kinds)
 
 
 class SeesQueue(Forbidden):
@@ -166,7 +154,7 @@ class WhenGiven(Forbidden):
         return self._directive
 
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        return kwargs.get(self.argument) is None or self.rule.admits(viewer_of(info))
+        return kwargs.get(self.argument) is None or self.rule.rule.admits(viewer_of(info))
 
 
 class IsSelf(Forbidden):
@@ -181,37 +169,22 @@ class SelfOrAdmin(Forbidden):
     message = "Only admins and the user themselves can see this."
 
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        return owns_or_administers(viewer_of(info), source.id)
+        return rules.owns_or_administers(viewer_of(info), source.id)
 
 
 def passes(rule: BasePermission, info: Info) -> bool:
     """Whether the caller passes `rule`, for a resolver that leaves out (rather than
-    refuses) what the rule guards: the one way to ask a rule outside `allowed`."""
-    return bool(rule.has_permission(None, info))
+    refuses) what the rule guards: the one way to ask a rule outside `allowed`. A caller
+    without a valid token passes none."""
+    return info.context.viewer is not None and bool(rule.has_permission(None, info))
 
 
 def require(rule: BasePermission, info: Info) -> None:
-    """FORBIDDEN unless the caller passes `rule` (for reads reached through `node`)."""
+    """UNAUTHENTICATED without a valid token, FORBIDDEN unless the caller passes `rule`
+    (for reads reached through `node`)."""
+    viewer_of(info)
     if not passes(rule, info):
         raise forbidden(rule.message or "")
-
-
-def owns_or_administers(viewer: Viewer, owner_id: int) -> bool:
-    """The person's own (their account's private fields, their tokens) or an admin's.
-    Others' tokens do not exist to a caller (NOT_FOUND, or null from `node`)."""
-    return viewer.is_person and (viewer.is_admin or viewer.user_id == owner_id)
-
-
-def sees_person(viewer: Viewer, user_id: int, their_departments: frozenset[int]) -> bool:
-    """Someone's account asked for by id (`node`): admins, the person, and people who
-    share a department with them. To anyone else the id names nothing, so accounts cannot
-    be listed by counting ids. (People met through the floor, a task's picker or a
-    history's actor, are shown wherever the task or the history is.)"""
-    return (
-        viewer.is_admin
-        or viewer.user_id == user_id
-        or bool(viewer.member_department_ids & their_departments)
-    )
 
 
 def allowed(*rules: BasePermission) -> list[FieldExtension]:
@@ -222,15 +195,30 @@ def allowed(*rules: BasePermission) -> list[FieldExtension]:
 STAFF = IsStaff()
 SESSION = SignedInWithPassword()
 ADMINS = IsAdmin()
-SALES = InDepartmentOfKind(DepartmentKind.SALES)
-SEES_QUOTES = InDepartmentOfKind(DepartmentKind.SALES, DepartmentKind.ACCOUNTS)
-READS_LEDGER = InDepartmentOfKind(DepartmentKind.ACCOUNTS)
+SALES = InDepartmentOfKind(rules.SALES)
+SEES_QUOTES = InDepartmentOfKind(rules.SEES_QUOTES)
+READS_LEDGER = InDepartmentOfKind(rules.READS_LEDGER)
 # customers(refundDue:) tells who is owed money: the ledger's readers only.
 READS_LEDGER_TO_FILTER_REFUNDS = WhenGiven("refund_due", READS_LEDGER)
 SEES_QUEUE = SeesQueue()
 SEES_DELIVERY_GATE = SeesDeliveryGate()
 SELF_OR_ADMIN = SelfOrAdmin()
 SELF = IsSelf()
+
+
+# Who may move a task, from the transition table: the declared rule is what the caller alone
+# decides; whose department and who started it, the guarded statement checks per task.
+MOVERS: dict[Who, BasePermission] = {
+    Who.DEPARTMENT_MEMBER: STAFF,
+    Who.TASK_HOLDER: STAFF,
+    Who.ADMIN: ADMINS,
+    Who.SALES: SALES,
+}
+
+
+def moves(action: TaskAction) -> list[FieldExtension]:
+    """`extensions=moves(TaskAction.START)`: the rule the transition table gives the move."""
+    return allowed(MOVERS[TRANSITIONS[action].who])
 
 
 @strawberry.enum

@@ -9,10 +9,10 @@ anything parses it.
   and validated) it is registered, for people and API tokens only, in a store of this
   process bounded in entries and bytes.
 - Trusted documents (PRESSROOM_TRUSTED_DOCUMENTS): anonymous callers and wall displays
-  run only the documents of the manifest (graph/manifest.py: the app's own), named by
+  run only the documents of the manifest (api/manifest.py: the app's own), named by
   hash or sent as identical text; people and API tokens send any document.
 
-Decided at the transports (graph/view.py for HTTP, the websocket handlers here), not in
+Decided at the transports (graph/view.py for HTTP, graph/websockets.py), not in
 a schema extension: a hash alone has no text for Strawberry to parse, and a refused
 document is never parsed.
 """
@@ -21,24 +21,17 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from functools import partial
 
 from graphql import GraphQLError
-from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
-    BaseGraphQLTransportWSHandler,
-)
-from strawberry.subscriptions.protocols.graphql_transport_ws.types import SubscribeMessage
-from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
-from strawberry.subscriptions.protocols.graphql_ws.types import StartMessage
+from prometheus_client import Gauge
 from strawberry.types import ExecutionResult
 
+from api.errors import TopLevelCode, bad_request, top_level, unauthenticated
+from api.manifest import document_id
+from api.metrics import Metrics
+from api.viewer import Viewer
 from graph.bounded import Bounded
-from graph.errors import TopLevelCode, bad_request, top_level, unauthenticated
-from graph.manifest import document_id
-from graph.viewer import Viewer
-
-if TYPE_CHECKING:
-    from graph.context import Context
 
 # What /metrics counts (pressroom_persisted_documents): a hash that ran (known), one
 # answered PERSISTED_QUERY_NOT_FOUND, a document registered, one refused under trusted
@@ -96,6 +89,28 @@ class PersistedDocuments:
         self.registered = registered if registered is not None else Registered()
         self.counts: Counter[str] = Counter()
         self._manifest_texts = frozenset(self.manifest.values())
+
+    def expose(self, metrics: Metrics) -> None:
+        """What /metrics shows of the persisted documents."""
+        persisted = Gauge(
+            "pressroom_persisted_documents",
+            "Persisted documents since start, by outcome: known (a hash that ran without its "
+            "text), not_found, registered, untrusted (refused under trusted documents).",
+            ["outcome"],
+            registry=metrics.registry,
+        )
+        for outcome in OUTCOMES:
+            persisted.labels(outcome).set_function(partial(self.counts.__getitem__, outcome))
+        metrics.function(
+            "pressroom_registered_documents",
+            "Documents registered by persisted queries that this process keeps.",
+            lambda: len(self.registered),
+        )
+        metrics.function(
+            "pressroom_registered_document_bytes",
+            "The bytes of text of those documents.",
+            lambda: self.registered.bytes,
+        )
 
     def admit(
         self, query: str | None, extensions: object, viewer: Viewer | None, token_given: bool
@@ -173,39 +188,3 @@ def _sha256_hash(persisted: object) -> str | GraphQLError:
 # same `query` and `extensions` as an HTTP request, admitted alike. Clients of both send
 # the text (the graphql-ws client requires one), with its hash or without; nothing is
 # registered over a websocket, where the text comes once per subscription anyway.
-
-
-def _admit(context: "Context", payload: dict[str, Any]) -> GraphQLError | None:
-    """Puts the text the payload runs in its `query`; or the error it is refused with."""
-    admitted = context.services.documents.admit(
-        payload.get("query"), payload.get("extensions"), context.viewer, context.token is not None
-    )
-    if isinstance(admitted, GraphQLError):
-        return admitted
-    payload["query"] = admitted.query
-    return None
-
-
-class TrustedTransportWSHandler(BaseGraphQLTransportWSHandler["Context", Any]):
-    async def handle_subscribe(self, message: SubscribeMessage) -> None:
-        # Strawberry's own checks (not acknowledged, an id in use) come first.
-        if self.connection_acknowledged and message["id"] not in self.operations:
-            error = _admit(self.context, cast(dict[str, Any], message["payload"]))
-            if error is not None:
-                await self.send_message(
-                    {"id": message["id"], "type": "error", "payload": [error.formatted]}
-                )
-                return
-        await super().handle_subscribe(message)
-
-
-class TrustedWSHandler(BaseGraphQLWSHandler["Context", Any]):
-    async def handle_start(self, message: StartMessage) -> None:
-        if self.connection_acknowledged:
-            error = _admit(self.context, cast(dict[str, Any], message["payload"]))
-            if error is not None:
-                await self.send_message(
-                    {"type": "error", "id": message["id"], "payload": error.formatted}
-                )
-                return
-        await super().handle_start(message)

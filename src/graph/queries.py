@@ -6,6 +6,8 @@ from typing import Annotated
 import strawberry
 from strawberry import relay
 
+from api.errors import bad_request, not_found
+from api.ids import decode_id
 from db import flow as db_flow
 from db import payment_inboxes as db_payment_inboxes
 from db import reads
@@ -19,8 +21,6 @@ from domain.words import EVENT_KIND
 from domain.workflow import has_queue, kind_choices
 from graph import prefetch
 from graph.context import Info
-from graph.errors import bad_request, not_found
-from graph.ids import decode_id
 from graph.permissions import (
     ADMINS,
     READS_LEDGER,
@@ -30,6 +30,7 @@ from graph.permissions import (
     SEES_QUOTES,
     STAFF,
     allowed,
+    passes,
     viewer_of,
 )
 from graph.types.customers import Customer
@@ -120,10 +121,9 @@ class Query:
 
     @strawberry.field(description="The signed-in user (null for a wall display token).")
     async def me(self, info: Info) -> User | None:
-        viewer = info.context.viewer
-        if viewer is None or not viewer.is_person:
+        if not passes(STAFF, info):
             return None
-        row = await info.context.loaders.user.load(viewer.user_id)
+        row = await info.context.loaders.user.load(viewer_of(info).user_id)
         return User.of(row) if row else None
 
     @strawberry.field(extensions=allowed(STAFF))

@@ -11,18 +11,13 @@ from graphql import GraphQLError, OperationDefinitionNode
 from strawberry.extensions import MaskErrors, SchemaExtension
 from strawberry.types.graphql import OperationType
 
+from api.auth import load_viewer
+from api.errors import RETRY_AFTER_SECONDS, TopLevelCode, bad_request, service_unavailable
+from api.metrics import root_field
 from db.engine import unavailable
-from graph.auth import load_viewer
 from graph.cost import QueryCost
 from graph.documents import AcceptedDocuments, asks_for_the_schema
-from graph.errors import (
-    RETRY_AFTER_SECONDS,
-    TopLevelCode,
-    bad_request,
-    service_unavailable,
-    should_mask,
-)
-from graph.metrics import root_field
+from graph.errors import should_mask
 from graph.mutations import Mutation
 from graph.queries import Query
 from graph.subscriptions import Subscription
@@ -129,7 +124,7 @@ class ViewerOfNowOverWebsockets(SchemaExtension):
     (queries and mutations as well as subscriptions) is checked against the caller as it
     is now: a membership change, a deactivation or a revocation since then counts, as it
     does over HTTP. From the process's cache unless an access change was handed out
-    since it was read (graph/auth.py), so usually no query."""
+    since it was read (api/auth.py), so usually no query."""
 
     async def on_execute(self) -> AsyncIterator[None]:
         context = self.execution_context.context

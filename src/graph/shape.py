@@ -41,7 +41,7 @@ from graphql import (
     TokenKind,
 )
 
-from graph.errors import bad_request
+from api.errors import bad_request
 
 # Counts stop growing here: 2**400 fields are refused as surely as 2,001.
 _CEILING = 1_000_000

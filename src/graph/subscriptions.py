@@ -17,6 +17,9 @@ from graphql import GraphQLError, located_error
 from strawberry import relay
 from strawberry.permission import BasePermission
 
+from api.auth import load_viewer
+from api.errors import bad_request, forbidden, not_found, unauthenticated
+from api.ids import decode_id
 from db import events, reads
 from db.event_versions import NewerEventVersion
 from db.events import BadCursor, CursorExpired, Filter, Resume
@@ -33,10 +36,7 @@ from db.fanout import (
 )
 from db.feed import EventFeed
 from domain.enums import EventType
-from graph.auth import load_viewer
 from graph.context import Info
-from graph.errors import bad_request, forbidden, not_found, unauthenticated
-from graph.ids import decode_id
 from graph.permissions import (
     READS_LEDGER,
     SEES_DELIVERY_GATE,

@@ -19,21 +19,21 @@ from strawberry.http.base import BaseRequestProtocol
 from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 from strawberry.types.unset import UnsetType
 
-from db.engine import unavailable
-from graph.admission import RETRY_AFTER_SECONDS as ADMISSION_RETRY_AFTER
-from graph.auth import bearer, init_authorization, init_token, load_viewer
-from graph.context import Context
-from graph.errors import (
+from api.admission import RETRY_AFTER_SECONDS as ADMISSION_RETRY_AFTER
+from api.auth import bearer, init_authorization, init_token, load_viewer
+from api.errors import (
     STALE_TOKEN,
     TopLevelCode,
     busy_response,
     error_response,
     unavailable_response,
 )
+from db.engine import unavailable
+from graph.context import Context
 from graph.live import LiveConnections
 from graph.media_types import GRAPHQL_RESPONSE, JSON, answer_type
-from graph.persisted import TrustedTransportWSHandler, TrustedWSHandler
-from graph.services import Services
+from graph.services import SchemaServices
+from graph.websockets import TrustedTransportWSHandler, TrustedWSHandler
 
 MAX_SUBSCRIPTIONS_PER_CONNECTION = 20
 # graphql-core's hints at field and type names the caller may not know of.
@@ -51,14 +51,14 @@ class PressroomGraphQL(GraphQL[Context, None]):
     of websockets, error shapes and headers. The engine room's view (graph/engine/view.py)
     extends it."""
 
-    # Each subscription's document is admitted (graph/persisted.py) before it runs.
+    # Each subscription's document is admitted (graph/websockets.py) before it runs.
     graphql_transport_ws_handler_class = TrustedTransportWSHandler
     graphql_ws_handler_class = TrustedWSHandler
 
     def __init__(
         self,
         schema: strawberry.Schema,
-        services: Services,
+        services: SchemaServices,
         live: LiveConnections,
         keep_alive_seconds: float,
         connection_init_timeout_seconds: float,
@@ -142,7 +142,7 @@ class PressroomGraphQL(GraphQL[Context, None]):
 
     async def _admitted(self, request: Request) -> Response:
         """The request run once who is asking is known: a valid token's caller at once,
-        anyone else within the anonymous share (graph/admission.py). Looking a token up
+        anyone else within the anonymous share (api/admission.py). Looking a token up
         is one indexed read (and cached once found), so a token the process has not seen
         yet is never refused for the anonymous work going on."""
         token = bearer(request.headers.get("authorization"))

@@ -14,15 +14,15 @@ from typing import Any
 from graphql import DocumentNode, ExecutionResult, parse
 from graphql import execute as execute_operation
 
+from api.ids import encode_id
+from api.viewer import Viewer
 from db.events import StoredEvent, encode_position
 from db.fanout import Delivered
 from domain.enums import EventType, TokenKind
 from graph.context import Context
-from graph.ids import encode_id
 from graph.schema import schema
-from graph.services import Services
+from graph.services import SchemaServices
 from graph.types.events import LedgerEvent, WorkOrderEvent
-from graph.viewer import Viewer
 
 WORK_ORDER_EVENT = parse(
     """subscription WorkOrderWebhook($workOrderId: ID!) {
@@ -76,8 +76,8 @@ def _viewer(user_id: int) -> Viewer:
 
 
 async def render(
-    services: Services, events: list[StoredEvent], created_by: int
-) -> list[str | Unrenderable]:
+    services: SchemaServices, events: list[StoredEvent], created_by: int
+) -> list[str | Exception]:
     """The body of each event for a webhook made by `created_by`, as JSON text (or why
     there is none). Made together, so that the rows they share are read once."""
     context = Context(services, _viewer(created_by))

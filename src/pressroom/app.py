@@ -3,28 +3,30 @@
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from starlette.applications import Starlette
 
+from api.admission import AnonymousAdmission
+from api.metrics import Metrics
+from api.throttle import PasswordThrottle
+from api.viewer import ViewerCache
 from db import credentials, migrate, reads
 from db.engine import create_engine
 from db.feed import EventFeed
 from db.rate_limits import PostgresStorage, counters_engine
-from db.retention import PruneLoop
-from db.timers import TimerLoop
-from graph.admission import AnonymousAdmission
-from graph.app import api_app
-from graph.body_limit import MAX_BODY_BYTES
+from graph import webhook_bodies
 from graph.engine import EngineRoom
 from graph.live import LiveConnections
-from graph.metrics import Metrics
-from graph.services import Services
-from graph.throttle import PasswordThrottle
-from graph.viewer import ViewerCache
-from graph.webhook_relay import WebhookRelay
+from graph.services import SchemaServices
 from pressroom.database import Database, choose, prepare
 from pressroom.settings import PUBLIC_URL_NEEDED, Settings
+from routes.app import api_app
+from routes.body_limit import MAX_BODY_BYTES
+from workers.retention import PruneLoop
+from workers.timers import TimerLoop
+from workers.webhooks import WebhookRelay
 
 
 def server_options(settings: Settings) -> dict[str, Any]:
@@ -77,7 +79,8 @@ def create_app(
     engine_room = EngineRoom(
         plain=settings.plain_execution, full_collection_seconds=settings.gc_full_collection_seconds
     )
-    services = Services(
+    metrics = Metrics(settings.replica)
+    services = SchemaServices(
         engine,
         settings.session_ttl_seconds,
         feed,
@@ -99,13 +102,22 @@ def create_app(
         viewers=ViewerCache(changes=feed.access_changes),
         webhooks=settings.webhook_policy(),
         admission=AnonymousAdmission(limit=settings.anonymous_limit()),
-        inboxes=settings.inbox_policy(),
+        metrics=metrics,
     )
     live = LiveConnections()
+    metrics.watch(feed, services.admission)
+    services.documents.expose(metrics)
+    live.expose(metrics)
     timer_loop = TimerLoop(engine, feed, poll=settings.timer_poll_seconds)
     pruner = PruneLoop(engine, keep=settings.event_retention)
-    services.metrics = metrics = Metrics(services, live, settings.replica)
-    relay = WebhookRelay(services, feed)
+    relay = WebhookRelay(
+        engine,
+        feed,
+        services.webhooks,
+        render=partial(webhook_bodies.render, services),
+        busy=lambda: services.in_flight.requests > 0,
+        registry=metrics.registry,
+    )
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
@@ -140,6 +152,8 @@ def create_app(
     )
     app = api_app(
         graphql,
+        services,
+        settings.inbox_policy(),
         ready,
         lifespan,
         connection_init_timeout_seconds=settings.connection_init_timeout_seconds,

@@ -24,7 +24,7 @@ from rich.table import Table
 
 from db.engine import create_engine
 from db.legacy import Step, Summary, run_import
-from domain.legacy import Exclusion
+from domain.legacy_records import Exclusion
 
 REPORT_COLUMNS = ("record", "legacy_id", "order_number", "reason", "detail")
 

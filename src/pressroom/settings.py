@@ -9,13 +9,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from api import manifest, throttle
+from api.services import Exposure
 from db import credentials
 from domain.errors import DomainError
 from domain.money import currency_code
 from domain.webhooks import DEFAULT_RETRIES, DISABLE_AFTER_DAYS, Policy, retry_schedule
-from graph import inbox_policy, manifest, throttle
 from graph.persisted import PersistedDocuments
-from graph.services import Exposure
+from routes import inbox_policy
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 WILDCARDS = {"", "0.0.0.0", "::"}

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from playwright.async_api import Route, expect
 
+from api import manifest
 from db import people
 from db.engine import unit_of_work
 from domain.enums import TokenKind
-from graph import manifest
 from tests.e2e.web.support import (
     PASSWORD,
     OpenTab,

@@ -15,9 +15,9 @@ import pytest
 from playwright.async_api import Page, WebSocketRoute, expect
 from sqlalchemy import text
 
-from db.retention import PruneLoop
 from tests.e2e.web.support import OpenTab, base
 from tests.support import START, Client, Shop, display_token, gid, task_ids
+from workers.retention import PruneLoop
 
 pytestmark = pytest.mark.e2e
 

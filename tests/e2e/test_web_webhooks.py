@@ -14,9 +14,9 @@ from playwright.async_api import expect
 from sqlalchemy import text
 from standardwebhooks.webhooks import Webhook
 
-from graph.webhook_relay import WebhookRelay
 from tests.e2e.web.support import OpenTab, base, shoot
 from tests.support import Receiver, Shop, gid, settled
+from workers.webhooks import WebhookRelay
 
 pytestmark = pytest.mark.e2e
 

@@ -18,12 +18,12 @@ from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
 from websockets.exceptions import ConnectionClosed
 
+from api.viewer import Viewer
 from db import events, people
 from db.engine import unit_of_work
 from db.fanout import ACCESS_CHANNEL
 from domain.enums import TokenKind
 from graph.live import LiveConnections
-from graph.viewer import Viewer
 from pressroom.settings import Settings
 from tests.support import (
     PROTOCOLS,

@@ -11,7 +11,6 @@ import pytest
 
 from db import events
 from db.events import Position
-from db.retention import PruneLoop
 from tests.support import (
     PROTOCOLS,
     QUEUE_EVENTS,
@@ -24,6 +23,7 @@ from tests.support import (
     gid,
     task_ids,
 )
+from workers.retention import PruneLoop
 
 LONG_AGO = timedelta(days=100)
 

@@ -15,8 +15,8 @@ import pytest
 from graphql.validation.rules import overlapping_fields_can_be_merged as overlapping
 from strawberry.schema.schema import validate_document
 
+from api.errors import STALE_TOKEN
 from graph.documents import DOCUMENTS
-from graph.errors import STALE_TOKEN
 from graph.shape import ANONYMOUS, SIGNED_IN, Limits
 from tests.support import PROTOCOLS, QUEUE_EVENTS, Client, RawSocket, Shop, counting, table_snapshot
 from tests.unit.test_web_operations import operations

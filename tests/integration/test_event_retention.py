@@ -16,6 +16,7 @@ from db.events import Position
 from domain import webhooks as rules
 from domain.enums import EventType
 from tests.support import Shop
+from workers.retention import PruneLoop
 
 KEEP = timedelta(days=90)
 
@@ -79,7 +80,7 @@ async def test_one_process_prunes_at_a_time(lone_shop: tuple[str, Shop]) -> None
     for _ in range(3):
         await order(shop, 100)
     logged = len(await log(engine))
-    loop = retention.PruneLoop(engine, KEEP)
+    loop = PruneLoop(engine, KEEP)
     async with unit_of_work(engine) as first:
         # The first pruner's transaction is open: the other gives way at once.
         assert await retention.prune(first, KEEP, 2) == 2

@@ -12,10 +12,10 @@ import httpx
 import pytest
 import websockets
 
+from api import manifest
 from db import people
 from db.engine import unit_of_work
 from domain.enums import TokenKind
-from graph import manifest
 from pressroom.settings import Settings
 from tests.support import (
     Client,

@@ -11,15 +11,15 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+from api.auth import load_viewer
+from api.services import Services
 from db.engine import unit_of_work
 from db.events import decode_cursor
 from db.fanout import OVERFLOWED, department_channel
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from graph.auth import load_viewer
 from graph.context import Context
 from graph.schema import schema
-from graph.services import Services
 from tests.support import (
     PROTOCOLS,
     QUEUE,

@@ -12,14 +12,14 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from api.auth import load_viewer
 from db.engine import reading, unit_of_work
 from db.queries import fetch_native
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from graph.auth import load_viewer
 from graph.context import Context
 from graph.schema import schema
-from graph.services import Services
+from graph.services import SchemaServices
 from tests.support import Shop, gid, print_tasks
 
 MOVE = """mutation($id: ID!) {
@@ -97,7 +97,7 @@ MOVES = [
 
 async def test_a_start_is_one_statement_and_a_finish_one_transaction(shop: Shop) -> None:
     [task] = await print_tasks(shop, 1)
-    services = Services(shop.engine, 3600)
+    services = SchemaServices(shop.engine, 3600)
     for who, field, status, changed, expected in MOVES:
         context = Context(services, await load_viewer(services, shop.tokens[who]))
         with sent(shop.engine) as statements:

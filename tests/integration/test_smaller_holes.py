@@ -17,9 +17,9 @@ import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-from graph.body_limit import MAX_BODY_BYTES
 from pressroom.app import create_app, server_options
 from pressroom.settings import Settings
+from routes.body_limit import MAX_BODY_BYTES
 from tests.support import PROTOCOLS, Client, Shop, config_for, free_port, gid, serve
 
 ROOT = Path(__file__).resolve().parents[2]

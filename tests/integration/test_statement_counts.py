@@ -8,21 +8,21 @@ from typing import Any
 from graphql import FieldNode, parse, print_ast
 from sqlalchemy import text
 
+from api.auth import load_viewer
 from db.engine import unit_of_work
 from db.reads import tasks_of_work_orders
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from graph.auth import load_viewer
 from graph.context import Context
 from graph.schema import schema
-from graph.services import Services
+from graph.services import SchemaServices
 from tests.support import DASHBOARD_PAGE as PAGE
 from tests.support import Shop, counting, gid
 
 
 async def run_page(shop: Shop, first: int) -> tuple[list[str], int]:
     """The page's statements, and how many asyncio tasks its execution made."""
-    services = Services(shop.engine, 3600)
+    services = SchemaServices(shop.engine, 3600)
     viewer = await load_viewer(services, shop.tokens["ada"])
     loop = asyncio.get_running_loop()
     made = 0
@@ -102,7 +102,7 @@ async def test_the_page_read_ahead_shows_what_each_order_shows_by_itself(shop: S
                 await transition_task(conn, tasks[0].id, TaskAction.FINISH, actor)
     async with shop.engine.connect() as conn:
         ids = dict((await conn.execute(text("SELECT order_number, id FROM work_orders"))).all())
-    services = Services(shop.engine, 3600)
+    services = SchemaServices(shop.engine, 3600)
     for who in ("ada", "sue", "pat"):
         context = Context(services, await load_viewer(services, shop.tokens[who]))
         page = await schema.execute(PAGE, variable_values={"first": 50}, context_value=context)

@@ -22,7 +22,7 @@ from db.engine import unit_of_work
 from db.tasks import Actor
 from domain.contacts import Contact
 from domain.enums import WorkOrderPriority
-from graph import tickets
+from routes import tickets
 from tests.support import Client, Shop, display_token, gid, serving
 
 DUE = datetime(2027, 3, 4, 13, 30, tzinfo=UTC)

@@ -17,6 +17,7 @@ from db.feed import EventFeed
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction, WorkOrderPriority
 from tests.support import Client, Shop, cursor_now, gid, subscriber, take, task_ids
+from workers.timers import TimerLoop
 
 LATE_EVENTS = """subscription($id: ID!, $after: String) {
   workOrderEvents(workOrderId: $id, after: $after) { kind workOrder { isLate } task { id } } }"""
@@ -237,7 +238,7 @@ async def test_the_loop_stops_even_when_stopped_as_activity_wakes_it(
     step of the wake."""
     feed = EventFeed(shop.engine, database_url)
     for turns in range(6):
-        loop = timers.TimerLoop(shop.engine, feed, poll=30)
+        loop = TimerLoop(shop.engine, feed, poll=30)
         loop.start()
         await loop.idle.wait()
         feed.timer_armed.set()
@@ -259,7 +260,7 @@ async def test_the_loop_sleeps_through_commits_and_wakes_for_a_timer_due_soon(
     database_url, shop = lone_shop
     feed = EventFeed(shop.engine, database_url)
     await feed.start()
-    loop = timers.TimerLoop(shop.engine, feed, poll=30)
+    loop = TimerLoop(shop.engine, feed, poll=30)
     try:
         while not feed.listening:
             await feed.listener_changed.wait()

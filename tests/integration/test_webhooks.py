@@ -12,10 +12,10 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from db.retention import PruneLoop
-from graph.ids import decode_text
-from graph.webhook_relay import WebhookRelay
+from api.ids import decode_text
 from tests.support import HOLD, START, Client, Receiver, Shop, gid, settled, task_ids
+from workers.retention import PruneLoop
+from workers.webhooks import WebhookRelay
 
 CREATE = """mutation($i: CreateWebhookInput!) { createWebhook(input: $i) {
   secret webhook { id url enabled eventKinds departments { code } }

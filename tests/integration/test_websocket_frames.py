@@ -10,7 +10,7 @@ import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-from graph.body_limit import MAX_BODY_BYTES
+from routes.body_limit import MAX_BODY_BYTES
 from tests.support import PROTOCOLS, Shop
 
 

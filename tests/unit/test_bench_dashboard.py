@@ -3,7 +3,8 @@ round-trip count only what the event feed sends in the background."""
 
 import pytest
 
-from bench.dashboard import BACKGROUND, DASHBOARD_PAGE
+from bench.dashboard_costs import BACKGROUND
+from bench.dashboard_page import DASHBOARD_PAGE
 from db.queries import native
 from tests.support import DASHBOARD_PAGE as TESTS_PAGE
 

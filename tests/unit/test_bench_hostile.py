@@ -20,8 +20,8 @@ from graphql import (
 from rich.console import Console
 
 from bench import attackers
+from bench.fleet import delivered
 from bench.hostile import READ_TASKS, SIGN_IN, Plan, answered, report, rss_figures
-from bench.run import delivered
 
 
 def text(template: str, n: int) -> str:

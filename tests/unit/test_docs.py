@@ -1,10 +1,19 @@
 """The README and docs/ stand alone, every link among them leads somewhere, the README is
-short, and their copies of the transition table are the domain's own."""
+short, their copies of the transition table are the domain's own, and every setting,
+error code, command, root field and legacy exclusion reason is documented."""
 
 import re
 from pathlib import Path
 
+from graphql import build_schema
+
+from api.errors import TopLevelCode
 from domain.docs import transition_table
+from domain.errors import ErrorCode
+from domain.legacy import Reason
+from graph.subscriptions import CURSOR_EXPIRED, SLOW_CONSUMER
+from pressroom.cli import parser
+from pressroom.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -72,3 +81,20 @@ def test_the_link_check_sees_a_broken_link(tmp_path: Path) -> None:
 
 def test_the_readme_is_read_in_five_minutes() -> None:
     assert len(README.read_bytes()) <= 12_000
+
+
+def test_every_setting_error_code_and_command_is_documented() -> None:
+    operations = (ROOT / "docs" / "operations.md").read_text()
+    api = (ROOT / "docs" / "api.md").read_text()
+    settings = {f"PRESSROOM_{name.upper()}" for name in Settings.model_fields}
+    codes = {*ErrorCode, *TopLevelCode, SLOW_CONSUMER, CURSOR_EXPIRED}
+    listed = re.findall(r"\{([\w,-]+)\}", parser().format_help())[0]
+    assert {s for s in settings if f"`{s}`" not in operations} == set()
+    assert {c for c in codes if f"`{c}`" not in api} == set()
+    schema = build_schema((ROOT / "schema.graphql").read_text())
+    roots = [schema.query_type, schema.mutation_type, schema.subscription_type]
+    fields = {f for root in roots if root for f in root.fields}
+    guides = api + (ROOT / "docs" / "webhooks.md").read_text()
+    assert {f for f in fields if f"`{f}" not in guides} == set()
+    assert {c for c in listed.split(",") if f"`{c}" not in operations} == set()
+    assert {r for r in Reason if f"`{r}`" not in operations} == set()

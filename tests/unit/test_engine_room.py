@@ -10,14 +10,14 @@ from graph.engine.sharing import SharingExecutor
 from graph.engine.view import TransportWSHandler, TunedGraphQL
 from graph.engine.websocket import LeanWebSocketProtocol
 from graph.live import LiveConnections
-from graph.services import Services, Shortcuts
+from graph.services import SchemaServices, Shortcuts
 from graph.view import PressroomGraphQL
 
 URL = "postgresql://nobody@127.0.0.1:1/none"
 
 
 def _view(room: EngineRoom) -> PressroomGraphQL:
-    services = Services(create_engine(URL), 60, shortcuts=room.shortcuts())
+    services = SchemaServices(create_engine(URL), 60, shortcuts=room.shortcuts())
     return room.view(
         services, live=LiveConnections(), keep_alive_seconds=15, connection_init_timeout_seconds=10
     )

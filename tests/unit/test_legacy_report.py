@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from domain.legacy import Exclusion, Reason, Record
+from domain.legacy_records import Exclusion, Reason, Record
 from pressroom.legacy_import import report_cell, write_report
 
 

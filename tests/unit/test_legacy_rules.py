@@ -11,18 +11,16 @@ from typing import Any
 import pytest
 
 from domain.enums import DepartmentKind
-from domain.legacy import (
+from domain.legacy import OrderContext, plan_order, plan_users
+from domain.legacy_records import (
     Department,
     Exclusion,
     LegacyItem,
     LegacyOrder,
     LegacyStep,
     LegacyUser,
-    OrderContext,
     PlannedOrder,
     Reason,
-    plan_order,
-    plan_users,
 )
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

@@ -5,9 +5,9 @@ revocations, goes on at once."""
 import asyncio
 from typing import Any
 
+from api.viewer import Viewer
 from domain.enums import TokenKind
 from graph.live import REVOKED_CLOSE_CODE, LiveConnections
-from graph.viewer import Viewer
 
 
 class Socket:

@@ -3,11 +3,12 @@ work taken before anonymous work waiting beside it, and a cancelled caller's tur
 handed on."""
 
 import asyncio
+import os
 import threading
 
 import pytest
 
-from db.credentials import HashingBusy, HashingPool, Lane
+from db.credentials import WORKER_NICENESS, HashingBusy, HashingPool, Lane
 
 
 async def until_queued(pool: HashingPool, count: int) -> None:
@@ -85,3 +86,13 @@ async def test_anonymous_checks_leave_a_worker_for_signed_in_people() -> None:
 
 def test_one_worker_serves_anonymous_checks_too() -> None:
     assert HashingPool(workers=1).shares[Lane.ANONYMOUS] == 1
+
+
+async def test_the_workers_run_below_the_rest_of_the_process() -> None:
+    pool = HashingPool(workers=1)
+    here = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    worker = await pool.run(
+        lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()), Lane.ANONYMOUS
+    )
+    assert worker == min(19, here + WORKER_NICENESS)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == here

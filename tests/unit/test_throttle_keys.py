@@ -2,7 +2,7 @@
 
 import pytest
 
-from graph.throttle import address_key, email_account, user_account
+from api.throttle import address_key, email_account, user_account
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,8 @@
 """The process's viewer cache: an entry holds only while no access change has been handed
 out by the feed since the viewer was read."""
 
+from api.viewer import Viewer, ViewerCache
 from domain.enums import TokenKind
-from graph.viewer import Viewer, ViewerCache
 
 PAT = Viewer(
     token_id=1,

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from graphql import OperationDefinitionNode, build_schema, parse, validate
 
-from graph import manifest
-from graph.manifest import OPERATION, operations, sources
-from graph.manifest import WEB_DIR as WEB
+from api import manifest
+from api.manifest import OPERATION, operations, sources
+from api.manifest import WEB_DIR as WEB
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = build_schema((ROOT / "schema.graphql").read_text())

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from graph.in_flight import CountRequests, InFlight
-from graph.webhook_relay import MAX_HELD, Lanes
+from api.in_flight import CountRequests, InFlight
+from workers.webhooks import MAX_HELD, Lanes
 
 
 async def most_at_once(lanes: Lanes, tasks: int, limit: int) -> int:

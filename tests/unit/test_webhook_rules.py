@@ -8,7 +8,7 @@ import pytest
 from domain import webhooks
 from domain.errors import DomainError
 from domain.webhooks import Verdict
-from graph.webhook_targets import Reached, reachable
+from workers.webhook_targets import Reached, reachable
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 speed or memory, behind one door (`EngineRoom`). README.md beside this file names each
 override, what it bought, and how to switch it off; PRESSROOM_PLAIN_EXECUTION=true runs
 none of them. Ordinary resolvers and types import nothing from here: they reach it only
-through `Services.shortcuts`."""
+through `SchemaServices.shortcuts`."""
 
 import contextlib
 from collections.abc import AsyncIterator
@@ -10,14 +10,14 @@ from typing import Any
 
 import strawberry
 
+from api.metrics import Metrics
 from graph.context import Info
 from graph.engine import collector, websocket
 from graph.engine.schema import tuned_schema
 from graph.engine.sharing import Direct
 from graph.engine.view import TunedGraphQL
-from graph.metrics import Metrics
 from graph.schema import schema as plain_schema
-from graph.services import Services, Shortcuts
+from graph.services import SchemaServices, Shortcuts
 from graph.view import PressroomGraphQL
 
 
@@ -53,7 +53,7 @@ class EngineRoom:
     def shortcuts(self) -> Shortcuts:
         return Shortcuts() if self.plain else EngineShortcuts(self.pacer)
 
-    def view(self, services: Services, **options: Any) -> PressroomGraphQL:
+    def view(self, services: SchemaServices, **options: Any) -> PressroomGraphQL:
         if self.plain:
             return PressroomGraphQL(self.schema, services, **options)
         return TunedGraphQL(

@@ -43,7 +43,7 @@ from collections.abc import AsyncIterator
 
 import psutil
 
-from graph.metrics import Metrics
+from api.metrics import Metrics
 
 # Young objects are collected every 10,000 allocations (requests make many, few cycles)
 # and by the pacer. CPython's own collections take the middle generation every other

@@ -17,84 +17,23 @@ abandons are settled as graphql-core settles them; unit tables compare both.
 import operator
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 from graphql import (
-    FieldNode,
-    GraphQLBoolean,
-    GraphQLField,
-    GraphQLID,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
     GraphQLResolveInfo,
     GraphQLResolveInfoHelpers,
-    GraphQLScalarType,
-    GraphQLString,
-    is_leaf_type,
-    is_non_null_type,
 )
 from graphql.execution.collect_fields import FieldDetailsList, GroupedFieldSet
-from graphql.execution.executor import (
-    collect_iterator_awaitables,
-    invalid_return_type_error,
-    to_nodes,
-)
+from graphql.execution.executor import collect_iterator_awaitables, invalid_return_type_error
 from graphql.pyutils import AwaitableOrValue, Path, Undefined, gather_with_cancel
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
-from strawberry.types.field import StrawberryField
 
 from graph.engine.awaitable import is_awaitable
-
-
-class Leaf(NamedTuple):
-    """How to read and serialize a scalar or enum field of Strawberry's basic kind (no
-    resolver of its own, no field extensions) without arguments."""
-
-    read: Callable[[Any, str], Any]
-    attribute: str
-    serialize: Callable[[Any], Any]
-    # The Python type whose values the scalar serializes as they are (a str for String
-    # and ID, a bool for Boolean), or None.
-    unchanged: type | None
-
-
-# graphql-core's serializers that return a value of exactly this type unchanged.
-_UNCHANGED: dict[GraphQLScalarType, type] = {
-    GraphQLString: str,
-    GraphQLID: str,
-    GraphQLBoolean: bool,
-}
-
-
-# Filled as fields are met: (type, field name) -> its Leaf, or None for any other field.
-_LEAVES: dict[tuple[GraphQLObjectType, str], Leaf | None] = {}
-
-
-def leaf_of(parent_type: GraphQLObjectType, field_name: str) -> Leaf | None:
-    key = (parent_type, field_name)
-    try:
-        return _LEAVES[key]
-    except KeyError:
-        pass
-    field = parent_type.fields.get(field_name)
-    leaf = None
-    definition = field.extensions.get("strawberry-definition") if field is not None else None
-    # Basic: no resolver of its own and no field extensions (so no permission to check).
-    if isinstance(definition, StrawberryField) and definition.is_basic_field and not field.args:
-        kind: GraphQLOutputType = field.type
-        if is_non_null_type(kind):
-            kind = kind.of_type
-        if is_leaf_type(kind):
-            leaf = Leaf(
-                definition.default_resolver,
-                definition.python_name,
-                kind.coerce_output_value,
-                _UNCHANGED.get(kind) if type(kind) is GraphQLScalarType else None,
-            )
-    _LEAVES[key] = leaf
-    return leaf
+from graph.engine.plan import Plan, Step, plan_of, serialized
 
 
 def _helpers_of(executor: "Executor") -> GraphQLResolveInfoHelpers:
@@ -121,9 +60,9 @@ def _helpers_of(executor: "Executor") -> GraphQLResolveInfoHelpers:
 
 class Executor(StrawberryGraphQLCoreExecutionContext):
     """Asks whether a value is awaitable once per type (graph/engine/awaitable.py), plans each
-    selection once (plain leaves read directly, fields with a resolve function called
-    directly), and takes objects, alone or in lists, straight to their type check and
-    their fields."""
+    selection once (graph/engine/plan.py: plain leaves read directly, fields with a resolve
+    function called directly), and takes objects, alone or in lists, straight to their type
+    check and their fields."""
 
     # Every attribute graphql-core, Strawberry and this class set, as slots: a
     # subscription keeps its executor for its whole life, and past 30 attributes an
@@ -373,7 +312,7 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
                     try:
                         value = leaf.read(source_value, leaf.attribute)
                         if type(value) is not leaf.unchanged:
-                            value = _serialized(leaf, value)
+                            value = serialized(leaf, value)
                     except Exception:
                         value = Undefined
                     if value is not Undefined:
@@ -402,7 +341,7 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
 
     def _resolve(
         self,
-        step: "Step",
+        step: Step,
         parent_type: GraphQLObjectType,
         source: Any,
         path: Path,
@@ -448,26 +387,6 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
 _Results = TypeVar("_Results", dict[str, Any], list[Any])
 
 
-class Step(NamedTuple):
-    """One field of a selection: a plain leaf to read directly (`leaf`), a field with a
-    resolve function and no arguments to call directly (`field`, with its nodes made
-    once), or neither, for graphql-core's `execute_field`."""
-
-    name: str
-    details: FieldDetailsList
-    leaf: Leaf | None
-    field: GraphQLField | None
-    nodes: list[FieldNode]
-
-
-class Plan(NamedTuple):
-    """A selection of an object type as steps; it keeps the selection alive, so that no
-    other takes its id while it is remembered."""
-
-    fields: GroupedFieldSet
-    steps: tuple[Step, ...]
-
-
 _Slots = tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]
 _SLOTS: dict[type, _Slots] = {}
 
@@ -476,30 +395,6 @@ def _slots_of(kind: type) -> _Slots:
     """The slot names of a class and its bases, and a getter of all their values at once."""
     names = tuple(n for k in kind.__mro__ for n in getattr(k, "__slots__", ()) if n != "__dict__")
     return names, operator.attrgetter(*names)
-
-
-def plan_of(parent_type: GraphQLObjectType, fields: GroupedFieldSet) -> Plan:
-    steps = []
-    for response_name, details in fields.items():
-        node = details[0].node
-        name = node.name.value
-        leaf = field = None
-        if not node.arguments:
-            leaf = leaf_of(parent_type, name)
-            field = parent_type.fields.get(name)
-            if field is None or field.resolve is None or field.args:
-                field = None
-        steps.append(Step(response_name, details, leaf, field, to_nodes(details)))
-    return Plan(fields, tuple(steps))
-
-
-def _serialized(leaf: Leaf, value: Any) -> Any:
-    """The value serialized, or Undefined where graphql-core must decide (it may raise:
-    the caller hands that to graphql-core too)."""
-    if value is None or isinstance(value, Exception) or is_awaitable(value):
-        return Undefined
-    serialized = leaf.serialize(value)
-    return Undefined if serialized is None else serialized
 
 
 async def _gathered(results: _Results, awaitable: list[Any]) -> _Results:

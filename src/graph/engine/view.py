@@ -13,12 +13,12 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import Connec
 from graph.context import Context
 from graph.engine.jsontext import dumps
 from graph.engine.sharing import LiveOperation, SharedMessages
-from graph.persisted import TrustedTransportWSHandler
 from graph.view import PressroomGraphQL
+from graph.websockets import TrustedTransportWSHandler
 
 
 class TransportWSHandler(TrustedTransportWSHandler):
-    """The plain view's graphql-transport-ws handler (graph/persisted.py), without the
+    """The plain view's graphql-transport-ws handler (graph/websockets.py), without the
     finished init timer: Strawberry keeps the cancelled task for the connection's life,
     and with it its CancelledError, traceback and frames, about 1.5 KB per idle wall
     display. Each operation runs with its own root value naming it (`LiveOperation`),

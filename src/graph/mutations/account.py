@@ -3,14 +3,15 @@
 import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from api.throttle import Namespace, user_account
 from db import people
 from db.credentials import hash_password
 from domain import validation
 from graph.context import Info
 from graph.errors import UserError
 from graph.mutations.base import mutate
+from graph.mutations.throttled import throttled
 from graph.permissions import STAFF, allowed, viewer_of
-from graph.throttle import Namespace, throttled, user_account
 from graph.types.people import User
 from graph.types.tokens import Token
 
@@ -55,7 +56,7 @@ async def logout(info: Info, input: LogoutInput) -> LogoutPayload:
 
 async def check_password(info: Info, password: str, field: str = "password") -> None:
     """The signed-in person's password again, throttled like signing in and counted apart
-    from it (graph/throttle.py): a stolen session cannot guess it. For a mutation's
+    from it (api/throttle.py): a stolen session cannot guess it. For a mutation's
     `before` (graph/mutations/base.py): it holds a connection only to read the hash."""
     user_id = viewer_of(info).user_id
     async with info.context.read() as conn:

@@ -5,11 +5,12 @@ from typing import Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from api.errors import forbidden, rate_limited
 from db.credentials import HashingBusy
 from db.engine import unit_of_work
 from domain.errors import DomainError, NotAllowed
 from graph.context import Info
-from graph.errors import UserError, forbidden, rate_limited
+from graph.errors import UserError
 
 
 class Payload(Protocol):
@@ -55,6 +56,6 @@ async def mutate(
     except NotAllowed as error:
         raise forbidden(str(error)) from error
     except HashingBusy as busy:
-        raise rate_limited(info, busy.retry_after) from busy
+        raise rate_limited(info.context.response, busy.retry_after) from busy
     finally:
         info.context.loaders.clear_all()

@@ -4,10 +4,10 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
+from api.ids import require_id
 from db.ledger import charge_quote
 from domain.enums import WorkOrderCommand
 from graph.context import Info
-from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.mutations.post_ledger_entry import PostLedgerEntryPayload
 from graph.permissions import allowed, viewer_of

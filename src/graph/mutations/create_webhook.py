@@ -13,7 +13,7 @@ from graph.errors import UserError
 from graph.mutations.base import mutate
 from graph.permissions import ADMINS, allowed, viewer_of
 from graph.types.webhooks import Webhook
-from graph.webhook_targets import reachable
+from workers.webhook_targets import reachable
 
 
 @strawberry.input

@@ -7,13 +7,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 from strawberry.scalars import JSON
 
+from api.ids import require_id
 from db.orders import NewWorkOrder
 from db.orders import create_work_order as create
 from domain import idempotency, validation
 from domain.enums import WorkOrderPriority
 from graph.context import Info
 from graph.errors import UserError
-from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.mutations.once import changed_field, idempotency_key_field
 from graph.permissions import SALES, allowed, viewer_of

@@ -4,14 +4,15 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
+from api.auth import load_viewer
+from api.throttle import Namespace, email_account, user_account
 from db import people
 from db.credentials import Lane
 from domain import validation
-from graph.auth import load_viewer
 from graph.context import Info
 from graph.errors import UserError
 from graph.mutations.base import mutate
-from graph.throttle import Namespace, email_account, throttled, user_account
+from graph.mutations.throttled import throttled
 from graph.types.people import User
 
 

@@ -4,11 +4,11 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
+from api.ids import require_id
 from db import people
 from domain import idempotency, validation
 from graph.context import Info
 from graph.errors import UserError
-from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.mutations.once import changed_field, idempotency_key_field
 from graph.permissions import ADMINS, allowed

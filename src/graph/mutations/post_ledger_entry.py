@@ -6,6 +6,7 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
+from api.ids import require_id
 from db.ledger import NewEntry, post_entry
 from domain import ledger
 from domain.enums import LedgerEntryKind
@@ -13,7 +14,6 @@ from domain.ledger import EntryContent
 from domain.money import parse_money
 from graph.context import Info
 from graph.errors import UserError
-from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.permissions import READS_LEDGER, allowed, viewer_of
 from graph.types.ledger import LedgerEntry

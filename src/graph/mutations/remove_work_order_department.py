@@ -5,15 +5,14 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
+from api.ids import require_id
 from db.corrections import remove_department
-from db.tasks import Actor
 from domain import validation
-from domain.enums import DepartmentKind
+from domain.enums import TaskAction
 from graph.context import Info
 from graph.errors import UserError
-from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.permissions import SALES, allowed, viewer_of
+from graph.permissions import moves, viewer_of
 from graph.types.work_orders import WorkOrder
 
 
@@ -34,7 +33,7 @@ class RemoveWorkOrderDepartmentPayload:
 
 
 @strawberry.mutation(
-    extensions=allowed(SALES),
+    extensions=moves(TaskAction.REMOVE),
     description="Take a production department's PENDING task off an ACTIVE work order (its "
     "status becomes REMOVED; its history stays). A started or completed task is "
     "INVALID_TRANSITION. What waited for it waits no more.",
@@ -45,12 +44,7 @@ async def remove_work_order_department(
     async def work(conn: AsyncConnection) -> RemoveWorkOrderDepartmentPayload:
         work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
         code = validation.slug(input.department_code, "departmentCode")
-        viewer = viewer_of(info)
-        actor = Actor(
-            viewer.user_id,
-            viewer.is_admin,
-            is_sales=DepartmentKind.SALES in viewer.member_department_kinds,
-        )
+        actor = viewer_of(info).actor()
         done = await remove_department(
             conn,
             work_order_id,

@@ -4,11 +4,11 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
+from api.ids import require_id
 from db.schedule import resume
 from domain.enums import WorkOrderCommand
 from graph.context import Info
 from graph.errors import UserError
-from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.permissions import allowed, viewer_of
 from graph.types.work_orders import ORDER_RULES, WorkOrder

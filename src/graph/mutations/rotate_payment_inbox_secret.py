@@ -5,13 +5,13 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
+from api.ids import require_id
 from db import payment_inboxes
 from domain import payments
 from domain import webhooks as signing
 from domain.errors import DomainError, ErrorCode
 from graph.context import Info
 from graph.errors import UserError
-from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.permissions import ADMINS, allowed
 from graph.types.payment_inboxes import PaymentInbox

@@ -10,14 +10,14 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
-from db.tasks import Actor, needs_transaction, transition_task
+from api.ids import require_id
+from db.tasks import needs_transaction, transition_task
 from domain import validation
 from domain.enums import TaskAction
 from graph.context import Info
 from graph.errors import UserError
-from graph.ids import require_id
 from graph.mutations.base import mutate
-from graph.permissions import ADMINS, STAFF, allowed, viewer_of
+from graph.permissions import moves, viewer_of
 from graph.types.tasks import DepartmentTask
 
 
@@ -102,7 +102,7 @@ async def _move(
             conn,
             task_id,
             action,
-            Actor(viewer.user_id, viewer.is_admin),
+            viewer.actor(),
             why,
             info.context.services.stale_after,
         )
@@ -111,23 +111,23 @@ async def _move(
     return await mutate(info, payload, work, transaction=needs_transaction(action))
 
 
-@strawberry.mutation(extensions=allowed(STAFF))
+@strawberry.mutation(extensions=moves(TaskAction.START))
 async def start_task(info: Info, input: StartTaskInput) -> StartTaskPayload:
     return await _move(info, StartTaskPayload, TaskAction.START, input.task_id)
 
 
-@strawberry.mutation(extensions=allowed(STAFF))
+@strawberry.mutation(extensions=moves(TaskAction.FINISH))
 async def finish_task(info: Info, input: FinishTaskInput) -> FinishTaskPayload:
     return await _move(info, FinishTaskPayload, TaskAction.FINISH, input.task_id)
 
 
-@strawberry.mutation(extensions=allowed(ADMINS))
+@strawberry.mutation(extensions=moves(TaskAction.RELEASE))
 async def release_task(info: Info, input: ReleaseTaskInput) -> ReleaseTaskPayload:
     return await _move(info, ReleaseTaskPayload, TaskAction.RELEASE, input.task_id, input.reason)
 
 
 @strawberry.mutation(
-    extensions=allowed(ADMINS),
+    extensions=moves(TaskAction.OVERRIDE_COMPLETE),
     description="Admin override: complete a PENDING or STARTED task, with a reason.",
 )
 async def complete_task(info: Info, input: CompleteTaskInput) -> CompleteTaskPayload:
@@ -136,6 +136,6 @@ async def complete_task(info: Info, input: CompleteTaskInput) -> CompleteTaskPay
     )
 
 
-@strawberry.mutation(extensions=allowed(ADMINS))
+@strawberry.mutation(extensions=moves(TaskAction.REOPEN))
 async def reopen_task(info: Info, input: ReopenTaskInput) -> ReopenTaskPayload:
     return await _move(info, ReopenTaskPayload, TaskAction.REOPEN, input.task_id, input.reason)

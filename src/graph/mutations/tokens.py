@@ -6,16 +6,17 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
+from api.ids import require_id
+from api.rules import owns_or_administers
 from db import people
 from domain import validation
 from domain.enums import TokenKind
 from domain.errors import DomainError, ErrorCode
 from graph.context import Info
 from graph.errors import UserError
-from graph.ids import require_id
 from graph.mutations.account import check_password
 from graph.mutations.base import mutate
-from graph.permissions import ADMINS, SESSION, STAFF, allowed, owns_or_administers, viewer_of
+from graph.permissions import ADMINS, SESSION, STAFF, allowed, viewer_of
 from graph.types.tokens import Token
 
 API_TOKEN_DEFAULT_DAYS = 90

@@ -4,12 +4,12 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
+from api.ids import require_id
 from db import customers
 from domain import validation
 from domain.enums import CustomerCommand
 from graph.context import Info
 from graph.errors import UserError
-from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.mutations.customer_contact import ContactInput, given_parts
 from graph.permissions import allowed

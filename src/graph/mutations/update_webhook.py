@@ -4,6 +4,7 @@ import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
+from api.ids import require_id
 from db import people, webhooks
 from domain import validation
 from domain import webhooks as rules
@@ -11,11 +12,10 @@ from domain.enums import EventType
 from domain.errors import DomainError, ErrorCode
 from graph.context import Info
 from graph.errors import UserError
-from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.permissions import ADMINS, allowed
 from graph.types.webhooks import Webhook
-from graph.webhook_targets import reachable
+from workers.webhook_targets import reachable
 
 
 @strawberry.input(description="What is given replaces what was; what is left out stays.")

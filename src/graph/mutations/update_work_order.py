@@ -6,12 +6,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 from strawberry.scalars import JSON
 
+from api.ids import require_id
 from db.corrections import Correction, update_details
 from domain import validation
 from domain.enums import WorkOrderCommand
 from graph.context import Info
 from graph.errors import UserError
-from graph.ids import require_id
 from graph.mutations.base import mutate
 from graph.permissions import allowed, viewer_of
 from graph.types.work_orders import ORDER_RULES, WorkOrder

@@ -5,8 +5,8 @@ from typing import TypeVar
 
 from strawberry.dataloader import DataLoader
 
+from api.ids import parse_pk
 from db.rows import TableRow
-from graph.ids import parse_pk
 
 N = TypeVar("N")
 R = TypeVar("R", bound=TableRow)

@@ -8,9 +8,9 @@ from typing import Any, TypeVar
 
 from strawberry import relay
 
+from api.errors import bad_request
 from db.reads import OrderKey, QueueKey
 from db.rows import WorkOrderRow
-from graph.errors import bad_request
 
 DEFAULT_PAGE = 20
 MAX_PAGE = 100

@@ -5,6 +5,7 @@ from collections.abc import Iterable
 import strawberry
 from strawberry import relay
 
+from api.rules import sees_person
 from db.rows import (
     DepartmentRow,
     UserRow,
@@ -18,7 +19,6 @@ from graph.permissions import (
     AccessRule,
     allowed,
     rules_passed,
-    sees_person,
     viewer_of,
 )
 from graph.prefetch import read_ahead

@@ -4,18 +4,17 @@ import re
 
 import strawberry
 
+from api.ids import decode_text
+from api.viewer import Viewer
 from db import reads
 from db.rows import WorkOrderRow
 from domain import scan
 from domain.enums import DepartmentKind, TaskAction, TaskStatus
 from domain.routing import on_order
-from domain.transitions import ActorFacts
 from domain.workflow import chosen_per_order
 from graph.context import Info
-from graph.ids import decode_text
 from graph.types.tasks import DepartmentTask, waited_for
 from graph.types.work_orders import WorkOrder
-from graph.viewer import Viewer
 
 # A scanner that reads the ticket's QR code types the order page's address.
 ORDER_PAGE = re.compile(r"/orders/([^/?#\s]+)")
@@ -96,13 +95,8 @@ async def answer(info: Info, viewer: Viewer, code: str) -> ScanAnswer:
             await waited_for(info, order.id, row.department_id) if row.available_at is None else []
         )
         mine.append(scan.Candidate(row.id, department.name, state, [d.name for d in waits]))
-    actor = ActorFacts(
-        viewer.user_id,
-        viewer.is_admin,
-        True,
-        DepartmentKind.SALES in viewer.member_department_kinds,
-    )
-    said = scan.answer(order.order_number, mine, others, actor)
+    # The candidates are tasks of the viewer's own departments.
+    said = scan.answer(order.order_number, mine, others, viewer.facts(member=True))
     return ScanAnswer(
         message=said.message, action=said.action, _task_id=said.task_id, _work_order_id=order.id
     )

@@ -20,7 +20,6 @@ from domain.enums import (
 )
 from domain.routing import TaskFacts, holding
 from domain.transitions import (
-    ActorFacts,
     QueuePlace,
     TaskState,
     allowed_actions,
@@ -30,7 +29,7 @@ from domain.transitions import (
 from domain.workflow import chosen_per_order
 from graph.context import Info
 from graph.loaders import all_now_or_later, now_or_later
-from graph.permissions import STAFF, allowed
+from graph.permissions import STAFF, allowed, passes, viewer_of
 from graph.prefetch import read_ahead
 from graph.types.address import Address
 from graph.types.departments import Department
@@ -158,15 +157,10 @@ class DepartmentTask(relay.Node):
         "table the server guards each move with: the buttons a screen shows."
     )
     def allowed_actions(self, info: Info) -> list[TaskAction]:
-        viewer = info.context.viewer
-        if viewer is None or not viewer.is_person:
+        if not passes(STAFF, info):
             return []
-        actor = ActorFacts(
-            viewer.user_id,
-            viewer.is_admin,
-            self._department_id in viewer.member_department_ids,
-            DepartmentKind.SALES in viewer.member_department_kinds,
-        )
+        viewer = viewer_of(info)
+        actor = viewer.facts(member=self._department_id in viewer.member_department_ids)
         loaders = info.context.loaders
         pending: list[Awaitable[Any]] = [
             loaders.work_order.load(self._work_order_id),

@@ -6,11 +6,12 @@ from datetime import UTC, datetime
 import strawberry
 from strawberry import relay
 
+from api.rules import owns_or_administers
 from db.rows import TokenRow
 from domain.enums import TokenKind
 from domain.validation import expired
 from graph.context import Info
-from graph.permissions import owns_or_administers, viewer_of
+from graph.permissions import viewer_of
 from graph.types.departments import Department
 from graph.types.loading import node_rows
 from graph.types.people import User

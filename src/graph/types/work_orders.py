@@ -9,6 +9,7 @@ import strawberry
 from strawberry import relay
 from strawberry.scalars import JSON
 
+from api.links import order_url, qr_svg
 from db.people import facts
 from db.rows import WorkOrderRow, WorkOrderTransitionRow
 from domain import ledger
@@ -28,16 +29,8 @@ from domain.transitions import is_late, order_commands
 from domain.workflow import addable, progress
 from graph.context import Info
 from graph.loaders import now_or_later
-from graph.permissions import (
-    READS_LEDGER,
-    SALES,
-    SEES_QUOTES,
-    STAFF,
-    allowed,
-    passes,
-)
+from graph.permissions import READS_LEDGER, SALES, SEES_QUOTES, STAFF, allowed, passes
 from graph.prefetch import read_ahead
-from graph.tickets import order_url, qr_svg
 from graph.types.customers import Customer
 from graph.types.departments import Department
 from graph.types.loading import nodes_of, required

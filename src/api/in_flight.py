@@ -1,5 +1,5 @@
 """How many HTTP requests this process is answering now: the webhook relay sends one
-delivery at a time while any are (graph/webhook_relay.py), so that the floor's requests
+delivery at a time while any are (workers/webhooks.py), so that the floor's requests
 keep their pace beside a burst of webhooks."""
 
 from dataclasses import dataclass

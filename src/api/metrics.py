@@ -8,8 +8,7 @@ naming this process, so the replicas behind one balancer can be told apart and s
 """
 
 from collections.abc import Callable, Iterator
-from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graphql import DocumentNode, FieldNode, OperationDefinitionNode, get_operation_ast
 from prometheus_client import (
@@ -22,13 +21,9 @@ from prometheus_client import (
 )
 from prometheus_client.metrics_core import Metric
 
+from api.admission import AnonymousAdmission
 from db import credentials
 from db.feed import EventFeed
-from graph.live import LiveConnections
-from graph.persisted import OUTCOMES
-
-if TYPE_CHECKING:
-    from graph.services import Services
 
 MULTIPLE = "multiple"
 INVALID = "invalid"
@@ -53,7 +48,7 @@ class _Replica:
 
 
 class Metrics:
-    def __init__(self, services: "Services", live: LiveConnections, replica: str) -> None:
+    def __init__(self, replica: str = "") -> None:
         self.registry = CollectorRegistry()
         self._labelled = _Replica(self.registry, replica)
         self.operations = Counter(
@@ -88,26 +83,6 @@ class Metrics:
             ["made"],
             registry=self.registry,
         )
-        self.webhook_attempts = Counter(
-            "pressroom_webhook_attempts",
-            "Webhook delivery attempts by this process, by outcome (delivered; failed: a "
-            "non-2xx answer, a timeout, no connection; gone: 410).",
-            ["outcome"],
-            registry=self.registry,
-        )
-        self.webhook_deliveries = Counter(
-            "pressroom_webhook_deliveries",
-            "Webhook deliveries this process finished, by outcome (delivered, dead).",
-            ["outcome"],
-            registry=self.registry,
-        )
-        self.webhook_lag = Gauge(
-            "pressroom_webhook_lag_seconds",
-            "Per webhook (by id), how long its oldest unsent event has waited, as this "
-            "process last saw it while holding the webhook.",
-            ["webhook"],
-            registry=self.registry,
-        )
         self.inbox_refusals = Counter(
             "pressroom_payment_inbox_refusals",
             "Requests to the payment inboxes refused before anything was read or kept, by "
@@ -119,78 +94,6 @@ class Metrics:
         # Counted once per subscriber and event: each label's child is looked up once.
         self.results_shared = self.subscription_results.labels("shared")
         self.results_executed = self.subscription_results.labels("executed")
-        feed = services.feed
-        self._gauge("pressroom_event_listener_up", "1 while the LISTEN connection is up.",
-                    feed, lambda f: f.listening)  # fmt: skip
-        self._gauge("pressroom_event_subscribers", "Live subscriptions in this process.",
-                    feed, lambda f: f.fanout.subscriber_count())  # fmt: skip
-        self._gauge(
-            "pressroom_event_held_back_seconds",
-            "Age of the oldest open writing transaction, which delays event delivery.",
-            feed,
-            lambda f: f.stats.held_back_seconds,
-        )
-        self._gauge(
-            "pressroom_event_delivery_lag_seconds",
-            "Commit-to-read delay of the newest event delivered.",
-            feed,
-            lambda f: f.stats.delivery_lag_seconds,
-        )
-        self._gauge("pressroom_events_delivered", "Events read from the log by this process.",
-                    feed, lambda f: f.stats.delivered)  # fmt: skip
-        self._gauge(
-            "pressroom_event_read_errors",
-            "Reads of the event log that failed and were tried again from the same position.",
-            feed,
-            lambda f: f.stats.read_errors,
-        )
-        self._gauge(
-            "pressroom_event_fanout_failures",
-            "Subscribers dropped (told to resume) because handing them an event failed.",
-            feed,
-            lambda f: f.fanout.failures,
-        )
-        documents = services.documents
-        persisted = Gauge(
-            "pressroom_persisted_documents",
-            "Persisted documents since start, by outcome: known (a hash that ran without its "
-            "text), not_found, registered, untrusted (refused under trusted documents).",
-            ["outcome"],
-            registry=self.registry,
-        )
-        for outcome in OUTCOMES:
-            persisted.labels(outcome).set_function(partial(documents.counts.__getitem__, outcome))
-        Gauge(
-            "pressroom_registered_documents",
-            "Documents registered by persisted queries that this process keeps.",
-            registry=self.registry,
-        ).set_function(lambda: len(documents.registered))
-        Gauge(
-            "pressroom_registered_document_bytes",
-            "The bytes of text of those documents.",
-            registry=self.registry,
-        ).set_function(lambda: documents.registered.bytes)
-        Gauge(
-            "pressroom_live_connections",
-            "Authenticated websocket connections.",
-            registry=self.registry,
-        ).set_function(lambda: float(live.count()))
-        admission = services.admission
-        self._function("pressroom_anonymous_in_flight",
-                       "Anonymous requests (no valid token) being answered now.",
-                       lambda: admission.in_flight)  # fmt: skip
-        self._function("pressroom_anonymous_refused",
-                       "Anonymous requests refused at once (503) past their share.",
-                       lambda: admission.refused)  # fmt: skip
-        self._function("pressroom_password_hashes",
-                       "Passwords hashed or checked by this process's argon2 workers.",
-                       lambda: credentials.hashing.counts.done)  # fmt: skip
-        self._function("pressroom_password_hashes_refused",
-                       "Password checks refused at once (429): every worker busy, the queue full.",
-                       lambda: credentials.hashing.counts.refused)  # fmt: skip
-        self._function("pressroom_password_hashes_queued",
-                       "Password checks waiting for an argon2 worker now.",
-                       lambda: credentials.hashing.queued())  # fmt: skip
         gc_pause = Histogram(
             "pressroom_gc_pause_seconds",
             "Pauses of the cyclic garbage collector (the whole process), by generation.",
@@ -224,13 +127,63 @@ class Metrics:
         # docs/operations.md), its CPU seconds, open files and start time.
         ProcessCollector(registry=self.registry)
 
+    def watch(self, feed: EventFeed | None, admission: AnonymousAdmission) -> None:
+        """Gauges read from the process's event feed, its admission control and its
+        password workers (what the schema adds: graph/persisted.py, graph/live.py)."""
+        self._gauge("pressroom_event_listener_up", "1 while the LISTEN connection is up.",
+                    feed, lambda f: f.listening)  # fmt: skip
+        self._gauge("pressroom_event_subscribers", "Live subscriptions in this process.",
+                    feed, lambda f: f.fanout.subscriber_count())  # fmt: skip
+        self._gauge(
+            "pressroom_event_held_back_seconds",
+            "Age of the oldest open writing transaction, which delays event delivery.",
+            feed,
+            lambda f: f.stats.held_back_seconds,
+        )
+        self._gauge(
+            "pressroom_event_delivery_lag_seconds",
+            "Commit-to-read delay of the newest event delivered.",
+            feed,
+            lambda f: f.stats.delivery_lag_seconds,
+        )
+        self._gauge("pressroom_events_delivered", "Events read from the log by this process.",
+                    feed, lambda f: f.stats.delivered)  # fmt: skip
+        self._gauge(
+            "pressroom_event_read_errors",
+            "Reads of the event log that failed and were tried again from the same position.",
+            feed,
+            lambda f: f.stats.read_errors,
+        )
+        self._gauge(
+            "pressroom_event_fanout_failures",
+            "Subscribers dropped (told to resume) because handing them an event failed.",
+            feed,
+            lambda f: f.fanout.failures,
+        )
+        self.function("pressroom_anonymous_in_flight",
+                       "Anonymous requests (no valid token) being answered now.",
+                       lambda: admission.in_flight)  # fmt: skip
+        self.function("pressroom_anonymous_refused",
+                       "Anonymous requests refused at once (503) past their share.",
+                       lambda: admission.refused)  # fmt: skip
+        self.function("pressroom_password_hashes",
+                       "Passwords hashed or checked by this process's argon2 workers.",
+                       lambda: credentials.hashing.counts.done)  # fmt: skip
+        self.function("pressroom_password_hashes_refused",
+                       "Password checks refused at once (429): every worker busy, the queue full.",
+                       lambda: credentials.hashing.counts.refused)  # fmt: skip
+        self.function("pressroom_password_hashes_queued",
+                       "Password checks waiting for an argon2 worker now.",
+                       lambda: credentials.hashing.queued())  # fmt: skip
+
     def _gauge(
         self, name: str, doc: str, feed: EventFeed | None, read: Callable[[EventFeed], Any]
     ) -> None:
         gauge = Gauge(name, doc, registry=self.registry)
         gauge.set_function(lambda: float(read(feed)) if feed is not None else 0.0)
 
-    def _function(self, name: str, doc: str, read: Callable[[], float]) -> None:
+    def function(self, name: str, doc: str, read: Callable[[], float]) -> None:
+        """A gauge that reads its value when /metrics is asked."""
         Gauge(name, doc, registry=self.registry).set_function(read)
 
     def gc_paused(self, generation: int, seconds: float, cpu_seconds: float) -> None:

@@ -21,9 +21,9 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from graph.auth import init_authorization, init_token
-from graph.body_limit import MAX_BODY_BYTES
-from graph.throttle import address_key
+from api.auth import init_authorization, init_token
+from api.throttle import address_key
+from routes.body_limit import MAX_BODY_BYTES
 
 INVALID_MESSAGE = 4400
 TOO_MANY_SOCKETS = 4429

@@ -12,15 +12,15 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from api.ids import decode_text
+from api.rules import READS_LEDGER
+from api.services import Services
 from db import exports as db_exports
 from db import reads
 from db.engine import reading
 from domain import exports, flow
 from domain.validation import invalid
-from graph.endpoints import guarded
-from graph.ids import decode_text
-from graph.permissions import READS_LEDGER
-from graph.services import Services
+from routes.endpoints import guarded
 
 Row = Callable[[Any], list[str]]
 

@@ -5,11 +5,11 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from api.services import Services
+from api.viewer import Viewer
 from db.engine import reading
 from db.people import authenticate
 from domain.enums import DepartmentKind, TokenKind
-from graph.services import Services
-from graph.viewer import Viewer
 
 MAX_TOKEN_LENGTH = 200
 

@@ -18,24 +18,25 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import aiohttp
+from prometheus_client import CollectorRegistry, Counter, Gauge
+from sqlalchemy.ext.asyncio import AsyncEngine
 from standardwebhooks.webhooks import Webhook
 
 from db import webhooks
-from db.background import BackgroundLoop
 from db.engine import unit_of_work
+from db.events import StoredEvent
 from db.feed import EventFeed
 from db.webhooks import Attempt, Claimed, Pending
 from domain import webhooks as rules
 from domain.errors import DomainError
-from domain.webhooks import DeliveryStatus, Verdict
-from graph.services import Services
-from graph.webhook_bodies import Unrenderable, render
-from graph.webhook_targets import Reached, reachable
+from domain.webhooks import DeliveryStatus, Policy, Verdict
+from workers.background import BackgroundLoop
+from workers.webhook_targets import Reached, reachable
 
 log = logging.getLogger("pressroom.webhooks")
 
@@ -52,6 +53,37 @@ USER_AGENT = "Pressroom-Webhooks/1"
 MAX_REST_SECONDS = 0.1
 
 
+# Each event's body for a webhook made by the user given, as JSON text, or the exception
+# that says why there is none (the schema renders them: graph/webhook_bodies.py).
+Render = Callable[[list[StoredEvent], int], Awaitable[list[str | Exception]]]
+
+
+class RelayMetrics:
+    """What /metrics shows of the relay, in the app's registry."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.attempts = Counter(
+            "pressroom_webhook_attempts",
+            "Webhook delivery attempts by this process, by outcome (delivered; failed: a "
+            "non-2xx answer, a timeout, no connection; gone: 410).",
+            ["outcome"],
+            registry=registry,
+        )
+        self.deliveries = Counter(
+            "pressroom_webhook_deliveries",
+            "Webhook deliveries this process finished, by outcome (delivered, dead).",
+            ["outcome"],
+            registry=registry,
+        )
+        self.lag = Gauge(
+            "pressroom_webhook_lag_seconds",
+            "Per webhook (by id), how long its oldest unsent event has waited, as this "
+            "process last saw it while holding the webhook.",
+            ["webhook"],
+            registry=registry,
+        )
+
+
 @dataclass(frozen=True)
 class Answer:
     status: int | None
@@ -62,11 +94,22 @@ class Answer:
 class WebhookRelay(BackgroundLoop):
     name = "webhooks"
 
-    def __init__(self, services: Services, feed: EventFeed) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        feed: EventFeed,
+        policy: Policy,
+        render: Render,
+        busy: Callable[[], bool],
+        registry: CollectorRegistry,
+    ) -> None:
+        """`busy`: whether the process is answering requests now (its lanes then rest)."""
         super().__init__()
-        self.services = services
-        self.policy = services.webhooks
+        self.engine = engine
         self.feed = feed
+        self.policy = policy
+        self.render = render
+        self.metrics = RelayMetrics(registry)
         # Who holds a lease: this process, for as long as it runs.
         self.owner = secrets.token_hex(8)
         self.rounds = 0
@@ -75,7 +118,7 @@ class WebhookRelay(BackgroundLoop):
         self.written = 0
         self._written = asyncio.Condition()
         self._rng = random.Random()
-        self.lanes = Lanes(lambda: services.in_flight.requests > 0)
+        self.lanes = Lanes(busy)
 
     async def written_past(self, count: int) -> None:
         """Until more than `count` attempts have been written."""
@@ -103,7 +146,7 @@ class WebhookRelay(BackgroundLoop):
 
     async def round(self, client: aiohttp.ClientSession) -> None:
         self.rounds += 1
-        async with unit_of_work(self.services.engine) as conn:
+        async with unit_of_work(self.engine) as conn:
             held = await webhooks.claim(conn, self.owner, self.policy.lease_seconds, MAX_HELD)
         await asyncio.gather(*(self._serve(client, hook) for hook in held))
 
@@ -111,7 +154,7 @@ class WebhookRelay(BackgroundLoop):
         until = time.monotonic() + self.policy.lease_seconds / 2
         try:
             while time.monotonic() < until:
-                async with unit_of_work(self.services.engine) as conn:
+                async with unit_of_work(self.engine) as conn:
                     caught_up = await webhooks.follow(conn, hook, self.owner, FOLLOW) < FOLLOW
                     pending = await webhooks.next_deliveries(conn, hook.id, BATCH)
                 self._lag(hook.id, pending)
@@ -119,17 +162,15 @@ class WebhookRelay(BackgroundLoop):
                 if not sent_all or (caught_up and len(pending) < BATCH):
                     return
         finally:
-            async with unit_of_work(self.services.engine) as conn:
+            async with unit_of_work(self.engine) as conn:
                 await webhooks.release(conn, hook.id, self.owner)
 
     def _lag(self, webhook_id: int, pending: list[Pending]) -> None:
         """How long the webhook's oldest unsent event has waited, into /metrics."""
-        if self.services.metrics is None:
-            return
         lag = 0.0
         if pending:
             lag = (datetime.now(UTC) - pending[0].event.occurred_at).total_seconds()
-        self.services.metrics.webhook_lag.labels(str(webhook_id)).set(max(0.0, lag))
+        self.metrics.lag.labels(str(webhook_id)).set(max(0.0, lag))
 
     async def _send_due(
         self, client: aiohttp.ClientSession, hook: Claimed, pending: list[Pending], until: float
@@ -140,7 +181,7 @@ class WebhookRelay(BackgroundLoop):
         due = list(itertools.takewhile(lambda p: p.due, pending))
         missing = [p.event for p in due if p.body is None]
         async with self.lanes.one():
-            fresh = iter(await render(self.services, missing, hook.created_by))
+            fresh = iter(await self.render(missing, hook.created_by))
         writes = Writes(self, hook)
         where = Lookup(self.policy, hook.url)
         went_through = True
@@ -149,7 +190,7 @@ class WebhookRelay(BackgroundLoop):
                 went_through = False
                 break
             body = delivery.body or next(fresh)
-            if isinstance(body, Unrenderable):
+            if isinstance(body, Exception):
                 log.error("webhook %s: no body for %s: %s", hook.id, delivery.event, body)
                 answer = Answer(None, f"No body: {body}", 0)
                 verdict, attempt = self._attempt(delivery, None, answer)
@@ -227,11 +268,9 @@ class WebhookRelay(BackgroundLoop):
         else:
             retry_in = rules.retry_in(self.policy.retries, delivery.attempts + 1, self._rng)
             status = DeliveryStatus.DEAD if retry_in is None else DeliveryStatus.PENDING
-        metrics = self.services.metrics
-        if metrics is not None:
-            metrics.webhook_attempts.labels(verdict.value.lower()).inc()
-            if status is not DeliveryStatus.PENDING:
-                metrics.webhook_deliveries.labels(status.value.lower()).inc()
+        self.metrics.attempts.labels(verdict.value.lower()).inc()
+        if status is not DeliveryStatus.PENDING:
+            self.metrics.deliveries.labels(status.value.lower()).inc()
         attempt = Attempt(
             delivery_id=delivery.delivery_id,
             status=status,
@@ -246,7 +285,7 @@ class WebhookRelay(BackgroundLoop):
     async def write(self, hook: Claimed, attempts: list[Attempt], *, gone: bool) -> bool:
         """Write the attempts (and stop the webhook, `gone` or failing for too long);
         whether the lease was still held."""
-        async with unit_of_work(self.services.engine) as conn:
+        async with unit_of_work(self.engine) as conn:
             written = await webhooks.attempted(conn, hook, self.owner, self.policy, attempts)
             since = written.failing_too_long_since
             if written.held and gone:

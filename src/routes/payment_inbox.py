@@ -4,7 +4,7 @@ Webhooks with the inbox's secret, become PAYMENT ledger entries (domain/payments
 Answers: 200 `{"entryId", "changed"}` (changed false: this webhook-id was posted before,
 with the same content); 401 when the signature does not verify or the timestamp is more
 than five minutes off, and the same for a name no inbox (or a turned-off one) has, so
-that no one learns which names exist; 429 past the address's limits (graph/inbox_policy.py);
+that no one learns which names exist; 429 past the address's limits (routes/inbox_policy.py);
 404 for an unknown customer or order; 400 for a body that is not JSON; 422 for content
 that does not do (naming the field); 409 for a webhook-id already posted with other
 content. A refusal writes nothing to the ledger. A request that proved the secret is
@@ -19,6 +19,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from api.ids import decode_text, encode_id
+from api.services import Services
 from db import ledger, payment_inboxes, reads
 from db.engine import reading, unit_of_work
 from db.ledger import NewEntry
@@ -29,8 +31,7 @@ from domain import webhooks as signing
 from domain.enums import LedgerEntryKind
 from domain.errors import DomainError, ErrorCode
 from domain.ledger import EntryContent
-from graph.ids import decode_text, encode_id
-from graph.services import Services
+from routes.inbox_policy import InboxPolicy
 
 PATH = "/hooks/payments/{name}"
 STATUS = {ErrorCode.NOT_FOUND: 404, ErrorCode.DUPLICATE: 409}
@@ -79,12 +80,11 @@ def _json(body: bytes) -> Any:
 
 
 def _count(services: Services, refusal: str) -> None:
-    if services.metrics is not None:
-        services.metrics.inbox_refusals.labels(refusal).inc()
+    services.metrics.inbox_refusals.labels(refusal).inc()
 
 
 async def _post(
-    services: Services, inbox: PaymentInboxRow, message_id: str, body: Any
+    services: Services, keep_days: int, inbox: PaymentInboxRow, message_id: str, body: Any
 ) -> tuple[int, bool]:
     """The entry the notice becomes (its id), and whether it is new; in one transaction
     with the request's record."""
@@ -116,13 +116,12 @@ async def _post(
             200,
             None,
             posted.entry.id,
-            keep_days=services.inboxes.keep_days,
+            keep_days=keep_days,
         )
     return posted.entry.id, posted.changed
 
 
-def routes(services: Services) -> list[Route]:
-    policy = services.inboxes
+def routes(services: Services, policy: InboxPolicy) -> list[Route]:
 
     async def receive(request: Request) -> Response:
         address = request.client.host if request.client else ""
@@ -151,7 +150,9 @@ def routes(services: Services) -> list[Route]:
         # Kept with the request's record: as much of it as anyone needs to recognise it.
         message_id = request.headers["webhook-id"][:MAX_MESSAGE_ID]
         try:
-            entry_id, changed = await _post(services, inbox, message_id, _json(body))
+            entry_id, changed = await _post(
+                services, policy.keep_days, inbox, message_id, _json(body)
+            )
         except DomainError as error:
             refused = Refused.of(error)
         except Refused as error:

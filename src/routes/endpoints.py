@@ -2,25 +2,17 @@
 same access rules, refusals in the same JSON shape."""
 
 from collections.abc import Awaitable, Callable
-from typing import Protocol
 
 from starlette.requests import Request
 from starlette.responses import Response
 
+from api.auth import bearer, load_viewer
+from api.errors import error_response
+from api.rules import Rule
+from api.services import Services
 from domain.errors import DomainError
-from graph.auth import bearer, load_viewer
-from graph.errors import error_response
-from graph.services import Services
-from graph.viewer import Viewer
 
 Endpoint = Callable[[Request], Awaitable[Response]]
-
-
-class Rule(Protocol):
-    @property
-    def message(self) -> str | None: ...
-
-    def admits(self, viewer: Viewer) -> bool: ...
 
 
 def guarded(services: Services, rule: Rule, endpoint: Endpoint) -> Endpoint:
@@ -40,7 +32,7 @@ def guarded(services: Services, rule: Rule, endpoint: Endpoint) -> Endpoint:
         if viewer is None:
             return error_response("Sign in first: send 'Authorization: Bearer <token>'.", 401)
         if not rule.admits(viewer):
-            return error_response(rule.message or "Forbidden.", 403)
+            return error_response(rule.message, 403)
         try:
             return await endpoint(request)
         except DomainError as error:

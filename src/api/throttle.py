@@ -9,8 +9,9 @@ looked up (every spelling of one address counts together), by the normalised ema
 no user has it. For minutes at most: an attacker's wrong passwords never lock the real
 user out for good. Signing in and re-checking the signed-in person's password
 (changePassword, createApiToken) count apart, so failures at one never lock the other.
-A refused attempt is HTTP 429 with Retry-After and a top-level RATE_LIMITED error, and so
-is one that finds the password workers' queue full (db/credentials.py).
+A refused attempt is HTTP 429 with Retry-After and a top-level RATE_LIMITED error
+(graph/mutations/throttled.py), and so is one that finds the password workers' queue full
+(db/credentials.py).
 
 Failure slots are reserved before the password is checked and given back when it proves
 right: counted after the check, 35 concurrent wrong guesses at one account were all
@@ -19,22 +20,13 @@ checked against a limit of 10.
 
 import ipaddress
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol, TypeVar, cast, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
-
-from domain.errors import DomainError
-from graph.errors import rate_limited
-
-if TYPE_CHECKING:
-    from graph.context import Info
-
-T = TypeVar("T")
 
 # The defaults of PRESSROOM_SIGNIN_FAILURES_PER_ADDRESS, PRESSROOM_SIGNIN_ATTEMPTS_PER_ADDRESS
 # and PRESSROOM_SIGNIN_FAILURES_PER_ACCOUNT.
@@ -147,24 +139,3 @@ class PasswordThrottle:
     async def release(self, reservation: Reservation) -> None:
         for key in reservation.keys:
             await cast(Counts, self.storage).release_entry(key)
-
-
-async def throttled(
-    info: "Info", namespace: Namespace, account: str, check: Callable[[], Awaitable[T]]
-) -> T:
-    """Run a password `check` from the caller's address on `account`: refused (429) when a
-    limit is reached; its failure slots reserved first, and given back unless the check
-    fails with a DomainError (a wrong password) or never ran."""
-    throttle = info.context.services.throttle
-    reservation = await throttle.reserve(namespace, info.context.client, account)
-    if isinstance(reservation, Refusal):
-        raise rate_limited(info, reservation.retry_after)
-    try:
-        result = await check()
-    except DomainError:
-        raise
-    except BaseException:
-        await throttle.release(reservation)
-        raise
-    await throttle.release(reservation)
-    return result

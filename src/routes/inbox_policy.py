@@ -1,4 +1,4 @@
-"""The payments door's limits (graph/payment_inbox.py), per client address (IPv6 per /64)
+"""The payments door's limits (routes/payment_inbox.py), per client address (IPv6 per /64)
 with the `limits` library, counted in each process's memory: refusing a flood costs no
 database work, and its requests leave no rows.
 
@@ -15,7 +15,7 @@ from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
-from graph.throttle import Refusal, address_key, refusal
+from api.throttle import Refusal, address_key, refusal
 
 # The defaults of PRESSROOM_INBOX_FAILURES_PER_ADDRESS, PRESSROOM_INBOX_REQUESTS_PER_ADDRESS
 # and PRESSROOM_INBOX_REQUEST_RETENTION_DAYS.

@@ -3,7 +3,7 @@
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from graph.errors import error_response
+from api.errors import error_response
 
 MAX_BODY_BYTES = 256 * 1024
 

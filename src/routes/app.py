@@ -17,17 +17,18 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from graph import exports, payment_inbox, tickets
-from graph.auth import bearer
-from graph.body_limit import BodyLimit
-from graph.errors import error_response
-from graph.graphiql import STATIC_DIR, ServeGraphiQLToBrowsers
-from graph.in_flight import CountRequests
-from graph.manifest import WEB_DIR
-from graph.view import PressroomGraphQL
-from graph.ws_guard import SOCKETS_PER_ADDRESS, SOCKETS_PER_TOKEN, WebsocketGuard
+from api.auth import bearer
+from api.errors import error_response
+from api.in_flight import CountRequests
+from api.manifest import WEB_DIR
+from api.services import Services
+from routes import exports, payment_inbox, tickets
+from routes.body_limit import BodyLimit
+from routes.graphiql import STATIC_DIR, ServeGraphiQLToBrowsers
+from routes.inbox_policy import InboxPolicy
+from routes.ws_guard import SOCKETS_PER_ADDRESS, SOCKETS_PER_TOKEN, WebsocketGuard
 
 ReadyCheck = Callable[[], Awaitable[dict[str, bool]]]
 
@@ -98,7 +99,9 @@ class _WebFiles:
 
 
 def api_app(
-    graphql: PressroomGraphQL,
+    graphql: ASGIApp,
+    services: Services,
+    inboxes: InboxPolicy,
     ready: ReadyCheck,
     lifespan: Any = None,
     connection_init_timeout_seconds: float = 10,
@@ -107,9 +110,8 @@ def api_app(
     sockets_per_address: int = SOCKETS_PER_ADDRESS,
     locale: str = "en-GB",
 ) -> Starlette:
-    """The routes around `graphql` (the view pressroom/app.py chose) and their middleware."""
-    services = graphql.services
-    assert services.metrics is not None, "the view's services carry the app's metrics"
+    """The routes around `graphql` (the schema's view pressroom/app.py chose) and their
+    middleware."""
     metrics = services.metrics
 
     async def healthz(request: Request) -> Response:
@@ -144,7 +146,7 @@ def api_app(
             Route("/display/{department}", display),
             *exports.routes(services),
             *tickets.routes(services),
-            *payment_inbox.routes(services),
+            *payment_inbox.routes(services, inboxes),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
             Mount("/app", _WebFiles(), name="app"),
             Route("/{path:path}", shell, methods=["GET", "HEAD"]),

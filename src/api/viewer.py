@@ -6,7 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from db.tasks import Actor
 from domain.enums import DepartmentKind, TokenKind
+from domain.transitions import ActorFacts
 from domain.validation import expired
 
 
@@ -27,6 +29,19 @@ class Viewer:
     @property
     def is_person(self) -> bool:
         return self.token_kind is not TokenKind.DISPLAY
+
+    @property
+    def is_sales(self) -> bool:
+        return DepartmentKind.SALES in self.member_department_kinds
+
+    def actor(self) -> Actor:
+        """The viewer as a task's move is written by (db/tasks.py)."""
+        return Actor(self.user_id, self.is_admin, is_sales=self.is_sales)
+
+    def facts(self, member: bool) -> ActorFacts:
+        """The viewer as the transition table judges them, on a task of a department they
+        are (`member`) or are not a member of."""
+        return ActorFacts(self.user_id, self.is_admin, member, self.is_sales)
 
     @property
     def scope(self) -> tuple[object, ...]:

@@ -17,17 +17,18 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from api.errors import error_response, try_again
+from api.ids import decode_text
+from api.links import order_url
+from api.rules import STAFF
+from api.services import Services
 from db import reads
 from db.engine import reading
 from domain.enums import TaskStatus, WorkOrderPriority
 from domain.jobs import detail_lines, job_line
 from domain.routing import on_order
 from domain.validation import invalid
-from graph.endpoints import guarded
-from graph.errors import error_response, try_again
-from graph.ids import decode_text, encode_id
-from graph.permissions import STAFF
-from graph.services import Services
+from routes.endpoints import guarded
 
 FONTS = Path(__file__).resolve().parent / "fonts"
 PAPERS = {"a4": "A4", "letter": "Letter"}
@@ -42,19 +43,6 @@ CUT = "… the rest is on the order page (the address below)."
 RENDERERS = 2
 WAITING = 8
 RETRY_AFTER_SECONDS = 2
-
-
-def order_url(base: str, work_order_id: int) -> str:
-    """The order's page in the app, absolute: what a phone opens from the QR code."""
-    return f"{base.rstrip('/')}/orders/{encode_id('WorkOrder', work_order_id)}"
-
-
-def qr_svg(url: str) -> str:
-    """The QR code of `url` as an SVG document, with its namespace so it also stands alone
-    as an image (error correction M: a creased ticket still reads)."""
-    out = io.BytesIO()
-    segno.make(url, error="m").save(out, kind="svg", scale=4, border=2, xmldecl=False, title=url)
-    return out.getvalue().decode()
 
 
 @dataclass(frozen=True)

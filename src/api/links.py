@@ -1,0 +1,21 @@
+"""The app's absolute links and their QR codes: the same on the schema's job ticket and on
+the printed one (routes/tickets.py)."""
+
+import io
+
+import segno
+
+from api.ids import encode_id
+
+
+def order_url(base: str, work_order_id: int) -> str:
+    """The order's page in the app, absolute: what a phone opens from the QR code."""
+    return f"{base.rstrip('/')}/orders/{encode_id('WorkOrder', work_order_id)}"
+
+
+def qr_svg(url: str) -> str:
+    """The QR code of `url` as an SVG document, with its namespace so it also stands alone
+    as an image (error correction M: a creased ticket still reads)."""
+    out = io.BytesIO()
+    segno.make(url, error="m").save(out, kind="svg", scale=4, border=2, xmldecl=False, title=url)
+    return out.getvalue().decode()

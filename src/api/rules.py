@@ -1,0 +1,91 @@
+"""The access rules of the caller alone, said once: the schema declares them on fields and
+mutations (graph/permissions.py), and the HTTP doors beside it guard their routes with the
+same objects (routes/endpoints.py). Admins pass each but the session rule; row rules (whose
+account, whose token) are the two functions at the end.
+"""
+
+from dataclasses import dataclass
+
+from api.viewer import Viewer
+from domain.enums import DepartmentKind, TokenKind
+
+
+class Rule:
+    """Whom a rule admits, and what the refused are told."""
+
+    message: str = "Forbidden."
+
+    def admits(self, viewer: Viewer) -> bool:
+        raise NotImplementedError
+
+
+class Staff(Rule):
+    """Any signed-in person; wall display tokens only read their queues."""
+
+    message = "Wall display tokens can only read their departments' queues."
+
+    def admits(self, viewer: Viewer) -> bool:
+        return viewer.is_person
+
+
+class Session(Rule):
+    """A session: the person signed in with their password. API and display tokens act for
+    their maker without it, so they cannot make tokens (one stolen would make more)."""
+
+    message = "Only a signed-in session can do this: API and display tokens cannot make tokens."
+
+    def admits(self, viewer: Viewer) -> bool:
+        return viewer.token_kind is TokenKind.SESSION
+
+
+class Admins(Rule):
+    message = "Only admins can do this."
+
+    def admits(self, viewer: Viewer) -> bool:
+        return viewer.is_person and viewer.is_admin
+
+
+@dataclass(frozen=True, init=False)
+class InDepartmentOfKind(Rule):
+    """Members of a department of one of these kinds (e.g. Sales), or admins: decided from
+    the viewer alone (it carries its departments' kinds)."""
+
+    kinds: frozenset[DepartmentKind]
+
+    def __init__(self, *kinds: DepartmentKind) -> None:
+        object.__setattr__(self, "kinds", frozenset(kinds))
+
+    @property
+    def message(self) -> str:  # type: ignore[override]
+        return f"Only members of {' or '.join(sorted(self.kinds))} (or admins) can do this."
+
+    def admits(self, viewer: Viewer) -> bool:
+        if not viewer.is_person:
+            return False
+        return viewer.is_admin or bool(viewer.member_department_kinds & self.kinds)
+
+
+STAFF = Staff()
+SESSION = Session()
+ADMINS = Admins()
+SALES = InDepartmentOfKind(DepartmentKind.SALES)
+SEES_QUOTES = InDepartmentOfKind(DepartmentKind.SALES, DepartmentKind.ACCOUNTS)
+READS_LEDGER = InDepartmentOfKind(DepartmentKind.ACCOUNTS)
+
+
+def owns_or_administers(viewer: Viewer, owner_id: int) -> bool:
+    """The person's own (their account's private fields, their tokens) or an admin's.
+    Others' tokens do not exist to a caller (NOT_FOUND, or null from `node`)."""
+    return viewer.is_person and (viewer.is_admin or viewer.user_id == owner_id)
+
+
+def sees_person(viewer: Viewer, user_id: int, their_departments: frozenset[int]) -> bool:
+    """Someone's account asked for by id (`node`): admins, the person, and people who
+    share a department with them. To anyone else the id names nothing, so accounts cannot
+    be listed by counting ids. (People met through the floor, a task's picker or a
+    history's actor, are shown wherever the task or the history is.)"""
+    return (
+        viewer.is_admin
+        or viewer.user_id == user_id
+        or bool(viewer.member_department_ids & their_departments)
+    )
