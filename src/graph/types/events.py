@@ -6,7 +6,7 @@ of events and shared by every subscriber.
 """
 
 from datetime import datetime
-from typing import Self
+from typing import Any, Self
 
 import strawberry
 
@@ -34,29 +34,44 @@ def task_of(task: TaskSnapshot) -> DepartmentTask:
 
 
 @strawberry.type
-class TaskEvent:
-    """What queueEvents and deliveryGateEvents deliver: one definition under the two
-    names their clients know (QueueEvent, DeliveryGateEvent), never in the schema itself."""
+class StreamEvent:
+    """What every subscription's event carries; `_about` gives each kind's own part.
+    Never in the schema itself: its subclasses are, under their own names."""
 
     cursor: str = strawberry.field(description="Resubscribe with `after:` this to resume.")
     kind: EventType
     occurred_at: datetime
     delivered: strawberry.Private[Delivered]
-    task: DepartmentTask = strawberry.field(
-        description="The task as the event left it (for deliveryGateEvents, the delivery task)."
-    )
 
     @classmethod
     def of(cls, delivered: Delivered, cursor: str) -> Self:
         event = delivered.event
-        assert event.task is not None
         return cls(
             delivered=delivered,
             cursor=cursor,
             kind=event.type,
             occurred_at=event.occurred_at,
-            task=task_of(event.task),
+            **cls._about(event),
         )
+
+    @classmethod
+    def _about(cls, event: StoredEvent) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+@strawberry.type
+class TaskEvent(StreamEvent):
+    """What queueEvents and deliveryGateEvents deliver: one definition under the two
+    names their clients know (QueueEvent, DeliveryGateEvent)."""
+
+    task: DepartmentTask = strawberry.field(
+        description="The task as the event left it (for deliveryGateEvents, the delivery task)."
+    )
+
+    @classmethod
+    def _about(cls, event: StoredEvent) -> dict[str, Any]:
+        assert event.task is not None
+        return {"task": task_of(event.task)}
 
 
 @strawberry.type(description="A change to a department's queue.")
@@ -70,11 +85,7 @@ class DeliveryGateEvent(TaskEvent):
 
 
 @strawberry.type(description="A change to a work order or to one of its tasks.")
-class WorkOrderEvent:
-    cursor: str
-    kind: EventType
-    occurred_at: datetime
-    delivered: strawberry.Private[Delivered]
+class WorkOrderEvent(StreamEvent):
     _event: strawberry.Private[StoredEvent]
 
     @strawberry.field(description="The work order, as read when the event was delivered.")
@@ -88,23 +99,12 @@ class WorkOrderEvent:
         return task_of(self._event.task) if self._event.task is not None else None
 
     @classmethod
-    def of(cls, delivered: Delivered, cursor: str) -> "WorkOrderEvent":
-        event = delivered.event
-        return cls(
-            delivered=delivered,
-            cursor=cursor,
-            kind=event.type,
-            occurred_at=event.occurred_at,
-            _event=event,
-        )
+    def _about(cls, event: StoredEvent) -> dict[str, Any]:
+        return {"_event": event}
 
 
 @strawberry.type(description="An entry was posted to a customer's ledger.")
-class LedgerEvent:
-    cursor: str
-    kind: EventType
-    occurred_at: datetime
-    delivered: strawberry.Private[Delivered]
+class LedgerEvent(StreamEvent):
     _entry_id: strawberry.Private[int]
 
     @strawberry.field(description="The entry, with the balance after it.")
@@ -114,12 +114,5 @@ class LedgerEvent:
         return LedgerEntry.of(row)
 
     @classmethod
-    def of(cls, delivered: Delivered, cursor: str) -> "LedgerEvent":
-        event = delivered.event
-        return cls(
-            delivered=delivered,
-            cursor=cursor,
-            kind=event.type,
-            occurred_at=event.occurred_at,
-            _entry_id=event.entry_id,
-        )
+    def _about(cls, event: StoredEvent) -> dict[str, Any]:
+        return {"_entry_id": event.entry_id}
