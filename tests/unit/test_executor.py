@@ -464,6 +464,28 @@ def test_a_subscription_does_not_pile_up_plans_event_after_event() -> None:
     assert len(seen) >= len(events) and set(seen) == {seen[0]}
 
 
+class SubfieldCounting(Executor):
+    seen: list[int] = []
+
+    def execute_fields(self, *args: Any) -> Any:
+        result = super().execute_fields(*args)
+        type(self).seen.append(len(self._relevant_sub_fields))
+        return result
+
+
+def test_a_subscription_does_not_pile_up_collected_subfields_event_after_event() -> None:
+    """graphql-core's per-event copy shares the subfields it memoizes by the identity of
+    field lists each event makes anew: shared, the memo grew by every event for the
+    subscription's life (a wall display's, days)."""
+    live = strawberry.Schema(
+        Query, subscription=Subscription, execution_context_class=SubfieldCounting
+    )
+    SubfieldCounting.seen = []
+    events = _ticks(live)
+    seen = SubfieldCounting.seen
+    assert len(seen) >= len(events) and set(seen) == {seen[0]}
+
+
 class Recording(Executor):
     __slots__ = ()
     seen: ClassVar[list[Executor]] = []

@@ -124,8 +124,11 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
         clone = object.__new__(kind)
         for name, value in zip(names, values(self), strict=True):
             setattr(clone, name, value)
-        # An event's selections are its own: plans kept across events would pile up.
+        # An event's selections are its own: plans, and graphql-core's memo of collected
+        # subfields (keyed by field lists each event makes anew), kept across events
+        # would pile up for the subscription's whole life.
         clone._plans = {}
+        clone._relevant_sub_fields = {}
         return clone
 
     def complete_value(
