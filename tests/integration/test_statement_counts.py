@@ -57,6 +57,9 @@ async def test_page_of_5_and_of_50_cost_the_same_statements_and_tasks(shop: Shop
                 await transition_task(
                     conn, task.id, TaskAction.START, Actor(shop.users[worker], False)
                 )
+    # Once first: what a process sets up the first time it serves a page (the plain
+    # execution pass runs this after other tests, or first) is no task of the page's.
+    await run_page(shop, 5)
     small, small_tasks = await run_page(shop, 5)
     large, large_tasks = await run_page(shop, 50)
     assert len(small) == len(large)
