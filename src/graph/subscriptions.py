@@ -199,8 +199,7 @@ async def stream(
                 "end": ended,
             },
         )
-        if info.context.services.metrics is not None:
-            info.context.services.metrics.subscriptions.labels(channel.split(":")[0], ended).inc()
+        info.context.services.metrics.subscriptions.labels(channel.split(":")[0], ended).inc()
         # Thousands of displays hanging up at once cancel as many subscriptions in a burst,
         # each leaving its cancellation's traceback alive for a while: counted, the
         # endings spread the garbage collector's work over the burst

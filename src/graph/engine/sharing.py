@@ -67,9 +67,7 @@ class SharingExecutor(Executor):
         found = payload.delivered.results.get(key) if key is not None else None
         if found is None:
             return super().build_per_event_executor(payload)  # type: ignore[return-value]
-        metrics = self.context_value.services.metrics
-        if metrics is not None:
-            metrics.results_shared.inc()
+        self.context_value.services.metrics.results_shared.inc()
         # Another subscriber's execution made this answer: no executor (a copy of this one)
         # of its own. graphql-core only asks the per-event executor to execute_operation.
         return Served(found)  # type: ignore[return-value]
@@ -94,9 +92,7 @@ class SharingExecutor(Executor):
         if key is None:
             return super().execute_operation(serially)
         # The first of the subscribers sharing this answer (build_per_event_executor).
-        metrics = self.context_value.services.metrics
-        if metrics is not None:
-            metrics.results_executed.inc()
+        self.context_value.services.metrics.results_executed.inc()
         result = super().execute_operation(serially)
         if not self.is_awaitable(result):
             delivered.results[key] = result
@@ -184,9 +180,7 @@ class Direct:
             found = None if failed else found.result()
         if not isinstance(found, ExecutionResult) or found.errors or found.data is None:
             return False
-        metrics = self.context.services.metrics
-        if metrics is not None:
-            metrics.results_shared.inc()
+        self.context.services.metrics.results_shared.inc()
         message: NextMessage = {
             "id": self.operation.id,
             "type": "next",
