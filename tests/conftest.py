@@ -62,7 +62,7 @@ async def clean_db(engine: AsyncEngine) -> AsyncEngine:
     """Every test that writes starts from empty tables. Ids are not restarted: the
     session's server outlives each test, and a row id never names two different rows."""
     async with engine.begin() as conn:
-        # The ledger, histories and event log refuse TRUNCATE by trigger; a superuser (the
+        # The ledger, histories and event log refuse DELETE by trigger; a superuser (the
         # tests' role, not the server's) may leave triggers unfired for one transaction.
         await conn.execute(text("SET LOCAL session_replication_role = replica"))
         # The session server's timer loop may be firing, and its webhook relay sending: each
@@ -70,6 +70,12 @@ async def clean_db(engine: AsyncEngine) -> AsyncEngine:
         # writes, so taking those first here waits for them instead of deadlocking with
         # them halfway through the list.
         await conn.execute(text("LOCK TABLE timers, webhooks IN ACCESS EXCLUSIVE MODE"))
-        await conn.execute(text(f"TRUNCATE {', '.join(metadata.tables)} CASCADE"))
+        # Every table locked, as TRUNCATE would, then emptied by DELETE: the few rows a
+        # test leaves go in a fifth of the time TRUNCATE takes to give each table and
+        # index new files. The foreign keys' triggers are unfired too: any order will do.
+        tables = ", ".join(metadata.tables)
+        await conn.execute(text(f"LOCK TABLE {tables} IN ACCESS EXCLUSIVE MODE"))
+        for table in metadata.tables:
+            await conn.execute(text(f"DELETE FROM {table}"))
         await conn.execute(text("ALTER SEQUENCE work_order_number_seq RESTART"))
     return engine

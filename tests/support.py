@@ -375,10 +375,10 @@ Snapshot = dict[str, tuple[int, str]]
 
 async def table_snapshot(engine: AsyncEngine) -> Snapshot:
     """Row count and a digest of every row of every table: any insert, update or delete shows."""
-    out: Snapshot = {}
     async with engine.connect() as conn:
         # Tables of later migrations are absent from a database migrated to an older one.
         found = set(await conn.scalars(text("SELECT tablename FROM pg_tables")))
+        digests = []
         for table in (t for t in TABLES if t in found):
             # The relay's columns left out; every other table as it is (a database migrated
             # to an older revision has older columns).
@@ -389,16 +389,13 @@ async def table_snapshot(engine: AsyncEngine) -> Snapshot:
                     f'"{c.name}"' for c in metadata.tables[table].columns if c.name not in skipped
                 ]
                 rows = f"(SELECT {', '.join(kept)} FROM {table})"
-            row = (
-                await conn.execute(
-                    text(
-                        "SELECT count(*), coalesce(md5(string_agg(CAST(x AS text), '|' "
-                        f"ORDER BY CAST(x AS text))), '') FROM {rows} x"
-                    )
-                )
-            ).one()
-            out[table] = (int(row[0]), str(row[1]))
-    return out
+            digests.append(
+                f"SELECT '{table}', count(*), coalesce(md5(string_agg(CAST(x AS text), '|' "
+                f"ORDER BY CAST(x AS text))), '') FROM {rows} x"
+            )
+        # Every table in one statement: tests take thousands of snapshots.
+        result = await conn.execute(text(" UNION ALL ".join(digests)))
+        return {str(row[0]): (int(row[1]), str(row[2])) for row in result}
 
 
 async def kill_listeners(engine: AsyncEngine) -> int:

@@ -21,11 +21,17 @@ class Imported:
     tasks: dict[str, int]  # status in Pressroom -> a task of that order
 
 
-@pytest.fixture
-async def imported(server_url: str, shop: Shop, database_url: str) -> AsyncIterator[Imported]:
+@pytest.fixture(scope="module")
+async def legacy_source(server_url: str) -> AsyncIterator[str]:
+    """A legacy database, built once: the import only reads it."""
     async with scratch_database(server_url, "pressroom_history") as source:
         await build_legacy(source, orders=80)
-        await import_legacy(source, database_url)
+        yield source
+
+
+@pytest.fixture
+async def imported(legacy_source: str, shop: Shop, database_url: str) -> AsyncIterator[Imported]:
+    await import_legacy(legacy_source, database_url)
     orders: dict[str, int] = {}
     tasks: dict[str, int] = {}
     async with shop.engine.connect() as conn:

@@ -30,10 +30,11 @@ ORDERS = 400
 TAKEN = "TAKEN-1"
 
 
-@pytest.fixture
-async def source_db(server_url: str) -> AsyncIterator[str]:
+@pytest.fixture(scope="module")
+async def source_db(server_url: str) -> AsyncIterator[tuple[str, Expected]]:
+    """The legacy database and its known outcome, built once: the import only reads it."""
     async with scratch_database(server_url, "pressroom_legacy") as url:
-        yield url
+        yield url, await build_legacy(url, orders=ORDERS, taken_numbers=(TAKEN,))
 
 
 @dataclass
@@ -45,10 +46,10 @@ class Legacy:
 
 
 @pytest.fixture
-async def legacy(source_db: str, shop: Shop, database_url: str) -> Legacy:
+async def legacy(source_db: tuple[str, Expected], shop: Shop, database_url: str) -> Legacy:
     await shop.order(["print"], order_number=TAKEN)
-    expected = await build_legacy(source_db, orders=ORDERS, taken_numbers=(TAKEN,))
-    return Legacy(source_db, expected, shop, database_url)
+    url, expected = source_db
+    return Legacy(url, expected, shop, database_url)
 
 
 def counts(summary: Any) -> dict[str, Any]:
