@@ -88,7 +88,6 @@ class InDepartmentOfKind(Declared):
 
     def __init__(self, rule: rules.InDepartmentOfKind) -> None:
         super().__init__(rule)
-        self.kinds = rule.kinds
         self._directive = InDepartmentOfKindDirective(kinds=sorted(rule.kinds))
 
     @property
@@ -140,7 +139,7 @@ class WhenGiven(Forbidden):
     """`rule`, asked only of callers who give the argument `argument` (its Python name): a
     filter that only some may use on a field others may read."""
 
-    def __init__(self, argument: str, rule: InDepartmentOfKind) -> None:
+    def __init__(self, argument: str, rule: rules.InDepartmentOfKind) -> None:
         self.argument = argument
         self.rule = rule
         first, *rest = argument.split("_")
@@ -154,7 +153,7 @@ class WhenGiven(Forbidden):
         return self._directive
 
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
-        return kwargs.get(self.argument) is None or self.rule.rule.admits(viewer_of(info))
+        return kwargs.get(self.argument) is None or self.rule.admits(viewer_of(info))
 
 
 class IsSelf(Forbidden):
@@ -199,7 +198,7 @@ SALES = InDepartmentOfKind(rules.SALES)
 SEES_QUOTES = InDepartmentOfKind(rules.SEES_QUOTES)
 READS_LEDGER = InDepartmentOfKind(rules.READS_LEDGER)
 # customers(refundDue:) tells who is owed money: the ledger's readers only.
-READS_LEDGER_TO_FILTER_REFUNDS = WhenGiven("refund_due", READS_LEDGER)
+READS_LEDGER_TO_FILTER_REFUNDS = WhenGiven("refund_due", rules.READS_LEDGER)
 SEES_QUEUE = SeesQueue()
 SEES_DELIVERY_GATE = SeesDeliveryGate()
 SELF_OR_ADMIN = SelfOrAdmin()

@@ -432,12 +432,14 @@ class Subscription:
             yield item
 
 
-class PlanCounting(Executor):
-    seen: list[int] = []
+class MemoCounting(Executor):
+    """After each execution: how many plans, and how many collected subfields, it keeps."""
+
+    seen: list[tuple[int, int]] = []
 
     def execute_fields(self, *args: Any) -> Any:
         result = super().execute_fields(*args)
-        type(self).seen.append(len(self._plans))
+        type(self).seen.append((len(self._plans), len(self._relevant_sub_fields)))
         return result
 
 
@@ -455,34 +457,23 @@ def _ticks(live: strawberry.Schema) -> list[Any]:
 
 
 def test_a_subscription_does_not_pile_up_plans_event_after_event() -> None:
-    live = strawberry.Schema(Query, subscription=Subscription, execution_context_class=PlanCounting)
-    PlanCounting.seen = []
+    live = strawberry.Schema(Query, subscription=Subscription, execution_context_class=MemoCounting)
+    MemoCounting.seen = []
     events = _ticks(live)
     # Each event's executor plans its own selections and no more: the count of plans
     # stays what the first event needed instead of growing with every event.
-    seen = PlanCounting.seen
+    seen = [plans for plans, _ in MemoCounting.seen]
     assert len(seen) >= len(events) and set(seen) == {seen[0]}
-
-
-class SubfieldCounting(Executor):
-    seen: list[int] = []
-
-    def execute_fields(self, *args: Any) -> Any:
-        result = super().execute_fields(*args)
-        type(self).seen.append(len(self._relevant_sub_fields))
-        return result
 
 
 def test_a_subscription_does_not_pile_up_collected_subfields_event_after_event() -> None:
     """graphql-core's per-event copy shares the subfields it memoizes by the identity of
     field lists each event makes anew: shared, the memo grew by every event for the
     subscription's life (a wall display's, days)."""
-    live = strawberry.Schema(
-        Query, subscription=Subscription, execution_context_class=SubfieldCounting
-    )
-    SubfieldCounting.seen = []
+    live = strawberry.Schema(Query, subscription=Subscription, execution_context_class=MemoCounting)
+    MemoCounting.seen = []
     events = _ticks(live)
-    seen = SubfieldCounting.seen
+    seen = [subfields for _, subfields in MemoCounting.seen]
     assert len(seen) >= len(events) and set(seen) == {seen[0]}
 
 
