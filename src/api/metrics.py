@@ -179,8 +179,8 @@ class Metrics:
     def _gauge(
         self, name: str, doc: str, feed: EventFeed | None, read: Callable[[EventFeed], Any]
     ) -> None:
-        gauge = Gauge(name, doc, registry=self.registry)
-        gauge.set_function(lambda: float(read(feed)) if feed is not None else 0.0)
+        """A gauge read off the event feed (0 without one)."""
+        self.function(name, doc, lambda: float(read(feed)) if feed is not None else 0.0)
 
     def function(self, name: str, doc: str, read: Callable[[], float]) -> None:
         """A gauge that reads its value when /metrics is asked."""
