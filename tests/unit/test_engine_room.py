@@ -1,10 +1,12 @@
 """The engine room's door: everything it picks, and, when plain, the frameworks' own."""
 
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from db.engine import create_engine, through_driver
 from graph.engine import EngineRoom, EngineShortcuts
+from graph.engine.http import HandingOverHttpProtocol
 from graph.engine.runner import ExtensionsRunner
 from graph.engine.sharing import SharingExecutor
 from graph.engine.view import TransportWSHandler, TunedGraphQL
@@ -26,7 +28,10 @@ def _view(room: EngineRoom) -> PressroomGraphQL:
 def test_the_engine_room_runs_its_own_pieces() -> None:
     room = EngineRoom()
     assert room.schema.execution_context_class is SharingExecutor
-    assert room.server_options() == {"ws": LeanWebSocketProtocol}
+    assert room.server_options() == {
+        "http": HandingOverHttpProtocol,
+        "ws": LeanWebSocketProtocol,
+    }
     assert type(room.shortcuts()) is EngineShortcuts
     view = _view(room)
     assert type(view) is TunedGraphQL
@@ -40,6 +45,7 @@ def test_plain_runs_the_frameworks_own() -> None:
     assert room.schema.execution_context_class is StrawberryGraphQLCoreExecutionContext
     assert room.server_options() == {"ws": "websockets-sansio"}
     assert issubclass(LeanWebSocketProtocol, WebSocketsSansIOProtocol)
+    assert issubclass(HandingOverHttpProtocol, HttpToolsProtocol)
     assert type(room.shortcuts()) is Shortcuts
     view = _view(room)
     assert type(view) is PressroomGraphQL

@@ -12,7 +12,7 @@ import strawberry
 
 from api.metrics import Metrics
 from graph.context import Info
-from graph.engine import collector, websocket
+from graph.engine import collector, http, websocket
 from graph.engine.schema import tuned_schema
 from graph.engine.sharing import Direct
 from graph.engine.view import TunedGraphQL
@@ -62,8 +62,11 @@ class EngineRoom:
 
     def server_options(self) -> dict[str, Any]:
         """uvicorn's: websockets' Sans-I/O protocol, lightened here (websocket.py), about
-        23 KB per idle connection against 30 KB for uvicorn's default; its own when plain."""
-        return {"ws": "websockets-sansio" if self.plain else websocket.LeanWebSocketProtocol}
+        23 KB per idle connection against 30 KB for uvicorn's default, and its httptools
+        protocol letting go of itself on an upgrade (http.py); its own when plain."""
+        if self.plain:
+            return {"ws": "websockets-sansio"}
+        return {"http": http.HandingOverHttpProtocol, "ws": websocket.LeanWebSocketProtocol}
 
     @contextlib.asynccontextmanager
     async def running(self, metrics: Metrics) -> AsyncIterator[dict[str, Any]]:
