@@ -42,6 +42,9 @@ CURRENT: dict[EventType, int] = {
     EventType.LEDGER_ENTRY_POSTED: 1,
     EventType.USER_ACCESS_CHANGED: 1,
     EventType.WEBHOOK_DISABLED: 1,
+    EventType.PROOF_UPLOADED: 1,
+    EventType.PROOF_APPROVED: 1,
+    EventType.PROOF_CHANGES_REQUESTED: 1,
 }
 
 # (kind, version) -> the payload of version + 1. None yet: no kind has changed shape.

@@ -120,6 +120,7 @@ class DepartmentRow(TableRow):
     gates_delivery: bool
     follows: list[int]
     created_at: datetime
+    needs_approved_proof: bool
 
 
 @dataclass(slots=True, eq=False)
@@ -175,6 +176,7 @@ class CustomerRow(TableRow):
     notes: str | None
     idempotency_key: str | None
     idempotency_fingerprint: str | None
+    receives_email: bool
 
 
 @dataclass(slots=True, eq=False)
@@ -204,6 +206,7 @@ class WorkOrderRow(TableRow):
     last_completed_at: datetime | None
     idempotency_key: str | None
     idempotency_fingerprint: str | None
+    proof_required: bool
 
 
 @dataclass(slots=True, eq=False)

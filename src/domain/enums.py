@@ -158,3 +158,26 @@ class EventType(StrEnum):
     TASK_STALE = "TASK_STALE"
     # A webhook stopped by itself (its receiver said 410 Gone, or failed for days).
     WEBHOOK_DISABLED = "WEBHOOK_DISABLED"
+    # A proof version was added to a work order, approved by the customer (or by Sales on
+    # the customer's word), or sent back with changes asked for.
+    PROOF_UPLOADED = "PROOF_UPLOADED"
+    PROOF_APPROVED = "PROOF_APPROVED"
+    PROOF_CHANGES_REQUESTED = "PROOF_CHANGES_REQUESTED"
+
+
+class ProofStatus(StrEnum):
+    """A proof version's decision. Each version is decided once; a newer version withdraws
+    an undecided one."""
+
+    PENDING = "PENDING"
+    APPROVED = "APPROVED"
+    CHANGES_REQUESTED = "CHANGES_REQUESTED"
+    WITHDRAWN = "WITHDRAWN"
+
+
+class ProofDecider(StrEnum):
+    """Who decided a proof version: the customer through their link, or Sales recording the
+    customer's word (the Sales person is named too)."""
+
+    CUSTOMER = "CUSTOMER"
+    SALES = "SALES"

@@ -62,6 +62,9 @@ EVENT_KIND = {
     EventType.WORK_ORDER_LATE: "A work order is late",
     EventType.TASK_STALE: "A started task was left untouched",
     EventType.WEBHOOK_DISABLED: "A webhook stopped by itself",
+    EventType.PROOF_UPLOADED: "A proof was uploaded for the customer's approval",
+    EventType.PROOF_APPROVED: "The customer approved a proof",
+    EventType.PROOF_CHANGES_REQUESTED: "The customer asked for changes to a proof",
 }
 
 

@@ -52,7 +52,7 @@ def test_a_row_is_made_alike_from_a_mapping_and_from_json() -> None:
     stamp = "2026-01-02T03:04:05+05:45"
     made = rows.DepartmentRow.from_json(
         [{"id": 1, "code": "p", "name": "P", "kind": "PRODUCTION", "gates_delivery": True,
-          "follows": [2, 3], "created_at": stamp}]
+          "follows": [2, 3], "created_at": stamp, "needs_approved_proof": False}]
     )  # fmt: skip
     [row] = made
     assert row.created_at.tzinfo is not None and row.created_at.utcoffset().total_seconds() == 0
