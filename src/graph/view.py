@@ -142,18 +142,21 @@ class PressroomGraphQL(GraphQL[Context, None]):
 
     async def _admitted(self, request: Request) -> Response:
         """The request run once who is asking is known: a valid token's caller at once,
-        anyone else within the anonymous share (api/admission.py). Looking a token up
-        is one indexed read (and cached once found), so a token the process has not seen
-        yet is never refused for the anonymous work going on."""
+        anyone else within the anonymous share, once the floor's requests in flight are
+        answered (api/admission.py). Looking a token up is one indexed read (and cached
+        once found), so a token the process has not seen yet is never refused for the
+        anonymous work going on."""
         token = bearer(request.headers.get("authorization"))
         request.state.token = token
         request.state.viewer = await load_viewer(self.services, token)
-        if request.state.viewer is not None:
-            return await self.run(request)
         admission = self.services.admission
+        if request.state.viewer is not None:
+            with admission.signed_in():
+                return await self.run(request)
         if not admission.enter():
             return busy_response(ADMISSION_RETRY_AFTER)
         try:
+            await admission.turn()
             return await self.run(request)
         finally:
             admission.leave()

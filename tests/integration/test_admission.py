@@ -207,3 +207,35 @@ async def test_a_sign_in_flood_leaves_the_floor_working(
 
 def _gid(task_id: int) -> str:
     return gid("DepartmentTask", task_id)
+
+
+async def test_anonymous_work_waits_for_the_floor_s_requests_in_flight(
+    database_url: str, shop: Shop, http: httpx.AsyncClient
+) -> None:
+    """An admitted anonymous request starts its work only once no signed-in request is in
+    flight: while one is (held here as the view holds it), a worker's read is answered and
+    the anonymous request is not; once it ends, the anonymous one is. A floor that never
+    goes idle delays it by the admission's bound, no more."""
+    settings = Settings(**GENEROUS)
+    app = create_app(settings, url=database_url)
+    admission = app.state.services.admission
+    admission.yield_seconds = 60
+    srv, task = await serve(config_for(app, settings, free_port()))
+    url = f"http://127.0.0.1:{srv.config.port}/graphql"
+    try:
+        with admission.signed_in():
+            anonymous = asyncio.create_task(http.post(url, json={"query": "{ __typename }"}))
+            await until(lambda: admission.in_flight == 1 or anonymous.done())
+            worker = await Client(http, url, shop.tokens["pat"]).raw(QUEUE)
+            assert not anonymous.done()
+        answered = await anonymous
+        admission.yield_seconds = 0.05
+        with admission.signed_in():
+            bounded = await http.post(url, json={"query": "{ __typename }"})
+    finally:
+        srv.should_exit = True
+        await task
+    assert worker == {"data": {"queue": {"edges": []}}}
+    assert answered.json() == {"data": {"__typename": "Query"}}
+    assert bounded.json() == {"data": {"__typename": "Query"}}
+    assert admission.floor == 0 and admission.in_flight == 0
