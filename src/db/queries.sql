@@ -1664,3 +1664,13 @@ DELETE FROM payment_inboxes WHERE id = :id RETURNING id
 -- name: payment_inbox_requests_page
 -- An inbox's requests, newest first.
 SELECT * FROM payment_inbox_requests WHERE inbox_id = :inbox_id ORDER BY id DESC LIMIT :limit
+
+-- ===== proofs: files =====
+
+-- name: proofs_by_id
+SELECT * FROM proofs WHERE id = ANY(CAST(:ids AS bigint[]))
+
+-- name: proofs_of_work_orders
+-- Newest version first.
+SELECT * FROM proofs WHERE work_order_id = ANY(CAST(:ids AS bigint[]))
+ORDER BY work_order_id, version DESC
