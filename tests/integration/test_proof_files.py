@@ -23,7 +23,7 @@ from sqlalchemy import text
 
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
-from tests.support import Client, Shop, gid, table_snapshot
+from tests.support import Client, Shop, cursor_now, gid, subscriber, table_snapshot, take
 
 MB = 1024 * 1024
 UPLOAD = """mutation U($input: UploadProofInput!) { uploadProof(input: $input) {
@@ -373,6 +373,28 @@ async def test_a_new_version_withdraws_the_one_waiting_for_a_decision(
             )
         ).all()
     assert [tuple(e) for e in events] == [("1", None), ("2", "1"), ("3", None)]
+
+
+ORDER_EVENTS = """subscription($order: ID!, $after: String) {
+  workOrderEvents(workOrderId: $order, after: $after) {
+    kind workOrder { latestProof { version status } } } }"""
+
+
+async def test_an_upload_is_an_event_of_its_order(
+    http: httpx.AsyncClient, server: str, world: World, api: Client
+) -> None:
+    """The order's subscribers hear of each version (screens show it at once), and the
+    order's gates are settled with it."""
+    token = world.token("sam")
+    after = await cursor_now(api, world.token("pat"))
+    variables = {"order": world.order, "after": after}
+    async with subscriber(server, token, "graphql-transport-ws", variables, ORDER_EVENTS) as got:
+        for name in ("v1.png", "v2.png"):
+            await upload_http(http, server, token, world.order, name, image("PNG"))
+        events = [e["workOrderEvents"] for e in await take(got, 2)]
+    assert [e["kind"] for e in events] == ["PROOF_UPLOADED", "PROOF_UPLOADED"]
+    # Each is read as the order now is: version 2 waits for a decision.
+    assert events[-1]["workOrder"]["latestProof"] == {"version": 2, "status": "PENDING"}
 
 
 async def test_uploads_at_once_get_one_version_each(
