@@ -302,6 +302,8 @@ async def test_a_good_file_is_kept_byte_for_byte_with_a_preview(
         1, name, media_type, len(data),
     )  # fmt: skip
     assert proof["status"] == "PENDING"
+    if door == "graphql":
+        assert proof["uploadedBy"] == {"name": "Dee"}
     token = world.token("pat")  # any staff member reads them
     file = await fetch(http, proof["downloadUrl"], token)
     assert file.content == data
