@@ -180,7 +180,8 @@ def _image_preview(file: BinaryIO, media_type: str) -> tuple[int, int, bytes]:
             shown = ImageOps.exif_transpose(image)
             shown.thumbnail((PREVIEW_EDGE, PREVIEW_EDGE))
             if shown.mode not in ("RGB", "RGBA", "L", "LA"):
-                shown = shown.convert("RGBA" if "A" in shown.getbands() else "RGB")
+                see_through = "A" in shown.getbands() or "transparency" in shown.info
+                shown = shown.convert("RGBA" if see_through else "RGB")
             return width, height, _png(shown)
     except DomainError:
         raise
