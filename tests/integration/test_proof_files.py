@@ -291,7 +291,7 @@ GOOD = {
 @pytest.mark.parametrize("door", DOORS)
 @pytest.mark.parametrize("kind", GOOD)
 async def test_a_good_file_is_kept_byte_for_byte_with_a_preview(
-    http: httpx.AsyncClient, server: str, world: World, kind: str, door: str
+    http: httpx.AsyncClient, server: str, world: World, api: Client, kind: str, door: str
 ) -> None:
     name, make, media_type, preview_size = GOOD[kind]
     data = make()
@@ -304,6 +304,11 @@ async def test_a_good_file_is_kept_byte_for_byte_with_a_preview(
     assert proof["status"] == "PENDING"
     if door == "graphql":
         assert proof["uploadedBy"] == {"name": "Dee"}
+    node = await api.as_(world.token("pat"))(
+        "query($id: ID!) { node(id: $id) { ... on Proof { version mediaType } } }",
+        {"id": proof["id"]},
+    )
+    assert node["node"] == {"version": 1, "mediaType": media_type}
     token = world.token("pat")  # any staff member reads them
     file = await fetch(http, proof["downloadUrl"], token)
     assert file.content == data
