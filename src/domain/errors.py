@@ -19,6 +19,12 @@ class ErrorCode(StrEnum):
     DUPLICATE = "DUPLICATE"
     # The task's work order is on hold: its pending tasks cannot be started.
     ON_HOLD = "ON_HOLD"
+    # The task waits for the customer's approval of the order's latest proof.
+    PROOF_NOT_APPROVED = "PROOF_NOT_APPROVED"
+    # The proof version was withdrawn by a newer one: only the latest can be decided.
+    PROOF_SUPERSEDED = "PROOF_SUPERSEDED"
+    # The proof version was already decided the other way.
+    ALREADY_DECIDED = "ALREADY_DECIDED"
 
 
 class DomainError(Exception):
