@@ -35,6 +35,7 @@ from graph.mutations import (
     update_webhook,
     update_work_order,
     update_work_order_quote,
+    upload_proof,
     user_access,
 )
 
@@ -84,5 +85,6 @@ class Mutation:
     update_payment_inbox = update_payment_inbox.update_payment_inbox
     rotate_payment_inbox_secret = rotate_payment_inbox_secret.rotate_payment_inbox_secret
     delete_payment_inbox = delete_payment_inbox.delete_payment_inbox
+    upload_proof = upload_proof.upload_proof
     approve_proof = proof_decisions.approve_proof
     request_proof_changes = proof_decisions.request_proof_changes
