@@ -608,3 +608,37 @@ async def test_the_time_orders_waited_for_the_customer_is_its_own_figure(
     assert answer["customerWaitTime"] == {
         "count": 2, "p50": 60 * 60.0, "p85": (50 + 0.85 * 20) * 60.0, "max": 70 * 60.0
     }  # fmt: skip
+
+
+async def test_an_approval_racing_a_new_version_leaves_the_gates_shut_either_way(
+    api: Client, shop: Shop
+) -> None:
+    await proof_departments(api, shop, "print")
+    for _ in range(10):
+        order = await proofed_order(api, shop, ["print"])
+        await add_version(shop, order)
+
+        approved, _ = await asyncio.gather(approve(api, shop, order, 1), add_version(shop, order))
+
+        async with shop.engine.connect() as conn:
+            statuses = (
+                (
+                    await conn.execute(
+                        text("SELECT status FROM proofs WHERE work_order_id = :o ORDER BY version"),
+                        {"o": order},
+                    )
+                )
+                .scalars()
+                .all()
+            )
+        written = await counts(shop, order)
+        if approved["changed"]:
+            # The approval came first: its gate opened, and the new version shut it again.
+            assert statuses == ["APPROVED", "PENDING"]
+            assert (written["history:OPEN_GATE"], written["history:CLOSE_GATE"]) == (1, 1)
+        else:
+            # The new version came first: the approval was of a withdrawn version.
+            assert [e["code"] for e in approved["userErrors"]] == ["PROOF_SUPERSEDED"]
+            assert statuses == ["WITHDRAWN", "PENDING"]
+            assert "history:OPEN_GATE" not in written
+        assert (await order_tasks(api, shop, order))["print"]["availableAt"] is None
