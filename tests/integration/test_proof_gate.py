@@ -51,7 +51,8 @@ START = """mutation($i: StartTaskInput!) {
 FINISH = """mutation($i: FinishTaskInput!) {
   finishTask(input: $i) { changed userErrors { code } } }"""
 ORDER = """query($id: ID!) { node(id: $id) { ... on WorkOrder {
-  version proofRequired tasks { department { code } status availableAt inQueue } } } }"""
+  version proofRequired tasks { department { code } status availableAt inQueue awaitsProof }
+  } } }"""
 WORKERS = {"design": "dee", "print": "pat", "finishing": "fin"}
 CONCURRENT_DECISIONS = 20
 
@@ -196,7 +197,9 @@ async def test_every_start_is_refused_until_the_latest_version_is_approved_then_
             assert [e["code"] for e in refused["userErrors"]] == ["PROOF_NOT_APPROVED"], code
             assert refused["changed"] is False
             assert await table_snapshot(shop.engine) == before
-        assert not (await order_tasks(api, shop, order))["print"]["inQueue"]
+        view = await order_tasks(api, shop, order)
+        assert not view["print"]["inQueue"] and view["print"]["awaitsProof"] is True
+        assert view["design"]["awaitsProof"] is False
 
     # Version 1 was withdrawn by version 2: only the latest can be approved.
     before = await table_snapshot(shop.engine)
@@ -222,6 +225,7 @@ async def test_every_start_is_refused_until_the_latest_version_is_approved_then_
         o=order,
     )
     assert reasons == [PROOF_OPENED_REASON]
+    assert not any(t["awaitsProof"] for t in (await order_tasks(api, shop, order)).values())
     for code in ("print", "finishing"):
         started = await start(api, shop, tasks, code)
         assert started["userErrors"] == [] and started["changed"] is True
