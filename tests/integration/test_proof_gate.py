@@ -23,6 +23,7 @@ from db.proof_decisions import decide
 from db.proofs import NewProof
 from tests.support import (
     Client,
+    Receiver,
     Shop,
     gid,
     subscriber,
@@ -646,3 +647,33 @@ async def test_an_approval_racing_a_new_version_leaves_the_gates_shut_either_way
             assert statuses == ["WITHDRAWN", "PENDING"]
             assert "history:OPEN_GATE" not in written
         assert (await order_tasks(api, shop, order))["print"]["availableAt"] is None
+
+
+# -- webhooks ----------------------------------------------------------------------------------
+
+WEBHOOK = """mutation($i: CreateWebhookInput!) { createWebhook(input: $i) {
+  userErrors { code } } }"""
+
+
+async def test_decisions_reach_webhooks_with_the_version_decided(
+    api: Client, shop: Shop, receiver: Receiver
+) -> None:
+    kinds = ["PROOF_APPROVED", "PROOF_CHANGES_REQUESTED"]
+    made = await api.as_(shop.tokens["ada"])(
+        WEBHOOK, {"i": {"url": receiver.url, "eventKinds": kinds}}
+    )
+    assert made["createWebhook"]["userErrors"] == []
+    approved = await proofed_order(api, shop, ["print"])
+    sent_back = await proofed_order(api, shop, ["print"])
+    await approve(api, shop, approved, await add_version(shop, approved))
+    await ask_changes(api, shop, sent_back, await add_version(shop, sent_back))
+
+    bodies = [r.json() for r in await receiver.wait_for(2)]
+
+    assert [b["type"] for b in bodies] == kinds
+    proofs_sent = [b["data"]["workOrder"]["latestProof"] for b in bodies]
+    assert [(p["version"], p["status"], p["decidedThrough"]) for p in proofs_sent] == [
+        (1, "APPROVED", "SALES"),
+        (1, "CHANGES_REQUESTED", "SALES"),
+    ]
+    assert proofs_sent[1]["comment"] == "Bigger logo"
