@@ -85,7 +85,8 @@ def _time(moment: datetime, zone: ZoneInfo, style: str) -> str:
     )
 
 
-def _document(shop: Shop, title: str, body: str) -> str:
+def _document(shop: Shop, title: str, body: str, *, footer: bool = True) -> str:
+    foot = f"<footer><p>Questions? {_e(shop.reach())}</p></footer>\n" if footer else ""
     return (
         "<!doctype html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -97,8 +98,7 @@ def _document(shop: Shop, title: str, body: str) -> str:
         "</head>\n"
         f'<body data-locale="{_e(shop.locale)}" data-zone="{_e(shop.zone.key)}">\n'
         f'<header class="shop"><p>{_e(shop.name)}</p></header>\n'
-        f"{body}\n"
-        f"<footer><p>Questions? {_e(shop.reach())}</p></footer>\n"
+        f"{body}\n{foot}"
         "</body>\n</html>\n"
     )
 
@@ -109,7 +109,7 @@ def notice_page(shop: Shop, title: str, message: str) -> str:
         f'<main id="main"><h1>{_e(title)}</h1><p>{_e(message)}</p>'
         f'<p class="reach">{_e(shop.reach())}</p></main>'
     )
-    return _document(shop, f"{title} · {shop.name}", body)
+    return _document(shop, f"{title} · {shop.name}", body, footer=False)
 
 
 @dataclass(frozen=True)
@@ -239,13 +239,15 @@ def routes(services: Services, policy: CustomerPagePolicy, locale: str) -> list[
                 if found.link.revoked_at is not None:
                     return notice(
                         "This link was withdrawn",
-                        "The shop has withdrawn this link to your order.",
+                        "This link to your order no longer works. If you still need it, "
+                        "ask us for a new one.",
                         410,
                     )
                 if not found.works:
                     return notice(
                         "This link has expired",
-                        "This link to your order has expired.",
+                        "This link to your order no longer works. If you still need it, "
+                        "ask us for a new one.",
                         410,
                     )
                 return harden(await endpoint(request, found.link))

@@ -127,7 +127,7 @@ async def test_a_revoked_link_says_so_and_how_to_reach_the_shop(
         assert page.status_code == 410
         hardened(page)
         assert "This link was withdrawn" in page.text
-        assert "Please contact Print shop." in page.text
+        assert "Please contact Print shop." in page.text and "ask us for a new one" in page.text
         assert "WO-" not in page.text, "nothing of the order"
     assert (await http.get(other["url"])).status_code == 200, "the order's other link works"
 
