@@ -1665,6 +1665,16 @@ DELETE FROM payment_inboxes WHERE id = :id RETURNING id
 -- An inbox's requests, newest first.
 SELECT * FROM payment_inbox_requests WHERE inbox_id = :inbox_id ORDER BY id DESC LIMIT :limit
 
+-- ===== proofs: files =====
+
+-- name: proofs_by_id
+SELECT * FROM proofs WHERE id = ANY(CAST(:ids AS bigint[]))
+
+-- name: proofs_of_work_orders
+-- Newest version first.
+SELECT * FROM proofs WHERE work_order_id = ANY(CAST(:ids AS bigint[]))
+ORDER BY work_order_id, version DESC
+
 -- ===== customer links =====
 
 -- name: insert_customer_link
