@@ -5,6 +5,7 @@ from domain.customer_view import Stage
 from domain.enums import (
     EventType,
     LedgerEntryKind,
+    ProofStatus,
     TaskAction,
     TaskStatus,
     WorkOrderAction,
@@ -80,6 +81,13 @@ CUSTOMER_STAGE = {
     Stage.DELIVERED: "Delivered",
     Stage.PAUSED: "Paused: we will contact you",
     Stage.CANCELLED: "Cancelled",
+}
+# A proof version's state, as its customer's page says it.
+CUSTOMER_PROOF = {
+    ProofStatus.PENDING: "Waiting for your approval",
+    ProofStatus.APPROVED: "Approved",
+    ProofStatus.CHANGES_REQUESTED: "Changes requested",
+    ProofStatus.WITHDRAWN: "Replaced by a newer version",
 }
 
 

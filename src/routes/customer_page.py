@@ -24,14 +24,14 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from api.services import Services
-from db import customer_links, reads
+from db import customer_links, proofs, reads
 from db.customer_links import Opened
 from db.engine import reading, unavailable, unit_of_work
-from db.rows import CustomerLinkRow
+from db.rows import CustomerLinkRow, ProofRow
 from domain.customer_view import JobFacts, JobTask, designs, stage
-from domain.enums import DepartmentKind, TaskStatus, WorkOrderStatus
+from domain.enums import DepartmentKind, ProofStatus, TaskStatus, WorkOrderStatus
 from domain.jobs import job_line
-from domain.words import CUSTOMER_STAGE
+from domain.words import CUSTOMER_PROOF, CUSTOMER_STAGE
 from routes.customer_policy import CustomerPagePolicy
 
 # What customer_links.new_secret makes: anything else names no link, unread.
@@ -120,6 +120,7 @@ class OrderView:
     job_line: str | None
     due_at: datetime | None
     stage: str
+    proofs: list[ProofRow]  # newest first
 
 
 async def load_view(services: Services, link: CustomerLinkRow) -> OrderView:
@@ -127,6 +128,7 @@ async def load_view(services: Services, link: CustomerLinkRow) -> OrderView:
         [order] = await reads.work_orders(conn, [link.work_order_id])
         tasks = await reads.tasks_of_work_orders(conn, [order.id])
         departments = {d.id: d for d in await reads.all_departments(conn)}
+        versions = await proofs.proofs_of_work_orders(conn, [order.id])
     job = JobFacts(
         status=WorkOrderStatus(order.status),
         held=order.held_at is not None,
@@ -140,19 +142,64 @@ async def load_view(services: Services, link: CustomerLinkRow) -> OrderView:
             for t in tasks
             for d in [departments[t.department_id]]
         ],
+        latest_proof=ProofStatus(versions[0].status) if versions else None,
     )
     return OrderView(
         number=order.order_number,
         job_line=job_line(order.details),
         due_at=order.due_at,
         stage=CUSTOMER_STAGE[stage(job)],
+        proofs=versions,
     )
 
 
-def order_main(view: OrderView, shop: Shop) -> str:
+KINDS = {"application/pdf": "PDF", "image/png": "PNG", "image/jpeg": "JPEG"}
+
+
+def _size(size_bytes: int) -> str:
+    if size_bytes < 1_000_000:
+        return f"{max(1, round(size_bytes / 1000))} kB"
+    return f"{size_bytes / 1_000_000:.1f} MB"
+
+
+def proof_article(proof: ProofRow, shop: Shop, secret: str) -> str:
+    """One version: its state (when it was decided, and the changes asked for), its
+    preview, and its file to download."""
+    status = ProofStatus(proof.status)
+    state = CUSTOMER_PROOF[status]
+    if proof.decided_at is not None:
+        state += f" on {_time(proof.decided_at, shop.zone, 'moment')}"
+    comment = (
+        f'<p class="comment">Your comments: {_e(proof.comment)}</p>'
+        if status is ProofStatus.CHANGES_REQUESTED and proof.comment
+        else ""
+    )
+    at = f"/c/{_e(secret)}/proofs/{proof.version}"
+    title = f"Version {proof.version}"
+    kind = KINDS.get(proof.media_type, "file")
+    return (
+        f'<article aria-labelledby="version-{proof.version}">'
+        f'<h3 id="version-{proof.version}">{title}</h3>'
+        f'<p class="decision {status.lower()}">{state}</p>{comment}'
+        f'<img class="preview" src="{at}/preview" alt="Preview of {title}">'
+        f'<a class="button" href="{at}/file" download>'
+        f"Download {title} ({kind}, {_size(proof.size_bytes)})</a>"
+        "</article>"
+    )
+
+
+def order_main(view: OrderView, shop: Shop, secret: str) -> str:
     """The page's content: what changes when the order does (its fingerprint is the
     state's, which the page's script compares)."""
     job = f'<p class="job">{_e(view.job_line)}</p>' if view.job_line else ""
+    listed = (
+        '<section aria-labelledby="proofs-title" class="proofs">'
+        '<h2 id="proofs-title">Proofs</h2>'
+        + "".join(proof_article(p, shop, secret) for p in view.proofs)
+        + "</section>"
+        if view.proofs
+        else ""
+    )
     due = (
         f"<dt>Due</dt><dd>{_time(view.due_at, shop.zone, 'date')}</dd>"
         if view.due_at is not None
@@ -163,7 +210,7 @@ def order_main(view: OrderView, shop: Shop) -> str:
         '<section aria-labelledby="where-title" class="where">'
         '<h2 id="where-title">Where your job is</h2>'
         f'<p class="stage" id="stage">{_e(view.stage)}</p>'
-        f"<dl>{due}</dl></section>"
+        f"<dl>{due}</dl></section>{listed}"
     )
 
 
@@ -172,7 +219,7 @@ def fingerprint(content: str) -> str:
 
 
 def order_page(view: OrderView, shop: Shop, secret: str, now: datetime) -> str:
-    content = order_main(view, shop)
+    content = order_main(view, shop, secret)
     body = (
         f'<main id="main" data-state="/c/{_e(secret)}/state" '
         f'data-fingerprint="{fingerprint(content)}">{content}'
@@ -273,7 +320,7 @@ def routes(services: Services, policy: CustomerPagePolicy, locale: str) -> list[
         return JSONResponse(
             {
                 "stage": view.stage,
-                "fingerprint": fingerprint(order_main(view, shop)),
+                "fingerprint": fingerprint(order_main(view, shop, request.path_params["secret"])),
                 "checkedAt": datetime.now(UTC).isoformat(),
             }
         )

@@ -30,8 +30,7 @@ REVOKE = """mutation($i: RevokeCustomerLinkInput!) { revokeCustomerLink(input: $
   link { id works revokedAt } userErrors { code field message } } }"""
 LINKS = """query($id: ID!) { workOrder(id: $id) { ... on WorkOrder {
   customerLinks { id works expiresAt lastUsedAt } } } }"""
-NODE_LINKS = """query($id: ID!) { node(id: $id) { ... on WorkOrder {
-  customerLinks { id works expiresAt lastUsedAt } } } }"""
+DECIDED = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
 
 
 def site(server: str) -> str:
@@ -310,3 +309,44 @@ async def test_the_access_log_never_holds_a_secret(database_url: str, shop: Shop
     assert "/healthz" in logged, "the access log is on"
     assert secret not in logged
     assert logged.count("/c/***") == 3
+
+
+async def add_proof(shop: Shop, order: int, version: int, status: str, **decided: Any) -> None:
+    """A proof version's row as the files and the gate leave it (its bytes are theirs)."""
+    columns = {
+        "work_order_id": order,
+        "version": version,
+        "file_name": f"flyer-v{version}.pdf",
+        "media_type": "application/pdf",
+        "size_bytes": 1_234_567,
+        "sha256": hashlib.sha256(b"%d" % version).digest(),
+        "uploaded_by": shop.users["dee"],
+        "status": status,
+        **decided,
+    }
+    names = ", ".join(columns)
+    values = ", ".join(f":{c}" for c in columns)
+    async with unit_of_work(shop.engine) as conn:
+        await conn.execute(text(f"INSERT INTO proofs ({names}) VALUES ({values})"), columns)
+
+
+async def test_the_page_lists_the_proof_versions_without_naming_anyone(
+    api: Client, shop: Shop, http: httpx.AsyncClient
+) -> None:
+    order = await shop.order(["design", "print"])
+    made = await make_link(api, shop, order)
+    decided = {"decided_at": DECIDED, "decided_through": "CUSTOMER", "decided_by_name": "Jane"}
+    await add_proof(shop, order, 1, "WITHDRAWN")
+    await add_proof(shop, order, 2, "CHANGES_REQUESTED", comment="Bigger logo", **decided)
+    await add_proof(shop, order, 3, "PENDING")
+    page = (await http.get(made["url"])).text
+    assert '<p class="stage" id="stage">Waiting for your approval</p>' in page
+    versions = re.findall(r'<h3 id="version-\d">(Version \d)</h3>', page)
+    assert versions == ["Version 3", "Version 2", "Version 1"], "newest first"
+    assert "Replaced by a newer version" in page
+    assert 'Changes requested on <time datetime="2026-12-01T10:00:00+00:00"' in page
+    assert "Your comments: Bigger logo" in page
+    assert "Download Version 3 (PDF, 1.2 MB)" in page
+    assert f'src="/c/{made["secret"]}/proofs/3/preview"' in page
+    # Neither who decided nor who uploaded: the page names no one but the shop.
+    assert "Jane" not in page and "Dee" not in page
