@@ -91,6 +91,7 @@ def create_app(
         time_zone=settings.time_zone,
         public_url=settings.public_url,
         customer_link_days=settings.customer_link_days,
+        proof_max_bytes=settings.proof_max_mb * 1024 * 1024,
         throttle=PasswordThrottle(
             PostgresStorage(counters),
             failures_per_address=settings.signin_failures_per_address,
