@@ -2,8 +2,10 @@
 HTML by the server itself (it works without JavaScript; the page's one script,
 src/routes/static/customer/customer.js, formats times in the shop's locale and refreshes).
 
-What a link reaches is its order's page and its state (`/c/{secret}/state`, polled at
-most once a minute), nothing else: no ids in any address, no names of the shop's people.
+What a link reaches is its order's page, its state (`/c/{secret}/state`, polled at most
+once a minute) and its proof versions' files and previews
+(`/c/{secret}/proofs/{version}/file|preview`, under routes/proofs.py's sandboxing policy),
+nothing else: no ids in any address, no names of the shop's people.
 A secret no link has is a 404 counted against the address (routes/customer_policy.py);
 a revoked or expired link's page says so, and how to reach the shop (410). Every answer
 is `Cache-Control: no-store`, `Referrer-Policy: no-referrer` (the secret is in the
@@ -27,12 +29,14 @@ from api.services import Services
 from db import customer_links, proofs, reads
 from db.customer_links import Opened
 from db.engine import reading, unavailable, unit_of_work
+from db.proofs import Part
 from db.rows import CustomerLinkRow, ProofRow
 from domain.customer_view import JobFacts, JobTask, designs, stage
 from domain.enums import DepartmentKind, ProofStatus, TaskStatus, WorkOrderStatus
 from domain.jobs import job_line
 from domain.words import CUSTOMER_PROOF, CUSTOMER_STAGE
 from routes.customer_policy import CustomerPagePolicy
+from routes.proofs import proof_response
 
 # What customer_links.new_secret makes: anything else names no link, unread.
 SECRET = re.compile(r"[A-Za-z0-9_-]{43}")
@@ -52,12 +56,13 @@ STATIC = "/static/customer"
 UNAVAILABLE_RETRY_SECONDS = 30
 
 
-def harden(response: Response, policy: str = PAGE_POLICY) -> Response:
+def harden(response: Response) -> Response:
+    """The headers of every answer; a proof's file keeps its own sandboxing policy."""
     response.headers["cache-control"] = "no-store"
     response.headers["referrer-policy"] = "no-referrer"
     response.headers["x-content-type-options"] = "nosniff"
     response.headers["x-robots-tag"] = "noindex"
-    response.headers["content-security-policy"] = policy
+    response.headers.setdefault("content-security-policy", PAGE_POLICY)
     return response
 
 
@@ -325,7 +330,21 @@ def routes(services: Services, policy: CustomerPagePolicy, locale: str) -> list[
             }
         )
 
+    def version_part(part: Part) -> Through:
+        async def send(request: Request, link: CustomerLinkRow) -> Response:
+            version = request.path_params["version"]
+            async with reading(services.engine) as conn:
+                versions = await proofs.proofs_of_work_orders(conn, [link.work_order_id])
+            for proof in versions:
+                if proof.version == version:
+                    return proof_response(services.engine, proof, part)
+            return notice("No such version", "This order has no proof of that version.", 404)
+
+        return send
+
     return [
         Route("/c/{secret}", through(page)),
         Route("/c/{secret}/state", through(state)),
+        Route("/c/{secret}/proofs/{version:int}/file", through(version_part(Part.FILE))),
+        Route("/c/{secret}/proofs/{version:int}/preview", through(version_part(Part.PREVIEW))),
     ]

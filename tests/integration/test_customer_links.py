@@ -6,6 +6,7 @@ the hardening headers; the access log never holds a secret."""
 
 import contextlib
 import hashlib
+import io
 import re
 import secrets
 from collections.abc import AsyncIterator
@@ -14,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from PIL import Image
 from sqlalchemy import text
 
 from api.ids import decode_text
@@ -350,3 +352,47 @@ async def test_the_page_lists_the_proof_versions_without_naming_anyone(
     assert f'src="/c/{made["secret"]}/proofs/3/preview"' in page
     # Neither who decided nor who uploaded: the page names no one but the shop.
     assert "Jane" not in page and "Dee" not in page
+
+
+def png(width: int = 60, height: int = 40) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (200, 30, 30)).save(out, format="PNG")
+    return out.getvalue()
+
+
+async def upload(http: httpx.AsyncClient, server: str, shop: Shop, order: int, body: bytes) -> None:
+    answer = await http.post(
+        f"{site(server)}/orders/{gid('WorkOrder', order)}/proofs",
+        files={"file": ("flyer proof.png", body, "image/png")},
+        headers={"authorization": f"Bearer {shop.tokens['sam']}"},
+    )
+    assert answer.status_code == 201, answer.text
+
+
+async def test_a_link_sends_its_own_orders_proofs_sandboxed(
+    api: Client, shop: Shop, server: str, http: httpx.AsyncClient
+) -> None:
+    mine, theirs = await shop.order(["design", "print"]), await shop.order(["design", "print"])
+    made = await make_link(api, shop, mine)
+    body = png()
+    await upload(http, server, shop, mine, body)
+    await upload(http, server, shop, theirs, png(10, 10))
+    await upload(http, server, shop, theirs, png(12, 12))
+
+    file = await http.get(made["url"] + "/proofs/1/file")
+    assert file.status_code == 200 and file.content == body
+    assert file.headers["content-type"] == "image/png"
+    assert file.headers["content-disposition"].startswith('attachment; filename="flyer proof.png"')
+    preview = await http.get(made["url"] + "/proofs/1/preview")
+    assert preview.status_code == 200 and preview.headers["content-type"] == "image/png"
+    assert preview.headers["content-disposition"].startswith("inline;")
+    assert Image.open(io.BytesIO(preview.content)).size == (60, 40)
+    for answer in (file, preview):
+        assert answer.headers["cache-control"] == "no-store"
+        assert answer.headers["referrer-policy"] == "no-referrer"
+        assert answer.headers["x-content-type-options"] == "nosniff"
+        assert answer.headers["content-security-policy"].startswith("sandbox")
+    # Version 2 is the other order's only: this link has none.
+    missing = await http.get(made["url"] + "/proofs/2/file")
+    assert missing.status_code == 404 and "No such version" in missing.text
+    hardened(missing)
