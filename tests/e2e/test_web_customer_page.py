@@ -3,13 +3,16 @@ customer's words with no serious axe-core violation and no sideways scroll, asks
 state once a minute and no more often, follows the order, and a revoked link's page says
 so. Screenshots are written (the folder is printed; PRESSROOM_SCREENSHOTS chooses it)."""
 
+import io
 from datetime import UTC, datetime
 from pathlib import Path
 
+import httpx
 import pytest
+from PIL import Image, ImageDraw
 from playwright.async_api import Page, expect
 
-from tests.e2e.web.support import OpenTab, axe_violations
+from tests.e2e.web.support import OpenTab, axe_violations, base
 from tests.support import START, Client, Shop, gid, task_ids
 
 pytestmark = pytest.mark.e2e
@@ -30,8 +33,35 @@ async def look(page: Page, folder: Path, name: str, axe_source: str) -> None:
     await page.screenshot(path=str(folder / f"{name}-phone.png"), full_page=True)
 
 
+def artwork() -> bytes:
+    """A proof as a designer would send it: a flyer's colours and a headline band."""
+    image = Image.new("RGB", (800, 1100), (250, 246, 236))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, 800, 260), fill=(11, 92, 173))
+    draw.rectangle((60, 340, 740, 420), fill=(22, 32, 42))
+    draw.ellipse((250, 520, 550, 820), fill=(240, 180, 0))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+async def upload(http: httpx.AsyncClient, server: str, shop: Shop, order: int) -> None:
+    answer = await http.post(
+        f"{base(server)}/orders/{gid('WorkOrder', order)}/proofs",
+        files={"file": ("flyer.png", artwork(), "image/png")},
+        headers={"authorization": f"Bearer {shop.tokens['sam']}"},
+    )
+    assert answer.status_code == 201, answer.text
+
+
 async def test_the_customer_follows_their_order_on_a_phone(
-    api: Client, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
+    api: Client,
+    shop: Shop,
+    server: str,
+    http: httpx.AsyncClient,
+    tabs: OpenTab,
+    screenshots: Path,
+    axe_source: str,
 ) -> None:
     order = await shop.order(
         ["design", "print"],
@@ -77,6 +107,17 @@ async def test_the_customer_follows_their_order_on_a_phone(
         await page.evaluate("window.__pressroom.refresh()")
     await expect(page.locator("#stage")).to_have_text("In design")
     await look(page, screenshots, "customer-page-in-design", axe_source)
+
+    # A proof arrives: the page shows it, waiting for the customer, with its preview.
+    await upload(http, server, shop, order)
+    async with page.expect_navigation():
+        await page.evaluate("window.__pressroom.refresh()")
+    await expect(page.locator("#stage")).to_have_text("Waiting for your approval")
+    version = page.get_by_role("article", name="Version 1")
+    await expect(version.get_by_role("img", name="Preview of Version 1")).to_be_visible()
+    assert await version.get_by_role("img").evaluate("(img) => img.naturalWidth") == 800
+    await expect(version.get_by_role("link", name="Download Version 1")).to_be_visible()
+    await look(page, screenshots, "customer-page-proof", axe_source)
 
     # The shop withdraws the link: the page says so at its next refresh, and how to reach it.
     await sam(REVOKE, {"i": {"id": made["link"]["id"]}})
