@@ -19,21 +19,25 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from urllib.parse import parse_qs
 from zoneinfo import ZoneInfo
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from api.services import Services
 from db import customer_links, proofs, reads
 from db.customer_links import Opened
 from db.engine import reading, unavailable, unit_of_work
+from db.proof_decisions import decide
 from db.proofs import Part
 from db.rows import CustomerLinkRow, ProofRow
 from domain.customer_view import JobFacts, JobTask, designs, stage
 from domain.enums import DepartmentKind, ProofStatus, TaskStatus, WorkOrderStatus
+from domain.errors import DomainError, ErrorCode
 from domain.jobs import job_line
+from domain.validation import MAX_NAME, MAX_REASON
 from domain.words import CUSTOMER_PROOF, CUSTOMER_STAGE
 from routes.customer_policy import CustomerPagePolicy
 from routes.proofs import proof_response
@@ -167,9 +171,52 @@ def _size(size_bytes: int) -> str:
     return f"{size_bytes / 1_000_000:.1f} MB"
 
 
-def proof_article(proof: ProofRow, shop: Shop, secret: str) -> str:
+@dataclass(frozen=True)
+class Given:
+    """What the customer sent with a decision that was refused: written back into the form."""
+
+    approve: bool
+    name: str
+    comment: str
+
+
+def decision_forms(version: int, secret: str, given: Given | None) -> str:
+    """Approve (asking the approver's name) or request changes (asking what, and the
+    name): plain forms, which work without the page's script."""
+    at = f"/c/{_e(secret)}/proofs/{version}"
+    name = _e(given.name) if given else ""
+    comment = _e(given.comment) if given else ""
+    approving = " open" if given and given.approve else ""
+    changing = " open" if given and not given.approve else ""
+    return (
+        '<div class="decide">'
+        '<p class="hint">Please check this version: approve it, or tell us what should '
+        "change.</p>"
+        f"<details{approving}><summary>Approve Version {version}</summary>"
+        f'<form method="post" action="{at}/approve">'
+        '<label for="approve-name">Your name</label>'
+        '<input id="approve-name" name="name" autocomplete="name" required '
+        f'maxlength="{MAX_NAME}" value="{name}">'
+        f'<button class="primary" type="submit">Approve Version {version}</button>'
+        "</form></details>"
+        f"<details{changing}><summary>Request changes</summary>"
+        f'<form method="post" action="{at}/changes">'
+        '<label for="changes-comment">What should change?</label>'
+        f'<textarea id="changes-comment" name="comment" required maxlength="{MAX_REASON}">'
+        f"{comment}</textarea>"
+        '<label for="changes-name">Your name</label>'
+        '<input id="changes-name" name="name" autocomplete="name" required '
+        f'maxlength="{MAX_NAME}" value="{name}">'
+        '<button type="submit">Send the changes</button>'
+        "</form></details></div>"
+    )
+
+
+def proof_article(
+    proof: ProofRow, shop: Shop, secret: str, latest: bool, given: Given | None
+) -> str:
     """One version: its state (when it was decided, and the changes asked for), its
-    preview, and its file to download."""
+    preview, its file to download, and for the latest one waiting, the decision."""
     status = ProofStatus(proof.status)
     state = CUSTOMER_PROOF[status]
     if proof.decided_at is not None:
@@ -181,6 +228,11 @@ def proof_article(proof: ProofRow, shop: Shop, secret: str) -> str:
     )
     at = f"/c/{_e(secret)}/proofs/{proof.version}"
     title = f"Version {proof.version}"
+    decide = (
+        decision_forms(proof.version, secret, given)
+        if latest and status is ProofStatus.PENDING
+        else ""
+    )
     kind = KINDS.get(proof.media_type, "file")
     return (
         f'<article aria-labelledby="version-{proof.version}">'
@@ -189,18 +241,18 @@ def proof_article(proof: ProofRow, shop: Shop, secret: str) -> str:
         f'<img class="preview" src="{at}/preview" alt="Preview of {title}">'
         f'<a class="button" href="{at}/file" download>'
         f"Download {title} ({kind}, {_size(proof.size_bytes)})</a>"
-        "</article>"
+        f"{decide}</article>"
     )
 
 
-def order_main(view: OrderView, shop: Shop, secret: str) -> str:
-    """The page's content: what changes when the order does (its fingerprint is the
-    state's, which the page's script compares)."""
+def order_main(view: OrderView, shop: Shop, secret: str, given: Given | None = None) -> str:
+    """The page's content: what changes when the order does (its fingerprint, without
+    `given`, is the state's, which the page's script compares)."""
     job = f'<p class="job">{_e(view.job_line)}</p>' if view.job_line else ""
     listed = (
         '<section aria-labelledby="proofs-title" class="proofs">'
         '<h2 id="proofs-title">Proofs</h2>'
-        + "".join(proof_article(p, shop, secret) for p in view.proofs)
+        + "".join(proof_article(p, shop, secret, i == 0, given) for i, p in enumerate(view.proofs))
         + "</section>"
         if view.proofs
         else ""
@@ -223,15 +275,60 @@ def fingerprint(content: str) -> str:
     return hashlib.sha256(content.encode()).hexdigest()[:32]
 
 
-def order_page(view: OrderView, shop: Shop, secret: str, now: datetime) -> str:
+@dataclass(frozen=True)
+class Note:
+    """A line above the order: a decision recorded, or why it was not."""
+
+    text: str
+    refused: bool = False
+
+    def html(self) -> str:
+        if self.refused:
+            return f'<p class="error" role="alert">{_e(self.text)}</p>'
+        return f'<p class="done" role="status">{_e(self.text)}</p>'
+
+
+def order_page(
+    view: OrderView,
+    shop: Shop,
+    secret: str,
+    now: datetime,
+    note: Note | None = None,
+    given: Given | None = None,
+) -> str:
     content = order_main(view, shop, secret)
+    shown = content if given is None else order_main(view, shop, secret, given)
     body = (
         f'<main id="main" data-state="/c/{_e(secret)}/state" '
-        f'data-fingerprint="{fingerprint(content)}">{content}'
+        f'data-fingerprint="{fingerprint(content)}">{note.html() if note else ""}{shown}'
         f'<p class="updated" id="updated">Last updated '
         f"{_time(now, shop.zone, 'time')}</p></main>"
     )
     return _document(shop, f"Order {view.number} · {shop.name}", body)
+
+
+# What the page says once a decision is recorded (`?done=`: only these, nothing echoed).
+DONE = {
+    "approved": "Thank you: your approval is recorded.",
+    "changes": "Thank you: we have your comments and will send you a new version.",
+}
+
+
+def refusal(error: DomainError) -> tuple[str, int]:
+    """Why a decision was not recorded, in the customer's words, and its HTTP status."""
+    if error.code is ErrorCode.INVALID_INPUT:
+        if error.field == "comment":
+            return f"Please say what should change, in at most {MAX_REASON} characters.", 422
+        return f"Please give your name, in at most {MAX_NAME} characters.", 422
+    if error.code is ErrorCode.PROOF_SUPERSEDED:
+        return "A newer version has arrived since: please look at it below.", 409
+    if error.code is ErrorCode.ALREADY_DECIDED:
+        return "This version was already decided.", 409
+    if error.code is ErrorCode.NOT_FOUND:
+        return "This order has no proof of that version.", 404
+    if error.code is ErrorCode.WORK_ORDER_CLOSED:
+        return "This order is closed: your decision could not be recorded.", 409
+    return "Your decision could not be recorded just now: please try again.", 409
 
 
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -318,7 +415,43 @@ def routes(services: Services, policy: CustomerPagePolicy, locale: str) -> list[
     async def page(request: Request, link: CustomerLinkRow) -> Response:
         view = await load_view(services, link)
         secret = request.path_params["secret"]
-        return HTMLResponse(order_page(view, shop, secret, datetime.now(UTC)))
+        done = DONE.get(request.query_params.get("done", ""))
+        note = Note(done) if done else None
+        return HTMLResponse(order_page(view, shop, secret, datetime.now(UTC), note))
+
+    def deciding(approve: bool) -> Through:
+        async def decide_version(request: Request, link: CustomerLinkRow) -> Response:
+            form = parse_qs((await request.body()).decode("utf-8", "replace"))
+            given = Given(
+                approve,
+                form.get("name", [""])[0],
+                "" if approve else form.get("comment", [""])[0],
+            )
+            secret = request.path_params["secret"]
+            try:
+                async with unit_of_work(services.engine) as conn:
+                    await decide(
+                        conn,
+                        work_order_id=link.work_order_id,
+                        version=request.path_params["version"],
+                        approve=approve,
+                        comment=given.comment or None,
+                        decided_by_name=given.name,
+                        sales_user_id=None,
+                        customer_link_id=link.id,
+                    )
+            except DomainError as error:
+                message, status = refusal(error)
+                view = await load_view(services, link)
+                page = order_page(view, shop, secret, datetime.now(UTC), Note(message, True), given)
+                return HTMLResponse(page, status_code=status)
+            if services.feed is not None:
+                services.feed.poke()
+            done = "approved" if approve else "changes"
+            # After a POST, a GET: reloading the page never sends the decision again.
+            return RedirectResponse(f"/c/{secret}?done={done}", status_code=303)
+
+        return decide_version
 
     async def state(request: Request, link: CustomerLinkRow) -> Response:
         view = await load_view(services, link)
@@ -347,4 +480,10 @@ def routes(services: Services, policy: CustomerPagePolicy, locale: str) -> list[
         Route("/c/{secret}/state", through(state)),
         Route("/c/{secret}/proofs/{version:int}/file", through(version_part(Part.FILE))),
         Route("/c/{secret}/proofs/{version:int}/preview", through(version_part(Part.PREVIEW))),
+        Route(
+            "/c/{secret}/proofs/{version:int}/approve", through(deciding(True)), methods=["POST"]
+        ),
+        Route(
+            "/c/{secret}/proofs/{version:int}/changes", through(deciding(False)), methods=["POST"]
+        ),
     ]

@@ -20,6 +20,7 @@ pytestmark = pytest.mark.e2e
 PHONE = {"width": 390, "height": 844}
 CREATE = """mutation($i: CreateCustomerLinkInput!) { createCustomerLink(input: $i) {
   url link { id } } }"""
+FINISH = """mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }"""
 REVOKE = """mutation($i: RevokeCustomerLinkInput!) { revokeCustomerLink(input: $i) {
   link { works } } }"""
 DUE = datetime(2027, 3, 4, 13, 30, tzinfo=UTC)
@@ -100,13 +101,13 @@ async def test_the_customer_follows_their_order_on_a_phone(
 
     # Design starts: the next refresh shows it.
     tasks = await task_ids(shop.engine, order)
-    await api.as_(shop.tokens["dee"])(
-        START, {"i": {"taskId": gid("DepartmentTask", tasks["design"])}}
-    )
+    dee = api.as_(shop.tokens["dee"])
+    await dee(START, {"i": {"taskId": gid("DepartmentTask", tasks["design"])}})
     async with page.expect_navigation():
         await page.evaluate("window.__pressroom.refresh()")
     await expect(page.locator("#stage")).to_have_text("In design")
     await look(page, screenshots, "customer-page-in-design", axe_source)
+    await dee(FINISH, {"i": {"taskId": gid("DepartmentTask", tasks["design"])}})
 
     # A proof arrives: the page shows it, waiting for the customer, with its preview.
     await upload(http, server, shop, order)
@@ -118,6 +119,38 @@ async def test_the_customer_follows_their_order_on_a_phone(
     assert await version.get_by_role("img").evaluate("(img) => img.naturalWidth") == 800
     await expect(version.get_by_role("link", name="Download Version 1")).to_be_visible()
     await look(page, screenshots, "customer-page-proof", axe_source)
+
+    # The customer asks for changes: the comment is needed, and their name.
+    await version.get_by_text("Request changes").click()
+    await version.get_by_label("What should change?").fill("The logo bigger, please.")
+    await version.get_by_label("Your name").last.fill("Jane Doe")
+    await look(page, screenshots, "customer-page-request-changes", axe_source)
+    async with page.expect_navigation():
+        await version.get_by_role("button", name="Send the changes").click()
+    await expect(page.get_by_role("status")).to_have_text(
+        "Thank you: we have your comments and will send you a new version."
+    )
+    await expect(page.locator("#stage")).to_have_text("In design")
+    await expect(version).to_contain_text("Your comments: The logo bigger, please.")
+    await look(page, screenshots, "customer-page-changes-sent", axe_source)
+
+    # Design makes version 2 (its task was reopened with the comment); the customer approves.
+    await dee(START, {"i": {"taskId": gid("DepartmentTask", tasks["design"])}})
+    await dee(FINISH, {"i": {"taskId": gid("DepartmentTask", tasks["design"])}})
+    await upload(http, server, shop, order)
+    async with page.expect_navigation():
+        await page.evaluate("window.__pressroom.refresh()")
+    latest = page.get_by_role("article", name="Version 2")
+    await expect(page.get_by_role("article", name="Version 1")).to_contain_text("Changes requested")
+    await latest.get_by_text("Approve Version 2").first.click()
+    await latest.get_by_label("Your name").first.fill("Jane Doe")
+    async with page.expect_navigation():
+        await latest.get_by_role("button", name="Approve Version 2").click()
+    await expect(page.get_by_role("status")).to_have_text("Thank you: your approval is recorded.")
+    await expect(latest).to_contain_text("Approved on")
+    await expect(page.locator("#stage")).to_have_text("In production")
+    await expect(page.get_by_text("Jane")).to_have_count(0)
+    await look(page, screenshots, "customer-page-approved", axe_source)
 
     # The shop withdraws the link: the page says so at its next refresh, and how to reach it.
     await sam(REVOKE, {"i": {"id": made["link"]["id"]}})

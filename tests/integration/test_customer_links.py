@@ -23,7 +23,7 @@ from db import customer_links
 from db.engine import unit_of_work
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.support import START, Client, Shop, gid, serving, task_ids
+from tests.support import START, Client, Shop, gid, serving, table_snapshot, task_ids
 
 CREATE = """mutation($i: CreateCustomerLinkInput!) { createCustomerLink(input: $i) {
   secret url link { id expiresAt works revokedAt lastUsedAt createdBy { name } }
@@ -396,3 +396,90 @@ async def test_a_link_sends_its_own_orders_proofs_sandboxed(
     missing = await http.get(made["url"] + "/proofs/2/file")
     assert missing.status_code == 404 and "No such version" in missing.text
     hardened(missing)
+
+
+async def proof_rows(shop: Shop) -> list[Any]:
+    async with shop.engine.connect() as conn:
+        found = await conn.execute(text("SELECT * FROM proofs ORDER BY work_order_id, version"))
+        return list(found)
+
+
+async def events_of(shop: Shop, kind: str) -> int:
+    async with shop.engine.connect() as conn:
+        return int(
+            await conn.scalar(text("SELECT count(*) FROM events WHERE type = :k"), {"k": kind})
+        )
+
+
+async def test_the_customer_approves_through_the_link(
+    api: Client, shop: Shop, server: str, http: httpx.AsyncClient
+) -> None:
+    order = await shop.order(["design", "print"])
+    made = await make_link(api, shop, order)
+    await upload(http, server, shop, order, png())
+    page = (await http.get(made["url"])).text
+    assert f'action="/c/{made["secret"]}/proofs/1/approve"' in page
+    # A double click: two posts, one decision.
+    answers = [
+        await http.post(made["url"] + "/proofs/1/approve", data={"name": "Jane Doe"})
+        for _ in range(2)
+    ]
+    assert [a.status_code for a in answers] == [303, 303]
+    assert answers[0].headers["location"] == f"/c/{made['secret']}?done=approved"
+    [proof] = await proof_rows(shop)
+    assert (proof.status, proof.decided_through, proof.decided_by_name) == (
+        "APPROVED", "CUSTOMER", "Jane Doe"
+    )  # fmt: skip
+    assert proof.customer_link_id == customer_links_pk(made) and proof.decided_by is None
+    assert await events_of(shop, "PROOF_APPROVED") == 1
+    shown = await http.get(made["url"] + "?done=approved")
+    hardened(shown)
+    assert "Thank you: your approval is recorded." in shown.text
+    assert "Approved on <time" in shown.text and "Jane" not in shown.text
+    assert "/proofs/1/approve" not in shown.text, "a decided version asks nothing more"
+
+
+async def test_a_refused_decision_says_why_keeps_what_was_typed_and_writes_nothing(
+    api: Client, shop: Shop, server: str, http: httpx.AsyncClient
+) -> None:
+    order = await shop.order(["design", "print"])
+    made = await make_link(api, shop, order)
+    await upload(http, server, shop, order, png())
+    # Opened once: a link is marked used at most once a minute, so what follows writes nothing.
+    assert (await http.get(made["url"])).status_code == 200
+    before = await table_snapshot(shop.engine)
+    sneaky = "<script>alert(1)</script>"
+    no_comment = await http.post(made["url"] + "/proofs/1/changes", data={"name": sneaky})
+    assert no_comment.status_code == 422
+    hardened(no_comment)
+    assert "Please say what should change" in no_comment.text
+    assert (
+        "&lt;script&gt;alert(1)&lt;/script&gt;" in no_comment.text and sneaky not in no_comment.text
+    )
+    no_name = await http.post(made["url"] + "/proofs/1/approve", data={"name": "  "})
+    assert no_name.status_code == 422 and "Please give your name" in no_name.text
+    assert await table_snapshot(shop.engine) == before
+
+    # A newer version withdraws the first: deciding on it is refused, the newer one waits.
+    await upload(http, server, shop, order, png(30, 30))
+    stale = await http.post(made["url"] + "/proofs/1/approve", data={"name": "Jane"})
+    assert stale.status_code == 409 and "A newer version has arrived" in stale.text
+    missing = await http.post(made["url"] + "/proofs/7/approve", data={"name": "Jane"})
+    assert missing.status_code == 404
+    changes = await http.post(
+        made["url"] + "/proofs/2/changes", data={"name": "Jane", "comment": "Bigger logo"}
+    )
+    assert changes.status_code == 303
+    statuses = [(p.version, p.status, p.comment) for p in await proof_rows(shop)]
+    assert statuses == [(1, "WITHDRAWN", None), (2, "CHANGES_REQUESTED", "Bigger logo")]
+    again = await http.post(made["url"] + "/proofs/2/approve", data={"name": "Jane"})
+    assert again.status_code == 409 and "already decided" in again.text
+    assert "Jane" not in again.text.replace('value="Jane"', "")
+
+    # A revoked link decides nothing.
+    await upload(http, server, shop, order, png(40, 40))
+    await api.as_(shop.tokens["sam"])(REVOKE, {"i": {"id": made["link"]["id"]}})
+    before = await table_snapshot(shop.engine)
+    gone = await http.post(made["url"] + "/proofs/3/approve", data={"name": "Jane"})
+    assert gone.status_code == 410
+    assert await table_snapshot(shop.engine) == before
