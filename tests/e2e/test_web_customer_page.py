@@ -24,6 +24,9 @@ FINISH = """mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }
 REVOKE = """mutation($i: RevokeCustomerLinkInput!) { revokeCustomerLink(input: $i) {
   link { works } } }"""
 DUE = datetime(2027, 3, 4, 13, 30, tzinfo=UTC)
+LATER = "2027-03-11T13:30:00Z"
+RESCHEDULE = """mutation($i: RescheduleWorkOrderInput!) { rescheduleWorkOrder(input: $i) {
+  userErrors { message } } }"""
 
 
 async def look(page: Page, folder: Path, name: str, axe_source: str) -> None:
@@ -124,6 +127,16 @@ async def test_the_customer_follows_their_order_on_a_phone(
     await version.get_by_text("Request changes").click()
     await version.get_by_label("What should change?").fill("The logo bigger, please.")
     await version.get_by_label("Your name").last.fill("Jane Doe")
+    # The order changes while they type: the page says so rather than reload under them.
+    await sam(RESCHEDULE, {"i": {"workOrderId": gid("WorkOrder", order), "dueAt": LATER,
+                                 "priority": "NORMAL"}})  # fmt: skip
+    await page.evaluate("window.__pressroom.refresh()")
+    changed = page.get_by_role("status")
+    await expect(changed).to_contain_text("Your order has changed since this page was loaded.")
+    await expect(changed.get_by_role("button", name="Show the changes")).to_be_visible()
+    await expect(version.get_by_label("What should change?")).to_have_value(
+        "The logo bigger, please."
+    )
     await look(page, screenshots, "customer-page-request-changes", axe_source)
     async with page.expect_navigation():
         await version.get_by_role("button", name="Send the changes").click()
@@ -131,6 +144,7 @@ async def test_the_customer_follows_their_order_on_a_phone(
         "Thank you: we have your comments and will send you a new version."
     )
     await expect(page.locator("#stage")).to_have_text("In design")
+    await expect(page.locator("dd time")).to_have_text("Thursday, 11 March 2027 at 13:30")
     await expect(version).to_contain_text("Your comments: The logo bigger, please.")
     await look(page, screenshots, "customer-page-changes-sent", axe_source)
 
