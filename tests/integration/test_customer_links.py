@@ -17,13 +17,26 @@ import httpx
 import pytest
 from PIL import Image
 from sqlalchemy import text
+from starlette.applications import Starlette
 
 from api.ids import decode_text
+from api.services import Services
 from db import customer_links
-from db.engine import unit_of_work
+from db.engine import create_engine, unit_of_work
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.support import START, Client, Shop, gid, serving, table_snapshot, task_ids
+from routes import customer_page
+from routes.customer_policy import CustomerPagePolicy
+from tests.support import (
+    START,
+    Client,
+    Shop,
+    free_port,
+    gid,
+    serving,
+    table_snapshot,
+    task_ids,
+)
 
 CREATE = """mutation($i: CreateCustomerLinkInput!) { createCustomerLink(input: $i) {
   secret url link { id expiresAt works revokedAt lastUsedAt createdBy { name } }
@@ -483,3 +496,19 @@ async def test_a_refused_decision_says_why_keeps_what_was_typed_and_writes_nothi
     gone = await http.post(made["url"] + "/proofs/3/approve", data={"name": "Jane"})
     assert gone.status_code == 410
     assert await table_snapshot(shop.engine) == before
+
+
+async def test_an_unreachable_database_gets_a_page_saying_so() -> None:
+    """Never a stack or a blank: the page asks the customer to come back."""
+    nowhere = create_engine(f"postgresql://pressroom@127.0.0.1:{free_port()}/pressroom")
+    try:
+        services = Services(engine=nowhere, session_ttl_seconds=60)
+        app = Starlette(routes=customer_page.routes(services, CustomerPagePolicy(), "en-GB"))
+        transport = httpx.ASGITransport(app=app, client=("192.0.2.1", 1234))
+        async with httpx.AsyncClient(transport=transport, base_url="http://pressroom") as client:
+            answer = await client.get(f"/c/{secrets.token_urlsafe(32)}")
+    finally:
+        await nowhere.dispose()
+    assert answer.status_code == 503 and answer.headers["retry-after"] == "30"
+    hardened(answer)
+    assert "Your order cannot be shown right now" in answer.text
