@@ -1697,54 +1697,6 @@ DELETE FROM payment_inboxes WHERE id = :id RETURNING id
 -- An inbox's requests, newest first.
 SELECT * FROM payment_inbox_requests WHERE inbox_id = :inbox_id ORDER BY id DESC LIMIT :limit
 
--- ===== proofs: gate and decisions =====
-
--- name: decide_proof
--- The one writer of a proof version's decision. Locks the work order first (as
--- transition_task does), so a racing decision, upload or cancel queues behind us and then
--- sees our commit; decides the version only if it is still PENDING and the order's
--- latest, on an ACTIVE order. Its history row (:kind, with the decision in words) and its
--- event (:kind, proof_event_payload) with it. The caller settles the gates under the lock.
-WITH wo AS (
-    SELECT w.id FROM work_orders w
-    WHERE w.id = :work_order_id AND w.status = 'ACTIVE' AND NOT w.imported_closed
-    FOR NO KEY UPDATE
-), decided AS (
-    UPDATE proofs p SET
-        status = CAST(:status AS text), decided_at = pressroom_now(),
-        decided_through = CAST(:through AS text), decided_by_name = :decided_by_name,
-        decided_by = CAST(:decided_by AS bigint),
-        customer_link_id = CAST(:customer_link_id AS bigint), comment = :comment
-    FROM wo
-    WHERE p.work_order_id = wo.id AND p.version = :version AND p.status = 'PENDING'
-      AND NOT EXISTS (SELECT 1 FROM proofs n
-                      WHERE n.work_order_id = p.work_order_id AND n.version > p.version)
-    RETURNING p.*, proof_event_payload(p) AS event_payload
-), history AS (
-    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id,
-                                        reason)
-    SELECT work_order_id, :kind, 'PENDING', status, :decided_by, :history FROM decided
-), event AS (
-    INSERT INTO events (type, work_order_id, payload)
-    SELECT :kind, work_order_id, event_payload FROM decided
-)
-SELECT id, work_order_id FROM decided
-
--- name: proof_state
--- Re-read after decide_proof matched nothing, for domain.proof_decisions.judge_decision.
-SELECT p.id, p.version, p.status, p.decided_by_name, w.status AS order_status,
-       w.imported_closed,
-       (SELECT max(n.version) FROM proofs n WHERE n.work_order_id = w.id) AS latest_version
-FROM proofs p JOIN work_orders w ON w.id = p.work_order_id
-WHERE p.work_order_id = :work_order_id AND p.version = :version
-
--- name: proof_makers_tasks
--- The order's tasks (but removed ones) of the departments whose work the proof is.
-SELECT t.id, t.department_id, t.status FROM department_tasks t
-WHERE t.work_order_id = :work_order_id AND t.status <> 'REMOVED'
-  AND t.department_id = ANY(CAST(:department_ids AS bigint[]))
-ORDER BY t.department_id
-
 -- ===== proofs: files =====
 
 -- name: proofs_by_id
@@ -1799,6 +1751,54 @@ INSERT INTO proof_chunks (proof_id, part, seq, data) VALUES (:proof_id, :part, :
 
 -- name: proof_chunk
 SELECT data FROM proof_chunks WHERE proof_id = :proof_id AND part = :part AND seq = :seq
+
+-- ===== proofs: gate and decisions =====
+
+-- name: decide_proof
+-- The one writer of a proof version's decision. Locks the work order first (as
+-- transition_task does), so a racing decision, upload or cancel queues behind us and then
+-- sees our commit; decides the version only if it is still PENDING and the order's
+-- latest, on an ACTIVE order. Its history row (:kind, with the decision in words) and its
+-- event (:kind, proof_event_payload) with it. The caller settles the gates under the lock.
+WITH wo AS (
+    SELECT w.id FROM work_orders w
+    WHERE w.id = :work_order_id AND w.status = 'ACTIVE' AND NOT w.imported_closed
+    FOR NO KEY UPDATE
+), decided AS (
+    UPDATE proofs p SET
+        status = CAST(:status AS text), decided_at = pressroom_now(),
+        decided_through = CAST(:through AS text), decided_by_name = :decided_by_name,
+        decided_by = CAST(:decided_by AS bigint),
+        customer_link_id = CAST(:customer_link_id AS bigint), comment = :comment
+    FROM wo
+    WHERE p.work_order_id = wo.id AND p.version = :version AND p.status = 'PENDING'
+      AND NOT EXISTS (SELECT 1 FROM proofs n
+                      WHERE n.work_order_id = p.work_order_id AND n.version > p.version)
+    RETURNING p.*, proof_event_payload(p) AS event_payload
+), history AS (
+    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id,
+                                        reason)
+    SELECT work_order_id, :kind, 'PENDING', status, :decided_by, :history FROM decided
+), event AS (
+    INSERT INTO events (type, work_order_id, payload)
+    SELECT :kind, work_order_id, event_payload FROM decided
+)
+SELECT id, work_order_id FROM decided
+
+-- name: proof_state
+-- Re-read after decide_proof matched nothing, for domain.proof_decisions.judge_decision.
+SELECT p.id, p.version, p.status, p.decided_by_name, w.status AS order_status,
+       w.imported_closed,
+       (SELECT max(n.version) FROM proofs n WHERE n.work_order_id = w.id) AS latest_version
+FROM proofs p JOIN work_orders w ON w.id = p.work_order_id
+WHERE p.work_order_id = :work_order_id AND p.version = :version
+
+-- name: proof_makers_tasks
+-- The order's tasks (but removed ones) of the departments whose work the proof is.
+SELECT t.id, t.department_id, t.status FROM department_tasks t
+WHERE t.work_order_id = :work_order_id AND t.status <> 'REMOVED'
+  AND t.department_id = ANY(CAST(:department_ids AS bigint[]))
+ORDER BY t.department_id
 
 -- ===== customer links =====
 

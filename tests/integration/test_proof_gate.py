@@ -4,10 +4,11 @@ approves the latest version (START is PROOF_NOT_APPROVED, nothing written); the 
 opens each gate exactly once, live, even with twenty approvals at once; a new version
 closes the gates of pending tasks again; changes asked for put Design back to work.
 
-Proof versions are written here as the upload writes them (the previous pending version
-withdrawn, the next one inserted, the order settled, under the order's lock)."""
+Proof versions are added by the upload's writer (db.proofs.add_version), without the
+file checks in front of it."""
 
 import asyncio
+import io
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -15,11 +16,11 @@ import pytest
 from sqlalchemy import text
 
 from api.ids import decode_text
-from db import clock
+from db import clock, proofs
 from db.engine import unit_of_work
-from db.orders import PROOF_CLOSED_REASON, PROOF_OPENED_REASON, settle_work_order
+from db.orders import PROOF_CLOSED_REASON, PROOF_OPENED_REASON
 from db.proof_decisions import decide
-from db.queries import Q
+from db.proofs import NewProof
 from tests.support import (
     Client,
     Shop,
@@ -40,7 +41,8 @@ CREATE = """mutation($i: CreateWorkOrderInput!) {
 UPDATE = """mutation($i: UpdateWorkOrderInput!) {
   updateWorkOrder(input: $i) { changed workOrder { proofRequired } userErrors { code } } }"""
 APPROVE = """mutation($i: ApproveProofInput!) {
-  approveProof(input: $i) { changed workOrder { id } userErrors { code field message } } }"""
+  approveProof(input: $i) { changed proof { version status decidedThrough decidedByName
+    decidedBy { name } } userErrors { code field message } } }"""
 CHANGES = """mutation($i: RequestProofChangesInput!) {
   requestProofChanges(input: $i) { changed workOrder { id }
     userErrors { code field message } } }"""
@@ -91,33 +93,24 @@ async def proofed_order(api: Client, shop: Shop, codes: list[str]) -> int:
 
 
 async def add_version(shop: Shop, order: int, at: datetime | None = None) -> int:
-    """The next proof version, as an upload writes it (stamped `at` when given); returns its
+    """The next proof version, by the upload's writer (stamped `at` when given); returns its
     number."""
     async with unit_of_work(shop.engine) as conn:
         if at is not None:
             await clock.stamp_as_of(conn, at)
-        await conn.execute(Q["lock_work_order"], {"work_order_id": order})
-        await conn.execute(
-            text(
-                "UPDATE proofs SET status = 'WITHDRAWN' "
-                "WHERE work_order_id = :o AND status = 'PENDING'"
-            ),
-            {"o": order},
+        new = NewProof(
+            work_order_id=order,
+            file_name="proof.png",
+            media_type="image/png",
+            size_bytes=4,
+            sha256=b"\x00" * 32,
+            width=1,
+            height=1,
+            uploaded_by=shop.users["sam"],
+            any_order=True,
         )
-        version = int(
-            await conn.scalar(
-                text(
-                    "INSERT INTO proofs (work_order_id, version, file_name, media_type, "
-                    "size_bytes, sha256, uploaded_by) SELECT :o, coalesce(max(version), 0) + 1, "
-                    "'proof.pdf', 'application/pdf', 1234, '\\x00', :u FROM proofs "
-                    "WHERE work_order_id = :o RETURNING version"
-                ),
-                {"o": order, "u": shop.users["dee"]},
-            )
-            or 0
-        )
-        await settle_work_order(conn, order, shop.users["dee"])
-    return version
+        row = await proofs.add_version(conn, new, io.BytesIO(b"\x89PNG"), b"\x89PNG")
+    return row.version
 
 
 async def scalar(shop: Shop, sql: str, **params: Any) -> Any:
@@ -213,6 +206,10 @@ async def test_every_start_is_refused_until_the_latest_version_is_approved_then_
 
     approved = await approve(api, shop, order, 2)
     assert approved["userErrors"] == [] and approved["changed"] is True
+    assert approved["proof"] == {
+        "version": 2, "status": "APPROVED", "decidedThrough": "SALES",
+        "decidedByName": "Ann", "decidedBy": {"name": "Sam"},
+    }  # fmt: skip
     written = await counts(shop, order)
     assert written["history:PROOF_APPROVED"] == 1
     assert written["event:PROOF_APPROVED"] == 1
@@ -611,3 +608,37 @@ async def test_the_time_orders_waited_for_the_customer_is_its_own_figure(
     assert answer["customerWaitTime"] == {
         "count": 2, "p50": 60 * 60.0, "p85": (50 + 0.85 * 20) * 60.0, "max": 70 * 60.0
     }  # fmt: skip
+
+
+async def test_an_approval_racing_a_new_version_leaves_the_gates_shut_either_way(
+    api: Client, shop: Shop
+) -> None:
+    await proof_departments(api, shop, "print")
+    for _ in range(10):
+        order = await proofed_order(api, shop, ["print"])
+        await add_version(shop, order)
+
+        approved, _ = await asyncio.gather(approve(api, shop, order, 1), add_version(shop, order))
+
+        async with shop.engine.connect() as conn:
+            statuses = (
+                (
+                    await conn.execute(
+                        text("SELECT status FROM proofs WHERE work_order_id = :o ORDER BY version"),
+                        {"o": order},
+                    )
+                )
+                .scalars()
+                .all()
+            )
+        written = await counts(shop, order)
+        if approved["changed"]:
+            # The approval came first: its gate opened, and the new version shut it again.
+            assert statuses == ["APPROVED", "PENDING"]
+            assert (written["history:OPEN_GATE"], written["history:CLOSE_GATE"]) == (1, 1)
+        else:
+            # The new version came first: the approval was of a withdrawn version.
+            assert [e["code"] for e in approved["userErrors"]] == ["PROOF_SUPERSEDED"]
+            assert statuses == ["WITHDRAWN", "PENDING"]
+            assert "history:OPEN_GATE" not in written
+        assert (await order_tasks(api, shop, order))["print"]["availableAt"] is None

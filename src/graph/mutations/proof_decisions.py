@@ -6,12 +6,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
 
 from api.ids import require_id
-from db import reads
+from db import proofs, reads
 from db.proof_decisions import decide
 from graph.context import Info
 from graph.errors import UserError
 from graph.mutations.base import mutate
 from graph.permissions import SALES, allowed, viewer_of
+from graph.types.proofs import Proof
 from graph.types.work_orders import WorkOrder
 
 
@@ -32,6 +33,7 @@ class RequestProofChangesInput:
 
 @strawberry.type
 class DecideProofPayload:
+    proof: Proof | None = strawberry.field(default=None, description="The version decided.")
     work_order: WorkOrder | None = None
     changed: bool = strawberry.field(
         default=False,
@@ -60,8 +62,11 @@ async def _decide(
             sales_user_id=viewer_of(info).user_id,
             customer_link_id=None,
         )
+        [proof] = await proofs.proofs(conn, [done.proof_id])
         [order] = await reads.work_orders(conn, [work_order_id])
-        return DecideProofPayload(work_order=WorkOrder.of(order), changed=done.changed)
+        return DecideProofPayload(
+            proof=Proof.of(proof), work_order=WorkOrder.of(order), changed=done.changed
+        )
 
     return await mutate(info, DecideProofPayload, work)
 
