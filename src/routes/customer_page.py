@@ -85,11 +85,13 @@ class Shop:
         return self.contact or f"Please contact {self.name}."
 
 
-def _time(moment: datetime, zone: ZoneInfo, style: str) -> str:
-    """A moment in the shop's zone; the page's script rewrites it in the shop's locale."""
-    local = moment.astimezone(zone)
+def _time(moment: datetime, shop: Shop, style: str) -> str:
+    """A moment in the shop's zone; the page's script rewrites it in the shop's locale (in
+    whose language it is then read out)."""
+    local = moment.astimezone(shop.zone)
     return (
-        f'<time datetime="{_e(local.isoformat())}" data-style="{style}">'
+        f'<time datetime="{_e(local.isoformat())}" data-style="{style}" '
+        f'lang="{_e(shop.locale)}">'
         f"{local:%Y-%m-%d %H:%M}</time>"
     )
 
@@ -220,7 +222,7 @@ def proof_article(
     status = ProofStatus(proof.status)
     state = CUSTOMER_PROOF[status]
     if proof.decided_at is not None:
-        state += f" on {_time(proof.decided_at, shop.zone, 'moment')}"
+        state += f" on {_time(proof.decided_at, shop, 'moment')}"
     comment = (
         f'<p class="comment">Your comments: {_e(proof.comment)}</p>'
         if status is ProofStatus.CHANGES_REQUESTED and proof.comment
@@ -258,7 +260,7 @@ def order_main(view: OrderView, shop: Shop, secret: str, given: Given | None = N
         else ""
     )
     due = (
-        f"<dt>Due</dt><dd>{_time(view.due_at, shop.zone, 'date')}</dd>"
+        f"<dt>Due</dt><dd>{_time(view.due_at, shop, 'date')}</dd>"
         if view.due_at is not None
         else ""
     )
@@ -302,7 +304,7 @@ def order_page(
         f'<main id="main" data-state="/c/{_e(secret)}/state" '
         f'data-fingerprint="{fingerprint(content)}">{note.html() if note else ""}{shown}'
         f'<p class="updated" id="updated">Last updated '
-        f"{_time(now, shop.zone, 'time')}</p></main>"
+        f"{_time(now, shop, 'time')}</p></main>"
     )
     return _document(shop, f"Order {view.number} · {shop.name}", body)
 
