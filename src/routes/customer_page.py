@@ -27,6 +27,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from api.services import Services
+from api.throttle import Refusal
 from db import customer_links, proofs, reads
 from db.customer_links import Opened
 from db.engine import reading, unavailable, unit_of_work
@@ -309,6 +310,7 @@ def order_page(
     return _document(shop, f"Order {view.number} · {shop.name}", body)
 
 
+NO_LONGER = "This link to your order no longer works. If you still need it, ask us for a new one."
 # What the page says once a decision is recorded (`?done=`: only these, nothing echoed).
 DONE = {
     "approved": "Thank you: your approval is recorded.",
@@ -346,17 +348,20 @@ def routes(services: Services, policy: CustomerPagePolicy, locale: str) -> list[
         page = notice_page(shop, title, message)
         return harden(HTMLResponse(page, status_code=status, headers=headers))
 
+    def too_many(refused: Refusal) -> Response:
+        return notice(
+            "Too many requests",
+            f"Please try again in {refused.retry_after} seconds.",
+            429,
+            {"retry-after": str(refused.retry_after)},
+        )
+
     async def opened(request: Request) -> Opened | Response:
         """The link the request's secret names, if the limits let the request through."""
         address = request.client.host if request.client else ""
         refused = await policy.admit(address)
         if refused is not None:
-            return notice(
-                "Too many requests",
-                f"Please try again in {refused.retry_after} seconds.",
-                429,
-                {"retry-after": str(refused.retry_after)},
-            )
+            return too_many(refused)
         secret = request.path_params["secret"]
         found = None
         if SECRET.fullmatch(secret):
@@ -371,12 +376,7 @@ def routes(services: Services, policy: CustomerPagePolicy, locale: str) -> list[
             )
         refused = await policy.admit_link(found.link.id)
         if refused is not None:
-            return notice(
-                "Too many requests",
-                f"Please try again in {refused.retry_after} seconds.",
-                429,
-                {"retry-after": str(refused.retry_after)},
-            )
+            return too_many(refused)
         return found
 
     def through(endpoint: Through) -> Endpoint:
@@ -388,19 +388,9 @@ def routes(services: Services, policy: CustomerPagePolicy, locale: str) -> list[
                 if isinstance(found, Response):
                     return found
                 if found.link.revoked_at is not None:
-                    return notice(
-                        "This link was withdrawn",
-                        "This link to your order no longer works. If you still need it, "
-                        "ask us for a new one.",
-                        410,
-                    )
+                    return notice("This link was withdrawn", NO_LONGER, 410)
                 if not found.works:
-                    return notice(
-                        "This link has expired",
-                        "This link to your order no longer works. If you still need it, "
-                        "ask us for a new one.",
-                        410,
-                    )
+                    return notice("This link has expired", NO_LONGER, 410)
                 return harden(await endpoint(request, found.link))
             except Exception as error:
                 if not unavailable(error):
