@@ -1843,3 +1843,8 @@ SELECT revoked_at IS NOT NULL AS revoked FROM customer_links WHERE id = :id
 -- Marks it used, at most once a minute: a page that polls writes no more than that.
 UPDATE customer_links SET last_used_at = pressroom_now()
 WHERE id = :id AND (last_used_at IS NULL OR last_used_at < pressroom_now() - interval '1 minute')
+
+-- name: orders_awaiting_customer
+-- Orders whose latest proof version waits for the customer (a newer version withdraws a
+-- waiting one, so a waiting version is its order's latest), oldest first.
+SELECT work_order_id FROM proofs WHERE status = 'PENDING' ORDER BY id
