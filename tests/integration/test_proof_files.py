@@ -23,7 +23,7 @@ from sqlalchemy import text
 
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
-from tests.support import Client, Shop, gid, table_snapshot
+from tests.support import Client, Shop, cursor_now, gid, subscriber, table_snapshot, take
 
 MB = 1024 * 1024
 UPLOAD = """mutation U($input: UploadProofInput!) { uploadProof(input: $input) {
@@ -254,6 +254,30 @@ async def test_a_26_mb_upload_is_refused_before_its_body_is_read(
     assert await table_snapshot(world.shop.engine) == before
 
 
+@pytest.mark.parametrize(
+    ("files", "words"),
+    [
+        ({"picture": ("a.png", b"...", "image/png")}, "Send the file alone"),
+        ({"file": ("a.png", b"...", "image/png"), "more": ("b.png", b"...", "image/png")},
+         "Too many files"),
+    ],
+)  # fmt: skip
+async def test_a_plain_upload_without_one_file_field_is_refused_in_words(
+    http: httpx.AsyncClient, server: str, world: World, files: dict[str, Any], words: str
+) -> None:
+    before = await table_snapshot(world.shop.engine)
+    response = await http.post(
+        f"{site(server)}/orders/{world.order}/proofs",
+        headers={"authorization": f"Bearer {world.token('dee')}"},
+        files=files,
+    )
+    assert response.status_code == 400
+    [error] = response.json()["errors"]
+    assert error["extensions"]["code"] == "INVALID_INPUT"
+    assert words in error["message"]
+    assert await table_snapshot(world.shop.engine) == before
+
+
 async def test_an_upload_to_a_cancelled_order_is_refused(
     http: httpx.AsyncClient, server: str, world: World
 ) -> None:
@@ -291,7 +315,7 @@ GOOD = {
 @pytest.mark.parametrize("door", DOORS)
 @pytest.mark.parametrize("kind", GOOD)
 async def test_a_good_file_is_kept_byte_for_byte_with_a_preview(
-    http: httpx.AsyncClient, server: str, world: World, kind: str, door: str
+    http: httpx.AsyncClient, server: str, world: World, api: Client, kind: str, door: str
 ) -> None:
     name, make, media_type, preview_size = GOOD[kind]
     data = make()
@@ -302,6 +326,13 @@ async def test_a_good_file_is_kept_byte_for_byte_with_a_preview(
         1, name, media_type, len(data),
     )  # fmt: skip
     assert proof["status"] == "PENDING"
+    if door == "graphql":
+        assert proof["uploadedBy"] == {"name": "Dee"}
+    node = await api.as_(world.token("pat"))(
+        "query($id: ID!) { node(id: $id) { ... on Proof { version mediaType } } }",
+        {"id": proof["id"]},
+    )
+    assert node["node"] == {"version": 1, "mediaType": media_type}
     token = world.token("pat")  # any staff member reads them
     file = await fetch(http, proof["downloadUrl"], token)
     assert file.content == data
@@ -373,6 +404,28 @@ async def test_a_new_version_withdraws_the_one_waiting_for_a_decision(
             )
         ).all()
     assert [tuple(e) for e in events] == [("1", None), ("2", "1"), ("3", None)]
+
+
+ORDER_EVENTS = """subscription($order: ID!, $after: String) {
+  workOrderEvents(workOrderId: $order, after: $after) {
+    kind workOrder { latestProof { version status } } } }"""
+
+
+async def test_an_upload_is_an_event_of_its_order(
+    http: httpx.AsyncClient, server: str, world: World, api: Client
+) -> None:
+    """The order's subscribers hear of each version (screens show it at once), and the
+    order's gates are settled with it."""
+    token = world.token("sam")
+    after = await cursor_now(api, world.token("pat"))
+    variables = {"order": world.order, "after": after}
+    async with subscriber(server, token, "graphql-transport-ws", variables, ORDER_EVENTS) as got:
+        for name in ("v1.png", "v2.png"):
+            await upload_http(http, server, token, world.order, name, image("PNG"))
+        events = [e["workOrderEvents"] for e in await take(got, 2)]
+    assert [e["kind"] for e in events] == ["PROOF_UPLOADED", "PROOF_UPLOADED"]
+    # Each is read as the order now is: version 2 waits for a decision.
+    assert events[-1]["workOrder"]["latestProof"] == {"version": 2, "status": "PENDING"}
 
 
 async def test_uploads_at_once_get_one_version_each(
