@@ -31,7 +31,7 @@ from domain.enums import (
     WorkOrderPriority,
     WorkOrderStatus,
 )
-from domain.webhooks import DeliveryStatus
+from domain.outbox import DeliveryStatus
 
 R = TypeVar("R", bound="TableRow")
 

@@ -19,7 +19,7 @@ from domain.enums import (
     WorkOrderPriority,
     WorkOrderStatus,
 )
-from domain.webhooks import DeliveryStatus
+from domain.outbox import DeliveryStatus
 
 metadata = sa.MetaData(naming_convention=NAMING)
 

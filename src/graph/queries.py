@@ -16,7 +16,8 @@ from db.events import encode_snapshot
 from domain import flow, validation
 from domain.enums import DepartmentKind, WorkOrderOrder, WorkOrderPriority, WorkOrderStatus
 from domain.errors import DomainError
-from domain.webhooks import SENDABLE, DeliveryStatus
+from domain.outbox import DeliveryStatus
+from domain.webhooks import SENDABLE
 from domain.words import EVENT_KIND
 from domain.workflow import has_queue, kind_choices
 from graph import prefetch

@@ -14,7 +14,8 @@ from api.services import Exposure
 from db import credentials
 from domain.errors import DomainError
 from domain.money import currency_code
-from domain.webhooks import DEFAULT_RETRIES, DISABLE_AFTER_DAYS, Policy, retry_schedule
+from domain.outbox import DEFAULT_RETRIES, retry_schedule
+from domain.webhooks import DISABLE_AFTER_DAYS, Policy
 from graph.persisted import PersistedDocuments
 from routes import inbox_policy
 

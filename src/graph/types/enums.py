@@ -8,7 +8,7 @@ import strawberry
 
 from domain import enums
 from domain.errors import ErrorCode
-from domain.webhooks import DeliveryStatus
+from domain.outbox import DeliveryStatus
 
 for _enum in (
     enums.DepartmentKind,
