@@ -1671,6 +1671,60 @@ DELETE FROM payment_inboxes WHERE id = :id RETURNING id
 -- An inbox's requests, newest first.
 SELECT * FROM payment_inbox_requests WHERE inbox_id = :inbox_id ORDER BY id DESC LIMIT :limit
 
+-- ===== proofs: files =====
+
+-- name: proofs_by_id
+SELECT * FROM proofs WHERE id = ANY(CAST(:ids AS bigint[]))
+
+-- name: proofs_of_work_orders
+-- Newest version first.
+SELECT * FROM proofs WHERE work_order_id = ANY(CAST(:ids AS bigint[]))
+ORDER BY work_order_id, version DESC
+
+-- ===== customer links =====
+
+-- name: insert_customer_link
+-- A link to an order that exists (no row: there is none with that id), with what says
+-- when a link without its own expiry ends (db/customer_links.py).
+WITH made AS (
+    INSERT INTO customer_links (work_order_id, secret_hash, created_by, emailed_to, expires_at)
+    SELECT id, :secret_hash, :created_by, :emailed_to, :expires_at
+    FROM work_orders WHERE id = :work_order_id
+    RETURNING *
+)
+SELECT made.*, w.status AS order_status, coalesce(w.last_completed_at, w.updated_at) AS order_ended_at
+FROM made JOIN work_orders w ON w.id = made.work_order_id
+
+-- name: customer_links_of_work_orders
+-- Every link of these orders, newest first.
+SELECT l.*, w.status AS order_status, coalesce(w.last_completed_at, w.updated_at) AS order_ended_at
+FROM customer_links l JOIN work_orders w ON w.id = l.work_order_id
+WHERE l.work_order_id = ANY(:ids)
+ORDER BY l.work_order_id, l.id DESC
+
+-- name: customer_link_by_secret
+SELECT l.*, w.status AS order_status, coalesce(w.last_completed_at, w.updated_at) AS order_ended_at
+FROM customer_links l JOIN work_orders w ON w.id = l.work_order_id
+WHERE l.secret_hash = :secret_hash
+
+-- name: revoke_customer_link
+-- Only a link not revoked yet: no row when it already was, or there is none.
+WITH revoked AS (
+    UPDATE customer_links SET revoked_at = pressroom_now(), revoked_by = :revoked_by
+    WHERE id = :id AND revoked_at IS NULL
+    RETURNING *
+)
+SELECT revoked.*, w.status AS order_status, coalesce(w.last_completed_at, w.updated_at) AS order_ended_at
+FROM revoked JOIN work_orders w ON w.id = revoked.work_order_id
+
+-- name: customer_link_exists
+SELECT revoked_at IS NOT NULL AS revoked FROM customer_links WHERE id = :id
+
+-- name: touch_customer_link
+-- Marks it used, at most once a minute: a page that polls writes no more than that.
+UPDATE customer_links SET last_used_at = pressroom_now()
+WHERE id = :id AND (last_used_at IS NULL OR last_used_at < pressroom_now() - interval '1 minute')
+
 -- ===== mail =====
 
 -- name: start_mail_outbox
@@ -1768,12 +1822,6 @@ FROM mail_outbox o
 WHERE m.id = :id AND m.status = 'PENDING' AND m.message IS NULL
   AND o.lease_owner = :owner AND o.lease_until > now()
 RETURNING m.id
-
--- name: insert_customer_link_for_email
--- A link made for a message to `emailed_to` (no person made it).
-INSERT INTO customer_links (work_order_id, secret_hash, emailed_to)
-VALUES (:work_order_id, :secret_hash, :emailed_to)
-RETURNING id
 
 -- name: mail_messages_attempted
 -- Attempts' outcomes (arrays in step) and the lease lengthened, while :owner holds the

@@ -24,6 +24,8 @@ from db import tables
 from domain.enums import (
     DepartmentKind,
     LedgerEntryKind,
+    ProofDecider,
+    ProofStatus,
     TaskAction,
     TaskStatus,
     TokenKind,
@@ -408,3 +410,49 @@ class PaymentInboxRequestRow(TableRow):
     status: int
     error: str | None
     entry_id: int | None
+
+
+@dataclass(slots=True, eq=False)
+class ProofRow(TableRow):
+    table = tables.proofs
+    id: int
+    work_order_id: int
+    version: int
+    file_name: str
+    media_type: str
+    size_bytes: int
+    sha256: bytes
+    width: int | None
+    height: int | None
+    uploaded_by: int
+    uploaded_at: datetime
+    status: ProofStatus
+    decided_at: datetime | None
+    decided_through: ProofDecider | None
+    decided_by_name: str | None
+    decided_by: int | None
+    customer_link_id: int | None
+    comment: str | None
+
+
+@dataclass(slots=True, eq=False)
+class CustomerLinkRow(TableRow):
+    table = tables.customer_links
+    id: int
+    work_order_id: int
+    secret_hash: bytes
+    created_by: int | None
+    emailed_to: str | None
+    created_at: datetime
+    expires_at: datetime | None
+    revoked_at: datetime | None
+    revoked_by: int | None
+    last_used_at: datetime | None
+    # Every statement reading links joins its order: whether and when it ended (completed
+    # or cancelled), which a link without its own expiry ends some days after.
+    extra = ("order_status", "order_ended_at", "ends_at")
+    order_status: WorkOrderStatus | None = None
+    order_ended_at: datetime | None = None
+    # When it stops working (null: not while the order is open), which db/customer_links.py
+    # works out from the above and PRESSROOM_CUSTOMER_LINK_DAYS.
+    ends_at: datetime | None = None

@@ -91,6 +91,7 @@ def create_app(
         stale_after=timedelta(hours=settings.stale_after_hours),
         time_zone=settings.time_zone,
         public_url=settings.public_url,
+        customer_link_days=settings.customer_link_days,
         throttle=PasswordThrottle(
             PostgresStorage(counters),
             failures_per_address=settings.signin_failures_per_address,
@@ -170,6 +171,7 @@ def create_app(
         sockets_per_token=settings.websockets_per_token,
         sockets_per_address=settings.websockets_per_address,
         locale=settings.locale,
+        customers=settings.customer_page_policy(),
     )
     app.state.services = services
     app.state.relay = relay

@@ -119,35 +119,35 @@ class MailOutbox(OutboxLoop[None]):
         async with unit_of_work(self.engine) as conn:
             link_id = link = None
             if pending.kind is MailKind.PROOF_READY:
-                link_id, secret = await customer_links.create_for_email(
-                    conn, pending.work_order_id, pending.recipient
+                made = await customer_links.create(
+                    conn, pending.work_order_id, created_by=None, emailed_to=pending.recipient
                 )
-                link = f"{self.public_url}/c/{secret}"
+                link_id, link = made.link.id, f"{self.public_url}/c/{made.secret}"
             about = About(
                 kind=pending.kind,
                 order_number=pending.order_number,
                 customer_name=pending.customer_name,
                 job_line=job_line(pending.details),
                 link=link,
-                proof_version=pending.proof_version or pending.payload.get("version"),
-                comment=pending.proof_comment or pending.payload.get("comment"),
+                proof_version=pending.proof_version,
+                comment=pending.proof_comment,
                 decided_by_name=pending.proof_decided_by_name,
                 due_at=rules.payload_time(pending.payload, "dueAt"),
                 previous_due_at=rules.payload_time(pending.payload, "previousDueAt"),
             )
-            made = rules.compose(
+            composed = rules.compose(
                 self.policy,
                 about,
                 event_id=pending.event_id,
                 recipient=pending.recipient,
                 now=datetime.now(UTC),
             )
-            message = made.as_bytes()
+            message = composed.as_bytes()
             kept = await mail.composed(
                 conn,
                 self.owner,
                 pending.id,
-                subject=str(made["Subject"]),
+                subject=str(composed["Subject"]),
                 message=message,
                 customer_link_id=link_id,
             )

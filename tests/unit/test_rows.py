@@ -37,6 +37,8 @@ def test_every_table_the_api_reads_has_a_row_type() -> None:
         tables.webhook_deliveries,
         tables.payment_inboxes,
         tables.payment_inbox_requests,
+        tables.proofs,
+        tables.customer_links,
         tables.mail_messages,
     }
     assert covered == {t.name for t in api_tables}

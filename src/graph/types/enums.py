@@ -23,6 +23,8 @@ for _enum in (
     enums.WorkOrderCommand,
     enums.CustomerCommand,
     enums.AgeingBucket,
+    enums.ProofStatus,
+    enums.ProofDecider,
 ):
     strawberry.enum(_enum)
 

@@ -10,6 +10,7 @@ from strawberry import relay
 from strawberry.scalars import JSON
 
 from api.links import order_url, qr_svg
+from db import customer_links
 from db.people import facts
 from db.rows import WorkOrderRow, WorkOrderTransitionRow
 from domain import ledger
@@ -31,11 +32,13 @@ from graph.context import Info
 from graph.loaders import now_or_later
 from graph.permissions import READS_LEDGER, SALES, SEES_QUOTES, STAFF, allowed, passes
 from graph.prefetch import read_ahead
+from graph.types.customer_links import CustomerLink
 from graph.types.customers import Customer
 from graph.types.departments import Department
 from graph.types.loading import nodes_of, required
 from graph.types.money import Money
 from graph.types.people import User, user_or_none
+from graph.types.proofs import Proof
 from graph.types.tasks import DepartmentTask
 
 if TYPE_CHECKING:
@@ -231,6 +234,17 @@ class WorkOrder(relay.Node):
         return cast(JSON, self._details)
 
     @strawberry.field(
+        description="The links that show this order's page to its customer, newest first.",
+        extensions=allowed(SALES),
+    )
+    async def customer_links(self, info: Info) -> list[CustomerLink]:
+        async with info.context.read() as conn:
+            rows = await customer_links.of_work_orders(
+                conn, [self.id], info.context.services.customer_link_days
+            )
+        return [CustomerLink.of(r) for r in rows]
+
+    @strawberry.field(
         description="One short line saying what the job is, from its details (a title, the "
         "product and quantity, the first line item, or the notes)."
     )
@@ -371,6 +385,23 @@ class WorkOrder(relay.Node):
         return now_or_later(
             info.context.loaders.work_order_history.load(self.id),
             lambda rows: _seen_history(info, rows),
+        )
+
+    @strawberry.field(description="Its proof versions, newest first.", extensions=allowed(STAFF))
+    def proofs(self, info: Info) -> list[Proof]:
+        return now_or_later(
+            info.context.loaders.proofs_of_work_order.load(self.id),
+            lambda rows: [Proof.of(r) for r in rows],
+        )
+
+    @strawberry.field(
+        description="Its newest proof version (the one a decision is about); null for none.",
+        extensions=allowed(STAFF),
+    )
+    def latest_proof(self, info: Info) -> Proof | None:
+        return now_or_later(
+            info.context.loaders.proofs_of_work_order.load(self.id),
+            lambda rows: Proof.of(rows[0]) if rows else None,
         )
 
     @classmethod
