@@ -8,6 +8,7 @@ has answered every message it sent, so what arrived is read right after it. Proo
 are written into the log as the proof writers write them (their own tests make them
 through the API)."""
 
+import asyncio
 import email
 import email.policy
 import hashlib
@@ -28,6 +29,8 @@ from db.engine import unit_of_work
 from db.feed import EventFeed
 from domain import mail as rules
 from domain.mail import Policy
+from pressroom.app import create_app
+from pressroom.settings import Settings
 from tests.support import START, Client, Shop, free_port, gid, task_ids
 from workers.mail import MailOutbox
 
@@ -359,3 +362,33 @@ async def test_a_mail_server_out_of_reach_leaves_the_message_waiting_with_why(
     outbox.policy = policy(inbox[1])
     await outbox.round()
     assert [m["To"] for m in inbox[0].arrived] == [CUSTOMER]
+
+
+async def test_the_running_outbox_sends_as_the_feed_brings_new_events(
+    running_app: tuple[str, Any], shop: Shop, inbox: tuple[Inbox, int]
+) -> None:
+    """Started as the app starts it, on the session server's feed: its rounds follow."""
+    feed = running_app[1].state.services.feed
+    outbox = MailOutbox(shop.engine, feed, policy(inbox[1]), PUBLIC_URL)
+    async with unit_of_work(shop.engine) as conn:
+        await conn.execute(
+            text("UPDATE customers SET email = :e WHERE id = :id"),
+            {"e": CUSTOMER, "id": shop.customer_id},
+        )
+    await outbox.round()  # the cursor starts here
+    outbox.start()
+    try:
+        async with asyncio.timeout(30):
+            order = await shop.order(["print"])
+            await proof_event(shop, order, "PROOF_UPLOADED")
+            await outbox.written_past(0)
+    finally:
+        await outbox.stop()
+    assert [m["To"] for m in inbox[0].arrived] == [CUSTOMER]
+
+
+def test_the_app_runs_an_outbox_only_with_a_mail_server(database_url: str) -> None:
+    assert create_app(Settings(), url=database_url).state.mailer is None
+    settings = Settings(smtp_url="smtp://127.0.0.1:2525", mail_from="shop@copper.test")
+    mailer = create_app(settings, url=database_url).state.mailer
+    assert isinstance(mailer, MailOutbox) and mailer.policy == settings.mail_policy()
