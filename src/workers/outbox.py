@@ -31,7 +31,7 @@ class OutboxLoop(BackgroundLoop, Generic[Client]):
 
     def __init__(self, feed: EventFeed, poll_seconds: float) -> None:
         super().__init__()
-        self.feed = feed
+        self.advanced = feed.advancing()
         self.poll_seconds = poll_seconds
         # Who holds a lease: this process, for as long as it runs.
         self.owner = secrets.token_hex(8)
@@ -61,7 +61,7 @@ class OutboxLoop(BackgroundLoop, Generic[Client]):
         async with self.session() as client:
             while True:
                 began = time.monotonic()
-                self.feed.advanced.clear()
+                self.advanced.clear()
                 try:
                     self.rounds += 1
                     await self.round(client)
@@ -70,7 +70,7 @@ class OutboxLoop(BackgroundLoop, Generic[Client]):
                 await asyncio.sleep(max(0.0, began + MIN_ROUND_SECONDS - time.monotonic()))
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.poll_seconds):
-                        await self.feed.advanced.wait()
+                        await self.advanced.wait()
 
 
 @contextlib.asynccontextmanager

@@ -15,7 +15,7 @@ import hashlib
 import json
 import threading
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from typing import Any
@@ -369,7 +369,9 @@ async def test_the_running_outbox_sends_as_the_feed_brings_new_events(
 ) -> None:
     """Started as the app starts it, on the session server's feed: its rounds follow."""
     feed = running_app[1].state.services.feed
-    outbox = MailOutbox(shop.engine, feed, policy(inbox[1]), PUBLIC_URL)
+    # No poll to fall back on: only the feed's word starts a round.
+    waiting = replace(policy(inbox[1]), poll_seconds=3600)
+    outbox = MailOutbox(shop.engine, feed, waiting, PUBLIC_URL)
     async with unit_of_work(shop.engine) as conn:
         await conn.execute(
             text("UPDATE customers SET email = :e WHERE id = :id"),
