@@ -41,8 +41,9 @@ class MailKind(StrEnum):
 
 @dataclass(frozen=True)
 class SmtpServer:
-    """Where mail goes (PRESSROOM_SMTP_URL): smtp:// upgrades to TLS by STARTTLS when the
-    server offers it; smtps:// speaks TLS from the start."""
+    """Where mail goes (PRESSROOM_SMTP_URL): smtp:// upgrades to TLS by STARTTLS (when the
+    server offers it, unless there is a password to send: `starttls`); smtps:// speaks TLS
+    from the start."""
 
     host: str
     port: int
@@ -72,6 +73,15 @@ def smtp_server(url: str) -> SmtpServer:
         username=unquote(parts.username) if parts.username else None,
         password=unquote(parts.password) if parts.password else None,
     )
+
+
+def starttls(server: SmtpServer) -> bool | None:
+    """Whether to upgrade a plain connection (None: when the server offers it). A password
+    never goes in clear: with one, a server that does not offer STARTTLS (or a machine in
+    the middle that hides it) gets nothing."""
+    if server.tls:
+        return False
+    return True if server.password is not None else None
 
 
 def mail_from(value: str) -> Address:

@@ -95,8 +95,7 @@ class MailOutbox(OutboxLoop[None]):
             username=server.username,
             password=server.password,
             use_tls=server.tls,
-            # None: STARTTLS when the server offers it (smtp://).
-            start_tls=None if not server.tls else False,
+            start_tls=rules.starttls(server),
             timeout=self.policy.timeout_seconds,
         )
         attempts: list[Attempt] = []

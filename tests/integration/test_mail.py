@@ -13,16 +13,19 @@ import email
 import email.policy
 import hashlib
 import json
+import ssl
 import threading
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
+from pathlib import Path
 from typing import Any
 
 import pytest
+import trustme
 from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import SMTP, Envelope, Session
+from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 from sqlalchemy import text
 
 from db.engine import unit_of_work
@@ -58,6 +61,9 @@ class Inbox:
     arrived: list[EmailMessage] = field(default_factory=list)
     refused: list[EmailMessage] = field(default_factory=list)
     envelopes: list[list[str]] = field(default_factory=list)
+    # Per message taken: whether it came over TLS, and who signed in to send it.
+    tls: list[bool] = field(default_factory=list)
+    logins: list[Any] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
@@ -71,6 +77,8 @@ class Inbox:
                 return "451 4.3.0 Try again later"
             self.arrived.append(parsed)
             self.envelopes.append(list(envelope.rcpt_tos))
+            self.tls.append(session.ssl is not None)
+            self.logins.append(session.auth_data)
         return "250 OK"
 
     def to(self, address: str) -> list[EmailMessage]:
@@ -89,10 +97,12 @@ def inbox() -> Iterator[tuple[Inbox, int]]:
         controller.stop()
 
 
-def policy(port: int, retries: tuple[float, ...] = (0.0, 0.0)) -> Policy:
+def policy(
+    port: int, retries: tuple[float, ...] = (0.0, 0.0), url: str = "smtp://127.0.0.1"
+) -> Policy:
     # Retries at once: the next round finds a refused message due again.
     return Policy(
-        server=rules.smtp_server(f"smtp://127.0.0.1:{port}"),
+        server=rules.smtp_server(f"{url}:{port}"),
         sender=rules.mail_from("Copper Press <shop@copper.test>"),
         sales=SALES,
         retries=retries,
@@ -394,3 +404,105 @@ def test_the_app_runs_an_outbox_only_with_a_mail_server(database_url: str) -> No
     settings = Settings(smtp_url="smtp://127.0.0.1:2525", mail_from="shop@copper.test")
     mailer = create_app(settings, url=database_url).state.mailer
     assert isinstance(mailer, MailOutbox) and mailer.policy == settings.mail_policy()
+
+
+def signs_in_press(
+    server: SMTP, session: Session, envelope: Envelope, mechanism: str, auth_data: Any
+) -> AuthResult:
+    good = isinstance(auth_data, LoginPassword) and auth_data == (b"press", b"s@cret:1")
+    return AuthResult(success=good, auth_data=auth_data.login if good else None)
+
+
+@pytest.fixture
+def ca(tmp_path: Path) -> Iterator[tuple[trustme.CA, Path]]:
+    """A certificate authority of the test's own, and its certificate's file."""
+    found = trustme.CA()
+    path = tmp_path / "ca.pem"
+    found.cert_pem.write_to_path(str(path))
+    yield found, path
+
+
+def served_tls(ca: trustme.CA) -> ssl.SSLContext:
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(context)
+    return context
+
+
+async def test_smtp_upgrades_by_starttls_and_signs_in_with_the_urls_user(
+    shop: Shop, outbox: MailOutbox, ca: tuple[trustme.CA, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server offers STARTTLS and takes mail only over it, from a signed-in sender."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca[1]))
+    server, port = Inbox(), free_port()
+    controller = Controller(
+        server,
+        hostname="127.0.0.1",
+        port=port,
+        tls_context=served_tls(ca[0]),
+        require_starttls=True,
+        auth_required=True,
+        authenticator=signs_in_press,
+    )
+    controller.start()
+    try:
+        outbox.policy = policy(port, url="smtp://press:s%40cret%3A1@127.0.0.1")
+        order = await shop.order(["print"])
+        await proof_event(shop, order, "PROOF_UPLOADED")
+        await outbox.round()
+    finally:
+        controller.stop()
+    assert [m["To"] for m in server.arrived] == [CUSTOMER]
+    assert server.tls == [True] and server.logins == [b"press"]
+
+
+async def test_smtps_speaks_tls_from_the_start_and_checks_the_certificate(
+    api: Client,
+    shop: Shop,
+    outbox: MailOutbox,
+    ca: tuple[trustme.CA, Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Until the server's certificate is one the system trusts (SSL_CERT_FILE here), nothing
+    is sent."""
+    server, port = Inbox(), free_port()
+    controller = Controller(server, hostname="127.0.0.1", port=port, ssl_context=served_tls(ca[0]))
+    controller.start()
+    try:
+        outbox.policy = policy(port, url="smtps://127.0.0.1")
+        order = await shop.order(["print"])
+        await proof_event(shop, order, "PROOF_UPLOADED")
+        await outbox.round()
+        [waiting] = await admin_messages(api, shop)
+        assert waiting["status"] == "PENDING" and "CERTIFICATE_VERIFY_FAILED" in waiting["error"]
+        assert server.arrived == []
+        monkeypatch.setenv("SSL_CERT_FILE", str(ca[1]))
+        await outbox.round()
+    finally:
+        controller.stop()
+    # The server speaks nothing but TLS: what it took came over it.
+    assert [m["To"] for m in server.arrived] == [CUSTOMER]
+
+
+async def test_a_password_is_never_sent_to_a_server_that_offers_no_starttls(
+    api: Client, shop: Shop, outbox: MailOutbox
+) -> None:
+    """A server (or a machine in the middle) that would take the password in clear."""
+    server, port = Inbox(), free_port()
+    controller = Controller(
+        server,
+        hostname="127.0.0.1",
+        port=port,
+        auth_require_tls=False,
+        authenticator=signs_in_press,
+    )
+    controller.start()
+    try:
+        outbox.policy = policy(port, url="smtp://press:s%40cret%3A1@127.0.0.1")
+        order = await shop.order(["print"])
+        await proof_event(shop, order, "PROOF_UPLOADED")
+        await outbox.round()
+    finally:
+        controller.stop()
+    [waiting] = await admin_messages(api, shop)
+    assert waiting["status"] == "PENDING" and "STARTTLS" in waiting["error"]
+    assert server.arrived == [] and server.logins == []

@@ -87,3 +87,12 @@ def test_dates_are_written_in_the_shops_locale_and_zone() -> None:
     [_, said] = mail.words(policy, about).paragraphs
     assert "Sonntag, 16. März 2031" in said
     assert "Freitag, 14. März 2031, 15:30" in said
+
+
+@pytest.mark.parametrize(
+    ("url", "upgrade"),
+    [("smtps://u:p@mail.example", False), ("smtp://u:p@mail.example", True),
+     ("smtp://mail.example", None)],
+)  # fmt: skip
+def test_a_password_goes_only_over_tls(url: str, upgrade: bool | None) -> None:
+    assert mail.starttls(mail.smtp_server(url)) is upgrade
