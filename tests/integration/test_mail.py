@@ -109,11 +109,15 @@ def policy(
     )
 
 
+def idle_feed(shop: Shop) -> EventFeed:
+    """A feed never started: the test runs the rounds."""
+    return EventFeed(shop.engine, "unused")
+
+
 @pytest.fixture
 async def outbox(shop: Shop, inbox: tuple[Inbox, int]) -> AsyncIterator[MailOutbox]:
     """The shop's outbox, following the log from now (its first round starts it)."""
-    feed = EventFeed(shop.engine, "unused: the test runs the rounds")
-    found = MailOutbox(shop.engine, feed, policy(inbox[1]), PUBLIC_URL)
+    found = MailOutbox(shop.engine, idle_feed(shop), policy(inbox[1]), PUBLIC_URL)
     await found.round()
     async with unit_of_work(shop.engine) as conn:
         await conn.execute(
@@ -506,3 +510,21 @@ async def test_a_password_is_never_sent_to_a_server_that_offers_no_starttls(
     [waiting] = await admin_messages(api, shop)
     assert waiting["status"] == "PENDING" and "STARTTLS" in waiting["error"]
     assert server.arrived == [] and server.logins == []
+
+
+async def test_two_processes_sending_at_once_send_each_message_once(
+    shop: Shop, outbox: MailOutbox, inbox: tuple[Inbox, int]
+) -> None:
+    """The outbox has one holder at a time: the other process's rounds find it leased. The
+    messages are made (and refused) first, so that both would find them ready to send."""
+    other = MailOutbox(shop.engine, idle_feed(shop), outbox.policy, PUBLIC_URL)
+    orders = [await shop.order(["print"]) for _ in range(5)]
+    for order in orders:
+        await proof_event(shop, order, "PROOF_UPLOADED")
+    inbox[0].refuse = 5
+    await outbox.round()
+    assert len(inbox[0].refused) == 5
+    for _ in range(3):
+        await asyncio.gather(outbox.round(), other.round())
+    ids = [m["Message-ID"] for m in inbox[0].arrived]
+    assert len(ids) == len(set(ids)) == 5
