@@ -144,3 +144,9 @@ async def messages_page(
 ) -> list[MailMessageRow]:
     params = {"status": status.value if status else None, "after_id": after_id, "limit": limit}
     return MailMessageRow.all(await conn.execute(Q["mail_messages_page"], params))
+
+
+async def resend(conn: AsyncConnection, message_id: int) -> MailMessageRow | None:
+    """The message, to be sent again; None when there is no such message."""
+    found = (await conn.execute(Q["resend_mail_message"], {"id": message_id})).first()
+    return MailMessageRow.maybe(found)

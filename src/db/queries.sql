@@ -1859,3 +1859,14 @@ WHERE (CAST(:status AS text) IS NULL OR m.status = :status)
   AND (CAST(:after_id AS bigint) IS NULL OR m.id < :after_id)
 ORDER BY m.id DESC
 LIMIT :limit
+
+-- name: resend_mail_message
+-- PENDING again at once with a fresh count of attempts, made anew at its next attempt (a
+-- proof's with a new link, its words as the order is now); its Message-ID stays.
+WITH moved AS (
+    UPDATE mail_messages SET status = 'PENDING', attempts = 0, error = NULL, message = NULL,
+                             sent_at = NULL, next_attempt_at = pressroom_now()
+    WHERE id = :id
+    RETURNING *
+)
+SELECT moved.*, w.order_number FROM moved JOIN work_orders w ON w.id = moved.work_order_id

@@ -42,12 +42,14 @@ CUSTOMER = "orders@acme.test"
 PUBLIC_URL = "https://floor.copper.test"
 
 MESSAGES = """query($s: WebhookDeliveryStatus) { mailMessages(status: $s, first: 50) {
-  edges { node { kind recipient orderNumber subject status attempts error sentAt
+  edges { node { id kind recipient orderNumber subject status attempts error sentAt
   nextAttemptAt } } } }"""
 UPDATE_CUSTOMER = """mutation($i: UpdateCustomerInput!) { updateCustomer(input: $i) {
   customer { receivesEmail } userErrors { code } } }"""
 CREATE_CUSTOMER = """mutation($i: CreateCustomerInput!) { createCustomer(input: $i) {
   customer { name receivesEmail } userErrors { code } } }"""
+RESEND = """mutation($i: ResendMailMessageInput!) { resendMailMessage(input: $i) {
+  message { status attempts error } userErrors { code field } } }"""
 RESCHEDULE = """mutation($i: RescheduleWorkOrderInput!) { rescheduleWorkOrder(input: $i) {
   userErrors { code message } } }"""
 
@@ -266,6 +268,19 @@ async def test_a_message_refused_past_its_last_retry_is_dead_for_admins_to_see(
     [dead] = await admin_messages(api, shop, "DEAD")
     assert dead["attempts"] == 1 and "451" in dead["error"] and dead["nextAttemptAt"] is None
     assert await admin_messages(api, shop, "PENDING") == []
+    resent = await api.as_(shop.tokens["ada"])(RESEND, {"i": {"messageId": dead["id"]}})
+    assert resent["resendMailMessage"] == {
+        "message": {"status": "PENDING", "attempts": 0, "error": None},
+        "userErrors": [],
+    }
+    await outbox.round()
+    [message] = server.arrived
+    assert message["Message-ID"] == server.refused[0]["Message-ID"]
+    [sent] = await admin_messages(api, shop, "DELIVERED")
+    assert sent["id"] == dead["id"] and sent["attempts"] == 1
+    missing = gid("MailMessage", 10**9)
+    gone = await api.as_(shop.tokens["ada"])(RESEND, {"i": {"messageId": missing}})
+    assert gone["resendMailMessage"]["userErrors"] == [{"code": "NOT_FOUND", "field": "messageId"}]
 
 
 async def test_a_customer_who_receives_no_email_gets_none_and_sales_still_does(
