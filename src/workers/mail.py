@@ -1,6 +1,6 @@
 """The mail outbox of one server process (PRESSROOM_SMTP_URL set): it leases the outbox
 when no live process holds it, turns the log's next events into messages, and sends those
-whose time has come through SMTP, one connection per round.
+whose time has come through SMTP, one connection per batch.
 
 A round: lease the outbox (db/mail.py, FOR UPDATE SKIP LOCKED); follow the log; for each
 message due, make its bytes at its first attempt (a proof's message with a new customer
@@ -32,7 +32,7 @@ from workers.outbox import OutboxLoop, no_session
 
 log = logging.getLogger("pressroom.mail")
 
-# Events one statement turns into messages, and messages sent per round at most.
+# Events one statement turns into messages, and messages read to send at a time.
 FOLLOW = 1000
 BATCH = 50
 
