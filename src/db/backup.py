@@ -193,15 +193,17 @@ async def restore(url: str, path: Path, *, force: bool) -> Restored:
     return Restored(path, database, migrate.head_revision(), replaced=bool(occupied))
 
 
-REBASE_WEBHOOK_CURSORS = """
-UPDATE webhooks w
+# The tables of the outboxes that follow the log by a cursor (cursor_xid, cursor_id).
+CURSOR_TABLES = ("webhooks", "mail_outbox")
+REBASE_CURSORS = """
+UPDATE {table} c
 SET cursor_xid = pg_current_xact_id(),
     cursor_id = coalesce(
         (SELECT min(e.id) - 1 FROM events e
-         WHERE e.xid >= pg_current_xact_id() AND (e.xid, e.id) > (w.cursor_xid, w.cursor_id)),
+         WHERE e.xid >= pg_current_xact_id() AND (e.xid, e.id) > (c.cursor_xid, c.cursor_id)),
         (SELECT max(e.id) FROM events e WHERE e.xid >= pg_current_xact_id()),
-        w.cursor_id)
-WHERE w.cursor_xid >= pg_current_xact_id()
+        c.cursor_id)
+WHERE c.cursor_xid >= pg_current_xact_id()
 """
 
 
@@ -219,11 +221,12 @@ async def _rebase_event_positions(url: str) -> None:
             # owns the staging copy, which nobody else sees, and lifts that for this
             # one statement.
             async with conn.transaction():
-                # Before the events move: a webhook's cursor goes to just before the first
-                # restored event it has not sent (the new order is by id; what it had sent
-                # after that is sent again, at least once as ever, never skipped).
-                if await conn.fetchval("SELECT to_regclass('public.webhooks') IS NOT NULL"):
-                    await conn.execute(REBASE_WEBHOOK_CURSORS)
+                # Before the events move: an outbox's cursor goes to just before the first
+                # restored event it has not read (the new order is by id; what it had read
+                # after that is read again, at least once as ever, never skipped).
+                for table in CURSOR_TABLES:
+                    if await conn.fetchval(f"SELECT to_regclass('public.{table}') IS NOT NULL"):
+                        await conn.execute(REBASE_CURSORS.format(table=table))
                 await conn.execute("ALTER TABLE events DISABLE TRIGGER USER")
                 await conn.execute(
                     "UPDATE events SET xid = pg_current_xact_id() WHERE xid >= pg_current_xact_id()"

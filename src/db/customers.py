@@ -24,12 +24,13 @@ def _columns(contact: Contact) -> dict[str, Any]:
         "city": contact.address.city,
         "country": contact.address.country,
         "notes": contact.notes,
+        "receives_email": contact.receives_email,
     }
 
 
 def contact_of(row: CustomerRow) -> Contact:
     address = Address(tuple(row.address_lines), row.postcode, row.city, row.country)
-    return Contact(row.contact_name, row.email, row.phone, address, row.notes)
+    return Contact(row.contact_name, row.email, row.phone, address, row.notes, row.receives_email)
 
 
 @dataclass(frozen=True)

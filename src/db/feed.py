@@ -90,9 +90,9 @@ class EventFeed:
         # listener reconnects (one may have been missed): the timer loop (db/timers.py)
         # looks again before its poll.
         self.timer_armed = asyncio.Event()
-        # Set whenever the reader hands out events, for the webhook relay to look at its
-        # webhooks (it clears it).
-        self.advanced = asyncio.Event()
+        # One per outbox (`advancing`), each set whenever the reader hands out events, for
+        # the outbox to look for work (it clears its own: another's round never hides it).
+        self._advanced: list[asyncio.Event] = []
         # Set whenever `listening` flips, for readiness watchers (and tests) to await.
         self.listener_changed = asyncio.Event()
         self._notify = asyncio.Event()
@@ -106,6 +106,12 @@ class EventFeed:
         self._listener_conn: asyncpg.Connection | None = None
         # The listener's connection also sends the NOTIFYs and its probe; one at a time.
         self._listener_lock = asyncio.Lock()
+
+    def advancing(self) -> asyncio.Event:
+        """An event of the caller's own, set whenever the reader hands out events."""
+        advanced = asyncio.Event()
+        self._advanced.append(advanced)
+        return advanced
 
     async def start(self) -> None:
         async with self._reader.connect() as conn:
@@ -280,7 +286,8 @@ class EventFeed:
                     self.fanout.dispatch(Item(channel, Delivered(event, related)))
             self.position = batch[-1].position
             self.stats.delivered += len(batch)
-            self.advanced.set()
+            for advanced in self._advanced:
+                advanced.set()
             if len(batch) < events.PAGE:
                 return
 

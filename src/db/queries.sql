@@ -312,14 +312,18 @@ WHERE work_order_id = :work_order_id AND department_id = :department_id AND stat
 
 -- name: reschedule_work_order
 -- Runs under lock_work_order's lock. History names the old and new schedule; an event
--- on the order, and one per task in a queue so that every queue re-sorts.
+-- on the order (with the due date it had and has: mail tells a customer of a later one),
+-- and one per task in a queue so that every queue re-sorts.
 WITH moved AS (
     UPDATE work_orders SET
         due_at = CAST(:due_at AS timestamptz), priority = :priority,
         version = version + 1, updated_at = pressroom_now()
     WHERE id = :work_order_id
       AND (due_at IS DISTINCT FROM CAST(:due_at AS timestamptz) OR priority <> :priority)
-    RETURNING *, work_order_changed_payload(work_orders, 'schedule') AS event_payload
+    RETURNING *, work_order_changed_payload(work_orders, 'schedule')
+                 || jsonb_build_object('dueAt', due_at,
+                                       'previousDueAt', CAST(:previous_due_at AS timestamptz))
+                 AS event_payload
 ), history AS (
     INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id)
     SELECT id, 'SCHEDULE_CHANGED', :from_schedule, :to_schedule, :actor_id FROM moved
@@ -577,9 +581,11 @@ GROUP BY tk.id, u.id
 -- name: insert_customer
 -- Inserts nothing when the idempotency key is taken.
 INSERT INTO customers (name, created_by, contact_name, email, phone, address_lines, postcode,
-                       city, country, notes, idempotency_key, idempotency_fingerprint)
+                       city, country, notes, receives_email, idempotency_key,
+                       idempotency_fingerprint)
 VALUES (:name, :created_by, :contact_name, :email, :phone, CAST(:address_lines AS text[]),
-        :postcode, :city, :country, :notes, :idempotency_key, :idempotency_fingerprint)
+        :postcode, :city, :country, :notes, :receives_email, :idempotency_key,
+        :idempotency_fingerprint)
 ON CONFLICT (idempotency_key) DO NOTHING
 RETURNING *
 
@@ -593,7 +599,7 @@ SELECT * FROM customers WHERE id = :customer_id FOR NO KEY UPDATE
 UPDATE customers SET
     name = :name, contact_name = :contact_name, email = :email, phone = :phone,
     address_lines = CAST(:address_lines AS text[]), postcode = :postcode, city = :city,
-    country = :country, notes = :notes
+    country = :country, notes = :notes, receives_email = :receives_email
 WHERE id = :customer_id
 RETURNING *
 
@@ -1856,3 +1862,149 @@ WHERE id = :id AND (last_used_at IS NULL OR last_used_at < pressroom_now() - int
 -- Orders whose latest proof version waits for the customer (a newer version withdraws a
 -- waiting one, so a waiting version is its order's latest), oldest first.
 SELECT work_order_id FROM proofs WHERE status = 'PENDING' ORDER BY id
+
+-- ===== mail =====
+
+-- name: start_mail_outbox
+-- The outbox follows the log from when a process first sends mail: the events before
+-- are not news to anyone by then.
+INSERT INTO mail_outbox (cursor_xid) VALUES ((SELECT events_horizon()))
+ON CONFLICT (singleton) DO NOTHING
+
+-- name: claim_mail_outbox
+-- Leases the outbox when no live process holds it (another one skips the row this locks):
+-- the holder makes and sends the messages; a holder that dies lets its lease run out.
+UPDATE mail_outbox o SET lease_owner = :owner,
+                         lease_until = now() + make_interval(secs => :lease_seconds)
+FROM (SELECT singleton FROM mail_outbox
+      WHERE lease_until IS NULL OR lease_until < now()
+      FOR UPDATE SKIP LOCKED) free
+WHERE o.singleton = free.singleton
+RETURNING o.singleton
+
+-- name: release_mail_outbox
+UPDATE mail_outbox SET lease_owner = NULL, lease_until = now() WHERE lease_owner = :owner
+
+-- name: follow_mail_outbox
+-- Up to :limit events after the outbox's cursor, in (xid, id) order below the horizon (as
+-- follow_webhook), made into messages, and the cursor moved past them all; only while
+-- :owner holds the outbox. Which events are news, and to whom (domain.mail.MailKind):
+-- a proof uploaded, to the customer; changes requested, to Sales (:sales_email); the
+-- delivery gate opening on an order that is picked up, and the delivery task starting on
+-- one that is transported, to the customer; the due date moved later, to the customer.
+-- The customer only with an email address and receives_email. Events older than
+-- :max_age_seconds (the outbox was not running) make none.
+WITH box AS (
+    SELECT * FROM mail_outbox WHERE lease_owner = :owner AND lease_until > now()
+), page AS (
+    SELECT e.id, e.xid, e.type, e.work_order_id, e.department_id, e.payload, e.occurred_at
+    FROM events e
+    WHERE (e.xid, e.id) > ((SELECT cursor_xid FROM box), (SELECT cursor_id FROM box))
+      AND e.xid < (SELECT events_horizon())
+    ORDER BY e.xid, e.id
+    LIMIT :limit
+), news AS (
+    SELECT p.id AS event_id, p.type, p.work_order_id, p.payload,
+        CASE
+            WHEN p.type = 'PROOF_UPLOADED' THEN 'PROOF_READY'
+            WHEN p.type = 'PROOF_CHANGES_REQUESTED' THEN 'CHANGES_REQUESTED'
+            WHEN p.type = 'DELIVERY_GATE_OPENED' AND NOT w.needs_transport
+                THEN 'READY_FOR_PICKUP'
+            WHEN p.type = 'TASK_CHANGED' AND d.kind = 'DELIVERY' AND w.needs_transport
+                 AND p.payload->>'status' = 'STARTED' THEN 'OUT_FOR_DELIVERY'
+            WHEN p.type = 'WORK_ORDER_CHANGED' AND p.payload->>'field' = 'schedule'
+                 AND CAST(p.payload->>'dueAt' AS timestamptz)
+                     > CAST(p.payload->>'previousDueAt' AS timestamptz) THEN 'DUE_LATER'
+        END AS kind,
+        CASE WHEN p.type = 'PROOF_CHANGES_REQUESTED' THEN CAST(:sales_email AS text)
+             WHEN c.receives_email THEN c.email END AS recipient
+    FROM page p
+    JOIN work_orders w ON w.id = p.work_order_id
+    JOIN customers c ON c.id = w.customer_id
+    LEFT JOIN departments d ON d.id = p.department_id
+    WHERE p.occurred_at > now() - make_interval(secs => :max_age_seconds)
+), made AS (
+    INSERT INTO mail_messages (event_id, event_type, work_order_id, kind, recipient, payload)
+    SELECT event_id, type, work_order_id, kind, recipient, payload FROM news
+    WHERE kind IS NOT NULL AND recipient IS NOT NULL
+    ON CONFLICT (event_id, recipient) DO NOTHING
+    RETURNING id
+), last AS (
+    SELECT xid, id FROM page ORDER BY page.xid DESC, page.id DESC LIMIT 1
+), moved AS (
+    UPDATE mail_outbox o SET cursor_xid = last.xid, cursor_id = last.id
+    FROM last, box WHERE o.singleton = box.singleton
+)
+SELECT (SELECT count(*) FROM page) AS read, (SELECT count(*) FROM made) AS added
+
+-- name: mail_next_messages
+-- The pending messages whose time has come, the longest waiting first, with what their
+-- words need: the order, its customer, and the proof they are about.
+SELECT m.id, m.event_id, m.kind, m.recipient, m.payload, m.attempts, m.message,
+       m.work_order_id, w.order_number, w.details, c.name AS customer_name,
+       pr.version AS proof_version, pr.comment AS proof_comment,
+       pr.decided_by_name AS proof_decided_by_name
+FROM mail_messages m
+JOIN work_orders w ON w.id = m.work_order_id
+JOIN customers c ON c.id = w.customer_id
+LEFT JOIN proofs pr ON pr.id = CAST(m.payload->>'proofId' AS bigint)
+WHERE m.status = 'PENDING' AND m.next_attempt_at <= now()
+ORDER BY m.next_attempt_at, m.id
+LIMIT :limit
+
+-- name: mail_message_composed
+-- The message as it is sent at every attempt, kept while :owner holds the outbox.
+UPDATE mail_messages m SET subject = :subject, message = :message,
+                           customer_link_id = :customer_link_id
+FROM mail_outbox o
+WHERE m.id = :id AND m.status = 'PENDING' AND m.message IS NULL
+  AND o.lease_owner = :owner AND o.lease_until > now()
+RETURNING m.id
+
+-- name: mail_messages_attempted
+-- Attempts' outcomes (arrays in step) and the lease lengthened, while :owner holds the
+-- outbox (a holder whose lease ran out writes nothing: the next one sends again). A
+-- message no longer pending forgets its bytes.
+WITH box AS (
+    UPDATE mail_outbox SET lease_until = now() + make_interval(secs => :lease_seconds)
+    WHERE lease_owner = :owner AND lease_until > now()
+    RETURNING singleton
+), attempt AS (
+    SELECT * FROM unnest(CAST(:ids AS bigint[]), CAST(:statuses AS text[]),
+                         CAST(:errors AS text[]), CAST(:retry_ins AS double precision[]))
+         AS a(id, status, error, retry_in)
+)
+UPDATE mail_messages m SET
+    status = a.status,
+    attempts = m.attempts + 1,
+    last_attempt_at = pressroom_now(),
+    error = a.error,
+    next_attempt_at = CASE WHEN a.retry_in IS NULL THEN m.next_attempt_at
+                           ELSE now() + make_interval(secs => a.retry_in) END,
+    sent_at = CASE WHEN a.status = 'DELIVERED' THEN pressroom_now() END,
+    message = CASE WHEN a.status = 'PENDING' THEN m.message END
+FROM box, attempt a
+WHERE m.id = a.id AND m.status = 'PENDING'
+RETURNING m.id
+
+-- name: mail_messages_page
+-- Messages newest first, after the keyset :after_id (NULL: from the top); with :status,
+-- only those.
+SELECT m.*, w.order_number
+FROM mail_messages m
+JOIN work_orders w ON w.id = m.work_order_id
+WHERE (CAST(:status AS text) IS NULL OR m.status = :status)
+  AND (CAST(:after_id AS bigint) IS NULL OR m.id < :after_id)
+ORDER BY m.id DESC
+LIMIT :limit
+
+-- name: resend_mail_message
+-- PENDING again at once with a fresh count of attempts, made anew at its next attempt (a
+-- proof's with a new link, its words as the order is now); its Message-ID stays.
+WITH moved AS (
+    UPDATE mail_messages SET status = 'PENDING', attempts = 0, error = NULL, message = NULL,
+                             sent_at = NULL, next_attempt_at = pressroom_now()
+    WHERE id = :id
+    RETURNING *
+)
+SELECT moved.*, w.order_number FROM moved JOIN work_orders w ON w.id = moved.work_order_id

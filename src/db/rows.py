@@ -33,7 +33,7 @@ from domain.enums import (
     WorkOrderPriority,
     WorkOrderStatus,
 )
-from domain.webhooks import DeliveryStatus
+from domain.outbox import DeliveryStatus
 
 R = TypeVar("R", bound="TableRow")
 
@@ -358,6 +358,32 @@ class WebhookDeliveryRow(TableRow):
     created_at: datetime
     body: str | None
     event_occurred_at: datetime | None
+
+
+@dataclass(slots=True, eq=False)
+class MailMessageRow(TableRow):
+    """A message, with its order's number."""
+
+    table = tables.mail_messages
+    extra = ("order_number",)
+    id: int
+    event_id: int
+    event_type: str
+    work_order_id: int
+    kind: str
+    recipient: str
+    payload: dict[str, Any]
+    status: DeliveryStatus
+    attempts: int
+    next_attempt_at: datetime
+    last_attempt_at: datetime | None
+    error: str | None
+    sent_at: datetime | None
+    created_at: datetime
+    subject: str | None
+    message: bytes | None
+    customer_link_id: int | None
+    order_number: str
 
 
 @dataclass(slots=True, eq=False)

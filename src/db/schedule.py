@@ -29,6 +29,7 @@ async def reschedule(
         "work_order_id": work_order_id,
         "due_at": due_at,
         "priority": priority.value,
+        "previous_due_at": locked.due_at,
         "from_schedule": schedule_text(locked.due_at, WorkOrderPriority(locked.priority)),
         "to_schedule": schedule_text(due_at, priority),
         "actor_id": actor_id,

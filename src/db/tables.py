@@ -19,7 +19,8 @@ from domain.enums import (
     WorkOrderPriority,
     WorkOrderStatus,
 )
-from domain.webhooks import DeliveryStatus
+from domain.mail import MailKind
+from domain.outbox import DeliveryStatus
 
 metadata = sa.MetaData(naming_convention=NAMING)
 
@@ -549,4 +550,55 @@ customer_links = sa.Table(
     sa.Column("last_used_at", sa.DateTime(timezone=True), nullable=True),
     sa.CheckConstraint("created_by IS NOT NULL OR emailed_to IS NOT NULL", name="made_by"),
     sa.Index("ix_customer_links_work_order_id", "work_order_id"),
+)
+
+# The mail outbox (db/mail.py): one row, made when a process first sends mail, with its
+# cursor over the event log and the lease of the process that sends.
+mail_outbox = sa.Table(
+    "mail_outbox",
+    metadata,
+    sa.Column("singleton", sa.Boolean, primary_key=True, server_default=sa.true()),
+    sa.Column("cursor_xid", XID8(), nullable=False),
+    sa.Column("cursor_id", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("lease_owner", sa.Text, nullable=True),
+    sa.Column("lease_until", sa.DateTime(timezone=True), nullable=True),
+    sa.CheckConstraint("singleton", name="singleton"),
+)
+
+# One email per event and recipient (domain.mail): what it is about is copied from the
+# event (`payload`), so the log's retention does not touch what waits to be sent.
+mail_messages = sa.Table(
+    "mail_messages",
+    metadata,
+    id_column(),
+    sa.Column("event_id", sa.BigInteger, nullable=False),
+    sa.Column("event_type", sa.Text, nullable=False),
+    sa.Column("work_order_id", sa.BigInteger, sa.ForeignKey("work_orders.id"), nullable=False),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("recipient", sa.Text, nullable=False),
+    sa.Column("payload", pg.JSONB, nullable=False),
+    sa.Column("status", sa.Text, nullable=False, server_default="PENDING"),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    now_column("next_attempt_at"),
+    sa.Column("last_attempt_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("sent_at", sa.DateTime(timezone=True), nullable=True),
+    now_column("created_at"),
+    sa.Column("subject", sa.Text, nullable=True),
+    # The bytes sent, fixed at the first attempt so that every retry is the same message;
+    # forgotten once it is sent or dead (a proof's message carries a customer link).
+    sa.Column("message", sa.LargeBinary, nullable=True),
+    sa.Column("customer_link_id", sa.BigInteger, sa.ForeignKey("customer_links.id"), nullable=True),
+    sa.CheckConstraint(one_of("status", DeliveryStatus), name="status"),
+    sa.CheckConstraint(one_of("kind", MailKind), name="kind"),
+    sa.CheckConstraint("status = 'PENDING' OR message IS NULL", name="sent_forgotten"),
+    sa.UniqueConstraint("event_id", "recipient"),
+    sa.Index(
+        "ix_mail_messages_due",
+        "next_attempt_at",
+        "id",
+        postgresql_where=sa.text("status = 'PENDING'"),
+    ),
+    sa.Index("ix_mail_messages_status_id", "status", "id"),
+    sa.Index("ix_mail_messages_work_order_id", "work_order_id"),
 )

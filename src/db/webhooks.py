@@ -18,7 +18,8 @@ from db.events import StoredEvent, from_row
 from db.queries import Q
 from db.rows import WebhookDeliveryRow, WebhookRow
 from domain.enums import EventType
-from domain.webhooks import TURNED_OFF, DeliveryStatus, Policy
+from domain.outbox import DeliveryStatus
+from domain.webhooks import TURNED_OFF, Policy
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,8 @@ class Contact:
     phone: str | None = None
     address: Address = field(default_factory=Address)
     notes: str | None = None
+    # Whether the shop emails them about their orders (proofs, pickup, due dates).
+    receives_email: bool = True
 
 
 def _part(value: str | None, name: str, max_len: int) -> str | None:

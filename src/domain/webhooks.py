@@ -1,5 +1,5 @@
 """Webhooks' rules: which events a webhook may follow, where it may send them, how a
-delivery's answer is judged, and when a failed one is tried again.
+delivery's answer is judged (when a failed one is tried again: domain/outbox.py).
 
 A webhook follows the event log by its own cursor and sends each event of its kinds, in
 commit order, signed per Standard Webhooks. Its head delivery blocks the ones behind it
@@ -8,16 +8,15 @@ until it succeeds or dies (after the last retry), so a receiver sees its events 
 
 import base64
 import ipaddress
-import random
-import re
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from urllib.parse import urlsplit
 
 from domain.enums import EventType
+from domain.outbox import DEFAULT_RETRIES, retry_schedule
 from domain.validation import invalid, storable, text
 
 MAX_URL = 2000
@@ -30,26 +29,12 @@ NOT_SENT = frozenset(
 SENDABLE = tuple(kind for kind in EventType if kind not in NOT_SENT)
 # The Standard Webhooks secret: "whsec_" and 24 random bytes in base64.
 SECRET_PREFIX = "whsec_"
-# Retry delays after the first attempt (PRESSROOM_WEBHOOK_RETRIES): about 10 s, 1 min,
-# 10 min, 1 h, 6 h, 24 h.
-DEFAULT_RETRIES = "10s,1m,10m,1h,6h,24h"
-# A delay is stretched by up to this fraction at random, so receivers that failed together
-# are not all tried again in the same second.
-JITTER = 0.2
 # Why a webhook stopped, for admins.
 TURNED_OFF = "Turned off by an admin."
 GONE = "The receiver answered 410 Gone: it wants no more events."
 # Days of failing without a break after which a webhook is turned off
 # (PRESSROOM_WEBHOOK_DISABLE_AFTER_DAYS): its place in the log would hold the retention back.
 DISABLE_AFTER_DAYS = 3.0
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)?")
-_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
-
-
-class DeliveryStatus(StrEnum):
-    PENDING = "PENDING"  # waiting for its first attempt or its next retry
-    DELIVERED = "DELIVERED"  # the receiver answered 2xx
-    DEAD = "DEAD"  # every attempt failed (or the receiver said 410 Gone): left behind
 
 
 class Verdict(StrEnum):
@@ -58,24 +43,11 @@ class Verdict(StrEnum):
     GONE = "GONE"  # 410: the receiver wants no more; the webhook is disabled
 
 
-def retry_schedule(value: str) -> tuple[float, ...]:
-    """Seconds to wait before each retry, from a list like "10s,1m,10m,1h"."""
-    delays = []
-    for part in value.split(","):
-        found = _DURATION.fullmatch(part.strip())
-        if found is None:
-            raise ValueError(
-                f"{part.strip()!r} is not a delay: write a number with ms, s, m, h or d, "
-                "as in 10s,1m,10m,1h,6h,24h"
-            )
-        delays.append(float(found.group(1)) * _UNIT_SECONDS[found.group(2)])
-    return tuple(delays)
-
-
 @dataclass(frozen=True)
 class Policy:
     """The shop's webhook settings (PRESSROOM_WEBHOOK_*)."""
 
+    # PRESSROOM_WEBHOOK_RETRIES
     retries: tuple[float, ...] = field(default_factory=lambda: retry_schedule(DEFAULT_RETRIES))
     timeout_seconds: float = 10.0
     # Loopback, link-local and private addresses reachable (and plain http everywhere).
@@ -94,13 +66,6 @@ def verdict(status: int | None) -> Verdict:
     if status == 410:
         return Verdict.GONE
     return Verdict.FAILED
-
-
-def retry_in(schedule: Sequence[float], attempts: int, rng: random.Random) -> float | None:
-    """Seconds until the next attempt after `attempts` failed ones; None: no more."""
-    if attempts > len(schedule):
-        return None
-    return schedule[attempts - 1] * (1 + JITTER * rng.random())
 
 
 def failing_too_long(since: datetime, days: float) -> str:

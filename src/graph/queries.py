@@ -9,6 +9,7 @@ from strawberry import relay
 from api.errors import bad_request, not_found
 from api.ids import decode_id
 from db import flow as db_flow
+from db import mail as db_mail
 from db import payment_inboxes as db_payment_inboxes
 from db import reads
 from db import webhooks as db_webhooks
@@ -16,7 +17,8 @@ from db.events import encode_snapshot
 from domain import flow, validation
 from domain.enums import DepartmentKind, WorkOrderOrder, WorkOrderPriority, WorkOrderStatus
 from domain.errors import DomainError
-from domain.webhooks import SENDABLE, DeliveryStatus
+from domain.outbox import DeliveryStatus
+from domain.webhooks import SENDABLE
 from domain.words import EVENT_KIND
 from domain.workflow import has_queue, kind_choices
 from graph import prefetch
@@ -37,6 +39,7 @@ from graph.types.customers import Customer
 from graph.types.departments import Department, DepartmentKindChoice
 from graph.types.flow import DepartmentFlow, FlowSummary
 from graph.types.ledger import LedgerEntry
+from graph.types.mail import MailMessage, MailMessageConnection
 from graph.types.pagination import (
     build_edges,
     decode_id_cursor,
@@ -206,6 +209,27 @@ class Query:
             )
         edges, page = build_edges(rows, limit, after, lambda r: [r.id], WebhookDelivery.of)
         return WebhookDeliveryConnection(edges=edges, page_info=page)
+
+    @strawberry.field(
+        extensions=allowed(ADMINS),
+        description="The emails the shop sent or is sending, newest first; with `status`, "
+        "only those (DEAD: the ones that never went, and why).",
+    )
+    async def mail_messages(
+        self,
+        info: Info,
+        status: DeliveryStatus | None = None,
+        first: int | None = None,
+        after: str | None = None,
+    ) -> MailMessageConnection:
+        limit = page_size(first)
+        after_id = decode_id_cursor(after)
+        async with info.context.read() as conn:
+            rows = await db_mail.messages_page(
+                conn, status=status, after_id=after_id, limit=limit + 1
+            )
+        edges, page = build_edges(rows, limit, after, lambda r: [r.id], MailMessage.of)
+        return MailMessageConnection(edges=edges, page_info=page)
 
     @strawberry.field(extensions=allowed(STAFF))
     async def work_order(self, info: Info, id: relay.GlobalID) -> WorkOrder | None:

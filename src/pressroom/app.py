@@ -24,6 +24,7 @@ from pressroom.database import Database, choose, prepare
 from pressroom.settings import PUBLIC_URL_NEEDED, Settings
 from routes.app import api_app
 from routes.body_limit import MAX_BODY_BYTES
+from workers.mail import MailOutbox
 from workers.retention import PruneLoop
 from workers.timers import TimerLoop
 from workers.webhooks import WebhookRelay
@@ -120,6 +121,10 @@ def create_app(
         busy=lambda: services.in_flight.requests > 0,
         registry=metrics.registry,
     )
+    mail_policy = settings.mail_policy()
+    mailer = None
+    if mail_policy is not None:
+        mailer = MailOutbox(engine, feed, mail_policy, settings.public_url)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
@@ -128,6 +133,8 @@ def create_app(
         timer_loop.start()
         pruner.start()
         relay.start()
+        if mailer is not None:
+            mailer.start()
         async with engine_room.running(metrics) as state:
             live.start(feed)
             try:
@@ -135,6 +142,8 @@ def create_app(
                 yield state
             finally:
                 await live.stop()
+                if mailer is not None:
+                    await mailer.stop()
                 await relay.stop()
                 await pruner.stop()
                 await timer_loop.stop()
@@ -167,5 +176,6 @@ def create_app(
     )
     app.state.services = services
     app.state.relay = relay
+    app.state.mailer = mailer
     app.state.pruner = pruner
     return app

@@ -12,10 +12,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from api import manifest, throttle
 from api.services import Exposure
 from db import credentials
+from domain import mail
 from domain.customer_view import LINK_DAYS
 from domain.errors import DomainError
 from domain.money import currency_code
-from domain.webhooks import DEFAULT_RETRIES, DISABLE_AFTER_DAYS, Policy, retry_schedule
+from domain.outbox import DEFAULT_RETRIES, retry_schedule
+from domain.webhooks import DISABLE_AFTER_DAYS, Policy
 from graph.persisted import PersistedDocuments
 from routes import customer_policy, inbox_policy
 
@@ -280,6 +282,26 @@ class Settings(BaseSettings):
         description="The most megabytes (MiB) a proof file may have; a larger upload is "
         "refused from its Content-Length, before it is read.",
     )
+    smtp_url: str | None = Field(
+        default=None,
+        description="Where email goes: smtp://user:password@host:587 (STARTTLS when the "
+        "server offers it) or smtps://user:password@host:465 (TLS). Unset: no email is sent.",
+    )
+    mail_from: str | None = Field(
+        default=None,
+        description='The sender of every email: an address, or "Shop name <address>" (the '
+        "name signs the messages). Needed with PRESSROOM_SMTP_URL.",
+    )
+    sales_email: str | None = Field(
+        default=None,
+        description="Where the shop is told that a customer asked for changes to a proof. "
+        "Unset: nobody is.",
+    )
+    mail_retries: str = Field(
+        default=DEFAULT_RETRIES,
+        description="The delays before each retry of an email the mail server did not take "
+        "(ms, s, m, h or d); after the last, the message is dead (admins see it).",
+    )
     gc_full_collection_seconds: float = Field(
         default=300.0,
         gt=0,
@@ -340,11 +362,22 @@ class Settings(BaseSettings):
                 raise ValueError(message) from None
         return value
 
-    @field_validator("webhook_retries")
+    @field_validator("webhook_retries", "mail_retries")
     @classmethod
     def _retries(cls, value: str) -> str:
         retry_schedule(value)
         return value
+
+    @model_validator(mode="after")
+    def _mail_is_whole(self) -> "Settings":
+        if self.smtp_url is not None:
+            if self.mail_from is None:
+                raise ValueError("PRESSROOM_SMTP_URL needs PRESSROOM_MAIL_FROM, the sender")
+            mail.smtp_server(self.smtp_url)
+            mail.mail_from(self.mail_from)
+        if self.sales_email is not None:
+            mail.email_address(self.sales_email)
+        return self
 
     @field_validator("currency")
     @classmethod
@@ -408,6 +441,19 @@ class Settings(BaseSettings):
             lease_seconds=self.webhook_lease_seconds,
             poll_seconds=self.webhook_poll_seconds,
             disable_after_days=self.webhook_disable_after_days,
+        )
+
+    def mail_policy(self) -> mail.Policy | None:
+        """None: no email is sent (PRESSROOM_SMTP_URL unset)."""
+        if self.smtp_url is None or self.mail_from is None:
+            return None
+        return mail.Policy(
+            server=mail.smtp_server(self.smtp_url),
+            sender=mail.mail_from(self.mail_from),
+            sales=self.sales_email,
+            locale=self.locale,
+            time_zone=self.time_zone,
+            retries=retry_schedule(self.mail_retries),
         )
 
 

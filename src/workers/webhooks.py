@@ -6,9 +6,8 @@ the log's next events into deliveries, then send the pending ones whose time has
 order, until one fails (it is retried after its delay and holds back those behind it, so
 that a receiver sees events in order) or dies (after the last retry: the webhook moves
 on). Each attempt is written with the lease lengthened; a webhook is let go when it has
-nothing to send now, or after half its lease. Rounds follow the feed (new events), and
-run at least every `poll_seconds` (retries falling due, redeliveries, other processes'
-leases running out).
+nothing to send now, or after half its lease. Rounds follow the feed as every outbox's do
+(workers/outbox.py).
 """
 
 import asyncio
@@ -16,7 +15,6 @@ import contextlib
 import itertools
 import logging
 import random
-import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -34,8 +32,9 @@ from db.feed import EventFeed
 from db.webhooks import Attempt, Claimed, Pending
 from domain import webhooks as rules
 from domain.errors import DomainError
-from domain.webhooks import DeliveryStatus, Policy, Verdict
-from workers.background import BackgroundLoop
+from domain.outbox import DeliveryStatus, after_attempt
+from domain.webhooks import Policy, Verdict
+from workers.outbox import OutboxLoop
 from workers.webhook_targets import Reached, reachable
 
 log = logging.getLogger("pressroom.webhooks")
@@ -45,9 +44,6 @@ log = logging.getLogger("pressroom.webhooks")
 MAX_HELD = 8
 FOLLOW = 1000
 BATCH = 100
-# Rounds under a stream of events: at most one per this many seconds (a round costs a few
-# statements per webhook held, whatever it sends; an event after a quiet spell goes at once).
-MIN_ROUND_SECONDS = 0.5
 USER_AGENT = "Pressroom-Webhooks/1"
 # While the process answers requests: the longest rest of its one lane after a delivery.
 MAX_REST_SECONDS = 0.1
@@ -91,7 +87,7 @@ class Answer:
     duration_ms: int
 
 
-class WebhookRelay(BackgroundLoop):
+class WebhookRelay(OutboxLoop[aiohttp.ClientSession]):
     name = "webhooks"
 
     def __init__(
@@ -104,48 +100,22 @@ class WebhookRelay(BackgroundLoop):
         registry: CollectorRegistry,
     ) -> None:
         """`busy`: whether the process is answering requests now (its lanes then rest)."""
-        super().__init__()
+        super().__init__(feed, policy.poll_seconds)
         self.engine = engine
-        self.feed = feed
         self.policy = policy
         self.render = render
         self.metrics = RelayMetrics(registry)
-        # Who holds a lease: this process, for as long as it runs.
-        self.owner = secrets.token_hex(8)
-        self.rounds = 0
-        # Attempts written so far, and a condition told of each (tests and benches wait on
-        # what the relay wrote).
-        self.written = 0
-        self._written = asyncio.Condition()
         self._rng = random.Random()
         self.lanes = Lanes(busy)
 
-    async def written_past(self, count: int) -> None:
-        """Until more than `count` attempts have been written."""
-        async with self._written:
-            await self._written.wait_for(lambda: self.written > count)
-
-    async def _run(self) -> None:
+    def session(self) -> aiohttp.ClientSession:
         # No proxy or .netrc from the environment (trust_env): a request goes where it was
         # checked to go. No cookies kept: one receiver's would not reach another.
-        async with aiohttp.ClientSession(
+        return aiohttp.ClientSession(
             trust_env=False, cookie_jar=aiohttp.DummyCookieJar(), auto_decompress=False
-        ) as client:
-            while True:
-                began = time.monotonic()
-                self.feed.advanced.clear()
-                try:
-                    await self.round(client)
-                except Exception as error:
-                    # What was not written as sent is sent again: the next round tries.
-                    log.warning("webhook round failed: %r", error)
-                await asyncio.sleep(max(0.0, began + MIN_ROUND_SECONDS - time.monotonic()))
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self.policy.poll_seconds):
-                        await self.feed.advanced.wait()
+        )
 
     async def round(self, client: aiohttp.ClientSession) -> None:
-        self.rounds += 1
         async with unit_of_work(self.engine) as conn:
             held = await webhooks.claim(conn, self.owner, self.policy.lease_seconds, MAX_HELD)
         await asyncio.gather(*(self._serve(client, hook) for hook in held))
@@ -258,16 +228,14 @@ class WebhookRelay(BackgroundLoop):
     ) -> tuple[Verdict, Attempt]:
         """How an attempt went, and what to write of it."""
         verdict = rules.verdict(answer.status) if body is not None else Verdict.FAILED
-        retry_in = None
-        if body is None:
-            status = DeliveryStatus.DEAD  # trying again would make no body either
-        elif verdict is Verdict.DELIVERED:
-            status = DeliveryStatus.DELIVERED
-        elif verdict is Verdict.GONE:
-            status = DeliveryStatus.DEAD
-        else:
-            retry_in = rules.retry_in(self.policy.retries, delivery.attempts + 1, self._rng)
-            status = DeliveryStatus.DEAD if retry_in is None else DeliveryStatus.PENDING
+        # No body: trying again would make none either.
+        status, retry_in = after_attempt(
+            verdict is Verdict.DELIVERED,
+            final=body is None or verdict is Verdict.GONE,
+            schedule=self.policy.retries,
+            attempts=delivery.attempts + 1,
+            rng=self._rng,
+        )
         self.metrics.attempts.labels(verdict.value.lower()).inc()
         if status is not DeliveryStatus.PENDING:
             self.metrics.deliveries.labels(status.value.lower()).inc()
@@ -294,9 +262,7 @@ class WebhookRelay(BackgroundLoop):
                 days = self.policy.disable_after_days
                 await webhooks.disable(conn, hook.id, rules.failing_too_long(since, days))
                 log.warning("webhook %s turned off: failing since %s", hook.id, since)
-        self.written += len(attempts)
-        async with self._written:
-            self._written.notify_all()
+        await self.wrote(len(attempts))
         return written.held
 
 

@@ -276,8 +276,8 @@ def test_restore_onto_a_new_server_keeps_where_the_log_starts(tmp_path: Path) ->
 
 
 async def _webhook_halfway(url: str) -> None:
-    """A webhook that has sent the first half of the log, and a delivery of its last event
-    still pending."""
+    """A webhook and the mail outbox that have read the first half of the log, and a
+    delivery of its last event still pending."""
     conn = await asyncpg.connect(url)
     try:
         events = await conn.fetch("SELECT xid, id, type FROM events ORDER BY xid, id")
@@ -286,6 +286,11 @@ async def _webhook_halfway(url: str) -> None:
             "INSERT INTO webhooks (url, event_kinds, secret, created_by, cursor_xid, cursor_id) "
             "VALUES ('https://hooks.example/x', '{}', 'whsec_x', "
             "(SELECT min(id) FROM users), $1, $2) RETURNING id",
+            sent["xid"],
+            sent["id"],
+        )
+        await conn.execute(
+            "INSERT INTO mail_outbox (cursor_xid, cursor_id) VALUES ($1, $2)",
             sent["xid"],
             sent["id"],
         )
@@ -311,8 +316,13 @@ async def _webhook_position(url: str) -> dict[str, Any]:
             "SELECT e.id FROM events e, webhooks w"
             " WHERE (e.xid, e.id) > (w.cursor_xid, w.cursor_id) ORDER BY e.xid, e.id"
         )
+        unread = await conn.fetch(
+            "SELECT e.id FROM events e, mail_outbox o"
+            " WHERE (e.xid, e.id) > (o.cursor_xid, o.cursor_id) ORDER BY e.xid, e.id"
+        )
         return {
             "unsent": [r["id"] for r in unsent],
+            "unread_by_mail": [r["id"] for r in unread],
             "delivery_found": await conn.fetchval(
                 "SELECT count(*) FROM webhook_deliveries d JOIN events e"
                 " ON (e.xid, e.id) = (d.event_xid, d.event_id)"
@@ -324,13 +334,15 @@ async def _webhook_position(url: str) -> dict[str, Any]:
         await conn.close()
 
 
-def test_restore_onto_a_new_server_keeps_what_each_webhook_has_sent(tmp_path: Path) -> None:
-    """A webhook halfway through the log, restored where transaction ids are behind: its
-    cursor moves with the events, so it sends the rest (and only the rest: the demo's
-    events were written one after another), not nothing until the counter catches up."""
+def test_restore_onto_a_new_server_keeps_what_each_outbox_has_read(tmp_path: Path) -> None:
+    """A webhook and the mail outbox halfway through the log, restored where transaction
+    ids are behind: their cursors move with the events, so they read the rest (and only
+    the rest: the demo's events were written one after another), not nothing until the
+    counter catches up."""
     _, before, after = across_servers(tmp_path, _webhook_halfway, _webhook_position)
     assert before["cursor"] > after["counter"] > after["cursor"]
     assert after["unsent"] == before["unsent"] and after["unsent"]
+    assert after["unread_by_mail"] == before["unread_by_mail"] == before["unsent"]
     assert before["delivery_found"] == after["delivery_found"] == 1
 
 

@@ -1,7 +1,5 @@
-"""Webhooks' rules in the domain: where a webhook may send, how an answer is judged, when a
-failed delivery is tried again."""
-
-import random
+"""Webhooks' rules in the domain: where a webhook may send, how an answer is judged (when
+a failed delivery is tried again: test_outbox_rules.py)."""
 
 import pytest
 
@@ -93,34 +91,6 @@ def test_2xx_is_delivered_410_is_gone_anything_else_fails(
     status: int | None, verdict: Verdict
 ) -> None:
     assert webhooks.verdict(status) is verdict
-
-
-def test_retries_follow_the_schedule_stretched_by_jitter_then_stop() -> None:
-    schedule = webhooks.retry_schedule(webhooks.DEFAULT_RETRIES)
-    assert schedule == (10.0, 60.0, 600.0, 3600.0, 21600.0, 86400.0)
-    rng = random.Random(7)
-    for attempts, base in enumerate(schedule, start=1):
-        delay = webhooks.retry_in(schedule, attempts, rng)
-        assert delay is not None and base <= delay <= base * (1 + webhooks.JITTER)
-    assert webhooks.retry_in(schedule, len(schedule) + 1, rng) is None
-    delays = {webhooks.retry_in(schedule, 1, rng) for _ in range(20)}
-    assert len(delays) > 1, "jitter spreads retries"
-
-
-@pytest.mark.parametrize(
-    ("text", "seconds"),
-    [("250ms, 2s,1m", (0.25, 2.0, 60.0)), ("1.5h,1d", (5400.0, 86400.0)), ("3", (3.0,))],
-)
-def test_a_retry_schedule_is_read_from_a_list_of_delays(
-    text: str, seconds: tuple[float, ...]
-) -> None:
-    assert webhooks.retry_schedule(text) == seconds
-
-
-@pytest.mark.parametrize("text", ["", "10s,,1m", "ten", "1w", "-1s"])
-def test_a_retry_schedule_that_is_not_one_is_refused(text: str) -> None:
-    with pytest.raises(ValueError, match="is not a delay"):
-        webhooks.retry_schedule(text)
 
 
 def test_a_secret_is_a_standard_webhooks_secret_and_never_the_same() -> None:

@@ -24,6 +24,7 @@ from graph.mutations import (
     redeliver_webhook_delivery,
     remove_work_order_department,
     reschedule_work_order,
+    resend_mail_message,
     resume_work_order,
     rotate_payment_inbox_secret,
     rotate_webhook_secret,
@@ -82,6 +83,7 @@ class Mutation:
     rotate_webhook_secret = rotate_webhook_secret.rotate_webhook_secret
     delete_webhook = delete_webhook.delete_webhook
     redeliver_webhook_delivery = redeliver_webhook_delivery.redeliver_webhook_delivery
+    resend_mail_message = resend_mail_message.resend_mail_message
     create_payment_inbox = create_payment_inbox.create_payment_inbox
     create_customer_link = customer_links.create_customer_link
     revoke_customer_link = customer_links.revoke_customer_link

@@ -19,6 +19,12 @@ class ContactInput:
     phone: str | None = None
     address: AddressInput | None = None
     notes: str | None = None
+    receives_email: bool | None = strawberry.field(
+        default=None,
+        description="Whether the shop emails the customer about their orders (a proof to "
+        "approve, ready for pickup or out for delivery, a due date moved later). A new "
+        "customer does unless told otherwise.",
+    )
 
 
 def given_parts(contact: ContactInput) -> dict[str, Any]:
@@ -35,4 +41,6 @@ def given_parts(contact: ContactInput) -> dict[str, Any]:
         parts["address"] = contacts.address(a.lines, a.postcode, a.city, a.country)
     if contact.notes is not None:
         parts["notes"] = contacts.notes(contact.notes)
+    if contact.receives_email is not None:
+        parts["receives_email"] = contact.receives_email
     return parts

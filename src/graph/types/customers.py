@@ -60,6 +60,13 @@ class Customer(relay.Node):
     def phone(self) -> str | None:
         return self._row.phone
 
+    @strawberry.field(
+        extensions=allowed(STAFF),
+        description="Whether the shop emails the customer about their orders (to `email`).",
+    )
+    def receives_email(self) -> bool:
+        return self._row.receives_email
+
     @strawberry.field(extensions=allowed(STAFF), description="Anything the shop should know.")
     def notes(self) -> str | None:
         return self._row.notes

@@ -8,7 +8,8 @@ import strawberry
 
 from domain import enums
 from domain.errors import ErrorCode
-from domain.webhooks import DeliveryStatus
+from domain.mail import MailKind
+from domain.outbox import DeliveryStatus
 
 for _enum in (
     enums.DepartmentKind,
@@ -32,6 +33,15 @@ strawberry.enum(enums.EventType, name="EventKind")
 strawberry.enum(
     DeliveryStatus,
     name="WebhookDeliveryStatus",
-    description="PENDING: waiting for its first attempt or its next retry; DELIVERED: the "
-    "receiver answered 2xx; DEAD: every attempt failed, or the receiver answered 410 Gone.",
+    description="A webhook delivery's or an email's state. PENDING: waiting for its first "
+    "attempt or its next retry; DELIVERED: the receiver answered 2xx (an email: the mail "
+    "server took it); DEAD: every attempt failed, or the receiver refused it for good (410 "
+    "Gone; a mail server's 5xx for the recipient).",
+)
+strawberry.enum(
+    MailKind,
+    description="What an email tells. PROOF_READY: the customer, that a proof waits for "
+    "their approval (with a link to their page); CHANGES_REQUESTED: Sales, that a customer "
+    "asked for changes; READY_FOR_PICKUP, OUT_FOR_DELIVERY: the customer, that the order is "
+    "done; DUE_LATER: the customer, that the due date moved later.",
 )

@@ -8,7 +8,8 @@ from strawberry import relay
 from db import webhooks
 from db.rows import WebhookDeliveryRow, WebhookRow
 from domain.enums import EventType
-from domain.webhooks import DeliveryStatus, message_id
+from domain.outbox import DeliveryStatus
+from domain.webhooks import message_id
 from graph.context import Info
 from graph.types import enums as _registered  # noqa: F401  (EventKind, WebhookDeliveryStatus)
 from graph.types.departments import Department

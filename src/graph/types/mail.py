@@ -1,0 +1,56 @@
+"""The emails the shop sent or is sending (admins): what each was about, to whom, and how
+its attempts went."""
+
+from datetime import datetime
+
+import strawberry
+from strawberry import relay
+
+from db.rows import MailMessageRow
+from domain.mail import MailKind
+from domain.outbox import DeliveryStatus
+from graph.types import enums as _registered  # noqa: F401  (MailKind, WebhookDeliveryStatus)
+
+
+@strawberry.type(description="One email: one event told to one recipient.")
+class MailMessage(relay.Node):
+    id: relay.NodeID[int]
+    kind: MailKind
+    recipient: str
+    order_number: str = strawberry.field(description="The work order it is about.")
+    subject: str | None = strawberry.field(description="Null until its first attempt.")
+    status: DeliveryStatus
+    attempts: int
+    error: str | None = strawberry.field(
+        description="Why the last attempt failed, when it did (no connection, the mail "
+        "server's answer)."
+    )
+    last_attempt_at: datetime | None
+    next_attempt_at: datetime | None = strawberry.field(
+        description="When it is tried next; null unless PENDING."
+    )
+    sent_at: datetime | None = strawberry.field(description="When the mail server took it.")
+    created_at: datetime
+
+    @classmethod
+    def of(cls, row: MailMessageRow) -> "MailMessage":
+        pending = row.status == DeliveryStatus.PENDING
+        return cls(
+            id=row.id,
+            kind=MailKind(row.kind),
+            recipient=row.recipient,
+            order_number=row.order_number,
+            subject=row.subject,
+            status=DeliveryStatus(row.status),
+            attempts=row.attempts,
+            error=row.error,
+            last_attempt_at=row.last_attempt_at,
+            next_attempt_at=row.next_attempt_at if pending else None,
+            sent_at=row.sent_at,
+            created_at=row.created_at,
+        )
+
+
+@strawberry.type
+class MailMessageConnection(relay.Connection[MailMessage]):
+    pass
