@@ -57,10 +57,13 @@ def not_found(message: str) -> GraphQLError:
 EXPECTED_CODES = frozenset(c.value for c in TopLevelCode) - {"INTERNAL_SERVER_ERROR"}
 
 
-def error_response(message: str, status_code: int) -> JSONResponse:
-    """A request refused before GraphQL ran, in the same JSON shape as every other error."""
+def error_response(
+    message: str, status_code: int, code: str = TopLevelCode.BAD_REQUEST.value
+) -> JSONResponse:
+    """A request refused before GraphQL ran, in the same JSON shape as every other error
+    (`code`: a user error's code, where a door says which)."""
     return JSONResponse(
-        {"errors": [{"message": message, "extensions": {"code": TopLevelCode.BAD_REQUEST.value}}]},
+        {"errors": [{"message": message, "extensions": {"code": code}}]},
         status_code=status_code,
     )
 

@@ -19,3 +19,8 @@ def qr_svg(url: str) -> str:
     out = io.BytesIO()
     segno.make(url, error="m").save(out, kind="svg", scale=4, border=2, xmldecl=False, title=url)
     return out.getvalue().decode()
+
+
+def proof_url(base: str, proof_id: int, part: str) -> str:
+    """A proof version's file (`part` "file") or its preview ("preview"), absolute."""
+    return f"{base.rstrip('/')}/proofs/{encode_id('Proof', proof_id)}/{part}"

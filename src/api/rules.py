@@ -71,6 +71,9 @@ ADMINS = Admins()
 SALES = InDepartmentOfKind(DepartmentKind.SALES)
 SEES_QUOTES = InDepartmentOfKind(DepartmentKind.SALES, DepartmentKind.ACCOUNTS)
 READS_LEDGER = InDepartmentOfKind(DepartmentKind.ACCOUNTS)
+# Which orders a production member may add proofs to, the upload's statement decides
+# (db/proofs.py): those their department makes proofs for.
+UPLOADS_PROOFS = InDepartmentOfKind(DepartmentKind.SALES, DepartmentKind.PRODUCTION)
 
 
 def owns_or_administers(viewer: Viewer, owner_id: int) -> bool:

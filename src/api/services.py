@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from api.admission import AnonymousAdmission
 from api.in_flight import InFlight
 from api.metrics import Metrics
+from api.proof_files import Examiner
 from api.throttle import PasswordThrottle
 from api.viewer import ViewerCache
 from db import timers
@@ -81,5 +82,8 @@ class Services:
     viewers: ViewerCache = field(default_factory=ViewerCache)
     # HTTP requests being answered now (api/in_flight.py).
     in_flight: InFlight = field(default_factory=InFlight)
+    # The most bytes a proof file may have (PRESSROOM_PROOF_MAX_MB), and what examines one.
+    proof_max_bytes: int = 25 * 1024 * 1024
+    examiner: Examiner = field(default_factory=Examiner)
     # Anonymous requests' share of the process (api/admission.py).
     admission: AnonymousAdmission = field(default_factory=lambda: AnonymousAdmission(limit=8))

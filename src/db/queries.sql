@@ -1664,3 +1664,58 @@ DELETE FROM payment_inboxes WHERE id = :id RETURNING id
 -- name: payment_inbox_requests_page
 -- An inbox's requests, newest first.
 SELECT * FROM payment_inbox_requests WHERE inbox_id = :inbox_id ORDER BY id DESC LIMIT :limit
+
+-- ===== proofs: files =====
+
+-- name: proofs_by_id
+SELECT * FROM proofs WHERE id = ANY(CAST(:ids AS bigint[]))
+
+-- name: proofs_of_work_orders
+-- Newest version first.
+SELECT * FROM proofs WHERE work_order_id = ANY(CAST(:ids AS bigint[]))
+ORDER BY work_order_id, version DESC
+
+-- name: add_proof_version
+-- Under the order's row lock (orders.lock_open_order), so each upload sees the last one's
+-- version: the next version, the one still waiting for a decision withdrawn, and the event.
+-- Nothing when the uploader may not add proofs to this order: unless :any_order (Sales,
+-- admins), they must be a member of a production department on the order that does not
+-- itself wait for an approved proof (the one that makes the proofs, such as Design).
+WITH allowed AS (
+    SELECT 1 AS ok
+    WHERE CAST(:any_order AS boolean) OR EXISTS (
+        SELECT 1 FROM department_tasks t
+        JOIN departments d ON d.id = t.department_id
+        JOIN user_departments ud ON ud.department_id = t.department_id
+        WHERE t.work_order_id = :work_order_id AND t.status <> 'REMOVED'
+          AND ud.user_id = :uploaded_by
+          AND d.kind = 'PRODUCTION' AND NOT d.needs_approved_proof)
+), withdrawn AS (
+    UPDATE proofs SET status = 'WITHDRAWN'
+    WHERE work_order_id = :work_order_id AND status = 'PENDING'
+      AND EXISTS (SELECT 1 FROM allowed)
+    RETURNING version
+), added AS (
+    INSERT INTO proofs (work_order_id, version, file_name, media_type, size_bytes, sha256,
+                        width, height, uploaded_by)
+    SELECT :work_order_id,
+           coalesce((SELECT max(version) FROM proofs WHERE work_order_id = :work_order_id), 0) + 1,
+           :file_name, :media_type, :size_bytes, :sha256, :width, :height, :uploaded_by
+    FROM allowed
+    RETURNING *
+), event AS (
+    INSERT INTO events (type, work_order_id, payload)
+    SELECT 'PROOF_UPLOADED', work_order_id, jsonb_build_object(
+        'workOrderId', work_order_id, 'proofId', id, 'version', version,
+        'fileName', file_name, 'mediaType', media_type, 'sizeBytes', size_bytes,
+        'uploadedBy', uploaded_by,
+        'withdrawnVersion', (SELECT max(version) FROM withdrawn))
+    FROM added
+)
+SELECT added.*, (SELECT max(version) FROM withdrawn) AS withdrawn_version FROM added
+
+-- name: add_proof_chunk
+INSERT INTO proof_chunks (proof_id, part, seq, data) VALUES (:proof_id, :part, :seq, :data)
+
+-- name: proof_chunk
+SELECT data FROM proof_chunks WHERE proof_id = :proof_id AND part = :part AND seq = :seq

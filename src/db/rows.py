@@ -24,6 +24,8 @@ from db import tables
 from domain.enums import (
     DepartmentKind,
     LedgerEntryKind,
+    ProofDecider,
+    ProofStatus,
     TaskAction,
     TaskStatus,
     TokenKind,
@@ -382,3 +384,26 @@ class PaymentInboxRequestRow(TableRow):
     status: int
     error: str | None
     entry_id: int | None
+
+
+@dataclass(slots=True, eq=False)
+class ProofRow(TableRow):
+    table = tables.proofs
+    id: int
+    work_order_id: int
+    version: int
+    file_name: str
+    media_type: str
+    size_bytes: int
+    sha256: bytes
+    width: int | None
+    height: int | None
+    uploaded_by: int
+    uploaded_at: datetime
+    status: ProofStatus
+    decided_at: datetime | None
+    decided_through: ProofDecider | None
+    decided_by_name: str | None
+    decided_by: int | None
+    customer_link_id: int | None
+    comment: str | None

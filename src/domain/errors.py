@@ -19,6 +19,12 @@ class ErrorCode(StrEnum):
     DUPLICATE = "DUPLICATE"
     # The task's work order is on hold: its pending tasks cannot be started.
     ON_HOLD = "ON_HOLD"
+    # A proof file that is not a PDF, PNG or JPEG, or whose name says it is something else.
+    UNSUPPORTED_FILE = "UNSUPPORTED_FILE"
+    # A proof file cut short or otherwise undecodable.
+    DAMAGED_FILE = "DAMAGED_FILE"
+    # A proof file of more bytes, or an image of more pixels, than a proof may have.
+    FILE_TOO_LARGE = "FILE_TOO_LARGE"
 
 
 class DomainError(Exception):

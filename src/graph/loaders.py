@@ -16,13 +16,14 @@ from typing import Any, Protocol, TypeVar, cast
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry.dataloader import DataLoader
 
-from db import reads
+from db import proofs, reads
 from db.rows import (
     BalanceRow,
     CustomerRow,
     DepartmentRow,
     LedgerEntryRow,
     MembershipRow,
+    ProofRow,
     RefundDueRow,
     TaskRow,
     TaskTransitionRow,
@@ -126,6 +127,14 @@ class Loaders:
     @cached_property
     def token(self) -> DataLoader[int, TokenRow | None]:
         return _by_id(self._read, reads.tokens)
+
+    @cached_property
+    def proof(self) -> DataLoader[int, ProofRow | None]:
+        return _by_id(self._read, proofs.proofs)
+
+    @cached_property
+    def proofs_of_work_order(self) -> DataLoader[int, list[ProofRow]]:
+        return _grouped(self._read, proofs.proofs_of_work_orders, "work_order_id")
 
     @cached_property
     def tasks_of_work_order(self) -> DataLoader[int, list[TaskRow]]:

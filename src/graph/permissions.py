@@ -197,6 +197,7 @@ ADMINS = IsAdmin()
 SALES = InDepartmentOfKind(rules.SALES)
 SEES_QUOTES = InDepartmentOfKind(rules.SEES_QUOTES)
 READS_LEDGER = InDepartmentOfKind(rules.READS_LEDGER)
+UPLOADS_PROOFS = InDepartmentOfKind(rules.UPLOADS_PROOFS)
 # customers(refundDue:) tells who is owed money: the ledger's readers only.
 READS_LEDGER_TO_FILTER_REFUNDS = WhenGiven("refund_due", rules.READS_LEDGER)
 SEES_QUEUE = SeesQueue()

@@ -48,6 +48,7 @@ from graph.types.pagination import (
 )
 from graph.types.payment_inboxes import PaymentInbox
 from graph.types.people import User
+from graph.types.proofs import Proof
 from graph.types.receivables import ReceivablesAgeing
 from graph.types.scan import ScanAnswer
 from graph.types.scan import answer as scan_answer
@@ -63,7 +64,7 @@ from graph.types.work_orders import WorkOrder
 
 NODE_TYPES: dict[str, type[relay.Node]] = {
     t.__name__: t
-    for t in (WorkOrder, DepartmentTask, Department, User, Customer, LedgerEntry, Token)
+    for t in (WorkOrder, DepartmentTask, Department, User, Customer, LedgerEntry, Token, Proof)
 }
 MAX_SEARCH = 100
 

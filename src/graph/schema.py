@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import strawberry
 from graphql import GraphQLError, OperationDefinitionNode
+from starlette.datastructures import UploadFile
 from strawberry.extensions import MaskErrors, SchemaExtension
 from strawberry.types.graphql import OperationType
 
@@ -19,6 +20,7 @@ from graph.cost import QueryCost
 from graph.documents import AcceptedDocuments, asks_for_the_schema
 from graph.errors import should_mask
 from graph.mutations import Mutation
+from graph.mutations.upload_proof import UPLOAD
 from graph.queries import Query
 from graph.subscriptions import Subscription
 from graph.types.customers import Customer
@@ -193,7 +195,7 @@ def make_schema(
             AcceptedDocuments,
             lambda: masking(should_mask_error=should_mask),
         ],
-        scalar_overrides={Decimal: PLAIN_DECIMAL},
+        scalar_overrides={Decimal: PLAIN_DECIMAL, UploadFile: UPLOAD},
         **options,
     )
 

@@ -75,6 +75,10 @@ class PressroomGraphQL(GraphQL[Context, None]):
             # Browser pages from the server's own origin, and these (Strawberry refuses the
             # rest: cross-site websocket hijacking).
             allowed_origins=services.exposure.websocket_origins,
+            # Proof files (uploadProof), per the GraphQL multipart request specification.
+            # A cross-site form could post one, but never with a bearer token: credentials
+            # travel only in the Authorization header, which no form sets.
+            multipart_uploads_enabled=True,
         )
         self.services = services
         self.live = live

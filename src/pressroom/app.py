@@ -90,6 +90,7 @@ def create_app(
         stale_after=timedelta(hours=settings.stale_after_hours),
         time_zone=settings.time_zone,
         public_url=settings.public_url,
+        proof_max_bytes=settings.proof_max_mb * 1024 * 1024,
         throttle=PasswordThrottle(
             PostgresStorage(counters),
             failures_per_address=settings.signin_failures_per_address,

@@ -235,6 +235,13 @@ class Settings(BaseSettings):
         description="A webhook whose every attempt failed for this many days is turned off, "
         "with its reason, so that the event log's retention moves on.",
     )
+    proof_max_mb: int = Field(
+        default=25,
+        gt=0,
+        le=1024,
+        description="The most megabytes (MiB) a proof file may have; a larger upload is "
+        "refused from its Content-Length, before it is read.",
+    )
     gc_full_collection_seconds: float = Field(
         default=300.0,
         gt=0,

@@ -24,7 +24,7 @@ from api.errors import error_response
 from api.in_flight import CountRequests
 from api.manifest import WEB_DIR
 from api.services import Services
-from routes import exports, payment_inbox, tickets
+from routes import exports, payment_inbox, proofs, tickets
 from routes.body_limit import BodyLimit
 from routes.graphiql import STATIC_DIR, ServeGraphiQLToBrowsers
 from routes.inbox_policy import InboxPolicy
@@ -146,6 +146,7 @@ def api_app(
             Route("/display/{department}", display),
             *exports.routes(services),
             *tickets.routes(services),
+            *proofs.routes(services),
             *payment_inbox.routes(services, inboxes),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
             Mount("/app", _WebFiles(), name="app"),
@@ -153,7 +154,7 @@ def api_app(
         ],
         lifespan=lifespan,
     )
-    app.add_middleware(BodyLimit)
+    app.add_middleware(BodyLimit, upload_bytes=services.proof_max_bytes)
     app.add_middleware(CountRequests, counter=services.in_flight)
     app.add_middleware(
         WebsocketGuard,

@@ -33,6 +33,8 @@ def guarded(services: Services, rule: Rule, endpoint: Endpoint) -> Endpoint:
             return error_response("Sign in first: send 'Authorization: Bearer <token>'.", 401)
         if not rule.admits(viewer):
             return error_response(rule.message, 403)
+        # For endpoints that act as the caller (an upload names its uploader).
+        request.state.viewer = viewer
         try:
             return await endpoint(request)
         except DomainError as error:

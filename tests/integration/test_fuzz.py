@@ -292,6 +292,8 @@ def scalar_strategies(world: "World") -> Any:
         "DateTime": DATETIME_VALUES,
         "Date": DATE_VALUES,
         "JSON": JSON_VALUES,
+        # A file travels only as a multipart request's part: any value written is refused.
+        "Upload": st.one_of(st.text(max_size=20).map(nodes.String), INT_VALUES),
     }
 
 

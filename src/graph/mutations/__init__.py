@@ -33,6 +33,7 @@ from graph.mutations import (
     update_webhook,
     update_work_order,
     update_work_order_quote,
+    upload_proof,
     user_access,
 )
 
@@ -79,3 +80,4 @@ class Mutation:
     update_payment_inbox = update_payment_inbox.update_payment_inbox
     rotate_payment_inbox_secret = rotate_payment_inbox_secret.rotate_payment_inbox_secret
     delete_payment_inbox = delete_payment_inbox.delete_payment_inbox
+    upload_proof = upload_proof.upload_proof

@@ -22,6 +22,8 @@ for _enum in (
     enums.WorkOrderCommand,
     enums.CustomerCommand,
     enums.AgeingBucket,
+    enums.ProofStatus,
+    enums.ProofDecider,
 ):
     strawberry.enum(_enum)
 

@@ -36,6 +36,7 @@ from graph.types.departments import Department
 from graph.types.loading import nodes_of, required
 from graph.types.money import Money
 from graph.types.people import User, user_or_none
+from graph.types.proofs import Proof
 from graph.types.tasks import DepartmentTask
 
 if TYPE_CHECKING:
@@ -371,6 +372,23 @@ class WorkOrder(relay.Node):
         return now_or_later(
             info.context.loaders.work_order_history.load(self.id),
             lambda rows: _seen_history(info, rows),
+        )
+
+    @strawberry.field(description="Its proof versions, newest first.", extensions=allowed(STAFF))
+    def proofs(self, info: Info) -> list[Proof]:
+        return now_or_later(
+            info.context.loaders.proofs_of_work_order.load(self.id),
+            lambda rows: [Proof.of(r) for r in rows],
+        )
+
+    @strawberry.field(
+        description="Its newest proof version (the one a decision is about); null for none.",
+        extensions=allowed(STAFF),
+    )
+    def latest_proof(self, info: Info) -> Proof | None:
+        return now_or_later(
+            info.context.loaders.proofs_of_work_order.load(self.id),
+            lambda rows: Proof.of(rows[0]) if rows else None,
         )
 
     @classmethod

@@ -1,0 +1,246 @@
+"""What a proof file is, judged by its bytes alone (never its name or the type it was sent
+as): a PDF, a PNG or a JPEG, whole, of at most PRESSROOM_PROOF_MAX_MB and, for an image,
+of at most MAX_PIXELS; and its preview, a PNG of a PDF's first page (pypdfium2) or of the
+image re-encoded (Pillow). Examining decodes the file, so it runs off the event loop on
+one thread of its own (PDFium may not be used from two threads at once; an image at the
+pixel limit takes about 160 MB to decode), with a short line waiting for it."""
+
+import asyncio
+import hashlib
+import io
+import threading
+import unicodedata
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import BinaryIO
+
+import pypdfium2
+from PIL import Image, ImageOps
+
+from api import rules
+from api.viewer import Viewer
+from db.proofs import NewProof
+from domain.errors import DomainError, ErrorCode
+
+PDF = "application/pdf"
+PNG = "image/png"
+JPEG = "image/jpeg"
+# The first bytes of each kind accepted. A PDF must start with its header (the standard
+# lets readers look further in; a proof made by any tool of today starts with it).
+MAGIC = {b"%PDF-": PDF, b"\x89PNG\r\n\x1a\n": PNG, b"\xff\xd8\xff": JPEG}
+NAMES = {PDF: "a PDF", PNG: "a PNG image", JPEG: "a JPEG image"}
+EXTENSIONS = {PDF: (".pdf",), PNG: (".png",), JPEG: (".jpg", ".jpeg")}
+PILLOW_FORMATS = {PNG: "PNG", JPEG: "JPEG"}
+# 40 megapixels: an A2 poster at 300 dpi (35 MP) fits; a decompression bomb (a small file
+# that claims billions of pixels) is refused from its header, before anything is decoded.
+MAX_PIXELS = 40_000_000
+# The preview's longer edge, in pixels: sharp on a phone, small enough to send at once.
+PREVIEW_EDGE = 1600
+# A PDF ends with %%EOF (and perhaps a line end or some padding): one that does not was
+# cut short, and PDFium would quietly show what it could of it.
+PDF_TAIL = 1024
+NAME_LENGTH = 200
+READ_BYTES = 1024 * 1024
+EXAMINERS = 1
+WAITING = 4
+RETRY_AFTER_SECONDS = 2
+
+
+@dataclass(frozen=True)
+class Examined:
+    """A file found good: what its row records, and its preview (a PNG, in memory: at most
+    a few MB at PREVIEW_EDGE)."""
+
+    file_name: str
+    media_type: str
+    size_bytes: int
+    sha256: bytes
+    width: int | None  # an image's pixels; None for a PDF
+    height: int | None
+    preview: bytes
+
+
+class ExaminersBusy(Exception):
+    """Every examiner is busy and the line is full: try again in a moment."""
+
+    retry_after = RETRY_AFTER_SECONDS
+
+
+def _refuse(code: ErrorCode, message: str) -> DomainError:
+    return DomainError(code, message, "file")
+
+
+def clean_name(name: str | None) -> str:
+    """The name a file is kept and offered under: its last path part, without control
+    characters, at most NAME_LENGTH characters (its extension kept)."""
+    base = (name or "").replace("\\", "/").rsplit("/", 1)[-1]
+    base = "".join(c for c in base if unicodedata.category(c)[0] != "C").strip()
+    if len(base) > NAME_LENGTH:
+        suffix = PurePosixPath(base).suffix[:10]
+        base = base[: NAME_LENGTH - len(suffix)] + suffix
+    return base
+
+
+def _named(name: str, media_type: str) -> str:
+    """`name` if its extension says what the bytes are (one is added when it has none);
+    refused when it says something else: the file would open as what it is not."""
+    suffix = PurePosixPath(name).suffix.lower()
+    if not suffix:
+        return f"{name or 'proof'}{EXTENSIONS[media_type][0]}"
+    if suffix not in EXTENSIONS[media_type]:
+        raise _refuse(
+            ErrorCode.UNSUPPORTED_FILE,
+            f"The file is named {name!r}, but its content is {NAMES[media_type]}: give it "
+            f"a name ending in {' or '.join(EXTENSIONS[media_type])}, or upload the file "
+            "its name says.",
+        )
+    return name
+
+
+def _kind(head: bytes) -> str:
+    for magic, media_type in MAGIC.items():
+        if head.startswith(magic):
+            return media_type
+    raise _refuse(
+        ErrorCode.UNSUPPORTED_FILE,
+        "The file is not a PDF, PNG or JPEG (judged by its content, not its name).",
+    )
+
+
+def _measure(file: BinaryIO, max_bytes: int) -> tuple[int, bytes]:
+    size, digest = 0, hashlib.sha256()
+    file.seek(0)
+    while data := file.read(READ_BYTES):
+        size += len(data)
+        if size > max_bytes:
+            raise too_large(max_bytes)
+        digest.update(data)
+    return size, digest.digest()
+
+
+def too_large(max_bytes: int) -> DomainError:
+    return _refuse(
+        ErrorCode.FILE_TOO_LARGE,
+        f"The file is larger than {max_bytes // (1024 * 1024)} MB, the most a proof may be.",
+    )
+
+
+def _png(image: Image.Image) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def _pdf_preview(file: BinaryIO, size: int) -> bytes:
+    file.seek(max(0, size - PDF_TAIL))
+    if b"%%EOF" not in file.read():
+        raise _refuse(
+            ErrorCode.DAMAGED_FILE,
+            "The PDF is incomplete (it does not end with %%EOF): it was cut short, perhaps "
+            "while it was being saved or sent. Upload it again.",
+        )
+    file.seek(0)
+    try:
+        document = pypdfium2.PdfDocument(file)
+    except pypdfium2.PdfiumError as error:
+        raise _refuse(
+            ErrorCode.DAMAGED_FILE,
+            f"The PDF cannot be opened ({error}): it is damaged or has a password.",
+        ) from None
+    try:
+        if len(document) == 0:
+            raise _refuse(ErrorCode.DAMAGED_FILE, "The PDF has no pages.")
+        page = document[0]
+        width, height = page.get_size()
+        bitmap = page.render(scale=PREVIEW_EDGE / max(width, height, 1.0))
+        return _png(bitmap.to_pil())
+    except pypdfium2.PdfiumError as error:
+        raise _refuse(
+            ErrorCode.DAMAGED_FILE, f"The PDF's first page cannot be drawn ({error})."
+        ) from None
+    finally:
+        document.close()
+
+
+def _image_preview(file: BinaryIO, media_type: str) -> tuple[int, int, bytes]:
+    file.seek(0)
+    damaged = _refuse(
+        ErrorCode.DAMAGED_FILE,
+        f"The file starts as {NAMES[media_type]} but cannot be decoded: it is damaged or was "
+        "cut short. Upload it again.",
+    )
+    try:
+        with Image.open(file, formats=[PILLOW_FORMATS[media_type]]) as image:
+            width, height = image.size
+            if width * height > MAX_PIXELS:
+                raise _too_many_pixels(f"{width:,} x {height:,} pixels")
+            # Decoding it whole is what proves it whole (a cut file fails here).
+            image.load()
+            shown = ImageOps.exif_transpose(image)
+            shown.thumbnail((PREVIEW_EDGE, PREVIEW_EDGE))
+            if shown.mode not in ("RGB", "RGBA", "L", "LA"):
+                shown = shown.convert("RGBA" if "A" in shown.getbands() else "RGB")
+            return width, height, _png(shown)
+    except DomainError:
+        raise
+    except Image.DecompressionBombError:
+        # Pillow's own guard, far above ours, refuses the largest before we see their size.
+        raise _too_many_pixels("billions of pixels") from None
+    except (OSError, SyntaxError, ValueError, EOFError):
+        raise damaged from None
+
+
+def _too_many_pixels(size: str) -> DomainError:
+    return _refuse(
+        ErrorCode.FILE_TOO_LARGE,
+        f"The image is {size}; a proof may have at most {MAX_PIXELS:,} pixels "
+        "(e.g. 8,000 x 5,000).",
+    )
+
+
+def examine(file: BinaryIO, name: str | None, max_bytes: int) -> Examined:
+    """The file judged, or a DomainError saying what is wrong with it. Blocking: decodes."""
+    file.seek(0)
+    media_type = _kind(file.read(16))
+    file_name = _named(clean_name(name), media_type)
+    size, sha256 = _measure(file, max_bytes)
+    if media_type == PDF:
+        preview = _pdf_preview(file, size)
+        width = height = None
+    else:
+        width, height, preview = _image_preview(file, media_type)
+    return Examined(file_name, media_type, size, sha256, width, height, preview)
+
+
+class Examiner:
+    """Examines files on a thread of its own, EXAMINERS at once and WAITING more in line;
+    past that it refuses at once (ExaminersBusy) rather than keep a longer line waiting."""
+
+    def __init__(self) -> None:
+        self._threads = ThreadPoolExecutor(EXAMINERS, thread_name_prefix="proof")
+        # Released when the examination ends, in its thread, even if its request went away.
+        self._places = threading.BoundedSemaphore(EXAMINERS + WAITING)
+
+    async def examine(self, file: BinaryIO, name: str | None, max_bytes: int) -> Examined:
+        if not self._places.acquire(blocking=False):
+            raise ExaminersBusy
+        future = self._threads.submit(examine, file, name, max_bytes)
+        future.add_done_callback(lambda _: self._places.release())
+        return await asyncio.wrap_future(future)
+
+
+def new_proof(examined: Examined, work_order_id: int, viewer: Viewer) -> NewProof:
+    """The row of a file found good, uploaded by `viewer`: Sales and admins may add it to any
+    order, others to the orders whose proofs their department makes."""
+    return NewProof(
+        work_order_id=work_order_id,
+        file_name=examined.file_name,
+        media_type=examined.media_type,
+        size_bytes=examined.size_bytes,
+        sha256=examined.sha256,
+        width=examined.width,
+        height=examined.height,
+        uploaded_by=viewer.user_id,
+        any_order=rules.SALES.admits(viewer),
+    )
