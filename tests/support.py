@@ -279,6 +279,7 @@ class Shop:
                     due_at=extra.get("due_at"),
                     priority=extra.get("priority", WorkOrderPriority.NORMAL),
                     delivery_only=not codes,
+                    proof_required=extra.get("proof_required", False),
                 ),
             )
         return int(row.order.id)

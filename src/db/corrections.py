@@ -28,6 +28,7 @@ class Correction:
     needs_transport: bool | None = None
     needs_repair: bool | None = None
     customer_id: int | None = None
+    proof_required: bool | None = None
 
 
 async def _customer_name(conn: AsyncConnection, customer_id: int) -> str:
@@ -45,7 +46,8 @@ async def update_details(
     actor_id: int,
 ) -> OrderChange:
     """Apply a correction at the version expected; the same values again are a quiet
-    success (no history, no event)."""
+    success (no history, no event). The gates are settled after: requiring a proof (or no
+    longer) closes (or opens) the gates of the tasks that wait for one."""
     locked = await lock_open_order(conn, work_order_id, expected_version)
     current = locked._mapping
     customer_id = correction.customer_id or locked.customer_id
@@ -53,10 +55,15 @@ async def update_details(
     flags = {flag: current[flag] if value is None else value for flag, value in asked.items()}
     details = correction.details if correction.details is not None else locked.details
     named = await _customer_name(conn, locked.customer_id)
-    before = OrderText(locked.details, {flag: current[flag] for flag in FLAGS}, named)
+    before = OrderText(
+        locked.details, {flag: current[flag] for flag in FLAGS}, named, locked.proof_required
+    )
     if customer_id != locked.customer_id:
         named = await _customer_name(conn, customer_id)
-    after = OrderText(details, flags, named)
+    proof_required = (
+        locked.proof_required if correction.proof_required is None else correction.proof_required
+    )
+    after = OrderText(details, flags, named, proof_required)
     changed = changes(before, after)
     if changed is None:
         return await order_change(conn, work_order_id, None)
@@ -65,11 +72,13 @@ async def update_details(
         "details": json.dumps(details),
         **flags,
         "customer_id": customer_id,
+        "proof_required": proof_required,
         "from_state": changed[0],
         "to_state": changed[1],
         "actor_id": actor_id,
     }
     moved = (await conn.execute(Q["update_work_order_details"], params)).one()
+    await settle_work_order(conn, work_order_id, actor_id)
     return await order_change(conn, work_order_id, moved)
 
 

@@ -50,7 +50,12 @@ async def department_flow(
 
 async def order_flow(conn: AsyncConnection, window: Window) -> OrderFlow:
     row = (await conn.execute(Q["order_flow"], {"from": window.start, "to": window.end})).one()
-    return OrderFlow(completed_with_due=row.with_due, on_time=row.on_time, lead=_stats(row, "lead"))
+    return OrderFlow(
+        completed_with_due=row.with_due,
+        on_time=row.on_time,
+        lead=_stats(row, "lead"),
+        customer_wait=_stats(row, "customer"),
+    )
 
 
 async def rebuild(conn: AsyncConnection, work_order_ids: list[int]) -> int:

@@ -15,6 +15,7 @@ from db.queries import Q, fetch_native
 from db.rows import WorkOrderRow
 from domain.enums import (
     DepartmentKind,
+    ProofStatus,
     TaskStatus,
     WorkOrderAction,
     WorkOrderPriority,
@@ -23,7 +24,7 @@ from domain.enums import (
 from domain.errors import DomainError, ErrorCode
 from domain.jobs import job_line
 from domain.money import Money
-from domain.routing import TaskFacts
+from domain.routing import TaskFacts, awaits_proof
 from domain.transitions import (
     ORDER_TRANSITIONS,
     open_refusal,
@@ -43,6 +44,8 @@ from domain.workflow import (
 MAX_NUMBER_ATTEMPTS = 20
 GATE_OPENED_REASON = "Every task it waits for is completed."
 GATE_CLOSED_REASON = "A task it waits for is not completed any more."
+PROOF_OPENED_REASON = "Every task it waits for is completed, and the customer approved the proof."
+PROOF_CLOSED_REASON = "It waits for the customer to approve the latest proof."
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,8 @@ class NewWorkOrder:
     priority: WorkOrderPriority = WorkOrderPriority.NORMAL
     # An order that only delivers (stock goods): no production, no job line needed.
     delivery_only: bool = False
+    # Its departments that need an approved proof wait for the customer's approval.
+    proof_required: bool = False
     idempotency_key: str | None = None
 
 
@@ -126,6 +131,7 @@ async def create_work_order(
         "created_by": new.created_by,
         "due_at": new.due_at,
         "priority": new.priority.value,
+        "proof_required": new.proof_required,
         **once.params(),
     }
     order = None
@@ -148,7 +154,12 @@ async def create_work_order(
     rows = {d.id: d for d in departments}
     new_tasks = [
         TaskFacts(
-            i, TaskStatus.PENDING, DepartmentKind(rows[i].kind), rows[i].gates_delivery, False
+            i,
+            TaskStatus.PENDING,
+            DepartmentKind(rows[i].kind),
+            rows[i].gates_delivery,
+            False,
+            awaits_proof(new.proof_required, rows[i].needs_approved_proof, None),
         )
         for i in department_ids
     ]
@@ -188,7 +199,15 @@ async def order_change(conn: AsyncConnection, work_order_id: int, moved: Any) ->
     return OrderChange(order, changed=False)
 
 
-async def settle_work_order(conn: AsyncConnection, work_order_id: int, actor_id: int) -> None:
+def waits_for_proof(row: Any) -> bool:
+    """domain.routing.awaits_proof of a row of settlement_facts or task_state."""
+    latest = ProofStatus(row.latest_proof) if row.latest_proof is not None else None
+    return awaits_proof(row.proof_required, row.needs_approved_proof, latest)
+
+
+async def settle_work_order(
+    conn: AsyncConnection, work_order_id: int, actor_id: int | None
+) -> None:
     """Bring the order's gates and its status in line with its tasks.
 
     Callers hold the work order's row lock, and this reads in a statement of its own,
@@ -207,18 +226,24 @@ async def settle_work_order(conn: AsyncConnection, work_order_id: int, actor_id:
             kind=DepartmentKind(r.kind),
             gates_delivery=r.gates_delivery,
             gate_open=r.gate_open,
+            awaits_proof=waits_for_proof(r),
         )
         for r in rows
     ]
     outcome = settle(WorkOrderStatus(first.order_status), tasks, routing)
+    # The history says why: a gate that waited for the proof (or waits for it now) says so.
+    proofed = {r.department_id for r in rows if r.proof_required and r.needs_approved_proof}
+    waiting = {t.department_id for t in tasks if t.awaits_proof}
     for open_, departments, reason in (
-        (True, outcome.opens, GATE_OPENED_REASON),
-        (False, outcome.closes, GATE_CLOSED_REASON),
+        (True, [d for d in outcome.opens if d not in proofed], GATE_OPENED_REASON),
+        (True, [d for d in outcome.opens if d in proofed], PROOF_OPENED_REASON),
+        (False, [d for d in outcome.closes if d not in waiting], GATE_CLOSED_REASON),
+        (False, [d for d in outcome.closes if d in waiting], PROOF_CLOSED_REASON),
     ):
         if departments:
             params = {
                 "work_order_id": work_order_id,
-                "department_ids": list(departments),
+                "department_ids": departments,
                 "open": open_,
                 "actor_id": actor_id,
                 "reason": reason,
@@ -234,7 +259,7 @@ async def transition_work_order(
     conn: AsyncConnection,
     work_order_id: int,
     action: WorkOrderAction,
-    actor_id: int,
+    actor_id: int | None,
     reason: str | None = None,
 ) -> WorkOrderRow:
     """The only writer of a work order's status: one guarded statement, with history and event."""

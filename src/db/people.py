@@ -31,6 +31,7 @@ async def create_department(
     name: str,
     kind: DepartmentKind,
     gates_delivery: bool | None = None,
+    needs_approved_proof: bool = False,
 ) -> DepartmentRow:
     """`gates_delivery` None takes the domain's default for the kind."""
     params = {
@@ -38,6 +39,7 @@ async def create_department(
         "name": name,
         "kind": kind.value,
         "gates_delivery": workflow.gates_delivery(kind, gates_delivery),
+        "needs_approved_proof": workflow.needs_approved_proof(kind, needs_approved_proof),
     }
     row = (await conn.execute(Q["insert_department"], params)).first()
     if row is not None:

@@ -87,13 +87,17 @@ WITH wo AS (
 SELECT * FROM moved
 
 -- name: task_state
--- Re-read after a guarded write matched nothing, for domain.transitions.judge.
+-- Re-read after a guarded write matched nothing, for domain.transitions.judge; with what
+-- domain.routing.awaits_proof reads (the order's latest proof version's status).
 SELECT t.status, t.picked_up_by, u.name AS picked_up_by_name,
        coalesce(t.available_at <= now(), false) AS available,
        w.status AS order_status, w.imported_closed, w.held_at IS NOT NULL AS held,
        EXISTS (SELECT 1 FROM user_departments ud
                WHERE ud.user_id = :actor_id AND ud.department_id = t.department_id) AS is_member,
-       d.kind = 'PRODUCTION' AS production
+       d.kind = 'PRODUCTION' AS production,
+       w.proof_required, d.needs_approved_proof,
+       (SELECT p.status FROM proofs p WHERE p.work_order_id = w.id
+        ORDER BY p.version DESC LIMIT 1) AS latest_proof
 FROM department_tasks t
 JOIN work_orders w ON w.id = t.work_order_id
 JOIN departments d ON d.id = t.department_id
@@ -103,9 +107,12 @@ WHERE t.id = :task_id
 -- name: settlement_facts
 -- Read under the work order lock taken by transition_task, in a statement of its
 -- own so that its snapshot includes every transition committed before ours; with the
--- routing (every department's follows, as pairs), read with the tasks.
+-- routing (every department's follows, as pairs), read with the tasks; and what
+-- domain.routing.awaits_proof reads (the order's latest proof version's status), so an
+-- approval or a new version decided under the same lock is seen too.
 SELECT w.status AS order_status, t.department_id, t.status, d.kind, d.gates_delivery,
-       t.available_at IS NOT NULL AS gate_open, r.follows_from, r.follows_to
+       t.available_at IS NOT NULL AS gate_open, r.follows_from, r.follows_to,
+       w.proof_required, d.needs_approved_proof, lp.status AS latest_proof
 FROM work_orders w
 JOIN department_tasks t ON t.work_order_id = w.id
 JOIN departments d ON d.id = t.department_id
@@ -114,6 +121,9 @@ CROSS JOIN (
            array_agg(f.follows_id ORDER BY o.id, f.follows_id) AS follows_to
     FROM departments o CROSS JOIN LATERAL unnest(o.follows) AS f(follows_id)
 ) r
+LEFT JOIN LATERAL (
+    SELECT p.status FROM proofs p WHERE p.work_order_id = w.id ORDER BY p.version DESC LIMIT 1
+) lp ON true
 WHERE w.id = :work_order_id
 
 -- name: set_gates
@@ -172,7 +182,7 @@ SELECT * FROM moved
 
 -- name: lock_work_order
 SELECT id, status, version, imported_closed, due_at, priority, held_at, customer_id, details,
-       needs_installation, needs_transport, needs_repair
+       needs_installation, needs_transport, needs_repair, proof_required
 FROM work_orders WHERE id = :work_order_id FOR NO KEY UPDATE
 
 -- name: started_task_ids
@@ -195,13 +205,13 @@ WITH created AS (
     INSERT INTO work_orders (order_number, customer_id, details, needs_installation,
                              needs_transport, needs_repair, quote_minor, quote_currency,
                              created_by, due_at, priority, idempotency_key,
-                             idempotency_fingerprint)
+                             idempotency_fingerprint, proof_required)
     VALUES (coalesce(CAST(:order_number AS text),
                      'WO-' || lpad(nextval('work_order_number_seq')::text, 6, '0')),
             :customer_id, CAST(:details AS jsonb), :needs_installation, :needs_transport,
             :needs_repair, :quote_minor, :quote_currency, :created_by,
             CAST(:due_at AS timestamptz), :priority, :idempotency_key,
-            :idempotency_fingerprint)
+            :idempotency_fingerprint, :proof_required)
     ON CONFLICT DO NOTHING
     RETURNING *, work_order_created_payload(work_orders) AS event_payload
 ), event AS (
@@ -259,12 +269,14 @@ SELECT * FROM moved
 
 -- name: update_work_order_details
 -- Runs under lock_work_order's lock, with what changed in words (domain.corrections):
--- a DETAILS_CHANGED history row and an event.
+-- a DETAILS_CHANGED history row and an event. The caller settles the gates after (the
+-- proof requirement moves them).
 WITH moved AS (
     UPDATE work_orders SET
         details = CAST(:details AS jsonb), needs_installation = :needs_installation,
         needs_transport = :needs_transport, needs_repair = :needs_repair,
-        customer_id = :customer_id, version = version + 1, updated_at = pressroom_now()
+        customer_id = :customer_id, proof_required = :proof_required,
+        version = version + 1, updated_at = pressroom_now()
     WHERE id = :work_order_id
     RETURNING *, work_order_changed_payload(work_orders, 'details') AS event_payload
 ), history AS (
@@ -450,8 +462,8 @@ LIMIT :limit
 SELECT id, status, version FROM work_orders WHERE id = :work_order_id
 
 -- name: insert_department
-INSERT INTO departments (code, name, kind, gates_delivery)
-VALUES (:code, :name, :kind, :gates_delivery)
+INSERT INTO departments (code, name, kind, gates_delivery, needs_approved_proof)
+VALUES (:code, :name, :kind, :gates_delivery, :needs_approved_proof)
 ON CONFLICT DO NOTHING
 RETURNING *
 
@@ -462,6 +474,10 @@ SELECT * FROM departments ORDER BY id FOR NO KEY UPDATE
 
 -- name: set_department_follows
 UPDATE departments SET follows = CAST(:follows AS bigint[]) WHERE id = :department_id
+RETURNING *
+
+-- name: set_department_needs_approved_proof
+UPDATE departments SET needs_approved_proof = :needs_approved_proof WHERE id = :department_id
 RETURNING *
 
 -- name: routed_work_orders
@@ -1345,16 +1361,27 @@ SELECT id FROM work_orders WHERE id > :after_id ORDER BY id LIMIT :limit
 
 -- name: order_flow
 -- Work orders whose last completion falls in [:from, :to) (cancelled ones count nowhere):
--- how many had a due date and met it, and their lead times (created to completed).
+-- how many had a due date and met it, their lead times (created to completed), and of
+-- those with proofs the time they waited for the customer: each version from its upload
+-- to its decision (or to the next version's upload, or to the completion), summed.
 WITH done AS (
-    SELECT w.due_at, w.last_completed_at <= w.due_at AS on_time,
+    SELECT w.id, w.due_at, w.last_completed_at, w.last_completed_at <= w.due_at AS on_time,
            CAST(extract(epoch FROM w.last_completed_at - w.created_at) AS double precision)
                AS seconds
     FROM work_orders w
     WHERE w.last_completed_at >= :from AND w.last_completed_at < :to
       AND w.status <> 'CANCELLED'
+), customer AS (
+    SELECT sum(CAST(extract(epoch FROM least(
+               coalesce(p.decided_at, n.uploaded_at, d.last_completed_at), d.last_completed_at)
+               - p.uploaded_at) AS double precision)) AS seconds
+    FROM done d
+    JOIN proofs p ON p.work_order_id = d.id
+    LEFT JOIN proofs n ON n.work_order_id = p.work_order_id AND n.version = p.version + 1
+    GROUP BY d.id
 )
-SELECT with_due, on_time, lead_count, p[1] AS lead_p50, p[2] AS lead_p85, lead_max
+SELECT with_due, on_time, lead_count, p[1] AS lead_p50, p[2] AS lead_p85, lead_max,
+       c.customer_count, c.q[1] AS customer_p50, c.q[2] AS customer_p85, c.customer_max
 FROM (
     SELECT count(*) FILTER (WHERE due_at IS NOT NULL) AS with_due,
            count(*) FILTER (WHERE on_time) AS on_time,
@@ -1362,6 +1389,11 @@ FROM (
            percentile_cont(ARRAY[0.5, 0.85]) WITHIN GROUP (ORDER BY seconds) AS p
     FROM done
 ) AS totals
+CROSS JOIN (
+    SELECT count(*) AS customer_count, max(seconds) AS customer_max,
+           percentile_cont(ARRAY[0.5, 0.85]) WITHIN GROUP (ORDER BY seconds) AS q
+    FROM customer
+) AS c
 
 -- Exports (db/exports.py): streamed through a server-side cursor, in a stable order.
 
@@ -1719,3 +1751,51 @@ INSERT INTO proof_chunks (proof_id, part, seq, data) VALUES (:proof_id, :part, :
 
 -- name: proof_chunk
 SELECT data FROM proof_chunks WHERE proof_id = :proof_id AND part = :part AND seq = :seq
+
+-- ===== proofs: gate and decisions =====
+
+-- name: decide_proof
+-- The one writer of a proof version's decision. Locks the work order first (as
+-- transition_task does), so a racing decision, upload or cancel queues behind us and then
+-- sees our commit; decides the version only if it is still PENDING and the order's
+-- latest, on an ACTIVE order. Its history row (:kind, with the decision in words) and its
+-- event (:kind, proof_event_payload) with it. The caller settles the gates under the lock.
+WITH wo AS (
+    SELECT w.id FROM work_orders w
+    WHERE w.id = :work_order_id AND w.status = 'ACTIVE' AND NOT w.imported_closed
+    FOR NO KEY UPDATE
+), decided AS (
+    UPDATE proofs p SET
+        status = CAST(:status AS text), decided_at = pressroom_now(),
+        decided_through = CAST(:through AS text), decided_by_name = :decided_by_name,
+        decided_by = CAST(:decided_by AS bigint),
+        customer_link_id = CAST(:customer_link_id AS bigint), comment = :comment
+    FROM wo
+    WHERE p.work_order_id = wo.id AND p.version = :version AND p.status = 'PENDING'
+      AND NOT EXISTS (SELECT 1 FROM proofs n
+                      WHERE n.work_order_id = p.work_order_id AND n.version > p.version)
+    RETURNING p.*, proof_event_payload(p) AS event_payload
+), history AS (
+    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id,
+                                        reason)
+    SELECT work_order_id, :kind, 'PENDING', status, :decided_by, :history FROM decided
+), event AS (
+    INSERT INTO events (type, work_order_id, payload)
+    SELECT :kind, work_order_id, event_payload FROM decided
+)
+SELECT id, work_order_id FROM decided
+
+-- name: proof_state
+-- Re-read after decide_proof matched nothing, for domain.proof_decisions.judge_decision.
+SELECT p.id, p.version, p.status, p.decided_by_name, w.status AS order_status,
+       w.imported_closed,
+       (SELECT max(n.version) FROM proofs n WHERE n.work_order_id = w.id) AS latest_version
+FROM proofs p JOIN work_orders w ON w.id = p.work_order_id
+WHERE p.work_order_id = :work_order_id AND p.version = :version
+
+-- name: proof_makers_tasks
+-- The order's tasks (but removed ones) of the departments whose work the proof is.
+SELECT t.id, t.department_id, t.status FROM department_tasks t
+WHERE t.work_order_id = :work_order_id AND t.status <> 'REMOVED'
+  AND t.department_id = ANY(CAST(:department_ids AS bigint[]))
+ORDER BY t.department_id

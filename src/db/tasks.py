@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from db.orders import settle_work_order
+from db.orders import settle_work_order, waits_for_proof
 from db.queries import fetch_native, in_transaction
 from db.rows import TaskRow
 from db.timers import STALE_AFTER
@@ -111,6 +111,7 @@ async def transition_task(
                 imported_closed=state.imported_closed,
                 held=state.held,
                 production=state.production,
+                awaits_proof=waits_for_proof(state),
             ),
             ActorFacts(actor.user_id, actor.is_admin, state.is_member, actor.is_sales),
         )

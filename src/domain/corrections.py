@@ -28,6 +28,8 @@ class OrderText:
     details: Mapping[str, Any]
     flags: Mapping[str, bool]  # by FLAGS' keys
     customer: str  # the customer's name
+    # Whether its departments that need an approved proof wait for one.
+    proof_required: bool = False
 
 
 def _value(value: Any) -> str:
@@ -51,6 +53,9 @@ def changes(before: OrderText, after: OrderText) -> tuple[str, str] | None:
     if before.customer != after.customer:
         old.append(f"customer: {before.customer}")
         new.append(f"customer: {after.customer}")
+    if before.proof_required != after.proof_required:
+        old.append(f"proof required: {'yes' if before.proof_required else 'no'}")
+        new.append(f"proof required: {'yes' if after.proof_required else 'no'}")
     if not old:
         return None
     return "; ".join(old), "; ".join(new)

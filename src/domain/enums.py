@@ -81,6 +81,9 @@ class WorkOrderAction(StrEnum):
     DETAILS_CHANGED = "DETAILS_CHANGED"
     DEPARTMENT_ADDED = "DEPARTMENT_ADDED"
     DEPARTMENT_REMOVED = "DEPARTMENT_REMOVED"
+    # The customer (or Sales on their word) decided the order's latest proof version.
+    PROOF_APPROVED = "PROOF_APPROVED"
+    PROOF_CHANGES_REQUESTED = "PROOF_CHANGES_REQUESTED"
 
 
 class LedgerEntryKind(StrEnum):

@@ -25,6 +25,12 @@ class ErrorCode(StrEnum):
     DAMAGED_FILE = "DAMAGED_FILE"
     # A proof file of more bytes, or an image of more pixels, than a proof may have.
     FILE_TOO_LARGE = "FILE_TOO_LARGE"
+    # The task waits for the customer's approval of the order's latest proof.
+    PROOF_NOT_APPROVED = "PROOF_NOT_APPROVED"
+    # The proof version was withdrawn by a newer one: only the latest can be decided.
+    PROOF_SUPERSEDED = "PROOF_SUPERSEDED"
+    # The proof version was already decided the other way.
+    ALREADY_DECIDED = "ALREADY_DECIDED"
 
 
 class DomainError(Exception):

@@ -63,6 +63,8 @@ class OrderFlow:
     completed_with_due: int
     on_time: int
     lead: DurationStats
+    # Of the orders with proofs: how long their proofs waited for the customer's decision.
+    customer_wait: DurationStats
 
     @property
     def on_time_rate(self) -> float | None:

@@ -6,14 +6,15 @@ tasks of the departments it follows; a followed department the order lacks is pa
 through to the departments that one follows, so an order of Design and Finishing lets
 Finishing wait for Design. The delivery task waits for exactly the order's production
 tasks that gate delivery, with no chaining. A task's gate (`availableAt`) is open when
-every task it waits for is COMPLETED: workflow.settle opens and closes every gate of an
-order by this one rule.
+every task it waits for is COMPLETED and it does not wait for the customer's approval of a
+proof (`awaits_proof`): workflow.settle opens and closes every gate of an order by this one
+rule.
 """
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from domain.enums import DepartmentKind, TaskStatus
+from domain.enums import DepartmentKind, ProofStatus, TaskStatus
 from domain.errors import DomainError, ErrorCode
 
 # A department's id -> the ids of the departments it follows.
@@ -35,6 +36,15 @@ class TaskFacts:
     kind: DepartmentKind
     gates_delivery: bool
     gate_open: bool  # availableAt is set
+    # It waits for the customer's approval of the order's latest proof (`awaits_proof`).
+    awaits_proof: bool = False
+
+
+def awaits_proof(order_requires: bool, department_needs: bool, latest: ProofStatus | None) -> bool:
+    """Whether a task waits for the customer: its department needs an approved proof, its
+    order requires one, and the order's latest proof version is not approved (none yet, or
+    one pending, sent back or withdrawn)."""
+    return order_requires and department_needs and latest is not ProofStatus.APPROVED
 
 
 def on_order(status: TaskStatus) -> bool:
@@ -82,6 +92,30 @@ def holding(task: TaskFacts, tasks: Sequence[TaskFacts], routing: Routing) -> li
     if not on_order(task.status):
         return []
     return [t for t in waits_for(task, tasks, routing) if t.status is not TaskStatus.COMPLETED]
+
+
+def gate_opens(task: TaskFacts, tasks: Sequence[TaskFacts], routing: Routing) -> bool:
+    """The one rule of a gate: nothing it waits for is unfinished, nor the proof."""
+    return not task.awaits_proof and not holding(task, tasks, routing)
+
+
+def proof_makers(needing: Collection[int], routing: Routing) -> list[int]:
+    """The departments whose work a proof is (Design): the nearest ones upstream of the
+    departments that need an approved proof (`needing`) that need none themselves,
+    following the routing through departments that need one too. Sorted ids."""
+    found: set[int] = set()
+    seen: set[int] = set()
+    todo = [f for d in needing for f in routing.get(d, ())]
+    while todo:
+        department = todo.pop()
+        if department in seen:
+            continue
+        seen.add(department)
+        if department in needing:
+            todo.extend(routing.get(department, ()))
+        else:
+            found.add(department)
+    return sorted(found)
 
 
 def check_follows(

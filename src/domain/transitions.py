@@ -111,6 +111,8 @@ class TaskState:
     held: bool = False
     # Its department is chosen per order (production), not the delivery department.
     production: bool = True
+    # It waits for the customer's approval of the order's latest proof (domain.routing).
+    awaits_proof: bool = False
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,11 @@ def judge(action: TaskAction, task: TaskState, actor: ActorFacts) -> Verdict:
             ErrorCode.INVALID_INPUT,
             "The delivery task is on every work order: it cannot be removed.",
             "departmentCode",
+        )
+    if rule.requires_available and not task.available and task.awaits_proof:
+        raise DomainError(
+            ErrorCode.PROOF_NOT_APPROVED,
+            "This task waits for the customer to approve the order's latest proof.",
         )
     if rule.requires_available and not task.available:
         raise DomainError(

@@ -12,7 +12,13 @@ from dataclasses import dataclass
 
 from domain.enums import DepartmentKind, TaskStatus, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
-from domain.routing import DepartmentFacts, Routing, TaskFacts, holding, on_order, waits_for
+from domain.routing import (
+    DepartmentFacts,
+    Routing,
+    TaskFacts,
+    gate_opens,
+    on_order,
+)
 
 
 def can_gate_delivery(kind: DepartmentKind) -> bool:
@@ -29,6 +35,17 @@ def gates_delivery(kind: DepartmentKind, asked: bool | None) -> bool:
             "gatesDelivery",
         )
     return asked if asked is not None else can_gate_delivery(kind)
+
+
+def needs_approved_proof(kind: DepartmentKind, asked: bool) -> bool:
+    """Only production departments wait for an approved proof (Print, Finishing)."""
+    if asked and kind is not DepartmentKind.PRODUCTION:
+        raise DomainError(
+            ErrorCode.INVALID_INPUT,
+            "Only production departments can wait for an approved proof.",
+            "needsApprovedProof",
+        )
+    return asked
 
 
 @dataclass(frozen=True)
@@ -160,28 +177,29 @@ def progress(statuses: Iterable[TaskStatus]) -> tuple[int, int]:
 
 
 def opens_at_creation(tasks: Sequence[TaskFacts], routing: Routing) -> list[int]:
-    """The production departments whose tasks on a new order wait for nothing: in their
-    queues from the start (the delivery gate's opening is settled and recorded)."""
+    """The production departments whose tasks on a new order wait for nothing (no task,
+    no proof): in their queues from the start (the delivery gate's opening is settled and
+    recorded)."""
     return [
         t.department_id
         for t in tasks
-        if t.kind is DepartmentKind.PRODUCTION and not waits_for(t, tasks, routing)
+        if t.kind is DepartmentKind.PRODUCTION and gate_opens(t, tasks, routing)
     ]
 
 
 def settle(
     order_status: WorkOrderStatus, tasks: Sequence[TaskFacts], routing: Routing
 ) -> Settlement:
-    """Every gate of the order by one rule (domain.routing): open when nothing it waits
-    for is unfinished; closed again only while its task is PENDING (a started task keeps
-    its gate, see the module's decision). Then the status follows the tasks. Removed tasks
-    take no part."""
+    """Every gate of the order by one rule (domain.routing.gate_opens): open when nothing
+    it waits for is unfinished, nor the customer's approval of a proof; closed again only
+    while its task is PENDING (a started task keeps its gate, see the module's decision).
+    Then the status follows the tasks. Removed tasks take no part."""
     if order_status is WorkOrderStatus.CANCELLED:
         return Settlement()
     tasks = [t for t in tasks if on_order(t.status)]
     opens, closes = [], []
     for task in tasks:
-        should_open = not holding(task, tasks, routing)
+        should_open = gate_opens(task, tasks, routing)
         if should_open and not task.gate_open:
             opens.append(task.department_id)
         elif not should_open and task.gate_open and task.status is TaskStatus.PENDING:

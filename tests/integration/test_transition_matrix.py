@@ -19,6 +19,7 @@ from sqlalchemy import text
 
 from db import schedule
 from db.engine import unit_of_work
+from db.routing import set_needs_approved_proof
 from tests.support import Client, Shop, gid, task_ids
 
 REASON = "Customer changed the artwork"
@@ -262,9 +263,27 @@ MATRIX: dict[tuple[str, str], dict[str, Outcome]] = {
         "ari": Moved("COMPLETED", None),
     },
     ("REOPEN", "HELD"): {"ada": INVALID},
+    # PROOF: pending, waiting for the customer's approval of the order's proof (print needs
+    # one, the order requires it, no version is approved). Only a start waits for it.
+    ("START", "PROOF"): {
+        "pat": Refused("PROOF_NOT_APPROVED"),
+        "pia": Refused("PROOF_NOT_APPROVED"),
+        "dee": FORBIDDEN,
+        "ada": FORBIDDEN,
+        "ari": Refused("PROOF_NOT_APPROVED"),
+    },
+    ("FINISH", "PROOF"): {"pat": INVALID, "pia": INVALID, "dee": INVALID, "ada": INVALID},
+    ("RELEASE", "PROOF"): {"ada": INVALID},
+    ("OVERRIDE_COMPLETE", "PROOF"): {
+        "ada": Moved("COMPLETED", None),
+        "ari": Moved("COMPLETED", None),
+    },
+    ("REOPEN", "PROOF"): {"ada": INVALID},
 }
 ACTORS: tuple[str | None, ...] = ("pat", "pia", "dee", "ada", "ari", None)
-STATES = ("PENDING", "STARTED", "COMPLETED", "HELD")
+STATES = ("PENDING", "STARTED", "COMPLETED", "HELD", "PROOF")
+# The states in which the task is PENDING in the database.
+WAITING = ("HELD", "PROOF")
 
 
 def expected(action: str, state: str, actor: str | None) -> Outcome:
@@ -300,7 +319,10 @@ async def allowed_actions(api: Client, shop: Shop, actor: str, task: int) -> lis
 async def print_task_in(api: Client, shop: Shop, state: str) -> tuple[int, int]:
     """A work order for print and finishing; its print task brought to `state` by pat."""
     await shop.add_user("ari", ["print"], is_admin=True)
-    order = await shop.order(["print", "finishing"])
+    if state == "PROOF":
+        async with unit_of_work(shop.engine) as conn:
+            await set_needs_approved_proof(conn, "print", True, shop.users["ada"])
+    order = await shop.order(["print", "finishing"], proof_required=state == "PROOF")
     task = (await task_ids(shop.engine, order))["print"]
     if state in ("STARTED", "COMPLETED"):
         await do(api, shop, "pat", "START", task)
@@ -309,7 +331,7 @@ async def print_task_in(api: Client, shop: Shop, state: str) -> tuple[int, int]:
     if state == "HELD":
         async with unit_of_work(shop.engine) as conn:
             await schedule.hold(conn, order, "Waiting for the proof.", shop.users["sam"])
-    assert (await task_row(shop, task)).status == ("PENDING" if state == "HELD" else state)
+    assert (await task_row(shop, task)).status == ("PENDING" if state in WAITING else state)
     return order, task
 
 
@@ -374,7 +396,7 @@ async def test_transition_matrix(
     assert after.transitions == before.transitions + 1
     assert after.events >= before.events + 1
     reason = REASON if action in ADMIN_ACTIONS else None
-    from_status = "PENDING" if state == "HELD" else state
+    from_status = "PENDING" if state in WAITING else state
     assert await transitions_since(shop, before) == [
         (task, action, from_status, outcome.status, actor_id, reason)
     ]

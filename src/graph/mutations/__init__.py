@@ -19,6 +19,7 @@ from graph.mutations import (
     login,
     people,
     post_ledger_entry,
+    proof_decisions,
     redeliver_webhook_delivery,
     remove_work_order_department,
     reschedule_work_order,
@@ -26,6 +27,7 @@ from graph.mutations import (
     rotate_payment_inbox_secret,
     rotate_webhook_secret,
     set_department_follows,
+    set_department_needs_approved_proof,
     tasks,
     tokens,
     update_customer,
@@ -43,6 +45,9 @@ class Mutation:
     login = login.login
     create_department = create_department.create_department
     set_department_follows = set_department_follows.set_department_follows
+    set_department_needs_approved_proof = (
+        set_department_needs_approved_proof.set_department_needs_approved_proof
+    )
     create_user = people.create_user
     set_user_departments = people.set_user_departments
     deactivate_user = user_access.deactivate_user
@@ -81,3 +86,5 @@ class Mutation:
     rotate_payment_inbox_secret = rotate_payment_inbox_secret.rotate_payment_inbox_secret
     delete_payment_inbox = delete_payment_inbox.delete_payment_inbox
     upload_proof = upload_proof.upload_proof
+    approve_proof = proof_decisions.approve_proof
+    request_proof_changes = proof_decisions.request_proof_changes

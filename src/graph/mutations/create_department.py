@@ -24,6 +24,11 @@ class CreateDepartmentInput:
         description="Defaults to true for PRODUCTION (false for e.g. Design); only "
         "PRODUCTION departments can gate delivery.",
     )
+    needs_approved_proof: bool = strawberry.field(
+        default=False,
+        description="On an order that requires a proof, its task waits for the customer's "
+        "approval of the latest proof (PRODUCTION departments only, e.g. Print).",
+    )
 
 
 @strawberry.type
@@ -41,6 +46,7 @@ async def create_department(info: Info, input: CreateDepartmentInput) -> CreateD
             validation.text(input.name, "name"),
             Kind(input.kind),
             input.gates_delivery,
+            input.needs_approved_proof,
         )
         return CreateDepartmentPayload(department=Department.of(row))
 

@@ -47,6 +47,11 @@ class CreateWorkOrderInput:
         "and no job line. Any other order needs a production department and details from "
         "which jobLine reads something (a product, a title or notes).",
     )
+    proof_required: bool = strawberry.field(
+        default=False,
+        description="Its departments that need an approved proof (Department."
+        "needsApprovedProof) wait until the customer approves the latest proof version.",
+    )
     idempotency_key: str | None = idempotency_key_field()
 
 
@@ -81,6 +86,7 @@ async def create_work_order(info: Info, input: CreateWorkOrderInput) -> CreateWo
                 due_at=validation.due_at(input.due_at),
                 priority=input.priority,
                 delivery_only=input.delivery_only,
+                proof_required=input.proof_required,
                 idempotency_key=idempotency.optional_key(input.idempotency_key),
             ),
             info.context.services.due_soon,

@@ -31,6 +31,11 @@ class UpdateWorkOrderInput:
     needs_transport: bool | None = None
     needs_repair: bool | None = None
     customer_id: relay.GlobalID | None = None
+    proof_required: bool | None = strawberry.field(
+        default=None,
+        description="Whether its departments that need an approved proof wait for the "
+        "customer's approval of the latest proof (null: unchanged).",
+    )
 
 
 @strawberry.type
@@ -58,6 +63,7 @@ async def update_work_order(info: Info, input: UpdateWorkOrderInput) -> UpdateWo
                 if input.customer_id is not None
                 else None
             ),
+            proof_required=input.proof_required,
         )
         done = await update_details(
             conn, work_order_id, correction, input.expected_version, viewer_of(info).user_id

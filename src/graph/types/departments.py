@@ -23,6 +23,10 @@ class Department(relay.Node):
     gates_delivery: bool = strawberry.field(
         description="Whether the delivery task waits for this department's task to complete."
     )
+    needs_approved_proof: bool = strawberry.field(
+        description="On an order that requires a proof, its task waits until the customer "
+        "approves the latest proof version (production departments only)."
+    )
     _follows: strawberry.Private[list[int]]
 
     @strawberry.field(
@@ -62,6 +66,7 @@ class Department(relay.Node):
             name=row.name,
             kind=row.kind,
             gates_delivery=row.gates_delivery,
+            needs_approved_proof=row.needs_approved_proof,
             _follows=row.follows,
         )
 

@@ -93,6 +93,11 @@ class FlowSummary:
     lead_time: DurationStats = strawberry.field(
         description="Work orders completed in the window: created to completed."
     )
+    customer_wait_time: DurationStats = strawberry.field(
+        description="Of the work orders completed in the window that had proofs: how long "
+        "they waited for the customer, each proof version from its upload to the "
+        "customer's decision (or the next version, or the completion), summed per order."
+    )
 
     @classmethod
     def of(
@@ -108,4 +113,5 @@ class FlowSummary:
                 rate=orders.on_time_rate,
             ),
             lead_time=DurationStats.of(orders.lead),
+            customer_wait_time=DurationStats.of(orders.customer_wait),
         )

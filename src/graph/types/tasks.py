@@ -12,13 +12,14 @@ from db.rows import DepartmentRow, TaskRow, TaskTransitionRow, WorkOrderRow
 from domain.corrections import FLAGS, needs_in_words
 from domain.enums import (
     DepartmentKind,
+    ProofStatus,
     QueueLane,
     TaskAction,
     TaskStatus,
     WorkOrderPriority,
     WorkOrderStatus,
 )
-from domain.routing import TaskFacts, holding
+from domain.routing import TaskFacts, awaits_proof, holding
 from domain.transitions import (
     QueuePlace,
     TaskState,
@@ -223,6 +224,23 @@ class DepartmentTask(relay.Node):
             return []
         held_by = await waited_for(info, self._work_order_id, self._department_id)
         return [Department.of(row) for row in held_by]
+
+    @strawberry.field(
+        description="Whether it waits for the customer to approve the order's latest proof "
+        "(the order requires one, its department needs one, and that version is not "
+        "approved): false once its gate is open."
+    )
+    async def awaits_proof(self, info: Info) -> bool:
+        if self.available_at is not None:
+            return False
+        loaders = info.context.loaders
+        order = await loaders.work_order.load(self._work_order_id)
+        department = await loaders.department.load(self._department_id)
+        if order is None or department is None or not order.proof_required:
+            return False
+        versions = await loaders.proofs_of_work_order.load(self._work_order_id)
+        latest = ProofStatus(versions[0].status) if versions else None
+        return awaits_proof(order.proof_required, department.needs_approved_proof, latest)
 
     @strawberry.field(
         description="For the delivery task: where to deliver (the customer's address) and "

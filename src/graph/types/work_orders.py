@@ -188,6 +188,10 @@ class WorkOrder(relay.Node):
         description="Set while the order is on hold: its pending tasks are out of every "
         "queue (started ones may finish). The order stays ACTIVE."
     )
+    proof_required: bool = strawberry.field(
+        description="Its tasks of departments that need an approved proof wait until the "
+        "customer approves its latest proof version."
+    )
 
     @classmethod
     def of(cls, row: WorkOrderRow) -> "WorkOrder":
@@ -209,6 +213,7 @@ class WorkOrder(relay.Node):
             due_at=row.due_at,
             priority=row.priority,
             hold=Hold.of(row),
+            proof_required=row.proof_required,
         )
 
     @strawberry.field(description="Not completed, not cancelled, and its due date passed.")

@@ -1,7 +1,7 @@
 // Insights (admins and Sales): how work flowed over the last 7, 30 or 90 days, from the
 // server's flow figures (flowSummary): waiting and working time per department as bars
-// (the longest waits first), tasks completed per day as lines, the on-time rate and the
-// lead time as figures. Every chart has its numbers as a table behind "Show as table".
+// (the longest waits first), tasks completed per day as lines, the on-time rate, the
+// lead time and the time orders waited for the customer's approval as figures. Every chart has its numbers as a table behind "Show as table".
 import { gql } from "../lib/graphql.js";
 import { html, useMemo, useState } from "../lib/html.js";
 import { Chart, barChart, lineChart } from "../lib/chart.js";
@@ -21,6 +21,7 @@ const FLOW = gql`
       }
       onTime { completed onTime rate }
       leadTime { count p50 p85 max }
+      customerWaitTime { count p50 p85 max }
     }
   }
 `;
@@ -118,6 +119,8 @@ export function Insights({ me }) {
           detail=${`${summary.onTime.onTime} of ${summary.onTime.completed} orders with a due date`} />
         <${Figure} label="Lead time, median" value=${spoken(summary.leadTime.p50)}
           detail=${`85th percentile ${spoken(summary.leadTime.p85)}; ${summary.leadTime.count} orders completed`} />
+        <${Figure} label="Waiting for the customer, median" value=${spoken(summary.customerWaitTime.p50)}
+          detail=${`85th percentile ${spoken(summary.customerWaitTime.p85)}; ${summary.customerWaitTime.count} orders with proofs`} />
         ${departments.map((d) => html`<${Figure} key=${d.department.id} label=${d.department.name + " now"}
           value=${`${d.waiting} waiting`} detail=${`${d.wip} in progress`} />`)}
       </div>
