@@ -130,6 +130,9 @@ async def running_app(database_url: str) -> AsyncIterator[tuple[str, Any]]:
         signin_failures_per_account="100000/minute",
         inbox_failures_per_address="100000/minute",
         inbox_requests_per_address="100000/minute",
+        customer_page_failures_per_address="100000/minute",
+        customer_page_requests_per_address="100000/minute",
+        customer_page_requests_per_link="100000/minute",
         **WEBHOOK_SETTINGS,
     )
     app = create_app(settings, url=database_url)

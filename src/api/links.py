@@ -13,6 +13,11 @@ def order_url(base: str, work_order_id: int) -> str:
     return f"{base.rstrip('/')}/orders/{encode_id('WorkOrder', work_order_id)}"
 
 
+def customer_url(base: str, secret: str) -> str:
+    """A customer link's page, absolute: what the customer is sent."""
+    return f"{base.rstrip('/')}/c/{secret}"
+
+
 def qr_svg(url: str) -> str:
     """The QR code of `url` as an SVG document, with its namespace so it also stands alone
     as an image (error correction M: a creased ticket still reads)."""

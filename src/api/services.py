@@ -17,6 +17,7 @@ from api.throttle import PasswordThrottle
 from api.viewer import ViewerCache
 from db import timers
 from db.feed import EventFeed
+from domain.customer_view import LINK_DAYS
 from domain.webhooks import Policy
 
 log = logging.getLogger("pressroom.database")
@@ -72,6 +73,9 @@ class Services:
     # every absolute link starts with it, never with the Host a request names, which its
     # sender chooses.
     public_url: str = ""
+    # A customer link without an expiry ends this many days after its order
+    # (PRESSROOM_CUSTOMER_LINK_DAYS).
+    customer_link_days: int = LINK_DAYS
     # Retries, timeouts and reachable addresses of webhooks (PRESSROOM_WEBHOOK_*).
     webhooks: Policy = field(default_factory=Policy)
     # The app's own metrics registry.

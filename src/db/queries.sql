@@ -1799,3 +1799,47 @@ SELECT t.id, t.department_id, t.status FROM department_tasks t
 WHERE t.work_order_id = :work_order_id AND t.status <> 'REMOVED'
   AND t.department_id = ANY(CAST(:department_ids AS bigint[]))
 ORDER BY t.department_id
+
+-- ===== customer links =====
+
+-- name: insert_customer_link
+-- A link to an order that exists (no row: there is none with that id), with what says
+-- when a link without its own expiry ends (db/customer_links.py).
+WITH made AS (
+    INSERT INTO customer_links (work_order_id, secret_hash, created_by, emailed_to, expires_at)
+    SELECT id, :secret_hash, :created_by, :emailed_to, :expires_at
+    FROM work_orders WHERE id = :work_order_id
+    RETURNING *
+)
+SELECT made.*, w.status AS order_status, coalesce(w.last_completed_at, w.updated_at) AS order_ended_at
+FROM made JOIN work_orders w ON w.id = made.work_order_id
+
+-- name: customer_links_of_work_orders
+-- Every link of these orders, newest first.
+SELECT l.*, w.status AS order_status, coalesce(w.last_completed_at, w.updated_at) AS order_ended_at
+FROM customer_links l JOIN work_orders w ON w.id = l.work_order_id
+WHERE l.work_order_id = ANY(:ids)
+ORDER BY l.work_order_id, l.id DESC
+
+-- name: customer_link_by_secret
+SELECT l.*, w.status AS order_status, coalesce(w.last_completed_at, w.updated_at) AS order_ended_at
+FROM customer_links l JOIN work_orders w ON w.id = l.work_order_id
+WHERE l.secret_hash = :secret_hash
+
+-- name: revoke_customer_link
+-- Only a link not revoked yet: no row when it already was, or there is none.
+WITH revoked AS (
+    UPDATE customer_links SET revoked_at = pressroom_now(), revoked_by = :revoked_by
+    WHERE id = :id AND revoked_at IS NULL
+    RETURNING *
+)
+SELECT revoked.*, w.status AS order_status, coalesce(w.last_completed_at, w.updated_at) AS order_ended_at
+FROM revoked JOIN work_orders w ON w.id = revoked.work_order_id
+
+-- name: customer_link_exists
+SELECT revoked_at IS NOT NULL AS revoked FROM customer_links WHERE id = :id
+
+-- name: touch_customer_link
+-- Marks it used, at most once a minute: a page that polls writes no more than that.
+UPDATE customer_links SET last_used_at = pressroom_now()
+WHERE id = :id AND (last_used_at IS NULL OR last_used_at < pressroom_now() - interval '1 minute')

@@ -407,3 +407,26 @@ class ProofRow(TableRow):
     decided_by: int | None
     customer_link_id: int | None
     comment: str | None
+
+
+@dataclass(slots=True, eq=False)
+class CustomerLinkRow(TableRow):
+    table = tables.customer_links
+    id: int
+    work_order_id: int
+    secret_hash: bytes
+    created_by: int | None
+    emailed_to: str | None
+    created_at: datetime
+    expires_at: datetime | None
+    revoked_at: datetime | None
+    revoked_by: int | None
+    last_used_at: datetime | None
+    # Every statement reading links joins its order: whether and when it ended (completed
+    # or cancelled), which a link without its own expiry ends some days after.
+    extra = ("order_status", "order_ended_at", "ends_at")
+    order_status: WorkOrderStatus | None = None
+    order_ended_at: datetime | None = None
+    # When it stops working (null: not while the order is open), which db/customer_links.py
+    # works out from the above and PRESSROOM_CUSTOMER_LINK_DAYS.
+    ends_at: datetime | None = None

@@ -90,6 +90,7 @@ def create_app(
         stale_after=timedelta(hours=settings.stale_after_hours),
         time_zone=settings.time_zone,
         public_url=settings.public_url,
+        customer_link_days=settings.customer_link_days,
         proof_max_bytes=settings.proof_max_mb * 1024 * 1024,
         throttle=PasswordThrottle(
             PostgresStorage(counters),
@@ -162,6 +163,7 @@ def create_app(
         sockets_per_token=settings.websockets_per_token,
         sockets_per_address=settings.websockets_per_address,
         locale=settings.locale,
+        customers=settings.customer_page_policy(),
     )
     app.state.services = services
     app.state.relay = relay

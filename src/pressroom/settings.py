@@ -12,11 +12,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from api import manifest, throttle
 from api.services import Exposure
 from db import credentials
+from domain.customer_view import LINK_DAYS
 from domain.errors import DomainError
 from domain.money import currency_code
 from domain.webhooks import DEFAULT_RETRIES, DISABLE_AFTER_DAYS, Policy, retry_schedule
 from graph.persisted import PersistedDocuments
-from routes import inbox_policy
+from routes import customer_policy, inbox_policy
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 WILDCARDS = {"", "0.0.0.0", "::"}
@@ -229,6 +230,43 @@ class Settings(BaseSettings):
         description="How long the requests a payment inbox answered are kept for admins "
         "(pruned as the inbox receives new ones).",
     )
+    access_log: bool = Field(
+        default=False,
+        description="uvicorn's access log, a line per request (customer pages' secrets "
+        "masked). Off: the proxy in front usually keeps one.",
+    )
+    shop_name: str = Field(
+        default=customer_policy.SHOP_NAME,
+        min_length=1,
+        max_length=200,
+        description="The shop's name as its customers know it: the customer page's heading.",
+    )
+    shop_contact: str | None = Field(
+        default=None,
+        max_length=500,
+        description="How a customer reaches the shop (e.g. 'Call 030 1234 567 or write to "
+        "hello@shop.example'), shown on the customer page and when a link no longer works.",
+    )
+    customer_link_days: int = Field(
+        default=LINK_DAYS,
+        ge=1,
+        description="A customer link made without an expiry stops working this many days "
+        "after its order completes (or is cancelled).",
+    )
+    customer_page_failures_per_address: str = Field(
+        default=customer_policy.FAILURES_PER_ADDRESS,
+        description="Customer page requests naming no link one client address (an IPv6 /64) "
+        "may send, per process, before everything it sends waits (a `limits` rate).",
+    )
+    customer_page_requests_per_address: str = Field(
+        default=customer_policy.REQUESTS_PER_ADDRESS,
+        description="All customer page requests one client address may send, per process "
+        "(a `limits` rate).",
+    )
+    customer_page_requests_per_link: str = Field(
+        default=customer_policy.REQUESTS_PER_LINK,
+        description="All requests through one customer link, per process (a `limits` rate).",
+    )
     webhook_disable_after_days: float = Field(
         default=DISABLE_AFTER_DAYS,
         gt=0,
@@ -344,6 +382,15 @@ class Settings(BaseSettings):
             failures_per_address=self.inbox_failures_per_address,
             requests_per_address=self.inbox_requests_per_address,
             keep_days=self.inbox_request_retention_days,
+        )
+
+    def customer_page_policy(self) -> customer_policy.CustomerPagePolicy:
+        return customer_policy.CustomerPagePolicy(
+            shop_name=self.shop_name,
+            shop_contact=self.shop_contact,
+            failures_per_address=self.customer_page_failures_per_address,
+            requests_per_address=self.customer_page_requests_per_address,
+            requests_per_link=self.customer_page_requests_per_link,
         )
 
     def documents(self) -> PersistedDocuments:

@@ -24,8 +24,9 @@ from api.errors import error_response
 from api.in_flight import CountRequests
 from api.manifest import WEB_DIR
 from api.services import Services
-from routes import exports, payment_inbox, proofs, tickets
+from routes import customer_page, exports, payment_inbox, proofs, tickets
 from routes.body_limit import BodyLimit
+from routes.customer_policy import CustomerPagePolicy
 from routes.graphiql import STATIC_DIR, ServeGraphiQLToBrowsers
 from routes.inbox_policy import InboxPolicy
 from routes.ws_guard import SOCKETS_PER_ADDRESS, SOCKETS_PER_TOKEN, WebsocketGuard
@@ -109,6 +110,7 @@ def api_app(
     sockets_per_token: int = SOCKETS_PER_TOKEN,
     sockets_per_address: int = SOCKETS_PER_ADDRESS,
     locale: str = "en-GB",
+    customers: CustomerPagePolicy | None = None,
 ) -> Starlette:
     """The routes around `graphql` (the schema's view pressroom/app.py chose) and their
     middleware."""
@@ -148,6 +150,7 @@ def api_app(
             *tickets.routes(services),
             *proofs.routes(services),
             *payment_inbox.routes(services, inboxes),
+            *customer_page.routes(services, customers or CustomerPagePolicy(), locale),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
             Mount("/app", _WebFiles(), name="app"),
             Route("/{path:path}", shell, methods=["GET", "HEAD"]),

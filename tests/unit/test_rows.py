@@ -38,6 +38,7 @@ def test_every_table_the_api_reads_has_a_row_type() -> None:
         tables.payment_inboxes,
         tables.payment_inbox_requests,
         tables.proofs,
+        tables.customer_links,
     }
     assert covered == {t.name for t in api_tables}
     assert len(ROW_TYPES) == len(covered), "one row type per table"

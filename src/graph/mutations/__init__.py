@@ -13,6 +13,7 @@ from graph.mutations import (
     create_payment_inbox,
     create_webhook,
     create_work_order,
+    customer_links,
     delete_payment_inbox,
     delete_webhook,
     hold_work_order,
@@ -82,6 +83,8 @@ class Mutation:
     delete_webhook = delete_webhook.delete_webhook
     redeliver_webhook_delivery = redeliver_webhook_delivery.redeliver_webhook_delivery
     create_payment_inbox = create_payment_inbox.create_payment_inbox
+    create_customer_link = customer_links.create_customer_link
+    revoke_customer_link = customer_links.revoke_customer_link
     update_payment_inbox = update_payment_inbox.update_payment_inbox
     rotate_payment_inbox_secret = rotate_payment_inbox_secret.rotate_payment_inbox_secret
     delete_payment_inbox = delete_payment_inbox.delete_payment_inbox

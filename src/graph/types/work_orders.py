@@ -10,6 +10,7 @@ from strawberry import relay
 from strawberry.scalars import JSON
 
 from api.links import order_url, qr_svg
+from db import customer_links
 from db.people import facts
 from db.rows import WorkOrderRow, WorkOrderTransitionRow
 from domain import ledger
@@ -31,6 +32,7 @@ from graph.context import Info
 from graph.loaders import now_or_later
 from graph.permissions import READS_LEDGER, SALES, SEES_QUOTES, STAFF, allowed, passes
 from graph.prefetch import read_ahead
+from graph.types.customer_links import CustomerLink
 from graph.types.customers import Customer
 from graph.types.departments import Department
 from graph.types.loading import nodes_of, required
@@ -235,6 +237,17 @@ class WorkOrder(relay.Node):
     )
     def details(self) -> JSON:
         return cast(JSON, self._details)
+
+    @strawberry.field(
+        description="The links that show this order's page to its customer, newest first.",
+        extensions=allowed(SALES),
+    )
+    async def customer_links(self, info: Info) -> list[CustomerLink]:
+        async with info.context.read() as conn:
+            rows = await customer_links.of_work_orders(
+                conn, [self.id], info.context.services.customer_link_days
+            )
+        return [CustomerLink.of(r) for r in rows]
 
     @strawberry.field(
         description="One short line saying what the job is, from its details (a title, the "

@@ -1,0 +1,514 @@
+"""Customer links and their page (`/c/{secret}`): made by Sales with the secret shown once
+and kept as a hash; the page shows that one order in a customer's words and nothing
+else; revoked and expired links get a page saying so; a guessed secret is a 404 and
+guessing is throttled per address; each link has its own limit; every answer carries
+the hardening headers; the access log never holds a secret."""
+
+import contextlib
+import hashlib
+import io
+import re
+import secrets
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+from PIL import Image
+from sqlalchemy import text
+from starlette.applications import Starlette
+
+from api.ids import decode_text
+from api.services import Services
+from db import customer_links
+from db.engine import create_engine, unit_of_work
+from pressroom.app import create_app
+from pressroom.settings import Settings
+from routes import customer_page
+from routes.customer_policy import CustomerPagePolicy
+from tests.support import (
+    START,
+    Client,
+    Shop,
+    free_port,
+    gid,
+    serving,
+    table_snapshot,
+    task_ids,
+)
+
+CREATE = """mutation($i: CreateCustomerLinkInput!) { createCustomerLink(input: $i) {
+  secret url link { id expiresAt works revokedAt lastUsedAt createdBy { name } }
+  userErrors { code field message } } }"""
+REVOKE = """mutation($i: RevokeCustomerLinkInput!) { revokeCustomerLink(input: $i) {
+  link { id works revokedAt } userErrors { code field message } } }"""
+LINKS = """query($id: ID!) { workOrder(id: $id) { ... on WorkOrder {
+  customerLinks { id works expiresAt lastUsedAt } } } }"""
+DECIDED = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
+
+
+def site(server: str) -> str:
+    return server.removesuffix("/graphql")
+
+
+async def make_link(api: Client, shop: Shop, order: int, **extra: Any) -> dict[str, Any]:
+    made = await api.as_(shop.tokens["sam"])(
+        CREATE, {"i": {"workOrderId": gid("WorkOrder", order), **extra}}
+    )
+    answer: dict[str, Any] = made["createCustomerLink"]
+    assert answer["userErrors"] == []
+    return answer
+
+
+def hardened(response: httpx.Response) -> None:
+    headers = response.headers
+    assert headers["cache-control"] == "no-store"
+    assert headers["referrer-policy"] == "no-referrer"
+    assert headers["x-content-type-options"] == "nosniff"
+    policy = headers["content-security-policy"]
+    assert "default-src 'none'" in policy and "script-src 'self'" in policy
+    assert "unsafe-inline" not in policy and "frame-ancestors 'none'" in policy
+
+
+async def test_sales_make_a_link_whose_secret_is_kept_only_as_its_hash(
+    api: Client, shop: Shop, server: str, http: httpx.AsyncClient
+) -> None:
+    order = await shop.order(["design", "print"], details={"product": "Flyers A5", "quantity": 500})
+    made = await make_link(api, shop, order)
+    secret = made["secret"]
+    assert made["url"] == f"{site(server)}/c/{secret}"
+    assert re.fullmatch(r"[A-Za-z0-9_-]{43}", secret)
+    assert made["link"]["works"] is True and made["link"]["expiresAt"] is None
+    assert made["link"]["createdBy"] == {"name": "Sam"}
+    async with shop.engine.connect() as conn:
+        stored = (await conn.execute(text("SELECT * FROM customer_links"))).one()
+    assert stored.secret_hash == hashlib.sha256(secret.encode()).digest()
+    assert secret not in repr(tuple(stored))
+
+    page = await http.get(made["url"])
+    assert page.status_code == 200
+    hardened(page)
+    body = page.text
+    assert "Order WO-" in body and "500 x Flyers A5" in body
+    assert '<p class="stage" id="stage">Received</p>' in body
+    # No person's name: not the Sales person who made the link, nor the customer's.
+    assert "Sam" not in body and "ACME" not in body
+
+    # Who may: Sales and admins; not the floor, for making or for listing.
+    refused = await api.as_(shop.tokens["pat"]).raw(
+        CREATE, {"i": {"workOrderId": gid("WorkOrder", order)}}
+    )
+    assert refused["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    listed = await api.as_(shop.tokens["ada"])(LINKS, {"id": gid("WorkOrder", order)})
+    [link] = listed["workOrder"]["customerLinks"]
+    assert link["lastUsedAt"] is not None, "opening the page marks the link used"
+    floor = await api.as_(shop.tokens["pat"]).raw(LINKS, {"id": gid("WorkOrder", order)})
+    assert floor["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+
+
+async def test_bad_input_is_refused_in_words_and_makes_nothing(api: Client, shop: Shop) -> None:
+    order = await shop.order(["print"])
+    sam = api.as_(shop.tokens["sam"])
+    past = (datetime.now(UTC) - timedelta(days=1)).isoformat()
+    cases = [
+        ({"workOrderId": gid("WorkOrder", order), "expiresAt": past}, "INVALID_INPUT", "expiresAt"),
+        ({"workOrderId": gid("WorkOrder", order + 1000)}, "NOT_FOUND", "workOrderId"),
+        ({"workOrderId": gid("Customer", shop.customer_id)}, "NOT_FOUND", "workOrderId"),
+    ]
+    for given, code, field in cases:
+        answer = (await sam(CREATE, {"i": given}))["createCustomerLink"]
+        assert answer["secret"] is None
+        assert [(e["code"], e["field"]) for e in answer["userErrors"]] == [(code, field)]
+    async with shop.engine.connect() as conn:
+        assert await conn.scalar(text("SELECT count(*) FROM customer_links")) == 0
+
+
+async def test_a_revoked_link_says_so_and_how_to_reach_the_shop(
+    api: Client, shop: Shop, http: httpx.AsyncClient
+) -> None:
+    order = await shop.order(["print"])
+    made = await make_link(api, shop, order)
+    other = await make_link(api, shop, order)
+    sam = api.as_(shop.tokens["sam"])
+    revoked = (await sam(REVOKE, {"i": {"id": made["link"]["id"]}}))["revokeCustomerLink"]
+    assert revoked["link"]["works"] is False and revoked["link"]["revokedAt"] is not None
+    again = (await sam(REVOKE, {"i": {"id": made["link"]["id"]}}))["revokeCustomerLink"]
+    assert [e["code"] for e in again["userErrors"]] == ["INVALID_TRANSITION"]
+
+    for url in (made["url"], made["url"] + "/state"):
+        page = await http.get(url)
+        assert page.status_code == 410
+        hardened(page)
+        assert "This link was withdrawn" in page.text
+        assert "Please contact Print shop." in page.text and "ask us for a new one" in page.text
+        assert "WO-" not in page.text, "nothing of the order"
+    assert (await http.get(other["url"])).status_code == 200, "the order's other link works"
+
+
+async def test_an_expired_link_says_so(api: Client, shop: Shop, http: httpx.AsyncClient) -> None:
+    order = await shop.order(["print"])
+    soon = await make_link(api, shop, order, expiresAt="2099-01-01T00:00:00Z")
+    by_default = await make_link(api, shop, order)
+    assert soon["link"]["expiresAt"].startswith("2099-01-01")
+    async with unit_of_work(shop.engine) as conn:
+        await conn.execute(
+            text(
+                "UPDATE customer_links SET expires_at = now() - interval '1 second' WHERE id = :id"
+            ),
+            {"id": customer_links_pk(soon)},
+        )
+    page = await http.get(soon["url"])
+    assert page.status_code == 410 and "This link has expired" in page.text
+    hardened(page)
+
+    # Without an expiry of its own: 60 days after the order completes.
+    await shop.complete(order)
+    assert (await http.get(by_default["url"])).status_code == 200
+    for days_ago, status in ((59, 200), (61, 410)):
+        async with unit_of_work(shop.engine) as conn:
+            await conn.execute(
+                text(
+                    "UPDATE work_orders SET last_completed_at = now() - make_interval(days => :d)"
+                ),
+                {"d": days_ago},
+            )
+        assert (await http.get(by_default["url"])).status_code == status
+    listed = await api.as_(shop.tokens["sam"])(LINKS, {"id": gid("WorkOrder", order)})
+    works = {link["id"]: link["works"] for link in listed["workOrder"]["customerLinks"]}
+    assert works == {soon["link"]["id"]: False, by_default["link"]["id"]: False}
+
+
+def customer_links_pk(made: dict[str, Any]) -> int:
+    pk = decode_text(made["link"]["id"], "CustomerLink")
+    assert pk is not None
+    return pk
+
+
+async def test_a_link_reaches_its_own_order_and_nothing_else(
+    api: Client, shop: Shop, server: str, http: httpx.AsyncClient
+) -> None:
+    mine = await shop.order(["print"], order_number="MINE-1")
+    theirs = await shop.order(["print"], order_number="THEIRS-2")
+    made = await make_link(api, shop, mine)
+    base = site(server)
+    # Another order's id, however it is put, reaches nothing of it.
+    for url in (
+        f"{made['url']}?id={gid('WorkOrder', theirs)}",
+        f"{made['url']}/../{gid('WorkOrder', theirs)}",
+        f"{base}/c/{gid('WorkOrder', theirs)}",
+        f"{base}/c/{theirs}",
+    ):
+        page = await http.get(url)
+        assert "THEIRS-2" not in page.text, url
+    page = (await http.get(made["url"])).text
+    assert "MINE-1" in page and "THEIRS-2" not in page
+    # The page holds no id of anything: its own address is the only one it names.
+    assert gid("WorkOrder", mine) not in page
+    assert set(re.findall(r'(?:href|src|data-state)="([^"]+)"', page)) == {
+        "/static/customer/customer.css",
+        "/static/customer/customer.js",
+        f"/c/{made['secret']}/state",
+    }
+
+
+async def test_guessed_secrets_are_all_the_same_404(
+    api: Client, shop: Shop, server: str, http: httpx.AsyncClient
+) -> None:
+    order = await shop.order(["print"])
+    made = await make_link(api, shop, order)
+    base = site(server)
+    guesses = [
+        secrets.token_urlsafe(32),
+        made["secret"][:-1] + ("A" if made["secret"][-1] != "A" else "B"),
+        made["secret"].upper(),
+        made["secret"][:20],
+        made["secret"] + "x",
+        "' OR 1=1 --",
+    ]
+    answers = [await http.get(f"{base}/c/{g}") for g in guesses]
+    assert {a.status_code for a in answers} == {404}
+    assert len({a.text for a in answers}) == 1, "no guess is told apart from another"
+    hardened(answers[0])
+    assert "This link does not work" in answers[0].text
+
+
+@contextlib.asynccontextmanager
+async def page_server(
+    database_url: str, address: str, **settings: Any
+) -> AsyncIterator[httpx.AsyncClient]:
+    """A server of its own (its own limits' counters), reached from `address`."""
+    app = create_app(Settings(**settings), url=database_url)
+    transport = httpx.ASGITransport(app=app, client=(address, 1234))
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://pressroom") as client,
+    ):
+        yield client
+
+
+async def link_for(shop: Shop, order: int) -> str:
+    async with unit_of_work(shop.engine) as conn:
+        made = await customer_links.create(conn, order, created_by=shop.users["sam"])
+    return f"/c/{made.secret}"
+
+
+async def test_an_address_guessing_secrets_waits_whatever_it_asks(
+    database_url: str, shop: Shop
+) -> None:
+    link = await link_for(shop, await shop.order(["print"]))
+    limits = {"customer_page_failures_per_address": "3/minute"}
+    async with (
+        page_server(database_url, "203.0.113.7", **limits) as guesser,
+        page_server(database_url, "2001:db8::1", **limits) as customer,
+    ):
+        guesses = [(await guesser.get(f"/c/{secrets.token_urlsafe(32)}")).status_code
+                   for _ in range(3)]  # fmt: skip
+        refused = await guesser.get(link)
+        answered = await customer.get(link)
+    assert guesses == [404] * 3
+    assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
+    hardened(refused)
+    assert "Too many requests" in refused.text
+    assert answered.status_code == 200, "another address is not held up"
+
+
+async def test_each_link_has_its_own_limit(database_url: str, shop: Shop) -> None:
+    order = await shop.order(["print"])
+    busy, quiet = await link_for(shop, order), await link_for(shop, order)
+    async with page_server(
+        database_url, "198.51.100.9", customer_page_requests_per_link="3/minute"
+    ) as client:
+        statuses = [(await client.get(busy + path)).status_code
+                    for path in ("", "/state", "")]  # fmt: skip
+        over = await client.get(busy + "/state")
+        other = await client.get(quiet)
+    assert statuses == [200, 200, 200]
+    assert over.status_code == 429 and "retry-after" in over.headers
+    assert other.status_code == 200
+
+
+async def test_the_state_follows_the_order(
+    api: Client, shop: Shop, http: httpx.AsyncClient
+) -> None:
+    order = await shop.order(["design", "print"])
+    made = await make_link(api, shop, order)
+    first = (await http.get(made["url"] + "/state")).json()
+    assert first["stage"] == "Received"
+    again = (await http.get(made["url"] + "/state")).json()
+    assert again["fingerprint"] == first["fingerprint"], "nothing changed"
+    tasks = await task_ids(shop.engine, order)
+    await api.as_(shop.tokens["dee"])(
+        START, {"i": {"taskId": gid("DepartmentTask", tasks["design"])}}
+    )
+    moved = await http.get(made["url"] + "/state")
+    hardened(moved)
+    assert moved.json()["stage"] == "In design"
+    assert moved.json()["fingerprint"] != first["fingerprint"]
+    page = (await http.get(made["url"])).text
+    assert f'data-fingerprint="{moved.json()["fingerprint"]}"' in page
+
+
+@pytest.mark.e2e
+async def test_the_access_log_never_holds_a_secret(database_url: str, shop: Shop) -> None:
+    link = await link_for(shop, await shop.order(["print"]))
+    secret = link.removeprefix("/c/")
+    with serving(None, database_url=database_url, settings={"PRESSROOM_ACCESS_LOG": "true"}) as (
+        base,
+        lines,
+    ):
+        async with httpx.AsyncClient() as client:
+            for path in (link, link + "/state", "/c/" + secrets.token_urlsafe(32), "/healthz"):
+                await client.get(base + path)
+    logged = "".join(lines)
+    assert "/healthz" in logged, "the access log is on"
+    assert secret not in logged
+    assert logged.count("/c/***") == 3
+
+
+async def add_proof(shop: Shop, order: int, version: int, status: str, **decided: Any) -> None:
+    """A proof version's row as the files and the gate leave it (its bytes are theirs)."""
+    columns = {
+        "work_order_id": order,
+        "version": version,
+        "file_name": f"flyer-v{version}.pdf",
+        "media_type": "application/pdf",
+        "size_bytes": 1_234_567,
+        "sha256": hashlib.sha256(b"%d" % version).digest(),
+        "uploaded_by": shop.users["dee"],
+        "status": status,
+        **decided,
+    }
+    names = ", ".join(columns)
+    values = ", ".join(f":{c}" for c in columns)
+    async with unit_of_work(shop.engine) as conn:
+        await conn.execute(text(f"INSERT INTO proofs ({names}) VALUES ({values})"), columns)
+
+
+async def test_the_page_lists_the_proof_versions_without_naming_anyone(
+    api: Client, shop: Shop, http: httpx.AsyncClient
+) -> None:
+    order = await shop.order(["design", "print"])
+    made = await make_link(api, shop, order)
+    decided = {"decided_at": DECIDED, "decided_through": "CUSTOMER", "decided_by_name": "Jane"}
+    await add_proof(shop, order, 1, "WITHDRAWN")
+    await add_proof(shop, order, 2, "CHANGES_REQUESTED", comment="Bigger logo", **decided)
+    await add_proof(shop, order, 3, "PENDING")
+    page = (await http.get(made["url"])).text
+    assert '<p class="stage" id="stage">Waiting for your approval</p>' in page
+    versions = re.findall(r'<h3 id="version-\d">(Version \d)</h3>', page)
+    assert versions == ["Version 3", "Version 2", "Version 1"], "newest first"
+    assert "Replaced by a newer version" in page
+    assert 'Changes requested on <time datetime="2026-12-01T10:00:00+00:00"' in page
+    assert "Your comments: Bigger logo" in page
+    assert "Download Version 3 (PDF, 1.2 MB)" in page
+    assert f'src="/c/{made["secret"]}/proofs/3/preview"' in page
+    # Neither who decided nor who uploaded: the page names no one but the shop.
+    assert "Jane" not in page and "Dee" not in page
+
+
+def png(width: int = 60, height: int = 40) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (200, 30, 30)).save(out, format="PNG")
+    return out.getvalue()
+
+
+async def upload(http: httpx.AsyncClient, server: str, shop: Shop, order: int, body: bytes) -> None:
+    answer = await http.post(
+        f"{site(server)}/orders/{gid('WorkOrder', order)}/proofs",
+        files={"file": ("flyer proof.png", body, "image/png")},
+        headers={"authorization": f"Bearer {shop.tokens['sam']}"},
+    )
+    assert answer.status_code == 201, answer.text
+
+
+async def test_a_link_sends_its_own_orders_proofs_sandboxed(
+    api: Client, shop: Shop, server: str, http: httpx.AsyncClient
+) -> None:
+    mine, theirs = await shop.order(["design", "print"]), await shop.order(["design", "print"])
+    made = await make_link(api, shop, mine)
+    body = png()
+    await upload(http, server, shop, mine, body)
+    await upload(http, server, shop, theirs, png(10, 10))
+    await upload(http, server, shop, theirs, png(12, 12))
+
+    file = await http.get(made["url"] + "/proofs/1/file")
+    assert file.status_code == 200 and file.content == body
+    assert file.headers["content-type"] == "image/png"
+    assert file.headers["content-disposition"].startswith('attachment; filename="flyer proof.png"')
+    preview = await http.get(made["url"] + "/proofs/1/preview")
+    assert preview.status_code == 200 and preview.headers["content-type"] == "image/png"
+    assert preview.headers["content-disposition"].startswith("inline;")
+    assert Image.open(io.BytesIO(preview.content)).size == (60, 40)
+    for answer in (file, preview):
+        assert answer.headers["cache-control"] == "no-store"
+        assert answer.headers["referrer-policy"] == "no-referrer"
+        assert answer.headers["x-content-type-options"] == "nosniff"
+        assert answer.headers["content-security-policy"].startswith("sandbox")
+    # Version 2 is the other order's only: this link has none.
+    missing = await http.get(made["url"] + "/proofs/2/file")
+    assert missing.status_code == 404 and "No such version" in missing.text
+    hardened(missing)
+
+
+async def proof_rows(shop: Shop) -> list[Any]:
+    async with shop.engine.connect() as conn:
+        found = await conn.execute(text("SELECT * FROM proofs ORDER BY work_order_id, version"))
+        return list(found)
+
+
+async def events_of(shop: Shop, kind: str) -> int:
+    async with shop.engine.connect() as conn:
+        return int(
+            await conn.scalar(text("SELECT count(*) FROM events WHERE type = :k"), {"k": kind})
+        )
+
+
+async def test_the_customer_approves_through_the_link(
+    api: Client, shop: Shop, server: str, http: httpx.AsyncClient
+) -> None:
+    order = await shop.order(["design", "print"])
+    made = await make_link(api, shop, order)
+    await upload(http, server, shop, order, png())
+    page = (await http.get(made["url"])).text
+    assert f'action="/c/{made["secret"]}/proofs/1/approve"' in page
+    # A double click: two posts, one decision.
+    answers = [
+        await http.post(made["url"] + "/proofs/1/approve", data={"name": "Jane Doe"})
+        for _ in range(2)
+    ]
+    assert [a.status_code for a in answers] == [303, 303]
+    assert answers[0].headers["location"] == f"/c/{made['secret']}?done=approved"
+    [proof] = await proof_rows(shop)
+    assert (proof.status, proof.decided_through, proof.decided_by_name) == (
+        "APPROVED", "CUSTOMER", "Jane Doe"
+    )  # fmt: skip
+    assert proof.customer_link_id == customer_links_pk(made) and proof.decided_by is None
+    assert await events_of(shop, "PROOF_APPROVED") == 1
+    shown = await http.get(made["url"] + "?done=approved")
+    hardened(shown)
+    assert "Thank you: your approval is recorded." in shown.text
+    assert "Approved on <time" in shown.text and "Jane" not in shown.text
+    assert "/proofs/1/approve" not in shown.text, "a decided version asks nothing more"
+
+
+async def test_a_refused_decision_says_why_keeps_what_was_typed_and_writes_nothing(
+    api: Client, shop: Shop, server: str, http: httpx.AsyncClient
+) -> None:
+    order = await shop.order(["design", "print"])
+    made = await make_link(api, shop, order)
+    await upload(http, server, shop, order, png())
+    # Opened once: a link is marked used at most once a minute, so what follows writes nothing.
+    assert (await http.get(made["url"])).status_code == 200
+    before = await table_snapshot(shop.engine)
+    sneaky = "<script>alert(1)</script>"
+    no_comment = await http.post(made["url"] + "/proofs/1/changes", data={"name": sneaky})
+    assert no_comment.status_code == 422
+    hardened(no_comment)
+    assert "Please say what should change" in no_comment.text
+    assert (
+        "&lt;script&gt;alert(1)&lt;/script&gt;" in no_comment.text and sneaky not in no_comment.text
+    )
+    no_name = await http.post(made["url"] + "/proofs/1/approve", data={"name": "  "})
+    assert no_name.status_code == 422 and "Please give your name" in no_name.text
+    assert await table_snapshot(shop.engine) == before
+
+    # A newer version withdraws the first: deciding on it is refused, the newer one waits.
+    await upload(http, server, shop, order, png(30, 30))
+    stale = await http.post(made["url"] + "/proofs/1/approve", data={"name": "Jane"})
+    assert stale.status_code == 409 and "A newer version has arrived" in stale.text
+    missing = await http.post(made["url"] + "/proofs/7/approve", data={"name": "Jane"})
+    assert missing.status_code == 404
+    changes = await http.post(
+        made["url"] + "/proofs/2/changes", data={"name": "Jane", "comment": "Bigger logo"}
+    )
+    assert changes.status_code == 303
+    statuses = [(p.version, p.status, p.comment) for p in await proof_rows(shop)]
+    assert statuses == [(1, "WITHDRAWN", None), (2, "CHANGES_REQUESTED", "Bigger logo")]
+    again = await http.post(made["url"] + "/proofs/2/approve", data={"name": "Jane"})
+    assert again.status_code == 409 and "already decided" in again.text
+    assert "Jane" not in again.text.replace('value="Jane"', "")
+
+    # A revoked link decides nothing.
+    await upload(http, server, shop, order, png(40, 40))
+    await api.as_(shop.tokens["sam"])(REVOKE, {"i": {"id": made["link"]["id"]}})
+    before = await table_snapshot(shop.engine)
+    gone = await http.post(made["url"] + "/proofs/3/approve", data={"name": "Jane"})
+    assert gone.status_code == 410
+    assert await table_snapshot(shop.engine) == before
+
+
+async def test_an_unreachable_database_gets_a_page_saying_so() -> None:
+    """Never a stack or a blank: the page asks the customer to come back."""
+    nowhere = create_engine(f"postgresql://pressroom@127.0.0.1:{free_port()}/pressroom")
+    try:
+        services = Services(engine=nowhere, session_ttl_seconds=60)
+        app = Starlette(routes=customer_page.routes(services, CustomerPagePolicy(), "en-GB"))
+        transport = httpx.ASGITransport(app=app, client=("192.0.2.1", 1234))
+        async with httpx.AsyncClient(transport=transport, base_url="http://pressroom") as client:
+            answer = await client.get(f"/c/{secrets.token_urlsafe(32)}")
+    finally:
+        await nowhere.dispose()
+    assert answer.status_code == 503 and answer.headers["retry-after"] == "30"
+    hardened(answer)
+    assert "Your order cannot be shown right now" in answer.text
