@@ -103,3 +103,48 @@ async def test_a_new_version_ends_the_changes_shown(api: Client, shop: Shop) -> 
     await add_version(shop, order)
 
     assert (await proof_changes(api, shop, order))["design"] is None
+
+
+AWAITING = """query($d: String!) { awaitingProof(department: $d) { id awaitsProof
+  workOrder { orderNumber } } }"""
+
+
+async def test_a_queue_lists_the_work_waiting_for_the_customers_approval(
+    api: Client, shop: Shop
+) -> None:
+    await chained(api, shop)
+    await proof_departments(api, shop, "print")
+    waiting = await proofed_order(api, shop, ["print"])
+    behind_design = await proofed_order(api, shop, ["design", "print"])
+    approved = await proofed_order(api, shop, ["print"])
+    await approve(api, shop, approved, await add_version(shop, approved))
+    held = await proofed_order(api, shop, ["print"])
+    body = await api.as_(shop.tokens["sam"])(
+        """mutation($i: HoldWorkOrderInput!) { holdWorkOrder(input: $i) { changed } }""",
+        {"i": {"workOrderId": gid("WorkOrder", held), "reason": "Customer away"}},
+    )
+    assert body["holdWorkOrder"]["changed"] is True
+    display = await shop.display(["print"])
+
+    seen = (await api.as_(display)(AWAITING, {"d": "print"}))["awaitingProof"]
+
+    tasks = {
+        o: gid("DepartmentTask", (await task_ids(shop.engine, o))["print"])
+        for o in (waiting, behind_design)
+    }
+    assert sorted(t["id"] for t in seen) == sorted(tasks.values())
+    assert all(t["awaitsProof"] for t in seen)
+    version = await add_version(shop, waiting)
+    await approve(api, shop, waiting, version)
+    after = (await api.as_(display)(AWAITING, {"d": "print"}))["awaitingProof"]
+    assert [t["id"] for t in after] == [tasks[behind_design]]
+
+
+async def test_a_display_of_another_queue_does_not_see_its_waiting_work(
+    api: Client, shop: Shop
+) -> None:
+    display = await shop.display(["design"])
+    body = await api.as_(display).raw(AWAITING, {"d": "print"})
+    assert body["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    unknown = await api.as_(shop.tokens["ada"]).raw(AWAITING, {"d": "nope"})
+    assert unknown["errors"][0]["extensions"]["code"] == "NOT_FOUND"
