@@ -1,5 +1,5 @@
-"""Work waiting for customers to approve their proofs: a department's tasks (the wall
-display shows them beside the queue), and the orders whose proof waits."""
+"""The work a department will have once customers approve their proofs: for the wall
+display, which shows it beside the queue."""
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -18,9 +18,3 @@ async def awaiting_proof(conn: AsyncConnection, department_id: int, limit: int) 
         for row in rows
         if awaits_proof(True, True, ProofStatus(row.latest_proof) if row.latest_proof else None)
     ]
-
-
-async def oldest_order_awaiting_customer(conn: AsyncConnection) -> int | None:
-    """The oldest open work order whose latest proof version waits for the customer."""
-    found = await conn.scalar(Q["oldest_order_awaiting_customer"])
-    return int(found) if found is not None else None

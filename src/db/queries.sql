@@ -1862,13 +1862,3 @@ WHERE t.department_id = :department_id AND t.status = 'PENDING' AND t.available_
   AND w.status = 'ACTIVE' AND w.held_at IS NULL AND w.proof_required AND d.needs_approved_proof
 ORDER BY coalesce(w.due_at, timestamptz '9999-12-31Z'), t.id
 LIMIT :limit
-
--- name: oldest_order_awaiting_customer
--- The oldest ACTIVE work order whose latest proof version waits for the customer.
-SELECT w.id FROM work_orders w
-JOIN LATERAL (
-    SELECT p.status FROM proofs p WHERE p.work_order_id = w.id ORDER BY p.version DESC LIMIT 1
-) lp ON true
-WHERE w.status = 'ACTIVE' AND lp.status = 'PENDING'
-ORDER BY w.id
-LIMIT 1

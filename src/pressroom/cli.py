@@ -39,7 +39,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         print(f"error: {unannounced}", file=sys.stderr)
         return 2
     if args.demo:
-        info = asyncio.run(_seed_demo(db, settings.public_url))
+        info = asyncio.run(_seed_demo(db))
         print("Demo shop " + ("seeded." if info.seeded else "already seeded."))
         print(f"The shop's app: http://{args.host}:{args.port}/")
         print(f"GraphQL endpoint: http://{args.host}:{args.port}/graphql")
@@ -50,9 +50,6 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             f"Wall display: http://{args.host}:{args.port}/display/print?token=<secret> "
             "(an admin gets a secret from createDisplayToken)."
         )
-        if info.customer_link:
-            # A new one at each start: a link's secret is shown only when it is made.
-            print(f"Customer page of the order waiting for approval: {info.customer_link}")
     # uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown; turning them into
     # an exception of our own lets the embedded PostgreSQL be stopped on the way out,
     # while uvicorn's own exits (a port already in use: 1) keep their code.
@@ -102,7 +99,7 @@ def _stop_on_signal(signum: int, frame: object) -> None:
     raise _Stopped
 
 
-async def _seed_demo(db: "Database", public_url: str):  # type: ignore[no-untyped-def]
+async def _seed_demo(db: "Database"):  # type: ignore[no-untyped-def]
     from db.engine import create_engine
     from pressroom.database import prepare
     from pressroom.demo import seed
@@ -110,7 +107,7 @@ async def _seed_demo(db: "Database", public_url: str):  # type: ignore[no-untype
     await prepare(db)
     engine = create_engine(db.url, pgbouncer=db.pgbouncer)
     try:
-        return await seed(engine, public_url)
+        return await seed(engine)
     finally:
         await engine.dispose()
 

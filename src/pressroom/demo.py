@@ -1,8 +1,5 @@
-"""`serve --demo`: a small shop seeded once, so every mutation can be tried at once; and
-at each start a fresh customer link to the order whose proof waits for the customer (a
-link's secret is shown only when it is made)."""
+"""`serve --demo`: a small shop seeded once, so every mutation can be tried at once."""
 
-import io
 import itertools
 import random
 from dataclasses import dataclass
@@ -10,17 +7,13 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from fpdf import FPDF
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from api.links import customer_url
-from api.proof_files import examine
-from db import awaiting, clock, customer_links, customers, people, proofs, reads, routing, schedule
+from db import clock, customers, people, reads, routing, schedule
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from db.ledger import NewEntry, post_entry
 from db.orders import NewWorkOrder, create_work_order
-from db.proofs import NewProof
 from db.tasks import Actor, transition_task
 from domain import ledger
 from domain.contacts import Address, Contact
@@ -30,14 +23,13 @@ from domain.money import Money, parse_money
 
 PASSWORD = "pressroom"
 
-# code, name, kind, gates delivery, needs an approved proof (on orders that require one)
 DEPARTMENTS = [
-    ("sales", "Sales", DepartmentKind.SALES, False, False),
-    ("accounts", "Accounts", DepartmentKind.ACCOUNTS, False, False),
-    ("design", "Design", DepartmentKind.PRODUCTION, False, False),
-    ("print", "Print", DepartmentKind.PRODUCTION, True, True),
-    ("finishing", "Finishing", DepartmentKind.PRODUCTION, True, True),
-    ("delivery", "Delivery", DepartmentKind.DELIVERY, False, False),
+    ("sales", "Sales", DepartmentKind.SALES, False),
+    ("accounts", "Accounts", DepartmentKind.ACCOUNTS, False),
+    ("design", "Design", DepartmentKind.PRODUCTION, False),
+    ("print", "Print", DepartmentKind.PRODUCTION, True),
+    ("finishing", "Finishing", DepartmentKind.PRODUCTION, True),
+    ("delivery", "Delivery", DepartmentKind.DELIVERY, False),
 ]
 
 PEOPLE = [
@@ -91,17 +83,10 @@ ORDERS = [
 PRODUCTS = ["Flyers A5", "Banner 3m", "Business cards", "Menus", "Posters A2", "Brochures"]
 
 
-# The order whose proof waits for the customer: Design made it, Print and Finishing wait.
-PROOF_ORDER = ("design", "print", "finishing")
-PROOF_DETAILS = {"title": "Spring menu", "product": "Menus A4, 300 g silk", "quantity": 150}
-
-
 @dataclass(frozen=True)
 class DemoInfo:
     seeded: bool
     logins: list[tuple[str, str, str]]
-    # A new link to the page of the order waiting for the customer's approval.
-    customer_link: str | None = None
 
 
 @dataclass(frozen=True)
@@ -115,32 +100,17 @@ class Step:
     codes: tuple[str, ...] = ()  # CREATE's production departments
 
 
-async def seed(engine: AsyncEngine, public_url: str) -> DemoInfo:
-    """The shop, once; then, at every start, a new customer link to the order whose proof
-    waits for the customer."""
+async def seed(engine: AsyncEngine) -> DemoInfo:
     logins = [(email, name, PASSWORD) for email, name, _, _ in PEOPLE]
-    seeded = await _seed_once(engine)
-    async with unit_of_work(engine) as conn:
-        order = await awaiting.oldest_order_awaiting_customer(conn)
-        if order is None:
-            return DemoInfo(seeded=seeded, logins=logins)
-        sam = await people.user_by_email(conn, "sam@pressroom.test")
-        made = await customer_links.create(
-            conn, order, created_by=sam.id if sam is not None else None
-        )
-    return DemoInfo(seeded, logins, customer_url(public_url, made.secret))
-
-
-async def _seed_once(engine: AsyncEngine) -> bool:
     now = datetime.now(UTC)
     async with unit_of_work(engine) as conn:
         # Once only: a shop that already has departments is left as it is.
         if await reads.all_departments(conn):
-            return False
+            return DemoInfo(seeded=False, logins=logins)
         await clock.stamp_as_of(conn, now - timedelta(days=7))
         depts = {
-            code: await people.create_department(conn, code, name, kind, gates, proof)
-            for code, name, kind, gates, proof in DEPARTMENTS
+            code: await people.create_department(conn, code, name, kind, gates)
+            for code, name, kind, gates in DEPARTMENTS
         }
         users = {}
         for email, name, is_admin, codes in PEOPLE:
@@ -168,60 +138,7 @@ async def _seed_once(engine: AsyncEngine) -> bool:
         async with unit_of_work(engine) as conn:
             await clock.stamp_as_of(conn, step.at)
             await shop.do(conn, step)
-    await _proof_waiting(engine, shop, now)
-    return True
-
-
-async def _proof_waiting(engine: AsyncEngine, shop: "_Shop", now: datetime) -> None:
-    """An order that needs the customer's approval: Design done this morning, its proof
-    (a one-page PDF, made here) uploaded by Dee; Print and Finishing wait for it."""
-    n = len(ORDERS)
-    at = now - timedelta(minutes=50)
-    async with unit_of_work(engine) as conn:
-        await clock.stamp_as_of(conn, at)
-        await shop.create(
-            conn, Step(at, n, "CREATE", codes=PROOF_ORDER), shop.users["sam@pressroom.test"]
-        )
-    dee = shop.worker("design")
-    for minutes, action in ((40, TaskAction.START), (15, TaskAction.FINISH)):
-        async with unit_of_work(engine) as conn:
-            await clock.stamp_as_of(conn, now - timedelta(minutes=minutes))
-            await transition_task(conn, shop.tasks[n, "design"], action, Actor(dee, False))
-    pdf = io.BytesIO(_menu_proof())
-    examined = examine(pdf, "spring-menu-v1.pdf", len(pdf.getvalue()))
-    async with unit_of_work(engine) as conn:
-        await clock.stamp_as_of(conn, now - timedelta(minutes=10))
-        new = NewProof(
-            work_order_id=shop.orders[n].id,
-            file_name=examined.file_name,
-            media_type=examined.media_type,
-            size_bytes=examined.size_bytes,
-            sha256=examined.sha256,
-            width=examined.width,
-            height=examined.height,
-            uploaded_by=dee,
-            any_order=False,
-        )
-        await proofs.add_version(conn, new, pdf, examined.preview)
-
-
-def _menu_proof() -> bytes:
-    """A menu's proof: one A4 page, a coloured title band and the dishes."""
-    pdf = FPDF(format="A4")
-    pdf.add_page()
-    pdf.set_fill_color(29, 107, 63)
-    pdf.rect(0, 0, 210, 60, style="F")
-    pdf.set_text_color(255, 255, 255)
-    pdf.set_font("Helvetica", "B", 36)
-    pdf.set_xy(20, 18)
-    pdf.cell(170, 20, "Spring menu", align="C")
-    pdf.set_text_color(22, 32, 42)
-    pdf.set_font("Helvetica", "", 16)
-    dishes = ["Asparagus, brown butter", "Lamb, wild garlic", "Rhubarb tart"]
-    for row, dish in enumerate(dishes):
-        pdf.set_xy(30, 90 + row * 22)
-        pdf.cell(150, 12, dish)
-    return bytes(pdf.output())
+    return DemoInfo(seeded=True, logins=logins)
 
 
 def _day(now: datetime) -> list[Step]:
@@ -305,9 +222,7 @@ class _Shop:
             NewWorkOrder(
                 customer_id=self.clients[n % len(self.clients)].id,
                 order_number=None,
-                details=PROOF_DETAILS
-                if n == len(ORDERS)
-                else {"product": rng.choice(PRODUCTS), "quantity": rng.randint(1, 20) * 50},
+                details={"product": rng.choice(PRODUCTS), "quantity": rng.randint(1, 20) * 50},
                 department_codes=list(step.codes),
                 needs_installation=n % 4 == 0,
                 needs_transport=n % 3 == 0,
@@ -316,7 +231,6 @@ class _Shop:
                 created_by=sales,
                 due_at=_due(n, step.at),
                 priority=WorkOrderPriority.RUSH if n == 1 else WorkOrderPriority.NORMAL,
-                proof_required=n == len(ORDERS),
             ),
         )
         order = made.order
