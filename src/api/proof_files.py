@@ -114,16 +114,14 @@ def _measure(file: BinaryIO, max_bytes: int) -> tuple[int, bytes]:
     while data := file.read(READ_BYTES):
         size += len(data)
         if size > max_bytes:
-            raise too_large(max_bytes)
+            raise _refuse(ErrorCode.FILE_TOO_LARGE, too_large(max_bytes))
         digest.update(data)
     return size, digest.digest()
 
 
-def too_large(max_bytes: int) -> DomainError:
-    return _refuse(
-        ErrorCode.FILE_TOO_LARGE,
-        f"The file is larger than {max_bytes // (1024 * 1024)} MB, the most a proof may be.",
-    )
+def too_large(max_bytes: int) -> str:
+    """What a file over the limit is told, whether its upload said so or its bytes did."""
+    return f"The file is larger than {max_bytes // (1024 * 1024)} MB, the most a proof may be."
 
 
 def _png(image: Image.Image) -> bytes:
@@ -180,7 +178,8 @@ def _image_preview(file: BinaryIO, media_type: str) -> tuple[int, int, bytes]:
             shown = ImageOps.exif_transpose(image)
             shown.thumbnail((PREVIEW_EDGE, PREVIEW_EDGE))
             if shown.mode not in ("RGB", "RGBA", "L", "LA"):
-                shown = shown.convert("RGBA" if "A" in shown.getbands() else "RGB")
+                see_through = "A" in shown.getbands() or "transparency" in shown.info
+                shown = shown.convert("RGBA" if see_through else "RGB")
             return width, height, _png(shown)
     except DomainError:
         raise

@@ -107,3 +107,8 @@ async def open_link(conn: AsyncConnection, secret: str, days: int = LINK_DAYS) -
     if works:
         await conn.execute(Q["touch_customer_link"], {"id": link.id})
     return Opened(link, works)
+
+
+async def orders_awaiting_customer(conn: AsyncConnection) -> list[int]:
+    """The orders whose latest proof waits for the customer: those a link is sent for."""
+    return list((await conn.execute(Q["orders_awaiting_customer"])).scalars())

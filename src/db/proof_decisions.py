@@ -82,7 +82,12 @@ async def decide(
             return ProofDecided(decided.id, changed=True)
         found = (
             await conn.execute(
-                Q["proof_state"], {"work_order_id": work_order_id, "version": version}
+                Q["proof_state"],
+                {
+                    "work_order_id": work_order_id,
+                    "version": version,
+                    "customer_link_id": customer_link_id,
+                },
             )
         ).first()
         state = (
@@ -93,6 +98,7 @@ async def decide(
                 order_status=WorkOrderStatus(found.order_status),
                 imported_closed=found.imported_closed,
                 decided_by_name=found.decided_by_name,
+                way_in=found.way_in,
             )
             if found is not None
             else None

@@ -1758,11 +1758,15 @@ SELECT data FROM proof_chunks WHERE proof_id = :proof_id AND part = :part AND se
 -- The one writer of a proof version's decision. Locks the work order first (as
 -- transition_task does), so a racing decision, upload or cancel queues behind us and then
 -- sees our commit; decides the version only if it is still PENDING and the order's
--- latest, on an ACTIVE order. Its history row (:kind, with the decision in words) and its
--- event (:kind, proof_event_payload) with it. The caller settles the gates under the lock.
+-- latest, on an ACTIVE order, and a customer's only through a link of this order not
+-- revoked. Its history row (:kind, with the decision in words) and its event (:kind,
+-- proof_event_payload) with it. The caller settles the gates under the lock.
 WITH wo AS (
     SELECT w.id FROM work_orders w
     WHERE w.id = :work_order_id AND w.status = 'ACTIVE' AND NOT w.imported_closed
+      AND (CAST(:customer_link_id AS bigint) IS NULL OR EXISTS (
+            SELECT 1 FROM customer_links l
+            WHERE l.id = :customer_link_id AND l.work_order_id = w.id AND l.revoked_at IS NULL))
     FOR NO KEY UPDATE
 ), decided AS (
     UPDATE proofs p SET
@@ -1789,7 +1793,11 @@ SELECT id, work_order_id FROM decided
 -- Re-read after decide_proof matched nothing, for domain.proof_decisions.judge_decision.
 SELECT p.id, p.version, p.status, p.decided_by_name, w.status AS order_status,
        w.imported_closed,
-       (SELECT max(n.version) FROM proofs n WHERE n.work_order_id = w.id) AS latest_version
+       (SELECT max(n.version) FROM proofs n WHERE n.work_order_id = w.id) AS latest_version,
+       CAST(:customer_link_id AS bigint) IS NULL OR EXISTS (
+           SELECT 1 FROM customer_links l
+           WHERE l.id = :customer_link_id AND l.work_order_id = w.id
+             AND l.revoked_at IS NULL) AS way_in
 FROM proofs p JOIN work_orders w ON w.id = p.work_order_id
 WHERE p.work_order_id = :work_order_id AND p.version = :version
 
@@ -1843,6 +1851,11 @@ SELECT revoked_at IS NOT NULL AS revoked FROM customer_links WHERE id = :id
 -- Marks it used, at most once a minute: a page that polls writes no more than that.
 UPDATE customer_links SET last_used_at = pressroom_now()
 WHERE id = :id AND (last_used_at IS NULL OR last_used_at < pressroom_now() - interval '1 minute')
+
+-- name: orders_awaiting_customer
+-- Orders whose latest proof version waits for the customer (a newer version withdraws a
+-- waiting one, so a waiting version is its order's latest), oldest first.
+SELECT work_order_id FROM proofs WHERE status = 'PENDING' ORDER BY id
 
 -- ===== proof screens =====
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from domain import validation
 from domain.enums import EventType, ProofDecider, ProofStatus, WorkOrderStatus
-from domain.errors import DomainError, ErrorCode
+from domain.errors import DomainError, ErrorCode, NotAllowed
 from domain.transitions import Verdict, open_refusal
 
 # The actor of what a customer's decision moves on the floor (Design's task reopened or
@@ -67,6 +67,8 @@ class ProofState:
     order_status: WorkOrderStatus
     imported_closed: bool
     decided_by_name: str | None
+    # The customer's link is this order's and not revoked (always, for Sales).
+    way_in: bool = True
 
 
 def judge_decision(asked: Decision, version: int, state: ProofState | None) -> Verdict:
@@ -76,6 +78,8 @@ def judge_decision(asked: Decision, version: int, state: ProofState | None) -> V
         raise DomainError(
             ErrorCode.NOT_FOUND, f"This work order has no proof version {version}.", "version"
         )
+    if not state.way_in:
+        raise NotAllowed("This customer link is revoked, or is not this work order's.")
     refusal = open_refusal(state.order_status, state.imported_closed)
     if refusal is not None:
         raise refusal

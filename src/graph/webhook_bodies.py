@@ -34,6 +34,10 @@ WORK_ORDER_EVENT = parse(
       hold { reason since }
       customer { id name }
       quote { amount currency }
+      latestProof {
+        id version fileName mediaType sizeBytes uploadedAt status
+        decidedAt decidedThrough decidedByName comment
+      }
     }
     task {
       id status availableAt startedAt completedAt version

@@ -20,6 +20,7 @@ WORKER_HEALTHCHECK_SECONDS = 60
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
+    from api.links import customer_url
     from pressroom.app import create_app, server_options
     from pressroom.database import choose, stop_embedded, unannounced_pgbouncer
 
@@ -50,6 +51,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
             f"Wall display: http://{args.host}:{args.port}/display/print?token=<secret> "
             "(an admin gets a secret from createDisplayToken)."
         )
+        if info.customer_secret is not None:
+            url = customer_url(settings.public_url, info.customer_secret)
+            print(f"A customer's page, an order waiting for their approval: {url}")
     # uvicorn re-raises SIGTERM/SIGINT after its graceful shutdown; turning them into
     # an exception of our own lets the embedded PostgreSQL be stopped on the way out,
     # while uvicorn's own exits (a port already in use: 1) keep their code.

@@ -1,5 +1,6 @@
 """`serve --demo`: a small shop seeded once, so every mutation can be tried at once."""
 
+import io
 import itertools
 import random
 from dataclasses import dataclass
@@ -7,13 +8,16 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from PIL import Image, ImageDraw
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from db import clock, customers, people, reads, routing, schedule
+from api.proof_files import examine
+from db import clock, customer_links, customers, people, reads, routing, schedule
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from db.ledger import NewEntry, post_entry
 from db.orders import NewWorkOrder, create_work_order
+from db.proofs import NewProof, add_version
 from db.tasks import Actor, transition_task
 from domain import ledger
 from domain.contacts import Address, Contact
@@ -23,13 +27,15 @@ from domain.money import Money, parse_money
 
 PASSWORD = "pressroom"
 
+# Code, name, kind, whether it gates delivery, whether it waits for an approved proof (on
+# the orders that need one).
 DEPARTMENTS = [
-    ("sales", "Sales", DepartmentKind.SALES, False),
-    ("accounts", "Accounts", DepartmentKind.ACCOUNTS, False),
-    ("design", "Design", DepartmentKind.PRODUCTION, False),
-    ("print", "Print", DepartmentKind.PRODUCTION, True),
-    ("finishing", "Finishing", DepartmentKind.PRODUCTION, True),
-    ("delivery", "Delivery", DepartmentKind.DELIVERY, False),
+    ("sales", "Sales", DepartmentKind.SALES, False, False),
+    ("accounts", "Accounts", DepartmentKind.ACCOUNTS, False, False),
+    ("design", "Design", DepartmentKind.PRODUCTION, False, False),
+    ("print", "Print", DepartmentKind.PRODUCTION, True, True),
+    ("finishing", "Finishing", DepartmentKind.PRODUCTION, True, True),
+    ("delivery", "Delivery", DepartmentKind.DELIVERY, False, False),
 ]
 
 PEOPLE = [
@@ -79,7 +85,11 @@ ORDERS = [
     ("design", "print", "finishing"),
     ("design", "print", "finishing"),
     ("finishing",),
+    ("design", "print", "finishing"),
 ]
+# The order that needs the customer's approval: Design has made its proof, which waits
+# for the customer (`serve --demo` prints a link to its page); Print waits for it.
+PROOF_ORDER = 12
 PRODUCTS = ["Flyers A5", "Banner 3m", "Business cards", "Menus", "Posters A2", "Brochures"]
 
 
@@ -87,6 +97,8 @@ PRODUCTS = ["Flyers A5", "Banner 3m", "Business cards", "Menus", "Posters A2", "
 class DemoInfo:
     seeded: bool
     logins: list[tuple[str, str, str]]
+    # A new customer link to the order waiting for approval (its secret), made at each start.
+    customer_secret: str | None = None
 
 
 @dataclass(frozen=True)
@@ -106,11 +118,11 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
     async with unit_of_work(engine) as conn:
         # Once only: a shop that already has departments is left as it is.
         if await reads.all_departments(conn):
-            return DemoInfo(seeded=False, logins=logins)
+            return DemoInfo(seeded=False, logins=logins, customer_secret=await _link(conn))
         await clock.stamp_as_of(conn, now - timedelta(days=7))
         depts = {
-            code: await people.create_department(conn, code, name, kind, gates)
-            for code, name, kind, gates in DEPARTMENTS
+            code: await people.create_department(conn, code, name, kind, gates, proof)
+            for code, name, kind, gates, proof in DEPARTMENTS
         }
         users = {}
         for email, name, is_admin, codes in PEOPLE:
@@ -138,7 +150,18 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
         async with unit_of_work(engine) as conn:
             await clock.stamp_as_of(conn, step.at)
             await shop.do(conn, step)
-    return DemoInfo(seeded=True, logins=logins)
+    async with unit_of_work(engine) as conn:
+        return DemoInfo(seeded=True, logins=logins, customer_secret=await _link(conn))
+
+
+async def _link(conn: AsyncConnection) -> str | None:
+    """A new link, made by Sam, to the first order waiting for its customer's approval;
+    none in a shop that is not the demo's (no Sam) or has no such order."""
+    sam = await people.user_by_email(conn, "sam@pressroom.test")
+    waiting = await customer_links.orders_awaiting_customer(conn)
+    if sam is None or not waiting:
+        return None
+    return (await customer_links.create(conn, waiting[0], created_by=sam.id)).secret
 
 
 def _day(now: datetime) -> list[Step]:
@@ -162,9 +185,14 @@ def _day(now: datetime) -> list[Step]:
                 moves.append((code, TaskAction.FINISH))
         moves += [("delivery", TaskAction.START)] if progress >= 4 else []
         moves += [("delivery", TaskAction.FINISH)] if progress >= 5 else []
+        if n == PROOF_ORDER:
+            moves = [("design", TaskAction.START), ("design", TaskAction.FINISH)]
         for code, action in moves:
             at += _minutes(rng, 5, 35)
             steps.append(Step(at, n, action, code))
+        if n == PROOF_ORDER:
+            at += _minutes(rng, 5, 35)
+            steps.append(Step(at, n, "PROOF"))
         if n in (2, 3):
             at += _minutes(rng, 20, 60)
             steps.append(Step(at, n, "CANCEL" if n == 2 else "HOLD"))
@@ -211,6 +239,8 @@ class _Shop:
         elif step.what == "HOLD":
             reason = "Waiting for the customer's proof."
             await schedule.hold(conn, self.orders[step.n].id, reason, sales)
+        elif step.what == "PROOF":
+            await self.proof(conn, step)
         else:
             await self.post(conn, step)
 
@@ -231,6 +261,7 @@ class _Shop:
                 created_by=sales,
                 due_at=_due(n, step.at),
                 priority=WorkOrderPriority.RUSH if n == 1 else WorkOrderPriority.NORMAL,
+                proof_required=n == PROOF_ORDER,
             ),
         )
         order = made.order
@@ -238,6 +269,23 @@ class _Shop:
         code_of = {id_: code for code, id_ in self.depts.items()}
         for task in await reads.tasks_of_work_orders(conn, [order.id]):
             self.tasks[n, code_of[task.department_id]] = task.id
+
+    async def proof(self, conn: AsyncConnection, step: Step) -> None:
+        """Design's proof of the order, as Dee uploads it."""
+        file = io.BytesIO(_artwork())
+        examined = examine(file, "proof.png", len(file.getvalue()))
+        new = NewProof(
+            work_order_id=self.orders[step.n].id,
+            file_name=examined.file_name,
+            media_type=examined.media_type,
+            size_bytes=examined.size_bytes,
+            sha256=examined.sha256,
+            width=examined.width,
+            height=examined.height,
+            uploaded_by=self.worker("design"),
+            any_order=False,
+        )
+        await add_version(conn, new, file, examined.preview)
 
     async def post(self, conn: AsyncConnection, step: Step) -> None:
         order = self.orders[step.n]
@@ -264,6 +312,22 @@ class _Shop:
             conn,
             NewEntry(content, f"demo-{self.posted}", self.users["abe@pressroom.test"]),
         )
+
+
+def _artwork() -> bytes:
+    """A flyer's proof: a headline band, a block of text, a picture."""
+    image = Image.new("RGB", (620, 877), (250, 246, 236))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, 620, 200), fill=(11, 92, 173))
+    draw.rectangle((48, 260, 572, 300), fill=(22, 32, 42))
+    for row in range(6):
+        draw.rectangle(
+            (48, 340 + row * 28, 572 - (row % 3) * 60, 352 + row * 28), fill=(90, 100, 110)
+        )
+    draw.ellipse((210, 560, 410, 760), fill=(240, 180, 0))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
 
 
 def _due(n: int, created: datetime) -> datetime | None:

@@ -6,6 +6,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.errors import error_response
+from api.proof_files import too_large
 
 MAX_BODY_BYTES = 256 * 1024
 # Where proof files are uploaded: a multipart request to /graphql (the GraphQL multipart
@@ -87,11 +88,7 @@ def _too_large() -> Response:
 
 
 def _upload_too_large(upload_bytes: int) -> Response:
-    return error_response(
-        f"The file is larger than {upload_bytes // (1024 * 1024)} MB, the most a proof may "
-        "be (PRESSROOM_PROOF_MAX_MB). Nothing was stored.",
-        413,
-    )
+    return error_response(f"{too_large(upload_bytes)} Nothing was stored.", 413)
 
 
 def _length_required() -> Response:

@@ -27,6 +27,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from api.services import Services
+from api.throttle import Refusal
 from db import customer_links, proofs, reads
 from db.customer_links import Opened
 from db.engine import reading, unavailable, unit_of_work
@@ -85,11 +86,13 @@ class Shop:
         return self.contact or f"Please contact {self.name}."
 
 
-def _time(moment: datetime, zone: ZoneInfo, style: str) -> str:
-    """A moment in the shop's zone; the page's script rewrites it in the shop's locale."""
-    local = moment.astimezone(zone)
+def _time(moment: datetime, shop: Shop, style: str) -> str:
+    """A moment in the shop's zone; the page's script rewrites it in the shop's locale (in
+    whose language it is then read out)."""
+    local = moment.astimezone(shop.zone)
     return (
-        f'<time datetime="{_e(local.isoformat())}" data-style="{style}">'
+        f'<time datetime="{_e(local.isoformat())}" data-style="{style}" '
+        f'lang="{_e(shop.locale)}">'
         f"{local:%Y-%m-%d %H:%M}</time>"
     )
 
@@ -220,7 +223,7 @@ def proof_article(
     status = ProofStatus(proof.status)
     state = CUSTOMER_PROOF[status]
     if proof.decided_at is not None:
-        state += f" on {_time(proof.decided_at, shop.zone, 'moment')}"
+        state += f" on {_time(proof.decided_at, shop, 'moment')}"
     comment = (
         f'<p class="comment">Your comments: {_e(proof.comment)}</p>'
         if status is ProofStatus.CHANGES_REQUESTED and proof.comment
@@ -258,7 +261,7 @@ def order_main(view: OrderView, shop: Shop, secret: str, given: Given | None = N
         else ""
     )
     due = (
-        f"<dt>Due</dt><dd>{_time(view.due_at, shop.zone, 'date')}</dd>"
+        f"<dt>Due</dt><dd>{_time(view.due_at, shop, 'date')}</dd>"
         if view.due_at is not None
         else ""
     )
@@ -302,11 +305,12 @@ def order_page(
         f'<main id="main" data-state="/c/{_e(secret)}/state" '
         f'data-fingerprint="{fingerprint(content)}">{note.html() if note else ""}{shown}'
         f'<p class="updated" id="updated">Last updated '
-        f"{_time(now, shop.zone, 'time')}</p></main>"
+        f"{_time(now, shop, 'time')}</p></main>"
     )
     return _document(shop, f"Order {view.number} · {shop.name}", body)
 
 
+NO_LONGER = "This link to your order no longer works. If you still need it, ask us for a new one."
 # What the page says once a decision is recorded (`?done=`: only these, nothing echoed).
 DONE = {
     "approved": "Thank you: your approval is recorded.",
@@ -344,17 +348,20 @@ def routes(services: Services, policy: CustomerPagePolicy, locale: str) -> list[
         page = notice_page(shop, title, message)
         return harden(HTMLResponse(page, status_code=status, headers=headers))
 
+    def too_many(refused: Refusal) -> Response:
+        return notice(
+            "Too many requests",
+            f"Please try again in {refused.retry_after} seconds.",
+            429,
+            {"retry-after": str(refused.retry_after)},
+        )
+
     async def opened(request: Request) -> Opened | Response:
         """The link the request's secret names, if the limits let the request through."""
         address = request.client.host if request.client else ""
         refused = await policy.admit(address)
         if refused is not None:
-            return notice(
-                "Too many requests",
-                f"Please try again in {refused.retry_after} seconds.",
-                429,
-                {"retry-after": str(refused.retry_after)},
-            )
+            return too_many(refused)
         secret = request.path_params["secret"]
         found = None
         if SECRET.fullmatch(secret):
@@ -369,12 +376,7 @@ def routes(services: Services, policy: CustomerPagePolicy, locale: str) -> list[
             )
         refused = await policy.admit_link(found.link.id)
         if refused is not None:
-            return notice(
-                "Too many requests",
-                f"Please try again in {refused.retry_after} seconds.",
-                429,
-                {"retry-after": str(refused.retry_after)},
-            )
+            return too_many(refused)
         return found
 
     def through(endpoint: Through) -> Endpoint:
@@ -386,19 +388,9 @@ def routes(services: Services, policy: CustomerPagePolicy, locale: str) -> list[
                 if isinstance(found, Response):
                     return found
                 if found.link.revoked_at is not None:
-                    return notice(
-                        "This link was withdrawn",
-                        "This link to your order no longer works. If you still need it, "
-                        "ask us for a new one.",
-                        410,
-                    )
+                    return notice("This link was withdrawn", NO_LONGER, 410)
                 if not found.works:
-                    return notice(
-                        "This link has expired",
-                        "This link to your order no longer works. If you still need it, "
-                        "ask us for a new one.",
-                        410,
-                    )
+                    return notice("This link has expired", NO_LONGER, 410)
                 return harden(await endpoint(request, found.link))
             except Exception as error:
                 if not unavailable(error):

@@ -7,6 +7,7 @@ from urllib.parse import quote
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -26,6 +27,7 @@ from routes.endpoints import Endpoint, guarded
 # A proof is the customer's file, not the app's: shown, it may run nothing, load nothing
 # and reach nothing (a PDF or an SVG smuggled in as one would otherwise run as this site).
 SANDBOX = "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'"
+ONE_FILE = "Send the file alone, as the multipart form field 'file'."
 # The HTTP status of each refusal of an upload (400 for the rest).
 STATUS = {
     ErrorCode.NOT_FOUND: 404,
@@ -73,29 +75,32 @@ def routes(services: Services) -> list[Route]:
         work_order_id = decode_text(given, "WorkOrder")
         if work_order_id is None:
             return error_response(f"No work order has the id {given!r}.", 404, "NOT_FOUND")
-        async with request.form(max_files=1, max_fields=0) as form:
+        try:
+            form = await request.form(max_files=1, max_fields=0)
+        except HTTPException as error:
+            return error_response(f"{error.detail} {ONE_FILE}", 400, "INVALID_INPUT")
+        try:
             file = form.get("file")
             if not isinstance(file, UploadFile):
-                return error_response(
-                    "Send the file as the multipart form field 'file'.", 400, "INVALID_INPUT"
+                return error_response(ONE_FILE, 400, "INVALID_INPUT")
+            examined = await services.examiner.examine(
+                file.file, file.filename, services.proof_max_bytes
+            )
+            async with unit_of_work(services.engine) as conn:
+                row = await add_version(
+                    conn,
+                    new_proof(examined, work_order_id, request.state.viewer),
+                    file.file,
+                    examined.preview,
                 )
-            try:
-                examined = await services.examiner.examine(
-                    file.file, file.filename, services.proof_max_bytes
-                )
-                async with unit_of_work(services.engine) as conn:
-                    row = await add_version(
-                        conn,
-                        new_proof(examined, work_order_id, request.state.viewer),
-                        file.file,
-                        examined.preview,
-                    )
-            except ExaminersBusy as busy:
-                return try_again("Too many proofs are being checked; try again.", busy.retry_after)
-            except NotAllowed as refused:
-                return error_response(str(refused), 403, "FORBIDDEN")
-            except DomainError as error:
-                return error_response(error.message, STATUS.get(error.code, 400), error.code)
+        except ExaminersBusy as busy:
+            return try_again("Too many proofs are being checked; try again.", busy.retry_after)
+        except NotAllowed as refused:
+            return error_response(str(refused), 403, "FORBIDDEN")
+        except DomainError as error:
+            return error_response(error.message, STATUS.get(error.code, 400), error.code)
+        finally:
+            await form.close()
         if services.feed is not None:
             services.feed.poke()
         return JSONResponse(_answer(services, row), status_code=201)

@@ -90,7 +90,7 @@ def test_backup_and_restore(tmp_path: Path) -> None:
     with serving(data_dir, "--demo"):
         pass
     seeded = digest(data_dir)
-    assert seeded["work_orders"][0] == 12
+    assert seeded["work_orders"][0] == 13
 
     path = tmp_path / "shop.backup"
     done = pressroom(data_dir, "backup", str(path))

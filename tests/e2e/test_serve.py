@@ -51,9 +51,13 @@ def test_demo_server_boots_twice_and_leaves_no_database_running(tmp_path: Path) 
         assert any("admin@pressroom.test" in line for line in lines)
         first = orders(base)
         assert postgres_processes(data_dir)
+        # The link printed opens the page of the order waiting for its customer's approval.
+        [link] = [line.split("approval: ")[1].strip() for line in lines if "approval: " in line]
+        assert link.startswith(f"{base}/c/")
+        assert "Waiting for your approval" in httpx.get(link, timeout=30).text
         # Accounts can try the ledger at once: the demo shop has postings and balances.
         customers = query(base, "abe@pressroom.test", BALANCES)["customers"]["edges"]
-    assert len(first) == 12
+    assert len(first) == 13
     assert {o["status"] for o in first} == {"ACTIVE", "COMPLETED", "CANCELLED"}
     kinds = {e["node"]["kind"] for c in customers for e in c["node"]["ledger"]["edges"]}
     assert kinds == {"CHARGE", "PAYMENT", "CREDIT"}
@@ -98,7 +102,7 @@ def test_several_worker_processes_serve_one_shop(tmp_path: Path) -> None:
         assert {psutil.Process(pid).ppid() for pid in workers} == {parent}
         # Requests land on either worker; each is ready (its own listener up) and answers.
         for _ in range(10):
-            assert len(orders(base)) == 12
+            assert len(orders(base)) == 13
     assert postgres_processes(data_dir) == []
 
 

@@ -12,8 +12,10 @@ import pytest
 from PIL import Image, ImageDraw
 from playwright.async_api import Page, expect
 
+from db import customer_links
+from db.engine import unit_of_work
 from tests.e2e.web.support import OpenTab, axe_violations, base
-from tests.support import START, Client, Shop, gid, task_ids
+from tests.support import START, Client, Shop, gid, serving, task_ids
 
 pytestmark = pytest.mark.e2e
 
@@ -179,3 +181,24 @@ async def test_the_customer_follows_their_order_on_a_phone(
     # or style the page's CSP refused would be).
     gone = "the server responded with a status of 410"
     assert [line for line in console if line.startswith("error") and gone not in line] == []
+
+
+async def test_a_german_shop_writes_times_its_own_way(
+    database_url: str, shop: Shop, tabs: OpenTab
+) -> None:
+    order = await shop.order(["print"], due_at=DUE)
+    async with unit_of_work(shop.engine) as conn:
+        made = await customer_links.create(conn, order, created_by=shop.users["sam"])
+    settings = {
+        "PRESSROOM_LOCALE": "de-DE",
+        "PRESSROOM_TIME_ZONE": "Europe/Berlin",
+        "PRESSROOM_SHOP_NAME": "Druckerei Müller",
+    }
+    with serving(None, database_url=database_url, settings=settings) as (site, _):
+        tab = await tabs(viewport=PHONE)
+        await tab.page.goto(f"{site}/c/{made.secret}")
+        due = tab.page.locator("dd time")
+        await expect(due).to_have_text("Donnerstag, 4. März 2027 um 14:30")
+        assert await due.get_attribute("lang") == "de-DE"
+        await expect(tab.page.get_by_text("Druckerei Müller", exact=True)).to_be_visible()
+        tab.assert_clean()

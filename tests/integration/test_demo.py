@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import text
 
 from db import migrate, reads
+from db.credentials import token_hash
 from db.engine import create_engine
 from pressroom.demo import seed
 from tests.support import scratch_database
@@ -30,9 +31,27 @@ async def test_the_demo_shop_is_routed_addressed_and_its_histories_in_order(
         engine = create_engine(url, pool_size=2, max_overflow=0)
         started = datetime.now(UTC)
         try:
-            assert (await seed(engine)).seeded is True
-            assert (await seed(engine)).seeded is False
+            first, again = await seed(engine), await seed(engine)
+            assert (first.seeded, again.seeded) == (True, False)
             async with engine.connect() as conn:
+                waiting = (
+                    await conn.execute(
+                        text(
+                            "SELECT w.proof_required, p.version, p.status, d.code, t.status, "
+                            "t.available_at IS NOT NULL AS queued, count(l.id) AS links "
+                            "FROM proofs p JOIN work_orders w ON w.id = p.work_order_id "
+                            "JOIN department_tasks t ON t.work_order_id = w.id "
+                            "JOIN departments d ON d.id = t.department_id "
+                            "LEFT JOIN customer_links l ON l.work_order_id = w.id "
+                            "WHERE d.kind = 'PRODUCTION' "
+                            "GROUP BY 1, 2, 3, 4, 5, 6, d.id ORDER BY d.id"
+                        )
+                    )
+                ).all()
+                linked = await conn.scalar(
+                    text("SELECT count(*) FROM customer_links WHERE secret_hash = ANY(:h)"),
+                    {"h": [token_hash(i.customer_secret or "") for i in (first, again)]},
+                )
                 departments = {d.code: d for d in await reads.all_departments(conn)}
                 follows = {
                     code: [c for c, d in departments.items() if d.id in departments[code].follows]
@@ -58,6 +77,14 @@ async def test_the_demo_shop_is_routed_addressed_and_its_histories_in_order(
         finally:
             await engine.dispose()
     assert follows == {"design": [], "print": ["design"], "finishing": ["print"]}
+    # One order's proof waits for its customer, Print and Finishing for the proof; each
+    # start makes a new link to its page.
+    assert [tuple(row) for row in waiting] == [
+        (True, 1, "PENDING", "design", "COMPLETED", True, 2),
+        (True, 1, "PENDING", "print", "PENDING", False, 2),
+        (True, 1, "PENDING", "finishing", "PENDING", False, 2),
+    ]
+    assert linked == 2 and first.customer_secret != again.customer_secret
     assert addressed == 5
     # Every log, in the order it was written, is in time order, and all of it is past.
     for table, times in logs.items():

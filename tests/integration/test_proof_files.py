@@ -254,6 +254,30 @@ async def test_a_26_mb_upload_is_refused_before_its_body_is_read(
     assert await table_snapshot(world.shop.engine) == before
 
 
+@pytest.mark.parametrize(
+    ("files", "words"),
+    [
+        ({"picture": ("a.png", b"...", "image/png")}, "Send the file alone"),
+        ({"file": ("a.png", b"...", "image/png"), "more": ("b.png", b"...", "image/png")},
+         "Too many files"),
+    ],
+)  # fmt: skip
+async def test_a_plain_upload_without_one_file_field_is_refused_in_words(
+    http: httpx.AsyncClient, server: str, world: World, files: dict[str, Any], words: str
+) -> None:
+    before = await table_snapshot(world.shop.engine)
+    response = await http.post(
+        f"{site(server)}/orders/{world.order}/proofs",
+        headers={"authorization": f"Bearer {world.token('dee')}"},
+        files=files,
+    )
+    assert response.status_code == 400
+    [error] = response.json()["errors"]
+    assert error["extensions"]["code"] == "INVALID_INPUT"
+    assert words in error["message"]
+    assert await table_snapshot(world.shop.engine) == before
+
+
 async def test_an_upload_to_a_cancelled_order_is_refused(
     http: httpx.AsyncClient, server: str, world: World
 ) -> None:
@@ -291,7 +315,7 @@ GOOD = {
 @pytest.mark.parametrize("door", DOORS)
 @pytest.mark.parametrize("kind", GOOD)
 async def test_a_good_file_is_kept_byte_for_byte_with_a_preview(
-    http: httpx.AsyncClient, server: str, world: World, kind: str, door: str
+    http: httpx.AsyncClient, server: str, world: World, api: Client, kind: str, door: str
 ) -> None:
     name, make, media_type, preview_size = GOOD[kind]
     data = make()
@@ -302,6 +326,13 @@ async def test_a_good_file_is_kept_byte_for_byte_with_a_preview(
         1, name, media_type, len(data),
     )  # fmt: skip
     assert proof["status"] == "PENDING"
+    if door == "graphql":
+        assert proof["uploadedBy"] == {"name": "Dee"}
+    node = await api.as_(world.token("pat"))(
+        "query($id: ID!) { node(id: $id) { ... on Proof { version mediaType } } }",
+        {"id": proof["id"]},
+    )
+    assert node["node"] == {"version": 1, "mediaType": media_type}
     token = world.token("pat")  # any staff member reads them
     file = await fetch(http, proof["downloadUrl"], token)
     assert file.content == data

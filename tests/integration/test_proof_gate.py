@@ -19,10 +19,12 @@ from api.ids import decode_text
 from db import clock, proofs
 from db.engine import unit_of_work
 from db.orders import PROOF_CLOSED_REASON, PROOF_OPENED_REASON
-from db.proof_decisions import decide
+from db.proof_decisions import ProofDecided, decide
 from db.proofs import NewProof
+from domain.errors import NotAllowed
 from tests.support import (
     Client,
+    Receiver,
     Shop,
     gid,
     subscriber,
@@ -512,19 +514,62 @@ async def test_changes_asked_for_put_design_back_to_work(
     )
 
 
+async def link_to(shop: Shop, order: int, *, revoked: bool = False) -> int:
+    """A customer link of `order`, as the link's writer keeps it (its hash only)."""
+    async with shop.engine.begin() as conn:
+        return int(
+            await conn.scalar(
+                text(
+                    "INSERT INTO customer_links (work_order_id, secret_hash, created_by, "
+                    "revoked_at, revoked_by) VALUES (:o, "
+                    "sha256(convert_to(CAST(random() AS text), 'UTF8')), :u, "
+                    "CASE WHEN :r THEN now() END, CASE WHEN :r THEN CAST(:u AS bigint) END) "
+                    "RETURNING id"
+                ),
+                {"o": order, "u": shop.users["sam"], "r": revoked},
+            )
+            or 0
+        )
+
+
+async def customer_decides(shop: Shop, order: int, version: int, link: int) -> ProofDecided:
+    async with unit_of_work(shop.engine) as conn:
+        return await decide(
+            conn,
+            work_order_id=order,
+            version=version,
+            approve=True,
+            comment=None,
+            decided_by_name="Carla",
+            sales_user_id=None,
+            customer_link_id=link,
+        )
+
+
+@pytest.mark.parametrize("link", ["another order's", "revoked"])
+async def test_a_customer_decides_only_through_a_live_link_of_the_order(
+    shop: Shop, link: str
+) -> None:
+    order = await shop.order(["print"], proof_required=True)
+    version = await add_version(shop, order)
+    if link == "revoked":
+        way_in = await link_to(shop, order, revoked=True)
+    else:
+        way_in = await link_to(shop, await shop.order(["print"]))
+    before = await table_snapshot(shop.engine)
+
+    with pytest.raises(NotAllowed):
+        await customer_decides(shop, order, version, way_in)
+
+    assert await table_snapshot(shop.engine) == before
+
+
 async def test_a_customer_decides_through_their_link(api: Client, shop: Shop) -> None:
     await chained(api, shop)
     await proof_departments(api, shop, "print")
     order = await proofed_order(api, shop, ["print"])
     version = await add_version(shop, order)
-    async with shop.engine.begin() as conn:
-        link = await conn.scalar(
-            text(
-                "INSERT INTO customer_links (work_order_id, secret_hash, created_by) "
-                "VALUES (:o, '\\x01', :u) RETURNING id"
-            ),
-            {"o": order, "u": shop.users["sam"]},
-        )
+    link = await link_to(shop, order)
 
     async with unit_of_work(shop.engine) as conn:
         done = await decide(
@@ -646,3 +691,33 @@ async def test_an_approval_racing_a_new_version_leaves_the_gates_shut_either_way
             assert statuses == ["WITHDRAWN", "PENDING"]
             assert "history:OPEN_GATE" not in written
         assert (await order_tasks(api, shop, order))["print"]["availableAt"] is None
+
+
+# -- webhooks ----------------------------------------------------------------------------------
+
+WEBHOOK = """mutation($i: CreateWebhookInput!) { createWebhook(input: $i) {
+  userErrors { code } } }"""
+
+
+async def test_decisions_reach_webhooks_with_the_version_decided(
+    api: Client, shop: Shop, receiver: Receiver
+) -> None:
+    kinds = ["PROOF_APPROVED", "PROOF_CHANGES_REQUESTED"]
+    made = await api.as_(shop.tokens["ada"])(
+        WEBHOOK, {"i": {"url": receiver.url, "eventKinds": kinds}}
+    )
+    assert made["createWebhook"]["userErrors"] == []
+    approved = await proofed_order(api, shop, ["print"])
+    sent_back = await proofed_order(api, shop, ["print"])
+    await approve(api, shop, approved, await add_version(shop, approved))
+    await ask_changes(api, shop, sent_back, await add_version(shop, sent_back))
+
+    bodies = [r.json() for r in await receiver.wait_for(2)]
+
+    assert [b["type"] for b in bodies] == kinds
+    proofs_sent = [b["data"]["workOrder"]["latestProof"] for b in bodies]
+    assert [(p["version"], p["status"], p["decidedThrough"]) for p in proofs_sent] == [
+        (1, "APPROVED", "SALES"),
+        (1, "CHANGES_REQUESTED", "SALES"),
+    ]
+    assert proofs_sent[1]["comment"] == "Bigger logo"

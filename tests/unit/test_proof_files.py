@@ -70,6 +70,21 @@ def test_an_image_is_measured_and_hashed() -> None:
     assert refused.value.code == "FILE_TOO_LARGE"
 
 
+@pytest.mark.parametrize(
+    ("mode", "kind", "shown"),
+    [("P", "PNG", "RGBA"), ("1", "PNG", "RGB"), ("LA", "PNG", "LA"), ("CMYK", "JPEG", "RGB")],
+)
+def test_a_preview_is_a_png_that_keeps_what_shows_through(mode: str, kind: str, shown: str) -> None:
+    made = Image.new(mode, (50, 40))
+    if mode == "P":
+        made.info["transparency"] = 0
+    out = io.BytesIO()
+    made.save(out, format=kind)
+    found = examine(io.BytesIO(out.getvalue()), f"a.{kind.lower()}", LIMIT)
+    preview = Image.open(io.BytesIO(found.preview))
+    assert (preview.format, preview.mode, preview.size) == ("PNG", shown, (50, 40))
+
+
 class HeldFile(io.BytesIO):
     """A good file whose first read waits until the test lets it go, noting the thread."""
 

@@ -3,6 +3,7 @@ that waiting keeps a gate shut by the one rule of every gate, what START answers
 makes the proof, and why a decision that matched nothing did."""
 
 import itertools
+from dataclasses import replace
 
 import pytest
 
@@ -15,7 +16,7 @@ from domain.enums import (
     TaskStatus,
     WorkOrderStatus,
 )
-from domain.errors import DomainError, ErrorCode
+from domain.errors import DomainError, ErrorCode, NotAllowed
 from domain.proof_decisions import Decision, ProofState, decision, judge_decision
 from domain.routing import TaskFacts, awaits_proof, proof_makers
 from domain.transitions import ActorFacts, TaskState, Verdict, judge
@@ -167,13 +168,19 @@ def test_a_nameless_or_wordless_decision_is_refused(
         (APPROVE, state(ProofStatus.PENDING, order=WorkOrderStatus.CANCELLED),
          ErrorCode.WORK_ORDER_CLOSED),
         (APPROVE, None, ErrorCode.NOT_FOUND),
+        (APPROVE, replace(state(ProofStatus.PENDING), way_in=False), NotAllowed),
+        (APPROVE, replace(state(ProofStatus.APPROVED), way_in=False), NotAllowed),
     ],
 )  # fmt: skip
 def test_a_decision_that_matched_nothing_is_judged(
-    asked: Decision, found: ProofState | None, outcome: Verdict | ErrorCode
+    asked: Decision, found: ProofState | None, outcome: Verdict | ErrorCode | type[NotAllowed]
 ) -> None:
     if isinstance(outcome, Verdict):
         assert judge_decision(asked, 2, found) is outcome
+        return
+    if outcome is NotAllowed:
+        with pytest.raises(NotAllowed):
+            judge_decision(asked, 2, found)
         return
     with pytest.raises(DomainError) as refused:
         judge_decision(asked, 2, found)

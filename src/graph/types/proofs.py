@@ -10,8 +10,9 @@ from api.links import proof_url
 from db.rows import ProofRow
 from domain.enums import ProofDecider, ProofStatus
 from graph.context import Info
+from graph.loaders import now_or_later
 from graph.types import enums as _registered  # noqa: F401  (ProofStatus, ProofDecider)
-from graph.types.loading import nodes_of
+from graph.types.loading import nodes_of, required
 from graph.types.people import User, user_or_none
 
 
@@ -61,8 +62,10 @@ class Proof(relay.Node):
         )
 
     @strawberry.field
-    def uploaded_by(self, info: Info) -> User | None:
-        return user_or_none(info, self._uploaded_by)
+    def uploaded_by(self, info: Info) -> User:
+        return now_or_later(
+            info.context.loaders.user.load(self._uploaded_by), lambda r: required(r, User.of)
+        )
 
     @strawberry.field(description="The Sales person who recorded the customer's decision.")
     def decided_by(self, info: Info) -> User | None:

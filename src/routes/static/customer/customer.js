@@ -59,6 +59,7 @@ function stamp(moment, text) {
   const time = document.createElement("time");
   time.dateTime = moment;
   time.dataset.style = "time";
+  time.lang = LOCALE;
   updated.replaceChildren(text, time);
   format(time);
 }
