@@ -1,7 +1,8 @@
 """Proofs on the shop's screens, in Chromium: Sales sees an order's proof state in the
 list and on its page, uploads versions through the file input (a GraphQL multipart
 request), makes a customer link whose address is shown once with a Copy button, records
-the customer's word (changes, then approval) and revokes the link; Design's queue card
+the customer's word (changes, then approval), sees the customer's own decision on their
+page arrive live, and revokes the link; Design's queue card
 says what the customer asked to change; a wall display shows the work waiting for the
 customer's approval. Screenshots at 390, 800 and 1366 px wide, axe-clean, none scrolling
 sideways (the folder is printed; PRESSROOM_SCREENSHOTS chooses it)."""
@@ -178,17 +179,35 @@ async def test_sales_works_an_orders_proofs_and_design_sees_the_changes(
     )
     await shoot(design.page, screenshots, "proofs-design-queue", axe_source)
 
-    # Version 2, approved on the customer's word; the link revoked.
+    # Version 2: the customer sends it back on their own page; Sales' page follows live.
     await upload(page, "flyer-v2.png", (29, 107, 63))
     second = panel.locator("li.proof[data-version='2']")
     await expect(second.locator(".badge")).to_have_text("○ Waiting for the customer")
     await expect(panel.locator("li.proof").first).to_have_attribute("data-version", "2")
-    await second.get_by_role("button", name="Record approval").click()
-    dialog = page.get_by_role("dialog", name="Record approval of version 2")
+    await expect(first.locator(".proof-decision")).to_contain_text("told to Sam")
+    customer = await tabs(viewport=PHONE)
+    await customer.page.goto(url)
+    on_page = customer.page.get_by_role("article", name="Version 2")
+    await on_page.get_by_text("Request changes").click()
+    await on_page.get_by_label("What should change?").fill("A darker green.")
+    await on_page.get_by_label("Your name").last.fill("Joe Roe")
+    async with customer.page.expect_navigation():
+        await on_page.get_by_role("button", name="Send the changes").click()
+    await expect(second.locator(".badge")).to_have_text("↺ Changes requested")
+    await expect(second.locator(".proof-decision")).to_contain_text(
+        "Changes asked for by Joe Roe, through their link"
+    )
+    await expect(links.first).to_contain_text("opened")
+
+    # Version 3, approved on the customer's word; the link revoked.
+    await upload(page, "flyer-v3.png", (29, 107, 63))
+    third = panel.locator("li.proof[data-version='3']")
+    await third.get_by_role("button", name="Record approval").click()
+    dialog = page.get_by_role("dialog", name="Record approval of version 3")
     await dialog.get_by_label("Customer's name").fill("Jane Doe")
     await dialog.get_by_role("button", name="Record approval").click()
-    await expect(second.locator(".badge")).to_have_text("✓ Approved")
-    await expect(second.locator(".proof-decision")).to_contain_text(
+    await expect(third.locator(".badge")).to_have_text("✓ Approved")
+    await expect(third.locator(".proof-decision")).to_contain_text(
         "Approved by Jane Doe, told to Sam"
     )
     await links.first.get_by_role("button", name=re.compile("^Revoke")).click()
@@ -197,7 +216,7 @@ async def test_sales_works_an_orders_proofs_and_design_sees_the_changes(
     await shoot(page, screenshots, "proofs-order-approved", axe_source)
 
     await page.goto(base(server) + "/orders")
-    await expect(row).to_contain_text("v2 ✓ Approved")
+    await expect(row).to_contain_text("v3 ✓ Approved")
     tab.assert_clean()
     design.assert_clean()
 
