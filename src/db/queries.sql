@@ -2008,3 +2008,22 @@ WITH moved AS (
     RETURNING *
 )
 SELECT moved.*, w.order_number FROM moved JOIN work_orders w ON w.id = moved.work_order_id
+
+-- ===== proof screens =====
+
+-- name: awaiting_proof
+-- A department's PENDING tasks whose gate is shut, on ACTIVE orders not on hold that
+-- require a proof, of a department that needs one, with the order's latest proof
+-- version's status for domain.routing.awaits_proof to judge; the earliest due date
+-- first (none last), then the oldest task.
+SELECT t.*, lp.status AS latest_proof
+FROM department_tasks t
+JOIN work_orders w ON w.id = t.work_order_id
+JOIN departments d ON d.id = t.department_id
+LEFT JOIN LATERAL (
+    SELECT p.status FROM proofs p WHERE p.work_order_id = w.id ORDER BY p.version DESC LIMIT 1
+) lp ON true
+WHERE t.department_id = :department_id AND t.status = 'PENDING' AND t.available_at IS NULL
+  AND w.status = 'ACTIVE' AND w.held_at IS NULL AND w.proof_required AND d.needs_approved_proof
+ORDER BY coalesce(w.due_at, timestamptz '9999-12-31Z'), t.id
+LIMIT :limit

@@ -117,6 +117,11 @@ class WorkOrderCommand(StrEnum):
     CHANGE_DEPARTMENTS = "CHANGE_DEPARTMENTS"
     # Post a CHARGE of its quote (chargeWorkOrderQuote): Accounts.
     CHARGE_QUOTE = "CHARGE_QUOTE"
+    # Add a proof version (uploadProof); record the customer's decision on the latest one,
+    # while it waits (approveProof, requestProofChanges); make a customer link.
+    UPLOAD_PROOF = "UPLOAD_PROOF"
+    DECIDE_PROOF = "DECIDE_PROOF"
+    LINK_CUSTOMER = "LINK_CUSTOMER"
 
 
 class CustomerCommand(StrEnum):

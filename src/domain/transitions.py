@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 
 from domain.enums import (
+    ProofStatus,
     QueueLane,
     TaskAction,
     TaskStatus,
@@ -381,11 +382,17 @@ def is_late(status: WorkOrderStatus, due_at: datetime | None, now: datetime) -> 
 
 
 def order_commands(
-    status: WorkOrderStatus, imported_closed: bool, held: bool, quoted: bool
+    status: WorkOrderStatus,
+    imported_closed: bool,
+    held: bool,
+    quoted: bool,
+    latest_proof: ProofStatus | None = None,
 ) -> list[WorkOrderCommand]:
     """What may be asked of a work order now, by the rules its writers refuse with (who
     may ask each is the API's to say): what a screen offers. Holding a held order, or
-    resuming one that is not, is a quiet success, not a refusal, but is not offered."""
+    resuming one that is not, is a quiet success, not a refusal, but is not offered; nor
+    is deciding a proof version that waits for nobody (`latest_proof`: the newest
+    version's status)."""
     schedulable = open_refusal(status, imported_closed) is None
     offered = {
         WorkOrderCommand.CANCEL: cancel_refusal(status, imported_closed) is None,
@@ -399,5 +406,8 @@ def order_commands(
             quoted, status is WorkOrderStatus.CANCELLED
         )
         is None,
+        WorkOrderCommand.UPLOAD_PROOF: schedulable,
+        WorkOrderCommand.DECIDE_PROOF: schedulable and latest_proof is ProofStatus.PENDING,
+        WorkOrderCommand.LINK_CUSTOMER: True,
     }
     return [command for command, ok in offered.items() if ok]

@@ -8,10 +8,10 @@ from strawberry import relay
 
 from api.errors import bad_request, not_found
 from api.ids import decode_id
+from db import awaiting, reads
 from db import flow as db_flow
 from db import mail as db_mail
 from db import payment_inboxes as db_payment_inboxes
-from db import reads
 from db import webhooks as db_webhooks
 from db.events import encode_snapshot
 from domain import flow, validation
@@ -70,6 +70,8 @@ NODE_TYPES: dict[str, type[relay.Node]] = {
     for t in (WorkOrder, DepartmentTask, Department, User, Customer, LedgerEntry, Token, Proof)
 }
 MAX_SEARCH = 100
+# The wall display shows a few; the rest is a count.
+AWAITING_LIMIT = 100
 
 
 @strawberry.type
@@ -322,6 +324,23 @@ class Query:
             lambda q: DepartmentTask.of(q.task),
         )
         return QueueConnection(edges=edges, page_info=page, event_cursor=encode_snapshot(snapshot))
+
+    @strawberry.field(
+        extensions=allowed(SEES_QUEUE),
+        description="The department's tasks that wait for the customer to approve their "
+        "order's latest proof (awaitsProof; some wait for other departments too): work its "
+        "queue will get. Orders on hold are left out; the earliest due date first, at most "
+        "100. Not every change to it is a queue event (a new order, an approval while other "
+        "work still holds the task): read it again after the queue's gate events, and now "
+        "and then.",
+    )
+    async def awaiting_proof(self, info: Info, department: str) -> list[DepartmentTask]:
+        dept = (await info.context.loaders.department_codes()).get(department)
+        if dept is None:
+            raise not_found(f"Unknown department code {department!r}.")
+        async with info.context.read() as conn:
+            rows = await awaiting.awaiting_proof(conn, dept.id, AWAITING_LIMIT)
+        return [DepartmentTask.of(r) for r in rows]
 
     @strawberry.field(
         extensions=allowed(ADMINS),

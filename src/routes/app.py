@@ -49,7 +49,8 @@ def _web_policy(page: bytes) -> str:
             "default-src 'self'",
             " ".join(["script-src 'self'", *hashes]),
             "style-src 'self'",
-            "img-src 'self' data:",
+            # Proof previews are read with the session's token and shown as blob: URLs.
+            "img-src 'self' data: blob:",
             "font-src 'self'",
             "connect-src 'self'",
             "object-src 'none'",

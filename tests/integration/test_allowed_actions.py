@@ -26,6 +26,8 @@ UPDATE = """mutation($i: UpdateWorkOrderInput!) { updateWorkOrder(input: $i) {
   userErrors { code } } }"""
 ADD = """mutation($i: AddWorkOrderDepartmentInput!) { addWorkOrderDepartment(input: $i) {
   userErrors { code } } }"""
+LINK = """mutation($i: CreateCustomerLinkInput!) { createCustomerLink(input: $i) {
+  userErrors { code } } }"""
 
 
 async def order_in(shop: Shop, status: str, quote: Money | None = None) -> int:
@@ -54,6 +56,7 @@ async def asked(api: Client, shop: Shop, who: str, command: str, order: int, ver
             {"expectedVersion": version, "needsRepair": True},
         ),
         "CHANGE_DEPARTMENTS": (ADD, "addWorkOrderDepartment", {"departmentCode": "design"}),
+        "LINK_CUSTOMER": (LINK, "createCustomerLink", {}),
     }[command]
     body = await api.as_(shop.tokens[who]).raw(query, {"i": {**target, **variables}})
     return not body.get("errors") and not body["data"][field]["userErrors"]
@@ -61,7 +64,9 @@ async def asked(api: Client, shop: Shop, who: str, command: str, order: int, ver
 
 @pytest.mark.parametrize("status", ["ACTIVE", "COMPLETED", "CANCELLED"])
 @pytest.mark.parametrize("who", ["sam", "ada", "abe", "pat"])
-@pytest.mark.parametrize("command", ["CANCEL", "EDIT_QUOTE", "EDIT_DETAILS", "CHANGE_DEPARTMENTS"])
+@pytest.mark.parametrize(
+    "command", ["CANCEL", "EDIT_QUOTE", "EDIT_DETAILS", "CHANGE_DEPARTMENTS", "LINK_CUSTOMER"]
+)
 async def test_a_work_orders_allowed_actions_are_what_its_writers_do(
     api: Client, shop: Shop, status: str, who: str, command: str
 ) -> None:

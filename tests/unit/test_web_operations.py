@@ -125,7 +125,7 @@ def bad_paths(relative: str, source: str) -> list[str]:
     for literal in LITERAL.findall(source):
         if literal == "/" or literal.startswith(APP_ROUTES):
             continue
-        if literal in ("/graphql", "/export/") and relative == TRANSPORT:
+        if literal in ("/graphql", "/export/", "/proofs/") and relative == TRANSPORT:
             continue
         if literal.startswith("/display/") and relative == "screens/admin/tokens.js":
             continue
@@ -142,12 +142,19 @@ def test_only_the_transport_module_talks_to_the_network() -> None:
     transport = (WEB / TRANSPORT).read_text()
     assert 'export const ENDPOINT = "/graphql";' in transport
     assert 'export const EXPORTS = "/export/";' in transport
-    # fetch and the websocket go to ENDPOINT, and downloads to EXPORTS; nowhere else.
-    assert re.findall(r"fetch\(([^,]+),", transport) == ["ENDPOINT", "exportUrl(file"]
+    assert 'export const PROOFS = "/proofs/";' in transport
+    # fetch and the websocket go to ENDPOINT (uploads too), and downloads to EXPORTS or to a
+    # proof's path under PROOFS; nowhere else.
+    assert re.findall(r"fetch\(([^,]+),", transport) == ["ENDPOINT", "url", "ENDPOINT"]
+    assert re.findall(r"fetchFile\((.+)\);", transport) == [
+        "exportUrl(file, params)",
+        "pathname",
+    ]
+    assert "if (!pathname.startsWith(PROOFS)) return Promise.reject(" in transport
     assert re.findall(r"return (EXPORTS .*);", transport) == [
         'EXPORTS + encodeURIComponent(file) + "?" + new URLSearchParams(params)'
     ]
-    assert re.findall(r"new URL\(([^,]+),", transport) == ["ENDPOINT"]
+    assert re.findall(r"new URL\(([^,]+),", transport) == ["ENDPOINT", "url"]
 
 
 def test_no_other_server_address_in_the_app() -> None:

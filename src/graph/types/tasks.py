@@ -19,7 +19,7 @@ from domain.enums import (
     WorkOrderPriority,
     WorkOrderStatus,
 )
-from domain.routing import TaskFacts, awaits_proof, holding
+from domain.routing import TaskFacts, awaits_proof, holding, proof_makers
 from domain.transitions import (
     QueuePlace,
     TaskState,
@@ -36,6 +36,7 @@ from graph.types.address import Address
 from graph.types.departments import Department
 from graph.types.loading import nodes_of, required
 from graph.types.people import User, user_or_none
+from graph.types.proofs import Proof
 
 T = TypeVar("T")
 
@@ -241,6 +242,25 @@ class DepartmentTask(relay.Node):
         versions = await loaders.proofs_of_work_order.load(self._work_order_id)
         latest = ProofStatus(versions[0].status) if versions else None
         return awaits_proof(order.proof_required, department.needs_approved_proof, latest)
+
+    @strawberry.field(
+        description="The proof version the customer sent back with changes, on a task of a "
+        "department that makes the order's proof (it was reopened or added for them) until "
+        "it is completed: null once a newer version is uploaded or the task is done.",
+        extensions=allowed(STAFF),
+    )
+    async def proof_changes(self, info: Info) -> Proof | None:
+        if self.status == TaskStatus.COMPLETED:
+            return None
+        loaders = info.context.loaders
+        versions = await loaders.proofs_of_work_order.load(self._work_order_id)
+        if not versions or versions[0].status != ProofStatus.CHANGES_REQUESTED:
+            return None
+        departments = await loaders.all_departments()
+        needing = [d.id for d in departments if d.needs_approved_proof]
+        if self._department_id not in proof_makers(needing, routing_of(departments)):
+            return None
+        return Proof.of(versions[0])
 
     @strawberry.field(
         description="For the delivery task: where to deliver (the customer's address) and "

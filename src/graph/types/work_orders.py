@@ -17,6 +17,7 @@ from domain import ledger
 from domain.enums import (
     DepartmentKind,
     LedgerEntryKind,
+    ProofStatus,
     TaskStatus,
     WorkOrderAction,
     WorkOrderCommand,
@@ -161,6 +162,11 @@ ORDER_RULES = {
     WorkOrderCommand.EDIT_DETAILS: SALES,
     WorkOrderCommand.CHANGE_DEPARTMENTS: SALES,
     WorkOrderCommand.CHARGE_QUOTE: READS_LEDGER,
+    # Production members upload for the orders their department makes proofs for
+    # (uploadProof's statement decides which): not offered as a button on the order.
+    WorkOrderCommand.UPLOAD_PROOF: SALES,
+    WorkOrderCommand.DECIDE_PROOF: SALES,
+    WorkOrderCommand.LINK_CUSTOMER: SALES,
 }
 
 
@@ -226,9 +232,12 @@ class WorkOrder(relay.Node):
         description="What the caller may ask of this work order now (its tasks' moves are "
         "DepartmentTask.allowedActions): the buttons a screen shows."
     )
-    def allowed_actions(self, info: Info) -> list[WorkOrderCommand]:
+    async def allowed_actions(self, info: Info) -> list[WorkOrderCommand]:
         held, quoted = self.hold is not None, self._quote is not None
-        now = order_commands(WorkOrderStatus(self.status), self._imported_closed, held, quoted)
+        versions = await info.context.loaders.proofs_of_work_order.load(self.id)
+        latest = ProofStatus(versions[0].status) if versions else None
+        status = WorkOrderStatus(self.status)
+        now = order_commands(status, self._imported_closed, held, quoted, latest)
         return [command for command in now if passes(ORDER_RULES[command], info)]
 
     @strawberry.field(

@@ -44,11 +44,25 @@ export const WALL_QUEUE_EVENTS = gql`
   }
 `;
 
+// The department's tasks waiting for the customer's approval of a proof: not in the
+// queue, so not all of their changes are queue events. Read again after a gate event and
+// once a minute.
+export const WALL_AWAITING = gql`
+  query WallAwaiting($department: String!) {
+    awaitingProof(department: $department) {
+      id workOrder { orderNumber customer { name } }
+    }
+  }
+`;
+
 const params = new URLSearchParams(window.location.search);
 const department = decodeURIComponent(window.location.pathname.split("/").filter(Boolean).pop() || "");
 const token = takeToken();
 const twelveHour = params.get("clock") === "12";
 const SNAPSHOT_RETRY_MS = 3000;
+const AWAITING_EVERY_MS = 60000;
+// A task's gate opening or closing may start or end its wait for the customer.
+const GATE_EVENTS = new Set(["TASK_GATE_OPENED", "TASK_GATE_CLOSED"]);
 
 // The token leaves the address bar (and with it the browser's history and what a glance
 // at the screen shows) as soon as it is read; this tab keeps it for reloads.
@@ -199,6 +213,62 @@ function render() {
   clock();
 }
 
+let awaiting = [];
+let awaitingRead = null;
+
+// Reads the waiting-for-approval strip again; one read at a time (a read asked for
+// meanwhile is the one running). A failure keeps what was shown: the queue says if the
+// display is cut off.
+function readAwaiting() {
+  if (awaitingRead || refused) return;
+  awaitingRead = transport.request(WALL_AWAITING, { department }).then(
+    (data) => {
+      awaitingRead = null;
+      awaiting = data.awaitingProof;
+      state.awaitingReads = (state.awaitingReads || 0) + 1;
+      renderAwaiting();
+    },
+    () => {
+      awaitingRead = null;
+    },
+  );
+}
+
+function renderAwaiting() {
+  $("awaiting").hidden = awaiting.length === 0;
+  $("awaiting-count").textContent = awaiting.length;
+  $("awaiting-list").replaceChildren(...awaiting.map((task) => {
+    const li = document.createElement("li");
+    li.dataset.taskId = task.id;
+    li.textContent = task.workOrder.orderNumber;
+    const customer = document.createElement("span");
+    customer.className = "customer";
+    customer.textContent = task.workOrder.customer.name;
+    li.appendChild(customer);
+    return li;
+  }));
+  // What does not fit whole (below the strip's line, or wider than it) is counted; the
+  // count takes room too, so look again once it shows.
+  const list = $("awaiting-list");
+  const more = $("awaiting-more");
+  const items = Array.from(list.children);
+  const cut = (li) => {
+    const box = list.getBoundingClientRect();
+    const own = li.getBoundingClientRect();
+    return own.bottom > box.bottom + 0.5 || own.right > box.right + 0.5;
+  };
+  more.hidden = true;
+  let shown = items.length;
+  while (shown > 0 && items.slice(0, shown).some(cut)) {
+    shown -= 1;
+    items[shown].hidden = true;
+    more.hidden = false;
+    more.textContent = `+ ${items.length - shown} more`;
+  }
+  // The strip takes its room from the queue's lists.
+  render();
+}
+
 function pad(n) {
   return String(n).padStart(2, "0");
 }
@@ -236,6 +306,7 @@ async function renewed() {
     const cursor = await snapshot();
     state.snapshots += 1;
     render();
+    readAwaiting();
     return cursor;
   } catch (error) {
     const kind = refusal(error);
@@ -264,6 +335,7 @@ async function start() {
     return;
   }
   render();
+  readAwaiting();
   live = follow(transport, {
     query: WALL_QUEUE_EVENTS,
     variables: { department, after: cursor },
@@ -272,6 +344,7 @@ async function start() {
       apply(event.task);
       state.received += 1;
       render();
+      if (GATE_EVENTS.has(event.kind)) readAwaiting();
     },
     onStatus: (name) => {
       if (refused) return;
@@ -287,5 +360,6 @@ async function start() {
 title();
 clock();
 setInterval(render, 30000);
-window.addEventListener("resize", render);
+setInterval(readAwaiting, AWAITING_EVERY_MS);
+window.addEventListener("resize", renderAwaiting);
 start();

@@ -14,6 +14,8 @@ import { DOCUMENT_IDS } from "./documents.js";
 export const ENDPOINT = "/graphql";
 // The spreadsheets' endpoints (GET, the same bearer token).
 export const EXPORTS = "/export/";
+// Proof versions' files and previews (GET, the same bearer token).
+export const PROOFS = "/proofs/";
 
 function exportUrl(file, params) {
   return EXPORTS + encodeURIComponent(file) + "?" + new URLSearchParams(params);
@@ -150,15 +152,14 @@ export function createTransport({ token, onAuthFailure = () => {}, onForbidden =
     return client;
   }
 
-  // A spreadsheet (`file`, e.g. "ledger.csv") with the same token: its bytes, or the
-  // server's refusal.
-  async function download(file, params) {
+  // A file the server streams, with the same token: its bytes, or the server's refusal.
+  async function fetchFile(url) {
     const headers = {};
     const bearer = token();
     if (bearer) headers.authorization = "Bearer " + bearer;
     let response;
     try {
-      response = await fetch(exportUrl(file, params), { headers });
+      response = await fetch(url, { headers });
     } catch (error) {
       throw new NetworkError("The server could not be reached. Check the connection and try again.");
     }
@@ -173,9 +174,56 @@ export function createTransport({ token, onAuthFailure = () => {}, onForbidden =
     throw new RequestError(body.errors);
   }
 
+  // A spreadsheet (`file`, e.g. "ledger.csv").
+  function download(file, params) {
+    return fetchFile(exportUrl(file, params));
+  }
+
+  // A proof version's file or preview (Proof.downloadUrl, previewUrl), read from this
+  // page's own origin: the server names it under its public address, which a proxy may
+  // put elsewhere.
+  function proofFile(url) {
+    const { pathname } = new URL(url, window.location.href);
+    if (!pathname.startsWith(PROOFS)) return Promise.reject(new NetworkError(`Not a proof's address: ${url}`));
+    return fetchFile(pathname);
+  }
+
+  // A mutation carrying one file, as a GraphQL multipart request (the file's part mapped
+  // to the variable at `path`, e.g. "input.file"). Sent as text: a form's parts cannot
+  // name a persisted document.
+  async function upload(query, variables, path, file) {
+    const form = new FormData();
+    form.append("operations", JSON.stringify({ query, variables, operationName: operationName(query) }));
+    form.append("map", JSON.stringify({ 0: ["variables." + path] }));
+    form.append("0", file, file.name);
+    const headers = { accept: "application/json" };
+    const bearer = token();
+    if (bearer) headers.authorization = "Bearer " + bearer;
+    let response;
+    try {
+      response = await fetch(ENDPOINT, { method: "POST", headers, body: form });
+    } catch (error) {
+      throw new NetworkError("The server could not be reached. Check the connection and try again.");
+    }
+    let body;
+    try {
+      body = await response.json();
+    } catch (error) {
+      throw new NetworkError(`The server answered ${response.status} without a GraphQL response.`);
+    }
+    if (body.errors && body.errors.length) {
+      const error = new RequestError(body.errors);
+      if (error.code === "UNAUTHENTICATED") onAuthFailure(error.message);
+      throw error;
+    }
+    return body.data;
+  }
+
   return {
     request,
     download,
+    proofFile,
+    upload,
     stats,
     // graphql-ws's sink protocol: {next, error, complete}; returns an unsubscribe function.
     subscribe(payload, sink) {

@@ -21,6 +21,8 @@ export const QUEUE_SNAPSHOT = gql`
           id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
           pickedUpBy { id name }
           workOrder { id orderNumber jobLine isLate customer { name } }
+          proofChanges { version comment }
+        proofChanges { version comment }
         delivery { address { lines postcode city country given } needs }
         }
       }
@@ -37,6 +39,7 @@ export const QUEUE_EVENTS = gql`
         id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine isLate customer { name } }
+        proofChanges { version comment }
         delivery { address { lines postcode city country given } needs }
       }
     }
@@ -51,6 +54,7 @@ export const QUEUE_TASK = gql`
         id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine isLate customer { name } }
+        proofChanges { version comment }
         delivery { address { lines postcode city country given } needs }
       }
     }
@@ -65,6 +69,7 @@ export const START_TASK = gql`
         id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine isLate customer { name } }
+        proofChanges { version comment }
         delivery { address { lines postcode city country given } needs }
       }
       userErrors { code message }
@@ -105,6 +110,14 @@ function TaskTime({ task, now }) {
   </span>`;
 }
 
+// The customer sent the proof back: what to change, in their words.
+function ProofChanges({ task }) {
+  if (!task.proofChanges) return null;
+  return html`<span class="task-proof">
+    <strong><span aria-hidden="true">↺ </span>Proof changes requested</strong> (version ${task.proofChanges.version}): <q>${task.proofChanges.comment}</q>
+  </span>`;
+}
+
 // A delivery task's card says where to and what is needed there.
 function DeliveryNote({ task }) {
   if (!task.delivery) return null;
@@ -122,6 +135,7 @@ function WaitingTask({ task, now, onStart, busy }) {
       <span class="task-order"><${Link} href=${"/orders/" + task.workOrder.id}>${task.workOrder.orderNumber}<//></span>
       <span class="task-customer">${task.workOrder.customer.name}</span>
       <span class="task-job">${task.workOrder.jobLine || "No description"}</span>
+      <${ProofChanges} task=${task} />
       <${DeliveryNote} task=${task} />
       <span class="task-since">Waiting <time datetime=${task.availableAt}>${duration(task.availableAt, now)}</time></span>
       <${TaskTime} task=${task} now=${now} />
@@ -141,6 +155,7 @@ function StartedTask({ task, now, me, onFinish, busy }) {
       <span class="task-order"><${Link} href=${"/orders/" + task.workOrder.id}>${task.workOrder.orderNumber}<//></span>
       <span class="task-customer">${task.workOrder.customer.name}</span>
       <span class="task-job">${task.workOrder.jobLine || "No description"}</span>
+      <${ProofChanges} task=${task} />
       <${DeliveryNote} task=${task} />
       <span class="task-holder">
         ${mine ? html`<strong>You</strong>` : task.pickedUpBy ? task.pickedUpBy.name : "Someone"},

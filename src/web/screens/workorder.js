@@ -25,13 +25,15 @@ import {
 import { CustomerCard, CustomerDialog } from "./customer.js";
 import { DepartmentAdder, DetailsEditor } from "./order/corrections.js";
 import { QuoteEditor, Rescheduler } from "./order/edits.js";
+import { Proofs } from "./order/proofs.js";
 import { ADMIN_MOVES, TaskRow, adminMoves, runMove } from "./order/tasks.js";
 import { timeline } from "./order/timeline.js";
 
 export const WORK_ORDER_PAGE = gql`
-  query WorkOrderPage($id: ID!, $seesQuote: Boolean!, $seesLedger: Boolean!) {
+  query WorkOrderPage($id: ID!, $seesQuote: Boolean!, $seesLedger: Boolean!, $seesLinks: Boolean!) {
     workOrder(id: $id) {
       id orderNumber status version createdAt updatedAt jobLine details detailLines { label value } allowedActions
+      proofRequired
       needsInstallation needsTransport needsRepair dueAt priority isLate
       hold { reason since by { name } }
       customer { id name contactName email phone notes address { lines postcode city country given } allowedActions }
@@ -42,7 +44,7 @@ export const WORK_ORDER_PAGE = gql`
       paid @include(if: $seesLedger) { amount currency }
       refundDue @include(if: $seesLedger) { amount currency }
       tasks {
-        id status availableAt startedAt completedAt inQueue allowedActions
+        id status availableAt startedAt completedAt inQueue awaitsProof allowedActions
         department { code name kind gatesDelivery }
         waitingFor { name }
         pickedUpBy { name }
@@ -50,6 +52,13 @@ export const WORK_ORDER_PAGE = gql`
       }
       deliveryTask { id availableAt delivery { needs } }
       history { action fromState toState reason occurredAt actor { name } department { name } }
+      proofs {
+        id version fileName sizeBytes uploadedAt status decidedAt decidedThrough decidedByName comment
+        previewUrl downloadUrl uploadedBy { name } decidedBy { name }
+      }
+      customerLinks @include(if: $seesLinks) {
+        id createdAt expiresAt revokedAt lastUsedAt emailedTo works createdBy { name }
+      }
     }
   }
 `;
@@ -150,7 +159,7 @@ export function WorkOrderPage({ id, me }) {
       loading.current.again = false;
       try {
         const { workOrder } = await request(WORK_ORDER_PAGE, {
-          id, seesQuote: roles.seesQuote, seesLedger: roles.accounts,
+          id, seesQuote: roles.seesQuote, seesLedger: roles.accounts, seesLinks: roles.sales,
         });
         setState({ order: workOrder, error: workOrder ? null : "notfound" });
       } catch (error) {
@@ -351,6 +360,7 @@ export function WorkOrderPage({ id, me }) {
         <h2 id="details-heading">Details</h2>
         <${Details} lines=${order.detailLines} />
       </section>
+      <${Proofs} order=${order} onChanged=${load} />
       <section aria-labelledby="history-heading" class="panel wide">
         <h2 id="history-heading">History</h2>
         <ol class="timeline">

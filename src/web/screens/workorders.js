@@ -6,6 +6,7 @@ import { html, useEffect, useRef, useState } from "../lib/html.js";
 import { Link, navigate, query } from "../lib/router.js";
 import { PeriodExports } from "../lib/download.js";
 import { rolesOf } from "../lib/session.js";
+import { ProofBadge } from "./order/proofs.js";
 import {
   Badge,
   ErrorMessage,
@@ -36,6 +37,7 @@ export const WORK_ORDER_LIST = gql`
       edges {
         node {
           id orderNumber status jobLine createdAt dueAt priority isLate hold { reason }
+          proofRequired latestProof { version status }
           customer { id name }
           progress { done total }
         }
@@ -75,6 +77,15 @@ function address(params) {
   Object.entries(params).forEach(([key, value]) => value && search.set(key, value));
   const text = search.toString();
   return "/orders" + (text ? "?" + text : "");
+}
+
+// The latest proof version and its state; "Needed, none yet" when the customer must
+// approve one and none was uploaded yet.
+function proofState(order) {
+  if (order.latestProof) {
+    return html`<span class="nowrap">v${order.latestProof.version}</span> <${ProofBadge} proof=${order.latestProof} />`;
+  }
+  return order.proofRequired ? html`<span class="badge held"><span aria-hidden="true">○ </span>Needed, none yet</span>` : "—";
 }
 
 function progress(p) {
@@ -171,7 +182,7 @@ export function WorkOrders({ me, path }) {
         ? html`<div class="table-wrap"><table class="orders">
             <caption class="visually-hidden">Work orders, ${byDue ? "earliest due date first" : "newest first"}</caption>
             <thead><tr><th scope="col"><span class="visually-hidden">Ticket</span></th><th scope="col">Order</th><th scope="col">Customer</th><th scope="col">Job</th>
-              <th scope="col">Status</th><th scope="col">Due</th><th scope="col">Progress</th><th scope="col">Created</th></tr></thead>
+              <th scope="col">Status</th><th scope="col">Proof</th><th scope="col">Due</th><th scope="col">Progress</th><th scope="col">Created</th></tr></thead>
             <tbody>
               ${orders.map((o) => html`<tr key=${o.id}>
                 <td><input type="checkbox" aria-label=${"Select " + o.orderNumber + " for printing"}
@@ -181,6 +192,7 @@ export function WorkOrders({ me, path }) {
                   title=${"Only " + possessive(o.customer.name) + " orders"}>${o.customer.name}<//></td>
                 <td>${o.jobLine || "—"}</td>
                 <td><${Badge} status=${o.status} order=${true} /> <${TimeBadges} order=${o} /></td>
+                <td>${proofState(o)}</td>
                 <td>${o.dueAt
                   ? html`<${Time} iso=${o.dueAt} /> <span class=${"due" + (o.isLate ? " late" : "")}>(${dueText(o.dueAt, o.isLate)})</span>`
                   : "—"}</td>

@@ -59,10 +59,12 @@ export function adminMoves(task) {
 
 // "In queue since": when it joined its queue. Whether it is in it is the server's to say
 // (inQueue); one that is not, and not done, waits behind its gate for what waitingFor
-// names, or for nothing: it left every queue (a cancelled or held order, a removed task).
+// names and the customer's approval of the proof (awaitsProof), or for nothing: it left
+// every queue (a cancelled or held order, a removed task).
 function QueuedSince({ task }) {
   if (task.inQueue || task.completedAt) return html`<${Time} iso=${task.availableAt} />`;
   const names = task.waitingFor.map((d) => d.name);
+  if (task.awaitsProof) names.push("the customer's approval of the proof");
   return html`<span>${names.length ? `Not yet: waits for ${names.join(", ")}` : "Not queued"}</span>`;
 }
 

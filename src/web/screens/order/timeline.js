@@ -49,11 +49,14 @@ function orderMove(entry) {
     case "DETAILS_CHANGED": return `Details changed from ${entry.fromState} to ${entry.toState}`;
     case "DEPARTMENT_ADDED": return `${entry.department.name} added`;
     case "DEPARTMENT_REMOVED": return `${entry.department.name} removed`;
+    case "PROOF_APPROVED": return "Proof approved";
+    case "PROOF_CHANGES_REQUESTED": return "Proof changes requested";
     default: return `${entry.action}: ${entry.fromState} → ${entry.toState}`;
   }
 }
 
-// Status and gate moves of the order, and every move of its tasks, oldest first.
+// Status and gate moves of the order, every move of its tasks and its proof versions'
+// uploads, oldest first.
 export function timeline(order) {
   // At the same instant a task's move comes first: it is what opened the gate or
   // completed the order.
@@ -67,6 +70,10 @@ export function timeline(order) {
   })));
   order.history.forEach((h) => entries.push({
     at: h.occurredAt, rank: 2, what: orderMove(h), who: h.actor && h.actor.name, reason: h.reason,
+  }));
+  // A proof version's upload is its own record, not a move of the order.
+  (order.proofs || []).forEach((p) => entries.push({
+    at: p.uploadedAt, rank: 2, what: `Proof version ${p.version} uploaded`, who: p.uploadedBy && p.uploadedBy.name,
   }));
   return entries
     .map((entry, index) => ({ ...entry, index }))
