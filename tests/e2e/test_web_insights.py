@@ -1,15 +1,19 @@
-"""Insights in Chromium: the flow of the last 30 (or 7, 90) days as figures and three
-charts (waiting and working time per department, the longest waits first; tasks completed
-per day), each with its numbers behind "Show as table"; for Sales and admins only."""
+"""Insights in Chromium: the flow of the last 30 (or 7, 90) days as figures (the time
+orders waited for the customer's approval among them) and three charts (waiting and
+working time per department, the longest waits first; tasks completed per day), each
+with its numbers behind "Show as table"; for Sales and admins only."""
 
+import io
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from playwright.async_api import expect
 
-from db import clock
+from db import clock, proofs
 from db.engine import unit_of_work
+from db.proof_decisions import decide
+from db.proofs import NewProof
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from tests.e2e.web.support import OpenTab, base, shoot
@@ -34,10 +38,27 @@ async def a_few_days(shop: Shop) -> None:
     await moved(shop, tasks["finishing"], TaskAction.FINISH, "fin", 27.5)
 
 
+async def a_proof_approved_after(shop: Shop, hours: float) -> None:
+    """An order whose one proof the customer approved `hours` after its upload, done."""
+    order = await shop.order(["print"], at=datetime.now(UTC) - timedelta(hours=26))
+    async with unit_of_work(shop.engine) as conn:
+        await clock.stamp_as_of(conn, datetime.now(UTC) - timedelta(hours=26))
+        new = NewProof(order, "p.png", "image/png", 4, b"\x00" * 32, 1, 1, shop.users["sam"], True)
+        await proofs.add_version(conn, new, io.BytesIO(b"\x89PNG"), b"\x89PNG")
+    async with unit_of_work(shop.engine) as conn:
+        await clock.stamp_as_of(conn, datetime.now(UTC) - timedelta(hours=26 - hours))
+        await decide(
+            conn, work_order_id=order, version=1, approve=True, comment=None,
+            decided_by_name="Ann", sales_user_id=shop.users["sam"], customer_link_id=None,
+        )  # fmt: skip
+    await shop.complete(order)
+
+
 async def test_sales_reads_the_flow_as_charts_and_tables(
     server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
 ) -> None:
     await a_few_days(shop)
+    await a_proof_approved_after(shop, 1.5)
     tab = await tabs(token=shop.tokens["sam"])
     page = tab.page
     await page.goto(base(server) + "/insights")
@@ -45,6 +66,11 @@ async def test_sales_reads_the_flow_as_charts_and_tables(
         "aria-pressed", "true"
     )
     await expect(page.locator(".chart canvas")).to_have_count(3)
+    customer = page.locator(".figure", has_text="Waiting for the customer, median")
+    await expect(customer.locator(".figure-value")).to_have_text("1.5 h")
+    await expect(customer.locator(".hint")).to_have_text(
+        "85th percentile 1.5 h; 1 orders with proofs"
+    )
     waiting = page.get_by_role("region", name="Waiting for a department (the longest first)")
     await waiting.get_by_role("button", name="Show as table").click()
     rows = waiting.locator(".table-wrap tbody tr")
