@@ -1740,13 +1740,11 @@ WITH allowed AS (
            coalesce((SELECT max(version) FROM proofs WHERE work_order_id = :work_order_id), 0) + 1,
            :file_name, :media_type, :size_bytes, :sha256, :width, :height, :uploaded_by
     FROM allowed
-    RETURNING *
+    RETURNING proofs.*, proof_event_payload(proofs) AS event_payload
 ), event AS (
+    -- The payload every proof event carries, and the version this one withdrew.
     INSERT INTO events (type, work_order_id, payload)
-    SELECT 'PROOF_UPLOADED', work_order_id, jsonb_build_object(
-        'workOrderId', work_order_id, 'proofId', id, 'version', version,
-        'fileName', file_name, 'mediaType', media_type, 'sizeBytes', size_bytes,
-        'uploadedBy', uploaded_by,
+    SELECT 'PROOF_UPLOADED', work_order_id, event_payload || jsonb_build_object(
         'withdrawnVersion', (SELECT max(version) FROM withdrawn))
     FROM added
 )
