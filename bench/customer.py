@@ -55,6 +55,7 @@ import io
 import json
 import math
 import os
+import random
 import re
 import statistics
 import sys
@@ -560,10 +561,14 @@ async def make_links(url: str, task_ids: list[int], admin_id: int) -> dict[int, 
 
 
 async def start_tasks(url: str, tokens: list[str], task_ids: list[int]) -> dict[int, Change]:
-    """Every task started by WORKERS clients at once, each request's times kept."""
+    """Every task started by WORKERS clients at once, in an order of their own, each
+    request's times kept."""
     http = KeepAliveClients(WORKERS, timeout=PAGE_TIMEOUT)
     changes: dict[int, Change] = {}
-    todo = list(reversed(task_ids))
+    # Not in the order the pages opened: each page's wait for its next poll must not follow
+    # from when its order's turn came.
+    todo = list(task_ids)
+    random.Random(len(todo)).shuffle(todo)
 
     async def worker(client: int) -> None:
         headers = {"authorization": f"Bearer {tokens[client % len(tokens)]}"}
