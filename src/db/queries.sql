@@ -1852,9 +1852,10 @@ FROM revoked JOIN work_orders w ON w.id = revoked.work_order_id
 SELECT revoked_at IS NOT NULL AS revoked FROM customer_links WHERE id = :id
 
 -- name: touch_customer_link
--- Marks it used, at most once a minute: a page that polls writes no more than that.
+-- Marks it used, at most every ten minutes: an open page polls once a minute, and a write
+-- per poll (a thousand pages: 17 a second) would tell Sales nothing more.
 UPDATE customer_links SET last_used_at = pressroom_now()
-WHERE id = :id AND (last_used_at IS NULL OR last_used_at < pressroom_now() - interval '1 minute')
+WHERE id = :id AND (last_used_at IS NULL OR last_used_at < pressroom_now() - interval '10 minutes')
 
 -- name: orders_awaiting_customer
 -- Orders whose latest proof version waits for the customer (a newer version withdraws a
