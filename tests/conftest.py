@@ -18,10 +18,13 @@ from db import admin, embedded, migrate
 from db.engine import create_engine
 from db.tables import metadata
 
-ROOT = Path(__file__).resolve().parents[1]
-
-# The real server, HTTP client and shop fixtures, for integration and e2e tests alike.
+# The real server, HTTP client and shop fixtures, for integration and e2e tests alike;
+# imported here too, so its assertions are rewritten before this import.
+pytest.register_assert_rewrite("tests.support")
 pytest_plugins = ["tests.support"]
+from tests.support import recreate_test_database  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.hookimpl(trylast=True)
@@ -60,7 +63,7 @@ def worker_id(request: pytest.FixtureRequest) -> str:
 def database_url(server_url: str, worker_id: str) -> Iterator[str]:
     # The pid keeps concurrent pytest runs on one server apart.
     url = embedded.with_database(server_url, f"pressroom_test_{worker_id}_{os.getpid()}")
-    asyncio.run(admin.recreate_database(url))
+    asyncio.run(recreate_test_database(url))
     migrate.upgrade_sync(url)
     yield url
     asyncio.run(admin.drop_database(url))
