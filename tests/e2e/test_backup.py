@@ -1,9 +1,9 @@
 """`pressroom backup` and `pressroom restore` as an operator runs them, on the embedded
-PostgreSQL under a fresh data directory: a restore refuses to overwrite data without
---force, brings back exactly what was backed up, brings an older backup up to the
-migrations' head, keeps the event log readable on a new server, restores into a server
-before PostgreSQL 17 (a real PostgreSQL 15 when installed), and leaves no PostgreSQL
-running."""
+PostgreSQL under data directories of their own (copies of one the demo server seeded):
+a restore refuses to overwrite data without --force, brings back exactly what was backed
+up, brings an older backup up to the migrations' head, keeps the event log readable on a
+new server, restores into a server before PostgreSQL 17 (a real PostgreSQL 15 when
+installed), and leaves no PostgreSQL running."""
 
 import asyncio
 import os
@@ -33,7 +33,8 @@ from tests.support import (
     table_snapshot,
 )
 
-pytestmark = pytest.mark.e2e
+# One worker runs them all, so the demo data directory is seeded once.
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("backup")]
 
 
 def pressroom(data_dir: Path, *args: str, stdin: str = "") -> "subprocess.CompletedProcess[str]":
@@ -85,10 +86,41 @@ def digest(data_dir: Path) -> Snapshot:
     return result
 
 
-def test_backup_and_restore(tmp_path: Path) -> None:
-    data_dir = tmp_path / "data"
+BURNED_XIDS = 5000
+
+
+async def _burn_xids(url: str) -> None:
+    """Advance the server's transaction counter (each statement its own transaction)."""
+    await admin.ensure_database(url)
+    conn = await asyncpg.connect(url)
+    try:
+        for _ in range(BURNED_XIDS):
+            await conn.fetchval("SELECT pg_current_xact_id()")
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data directory as `pressroom serve --demo` leaves it, on a server far ahead in
+    transaction ids, stopped: made once, copied by each test that starts from it."""
+    data_dir = tmp_path_factory.mktemp("demo") / "data"
+    on_embedded(data_dir, _burn_xids)
     with serving(data_dir, "--demo"):
         pass
+    assert postgres_processes(data_dir) == []
+    return data_dir
+
+
+def copy_of(demo: Path, data_dir: Path) -> Path:
+    """A copy of the stopped demo data directory, its owners and modes kept (PostgreSQL
+    runs as a user of its own when the tests run as root)."""
+    subprocess.run(["cp", "-a", str(demo), str(data_dir)], check=True)
+    return data_dir
+
+
+def test_backup_and_restore(demo: Path, tmp_path: Path) -> None:
+    data_dir = copy_of(demo, tmp_path / "data")
     seeded = digest(data_dir)
     assert seeded["work_orders"][0] == 13
 
@@ -145,20 +177,6 @@ def test_backup_errors_are_reported(tmp_path: Path) -> None:
     assert postgres_processes(data_dir) == []
 
 
-BURNED_XIDS = 5000
-
-
-async def _burn_xids(url: str) -> None:
-    """Advance the server's transaction counter (each statement its own transaction)."""
-    await admin.ensure_database(url)
-    conn = await asyncpg.connect(url)
-    try:
-        for _ in range(BURNED_XIDS):
-            await conn.fetchval("SELECT pg_current_xact_id()")
-    finally:
-        await conn.close()
-
-
 async def _to_0002(url: str) -> None:
     """Back to an older revision, as a backup taken before the last migration would be."""
     await asyncio.to_thread(command.downgrade, migrate.alembic_config(url), "0002")
@@ -183,14 +201,11 @@ async def _events(url: str) -> dict[str, Any]:
         await conn.close()
 
 
-def test_restore_onto_a_new_server(tmp_path: Path) -> None:
+def test_restore_onto_a_new_server(demo: Path, tmp_path: Path) -> None:
     """An older backup of a server far ahead in transaction ids, restored into an empty
     data directory: no --force needed, the database ends at head, and every restored
     event is in the past for the event readers (new events sort after them)."""
-    source, target = tmp_path / "source", tmp_path / "target"
-    on_embedded(source, _burn_xids)
-    with serving(source, "--demo"):
-        pass
+    source, target = copy_of(demo, tmp_path / "source"), tmp_path / "target"
     on_embedded(source, _to_0002)
     before = digest(source)
     assert before["(revision)"] == (0, "0002")
@@ -220,14 +235,11 @@ def test_restore_onto_a_new_server(tmp_path: Path) -> None:
     assert postgres_processes(source) == postgres_processes(target) == []
 
 
-def across_servers(tmp_path: Path, change: Any, measure: Any) -> tuple[Any, Any, Any]:
+def across_servers(demo: Path, tmp_path: Path, change: Any, measure: Any) -> tuple[Any, Any, Any]:
     """The demo on a server far ahead in transaction ids, `change`d, backed up and restored
     onto a new server: what `change` gave, and `measure` of the database before the backup
     and after the restore."""
-    source, target = tmp_path / "source", tmp_path / "target"
-    on_embedded(source, _burn_xids)
-    with serving(source, "--demo"):
-        pass
+    source, target = copy_of(demo, tmp_path / "source"), tmp_path / "target"
     changed = on_embedded(source, change)
     before = on_embedded(source, measure)
     path = tmp_path / "across.backup"
@@ -264,10 +276,10 @@ async def _start_of_log(url: str) -> dict[str, Any]:
         await conn.close()
 
 
-def test_restore_onto_a_new_server_keeps_where_the_log_starts(tmp_path: Path) -> None:
+def test_restore_onto_a_new_server_keeps_where_the_log_starts(demo: Path, tmp_path: Path) -> None:
     """A pruned log restored where transaction ids are behind: where it starts is moved
     with its events, just before the first one left, so cursors past it stay valid."""
-    pruned, before, after = across_servers(tmp_path, _prune_past_a_day, _start_of_log)
+    pruned, before, after = across_servers(demo, tmp_path, _prune_past_a_day, _start_of_log)
     assert pruned > 0
     assert before["pruned"][0] > after["counter"]
     assert after["pruned"][0] < after["counter"]
@@ -334,12 +346,14 @@ async def _webhook_position(url: str) -> dict[str, Any]:
         await conn.close()
 
 
-def test_restore_onto_a_new_server_keeps_what_each_outbox_has_read(tmp_path: Path) -> None:
+def test_restore_onto_a_new_server_keeps_what_each_outbox_has_read(
+    demo: Path, tmp_path: Path
+) -> None:
     """A webhook and the mail outbox halfway through the log, restored where transaction
     ids are behind: their cursors move with the events, so they read the rest (and only
     the rest: the demo's events were written one after another), not nothing until the
     counter catches up."""
-    _, before, after = across_servers(tmp_path, _webhook_halfway, _webhook_position)
+    _, before, after = across_servers(demo, tmp_path, _webhook_halfway, _webhook_position)
     assert before["cursor"] > after["counter"] > after["cursor"]
     assert after["unsent"] == before["unsent"] and after["unsent"]
     assert after["unread_by_mail"] == before["unread_by_mail"] == before["unsent"]

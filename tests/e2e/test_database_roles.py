@@ -22,7 +22,8 @@ from sqlalchemy.engine import make_url
 from db import embedded
 from tests.support import ROOT, STARTUP_TIMEOUT, postgres_processes, scratch_database, serving
 
-pytestmark = pytest.mark.e2e
+# One worker runs them all, so the module's demo shop is served once.
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("database_roles")]
 
 # Named here rather than taken from db.roles and db.embedded: the tests say what the
 # operator sees.

@@ -259,6 +259,8 @@ SECRETS = [
 ]
 
 
+# One worker runs them all, so the PostgreSQL of password_source is made once.
+@pytest.mark.xdist_group("password_source")
 @pytest.mark.parametrize("secret", SECRETS, ids=[s.name for s in SECRETS])
 async def test_import_legacy_takes_the_password_from_the_environment(
     secret: Secret,
