@@ -68,11 +68,13 @@ def release_with_held_by(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def started_event(engine: AsyncEngine, task: int) -> int:
+    """The task's start as first stored (a test may store a copy of it after)."""
     async with engine.connect() as conn:
         found = await conn.scalar(
             text(
                 "SELECT id FROM events WHERE type = 'TASK_CHANGED' "
-                "AND CAST(payload->>'taskId' AS bigint) = :task AND payload->>'status' = 'STARTED'"
+                "AND CAST(payload->>'taskId' AS bigint) = :task AND payload->>'status' = 'STARTED' "
+                "ORDER BY id LIMIT 1"
             ),
             {"task": task},
         )
