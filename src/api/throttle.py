@@ -64,6 +64,33 @@ def address_key(address: str) -> str:
     return str(ip)
 
 
+class AddressLimits:
+    """A door's limits per client address (`address_key`), in this process's memory: a flood
+    costs no database work. Requests that failed (`failed`), after which the address waits
+    whatever it sends; and a ceiling on all requests. Keys are `{door}-failures` and
+    `{door}-requests`; `limiter` may count the door's other limits too."""
+
+    def __init__(self, door: str, failures: str, requests: str) -> None:
+        self.limiter = MovingWindowRateLimiter(MemoryStorage())
+        self._failures: RateLimitItem = parse(failures)
+        self._requests: RateLimitItem = parse(requests)
+        self._failures_key = f"{door}-failures"
+        self._requests_key = f"{door}-requests"
+
+    async def admit(self, address: str) -> Refusal | None:
+        """Count a request from `address`; refuse it when a limit is reached."""
+        where = address_key(address)
+        if not await self.limiter.test(self._failures, self._failures_key, where):
+            return await refusal(self.limiter, self._failures, self._failures_key, where)
+        if not await self.limiter.hit(self._requests, self._requests_key, where):
+            return await refusal(self.limiter, self._requests, self._requests_key, where)
+        return None
+
+    async def failed(self, address: str) -> None:
+        """A request from `address` failed (it proved nothing)."""
+        await self.limiter.hit(self._failures, self._failures_key, address_key(address))
+
+
 def user_account(user_id: int) -> str:
     return f"user:{user_id}"
 

@@ -359,7 +359,7 @@ def routes(services: Services, policy: CustomerPagePolicy, locale: str) -> list[
     async def opened(request: Request) -> Opened | Response:
         """The link the request's secret names, if the limits let the request through."""
         address = request.client.host if request.client else ""
-        refused = await policy.admit(address)
+        refused = await policy.addresses.admit(address)
         if refused is not None:
             return too_many(refused)
         secret = request.path_params["secret"]
@@ -368,7 +368,7 @@ def routes(services: Services, policy: CustomerPagePolicy, locale: str) -> list[
             async with unit_of_work(services.engine, transaction=False) as conn:
                 found = await customer_links.open_link(conn, secret, services.customer_link_days)
         if found is None:
-            await policy.failed(address)
+            await policy.addresses.failed(address)
             return notice(
                 "This link does not work",
                 "Please check that the whole address was copied.",

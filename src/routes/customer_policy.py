@@ -8,13 +8,11 @@ requests. Per link: a ceiling on its requests, which bounds what one leaked link
 cost, whoever holds it. A refused request is HTTP 429 with Retry-After.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from limits import RateLimitItem, parse
-from limits.aio.storage import MemoryStorage
-from limits.aio.strategies import MovingWindowRateLimiter
 
-from api.throttle import Refusal, address_key, refusal
+from api.throttle import AddressLimits, Refusal, refusal
 
 # The defaults of PRESSROOM_CUSTOMER_PAGE_FAILURES_PER_ADDRESS,
 # PRESSROOM_CUSTOMER_PAGE_REQUESTS_PER_ADDRESS and PRESSROOM_CUSTOMER_PAGE_REQUESTS_PER_LINK.
@@ -23,7 +21,7 @@ FAILURES_PER_ADDRESS = "10/minute"
 REQUESTS_PER_ADDRESS = "300/minute"
 REQUESTS_PER_LINK = "60/minute"
 SHOP_NAME = "Print shop"
-FAILURES, REQUESTS, LINK = "customer-failures", "customer-requests", "customer-link"
+LINK = "customer-link"
 
 
 @dataclass
@@ -36,28 +34,19 @@ class CustomerPagePolicy:
     requests_per_address: str = REQUESTS_PER_ADDRESS
     requests_per_link: str = REQUESTS_PER_LINK
 
-    def __post_init__(self) -> None:
-        self.limiter = MovingWindowRateLimiter(MemoryStorage())
-        self.failures: RateLimitItem = parse(self.failures_per_address)
-        self.requests: RateLimitItem = parse(self.requests_per_address)
-        self.per_link: RateLimitItem = parse(self.requests_per_link)
+    # A failure is a request naming no link.
+    addresses: AddressLimits = field(init=False)
 
-    async def admit(self, address: str) -> Refusal | None:
-        """Count a request from `address`; refuse it when the address's limits are reached."""
-        where = address_key(address)
-        if not await self.limiter.test(self.failures, FAILURES, where):
-            return await refusal(self.limiter, self.failures, FAILURES, where)
-        if not await self.limiter.hit(self.requests, REQUESTS, where):
-            return await refusal(self.limiter, self.requests, REQUESTS, where)
-        return None
+    def __post_init__(self) -> None:
+        self.addresses = AddressLimits(
+            "customer", self.failures_per_address, self.requests_per_address
+        )
+        self.per_link: RateLimitItem = parse(self.requests_per_link)
 
     async def admit_link(self, link_id: int) -> Refusal | None:
         """Count a request through the link; refuse it past the link's limit."""
         key = str(link_id)
-        if not await self.limiter.hit(self.per_link, LINK, key):
-            return await refusal(self.limiter, self.per_link, LINK, key)
+        limiter = self.addresses.limiter
+        if not await limiter.hit(self.per_link, LINK, key):
+            return await refusal(limiter, self.per_link, LINK, key)
         return None
-
-    async def failed(self, address: str) -> None:
-        """A request from `address` named no link."""
-        await self.limiter.hit(self.failures, FAILURES, address_key(address))

@@ -9,20 +9,15 @@ writes a sender holding a secret can cause. A refused request is HTTP 429 with
 Retry-After. How long the requests an inbox answered are kept is here too.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from limits import RateLimitItem, parse
-from limits.aio.storage import MemoryStorage
-from limits.aio.strategies import MovingWindowRateLimiter
-
-from api.throttle import Refusal, address_key, refusal
+from api.throttle import AddressLimits
 
 # The defaults of PRESSROOM_INBOX_FAILURES_PER_ADDRESS, PRESSROOM_INBOX_REQUESTS_PER_ADDRESS
 # and PRESSROOM_INBOX_REQUEST_RETENTION_DAYS.
 FAILURES_PER_ADDRESS = "10/minute"
 REQUESTS_PER_ADDRESS = "600/minute"
 KEEP_DAYS = 90
-FAILURES, REQUESTS = "inbox-failures", "inbox-requests"
 
 
 @dataclass
@@ -30,21 +25,10 @@ class InboxPolicy:
     failures_per_address: str = FAILURES_PER_ADDRESS
     requests_per_address: str = REQUESTS_PER_ADDRESS
     keep_days: int = KEEP_DAYS
+    # A failure is a request that did not prove an inbox's secret.
+    addresses: AddressLimits = field(init=False)
 
     def __post_init__(self) -> None:
-        self.limiter = MovingWindowRateLimiter(MemoryStorage())
-        self.failures: RateLimitItem = parse(self.failures_per_address)
-        self.requests: RateLimitItem = parse(self.requests_per_address)
-
-    async def admit(self, address: str) -> Refusal | None:
-        """Count a request from `address`; refuse it when a limit is reached."""
-        where = address_key(address)
-        if not await self.limiter.test(self.failures, FAILURES, where):
-            return await refusal(self.limiter, self.failures, FAILURES, where)
-        if not await self.limiter.hit(self.requests, REQUESTS, where):
-            return await refusal(self.limiter, self.requests, REQUESTS, where)
-        return None
-
-    async def failed(self, address: str) -> None:
-        """A request from `address` did not prove an inbox's secret."""
-        await self.limiter.hit(self.failures, FAILURES, address_key(address))
+        self.addresses = AddressLimits(
+            "inbox", self.failures_per_address, self.requests_per_address
+        )

@@ -125,7 +125,7 @@ def routes(services: Services, policy: InboxPolicy) -> list[Route]:
 
     async def receive(request: Request) -> Response:
         address = request.client.host if request.client else ""
-        refusal = await policy.admit(address)
+        refusal = await policy.addresses.admit(address)
         if refusal is not None:
             _count(services, "rate_limited")
             return Refused(
@@ -143,7 +143,7 @@ def routes(services: Services, policy: InboxPolicy) -> list[Route]:
             _signed(secrets, body, dict(request.headers))
         except Refused as unverified:
             # Anyone could have sent it: counted against its address, not kept.
-            await policy.failed(address)
+            await policy.addresses.failed(address)
             _count(services, "unverified")
             return unverified.response()
         assert inbox is not None  # nobody holds NOBODYS_SECRET
