@@ -155,16 +155,18 @@ async def latencies(client: httpx.AsyncClient, base: str, token: str, probes: in
     return Probes(reads, health)
 
 
-async def attack(url: str, stop: asyncio.Event, offset: int) -> int:
-    """Sends the families in turn, each text distinct, until told to stop."""
-    sent = 0
+async def attack(url: str, stop: asyncio.Event, offset: int, sent: Any) -> None:
+    """Sends the families in turn, each text distinct, until told to stop; counts each
+    answered request in `sent` (shared with the bench)."""
+    n = 0
     families = list(FAMILIES.values())
     async with httpx.AsyncClient(timeout=60, trust_env=False) as client:
         while not stop.is_set():
-            query, variables = families[(offset + sent) % len(families)]
-            await client.post(url, json=body(query, variables, sent * 100 + offset))
-            sent += 1
-    return sent
+            query, variables = families[(offset + n) % len(families)]
+            await client.post(url, json=body(query, variables, n * 100 + offset))
+            n += 1
+            with sent.get_lock():
+                sent.value += 1
 
 
 def attack_process(url: str, clients: int, stop: Any, sent: Any) -> None:
@@ -175,14 +177,24 @@ def attack_process(url: str, clients: int, stop: Any, sent: Any) -> None:
     with contextlib.suppress(OSError):
         os.nice(attackers.NICENESS)
 
-    async def main() -> int:
+    async def main() -> None:
         stopping = asyncio.Event()
-        tasks = [asyncio.create_task(attack(url, stopping, n)) for n in range(clients)]
+        tasks = [asyncio.create_task(attack(url, stopping, n, sent)) for n in range(clients)]
         await asyncio.to_thread(stop.wait)
         stopping.set()
-        return sum(await asyncio.gather(*tasks))
+        await asyncio.gather(*tasks)
 
-    sent.value = asyncio.run(main())
+    asyncio.run(main())
+
+
+async def attacking(process: Any, sent: Any, clients: int, within: float = 60) -> None:
+    """Until the attackers' process has had an answer for as many requests as it has
+    clients: it takes seconds to start, and probes taken before would be quiet ones."""
+    async with asyncio.timeout(within):
+        while sent.value < clients:
+            if not process.is_alive():
+                raise RuntimeError("the attackers' process ended before attacking")
+            await asyncio.sleep(0.05)
 
 
 def latency(seconds: list[float]) -> dict[str, float | None]:
@@ -217,11 +229,13 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
         )
         process.start()
         try:
+            await attacking(process, sent_count, args.attackers)
+            already = sent_count.value
             under = await latencies(client, base, token, args.probes)
         finally:
             stop.set()
             await asyncio.to_thread(process.join, 120)
-        sent = sent_count.value
+        sent = sent_count.value - already
         results["quiet"] = {"read": latency(quiet.reads), "healthz": latency(quiet.health)}
         results["attacked"] = {
             "read": latency(under.reads),
