@@ -9,16 +9,20 @@ many anonymous requests arrive, the floor's own work finds the pool as it left i
 
 The pool is not all a request waits for: the event loop is one. A queue read awaits the
 database at each of its statements, and at each await every anonymous request ready to
-run went first: eight clients sending refused documents back to back (1-3.5 ms each)
-held a signed-in read's p99 at ten times quiet. So an admitted anonymous request starts
-its work (reading its body, parsing, validating, running) only once no signed-in request
-is in flight, or after YIELD_SECONDS at most: it is never starved, and the floor's
-requests meet only the anonymous work that had already started.
+run went first: eight clients sending refused documents back to back (1-5 ms each)
+held a signed-in read's p99 at ten times quiet. So an admitted anonymous request does
+its own work on the loop (decoding its body, parsing, validating) in stretches
+(`working`), one anonymous stretch at a time, each begun only once no signed-in request
+is in flight, or after YIELD_SECONDS at most: it is never starved, and a floor's request
+that arrives meets at most the one stretch under way, not every anonymous request that
+had started. Reading the body comes before (a slow sender holds no stretch) and running
+the operation after (a sign-in waits for the database and its hash, not the loop).
 """
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 # A refused client may try again this soon: an anonymous request is a sign-in's few ms.
@@ -37,6 +41,9 @@ class AnonymousAdmission:
     floor: int = 0
     yield_seconds: float = YIELD_SECONDS
     _floor_idle: asyncio.Event = field(default_factory=asyncio.Event)
+    # Stretches waiting for their turn (`working`).
+    queued: int = 0
+    _stretch: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def __post_init__(self) -> None:
         self._floor_idle.set()
@@ -52,6 +59,17 @@ class AnonymousAdmission:
     def leave(self) -> None:
         self.in_flight -= 1
 
+    @contextlib.contextmanager
+    def admitted(self) -> Iterator[None]:
+        """Around an admitted anonymous request (`enter` said yes): its `stretch`es take
+        their turns, and it leaves at the end."""
+        token = _ADMITTED.set(self)
+        try:
+            yield
+        finally:
+            _ADMITTED.reset(token)
+            self.leave()
+
     async def turn(self) -> None:
         """Wait, as an admitted anonymous request, until no signed-in request is in flight
         (at most `yield_seconds`)."""
@@ -60,6 +78,21 @@ class AnonymousAdmission:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(self.yield_seconds):
                 await self._floor_idle.wait()
+
+    @contextlib.asynccontextmanager
+    async def working(self) -> AsyncIterator[None]:
+        """Around a stretch of an admitted anonymous request's work on the event loop:
+        one at a time, each after the signed-in requests in flight (`turn`)."""
+        self.queued += 1
+        try:
+            await self._stretch.acquire()
+        finally:
+            self.queued -= 1
+        try:
+            await self.turn()
+            yield
+        finally:
+            self._stretch.release()
 
     @contextlib.contextmanager
     def signed_in(self) -> Iterator[None]:
@@ -72,3 +105,19 @@ class AnonymousAdmission:
             self.floor -= 1
             if self.floor == 0:
                 self._floor_idle.set()
+
+
+# The admission of the anonymous request the current task answers, if it is one.
+_ADMITTED: ContextVar[AnonymousAdmission | None] = ContextVar("pressroom_admitted", default=None)
+
+
+@contextlib.asynccontextmanager
+async def stretch() -> AsyncIterator[None]:
+    """Around a stretch of a request's own work on the event loop: an admitted anonymous
+    request's waits its turn (`AnonymousAdmission.working`); any other's runs at once."""
+    admission = _ADMITTED.get()
+    if admission is None:
+        yield
+        return
+    async with admission.working():
+        yield

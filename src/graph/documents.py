@@ -17,7 +17,7 @@ every node of it (8 us for a task move's, 22 us for the dashboard page's). The t
 hashed in C and remembered by the string, is the key instead.
 """
 
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import AsyncIterator, Callable, Hashable, Iterator
 from typing import Any
 
 from graphql import (
@@ -32,6 +32,7 @@ from graphql import (
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 
+from api.admission import stretch
 from api.errors import unauthenticated
 from graph.bounded import Bounded
 from graph.shape import (
@@ -99,6 +100,20 @@ class Documents(Bounded[Accepted]):
 
 # One per process, for every schema it serves (an entry says which it validated for).
 DOCUMENTS = Documents()
+
+
+class AnonymousTurns(SchemaExtension):
+    """An anonymous request's parsing and its validation (its limits and rules included)
+    are each a stretch of its work on the event loop, taken in turn (api/admission.py);
+    anyone else's run at once. First among the extensions: the stretch holds all of it."""
+
+    async def on_parse(self) -> AsyncIterator[None]:
+        async with stretch():
+            yield
+
+    async def on_validate(self) -> AsyncIterator[None]:
+        async with stretch():
+            yield
 
 
 class AcceptedDocuments(SchemaExtension):

@@ -17,7 +17,7 @@ from api.errors import RETRY_AFTER_SECONDS, TopLevelCode, bad_request, service_u
 from api.metrics import root_field
 from db.engine import unavailable
 from graph.cost import QueryCost
-from graph.documents import AcceptedDocuments, asks_for_the_schema
+from graph.documents import AcceptedDocuments, AnonymousTurns, asks_for_the_schema
 from graph.errors import should_mask
 from graph.mutations import Mutation
 from graph.mutations.upload_proof import UPLOAD
@@ -186,6 +186,7 @@ def make_schema(
         types=[WorkOrder, DepartmentTask, Department, User, Customer, LedgerEntry],
         extensions=[
             # Factories: a fresh extension per request (the caches themselves are shared).
+            AnonymousTurns,
             RequestLog,
             SubscriptionsOverWebsockets,
             ViewerOfNowOverWebsockets,

@@ -20,6 +20,7 @@ from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 from strawberry.types.unset import UnsetType
 
 from api.admission import RETRY_AFTER_SECONDS as ADMISSION_RETRY_AFTER
+from api.admission import stretch
 from api.auth import bearer, init_authorization, init_token, load_viewer
 from api.errors import (
     STALE_TOKEN,
@@ -146,10 +147,10 @@ class PressroomGraphQL(GraphQL[Context, None]):
 
     async def _admitted(self, request: Request) -> Response:
         """The request run once who is asking is known: a valid token's caller at once,
-        anyone else within the anonymous share, once the floor's requests in flight are
-        answered (api/admission.py). Looking a token up is one indexed read (and cached
-        once found), so a token the process has not seen yet is never refused for the
-        anonymous work going on."""
+        anyone else within the anonymous share, its work on the loop taking turns after the
+        floor's requests in flight (api/admission.py). Looking a token up is one indexed
+        read (and cached once found), so a token the process has not seen yet is never
+        refused for the anonymous work going on."""
         token = bearer(request.headers.get("authorization"))
         request.state.token = token
         request.state.viewer = await load_viewer(self.services, token)
@@ -159,11 +160,8 @@ class PressroomGraphQL(GraphQL[Context, None]):
                 return await self.run(request)
         if not admission.enter():
             return busy_response(ADMISSION_RETRY_AFTER)
-        try:
-            await admission.turn()
+        with admission.admitted():
             return await self.run(request)
-        finally:
-            admission.leave()
 
     async def _send(self, response: Response, scope: Scope, receive: Receive, send: Send) -> None:
         # Answers are the caller's own data: no cache keeps them, no browser guesses their type.
@@ -215,6 +213,17 @@ class PressroomGraphQL(GraphQL[Context, None]):
         if sub_response.media_type == GRAPHQL_RESPONSE and isinstance(response_data, dict):
             response_data = _graphql_response(response_data, sub_response)
         return super().create_response(response_data, sub_response)
+
+    async def parse_http_body(
+        self, request: AsyncHTTPRequestAdapter
+    ) -> GraphQLRequestData | list[GraphQLRequestData]:
+        if request.method == "POST" and "json" in (request.content_type or ""):
+            # Read in full first: decoding is a stretch (api/admission.py), and a slow
+            # sender must not hold one.
+            await request.get_body()
+            async with stretch():
+                return await super().parse_http_body(request)
+        return await super().parse_http_body(request)
 
     def decode_json(self, data: str | bytes) -> object:
         try:

@@ -239,3 +239,46 @@ async def test_anonymous_work_waits_for_the_floor_s_requests_in_flight(
     assert answered.json() == {"data": {"__typename": "Query"}}
     assert bounded.json() == {"data": {"__typename": "Query"}}
     assert admission.floor == 0 and admission.in_flight == 0
+
+
+async def test_anonymous_work_already_begun_stops_at_its_next_stretch_for_the_floor(
+    database_url: str, shop: Shop, http: httpx.AsyncClient
+) -> None:
+    """An anonymous request that began while the floor was idle does not run to its end
+    once a signed-in request is in flight: it decodes its body in one stretch, and waits
+    for the floor before parsing in the next. Stretches are taken one at a time, in turn:
+    the test holds one (`first`), so that the request decodes while a second (`second`)
+    waits behind it, and the floor's request comes in while `second` holds the turn."""
+    settings = Settings(**GENEROUS)
+    app = create_app(settings, url=database_url)
+    admission = app.state.services.admission
+    admission.yield_seconds = 60
+    srv, task = await serve(config_for(app, settings, free_port()))
+    url = f"http://127.0.0.1:{srv.config.port}/graphql"
+    second_holds, release_second = asyncio.Event(), asyncio.Event()
+
+    async def second() -> None:
+        async with admission.working():
+            second_holds.set()
+            await release_second.wait()
+
+    try:
+        async with admission.working():
+            anonymous = asyncio.create_task(http.post(url, json={"query": "{ __typename }"}))
+            await until(lambda: admission.in_flight == 1)
+            # The request's decoding is next in turn; `second` comes after it.
+            await until(lambda: admission.queued == 1)
+            holder = asyncio.create_task(second())
+        await second_holds.wait()
+        with admission.signed_in():
+            release_second.set()
+            await holder
+            worker = await Client(http, url, shop.tokens["pat"]).raw(QUEUE)
+            assert not anonymous.done()
+        answered = await anonymous
+    finally:
+        srv.should_exit = True
+        await task
+    assert worker == {"data": {"queue": {"edges": []}}}
+    assert answered.json() == {"data": {"__typename": "Query"}}
+    assert admission.floor == 0 and admission.in_flight == 0
