@@ -72,7 +72,7 @@ SALES = InDepartmentOfKind(DepartmentKind.SALES)
 SEES_QUOTES = InDepartmentOfKind(DepartmentKind.SALES, DepartmentKind.ACCOUNTS)
 READS_LEDGER = InDepartmentOfKind(DepartmentKind.ACCOUNTS)
 # Which orders a production member may add proofs to, the upload's statement decides
-# (db/proofs.py): those their department makes proofs for.
+# (db/proofs.py): those with a task of a department of theirs that makes the proofs.
 UPLOADS_PROOFS = InDepartmentOfKind(DepartmentKind.SALES, DepartmentKind.PRODUCTION)
 
 

@@ -21,7 +21,6 @@ from domain.proof_decisions import (
     decision,
     judge_decision,
 )
-from domain.routing import proof_makers
 from domain.transitions import Verdict
 
 # A decision that matched nothing is re-read and judged; a state that moved in between is
@@ -118,8 +117,7 @@ async def _send_back(
     completed task reopened with the comment as its reason, a missing one added; one still
     pending or started is at work already."""
     departments = await reads.all_departments(conn)
-    needing = [d.id for d in departments if d.needs_approved_proof]
-    makers = proof_makers(needing, reads.routing_of(departments))
+    makers = reads.proof_makers_of(departments)
     if not makers:
         return
     params = {"work_order_id": work_order_id, "department_ids": makers}

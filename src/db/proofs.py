@@ -9,6 +9,7 @@ from typing import BinaryIO
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from db import reads
 from db.engine import reading
 from db.orders import lock_open_order, settle_work_order
 from db.queries import Q
@@ -18,8 +19,8 @@ from domain.errors import NotAllowed
 # What one proof_chunks row holds: few rows per file, little memory per step.
 CHUNK_BYTES = 1024 * 1024
 NOT_ALLOWED = (
-    "Only Sales, admins and members of a production department on this order that does not "
-    "itself wait for an approved proof (the one that makes its proofs) can upload its proofs."
+    "Only Sales, admins and members of a department that makes the proofs (such as Design) "
+    "with a task on this order can upload its proofs."
 )
 
 
@@ -38,8 +39,8 @@ class NewProof:
     width: int | None
     height: int | None
     uploaded_by: int
-    # Sales and admins add proofs to any order; others only to orders their department makes
-    # proofs for (the statement add_proof_version decides).
+    # Sales and admins add proofs to any order; others only to orders with a task of a
+    # department of theirs that makes the proofs (the statement add_proof_version decides).
     any_order: bool
 
 
@@ -59,6 +60,7 @@ async def add_version(
     preview; the version waiting for a decision is withdrawn. Then the order is settled: the
     departments waiting for an approved proof wait for this one. Needs a transaction."""
     await lock_open_order(conn, new.work_order_id)
+    makers = [] if new.any_order else reads.proof_makers_of(await reads.all_departments(conn))
     added = (
         await conn.execute(
             Q["add_proof_version"],
@@ -72,6 +74,7 @@ async def add_version(
                 "height": new.height,
                 "uploaded_by": new.uploaded_by,
                 "any_order": new.any_order,
+                "maker_ids": makers,
             },
         )
     ).first()

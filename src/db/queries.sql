@@ -1717,17 +1717,16 @@ ORDER BY work_order_id, version DESC
 -- Under the order's row lock (orders.lock_open_order), so each upload sees the last one's
 -- version: the next version, the one still waiting for a decision withdrawn, and the event.
 -- Nothing when the uploader may not add proofs to this order: unless :any_order (Sales,
--- admins), they must be a member of a production department on the order that does not
--- itself wait for an approved proof (the one that makes the proofs, such as Design).
+-- admins), they must be a member of one of the departments that make the proofs
+-- (:maker_ids, as domain.routing.proof_makers says) with a task on the order.
 WITH allowed AS (
     SELECT 1 AS ok
     WHERE CAST(:any_order AS boolean) OR EXISTS (
         SELECT 1 FROM department_tasks t
-        JOIN departments d ON d.id = t.department_id
         JOIN user_departments ud ON ud.department_id = t.department_id
         WHERE t.work_order_id = :work_order_id AND t.status <> 'REMOVED'
           AND ud.user_id = :uploaded_by
-          AND d.kind = 'PRODUCTION' AND NOT d.needs_approved_proof)
+          AND t.department_id = ANY(CAST(:maker_ids AS bigint[])))
 ), withdrawn AS (
     UPDATE proofs SET status = 'WITHDRAWN'
     WHERE work_order_id = :work_order_id AND status = 'PENDING'

@@ -32,7 +32,7 @@ from db.rows import (
     WorkOrderTransitionRow,
 )
 from domain.enums import DepartmentKind
-from domain.routing import Routing
+from domain.routing import ProofFacts, Routing, proof_makers
 
 R = TypeVar("R", bound=TableRow)
 
@@ -138,6 +138,18 @@ async def all_departments(conn: AsyncConnection) -> list[DepartmentRow]:
 def routing_of(departments: Iterable[DepartmentRow]) -> Routing:
     """Who follows whom, as domain.routing reads it."""
     return {d.id: d.follows for d in departments if d.follows}
+
+
+def proof_makers_of(departments: Iterable[DepartmentRow]) -> list[int]:
+    """The departments that make the shop's proofs (domain.routing.proof_makers)."""
+    return proof_makers(
+        [
+            ProofFacts(
+                d.id, DepartmentKind(d.kind), d.gates_delivery, d.needs_approved_proof, d.follows
+            )
+            for d in departments
+        ]
+    )
 
 
 @dataclass(frozen=True)

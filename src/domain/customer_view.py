@@ -45,7 +45,7 @@ class Stage(StrEnum):
 class JobTask:
     kind: DepartmentKind
     status: TaskStatus
-    # Its department works before the proof (`designs`).
+    # Its department makes the proof (domain.routing.proof_makers).
     designs: bool = False
 
 
@@ -86,9 +86,3 @@ def stage(job: JobFacts) -> Stage:
     ):
         return Stage.IN_DESIGN
     return Stage.IN_PRODUCTION
-
-
-def designs(kind: DepartmentKind, gates_delivery: bool, needs_approved_proof: bool) -> bool:
-    """Whether a department works before the proof, as a customer sees it (Design): a
-    production department that neither needs an approved proof nor holds delivery back."""
-    return kind is DepartmentKind.PRODUCTION and not gates_delivery and not needs_approved_proof

@@ -99,10 +99,27 @@ def gate_opens(task: TaskFacts, tasks: Sequence[TaskFacts], routing: Routing) ->
     return not task.awaits_proof and not holding(task, tasks, routing)
 
 
-def proof_makers(needing: Collection[int], routing: Routing) -> list[int]:
-    """The departments whose work a proof is (Design): the nearest ones upstream of the
-    departments that need an approved proof (`needing`) that need none themselves,
-    following the routing through departments that need one too. Sorted ids."""
+@dataclass(frozen=True)
+class ProofFacts:
+    """What says whether a department makes the proof (`proof_makers`)."""
+
+    id: int
+    kind: DepartmentKind
+    gates_delivery: bool
+    needs_approved_proof: bool
+    follows: Collection[int] = ()
+
+
+def proof_makers(departments: Collection[ProofFacts]) -> list[int]:
+    """The departments whose work a proof is (Design), sorted ids; the one rule of who
+    uploads an order's proofs, whose task changes asked for reopen, and when a customer
+    reads "In design". The nearest ones upstream of the departments that need an approved
+    proof that need none themselves, following the routing through departments that need
+    one too. Where that finds none (no department needs an approved proof, or none that
+    does follows another), the departments where an order's work starts: production ones
+    that follow none, need no approved proof and do not gate delivery (the last work)."""
+    routing = {d.id: d.follows for d in departments if d.follows}
+    needing = {d.id for d in departments if d.needs_approved_proof}
     found: set[int] = set()
     seen: set[int] = set()
     todo = [f for d in needing for f in routing.get(d, ())]
@@ -115,7 +132,16 @@ def proof_makers(needing: Collection[int], routing: Routing) -> list[int]:
             todo.extend(routing.get(department, ()))
         else:
             found.add(department)
-    return sorted(found)
+    if found:
+        return sorted(found)
+    return sorted(
+        d.id
+        for d in departments
+        if d.kind is DepartmentKind.PRODUCTION
+        and not d.follows
+        and not d.needs_approved_proof
+        and not d.gates_delivery
+    )
 
 
 def check_follows(

@@ -34,7 +34,7 @@ from db.engine import reading, unavailable, unit_of_work
 from db.proof_decisions import decide
 from db.proofs import Part
 from db.rows import CustomerLinkRow, ProofRow
-from domain.customer_view import JobFacts, JobTask, designs, stage
+from domain.customer_view import JobFacts, JobTask, stage
 from domain.enums import DepartmentKind, ProofStatus, TaskStatus, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
 from domain.jobs import job_line
@@ -141,18 +141,18 @@ async def load_view(services: Services, link: CustomerLinkRow) -> OrderView:
         tasks = await reads.tasks_of_work_orders(conn, [order.id])
         departments = {d.id: d for d in await reads.all_departments(conn)}
         versions = await proofs.proofs_of_work_orders(conn, [order.id])
+    makers = reads.proof_makers_of(departments.values())
     job = JobFacts(
         status=WorkOrderStatus(order.status),
         held=order.held_at is not None,
         needs_transport=order.needs_transport,
         tasks=[
             JobTask(
-                DepartmentKind(d.kind),
+                DepartmentKind(departments[t.department_id].kind),
                 TaskStatus(t.status),
-                designs(DepartmentKind(d.kind), d.gates_delivery, d.needs_approved_proof),
+                designs=t.department_id in makers,
             )
             for t in tasks
-            for d in [departments[t.department_id]]
         ],
         latest_proof=ProofStatus(versions[0].status) if versions else None,
     )

@@ -5,7 +5,8 @@ the customer's word (changes, then approval), sees the customer's own decision o
 page arrive live, and revokes the link; Design's queue card
 says what the customer asked to change; a wall display shows the work waiting for the
 customer's approval. Screenshots at 390, 800 and 1366 px wide, axe-clean, none scrolling
-sideways (the folder is printed; PRESSROOM_SCREENSHOTS chooses it)."""
+sideways (the folder is printed; PRESSROOM_SCREENSHOTS chooses it). Design uploads its
+order's proof from the order page; Print, waiting for it, is not offered to."""
 
 import io
 import re
@@ -218,6 +219,46 @@ async def test_sales_works_an_orders_proofs_and_design_sees_the_changes(
     await page.goto(base(server) + "/orders")
     await expect(row).to_contain_text("v3 ✓ Approved")
     tab.assert_clean()
+    design.assert_clean()
+
+
+async def test_design_uploads_the_proof_of_its_order_and_print_is_not_offered_to(
+    api: Client,
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,
+    screenshots: Path,
+    axe_source: str,
+) -> None:
+    await proof_shop(api, shop)
+    order = await shop.order(
+        ["design", "print"],
+        details={"product": "Flyers A5", "quantity": 500},
+        proof_required=True,
+    )
+    address = f"{base(server)}/orders/{gid('WorkOrder', order)}"
+
+    printer = await tabs(token=shop.tokens["pat"])
+    await printer.page.goto(address)
+    panel = printer.page.get_by_role("region", name="Proof")
+    await expect(panel.get_by_text("No proof versions yet.")).to_be_visible()
+    await expect(panel.get_by_label("New proof version")).to_have_count(0)
+
+    design = await tabs(token=shop.tokens["dee"])
+    page = design.page
+    await page.goto(address)
+    panel = page.get_by_role("region", name="Proof")
+    await expect(panel.get_by_label("New proof version")).to_be_visible()
+    # Design records no decision and makes no link: those stay Sales' own.
+    await expect(panel.get_by_role("button", name="Make customer link")).to_have_count(0)
+    await shoot(page, screenshots, "proofs-order-design", axe_source)
+    await upload(page, "flyer-v1.png", (11, 92, 173))
+    await expect(panel.get_by_role("status")).to_contain_text("Version 1 uploaded")
+    first = panel.locator("li.proof[data-version='1']")
+    await expect(first.locator(".badge")).to_have_text("○ Waiting for the customer")
+    await expect(first.get_by_role("button", name="Record approval")).to_have_count(0)
+    await shoot(page, screenshots, "proofs-order-design-uploaded", axe_source)
+    printer.assert_clean()
     design.assert_clean()
 
 

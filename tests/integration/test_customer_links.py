@@ -21,12 +21,14 @@ from starlette.applications import Starlette
 
 from api.ids import decode_text
 from api.services import Services
-from db import customer_links
+from db import customer_links, people
 from db.engine import create_engine, unit_of_work
+from domain.enums import DepartmentKind
 from pressroom.app import create_app
 from pressroom.settings import Settings
 from routes import customer_page
 from routes.customer_policy import CustomerPagePolicy
+from tests.integration.test_proof_gate import FOLLOWS, chained, proof_departments
 from tests.support import (
     START,
     Client,
@@ -307,6 +309,48 @@ async def test_the_state_follows_the_order(
     assert moved.json()["fingerprint"] != first["fingerprint"]
     page = (await http.get(made["url"])).text
     assert f'data-fingerprint="{moved.json()["fingerprint"]}"' in page
+
+
+@pytest.mark.parametrize("shop_routing", ["design gates delivery", "packing after print"])
+async def test_in_design_is_the_work_of_the_departments_that_make_the_proof(
+    api: Client, shop: Shop, http: httpx.AsyncClient, shop_routing: str
+) -> None:
+    """Design → Print, and Print waits for an approved proof: Design makes the proof, so
+    its work reads "In design" even where it gates delivery too, and a department after
+    Print (Packing, needing no proof) reads "In production"."""
+    async with unit_of_work(shop.engine) as conn:
+        packing = await people.create_department(
+            conn, "packing", "Packing", DepartmentKind.PRODUCTION, False
+        )
+        shop.departments["packing"] = packing.id
+        if shop_routing == "design gates delivery":
+            await conn.execute(
+                text("UPDATE departments SET gates_delivery = true WHERE code = 'design'")
+            )
+    await proof_departments(api, shop, "print")
+    await chained(api, shop)
+    body = await api.as_(shop.tokens["ada"])(
+        FOLLOWS, {"i": {"departmentCode": "packing", "followsCodes": ["print"]}}
+    )
+    assert body["setDepartmentFollows"]["userErrors"] == []
+    await shop.add_user("pam", ["packing"])
+    if shop_routing == "design gates delivery":
+        order = await shop.order(["design", "print"])
+        worker, code = "dee", "design"
+    else:
+        order = await shop.order(["design", "print", "packing"])
+        await shop.complete(order, ["design", "print"])
+        worker, code = "pam", "packing"
+    made = await make_link(api, shop, order)
+    tasks = await task_ids(shop.engine, order)
+
+    started = await api.as_(shop.tokens[worker])(
+        START, {"i": {"taskId": gid("DepartmentTask", tasks[code])}}
+    )
+
+    assert started["startTask"]["changed"] is True
+    expected = "In design" if code == "design" else "In production"
+    assert (await http.get(made["url"] + "/state")).json()["stage"] == expected
 
 
 @pytest.mark.e2e

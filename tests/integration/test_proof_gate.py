@@ -461,11 +461,15 @@ async def test_both_decisions_write_one_payload_shape(api: Client, shop: Shop) -
     )  # fmt: skip
 
 
+@pytest.mark.parametrize("routing", ["routed", "unrouted"])
 @pytest.mark.parametrize("design", ["done", "absent"])
 async def test_changes_asked_for_put_design_back_to_work(
-    api: Client, shop: Shop, design: str
+    api: Client, shop: Shop, design: str, routing: str
 ) -> None:
-    await chained(api, shop)
+    """Design makes the proof whether Print and Finishing follow it or, unrouted, as the
+    department where work starts."""
+    if routing == "routed":
+        await chained(api, shop)
     await proof_departments(api, shop, "print", "finishing")
     codes = ["design", "print", "finishing"] if design == "done" else ["print", "finishing"]
     order = await proofed_order(api, shop, codes)

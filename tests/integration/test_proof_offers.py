@@ -1,14 +1,17 @@
 """What the screens offer around proofs is the server's to say: DECIDE_PROOF is in a work
 order's allowedActions exactly when approveProof records a decision, and a task of the
 department that makes the proof carries the version sent back (`proofChanges`, its
-comment) while it has that work to do."""
+comment) while it has that work to do; UPLOAD_PROOF is offered exactly to those whose
+upload is stored."""
 
 from typing import Any
 
+import httpx
 import pytest
 
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
+from tests.integration.test_proof_files import image, upload_graphql
 from tests.integration.test_proof_gate import (
     FINISH,
     START,
@@ -19,7 +22,7 @@ from tests.integration.test_proof_gate import (
     proof_departments,
     proofed_order,
 )
-from tests.support import Client, Shop, gid, task_ids
+from tests.support import Client, Shop, gid, table_snapshot, task_ids
 
 OFFERED = "query($id: ID!) { workOrder(id: $id) { allowedActions } }"
 TASKS = """query($id: ID!) { workOrder(id: $id) { tasks { department { code }
@@ -148,3 +151,43 @@ async def test_a_display_of_another_queue_does_not_see_its_waiting_work(
     assert body["errors"][0]["extensions"]["code"] == "FORBIDDEN"
     unknown = await api.as_(shop.tokens["ada"]).raw(AWAITING, {"d": "nope"})
     assert unknown["errors"][0]["extensions"]["code"] == "NOT_FOUND"
+
+
+# who, the order's departments -> offered UPLOAD_PROOF, and the upload stored.
+UPLOADERS = {
+    "design, on the order": ("dee", ["design", "print"], True),
+    "design, not on the order": ("dee", ["print"], False),
+    "print, on the order": ("pat", ["design", "print"], False),
+    "finishing, on the order": ("fin", ["design", "print", "finishing"], False),
+    "accounts": ("abe", ["design", "print"], False),
+    "sales": ("sam", ["print"], True),
+    "an admin": ("ada", ["print"], True),
+}
+
+
+@pytest.mark.parametrize("routing", ["routed, print needs a proof", "unrouted, none needs one"])
+@pytest.mark.parametrize("case", UPLOADERS)
+async def test_upload_proof_is_offered_to_exactly_those_whose_upload_is_stored(
+    api: Client, http: httpx.AsyncClient, server: str, shop: Shop, case: str, routing: str
+) -> None:
+    """Sales, admins, and members of the department that makes the proof (Design: the one
+    Print follows, or unrouted, where work starts) with a task on the order. Print waits
+    for the proof and Finishing comes after it: neither makes it."""
+    if routing.startswith("routed"):
+        await chained(api, shop)
+        await proof_departments(api, shop, "print")
+    who, codes, may = UPLOADERS[case]
+    order = await shop.order(codes)
+    before = await table_snapshot(shop.engine)
+
+    seen = "UPLOAD_PROOF" in await offered(api, shop, who, order)
+    _, answer = await upload_graphql(
+        http, server, shop.tokens[who], gid("WorkOrder", order), "proof.png", image("PNG")
+    )
+
+    assert seen is may
+    if may:
+        assert answer["proof"]["version"] == 1, answer
+    else:
+        assert [e["code"] for e in answer["errors"]] == ["FORBIDDEN"], answer
+        assert await table_snapshot(shop.engine) == before

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from domain.customer_view import JobFacts, JobTask, Stage, designs, link_ends, stage
+from domain.customer_view import JobFacts, JobTask, Stage, link_ends, stage
 from domain.enums import DepartmentKind, ProofStatus, TaskStatus, WorkOrderStatus
 from domain.words import CUSTOMER_STAGE
 
@@ -67,22 +67,6 @@ def test_where_the_job_is_in_the_customers_words(facts: JobFacts, words: str) ->
 
 def test_every_stage_has_words() -> None:
     assert set(CUSTOMER_STAGE) == set(Stage)
-
-
-@pytest.mark.parametrize(
-    ("kind", "gates", "proof", "expected"),
-    [
-        (DepartmentKind.PRODUCTION, False, False, True),
-        (DepartmentKind.PRODUCTION, True, False, False),
-        (DepartmentKind.PRODUCTION, False, True, False),
-        (DepartmentKind.DELIVERY, False, False, False),
-        (DepartmentKind.SALES, False, False, False),
-    ],
-)
-def test_which_departments_design(
-    kind: DepartmentKind, gates: bool, proof: bool, expected: bool
-) -> None:
-    assert designs(kind, gates, proof) is expected
 
 
 ENDED = datetime(2027, 1, 1, tzinfo=UTC)

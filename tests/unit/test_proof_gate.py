@@ -18,11 +18,11 @@ from domain.enums import (
 )
 from domain.errors import DomainError, ErrorCode, NotAllowed
 from domain.proof_decisions import Decision, ProofState, decision, judge_decision
-from domain.routing import TaskFacts, awaits_proof, proof_makers
+from domain.routing import ProofFacts, TaskFacts, awaits_proof, proof_makers
 from domain.transitions import ActorFacts, TaskState, Verdict, judge
 from domain.workflow import Settlement, needs_approved_proof, opens_at_creation, settle
 
-DESIGN, PREPRESS, PRINT, FINISHING = 1, 2, 3, 4
+DESIGN, PREPRESS, PRINT, FINISHING, SALES, DELIVERY = 1, 2, 3, 4, 5, 6
 P, S, C = TaskStatus.PENDING, TaskStatus.STARTED, TaskStatus.COMPLETED
 ACTIVE = WorkOrderStatus.ACTIVE
 MEMBER = ActorFacts(user_id=7, is_admin=False, is_member=True)
@@ -87,6 +87,22 @@ def test_start_on_a_shut_gate_names_the_proof_when_that_is_what_it_waits_for(
     assert refused.value.code is expected
 
 
+def departments(route: dict[int, list[int]], needing: set[int]) -> list[ProofFacts]:
+    """Design, Prepress, Print and Finishing (the last two gate delivery), Sales and
+    Delivery."""
+    made = [
+        ProofFacts(
+            d, DepartmentKind.PRODUCTION, d in (PRINT, FINISHING), d in needing, route.get(d, ())
+        )
+        for d in (DESIGN, PREPRESS, PRINT, FINISHING)
+    ]
+    others = [
+        ProofFacts(SALES, DepartmentKind.SALES, False, False),
+        ProofFacts(DELIVERY, DepartmentKind.DELIVERY, False, False),
+    ]
+    return made + others
+
+
 # follows, departments that need a proof -> the proof's makers.
 MAKERS = [
     ({PRINT: [DESIGN], FINISHING: [PRINT]}, {PRINT, FINISHING}, [DESIGN]),
@@ -94,16 +110,23 @@ MAKERS = [
     ({PRINT: [PREPRESS], PREPRESS: [DESIGN]}, {PRINT}, [PREPRESS]),
     ({PRINT: [PREPRESS], PREPRESS: [DESIGN]}, {PRINT, PREPRESS}, [DESIGN]),
     ({FINISHING: [PRINT, DESIGN], PRINT: [PREPRESS]}, {FINISHING, PRINT}, [DESIGN, PREPRESS]),
-    ({}, {PRINT}, []),
-    ({PRINT: [DESIGN]}, set(), []),
-]
+    # The routing's say, even of a department that gates delivery.
+    ({FINISHING: [PRINT], PRINT: [DESIGN]}, {FINISHING}, [PRINT]),
+    # The routing names none: where work starts (following none, needing no proof, not
+    # gating delivery).
+    ({}, {PRINT}, [DESIGN, PREPRESS]),
+    ({}, set(), [DESIGN, PREPRESS]),
+    ({PRINT: [DESIGN], FINISHING: [PRINT], PREPRESS: [DESIGN]}, set(), [DESIGN]),
+    # Every production department needs one: none makes it (Sales and admins upload).
+    ({}, {DESIGN, PREPRESS, PRINT, FINISHING}, []),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("route", "needing", "makers"), MAKERS)
-def test_the_proofs_makers_are_the_nearest_upstream_departments_that_need_none(
+def test_the_proofs_makers_are_the_nearest_upstream_that_need_none_else_where_work_starts(
     route: dict[int, list[int]], needing: set[int], makers: list[int]
 ) -> None:
-    assert proof_makers(needing, route) == makers
+    assert proof_makers(departments(route, needing)) == makers
 
 
 @pytest.mark.parametrize("kind", [k for k in DepartmentKind if k is not DepartmentKind.PRODUCTION])

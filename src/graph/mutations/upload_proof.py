@@ -14,11 +14,13 @@ from api.errors import rate_limited
 from api.ids import require_id
 from api.proof_files import Examined, ExaminersBusy, new_proof
 from db.proofs import add_version
+from domain.enums import WorkOrderCommand
 from graph.context import Info
 from graph.errors import UserError
 from graph.mutations.base import mutate
-from graph.permissions import UPLOADS_PROOFS, allowed, viewer_of
+from graph.permissions import allowed, viewer_of
 from graph.types.proofs import Proof
+from graph.types.work_orders import ORDER_RULES
 
 
 def _file(value: Any) -> UploadFile:
@@ -55,9 +57,9 @@ class UploadProofPayload:
 
 
 @strawberry.mutation(
-    extensions=allowed(UPLOADS_PROOFS),
+    extensions=allowed(ORDER_RULES[WorkOrderCommand.UPLOAD_PROOF]),
     description="Add the order's next proof version (Sales, admins, and members of a "
-    "production department on the order that does not itself wait for an approved proof). "
+    "department that makes the proofs, such as Design, with a task on the order). "
     "The version still waiting for a decision is withdrawn. Refused, with nothing stored: "
     "a file that is not a PDF, PNG or JPEG, one named as another kind, one damaged or cut "
     "short, one too large (bytes, or an image's pixels).",

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import strawberry
 from strawberry import relay
 
-from db.reads import routing_of
+from db.reads import proof_makers_of, routing_of
 from db.rows import DepartmentRow, TaskRow, TaskTransitionRow, WorkOrderRow
 from domain.corrections import FLAGS, needs_in_words
 from domain.enums import (
@@ -19,7 +19,7 @@ from domain.enums import (
     WorkOrderPriority,
     WorkOrderStatus,
 )
-from domain.routing import TaskFacts, awaits_proof, holding, proof_makers
+from domain.routing import TaskFacts, awaits_proof, holding
 from domain.transitions import (
     QueuePlace,
     TaskState,
@@ -256,9 +256,7 @@ class DepartmentTask(relay.Node):
         versions = await loaders.proofs_of_work_order.load(self._work_order_id)
         if not versions or versions[0].status != ProofStatus.CHANGES_REQUESTED:
             return None
-        departments = await loaders.all_departments()
-        needing = [d.id for d in departments if d.needs_approved_proof]
-        if self._department_id not in proof_makers(needing, routing_of(departments)):
+        if self._department_id not in proof_makers_of(await loaders.all_departments()):
             return None
         return Proof.of(versions[0])
 

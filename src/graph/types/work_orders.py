@@ -12,6 +12,7 @@ from strawberry.scalars import JSON
 from api.links import order_url, qr_svg
 from db import customer_links
 from db.people import facts
+from db.reads import proof_makers_of
 from db.rows import WorkOrderRow, WorkOrderTransitionRow
 from domain import ledger
 from domain.enums import (
@@ -31,7 +32,16 @@ from domain.transitions import is_late, order_commands
 from domain.workflow import addable, progress
 from graph.context import Info
 from graph.loaders import now_or_later
-from graph.permissions import READS_LEDGER, SALES, SEES_QUOTES, STAFF, allowed, passes
+from graph.permissions import (
+    READS_LEDGER,
+    SALES,
+    SEES_QUOTES,
+    STAFF,
+    UPLOADS_PROOFS,
+    allowed,
+    passes,
+    viewer_of,
+)
 from graph.prefetch import read_ahead
 from graph.types.customer_links import CustomerLink
 from graph.types.customers import Customer
@@ -162,9 +172,10 @@ ORDER_RULES = {
     WorkOrderCommand.EDIT_DETAILS: SALES,
     WorkOrderCommand.CHANGE_DEPARTMENTS: SALES,
     WorkOrderCommand.CHARGE_QUOTE: READS_LEDGER,
-    # Production members upload for the orders their department makes proofs for
-    # (uploadProof's statement decides which): not offered as a button on the order.
-    WorkOrderCommand.UPLOAD_PROOF: SALES,
+    # Sales and admins upload to any order; a production member only to an order with a
+    # task of a department of theirs that makes the proofs (`_makes_proofs`, as
+    # uploadProof's statement decides).
+    WorkOrderCommand.UPLOAD_PROOF: UPLOADS_PROOFS,
     WorkOrderCommand.DECIDE_PROOF: SALES,
     WorkOrderCommand.LINK_CUSTOMER: SALES,
 }
@@ -238,7 +249,23 @@ class WorkOrder(relay.Node):
         latest = ProofStatus(versions[0].status) if versions else None
         status = WorkOrderStatus(self.status)
         now = order_commands(status, self._imported_closed, held, quoted, latest)
-        return [command for command in now if passes(ORDER_RULES[command], info)]
+        offered = [command for command in now if passes(ORDER_RULES[command], info)]
+        if WorkOrderCommand.UPLOAD_PROOF in offered and not (
+            passes(SALES, info) or await self._makes_proofs(info)
+        ):
+            offered.remove(WorkOrderCommand.UPLOAD_PROOF)
+        return offered
+
+    async def _makes_proofs(self, info: Info) -> bool:
+        """Whether the caller is a member of a department that makes the proofs with a task
+        on this order: whom uploadProof's statement lets upload besides Sales and admins."""
+        loaders = info.context.loaders
+        makers = proof_makers_of(await loaders.all_departments())
+        mine = viewer_of(info).member_department_ids
+        return any(
+            t.department_id in makers and t.department_id in mine and on_order(TaskStatus(t.status))
+            for t in await loaders.tasks_of_work_order.load(self.id)
+        )
 
     @strawberry.field(
         description="A JSON object (not for wall displays: see jobLine).",

@@ -341,7 +341,7 @@ export function WorkOrderPage({ id, me }) {
     <div class="order-grid">
       <section aria-labelledby="tasks-heading" class="panel wide">
         <h2 id="tasks-heading">Tasks</h2>
-        <div class="table-wrap"><table class="tasks-table">
+        <div class="table-wrap" tabindex="0"><table class="tasks-table">
           <thead><tr><th scope="col">Department</th><th scope="col">Status</th><th scope="col">Held by</th>
             <th scope="col">In queue since</th><th scope="col">Started</th><th scope="col">Done</th>
             ${office ? html`<th scope="col">Actions</th>` : null}</tr></thead>
