@@ -173,10 +173,12 @@ def _image_preview(file: BinaryIO, media_type: str) -> tuple[int, int, bytes]:
             width, height = image.size
             if width * height > MAX_PIXELS:
                 raise _too_many_pixels(f"{width:,} x {height:,} pixels")
-            # Decoding it whole is what proves it whole (a cut file fails here).
-            image.load()
+            # Decoding it is what proves it whole (a cut file fails here). Reduced in place
+            # as it is decoded (a JPEG at a fraction of its scale), then turned as its EXIF
+            # says: turned first, its full-size pixels were copied, twice the file's size
+            # held at once for a PNG of noise.
+            image.thumbnail((PREVIEW_EDGE, PREVIEW_EDGE))
             shown = ImageOps.exif_transpose(image)
-            shown.thumbnail((PREVIEW_EDGE, PREVIEW_EDGE))
             if shown.mode not in ("RGB", "RGBA", "L", "LA"):
                 see_through = "A" in shown.getbands() or "transparency" in shown.info
                 shown = shown.convert("RGBA" if see_through else "RGB")

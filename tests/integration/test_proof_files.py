@@ -77,6 +77,16 @@ def image(kind: str, size: tuple[int, int] = (640, 400)) -> bytes:
     return out.getvalue()
 
 
+def turned_jpeg() -> bytes:
+    """A 3,200 x 2,000 photo whose EXIF says to turn it a quarter clockwise (orientation
+    6, as a phone held upright writes it): shown upright, 2,000 wide and 3,200 high."""
+    out = io.BytesIO()
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    Image.new("RGB", (3200, 2000), (20, 90, 200)).save(out, format="JPEG", exif=exif)
+    return out.getvalue()
+
+
 def png_of_size(width: int, height: int) -> bytes:
     """A one-colour, one-bit PNG of `width` x `height`, written row by row through zlib
     so that even billions of pixels take little memory here and little room on disk."""
@@ -309,6 +319,7 @@ GOOD = {
     "PDF": ("Proof — Café.pdf", pdf, "application/pdf", None),
     "PNG": ("poster.png", lambda: image("PNG", (3000, 2000)), "image/png", (1600, 1067)),
     "JPEG": ("photo.JPG", lambda: image("JPEG", (800, 600)), "image/jpeg", (800, 600)),
+    "JPEG turned": ("upright.jpg", turned_jpeg, "image/jpeg", (1000, 1600)),
 }
 
 
