@@ -25,7 +25,7 @@ from babel import Locale
 from babel.dates import format_date, format_time
 
 from domain.customer_words import Words
-from domain.outbox import DEFAULT_RETRIES, retry_schedule
+from domain.outbox import DEFAULT_RETRIES, DeliveryStatus, retry_schedule
 
 # Events read when the outbox was not running for longer than this are no longer news:
 # the outbox moves past them without a message.
@@ -38,6 +38,19 @@ class MailKind(StrEnum):
     READY_FOR_PICKUP = "READY_FOR_PICKUP"  # DELIVERY_GATE_OPENED, not transported
     OUT_FOR_DELIVERY = "OUT_FOR_DELIVERY"  # the transported order's delivery task started
     DUE_LATER = "DUE_LATER"  # WORK_ORDER_CHANGED: the due date moved later
+
+
+class MailCommand(StrEnum):
+    """What a person may ask of an email."""
+
+    RESEND = "RESEND"
+
+
+def resendable(status: DeliveryStatus, attempts: int) -> bool:
+    """Whether an email may be sent again now: once it went or died, or while it waits for
+    the retry of a failed attempt (sent now, with a fresh count); not before its first
+    attempt, which is on its way already."""
+    return status is not DeliveryStatus.PENDING or attempts > 0
 
 
 @dataclass(frozen=True)
