@@ -10,13 +10,11 @@ import pytest
 from playwright.async_api import expect
 
 from domain.enums import WorkOrderPriority
-from tests.e2e.web.support import DESKTOP, TABLET, OpenTab, axe_violations, base
+from tests.e2e.web.support import PHONE, OpenTab, base, shoot_widths
 from tests.support import Shop
 
 pytestmark = pytest.mark.e2e
 
-PHONE = {"width": 390, "height": 844}
-SIZES = (("phone", PHONE), ("tablet", TABLET), ("desktop", DESKTOP))
 PAGE_WIDTH = "document.documentElement.scrollWidth"
 # What the list would scroll sideways in its frame.
 LIST_OVERFLOW = """(() => { const frame = document.querySelector('.table-wrap');
@@ -42,16 +40,11 @@ async def test_the_order_list_fits_a_phone(
     await page.goto(base(server) + "/orders")
     card = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="WO-000001"))
     await expect(card).to_contain_text("Folded brochures A4 to DL")
-    for size, viewport in SIZES:
-        await page.set_viewport_size(viewport)  # type: ignore[arg-type]
-        assert await axe_violations(page, axe_source) == [], size
-        width = await page.evaluate(PAGE_WIDTH)
-        assert width <= viewport["width"], f"the page scrolls sideways at {size}: {width} px"
-        if size == "phone":
-            assert await page.evaluate(LIST_OVERFLOW) <= 0, "the list scrolls sideways"
-        await page.screenshot(path=str(screenshots / f"order-list-{size}.png"), full_page=True)
-    # On a phone each field says what it is, the table's headings being out of sight.
+    await shoot_widths(page, screenshots, "order-list", axe_source)
     await page.set_viewport_size(PHONE)  # type: ignore[arg-type]
+    assert await page.evaluate(PAGE_WIDTH) <= PHONE["width"]
+    assert await page.evaluate(LIST_OVERFLOW) <= 0, "the list scrolls sideways in its frame"
+    # On a phone each field says what it is, the table's headings being out of sight.
     due_cell = card.locator("td").nth(5)
     label = await due_cell.evaluate("(e) => getComputedStyle(e, '::before').content")
     assert label == '"Due"'
