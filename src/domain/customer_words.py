@@ -209,7 +209,7 @@ FRENCH = {
     "page.contact": "Veuillez contacter {shop}.",
     "page.order": "Commande {number}",
     "page.where": "Où en est votre commande",
-    "page.due": "Prévue pour le",
+    "page.due": "Date prévue",
     "page.proofs": "Épreuves",
     "page.version": "Version {version}",
     "page.decided": "{state} le {when}",
