@@ -21,8 +21,15 @@ from domain.errors import DomainError, ErrorCode
 from domain.validation import MAX_NAME, MAX_REASON
 
 STATIC = "/static/customer"
-# The words the page's script writes itself (customer.js reads them from the body).
-SCRIPT_WORDS = ("changed", "show_changes", "unreachable", "not_updated", "updated")
+# The words the page's script writes itself (customer.js reads them from the body): its
+# name for each, and the catalogue's.
+SCRIPT_WORDS = {
+    "changed": "script.changed",
+    "show_changes": "script.show_changes",
+    "unreachable": "script.unreachable",
+    "not_updated": "script.not_updated",
+    "updated": "page.updated",
+}
 
 
 def _e(text: object) -> str:
@@ -63,11 +70,7 @@ def _document(shop: Shop, title: str, body: str, *, footer: bool = True) -> str:
         else ""
     )
     script = json.dumps(
-        {
-            key: words(f"script.{key}" if key != "updated" else "page.updated")
-            for key in SCRIPT_WORDS
-        },
-        ensure_ascii=False,
+        {name: words(key) for name, key in SCRIPT_WORDS.items()}, ensure_ascii=False
     )
     return (
         "<!doctype html>\n"
