@@ -146,7 +146,18 @@ async def messages_page(
     return MailMessageRow.all(await conn.execute(Q["mail_messages_page"], params))
 
 
-async def resend(conn: AsyncConnection, message_id: int) -> MailMessageRow | None:
-    """The message, to be sent again; None when there is no such message."""
-    found = (await conn.execute(Q["resend_mail_message"], {"id": message_id})).first()
+async def of_work_orders(conn: AsyncConnection, ids: list[int]) -> list[MailMessageRow]:
+    return MailMessageRow.all(await conn.execute(Q["mail_messages_of_work_orders"], {"ids": ids}))
+
+
+async def for_update(conn: AsyncConnection, message_id: int) -> MailMessageRow | None:
+    """The message, locked for the transaction; None when there is no such message."""
+    found = (await conn.execute(Q["mail_message_for_update"], {"id": message_id})).first()
     return MailMessageRow.maybe(found)
+
+
+async def resend(conn: AsyncConnection, message_id: int) -> MailMessageRow:
+    """The message, to be sent again."""
+    return MailMessageRow.of(
+        (await conn.execute(Q["resend_mail_message"], {"id": message_id})).one()
+    )

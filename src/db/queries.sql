@@ -1996,6 +1996,22 @@ WHERE (CAST(:status AS text) IS NULL OR m.status = :status)
 ORDER BY m.id DESC
 LIMIT :limit
 
+-- name: mail_messages_of_work_orders
+-- The orders' messages, newest first.
+SELECT m.*, w.order_number
+FROM mail_messages m
+JOIN work_orders w ON w.id = m.work_order_id
+WHERE m.work_order_id = ANY(CAST(:ids AS bigint[]))
+ORDER BY m.id DESC
+
+-- name: mail_message_for_update
+-- The message, locked until the transaction ends: a resend judges it as it is.
+SELECT m.*, w.order_number
+FROM mail_messages m
+JOIN work_orders w ON w.id = m.work_order_id
+WHERE m.id = :id
+FOR UPDATE OF m
+
 -- name: resend_mail_message
 -- PENDING again at once with a fresh count of attempts, made anew at its next attempt (a
 -- proof's with a new link, its words as the order is now); its Message-ID stays.

@@ -5,8 +5,8 @@ from.
 The mail outbox (workers/mail.py) follows the event log as the webhook relay does
 (domain/outbox.py): one message per event and recipient, each with a Message-ID made of
 the two, so that the same message sent again after a failed attempt is recognisably the
-same. The words are English; dates and times are written in the shop's locale
-(PRESSROOM_LOCALE) and time zone.
+same. The words are the shop's language's (domain/customer_words.py, English when it has
+none); dates and times are written in the shop's locale (PRESSROOM_LOCALE) and time zone.
 """
 
 import hashlib
@@ -24,7 +24,8 @@ from zoneinfo import ZoneInfo
 from babel import Locale
 from babel.dates import format_date, format_time
 
-from domain.outbox import DEFAULT_RETRIES, retry_schedule
+from domain.customer_words import Words
+from domain.outbox import DEFAULT_RETRIES, DeliveryStatus, retry_schedule
 
 # Events read when the outbox was not running for longer than this are no longer news:
 # the outbox moves past them without a message.
@@ -37,6 +38,19 @@ class MailKind(StrEnum):
     READY_FOR_PICKUP = "READY_FOR_PICKUP"  # DELIVERY_GATE_OPENED, not transported
     OUT_FOR_DELIVERY = "OUT_FOR_DELIVERY"  # the transported order's delivery task started
     DUE_LATER = "DUE_LATER"  # WORK_ORDER_CHANGED: the due date moved later
+
+
+class MailCommand(StrEnum):
+    """What a person may ask of an email."""
+
+    RESEND = "RESEND"
+
+
+def resendable(status: DeliveryStatus, attempts: int) -> bool:
+    """Whether an email may be sent again now: once it went or died, or while it waits for
+    the retry of a failed attempt (sent now, with a fresh count); not before its first
+    attempt, which is on its way already."""
+    return status is not DeliveryStatus.PENDING or attempts > 0
 
 
 @dataclass(frozen=True)
@@ -152,9 +166,9 @@ class Written:
     quote: str | None = None
 
 
-def _when(policy: Policy, moment: datetime | None) -> str:
+def _when(policy: Policy, moment: datetime | None, words: Words) -> str:
     if moment is None:
-        return "no date"
+        return words("mail.no_date")
     locale = Locale.parse(policy.locale, sep="-")
     local = moment.astimezone(policy.time_zone)
     day = format_date(local.date(), "full", locale=locale)
@@ -163,57 +177,56 @@ def _when(policy: Policy, moment: datetime | None) -> str:
     return f"{day}, {format_time(local.time(), 'short', locale=locale)}"
 
 
-def _order(about: About) -> str:
-    job = f" ({about.job_line})" if about.job_line else ""
-    return f"order {about.order_number}{job}"
-
-
 def words(policy: Policy, about: About) -> Written:
     """What a message says, before it is laid out as text and HTML."""
-    order = _order(about)
-    hello = f"Hello {about.customer_name},"
+    say = Words(policy.locale)
+    order = {
+        "number": about.order_number,
+        "job": f" ({about.job_line})" if about.job_line else "",
+    }
+    hello = say("mail.hello", name=about.customer_name)
     match about.kind:
         case MailKind.PROOF_READY:
             assert about.link is not None
             return Written(
-                f"Your proof for order {about.order_number} is ready for your approval",
-                [
-                    hello,
-                    f"Version {about.proof_version} of the proof for your {order} is ready. "
-                    "Please look at it, then approve it or tell us what to change: we print "
-                    "once you approve.",
-                ],
-                ("See the proof", about.link),
+                say("mail.proof_ready.subject", **order),
+                [hello, say("mail.proof_ready.body", version=about.proof_version, **order)],
+                (say("mail.proof_ready.action"), about.link),
             )
         case MailKind.CHANGES_REQUESTED:
-            who = about.decided_by_name or "The customer"
             return Written(
-                f"Changes requested on the proof of order {about.order_number}",
+                say("mail.changes.subject", **order),
                 [
-                    f"{who} of {about.customer_name} asked for changes to version "
-                    f"{about.proof_version} of the proof for {order}. Design has the task "
-                    "back.",
+                    say(
+                        "mail.changes.body",
+                        who=about.decided_by_name or say("mail.changes.someone"),
+                        customer=about.customer_name,
+                        version=about.proof_version,
+                        **order,
+                    )
                 ],
                 quote=about.comment,
             )
         case MailKind.READY_FOR_PICKUP:
             return Written(
-                f"Your order {about.order_number} is ready for pickup",
-                [hello, f"Your {order} is ready: you can pick it up."],
+                say("mail.pickup.subject", **order), [hello, say("mail.pickup.body", **order)]
             )
         case MailKind.OUT_FOR_DELIVERY:
             return Written(
-                f"Your order {about.order_number} is out for delivery",
-                [hello, f"Your {order} is on its way to you."],
+                say("mail.delivery.subject", **order),
+                [hello, say("mail.delivery.body", **order)],
             )
         case MailKind.DUE_LATER:
             return Written(
-                f"Order {about.order_number} will be ready later than planned",
+                say("mail.due_later.subject", **order),
                 [
                     hello,
-                    f"We are sorry: your {order} will be ready later than we told you. It "
-                    f"is now due on {_when(policy, about.due_at)} (it was "
-                    f"{_when(policy, about.previous_due_at)}).",
+                    say(
+                        "mail.due_later.body",
+                        due=_when(policy, about.due_at, say),
+                        previous=_when(policy, about.previous_due_at, say),
+                        **order,
+                    ),
                 ],
             )
 
@@ -268,7 +281,8 @@ def compose(
     message["Auto-Submitted"] = "auto-generated"
     signature = sender.display_name
     message.set_content(_text(written, signature))
-    message.add_alternative(_html(written, signature, policy.locale), subtype="html")
+    lang = Words(policy.locale).language
+    message.add_alternative(_html(written, signature, lang), subtype="html")
     return message
 
 

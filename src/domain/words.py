@@ -1,11 +1,9 @@
 """The model's closed vocabularies as people read them: what a message shows instead of an
 enum's name (the API's enums stay as they are)."""
 
-from domain.customer_view import Stage
 from domain.enums import (
     EventType,
     LedgerEntryKind,
-    ProofStatus,
     TaskAction,
     TaskStatus,
     WorkOrderAction,
@@ -67,27 +65,6 @@ EVENT_KIND = {
     EventType.PROOF_UPLOADED: "A proof was uploaded for the customer's approval",
     EventType.PROOF_APPROVED: "The customer approved a proof",
     EventType.PROOF_CHANGES_REQUESTED: "The customer asked for changes to a proof",
-}
-
-# Where a job is, as its customer's page says it (domain/customer_view.py).
-CUSTOMER_STAGE = {
-    Stage.RECEIVED: "Received",
-    Stage.IN_DESIGN: "In design",
-    Stage.AWAITING_APPROVAL: "Waiting for your approval",
-    Stage.IN_PRODUCTION: "In production",
-    Stage.READY_FOR_PICKUP: "Ready for pickup",
-    Stage.READY_FOR_DELIVERY: "Ready for delivery",
-    Stage.OUT_FOR_DELIVERY: "Out for delivery",
-    Stage.DELIVERED: "Delivered",
-    Stage.PAUSED: "Paused: we will contact you",
-    Stage.CANCELLED: "Cancelled",
-}
-# A proof version's state, as its customer's page says it.
-CUSTOMER_PROOF = {
-    ProofStatus.PENDING: "Waiting for your approval",
-    ProofStatus.APPROVED: "Approved",
-    ProofStatus.CHANGES_REQUESTED: "Changes requested",
-    ProofStatus.WITHDRAWN: "Replaced by a newer version",
 }
 
 

@@ -183,10 +183,18 @@ async def test_the_customer_follows_their_order_on_a_phone(
     assert [line for line in console if line.startswith("error") and gone not in line] == []
 
 
-async def test_a_german_shop_writes_times_its_own_way(
-    database_url: str, shop: Shop, tabs: OpenTab
+async def test_a_german_shop_speaks_german_and_writes_times_its_own_way(
+    api: Client,
+    database_url: str,
+    shop: Shop,
+    server: str,
+    http: httpx.AsyncClient,
+    tabs: OpenTab,
+    screenshots: Path,
+    axe_source: str,
 ) -> None:
     order = await shop.order(["print"], due_at=DUE)
+    await upload(http, server, shop, order)
     async with unit_of_work(shop.engine) as conn:
         made = await customer_links.create(conn, order, created_by=shop.users["sam"])
     settings = {
@@ -201,4 +209,24 @@ async def test_a_german_shop_writes_times_its_own_way(
         await expect(due).to_have_text("Donnerstag, 4. März 2027 um 14:30")
         assert await due.get_attribute("lang") == "de-DE"
         await expect(tab.page.get_by_text("Druckerei Müller", exact=True)).to_be_visible()
+        page = tab.page
+        assert await page.get_attribute("html", "lang") == "de"
+        await expect(page.get_by_role("heading", level=1)).to_have_text("Auftrag WO-000001")
+        await expect(page.locator("#stage")).to_have_text("Wartet auf Ihre Freigabe")
+        version = page.get_by_role("article", name="Version 1")
+        await expect(version.get_by_role("img", name="Vorschau von Version 1")).to_be_visible()
+        await version.get_by_text("Version 1 freigeben").first.click()
+        await look(page, screenshots, "customer-page-german", axe_source)
+        # The script's own words: the order changed while a name is being typed.
+        await version.get_by_label("Ihr Name").first.fill("Jana")
+        moved = await api.as_(shop.tokens["sam"])(
+            RESCHEDULE,
+            {"i": {"workOrderId": gid("WorkOrder", order), "dueAt": LATER, "priority": "NORMAL"}},
+        )
+        assert moved["rescheduleWorkOrder"]["userErrors"] == []
+        await page.evaluate("window.__pressroom.refresh()")
+        changed = page.get_by_role("status").filter(has_text="Ihr Auftrag hat sich geändert")
+        await expect(changed).to_be_visible()
+        await expect(changed.get_by_role("button", name="Änderungen anzeigen")).to_be_visible()
+        await expect(page.locator("#updated")).to_contain_text("Zuletzt aktualisiert ")
         tab.assert_clean()

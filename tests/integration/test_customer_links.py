@@ -556,3 +556,47 @@ async def test_an_unreachable_database_gets_a_page_saying_so() -> None:
     assert answer.status_code == 503 and answer.headers["retry-after"] == "30"
     hardened(answer)
     assert "Your order cannot be shown right now" in answer.text
+
+
+async def test_the_page_speaks_the_shops_language(
+    database_url: str, shop: Shop, server: str, http: httpx.AsyncClient
+) -> None:
+    order = await shop.order(["design", "print"], details={"product": "Flyers A5", "quantity": 500})
+    link = await link_for(shop, order)
+    async with page_server(database_url, "192.0.2.40", locale="de-DE") as german:
+        received = await german.get(link)
+        await upload(http, server, shop, order, png(40, 40))
+        waiting = await german.get(link)
+        state = (await german.get(link + "/state")).json()
+        refused = await german.post(link + "/proofs/1/changes", data={"name": "Jane"})
+        unknown = await german.get(f"/c/{secrets.token_urlsafe(32)}")
+    assert received.status_code == 200
+    assert '<html lang="de">' in received.text
+    assert "<h1>Auftrag WO-" in received.text
+    assert ">Wo Ihr Auftrag gerade ist</h2>" in received.text
+    assert '<p class="stage" id="stage">Eingegangen</p>' in received.text
+    assert "Fragen? Bitte wenden Sie sich an Print shop." in received.text
+    assert '<p class="stage" id="stage">Wartet auf Ihre Freigabe</p>' in waiting.text
+    for said in ("Version 1 freigeben", "Änderungen anfordern", "Ihr Name",
+                 "Was soll geändert werden?", "Version 1 herunterladen (PNG, 1 kB)",
+                 "Zuletzt aktualisiert"):  # fmt: skip
+        assert said in waiting.text, said
+    # The page's script gets its words with the page.
+    assert "Ihr Auftrag hat sich geändert" in waiting.text
+    assert state["stage"] == "Wartet auf Ihre Freigabe"
+    assert refused.status_code == 422
+    assert "Bitte sagen Sie uns, was geändert werden soll" in refused.text
+    assert unknown.status_code == 404
+    assert "Dieser Link funktioniert nicht" in unknown.text
+
+
+async def test_a_language_without_words_reads_english(database_url: str, shop: Shop) -> None:
+    link = await link_for(shop, await shop.order(["print"]))
+    async with page_server(database_url, "192.0.2.41", locale="ja-JP") as client:
+        page = await client.get(link)
+    assert page.status_code == 200
+    assert '<html lang="en">' in page.text
+    assert ">Where your job is</h2>" in page.text
+    assert '<p class="stage" id="stage">Received</p>' in page.text
+    # Its times are still written in the shop's locale.
+    assert 'lang="ja-JP"' in page.text

@@ -28,13 +28,14 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 from sqlalchemy import text
 
+from db import mail as db_mail
 from db.engine import unit_of_work
 from db.feed import EventFeed
 from domain import mail as rules
 from domain.mail import Policy
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.support import START, Client, Shop, free_port, gid, task_ids
+from tests.support import START, Client, Shop, free_port, gid, table_snapshot, task_ids
 from workers.mail import MailOutbox
 
 SALES = "sales@copper.test"
@@ -50,6 +51,8 @@ CREATE_CUSTOMER = """mutation($i: CreateCustomerInput!) { createCustomer(input: 
   customer { name receivesEmail } userErrors { code } } }"""
 RESEND = """mutation($i: ResendMailMessageInput!) { resendMailMessage(input: $i) {
   message { status attempts error } userErrors { code field } } }"""
+ORDER_MAIL = """query($id: ID!) { workOrder(id: $id) { ... on WorkOrder {
+  mailMessages { id kind recipient status attempts allowedActions } } } }"""
 RESCHEDULE = """mutation($i: RescheduleWorkOrderInput!) { rescheduleWorkOrder(input: $i) {
   userErrors { code message } } }"""
 
@@ -281,6 +284,52 @@ async def test_a_message_refused_past_its_last_retry_is_dead_for_admins_to_see(
     missing = gid("MailMessage", 10**9)
     gone = await api.as_(shop.tokens["ada"])(RESEND, {"i": {"messageId": missing}})
     assert gone["resendMailMessage"]["userErrors"] == [{"code": "NOT_FOUND", "field": "messageId"}]
+
+
+async def test_sales_see_an_orders_emails_and_resend_one_when_the_server_offers_it(
+    api: Client, shop: Shop, outbox: MailOutbox, inbox: tuple[Inbox, int]
+) -> None:
+    server = inbox[0]
+    sam, pat = api.as_(shop.tokens["sam"]), api.as_(shop.tokens["pat"])
+    order, other = await shop.order(["print"]), await shop.order(["print"])
+    await proof_event(shop, order, "PROOF_UPLOADED")
+    # The message made but its first attempt still to come: on its way, nothing offered.
+    async with unit_of_work(shop.engine) as conn:
+        assert await db_mail.claim(conn, outbox.owner, 60)
+        await db_mail.follow(conn, outbox.owner, sales_email=SALES, max_age_seconds=3600, limit=100)
+        await db_mail.release(conn, outbox.owner)
+    [waiting] = (await sam(ORDER_MAIL, {"id": gid("WorkOrder", order)}))["workOrder"][
+        "mailMessages"
+    ]
+    assert waiting["status"] == "PENDING" and waiting["attempts"] == 0
+    assert waiting["allowedActions"] == []
+    before = await table_snapshot(shop.engine)
+    early = await sam(RESEND, {"i": {"messageId": waiting["id"]}})
+    assert early["resendMailMessage"]["userErrors"] == [
+        {"code": "INVALID_TRANSITION", "field": "messageId"}
+    ]
+    assert await table_snapshot(shop.engine) == before
+
+    await outbox.round()
+    [sent] = (await sam(ORDER_MAIL, {"id": gid("WorkOrder", order)}))["workOrder"]["mailMessages"]
+    assert sent == {**waiting, "status": "DELIVERED", "attempts": 1, "allowedActions": ["RESEND"]}
+    assert (await sam(ORDER_MAIL, {"id": gid("WorkOrder", other)}))["workOrder"][
+        "mailMessages"
+    ] == []
+    # The floor sees none of it and may not resend.
+    hidden = await pat.raw(ORDER_MAIL, {"id": gid("WorkOrder", order)})
+    assert hidden["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    refused = await pat.raw(RESEND, {"i": {"messageId": sent["id"]}})
+    assert refused["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+
+    resent = await sam(RESEND, {"i": {"messageId": sent["id"]}})
+    assert resent["resendMailMessage"] == {
+        "message": {"status": "PENDING", "attempts": 0, "error": None},
+        "userErrors": [],
+    }
+    await outbox.round()
+    first, again = server.arrived
+    assert again["Message-ID"] == first["Message-ID"] and again["To"] == CUSTOMER
 
 
 async def test_a_customer_who_receives_no_email_gets_none_and_sales_still_does(

@@ -8,7 +8,7 @@ import strawberry
 
 from domain import enums
 from domain.errors import ErrorCode
-from domain.mail import MailKind
+from domain.mail import MailCommand, MailKind
 from domain.outbox import DeliveryStatus
 
 for _enum in (
@@ -38,6 +38,7 @@ strawberry.enum(
     "server took it); DEAD: every attempt failed, or the receiver refused it for good (410 "
     "Gone; a mail server's 5xx for the recipient).",
 )
+strawberry.enum(MailCommand)
 strawberry.enum(
     MailKind,
     description="What an email tells. PROOF_READY: the customer, that a proof waits for "

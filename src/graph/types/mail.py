@@ -1,5 +1,5 @@
-"""The emails the shop sent or is sending (admins): what each was about, to whom, and how
-its attempts went."""
+"""The emails the shop sent or is sending (admins; Sales, an order's): what each was about,
+to whom, how its attempts went, and whether the caller may send it again."""
 
 from datetime import datetime
 
@@ -7,9 +7,15 @@ import strawberry
 from strawberry import relay
 
 from db.rows import MailMessageRow
-from domain.mail import MailKind
+from domain.mail import MailCommand, MailKind, resendable
 from domain.outbox import DeliveryStatus
+from graph.context import Info
+from graph.permissions import SALES, passes
 from graph.types import enums as _registered  # noqa: F401  (MailKind, WebhookDeliveryStatus)
+
+# The rule of each email command: its mutation declares it from here, and allowedActions
+# offers only what the caller passes (and the email's state allows).
+MAIL_RULES = {MailCommand.RESEND: SALES}
 
 
 @strawberry.type(description="One email: one event told to one recipient.")
@@ -31,6 +37,15 @@ class MailMessage(relay.Node):
     )
     sent_at: datetime | None = strawberry.field(description="When the mail server took it.")
     created_at: datetime
+
+    @strawberry.field(
+        description="What the caller may ask of this email (RESEND: resendMailMessage, once "
+        "it went or died, or while it waits for a retry): the buttons a screen shows."
+    )
+    def allowed_actions(self, info: Info) -> list[MailCommand]:
+        if not resendable(self.status, self.attempts):
+            return []
+        return [command for command, rule in MAIL_RULES.items() if passes(rule, info)]
 
     @classmethod
     def of(cls, row: MailMessageRow) -> "MailMessage":

@@ -11,6 +11,7 @@ from strawberry.scalars import JSON
 
 from api.links import order_url, qr_svg
 from db import customer_links
+from db import mail as db_mail
 from db.people import facts
 from db.reads import proof_makers_of
 from db.rows import WorkOrderRow, WorkOrderTransitionRow
@@ -47,6 +48,7 @@ from graph.types.customer_links import CustomerLink
 from graph.types.customers import Customer
 from graph.types.departments import Department
 from graph.types.loading import nodes_of, required
+from graph.types.mail import MailMessage
 from graph.types.money import Money
 from graph.types.people import User, user_or_none
 from graph.types.proofs import Proof
@@ -284,6 +286,15 @@ class WorkOrder(relay.Node):
                 conn, [self.id], info.context.services.customer_link_days
             )
         return [CustomerLink.of(r) for r in rows]
+
+    @strawberry.field(
+        description="The emails about this order (to its customer, and to Sales), newest first.",
+        extensions=allowed(SALES),
+    )
+    async def mail_messages(self, info: Info) -> list[MailMessage]:
+        async with info.context.read() as conn:
+            rows = await db_mail.of_work_orders(conn, [self.id])
+        return [MailMessage.of(r) for r in rows]
 
     @strawberry.field(
         description="One short line saying what the job is, from its details (a title, the "

@@ -5,6 +5,7 @@ export const DOCUMENT_IDS = {
   "AccountsCustomers": "d9ab6d477ac088ca2aa79d53cfc92a9a47661aeaa23dc42fa9187c4b2f9b955e",
   "AddWorkOrderDepartment": "bd1cb2f8d8601192d460d1617e85cc20579da1cfe64dea5174d1850e5a27a27c",
   "AdminDepartments": "0233dfbf652758be5801a806c7fb537e905bc5526c0e2858bfba327b79a85736",
+  "AdminMail": "59d5d2723ed91370c632f9fd7874773b5fed43898b4c23d29cafbb9f4f19ca59",
   "AdminPeople": "03f7b330b5ef93ae3c5164a083af051fcf1db40c7580d83cec1fcdc9b508952c",
   "AdminTokens": "6fe6152e540fd0f24b78bc26535ab831f2d19d8f747a474280b6611040e6701d",
   "AdminWebhooks": "1937f2d15119ba71dd41539f6e4192a48851fd3a607305f689f7c2efea1f39ba",
@@ -51,6 +52,7 @@ export const DOCUMENT_IDS = {
   "ReopenTask": "78e7c43abb7af438fc776df3e863a9f7466abdd0f5e5186d414d3e9071ef795a",
   "RequestProofChanges": "2f69d0b4040120ac0442bf86af71b4341da583ae681b44564e4d31e43524dec5",
   "Reschedule": "72c5c32705076952792a1afc6d9235d07e9fbef05f1e607cd38bb74fdd630130",
+  "ResendMail": "4b54f37cb89f86d3fbe2194b526db89b088b60b7123887393a68b19aa6402beb",
   "Resume": "5164bbc33329e6f91a195478f28184aa055d70b07dffdafbff2c96e9be20a5ad",
   "RevokeCustomerLink": "a6771d3659a696e5f15d9530c17466645423e6d7047f828070baa802a2738c43",
   "RevokeToken": "eac1fef9d1e9d213b34fba392b388ba042230422e5ad5d4547cfd53d5dcb08be",
@@ -79,5 +81,5 @@ export const DOCUMENT_IDS = {
   "WebhookDeliveries": "7446395332757afba010847f40d8fd2cc61920a6f60e9922635a939060bbadbb",
   "WorkOrderList": "4b74f749e82be379cd2c529d897d5a625e1ca0a73074e4d64fb46537003659f2",
   "WorkOrderLive": "4e0ffe8ffcb1195eac2fc6e05943c1042dd78802f0cb5d6f2e1c7990405cc8e1",
-  "WorkOrderPage": "8e0cd0b9815fbde4298618c0e26e1c58db5f075cd0a091b37f1b81869500cadc"
+  "WorkOrderPage": "7ee8a54054dd1f7c96fc28cc99a7f49155ade877541097504731366a9f435546"
 };

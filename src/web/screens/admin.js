@@ -1,6 +1,7 @@
 // Admin (admins): people (add, departments, deactivate / reactivate, set password),
 // departments, tokens (create wall display and API tokens, list and revoke any token,
-// the session of this browser marked), webhooks, payment inboxes, and stale work
+// the session of this browser marked), webhooks, payment inboxes, email (failures and
+// resending), and stale work
 // (started tasks untouched for long, with Release at hand). Release / Complete / Reopen of a task are otherwise
 // on the work order's page (screens/workorder.js), where the task is.
 import { html } from "../lib/html.js";
@@ -8,6 +9,7 @@ import { Link } from "../lib/router.js";
 import { useTitle } from "../lib/ui.js";
 import { Departments } from "./admin/departments.js";
 import { Inboxes } from "./admin/inboxes.js";
+import { AdminMail } from "./admin/mail.js";
 import { People } from "./admin/people.js";
 import { Stale } from "./admin/stale.js";
 import { Tokens } from "./admin/tokens.js";
@@ -19,6 +21,7 @@ const SECTIONS = [
   ["tokens", "Tokens"],
   ["webhooks", "Webhooks"],
   ["inboxes", "Payment inboxes"],
+  ["mail", "Email"],
   ["stale", "Stale work"],
 ];
 
@@ -36,6 +39,7 @@ export function Admin({ section, me }) {
     ${section === "tokens" ? html`<${Tokens} />` : null}
     ${section === "webhooks" ? html`<${Webhooks} />` : null}
     ${section === "inboxes" ? html`<${Inboxes} />` : null}
+    ${section === "mail" ? html`<${AdminMail} />` : null}
     ${section === "stale" ? html`<${Stale} />` : null}
     ${current ? null : html`<p>No such section. <${Link} href="/admin/people">People<//></p>`}
     <p class="hint">Release, Complete and Reopen of a task are on its work order’s page.</p>`;

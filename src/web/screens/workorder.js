@@ -1,6 +1,7 @@
 // One work order: its tasks, the delivery gate, its whole history as a timeline, live
 // through workOrderEvents. Sales and admins edit the quote, the details and the
-// departments, and cancel; admins release, complete and reopen tasks, each with a reason.
+// departments, and cancel, and see the order's emails; admins release, complete and
+// reopen tasks, each with a reason.
 import { RequestError, gql } from "../lib/graphql.js";
 import { follow } from "../lib/live.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
@@ -25,6 +26,7 @@ import {
 import { CustomerCard, CustomerDialog } from "./customer.js";
 import { DepartmentAdder, DetailsEditor } from "./order/corrections.js";
 import { QuoteEditor, Rescheduler } from "./order/edits.js";
+import { Mail } from "./order/mail.js";
 import { Proofs } from "./order/proofs.js";
 import { ADMIN_MOVES, TaskRow, adminMoves, runMove } from "./order/tasks.js";
 import { timeline } from "./order/timeline.js";
@@ -58,6 +60,9 @@ export const WORK_ORDER_PAGE = gql`
       }
       customerLinks @include(if: $seesLinks) {
         id createdAt expiresAt revokedAt lastUsedAt emailedTo works createdBy { name }
+      }
+      mailMessages @include(if: $seesLinks) {
+        id kind recipient orderNumber subject status attempts error lastAttemptAt nextAttemptAt sentAt createdAt allowedActions
       }
     }
   }
@@ -361,6 +366,7 @@ export function WorkOrderPage({ id, me }) {
         <${Details} lines=${order.detailLines} />
       </section>
       <${Proofs} order=${order} onChanged=${load} />
+      ${order.mailMessages ? html`<${Mail} order=${order} onChanged=${load} />` : null}
       <section aria-labelledby="history-heading" class="panel wide">
         <h2 id="history-heading">History</h2>
         <ol class="timeline">

@@ -1,6 +1,7 @@
 // Work orders: search, filter by status, customer, late, rush and hold, sort by creation
 // or due date, keyset paging ("Show more"). The filters live in the address
-// (?q=&status=&customer=&late=1&rush=1&held=1&sort=due), so Back and links work.
+// (?q=&status=&customer=&late=1&rush=1&held=1&sort=due), so Back and links work. On a
+// phone each row is a card, its fields named by their data-label (app.css).
 import { gql } from "../lib/graphql.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
 import { Link, navigate, query } from "../lib/router.js";
@@ -179,25 +180,25 @@ export function WorkOrders({ me, path }) {
     ${!list.data && list.loading ? html`<${Loading} what="Loading work orders" />` : null}
     ${list.data
       ? orders.length
-        ? html`<div class="table-wrap"><table class="orders">
+        ? html`<div class="table-wrap orders-wrap"><table class="orders">
             <caption class="visually-hidden">Work orders, ${byDue ? "earliest due date first" : "newest first"}</caption>
             <thead><tr><th scope="col"><span class="visually-hidden">Ticket</span></th><th scope="col">Order</th><th scope="col">Customer</th><th scope="col">Job</th>
               <th scope="col">Status</th><th scope="col">Proof</th><th scope="col">Due</th><th scope="col">Progress</th><th scope="col">Created</th></tr></thead>
             <tbody>
               ${orders.map((o) => html`<tr key=${o.id}>
-                <td><input type="checkbox" aria-label=${"Select " + o.orderNumber + " for printing"}
+                <td class="pick"><input type="checkbox" aria-label=${"Select " + o.orderNumber + " for printing"}
                   checked=${selected.includes(o.id)} onChange=${(e) => toggle(o.id, e.currentTarget.checked)} /></td>
                 <th scope="row"><${Link} href=${"/orders/" + o.id}>${o.orderNumber}<//></th>
-                <td><${Link} href=${address({ ...filters, customer: o.customer.id })}
+                <td data-label="Customer"><${Link} href=${address({ ...filters, customer: o.customer.id })}
                   title=${"Only " + possessive(o.customer.name) + " orders"}>${o.customer.name}<//></td>
-                <td>${o.jobLine || "—"}</td>
-                <td><${Badge} status=${o.status} order=${true} /> <${TimeBadges} order=${o} /></td>
-                <td>${proofState(o)}</td>
-                <td>${o.dueAt
+                <td data-label="Job">${o.jobLine || "—"}</td>
+                <td data-label="Status"><${Badge} status=${o.status} order=${true} /> <${TimeBadges} order=${o} /></td>
+                <td data-label="Proof">${proofState(o)}</td>
+                <td data-label="Due">${o.dueAt
                   ? html`<${Time} iso=${o.dueAt} /> <span class=${"due" + (o.isLate ? " late" : "")}>(${dueText(o.dueAt, o.isLate)})</span>`
                   : "—"}</td>
-                <td>${progress(o.progress)}</td>
-                <td><${Time} iso=${o.createdAt} /></td>
+                <td data-label="Progress">${progress(o.progress)}</td>
+                <td data-label="Created"><${Time} iso=${o.createdAt} /></td>
               </tr>`)}
             </tbody>
           </table></div>

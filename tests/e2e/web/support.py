@@ -20,6 +20,8 @@ AXE = HERE / "node_modules" / "axe-core" / "axe.min.js"
 PASSWORD = "correct horse battery"
 DESKTOP = {"width": 1366, "height": 768}
 TABLET = {"width": 800, "height": 1280}
+PHONE = {"width": 390, "height": 844}
+WIDTHS = (("phone", PHONE), ("tablet", TABLET), ("desktop", DESKTOP))
 SESSION_KEY = "pressroom.session"
 
 
@@ -150,4 +152,16 @@ async def shoot(page: Page, folder: Path, name: str, source: str) -> None:
         await page.set_viewport_size(viewport)  # type: ignore[arg-type]
         assert await axe_violations(page, source) == [], size
         await page.screenshot(path=str(folder / f"{name}-{size}.png"), full_page=whole)
+    await page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
+
+
+async def shoot_widths(page: Page, folder: Path, name: str, source: str) -> None:
+    """At phone, tablet and desktop widths: no serious axe-core violation, the page no
+    wider than the window, and a screenshot of the whole page."""
+    for size, viewport in WIDTHS:
+        await page.set_viewport_size(viewport)  # type: ignore[arg-type]
+        assert await axe_violations(page, source) == [], f"{name} at {size}"
+        width = await page.evaluate("document.documentElement.scrollWidth")
+        assert width <= viewport["width"], f"{name} scrolls sideways at {size}: {width} px"
+        await page.screenshot(path=str(folder / f"{name}-{size}.png"), full_page=True)
     await page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]

@@ -1,11 +1,13 @@
 // The customer's page (src/routes/customer_page.py), served whole by the server: this
 // script only writes its times in the shop's locale and keeps it current, asking for the
-// order's state at most once a minute and reloading the page when the order changed.
+// order's state at most once a minute and reloading the page when the order changed. Its
+// words, in the shop's language, come with the page (the body's data-words).
 
 const body = document.body;
 const main = document.getElementById("main");
 const LOCALE = body.dataset.locale || "en-GB";
 const ZONE = body.dataset.zone || "UTC";
+const WORDS = JSON.parse(body.dataset.words);
 const EVERY_MS = 60_000;
 const STYLES = {
   date: { dateStyle: "full", timeStyle: "short" },
@@ -45,10 +47,10 @@ function changed() {
   note.id = "changed";
   note.className = "changed";
   note.setAttribute("role", "status");
-  note.textContent = "Your order has changed since this page was loaded. ";
+  note.textContent = `${WORDS.changed} `;
   const again = document.createElement("button");
   again.type = "button";
-  again.textContent = "Show the changes";
+  again.textContent = WORDS.show_changes;
   again.addEventListener("click", () => window.location.reload());
   note.append(again);
   main.prepend(note);
@@ -60,7 +62,7 @@ function stamp(moment, text) {
   time.dateTime = moment;
   time.dataset.style = "time";
   time.lang = LOCALE;
-  updated.replaceChildren(text, time);
+  updated.replaceChildren(`${text} `, time);
   format(time);
 }
 
@@ -74,7 +76,7 @@ async function refresh() {
   try {
     response = await fetch(url, { cache: "no-store", credentials: "omit" });
   } catch {
-    stamp(new Date(asked).toISOString(), "Could not reach the shop; trying again in a minute. Last tried ");
+    stamp(new Date(asked).toISOString(), WORDS.unreachable);
     return;
   }
   if (response.status === 404 || response.status === 410) {
@@ -83,14 +85,14 @@ async function refresh() {
     return;
   }
   if (!response.ok) {
-    stamp(new Date(asked).toISOString(), "Could not update; trying again in a minute. Last tried ");
+    stamp(new Date(asked).toISOString(), WORDS.not_updated);
     return;
   }
   const state = await response.json();
   if (state.fingerprint !== main.dataset.fingerprint) {
     changed();
   }
-  stamp(state.checkedAt, "Last updated ");
+  stamp(state.checkedAt, WORDS.updated);
 }
 
 formatAll();
