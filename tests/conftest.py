@@ -14,9 +14,18 @@ from _pytest.nodeid import NodeId
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from db import admin, embedded, migrate
+from db import admin, credentials, embedded, migrate
 from db.engine import create_engine
 from db.tables import metadata
+from pressroom.settings import Settings
+
+# Passwords are hashed at OWASP's minimum cost, in this process and in every server and
+# command the tests start (they inherit the environment): an eighth of the CPU the
+# defaults take, and the tests check which passwords are hashed and checked, and when,
+# never how long it takes. The defaults are checked in tests/unit/test_password_cost.py.
+os.environ.setdefault("PRESSROOM_PASSWORD_MEMORY_KIB", str(credentials.FLOOR.memory_kib))
+os.environ.setdefault("PRESSROOM_PASSWORD_TIME_COST", str(credentials.FLOOR.time_cost))
+Settings().configure_hashing()
 
 # The real server, HTTP client and shop fixtures, for integration and e2e tests alike;
 # imported here too, so its assertions are rewritten before this import.

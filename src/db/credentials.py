@@ -1,7 +1,8 @@
-"""Password hashes (argon2) and bearer tokens (random, stored as SHA-256).
+"""Password hashes (argon2id) and bearer tokens (random, stored as SHA-256).
 
-argon2 is slow on purpose (tens of ms of a core and 64 MiB each), so it runs on a few
-threads of its own with a bounded wait: a flood of sign-ins gets immediate refusals
+argon2id is slow on purpose (at its default `Cost`, some 150 ms of a core and 64 MiB
+each; the operator sets it, never under OWASP's minimum), so it runs on a few threads of
+its own with a bounded wait: a flood of sign-ins gets immediate refusals
 (`HashingBusy`, answered 429 with Retry-After) instead of an ever longer queue, and work
 for signed-in people (changing a password, making an API token) goes before anonymous
 sign-ins waiting beside it. Anonymous sign-ins never hold every worker: with two or more,
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import cached_property
 from typing import TypeVar
 
 from argon2 import PasswordHasher
@@ -30,13 +32,6 @@ from domain.enums import TokenKind
 
 T = TypeVar("T")
 
-# One thread per check (parallelism 1; the library's default is 4): the same memory and
-# passes, so the same cost to a guesser, but a worker busy checking takes one core, not
-# four threads of every core, and the workers' number bounds the cores sign-ins take.
-# A hash made with other parameters still verifies, and is remade at its next sign-in.
-_hasher = PasswordHasher(parallelism=1)
-# Verified against when the email is unknown, so both paths cost the same time.
-_DUMMY_HASH = _hasher.hash("pressroom-dummy-password")
 _PREFIX = {TokenKind.SESSION: "prs_s_", TokenKind.API: "prs_a_", TokenKind.DISPLAY: "prs_d_"}
 
 # The defaults of PRESSROOM_PASSWORD_WORKERS and PRESSROOM_PASSWORD_QUEUE (the anonymous
@@ -46,6 +41,37 @@ HASHING_QUEUE = 8
 # The signed-in lane's wait: people are few and known, and an admin's integration making
 # twenty users at once is no attack; this bounds only a runaway one.
 SIGNED_IN_QUEUE = 64
+
+
+@dataclass(frozen=True)
+class Cost:
+    """argon2id's cost, the same to a guesser for each password tried: the memory each
+    hash fills and the passes over it. The defaults (argon2-cffi's, RFC 9106's
+    low-memory choice) are PRESSROOM_PASSWORD_MEMORY_KIB's and PRESSROOM_PASSWORD_TIME_COST's."""
+
+    memory_kib: int = 65536
+    time_cost: int = 3
+
+    def refusal(self) -> str | None:
+        """Why this cost is too low to protect a leaked table, or None."""
+        if self.memory_kib < FLOOR.memory_kib or self.time_cost < FLOOR.time_cost:
+            return (
+                f"argon2id at {self.memory_kib} KiB and {self.time_cost} passes is under "
+                f"OWASP's minimum ({FLOOR.memory_kib} KiB, i.e. "
+                f"{FLOOR.memory_kib // 1024} MiB, and {FLOOR.time_cost} passes)"
+            )
+        return None
+
+    def hasher(self) -> PasswordHasher:
+        # One thread per check (parallelism 1; the library's default is 4): the same
+        # memory and passes, so the same cost to a guesser, but a worker busy checking
+        # takes one core, not four threads of every core, and the workers' number bounds
+        # the cores sign-ins take.
+        return PasswordHasher(memory_cost=self.memory_kib, time_cost=self.time_cost, parallelism=1)
+
+
+# OWASP's Password Storage Cheat Sheet's minimum for argon2id with one thread.
+FLOOR = Cost(memory_kib=19456, time_cost=2)
 
 
 # How much the workers' threads defer to the rest of the process and the machine (a nice
@@ -86,8 +112,12 @@ class HashingPool:
         workers: int = HASHING_WORKERS,
         queue: int = HASHING_QUEUE,
         signed_in_queue: int = SIGNED_IN_QUEUE,
+        cost: Cost = Cost(),
     ) -> None:
         self.workers = workers
+        # A hash made with other parameters still verifies, and is remade at its next
+        # sign-in (`outdated`).
+        self.hasher = cost.hasher()
         self.bounds = {Lane.SIGNED_IN: max(queue, signed_in_queue), Lane.ANONYMOUS: queue}
         self.shares = {Lane.SIGNED_IN: workers, Lane.ANONYMOUS: max(1, workers - 1)}
         self.executor = ThreadPoolExecutor(
@@ -96,6 +126,13 @@ class HashingPool:
         self.busy = {lane: 0 for lane in Lane}
         self.waiting: dict[Lane, deque[asyncio.Future[None]]] = {lane: deque() for lane in Lane}
         self.counts = HashingCounts()
+
+    @cached_property
+    def dummy_hash(self) -> str:
+        """Verified against when the email is unknown: made at this pool's cost, so that
+        both paths take the same time. Made by the first unknown email's check (which
+        takes a hash longer), not at start-up: most processes never need it."""
+        return self.hasher.hash("pressroom-dummy-password")
 
     @property
     def running(self) -> int:
@@ -158,31 +195,38 @@ class HashingPool:
 hashing = HashingPool()
 
 
-def configure_hashing(workers: int, queue: int, signed_in_queue: int = SIGNED_IN_QUEUE) -> None:
-    """Size the process's pool (the app does, from its settings), before it is used."""
+def configure_hashing(
+    workers: int, queue: int, cost: Cost, signed_in_queue: int = SIGNED_IN_QUEUE
+) -> None:
+    """Size the process's pool and set the cost of its hashes (every process does, from
+    its settings), before it is used."""
     global hashing
-    hashing = HashingPool(workers, queue, signed_in_queue)
+    hashing = HashingPool(workers, queue, signed_in_queue, cost)
 
 
 async def hash_password(password: str, lane: Lane = Lane.SIGNED_IN) -> str:
-    return await hashing.run(lambda: _hasher.hash(password), lane)
+    pool = hashing
+    return await pool.run(lambda: pool.hasher.hash(password), lane)
 
 
 async def verify_password(
     password_hash: str | None, password: str, lane: Lane = Lane.SIGNED_IN
 ) -> bool:
+    pool = hashing
+
     def verify() -> bool:
         try:
-            return _hasher.verify(password_hash or _DUMMY_HASH, password) and bool(password_hash)
+            stored = password_hash or pool.dummy_hash
+            return pool.hasher.verify(stored, password) and bool(password_hash)
         except (VerificationError, InvalidHashError):
             return False
 
-    return await hashing.run(verify, lane)
+    return await pool.run(verify, lane)
 
 
 def outdated(password_hash: str) -> bool:
     """Made with other parameters than the ones hashes are made with now."""
-    return _hasher.check_needs_rehash(password_hash)
+    return hashing.hasher.check_needs_rehash(password_hash)
 
 
 def new_token(kind: TokenKind) -> str:

@@ -12,7 +12,7 @@ from api.admission import AnonymousAdmission
 from api.metrics import Metrics
 from api.throttle import PasswordThrottle
 from api.viewer import ViewerCache
-from db import credentials, migrate, reads
+from db import migrate, reads
 from db.engine import create_engine
 from db.feed import EventFeed
 from db.rate_limits import PostgresStorage, counters_engine
@@ -68,7 +68,7 @@ def create_app(
     counters = counters_engine(
         db_url, through_driver=not settings.plain_execution, pgbouncer=db.pgbouncer
     )
-    credentials.configure_hashing(settings.password_workers, settings.password_queue)
+    settings.configure_hashing()
     feed = EventFeed(
         engine,
         settings.listen_database_url or db_url,

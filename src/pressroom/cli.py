@@ -7,6 +7,8 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from pressroom import logs
 from pressroom.settings import PUBLIC_URL_NEEDED, Settings
 
@@ -430,7 +432,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     # serve's options win over the environment (and the links in development follow them).
     given = {k: v for k in ("host", "port") if (v := getattr(args, k, None)) is not None}
-    settings = Settings(**given)
+    try:
+        settings = Settings(**given)
+    except ValidationError as error:
+        print(f"error: {_refusals(error)}", file=sys.stderr)
+        return 2
+    # Before anything is hashed: `create-user`, the demo's people, the server's sign-ins.
+    settings.configure_hashing()
     if args.command == "serve":
         args.host, args.port = settings.host, settings.port
     logs.configure()
@@ -442,6 +450,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return result
+
+
+def _refusals(error: ValidationError) -> str:
+    """What is wrong with the settings, without the values given: they may hold secrets."""
+    return "; ".join(
+        f"{'.'.join(map(str, e['loc']))}: {e['msg']}" if e["loc"] else e["msg"]
+        for e in error.errors(include_input=False, include_url=False)
+    )
 
 
 if __name__ == "__main__":

@@ -110,7 +110,8 @@ class Settings(BaseSettings):
     password_workers: int = Field(
         default=credentials.HASHING_WORKERS,
         ge=1,
-        description="Threads that hash and check passwords (argon2: tens of ms and 64 MiB each).",
+        description="Threads that hash and check passwords (argon2id: each fills "
+        "PRESSROOM_PASSWORD_MEMORY_KIB, some 150 ms of a core at the defaults).",
     )
     password_queue: int = Field(
         default=credentials.HASHING_QUEUE,
@@ -118,6 +119,17 @@ class Settings(BaseSettings):
         description="Anonymous sign-ins that may wait for a password worker; past it, 429 "
         "with Retry-After at once. Work for signed-in people may wait 64 deep (or this, if "
         "more), and goes first.",
+    )
+    password_memory_kib: int = Field(
+        default=credentials.Cost.memory_kib,
+        description="The memory (KiB) argon2id fills to hash or check one password: what "
+        "each guess at a leaked hash costs, and what each sign-in costs the server. At "
+        "least OWASP's 19456 (19 MiB).",
+    )
+    password_time_cost: int = Field(
+        default=credentials.Cost.time_cost,
+        description="argon2id's passes over that memory, each as long again. At least 2 "
+        "(OWASP's minimum with 19 MiB).",
     )
     signin_failures_per_address: str = Field(
         default=throttle.FAILURES_PER_ADDRESS,
@@ -351,6 +363,14 @@ class Settings(BaseSettings):
             )
         return self
 
+    @model_validator(mode="after")
+    def _passwords_cost_enough(self) -> "Settings":
+        if refusal := self.password_cost().refusal():
+            raise ValueError(
+                f"PRESSROOM_PASSWORD_MEMORY_KIB and PRESSROOM_PASSWORD_TIME_COST: {refusal}"
+            )
+        return self
+
     @field_validator("time_zone", mode="before")
     @classmethod
     def _iana_zone(cls, value: object) -> object:
@@ -395,6 +415,16 @@ class Settings(BaseSettings):
         if self.anonymous_concurrency is not None:
             return self.anonymous_concurrency
         return max(1, self.pool_size // 4)
+
+    def password_cost(self) -> credentials.Cost:
+        return credentials.Cost(self.password_memory_kib, self.password_time_cost)
+
+    def configure_hashing(self) -> None:
+        """This process's password workers, and the cost of the hashes they make and check:
+        every process that hashes or checks a password calls it before."""
+        credentials.configure_hashing(
+            self.password_workers, self.password_queue, self.password_cost()
+        )
 
     @property
     def event_retention(self) -> timedelta:

@@ -9,10 +9,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 import segno
-from fpdf import FPDF
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -29,6 +29,9 @@ from domain.jobs import detail_lines, job_line
 from domain.routing import on_order
 from domain.validation import invalid
 from routes.endpoints import guarded
+
+if TYPE_CHECKING:
+    from fpdf import FPDF
 
 FONTS = Path(__file__).resolve().parent / "fonts"
 PAPERS = {"a4": "A4", "letter": "Letter"}
@@ -68,6 +71,10 @@ def pdf(ticket: Ticket, paper: str) -> bytes:
     """One page, whatever the order holds: the number large, the rush mark, the QR code,
     customer, job, due date, details, and a box to tick for each department. Details that
     do not fit are cut, with a line saying the rest is on the order page."""
+    # Imported at the first ticket, not at start: fpdf2 and its font tools take a quarter
+    # of a second of a core to import, in every server process, for a ticket now and then.
+    from fpdf import FPDF
+
     doc = FPDF(format=paper, unit="mm")
     doc.set_title(f"Job ticket {ticket.number}")
     doc.set_creator("Pressroom")
@@ -130,7 +137,7 @@ def pdf(ticket: Ticket, paper: str) -> bytes:
     return bytes(doc.output())
 
 
-def _lines(doc: FPDF, width: float, text: str) -> list[str]:
+def _lines(doc: "FPDF", width: float, text: str) -> list[str]:
     """`text` wrapped as it would print at `width` in the current font."""
     lines = doc.multi_cell(width, DETAIL_LINE, text, dry_run=True, output="LINES")
     assert isinstance(lines, list)
@@ -138,7 +145,7 @@ def _lines(doc: FPDF, width: float, text: str) -> list[str]:
 
 
 def _detail_rows(
-    doc: FPDF, width: float, details: list[tuple[str, str]], enough: int
+    doc: "FPDF", width: float, details: list[tuple[str, str]], enough: int
 ) -> list[tuple[str, str]]:
     """The details as printed lines (the label beside a value's first), measured only
     until there are `enough`."""

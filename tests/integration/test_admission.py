@@ -45,7 +45,7 @@ GENEROUS = {
 @contextlib.asynccontextmanager
 async def own_server(database_url: str, **settings: Any) -> AsyncIterator[str]:
     """uvicorn serving an app of its own with these settings: its /graphql URL. The
-    process's password workers are put back as they were afterwards."""
+    process's password workers are put back as its environment sets them afterwards."""
     config = Settings(**{**GENEROUS, **settings})
     app = create_app(config, url=database_url)
     port = free_port()
@@ -55,7 +55,7 @@ async def own_server(database_url: str, **settings: Any) -> AsyncIterator[str]:
     finally:
         srv.should_exit = True
         await task
-        credentials.configure_hashing(credentials.HASHING_WORKERS, credentials.HASHING_QUEUE)
+        Settings().configure_hashing()
 
 
 @contextlib.asynccontextmanager

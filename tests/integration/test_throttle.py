@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from argon2 import PasswordHasher
+from argon2 import PasswordHasher, extract_parameters
 from sqlalchemy import text
 
 from db import credentials, people
@@ -270,12 +270,22 @@ async def test_a_right_password_gives_its_reserved_failure_back(
         assert outcome(await sign_in(client, "wal@shop.test", PASSWORD)) == "token"
 
 
+@pytest.mark.parametrize(
+    "earlier",
+    [
+        pytest.param({"parallelism": 4}, id="four-threads"),
+        pytest.param({"memory_cost": 8192, "time_cost": 1}, id="cheaper"),
+    ],
+)
 async def test_a_hash_of_earlier_parameters_is_remade_at_the_next_sign_in(
-    own_server: Server, shop: Shop, wal: int
+    own_server: Server, shop: Shop, wal: int, earlier: dict[str, int]
 ) -> None:
-    """Hashes made with four threads a check are verified as they are, and remade with
-    today's parameters once the password is proved (never on a failure)."""
-    older = PasswordHasher(parallelism=4).hash(PASSWORD)
+    """Hashes made with four threads a check, or at a cost lower than the one set now
+    (an operator raised it), are verified as they are, and remade at today's cost once
+    the password is proved (never on a failure)."""
+    today = Settings().password_cost()
+    made_then = {"memory_cost": today.memory_kib, "time_cost": today.time_cost, "parallelism": 1}
+    older = PasswordHasher(**(made_then | earlier)).hash(PASSWORD)
     set_hash = text("UPDATE users SET password_hash = :h WHERE id = :id")
     get_hash = text("SELECT password_hash FROM users WHERE id = :id")
     async with unit_of_work(shop.engine) as conn:
@@ -287,6 +297,12 @@ async def test_a_hash_of_earlier_parameters_is_remade_at_the_next_sign_in(
         assert outcome(await sign_in(client, "wal@shop.test", PASSWORD)) == "token"
         async with unit_of_work(shop.engine) as conn:
             remade = (await conn.execute(get_hash, {"id": wal})).scalar_one()
-        assert ",p=4$" in older and ",p=1$" in remade
+        made = extract_parameters(remade)
+        assert extract_parameters(older) != made
+        assert (made.memory_cost, made.time_cost, made.parallelism) == (
+            today.memory_kib,
+            today.time_cost,
+            1,
+        )
         assert not credentials.outdated(remade)
         assert outcome(await sign_in(client, "wal@shop.test", PASSWORD)) == "token"

@@ -2,12 +2,15 @@
 text extraction, and a QR code that decodes to the order's page; A4 or Letter; the same
 address and departments in `WorkOrder.ticket`; PRESSROOM_PUBLIC_URL and the shop's time
 zone honoured; refusals in words. A ticket is one page whatever its order holds, rendered
-off the event loop a bounded number at once."""
+off the event loop a bounded number at once, by a PDF library imported at the first one."""
 
 import asyncio
 import io
+import subprocess
+import sys
 import threading
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,6 +28,7 @@ from domain.enums import WorkOrderPriority
 from routes import tickets
 from tests.support import Client, Shop, display_token, gid, serving
 
+ROOT = Path(__file__).resolve().parents[2]
 DUE = datetime(2027, 3, 4, 13, 30, tzinfo=UTC)
 DETAILS = {"product": "Flyers A5", "quantity": 500, "paperType": "gloss", "sides": 2.0}
 TICKET = """query T($id: ID!) { workOrder(id: $id) {
@@ -241,3 +245,13 @@ async def test_links_never_follow_the_host_a_request_names(
     with serving(None, database_url=database_url) as (base, _):
         response = await http.get(f"{base}/orders/{order}/ticket.pdf", headers=forged)
     assert read(response.content)[1] == [f"{base}/orders/{order}"]
+
+
+def test_a_server_imports_the_pdf_library_at_its_first_ticket_not_at_start() -> None:
+    """fpdf2 and its font tools are a quarter of a second of a core in every process the
+    app starts in; tickets are printed now and then."""
+    start = "import sys, pressroom.app; print(sorted({'fpdf', 'fontTools'} & set(sys.modules)))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", start], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert loaded.stdout.strip() == "[]", loaded.stderr
