@@ -52,7 +52,9 @@ async def create_department(
             "There is already a delivery department: a shop has exactly one.",
             "kind",
         )
-    raise DomainError(ErrorCode.DUPLICATE, f"Department {code!r} already exists.", "code")
+    raise DomainError(
+        ErrorCode.DUPLICATE, f"A department with the code '{code}' exists already.", "code"
+    )
 
 
 def facts(row: DepartmentRow) -> DepartmentFacts:

@@ -33,7 +33,9 @@ MESSAGE_ARGUMENT = {
 # Names a delivery's outcome (a webhook's or an email's) is written to, for its screen.
 OUTCOMES = {"error", "why"}
 # Placeholders that put a field's name, an exception's text or a Python repr into words.
-_LEAKS = re.compile(r"\{(?:[\w.]*\bfield|[\w.]*FIELD|error|exc[\w.]*|failed)\}|![rsa]\}")
+_LEAKS = re.compile(
+    r"\{(?:[\w.]*\bfield|[\w.]*FIELD|error|exc|exc\.msg|exc\.args[^}]*|failed)\}|![rsa]\}"
+)
 _CAMEL = re.compile(r"\b[a-z]+[A-Z][A-Za-z]*\b")
 _SNAKE = re.compile(r"\b[a-z]+_[a-z_]+\b")
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
@@ -43,7 +45,7 @@ _ENUM_NAMES = frozenset(
     if isinstance(kind, type) and issubclass(kind, StrEnum) and kind is not StrEnum
     for member in kind
     if member.value.isupper() and len(member.value) > 2
-)
+) - {"API"}  # a word, as in "API tokens"
 
 
 def _render(node: ast.expr) -> str | None:
