@@ -158,3 +158,13 @@ def test_an_attempt_goes_to_the_checked_address_with_the_host_it_names(
     found = Reached(webhooks.target(url, https_only=False), address)
     assert str(found.request_url()) == request_url
     assert found.host_header() == host
+
+
+async def test_a_host_that_cannot_be_found_is_said_in_words_not_the_lookups_errno() -> None:
+    # .invalid never resolves (RFC 6761): the lookup fails without reaching a network.
+    with pytest.raises(DomainError) as refused:
+        await reachable(webhooks.Policy(allow_private=False), "https://nowhere.invalid/in")
+    assert (refused.value.field, refused.value.message) == (
+        "url",
+        "The web address's host nowhere.invalid could not be found.",
+    )
