@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from domain.validation import invalid, zone_missing
+from domain.validation import invalid, zoned
 
 MAX_DAYS = 400
 
@@ -26,8 +26,7 @@ class Window:
 
 def window(start: datetime, end: datetime) -> Window:
     for value, field in ((start, "from"), (end, "to")):
-        if value.tzinfo is None:
-            raise invalid(zone_missing(field), field)
+        zoned(value, field)
     if end <= start:
         raise invalid("The end of the window must be later than its start.", "to")
     if end - start > timedelta(days=MAX_DAYS):

@@ -204,16 +204,19 @@ def expired(expires_at: datetime | None, now: datetime) -> bool:
     return expires_at is not None and expires_at <= now
 
 
-def zone_missing(field: str) -> str:
-    return f"Give the {label(field)} with its time zone (e.g. 2027-01-31T18:00:00Z)."
+def zoned(value: datetime, field: str) -> None:
+    """A moment given with its time zone: without one, it is no moment at all."""
+    if value.tzinfo is None:
+        raise invalid(
+            f"Give the {label(field)} with its time zone (e.g. 2027-01-31T18:00:00Z).", field
+        )
 
 
 def future(value: datetime | None, field: str) -> datetime | None:
     """An optional moment that must be ahead, with its time zone given."""
     if value is None:
         return None
-    if value.tzinfo is None:
-        raise invalid(zone_missing(field), field)
+    zoned(value, field)
     if value <= datetime.now(UTC):
         raise invalid(f"Choose an {label(field)} in the future.", field)
     return value
@@ -228,8 +231,7 @@ DUE_YEARS_AHEAD = 5
 def due_at(value: datetime | None, field: str = "dueAt") -> datetime | None:
     if value is None:
         return None
-    if value.tzinfo is None:
-        raise invalid(zone_missing(field), field)
+    zoned(value, field)
     if value < EARLIEST_DUE:
         raise invalid(f"Choose a {label(field)} from 2000 on.", field)
     if value > datetime.now(UTC) + timedelta(days=365 * DUE_YEARS_AHEAD + 1):

@@ -3,7 +3,8 @@ each `userErrors` message, each FORBIDDEN, NOT_FOUND and UNAUTHENTICATED message
 delivery's outcome a screen shows, read from the source where it is made. A placeholder
 reads `{what fills it}`. A change of words is a visible diff of that file, and every row
 must read as words a person acts on: no field name, no enum name, no Python error text,
-no "None" (docs/decisions.md, "Messages").
+no "None" (docs/decisions.md, "Messages"). A message is written in the call that raises
+it (not returned by a helper), so that this table finds it.
 
 Regenerate after a deliberate change: .venv/bin/python -m tests.unit.test_messages
 """
