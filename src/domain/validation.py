@@ -86,8 +86,8 @@ def reason(value: str) -> str:
 def slug(value: str, field: str = "code") -> str:
     if not _SLUG.fullmatch(value):
         raise invalid(
-            f"A {label(field)} is 1 to 40 lowercase letters, digits and inner hyphens "
-            f"(e.g. print-room), not '{value}'.",
+            f"A {label(field)} is 1 to 40 lowercase letters, digits and inner hyphens, "
+            f"not '{value}'.",
             field,
         )
     return value
