@@ -1,12 +1,16 @@
 """Webhooks' rules in the domain: where a webhook may send, how an answer is judged (when
 a failed delivery is tried again: test_outbox_rules.py)."""
 
+from types import SimpleNamespace
+
+import aiohttp
 import pytest
 
 from domain import webhooks
 from domain.errors import DomainError
 from domain.webhooks import Verdict
 from workers.webhook_targets import Reached, reachable
+from workers.webhooks import unreached
 
 
 @pytest.mark.parametrize(
@@ -168,3 +172,24 @@ async def test_a_host_that_cannot_be_found_is_said_in_words_not_the_lookups_errn
         "url",
         "The web address's host nowhere.invalid could not be found.",
     )
+
+
+_KEY = SimpleNamespace(host="hooks.example.com", port=443, ssl=True)
+
+
+@pytest.mark.parametrize(
+    ("failed", "why"),
+    [
+        (
+            aiohttp.ClientConnectorError(_KEY, ConnectionRefusedError(111, "Connection refused")),  # type: ignore[arg-type]
+            "nothing answered at its address",
+        ),
+        (aiohttp.ServerDisconnectedError(), "it closed the connection without an answer"),
+        (aiohttp.ClientPayloadError("cut short"), "its answer broke off"),
+        (aiohttp.InvalidURL("x"), "the connection failed"),
+    ],
+)
+def test_a_receiver_out_of_reach_is_said_in_words_not_the_exceptions_text(
+    failed: aiohttp.ClientError, why: str
+) -> None:
+    assert unreached(failed) == f"Could not reach the receiver: {why}"
