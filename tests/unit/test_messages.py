@@ -31,6 +31,9 @@ MESSAGE_ARGUMENT = {
     "not_found": 0,
     "top_level": 1,
 }
+# Top-level codes whose words address the program that built the request (a GraphQL
+# argument, a persisted query's hash), not a person.
+FOR_PROGRAMS = {"BAD_REQUEST", "PERSISTED_QUERY_NOT_FOUND", "TRUSTED_DOCUMENTS_ONLY"}
 # Names a delivery's outcome (a webhook's or an email's) is written to, for its screen.
 OUTCOMES = {"error", "why"}
 # Placeholders that put a field's name, an exception's text or a Python repr into words.
@@ -67,16 +70,28 @@ def _render(node: ast.expr) -> str | None:
     return None
 
 
-def _made_in(tree: ast.AST) -> list[str]:
+def _made_in(tree: ast.Module) -> list[str]:
+    # A message kept in a module's constant, raised by its name.
+    constants = {
+        target.id: node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
             name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
             at = MESSAGE_ARGUMENT.get(name)
+            code = node.args[0] if node.args else None
+            if isinstance(code, ast.Attribute) and code.attr in FOR_PROGRAMS:
+                continue
             given = [k.value for k in node.keywords if k.arg == "message"]
             if at is not None and len(node.args) > at:
                 given.append(node.args[at])
+            given = [constants.get(g.id, g) if isinstance(g, ast.Name) else g for g in given]
             found += [m for m in map(_render, given) if m is not None]
         elif isinstance(node, ast.Assign):
             names = {t.id for t in node.targets if isinstance(t, ast.Name)}
