@@ -1,5 +1,7 @@
 """Opaque global ids (`base64("Type:pk")`) of the Relay `Node` interface."""
 
+import re
+
 from strawberry import relay
 
 from domain.errors import DomainError, ErrorCode
@@ -36,8 +38,13 @@ def decode_text(text: str, type_name: str) -> int | None:
 def require_id(gid: relay.GlobalID, type_name: str, field: str) -> int:
     pk = decode_id(gid, type_name)
     if pk is None:
-        raise DomainError(ErrorCode.NOT_FOUND, f"{field} is not the id of a {type_name}.", field)
+        raise DomainError(ErrorCode.NOT_FOUND, f"No such {_words(type_name)}.", field)
     return pk
+
+
+def _words(type_name: str) -> str:
+    """`WorkOrder` -> "work order"."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", type_name).lower()
 
 
 def encode_id(type_name: str, pk: int) -> str:

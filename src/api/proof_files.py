@@ -91,7 +91,7 @@ def _named(name: str, media_type: str) -> str:
     if suffix not in EXTENSIONS[media_type]:
         raise _refuse(
             ErrorCode.UNSUPPORTED_FILE,
-            f"The file is named {name!r}, but its content is {NAMES[media_type]}: give it "
+            f"The file is named '{name}', but its content is {NAMES[media_type]}: give it "
             f"a name ending in {' or '.join(EXTENSIONS[media_type])}, or upload the file "
             "its name says.",
         )
@@ -141,10 +141,9 @@ def _pdf_preview(file: BinaryIO, size: int) -> bytes:
     file.seek(0)
     try:
         document = pypdfium2.PdfDocument(file)
-    except pypdfium2.PdfiumError as error:
+    except pypdfium2.PdfiumError:
         raise _refuse(
-            ErrorCode.DAMAGED_FILE,
-            f"The PDF cannot be opened ({error}): it is damaged or has a password.",
+            ErrorCode.DAMAGED_FILE, "The PDF cannot be opened: it is damaged or has a password."
         ) from None
     try:
         if len(document) == 0:
@@ -153,9 +152,9 @@ def _pdf_preview(file: BinaryIO, size: int) -> bytes:
         width, height = page.get_size()
         bitmap = page.render(scale=PREVIEW_EDGE / max(width, height, 1.0))
         return _png(bitmap.to_pil())
-    except pypdfium2.PdfiumError as error:
+    except pypdfium2.PdfiumError:
         raise _refuse(
-            ErrorCode.DAMAGED_FILE, f"The PDF's first page cannot be drawn ({error})."
+            ErrorCode.DAMAGED_FILE, "The PDF's first page cannot be drawn: it is damaged."
         ) from None
     finally:
         document.close()

@@ -57,7 +57,8 @@ class InDepartmentOfKind(Rule):
 
     @property
     def message(self) -> str:  # type: ignore[override]
-        return f"Only members of {' or '.join(sorted(self.kinds))} (or admins) can do this."
+        kinds = " or ".join(sorted(kind.capitalize() for kind in self.kinds))
+        return f"Only people in {kinds} (or admins) can do this."
 
     def admits(self, viewer: Viewer) -> bool:
         if not viewer.is_person:

@@ -86,7 +86,9 @@ async def _department(conn: AsyncConnection, code: str) -> DepartmentRow:
     """A department that is chosen per order (production), by code."""
     department = next((d for d in await reads.all_departments(conn) if d.code == code), None)
     if department is None:
-        raise DomainError(ErrorCode.NOT_FOUND, f"No department {code!r}.", "departmentCode")
+        raise DomainError(
+            ErrorCode.NOT_FOUND, f"No department has the code '{code}'.", "departmentCode"
+        )
     if not chosen_per_order(DepartmentKind(department.kind)):
         raise DomainError(
             ErrorCode.INVALID_INPUT,

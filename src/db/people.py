@@ -52,7 +52,9 @@ async def create_department(
             "There is already a delivery department: a shop has exactly one.",
             "kind",
         )
-    raise DomainError(ErrorCode.DUPLICATE, f"Department {code!r} already exists.", "code")
+    raise DomainError(
+        ErrorCode.DUPLICATE, f"A department with the code '{code}' exists already.", "code"
+    )
 
 
 def facts(row: DepartmentRow) -> DepartmentFacts:
@@ -242,14 +244,16 @@ async def verify_login(user: UserRow | None, password: str, lane: Lane) -> Prove
     return Proven(user)
 
 
-async def start_session(conn: AsyncConnection, proven: Proven, ttl_seconds: int) -> IssuedToken:
+async def start_session(
+    conn: AsyncConnection, proven: Proven, ttl_seconds: int, name: str
+) -> IssuedToken:
     user_id = proven.user.id
     if proven.new_hash is not None:
         await conn.execute(
             Q["set_password"], {"user_id": user_id, "password_hash": proven.new_hash}
         )
     return await issue_token(
-        conn, kind=TokenKind.SESSION, name="login", user_id=user_id, ttl_seconds=ttl_seconds
+        conn, kind=TokenKind.SESSION, name=name, user_id=user_id, ttl_seconds=ttl_seconds
     )
 
 

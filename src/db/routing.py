@@ -26,8 +26,9 @@ async def set_follows(
         raise _unknown(code)
     unknown = [c for c in follows_codes if c not in by_code]
     if unknown:
+        named = ", ".join(f"'{c}'" for c in unknown)
         raise DomainError(
-            ErrorCode.NOT_FOUND, f"No department {', '.join(map(repr, unknown))}.", "followsCodes"
+            ErrorCode.NOT_FOUND, f"No department has the code {named}.", "followsCodes"
         )
 
     department = by_code[code]
@@ -71,7 +72,9 @@ async def _locked(conn: AsyncConnection) -> list[DepartmentRow]:
 
 
 def _unknown(code: str) -> DomainError:
-    return DomainError(ErrorCode.NOT_FOUND, f"No department {code!r}.", "departmentCode")
+    return DomainError(
+        ErrorCode.NOT_FOUND, f"No department has the code '{code}'.", "departmentCode"
+    )
 
 
 async def _settle_open_orders(conn: AsyncConnection, actor_id: int) -> None:

@@ -5,7 +5,7 @@ trimmed, and an empty text clears it."""
 import re
 from dataclasses import dataclass, field
 
-from domain.validation import MAX_EMAIL, MAX_NAME, invalid, storable
+from domain.validation import MAX_EMAIL, MAX_NAME, invalid, label, storable
 
 MAX_LINES = 4
 MAX_LINE = 120
@@ -36,21 +36,21 @@ class Contact:
     receives_email: bool = True
 
 
-def _part(value: str | None, name: str, max_len: int) -> str | None:
+def _part(value: str | None, field: str, max_len: int) -> str | None:
     """A trimmed text, None for an empty one; its length checked."""
     if value is None:
         return None
-    storable(value, name)
+    storable(value, field)
     cleaned = value.strip()
     if len(cleaned) > max_len:
-        raise invalid(f"{name} is longer than {max_len} characters.", name)
+        raise invalid(f"Shorten the {label(field)} to at most {max_len} characters.", field)
     return cleaned or None
 
 
 def email(value: str | None) -> str | None:
     cleaned = _part(value, "email", MAX_EMAIL)
     if cleaned is not None and not _EMAIL.fullmatch(cleaned):
-        raise invalid(f"{cleaned!r} is not an email address (name@example.com).", "email")
+        raise invalid(f"'{cleaned}' is not an email address (name@example.com).", "email")
     return cleaned
 
 

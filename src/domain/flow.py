@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from domain.validation import invalid
+from domain.validation import invalid, zoned
 
 MAX_DAYS = 400
 
@@ -26,10 +26,9 @@ class Window:
 
 def window(start: datetime, end: datetime) -> Window:
     for value, field in ((start, "from"), (end, "to")):
-        if value.tzinfo is None:
-            raise invalid(f"{field} needs a time zone (e.g. 2027-01-31T00:00:00Z).", field)
+        zoned(value, field)
     if end <= start:
-        raise invalid("to must be later than from.", "to")
+        raise invalid("The end of the window must be later than its start.", "to")
     if end - start > timedelta(days=MAX_DAYS):
         raise invalid(f"A window can be at most {MAX_DAYS} days long.", "to")
     return Window(start, end)

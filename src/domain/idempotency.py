@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from domain.errors import DomainError, ErrorCode
-from domain.validation import invalid, storable
+from domain.validation import invalid, label, storable
 
 MAX_KEY = 200
 FIELD = "idempotencyKey"
@@ -25,9 +25,9 @@ FIELD = "idempotencyKey"
 def key(value: str) -> str:
     storable(value, FIELD)
     if not value.strip():
-        raise invalid(f"{FIELD} must not be empty.", FIELD)
+        raise invalid(f"Fill in the {label(FIELD)}.", FIELD)
     if len(value) > MAX_KEY:
-        raise invalid(f"{FIELD} is longer than {MAX_KEY} characters.", FIELD)
+        raise invalid(f"Shorten the {label(FIELD)} to at most {MAX_KEY} characters.", FIELD)
     return value
 
 
@@ -58,6 +58,6 @@ def repeat(used_key: str, same_content: bool, what: str) -> None:
     if not same_content:
         raise DomainError(
             ErrorCode.DUPLICATE,
-            f"Idempotency key {used_key!r} was already used for a different {what}.",
+            f"Idempotency key '{used_key}' was already used for a different {what}.",
             FIELD,
         )

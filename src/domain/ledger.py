@@ -49,7 +49,7 @@ def person_key(value: str) -> str:
     for prefix in (INBOX_KEYS, QUOTE_CHARGE_KEYS):
         if key.startswith(prefix):
             raise invalid(
-                f"{idempotency.FIELD} may not begin with {prefix!r}: such keys are the "
+                f"An idempotency key may not begin with '{prefix}': such keys are the "
                 "server's own.",
                 idempotency.FIELD,
             )

@@ -45,7 +45,7 @@ def currency_code(value: str, prefix: str | None = None) -> str:
     if value not in EXPONENTS:
         raise DomainError(
             ErrorCode.INVALID_INPUT,
-            f"Currency must be an ISO 4217 currency code such as EUR, got {value!r}.",
+            f"Choose a currency by its ISO 4217 code, such as EUR, not '{value}'.",
             _field(prefix, "currency"),
         )
     return value

@@ -13,7 +13,7 @@ from typing import Any
 
 from domain import ledger
 from domain.money import Money, parse_money
-from domain.validation import invalid, text
+from domain.validation import invalid, label, text
 
 MAX_REFERENCE = 200
 # After a rotation, how long the secret before it stays good by default, and at most: a
@@ -34,7 +34,7 @@ class Notice:
 def _text_or_none(body: dict[str, Any], field: str) -> str | None:
     value = body.get(field)
     if value is not None and not isinstance(value, str):
-        raise invalid(f"{field} must be a text (an id from the API).", field)
+        raise invalid(f"The {label(field)} must be a text (an id from the API).", field)
     return value
 
 
@@ -45,31 +45,31 @@ def notice(body: Any, currency: str) -> Notice:
     customer_id = _text_or_none(body, "customerId")
     work_order_id = _text_or_none(body, "workOrderId")
     if customer_id is None and work_order_id is None:
-        raise invalid(
-            "Name the customer (customerId) or the work order (workOrderId).", "customerId"
-        )
+        raise invalid("Name the customer or the work order the payment is for.", "customerId")
     given = body.get("currency")
     if given != currency:
-        raise invalid(f"This inbox takes payments in {currency}, not {given!r}.", "currency")
+        raise invalid(f"This inbox takes payments in {currency}, not '{given or ''}'.", "currency")
     raw = body.get("amount")
     if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
-        raise invalid('amount must be a decimal number such as "120.50".', "amount")
+        raise invalid('The amount must be a decimal number such as "120.50".', "amount")
     try:
         amount = parse_money(Decimal(str(raw)), currency, None)
     except InvalidOperation:
-        raise invalid(f"amount must be a decimal number, got {raw!r}.", "amount") from None
+        raise invalid(
+            f'The amount must be a decimal number such as "120.50", not "{raw}".', "amount"
+        ) from None
     if amount.minor <= 0:
-        raise invalid("amount must be more than zero.", "amount")
+        raise invalid("The amount must be more than zero.", "amount")
     paid = body.get("paidAt")
     try:
         paid_at = datetime.fromisoformat(paid) if isinstance(paid, str) else None
     except ValueError:
         paid_at = None
     if paid_at is None or paid_at.tzinfo is None:
-        raise invalid("paidAt must be a moment with its time zone (ISO 8601).", "paidAt")
+        raise invalid("Give the moment it was paid with its time zone (ISO 8601).", "paidAt")
     reference = body.get("reference")
     if not isinstance(reference, str):
-        raise invalid("reference must be a text (the payment's reference).", "reference")
+        raise invalid("The reference must be a text (the payment's reference).", "reference")
     return Notice(
         customer_id=customer_id,
         work_order_id=work_order_id,
@@ -92,7 +92,7 @@ def overlap(hours: int) -> timedelta:
     """How long an inbox's secret stays good after a rotation."""
     if not 0 <= hours <= MAX_OVERLAP_HOURS:
         raise invalid(
-            f"overlapHours must be from 0 (the old secret stops at once) to {MAX_OVERLAP_HOURS}.",
+            f"Keep the old secret from 0 hours (it stops at once) to {MAX_OVERLAP_HOURS} hours.",
             "overlapHours",
         )
     return timedelta(hours=hours)

@@ -49,6 +49,8 @@ def answer(number: str, mine: list[Candidate], others: list[str], actor: ActorFa
             if action is wanted and action in allowed_actions(task.state, actor):
                 return ScanAnswer(f"{number} · {task.department}", task.task_id, action)
     first = mine[0]
+    if first.state.status is TaskStatus.COMPLETED:
+        return ScanAnswer(f"{number}'s {first.department} task is already done.", first.task_id)
     return ScanAnswer(f"{number} · {first.department} — {_why_not(first, actor)}", first.task_id)
 
 

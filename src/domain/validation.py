@@ -26,13 +26,40 @@ def invalid(message: str, field: str) -> DomainError:
     return DomainError(ErrorCode.INVALID_INPUT, message, field)
 
 
+# What a person calls a field: a message names "the due date", never `dueAt` (the field
+# path is in the error's `field`). A field not listed reads as its name's words.
+_LABELS = {
+    "code": "department code",
+    "departmentCode": "department code",
+    "departmentCodes": "department code",
+    "followsCodes": "department code",
+    "dueAt": "due date",
+    "expiresAt": "expiry date",
+    "details": "job details",
+    "newPassword": "new password",
+    "oldPassword": "current password",
+    "lines": "address line",
+    "url": "web address",
+    "from": "start",
+    "to": "end",
+    "order_number": "order number",
+    "posted_by": "name of who posted it",
+}
+
+
+def label(field: str) -> str:
+    """`address.postcode` -> "postcode", `contactName` -> "contact name"."""
+    last = field.rsplit(".", 1)[-1]
+    return _LABELS.get(last) or re.sub(r"(?<=[a-z])(?=[A-Z])|_", " ", last).lower()
+
+
 def text(value: str, field: str, *, max_len: int = MAX_NAME) -> str:
     storable(value, field)
     cleaned = value.strip()
     if not cleaned:
-        raise invalid(f"{field} must not be empty.", field)
+        raise invalid(f"Fill in the {label(field)}.", field)
     if len(cleaned) > max_len:
-        raise invalid(f"{field} is longer than {max_len} characters.", field)
+        raise invalid(f"Shorten the {label(field)} to at most {max_len} characters.", field)
     return cleaned
 
 
@@ -43,9 +70,13 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def storable(value: str, field: str) -> None:
     """PostgreSQL text holds neither NUL characters nor lone surrogates."""
     if "\x00" in value:
-        raise invalid(f"{field} must not contain NUL characters.", field)
+        raise invalid(f"Remove the NUL characters from the {label(field)}.", field)
     if _SURROGATE.search(value):
-        raise invalid(f"{field} contains an unpaired surrogate (not valid Unicode).", field)
+        raise invalid(
+            f"The {label(field)} holds a character that is not valid Unicode (a lone "
+            "surrogate): remove it.",
+            field,
+        )
 
 
 def reason(value: str) -> str:
@@ -55,7 +86,8 @@ def reason(value: str) -> str:
 def slug(value: str, field: str = "code") -> str:
     if not _SLUG.fullmatch(value):
         raise invalid(
-            f"{field} must be 1-40 lowercase letters, digits or inner hyphens, got {value!r}.",
+            f"A {label(field)} is 1 to 40 lowercase letters, digits and inner hyphens, "
+            f"not '{value}'.",
             field,
         )
     return value
@@ -65,8 +97,8 @@ def order_number(value: str) -> str:
     cleaned = value.strip()
     if not _ORDER_NUMBER.fullmatch(cleaned):
         raise invalid(
-            "orderNumber must be 1-40 letters, digits, '.', '_', '/' or '-', "
-            "starting with a letter or digit.",
+            "An order number is 1 to 40 letters, digits, '.', '_', '/' or '-', "
+            "beginning with a letter or digit.",
             "orderNumber",
         )
     return cleaned
@@ -80,14 +112,16 @@ def email(value: str) -> str:
     folded = unicodedata.normalize("NFKC", value.strip()).casefold()
     cleaned = unicodedata.normalize("NFKC", folded)
     if len(cleaned) > MAX_EMAIL or not _EMAIL.fullmatch(cleaned):
-        raise invalid(f"{value!r} is not an email address.", "email")
+        raise invalid(f"'{value}' is not an email address (name@example.com).", "email")
     return cleaned
 
 
 def password(value: str, field: str = "password") -> str:
     storable(value, field)
     if not MIN_PASSWORD <= len(value) <= MAX_PASSWORD:
-        raise invalid(f"{field} must be {MIN_PASSWORD} to {MAX_PASSWORD} characters long.", field)
+        raise invalid(
+            f"Choose a {label(field)} of {MIN_PASSWORD} to {MAX_PASSWORD} characters.", field
+        )
     return value
 
 
@@ -100,21 +134,25 @@ def details(value: Any) -> dict[str, Any]:
             value = json.loads(value, parse_constant=_reject_constant)
         dumped = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except json.JSONDecodeError as exc:
-        raise invalid(f"details is not valid JSON: {exc.msg}.", "details") from None
+        raise invalid(
+            f"The job details are not valid JSON (line {exc.lineno}, column {exc.colno}).",
+            "details",
+        ) from None
     except ValueError:
         raise invalid(
-            "details is not valid JSON: NaN and Infinity are not JSON.", "details"
+            "The job details are not valid JSON: NaN and Infinity are not JSON numbers.",
+            "details",
         ) from None
     except RecursionError:
-        raise invalid("details is nested too deeply.", "details") from None
+        raise invalid("The job details are nested too deeply.", "details") from None
     if not isinstance(value, dict):
-        raise invalid("details must be a JSON object.", "details")
+        raise invalid('The job details must be a JSON object ({"name": value, ...}).', "details")
     storable(dumped, "details")
     encoded = dumped.encode()
     if b"\\u0000" in encoded:
-        raise invalid("details must not contain NUL characters.", "details")
+        raise invalid("Remove the NUL characters from the job details.", "details")
     if len(encoded) > MAX_DETAILS_BYTES:
-        raise invalid(f"details is larger than {MAX_DETAILS_BYTES} bytes.", "details")
+        raise invalid(f"Shorten the job details to at most {MAX_DETAILS_BYTES} bytes.", "details")
     return value
 
 
@@ -127,7 +165,7 @@ def search(value: str | None, max_len: int = 100) -> str | None:
     if value is None or not value.strip():
         return None
     if len(value) > max_len:
-        raise invalid(f"search is longer than {max_len} characters.", "search")
+        raise invalid(f"Shorten the search to at most {max_len} characters.", "search")
     storable(value, "search")
     escaped = value.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return escaped
@@ -156,7 +194,7 @@ def expiry(value: datetime | None, field: str, *, default_days: int, max_days: i
     chosen = future(value, field)
     assert chosen is not None
     if chosen > now + timedelta(days=max_days):
-        raise invalid(f"{field} can be at most {max_days} days ahead.", field)
+        raise invalid(f"Choose an {label(field)} at most {max_days} days ahead.", field)
     return chosen
 
 
@@ -166,14 +204,21 @@ def expired(expires_at: datetime | None, now: datetime) -> bool:
     return expires_at is not None and expires_at <= now
 
 
+def zoned(value: datetime, field: str) -> None:
+    """A moment given with its time zone: without one, it is no moment at all."""
+    if value.tzinfo is None:
+        raise invalid(
+            f"Give the {label(field)} with its time zone (e.g. 2027-01-31T18:00:00Z).", field
+        )
+
+
 def future(value: datetime | None, field: str) -> datetime | None:
     """An optional moment that must be ahead, with its time zone given."""
     if value is None:
         return None
-    if value.tzinfo is None:
-        raise invalid(f"{field} needs a time zone (e.g. 2027-01-31T18:00:00Z).", field)
+    zoned(value, field)
     if value <= datetime.now(UTC):
-        raise invalid(f"{field} must be in the future.", field)
+        raise invalid(f"Choose an {label(field)} in the future.", field)
     return value
 
 
@@ -186,10 +231,9 @@ DUE_YEARS_AHEAD = 5
 def due_at(value: datetime | None, field: str = "dueAt") -> datetime | None:
     if value is None:
         return None
-    if value.tzinfo is None:
-        raise invalid(f"{field} needs a time zone (e.g. 2027-01-31T18:00:00Z).", field)
+    zoned(value, field)
     if value < EARLIEST_DUE:
-        raise invalid(f"{field} must be in 2000 or later.", field)
+        raise invalid(f"Choose a {label(field)} from 2000 on.", field)
     if value > datetime.now(UTC) + timedelta(days=365 * DUE_YEARS_AHEAD + 1):
-        raise invalid(f"{field} can be at most {DUE_YEARS_AHEAD} years ahead.", field)
+        raise invalid(f"Choose a {label(field)} at most {DUE_YEARS_AHEAD} years ahead.", field)
     return value

@@ -117,24 +117,28 @@ class Target:
     port: int
 
 
+# A port out of range, a bracket left open: what urlsplit refuses, said once for a person.
+WRONG_ADDRESS = "The web address is not valid: check its host and port."
+
+
 def target(url: str, *, https_only: bool) -> Target:
     """A URL a webhook may send to: http(s) with a host; only https when `https_only` (in
     production, unless PRESSROOM_WEBHOOK_ALLOW_PRIVATE allows a shop's own network)."""
     storable(url, "url")
     url = url.strip()
     if len(url) > MAX_URL:
-        raise invalid(f"url is longer than {MAX_URL} characters.", "url")
+        raise invalid(f"Shorten the web address to at most {MAX_URL} characters.", "url")
     try:
         parts = urlsplit(url)
         port = parts.port
-    except ValueError as error:
-        raise invalid(f"url is not a web address: {error}.", "url") from None
+    except ValueError:
+        raise invalid(WRONG_ADDRESS, "url") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise invalid("url must be a web address such as https://example.com/hooks.", "url")
+        raise invalid("Give a web address such as https://example.com/hooks.", "url")
     if parts.scheme == "http" and https_only:
-        raise invalid("url must use https: a webhook's events leave the shop.", "url")
+        raise invalid("Use an https address: a webhook's events leave the shop.", "url")
     if parts.username or parts.password:
-        raise invalid("url must not carry a user name or password.", "url")
+        raise invalid("Take the user name and password out of the web address.", "url")
     default = 443 if parts.scheme == "https" else 80
     return Target(url, parts.scheme, parts.hostname, port or default)
 
@@ -185,15 +189,15 @@ def check_addresses(t: Target, addresses: Iterable[str], *, allow_private: bool)
     one a second lookup might give)."""
     found = list(addresses)
     if not found:
-        raise invalid(f"url's host {t.host} has no address.", "url")
+        raise invalid(f"The web address's host {t.host} has no address.", "url")
     if allow_private:
         return found[0]
     for address in found:
         why = address_refused(address)
         if why is not None:
             raise invalid(
-                f"url's host {t.host} is {why} ({address}); webhooks only reach the public "
-                "internet here.",
+                f"The web address's host {t.host} is {why} ({address}); webhooks only "
+                "reach the public internet here.",
                 "url",
             )
     return found[0]

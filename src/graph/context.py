@@ -30,6 +30,8 @@ class Context:
     response: Response | None = None
     # The client's address, as the connection shows it (sign-in throttling counts by it).
     client: str = "unknown"
+    # The User-Agent header: a session is named by the browser it came from.
+    user_agent: str | None = None
     # Set by Strawberry from the websocket's connection_init payload.
     connection_params: dict[str, Any] | None = None
     # The bearer token sent (over HTTP, or in a websocket's connection_init); a websocket's

@@ -312,7 +312,7 @@ class Query:
         cursor = decode_queue_cursor(after)
         dept = (await info.context.loaders.department_codes()).get(department)
         if dept is None:
-            raise not_found(f"Unknown department code {department!r}.")
+            raise not_found(f"No department has the code '{department}'.")
         snapshot, rows = await reads.queue_page(
             info.context.services.engine, department_id=dept.id, limit=limit + 1, after=cursor
         )
@@ -337,7 +337,7 @@ class Query:
     async def awaiting_proof(self, info: Info, department: str) -> list[DepartmentTask]:
         dept = (await info.context.loaders.department_codes()).get(department)
         if dept is None:
-            raise not_found(f"Unknown department code {department!r}.")
+            raise not_found(f"No department has the code '{department}'.")
         async with info.context.read() as conn:
             rows = await awaiting.awaiting_proof(conn, dept.id, AWAITING_LIMIT)
         return [DepartmentTask.of(r) for r in rows]

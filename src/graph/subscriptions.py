@@ -254,7 +254,7 @@ async def _department_id(info: Info, code: str) -> int:
     its result's metadata alive with it (about 2 KB per idle wall display)."""
     department = (await info.context.loaders.department_codes()).get(code)
     if department is None:
-        raise not_found(f"Unknown department code {code!r}.")
+        raise not_found(f"No department has the code '{code}'.")
     return int(department.id)
 
 

@@ -94,6 +94,7 @@ class PressroomGraphQL(GraphQL[Context, None]):
         token = request.state.token
         context = Context(self.services, request.state.viewer, over_http=True)
         context.token = token
+        context.user_agent = request.headers.get("user-agent")
         asked = request.headers.get("x-request-id", "")
         if REQUEST_ID.fullmatch(asked):
             context.request_id = asked

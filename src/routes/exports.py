@@ -19,7 +19,7 @@ from db import exports as db_exports
 from db import reads
 from db.engine import reading
 from domain import exports, flow
-from domain.validation import invalid
+from domain.validation import invalid, label
 from routes.endpoints import guarded
 
 Row = Callable[[Any], list[str]]
@@ -45,11 +45,15 @@ def _csv(
 def _moment(request: Request, name: str) -> datetime:
     given = request.query_params.get(name)
     if not given:
-        raise invalid(f"{name} is required (e.g. {name}=2026-11-01T00:00:00Z).", name)
+        raise invalid(
+            f"Give the {label(name)} of the window, e.g. {name}=2026-11-01T00:00:00Z.", name
+        )
     try:
         return datetime.fromisoformat(given)
     except ValueError:
-        raise invalid(f"{name} is not a date and time: {given!r}.", name) from None
+        raise invalid(
+            f"The {label(name)} of the window is not a date and time: '{given}'.", name
+        ) from None
 
 
 def routes(services: Services) -> list[Route]:
@@ -92,7 +96,7 @@ def routes(services: Services) -> list[Route]:
         async with reading(services.engine) as conn:
             found = await reads.customers(conn, [pk]) if pk is not None else []
         if not found:
-            raise invalid(f"customerId is not the id of a customer: {given!r}.", "customerId")
+            raise invalid(f"No customer has the id '{given}'.", "customerId")
         return download(
             f"ledger-{found[0].id}.csv",
             exports.LEDGER,

@@ -210,7 +210,7 @@ def routes(services: Services) -> list[Route]:
     async def ticket_pdf(request: Request) -> Response:
         paper = PAPERS.get(request.query_params.get("paper", "a4").lower())
         if paper is None:
-            raise invalid("paper is a4 or letter.", "paper")
+            raise invalid("Choose A4 or Letter paper.", "paper")
         given = request.path_params["id"]
         pk = decode_text(given, "WorkOrder")
         ticket = await load_ticket(services, pk) if pk is not None else None

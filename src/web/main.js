@@ -42,7 +42,7 @@ function NotFound() {
 function NotAllowed({ what }) {
   useTitle(what);
   return html`<h1>${what}</h1>
-    <p class="message notice">Your account does not give you access to this screen.
+    <p class="message notice">Your account does not give you access to this screen.${" "}
     <${Link} href="/">Go to your start page</${Link}>.</p>`;
 }
 

@@ -14,6 +14,7 @@ every outbox's do (workers/outbox.py).
 import contextlib
 import logging
 import random
+import ssl
 import time
 from datetime import UTC, datetime
 
@@ -35,6 +36,24 @@ log = logging.getLogger("pressroom.mail")
 # Events one statement turns into messages, and messages read to send at a time.
 FOLLOW = 1000
 BATCH = 50
+
+
+def unreached(error: aiosmtplib.SMTPException | OSError) -> str:
+    """Why the mail server was not reached, in words for the mail screen: the exception's
+    own text (an errno, a class name) goes to the log."""
+    if isinstance(error, aiosmtplib.SMTPAuthenticationError):
+        return "it refused the user name or password"
+    if isinstance(error, (aiosmtplib.SMTPTimeoutError, TimeoutError)):
+        return "it did not answer in time"
+    # aiosmtplib raises its connect error from the TLS one.
+    if isinstance(error.__cause__ or error, ssl.SSLCertVerificationError):
+        return "its certificate could not be verified"
+    # aiosmtplib says so only in its words; a password is never sent in clear.
+    if isinstance(error, aiosmtplib.SMTPException) and "STARTTLS" in error.message:
+        return "it does not offer STARTTLS, and the password is never sent in clear"
+    if isinstance(error, (aiosmtplib.SMTPConnectError, OSError)):
+        return "nothing answered at its address"
+    return "the connection failed"
 
 
 class LeaseLost(Exception):
@@ -106,7 +125,8 @@ class MailOutbox(OutboxLoop[None]):
         except (aiosmtplib.SMTPException, OSError) as error:
             # No connection, or it broke: what was not tried failed with it.
             tried = {a.message_id for a in attempts}
-            why = f"Could not reach the mail server: {error}"
+            log.info("mail server not reached: %r", error)
+            why = f"Could not reach the mail server: {unreached(error)}"
             attempts += [self._outcome(p, why) for p, _ in ready if p.id not in tried]
         async with unit_of_work(self.engine) as conn:
             held = await mail.attempted(conn, self.owner, self.policy.lease_seconds, attempts)

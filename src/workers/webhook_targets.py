@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from yarl import URL
 
 from domain.validation import invalid
-from domain.webhooks import Policy, Target, check_addresses, target
+from domain.webhooks import WRONG_ADDRESS, Policy, Target, check_addresses, target
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,8 @@ async def reachable(policy: Policy, url: str) -> Reached:
     found = target(url, https_only=policy.https_only and not policy.allow_private)
     try:
         URL(found.url)
-    except ValueError as error:
-        raise invalid(f"url is not a web address: {error}.", "url") from None
+    except ValueError:
+        raise invalid(WRONG_ADDRESS, "url") from None
     addresses = await _addresses(found.host, found.port)
     return Reached(found, check_addresses(found, addresses, allow_private=policy.allow_private))
 
@@ -50,6 +50,6 @@ async def _addresses(host: str, port: int) -> list[str]:
         return [str(ipaddress.ip_address(host))]
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except OSError as error:
-        raise invalid(f"url's host {host} cannot be found ({error}).", "url") from None
+    except OSError:
+        raise invalid(f"The web address's host {host} could not be found.", "url") from None
     return [str(info[4][0]) for info in infos]

@@ -80,6 +80,22 @@ class RelayMetrics:
         )
 
 
+# A failed connection in words for the webhooks screen: the exception's own text (an
+# errno, a class name) goes to the log.
+_UNREACHED: tuple[tuple[type[aiohttp.ClientError], str], ...] = (
+    (aiohttp.ClientSSLError, "the receiver's certificate was not accepted"),
+    (aiohttp.ClientConnectorDNSError, "its host could not be found"),
+    (aiohttp.ClientConnectorError, "nothing answered at its address"),
+    (aiohttp.ServerDisconnectedError, "it closed the connection without an answer"),
+    (aiohttp.ClientPayloadError, "its answer broke off"),
+)
+
+
+def unreached(failed: aiohttp.ClientError) -> str:
+    why = next((w for kind, w in _UNREACHED if isinstance(failed, kind)), "the connection failed")
+    return f"Could not reach the receiver: {why}"
+
+
 @dataclass(frozen=True)
 class Answer:
     status: int | None
@@ -215,12 +231,13 @@ class WebhookRelay(OutboxLoop[aiohttp.ClientSession]):
         except TimeoutError:
             error = f"No answer within {self.policy.timeout_seconds:g} s"
         except aiohttp.ClientError as failed:
-            error = f"Could not reach the receiver: {failed!r}"
-        except Exception as failed:
+            log.info("webhook %s: receiver not reached: %r", hook.id, failed)
+            error = unreached(failed)
+        except Exception:
             # Whatever it was, the attempt failed and is written so: never a head that
             # stays unsent with nothing to show for it.
             log.exception("webhook %s: sending failed", hook.id)
-            error = f"Could not send: {failed!r}"
+            error = "Could not send: the server failed; its log says why"
         return Answer(status, error, round((time.monotonic() - began) * 1000))
 
     def _attempt(

@@ -39,7 +39,7 @@ async def test_sales_schedules_holds_and_resumes_and_every_screen_says_so(
     await expect(waiting.nth(0)).to_contain_text("Rush")
     await expect(waiting.nth(1)).to_contain_text("Late flyers")
     await expect(waiting.nth(1)).to_contain_text("Late")
-    await expect(waiting.nth(1)).to_contain_text("late")
+    await expect(waiting.nth(1)).to_contain_text("Late by 2 h")
     await expect(waiting.nth(2)).to_contain_text("Plain cards")
     await pat.page.screenshot(path=str(screenshots / "queues-time-desktop.png"))
 
@@ -189,7 +189,7 @@ async def test_an_order_turns_late_on_every_screen_without_a_reload(
     await expect(waiting.first).not_to_contain_text("Late")
     await expect(items.first).not_to_contain_text("LATE")
     await expect(waiting.first).to_contain_text("Late", timeout=30_000)
-    await expect(waiting.first).to_contain_text("under 1 min late")
+    await expect(waiting.first).to_contain_text("Late by under 1 min")
     await expect(items.first).to_contain_text("LATE", timeout=20_000)
     await expect(sam.page.locator(".schedule .badge.late")).to_contain_text("Late", timeout=20_000)
     await pat.page.screenshot(path=str(screenshots / "queues-turned-late-desktop.png"))

@@ -6,6 +6,7 @@ error left behind; and the people and token operations behind those changes."""
 import asyncio
 import gc
 import json
+import re
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -367,6 +368,26 @@ async def test_login_returns_the_sessions_id_and_my_tokens_lists_it(api: Client,
     assert [n["id"] for n in nodes] == [session["tokenId"]]
     assert nodes[0]["kind"] == "SESSION"
     assert session["token"] not in json.dumps(mine)
+
+
+FIREFOX = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0"
+
+
+async def test_a_session_is_named_by_the_browser_and_the_moment_it_signed_in(
+    api: Client, wal: str
+) -> None:
+    variables = {"i": {"email": wal, "password": PASSWORD}}
+    answer = await api.http.post(
+        api.url, json={"query": LOGIN, "variables": variables}, headers={"user-agent": FIREFOX}
+    )
+    session = answer.json()["data"]["login"]
+    bare = await login(api, wal, PASSWORD)
+    mine = await api.as_(session["token"])(MY_TOKENS)
+    names = {e["node"]["id"]: e["node"]["name"] for e in mine["myTokens"]["edges"]}
+    assert re.fullmatch(
+        r"Firefox on Windows, \d{1,2} [A-Z][a-z]{2} \d\d:\d\d", names[session["tokenId"]]
+    )
+    assert re.fullmatch(r"Signed in, \d{1,2} [A-Z][a-z]{2} \d\d:\d\d", names[bare["tokenId"]])
 
 
 async def test_only_admins_list_every_token(api: Client, shop: Shop) -> None:

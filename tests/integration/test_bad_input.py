@@ -254,19 +254,19 @@ CASES: dict[str, Case] = {
         "sam",
         "createWorkOrder",
         wo(customerId=lambda w: gid("User", w.shop.users["sam"])),
-        UserErr("NOT_FOUND", "customerId", "not the id of a Customer"),
+        UserErr("NOT_FOUND", "customerId", "No such customer."),
     ),
     "wo-customer-id-non-numeric": Case(
         "sam",
         "createWorkOrder",
         wo(customerId=b64("Customer:abc")),
-        UserErr("NOT_FOUND", "customerId", "not the id of a Customer"),
+        UserErr("NOT_FOUND", "customerId", "No such customer."),
     ),
     "wo-customer-id-beyond-bigint": Case(
         "sam",
         "createWorkOrder",
         wo(customerId=b64("Customer:99999999999999999999999")),
-        UserErr("NOT_FOUND", "customerId", "not the id of a Customer"),
+        UserErr("NOT_FOUND", "customerId", "No such customer."),
     ),
     "wo-customer-id-not-base64": Case(
         "sam", "createWorkOrder", wo(customerId="!!not-an-id"), TopErr("BAD_REQUEST", "id")
@@ -326,13 +326,13 @@ CASES: dict[str, Case] = {
         "sam",
         "createWorkOrder",
         wo(orderNumber="A" * 41),
-        UserErr("INVALID_INPUT", "orderNumber", "1-40"),
+        UserErr("INVALID_INPUT", "orderNumber", "1 to 40"),
     ),
     "wo-order-number-blank": Case(
         "sam",
         "createWorkOrder",
         wo(orderNumber="   "),
-        UserErr("INVALID_INPUT", "orderNumber", "1-40"),
+        UserErr("INVALID_INPUT", "orderNumber", "1 to 40"),
     ),
     "wo-details-invalid-json": Case(
         "sam",
@@ -350,7 +350,7 @@ CASES: dict[str, Case] = {
         "sam",
         "createWorkOrder",
         wo(details={"notes": "x" * 20_000}),
-        UserErr("INVALID_INPUT", "details", "larger than 16384 bytes"),
+        UserErr("INVALID_INPUT", "details", "at most 16384 bytes"),
     ),
     "wo-details-with-nul": Case(
         "sam",
@@ -432,13 +432,13 @@ CASES: dict[str, Case] = {
         "sam",
         "createWorkOrder",
         wo(idempotencyKey=""),
-        UserErr("INVALID_INPUT", "idempotencyKey", "must not be empty"),
+        UserErr("INVALID_INPUT", "idempotencyKey", "Fill in the idempotency key."),
     ),
     "wo-overlong-key": Case(
         "sam",
         "createWorkOrder",
         wo(idempotencyKey="k" * 201),
-        UserErr("INVALID_INPUT", "idempotencyKey", "longer than 200"),
+        UserErr("INVALID_INPUT", "idempotencyKey", "at most 200 characters"),
     ),
     # --- postLedgerEntry -----------------------------------------------------------------
     "ledger-unknown-customer": Case(
@@ -505,19 +505,19 @@ CASES: dict[str, Case] = {
         "abe",
         "postLedgerEntry",
         ledger(idempotencyKey=""),
-        UserErr("INVALID_INPUT", "idempotencyKey", "must not be empty"),
+        UserErr("INVALID_INPUT", "idempotencyKey", "Fill in the idempotency key."),
     ),
     "ledger-blank-key": Case(
         "abe",
         "postLedgerEntry",
         ledger(idempotencyKey="   "),
-        UserErr("INVALID_INPUT", "idempotencyKey", "must not be empty"),
+        UserErr("INVALID_INPUT", "idempotencyKey", "Fill in the idempotency key."),
     ),
     "ledger-overlong-key": Case(
         "abe",
         "postLedgerEntry",
         ledger(idempotencyKey="k" * 201),
-        UserErr("INVALID_INPUT", "idempotencyKey", "longer than 200"),
+        UserErr("INVALID_INPUT", "idempotencyKey", "at most 200 characters"),
     ),
     "ledger-key-with-nul": Case(
         "abe",
@@ -535,7 +535,7 @@ CASES: dict[str, Case] = {
         "abe",
         "postLedgerEntry",
         ledger(memo="m" * 1001),
-        UserErr("INVALID_INPUT", "memo", "longer than 1000"),
+        UserErr("INVALID_INPUT", "memo", "at most 1000 characters"),
     ),
     "ledger-unknown-kind": Case(
         "abe",
@@ -548,13 +548,13 @@ CASES: dict[str, Case] = {
         "sam",
         "createCustomer",
         fixed({"name": "   "}),
-        UserErr("INVALID_INPUT", "name", "must not be empty"),
+        UserErr("INVALID_INPUT", "name", "Fill in the name."),
     ),
     "customer-name-too-long": Case(
         "sam",
         "createCustomer",
         fixed({"name": "N" * 201}),
-        UserErr("INVALID_INPUT", "name", "longer than 200 characters"),
+        UserErr("INVALID_INPUT", "name", "at most 200 characters"),
     ),
     "customer-name-with-nul": Case(
         "sam",
@@ -566,7 +566,7 @@ CASES: dict[str, Case] = {
         "sam",
         "createCustomer",
         fixed({"name": "New", "idempotencyKey": "   "}),
-        UserErr("INVALID_INPUT", "idempotencyKey", "must not be empty"),
+        UserErr("INVALID_INPUT", "idempotencyKey", "Fill in the idempotency key."),
     ),
     "customer-key-with-nul": Case(
         "sam",
@@ -591,7 +591,7 @@ CASES: dict[str, Case] = {
         "ada",
         "createUser",
         user(idempotencyKey="k" * 201),
-        UserErr("INVALID_INPUT", "idempotencyKey", "longer than 200"),
+        UserErr("INVALID_INPUT", "idempotencyKey", "at most 200 characters"),
     ),
     "user-email-invalid": Case(
         "ada",
@@ -621,7 +621,7 @@ CASES: dict[str, Case] = {
         "ada",
         "createUser",
         user(name="N" * 201),
-        UserErr("INVALID_INPUT", "name", "longer than 200"),
+        UserErr("INVALID_INPUT", "name", "at most 200 characters"),
     ),
     "user-unknown-department": Case(
         "ada",
@@ -634,7 +634,7 @@ CASES: dict[str, Case] = {
         "ada",
         "createDepartment",
         dept(code="print"),
-        UserErr("DUPLICATE", "code", "'print' already exists"),
+        UserErr("DUPLICATE", "code", "A department with the code 'print' exists already."),
     ),
     "department-second-delivery": Case(
         "ada",
@@ -658,13 +658,13 @@ CASES: dict[str, Case] = {
         "ada",
         "createDepartment",
         dept(code="b" * 41),
-        UserErr("INVALID_INPUT", "code", "1-40"),
+        UserErr("INVALID_INPUT", "code", "1 to 40"),
     ),
     "department-name-empty": Case(
         "ada",
         "createDepartment",
         dept(name=""),
-        UserErr("INVALID_INPUT", "name", "must not be empty"),
+        UserErr("INVALID_INPUT", "name", "Fill in the name."),
     ),
     "department-sales-cannot-gate": Case(
         "ada",
@@ -689,7 +689,7 @@ CASES: dict[str, Case] = {
         "ada",
         "setUserDepartments",
         lambda w: {"userId": gid("WorkOrder", w.order), "departmentCodes": ["print"]},
-        UserErr("NOT_FOUND", "userId", "not the id of a User"),
+        UserErr("NOT_FOUND", "userId", "No such user."),
     ),
     "membership-unknown-department": Case(
         "ada",
@@ -748,19 +748,19 @@ CASES: dict[str, Case] = {
         "sam",
         "cancelWorkOrder",
         lambda w: {"workOrderId": gid("WorkOrder", w.order), "reason": ""},
-        UserErr("INVALID_INPUT", "reason", "must not be empty"),
+        UserErr("INVALID_INPUT", "reason", "Fill in the reason."),
     ),
     "cancel-blank-reason": Case(
         "ada",
         "cancelWorkOrder",
         lambda w: {"workOrderId": gid("WorkOrder", w.order), "reason": " \t\n "},
-        UserErr("INVALID_INPUT", "reason", "must not be empty"),
+        UserErr("INVALID_INPUT", "reason", "Fill in the reason."),
     ),
     "cancel-reason-too-long": Case(
         "sam",
         "cancelWorkOrder",
         lambda w: {"workOrderId": gid("WorkOrder", w.order), "reason": "r" * 1001},
-        UserErr("INVALID_INPUT", "reason", "longer than 1000 characters"),
+        UserErr("INVALID_INPUT", "reason", "at most 1000 characters"),
     ),
     "cancel-unknown-order": Case(
         "sam",
@@ -785,7 +785,7 @@ CASES: dict[str, Case] = {
         "pat",
         "startTask",
         lambda w: {"taskId": gid("WorkOrder", w.order)},
-        UserErr("NOT_FOUND", "taskId", "not the id of a DepartmentTask"),
+        UserErr("NOT_FOUND", "taskId", "No such department task."),
     ),
     "start-task-of-cancelled-order": Case(
         "pat",
@@ -813,13 +813,13 @@ CASES: dict[str, Case] = {
         "ada",
         "releaseTask",
         lambda w: {"taskId": gid("DepartmentTask", w.print_task), "reason": ""},
-        UserErr("INVALID_INPUT", "reason", "must not be empty"),
+        UserErr("INVALID_INPUT", "reason", "Fill in the reason."),
     ),
     "release-reason-too-long": Case(
         "ada",
         "releaseTask",
         lambda w: {"taskId": gid("DepartmentTask", w.print_task), "reason": "r" * 1001},
-        UserErr("INVALID_INPUT", "reason", "longer than 1000"),
+        UserErr("INVALID_INPUT", "reason", "at most 1000 characters"),
     ),
     "release-pending-task": Case(
         "ada",
@@ -837,7 +837,7 @@ CASES: dict[str, Case] = {
         "ada",
         "completeTask",
         lambda w: {"taskId": gid("DepartmentTask", w.finishing_task), "reason": ""},
-        UserErr("INVALID_INPUT", "reason", "must not be empty"),
+        UserErr("INVALID_INPUT", "reason", "Fill in the reason."),
     ),
     "reopen-pending-task": Case(
         "ada",
@@ -887,7 +887,7 @@ CASES: dict[str, Case] = {
         "sam",
         "createApiToken",
         fixed({"name": " ", "password": PASSWORD}),
-        UserErr("INVALID_INPUT", "name", "must not be empty"),
+        UserErr("INVALID_INPUT", "name", "Fill in the name."),
     ),
     "api-token-wrong-password": Case(
         "sam",
@@ -905,7 +905,7 @@ CASES: dict[str, Case] = {
         "ada",
         "createDisplayToken",
         lambda w: {"name": "Wall", "departmentCodes": ["print"], "expiresAt": in_days(-1)},
-        UserErr("INVALID_INPUT", "expiresAt", "must be in the future"),
+        UserErr("INVALID_INPUT", "expiresAt", "Choose an expiry date in the future."),
     ),
     "display-token-no-departments": Case(
         "ada",
@@ -929,7 +929,7 @@ CASES: dict[str, Case] = {
         "ada",
         "revokeToken",
         lambda w: {"tokenId": gid("User", w.shop.users["sam"])},
-        UserErr("NOT_FOUND", "tokenId", "not the id of a Token"),
+        UserErr("NOT_FOUND", "tokenId", "No such token."),
     ),
     # --- reads: malformed arguments are top-level BAD_REQUEST ----------------------------
     "read-first-over-100": Case(
@@ -1069,7 +1069,7 @@ CASES: dict[str, Case] = {
         "sam",
         "",
         fixed({"search": "s" * 101}),
-        TopErr("BAD_REQUEST", "longer than 100 characters"),
+        TopErr("BAD_REQUEST", "at most 100 characters"),
         query="query($search: String) { workOrders(search: $search) { edges { cursor } } }",
     ),
     "read-customer-filter-of-other-type": Case(
@@ -1090,7 +1090,7 @@ CASES: dict[str, Case] = {
         "ada",
         "",
         fixed({"d": "bindery"}),
-        TopErr("NOT_FOUND", "Unknown department code 'bindery'"),
+        TopErr("NOT_FOUND", "No department has the code 'bindery'."),
         query="query($d: String!) { queue(department: $d) { eventCursor } }",
     ),
     "read-node-not-base64": Case(
@@ -1158,7 +1158,7 @@ SURROGATES: dict[str, tuple[str | None, str, Inputs, str]] = {
 }
 for _key, (_who, _name, _inputs, _field) in SURROGATES.items():
     CASES[f"surrogate-{_key}"] = Case(
-        _who, _name, _inputs, UserErr("INVALID_INPUT", _field, "unpaired surrogate")
+        _who, _name, _inputs, UserErr("INVALID_INPUT", _field, "lone surrogate")
     )
 
 

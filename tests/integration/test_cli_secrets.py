@@ -113,7 +113,9 @@ class Given:
 
 GIVEN = [
     Given("one line", ("--password-stdin",), "secret-pw1\n", 0, "is ready", "secret-pw1"),
-    Given("nothing", ("--password-stdin",), "", 2, "password must be 8 to 256 characters", None),
+    Given(
+        "nothing", ("--password-stdin",), "", 2, "Choose a password of 8 to 256 characters", None
+    ),
     Given(
         "no terminal to ask on",
         (),

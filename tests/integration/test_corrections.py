@@ -209,7 +209,7 @@ async def test_an_added_task_waits_by_the_routing_and_holds_back_what_follows_it
         ("print", "DUPLICATE", "Print already has a task on this work order."),
         ("delivery", "INVALID_INPUT", "Delivery is not chosen per order"),
         ("sales", "INVALID_INPUT", "Sales is not chosen per order"),
-        ("nope", "NOT_FOUND", "No department 'nope'."),
+        ("nope", "NOT_FOUND", "No department has the code 'nope'."),
     ],
 )
 async def test_a_department_that_cannot_be_added_is_refused_and_changes_nothing(

@@ -68,10 +68,10 @@ async def test_a_customer_carries_a_contact_and_an_address(api: Client, shop: Sh
         ({"phone": "call Ann"}, "phone", "digits, spaces and + ( ) - . / only"),
         ({"phone": "12"}, "phone", "digits"),
         ({"address": {"lines": ["a", "b", "c", "d", "e"]}}, "address.lines", "at most 4 lines"),
-        ({"address": {"postcode": "P" * 21}}, "address.postcode", "longer than 20"),
-        ({"notes": "x" * 2001}, "notes", "longer than 2000"),
+        ({"address": {"postcode": "P" * 21}}, "address.postcode", "at most 20 characters"),
+        ({"notes": "x" * 2001}, "notes", "at most 2000 characters"),
         ({"contactName": "Ann\x00"}, "contactName", "NUL"),
-        ({"name": "  "}, "name", "must not be empty"),
+        ({"name": "  "}, "name", "Fill in the name."),
     ],
 )
 async def test_a_bad_part_is_refused_in_words_and_changes_nothing(

@@ -24,7 +24,7 @@ from tests.support import Client, Shop, gid, task_ids
 
 BASE = datetime(2026, 10, 5, 9, 0, tzinfo=UTC)
 END = "2026-10-06T00:00:00Z"
-NOT_A_CUSTOMER = "customerId is not the id of a customer"
+NOT_A_CUSTOMER = "No customer has the id"
 WINDOW = {"from": "2026-10-05T00:00:00Z", "to": END}
 
 ORDERS = """query Orders { workOrders(first: 50) { edges { node {
@@ -252,10 +252,10 @@ async def test_only_accounts_and_admins_may_export(
 @pytest.mark.parametrize(
     ("path", "params", "message"),
     [
-        ("work-orders.csv", {"to": END}, "from is required"),
-        ("work-orders.csv", {"from": "yesterday", "to": END}, "from is not a date and time"),
-        ("transitions.csv", {"from": "2026-10-05T00:00:00", "to": END}, "from needs a time zone"),
-        ("transitions.csv", {"from": END, "to": "2026-10-05T00:00:00Z"}, "to must be later"),
+        ("work-orders.csv", {"to": END}, "Give the start of the window"),
+        ("work-orders.csv", {"from": "yesterday", "to": END}, "start of the window is not a date"),
+        ("transitions.csv", {"from": "2026-10-05T00:00:00", "to": END}, "start with its time zone"),
+        ("transitions.csv", {"from": END, "to": "2026-10-05T00:00:00Z"}, "end of the window must"),
         ("ledger.csv", {"customerId": "nope"}, NOT_A_CUSTOMER),
         ("ledger.csv", {"customerId": gid("WorkOrder", 1)}, NOT_A_CUSTOMER),
         ("ledger.csv", {"customerId": gid("Customer", 2**40)}, NOT_A_CUSTOMER),

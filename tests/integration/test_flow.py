@@ -254,8 +254,18 @@ async def test_sales_and_admins_may_ask(shop: Shop, api: Client, who: str, allow
 @pytest.mark.parametrize(
     ("start", "end", "department", "message"),
     [
-        ("2026-11-02T00:00:00", "2026-11-03T00:00:00Z", "print", "from needs a time zone"),
-        ("2026-11-03T00:00:00Z", "2026-11-02T00:00:00Z", "print", "to must be later than from"),
+        (
+            "2026-11-02T00:00:00",
+            "2026-11-03T00:00:00Z",
+            "print",
+            "Give the start with its time zone",
+        ),
+        (
+            "2026-11-03T00:00:00Z",
+            "2026-11-02T00:00:00Z",
+            "print",
+            "The end of the window must be later than its start",
+        ),
         ("2025-01-01T00:00:00Z", "2026-11-02T00:00:00Z", "print", "at most 400 days"),
         ("2026-11-02T00:00:00Z", "2026-11-03T00:00:00Z", "sales", "not the code of a department"),
         ("2026-11-02T00:00:00Z", "2026-11-03T00:00:00Z", "nope", "not the code of a department"),

@@ -251,22 +251,22 @@ async def test_the_import_does_what_each_generated_case_says(legacy: Legacy) -> 
 # Generated cases whose values the API would refuse: (record, case or legacy user id) ->
 # the reason, and what the detail says (the API rule's own message).
 REFUSED: dict[tuple[str, str | int], tuple[str, str]] = {
-    ("order", "number_too_long"): ("BAD_ORDER_NUMBER", "orderNumber must be 1-40 letters"),
-    ("order", "number_bad_format"): ("BAD_ORDER_NUMBER", "orderNumber must be 1-40 letters"),
-    ("order", "number_formula"): ("BAD_ORDER_NUMBER", "starting with a letter or digit"),
+    ("order", "number_too_long"): ("BAD_ORDER_NUMBER", "An order number is 1 to 40 letters"),
+    ("order", "number_bad_format"): ("BAD_ORDER_NUMBER", "An order number is 1 to 40 letters"),
+    ("order", "number_formula"): ("BAD_ORDER_NUMBER", "beginning with a letter or digit"),
     ("order", "customer_too_long"): (
         "BAD_CUSTOMER_NAME",
-        "customer name is longer than 200 characters.",
+        "Shorten the customer name to at most 200 characters.",
     ),
-    ("order", "customer_too_long_before_items"): ("BAD_CUSTOMER_NAME", "longer than 200"),
+    ("order", "customer_too_long_before_items"): ("BAD_CUSTOMER_NAME", "at most 200 characters"),
     ("order", "notes_too_big"): (
         "BAD_DETAILS",
-        "details is larger than 16384 bytes. They would hold the notes, line items",
+        "Shorten the job details to at most 16384 bytes. They would hold the notes, line items",
     ),
-    ("order", "items_too_big_before_steps"): ("BAD_DETAILS", "larger than 16384 bytes"),
-    ("order", "unmapped_steps_too_big"): ("BAD_DETAILS", "larger than 16384 bytes"),
-    ("user", 21): ("BAD_NAME", "name is longer than 200 characters."),
-    ("user", 22): ("BAD_NAME", "name is longer than 200 characters."),
+    ("order", "items_too_big_before_steps"): ("BAD_DETAILS", "at most 16384 bytes"),
+    ("order", "unmapped_steps_too_big"): ("BAD_DETAILS", "at most 16384 bytes"),
+    ("user", 21): ("BAD_NAME", "Shorten the name to at most 200 characters."),
+    ("user", 22): ("BAD_NAME", "Shorten the name to at most 200 characters."),
 }
 
 

@@ -110,15 +110,15 @@ REFUSALS: list[tuple[str, dict[str, Any], int, str | None, str]] = [
      "No such work order."),
     ("another currency", {"currency": "USD"}, 422, "currency",
      "This inbox takes payments in EUR, not 'USD'."),
-    ("nothing to pay", {"amount": "0"}, 422, "amount", "amount must be more than zero."),
+    ("nothing to pay", {"amount": "0"}, 422, "amount", "The amount must be more than zero."),
     ("too many decimals", {"amount": "1.005"}, 422, "amount",
      "EUR amounts have at most 2 decimal places."),
     ("no time zone", {"paidAt": "2026-12-01T10:30:00"}, 422, "paidAt",
-     "paidAt must be a moment with its time zone (ISO 8601)."),
+     "Give the moment it was paid with its time zone (ISO 8601)."),
     ("no reference", {"reference": None}, 422, "reference",
-     "reference must be a text (the payment's reference)."),
+     "The reference must be a text (the payment's reference)."),
     ("nobody named", {"customerId": None}, 422, "customerId",
-     "Name the customer (customerId) or the work order (workOrderId)."),
+     "Name the customer or the work order the payment is for."),
 ]  # fmt: skip
 
 
@@ -384,8 +384,8 @@ async def test_a_persons_key_cannot_take_a_notifications_key(
         [error] = answer["userErrors"]
         assert (error["code"], error["field"]) == ("INVALID_INPUT", "idempotencyKey")
         assert error["message"] == (
-            f"idempotencyKey may not begin with {key[: key.index(':') + 1]!r}: such keys are "
-            "the server's own."
+            f"An idempotency key may not begin with '{key[: key.index(':') + 1]}': such keys "
+            "are the server's own."
         )
     posted = await sender.send(paid(shop), "msg_100")
     assert (posted.status_code, posted.json()["changed"]) == (200, True)

@@ -209,8 +209,8 @@ async def test_routing_changed_under_open_orders_moves_their_unstarted_gates(
         ("print", ["print"], "followsCodes", "That would make a loop: Print waits for Print."),
         ("delivery", ["print"], "departmentCode", "Delivery cannot follow other departments"),
         ("print", ["sales"], "followsCodes", "not Sales"),
-        ("print", ["nope"], "followsCodes", "No department 'nope'"),
-        ("nope", [], "departmentCode", "No department 'nope'"),
+        ("print", ["nope"], "followsCodes", "No department has the code 'nope'"),
+        ("nope", [], "departmentCode", "No department has the code 'nope'"),
     ],
 )  # fmt: skip
 async def test_a_route_that_cannot_be_is_refused_and_changes_nothing(

@@ -59,7 +59,7 @@ async def test_one_scan_starts_the_next_finishes(shop: Shop, api: Client, server
         ("on hold", "fin", "WO-000001 · Finishing — The work order is on hold: its tasks "
                            "wait until it is resumed."),
         ("cancelled", "pat", "WO-000001 · Print — The work order is cancelled."),
-        ("done", "pat", "WO-000001 · Print — Cannot start a task that is done"),
+        ("done", "pat", "WO-000001's Print task is already done."),
         ("too long", "pat", "That is too long for an order number or an order's address."),
         ("empty", "pat", "Scan a job ticket."),
     ],

@@ -271,7 +271,7 @@ async def test_an_unknown_department_is_not_found(server: str, shop: Shop) -> No
     finally:
         await socket.ws.close()
     assert error_codes(ended) == ["NOT_FOUND"], ended
-    assert "Unknown department code 'bindery'" in json.dumps(ended)
+    assert "No department has the code 'bindery'." in json.dumps(ended)
 
 
 # -- 2. field rules inside a WorkOrderEvent ----------------------------------------------------

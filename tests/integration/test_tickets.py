@@ -125,7 +125,7 @@ async def test_the_api_gives_the_same_address_and_departments(
         ("display", "mine", {}, 403, "Wall display tokens"),
         ("pat", "nope", {}, 404, "No work order has the id 'nope'"),
         ("pat", "customer", {}, 404, "No work order has the id"),
-        ("pat", "mine", {"paper": "a3"}, 400, "paper is a4 or letter"),
+        ("pat", "mine", {"paper": "a3"}, 400, "Choose A4 or Letter paper"),
     ],
 )  # fmt: skip
 async def test_refusals_say_why(

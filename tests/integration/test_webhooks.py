@@ -297,12 +297,12 @@ async def test_only_its_kinds_and_departments_are_sent(
         (
             {"url": "ftp://example.com/x"},
             "url",
-            "url must be a web address such as https://example.com/hooks.",
+            "Give a web address such as https://example.com/hooks.",
         ),
         (
             {"url": "https://user:pw@example.com/"},
             "url",
-            "url must not carry a user name or password.",
+            "Take the user name and password out of the web address.",
         ),
         ({"eventKinds": []}, "eventKinds", "Choose at least one kind of event to send."),
         (
@@ -312,7 +312,11 @@ async def test_only_its_kinds_and_departments_are_sent(
             "shop's work.",
         ),
         ({"departmentCodes": ["nope"]}, "departmentCodes", "Unknown department code(s): nope."),
-        ({"description": "x" * 501}, "description", "description is longer than 500 characters."),
+        (
+            {"description": "x" * 501},
+            "description",
+            "Shorten the description to at most 500 characters.",
+        ),
     ],
 )
 async def test_a_bad_webhook_is_refused_in_words_and_nothing_is_made(

@@ -60,13 +60,13 @@ class Case:
 
 
 CASES = [
-    Case("number of 41 characters", {"order_no": "N" * 41}, R.BAD_ORDER_NUMBER, "1-40 letters"),
+    Case("number of 41 characters", {"order_no": "N" * 41}, R.BAD_ORDER_NUMBER, "1 to 40 letters"),
     Case("number of 40 characters", {"order_no": "N" * 40}, None),
     Case("number padded", {"order_no": "  L-7/a.b_c  "}, None),
-    Case("number with a space", {"order_no": "L 7"}, R.BAD_ORDER_NUMBER, "orderNumber"),
-    Case("number with a formula", {"order_no": "=1+1"}, R.BAD_ORDER_NUMBER, "starting with"),
-    Case("number with a NUL", {"order_no": "L7\x00"}, R.BAD_ORDER_NUMBER, "orderNumber"),
-    Case("number with a newline", {"order_no": "L7\nL8"}, R.BAD_ORDER_NUMBER, "orderNumber"),
+    Case("number with a space", {"order_no": "L 7"}, R.BAD_ORDER_NUMBER, "An order number"),
+    Case("number with a formula", {"order_no": "=1+1"}, R.BAD_ORDER_NUMBER, "beginning with"),
+    Case("number with a NUL", {"order_no": "L7\x00"}, R.BAD_ORDER_NUMBER, "An order number"),
+    Case("number with a newline", {"order_no": "L7\nL8"}, R.BAD_ORDER_NUMBER, "An order number"),
     Case(
         "bad number before no customer",
         {"order_no": "#7", "customer_name": None},
@@ -83,7 +83,7 @@ CASES = [
         "customer of 201 characters",
         {"customer_name": "C" * 201},
         R.BAD_CUSTOMER_NAME,
-        "customer name is longer than 200 characters",
+        "Shorten the customer name to at most 200 characters",
     ),
     Case("customer of 200 characters, padded", {"customer_name": f"  {'C' * 200}  "}, None),
     Case(
@@ -97,7 +97,7 @@ CASES = [
         "notes too big",
         {"notes": "n" * 16_400},
         R.BAD_DETAILS,
-        "details is larger than 16384 bytes. They would hold the notes",
+        "Shorten the job details to at most 16384 bytes. They would hold the notes",
     ),
     Case("notes too big in UTF-8", {"notes": "é" * 8_200}, R.BAD_DETAILS, "16384 bytes"),
     Case("notes under the cap", {"notes": "n" * 16_000}, None),
@@ -175,7 +175,7 @@ def user(name: str | None, email: str = "kim@legacy.test") -> LegacyUser:
 USER_CASES = [
     UserCase("a name", user("  Kim Lee "), "Kim Lee"),
     UserCase("a name of 200 characters", user("K" * 200), "K" * 200),
-    UserCase("a name of 201 characters", user("K" * 201), None, "longer than 200 characters"),
+    UserCase("a name of 201 characters", user("K" * 201), None, "at most 200 characters"),
     UserCase("a name with a NUL", user("Kim\x00"), None, "NUL"),
     UserCase("a name with a lone surrogate", user("Kim \udfff"), None, "surrogate"),
     UserCase("no name: the email's local part", user(None), "kim"),
@@ -184,7 +184,7 @@ USER_CASES = [
         "no name and a local part of 201 characters",
         user(None, f"{'k' * 201}@legacy.test"),
         None,
-        "longer than 200 characters",
+        "at most 200 characters",
     ),
 ]
 

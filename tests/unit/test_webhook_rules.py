@@ -1,12 +1,16 @@
 """Webhooks' rules in the domain: where a webhook may send, how an answer is judged (when
 a failed delivery is tried again: test_outbox_rules.py)."""
 
+from types import SimpleNamespace
+
+import aiohttp
 import pytest
 
 from domain import webhooks
 from domain.errors import DomainError
 from domain.webhooks import Verdict
 from workers.webhook_targets import Reached, reachable
+from workers.webhooks import unreached
 
 
 @pytest.mark.parametrize(
@@ -43,8 +47,8 @@ def test_a_host_with_any_refused_address_is_refused_unless_private_ones_are_allo
     with pytest.raises(DomainError) as refused:
         webhooks.check_addresses(target, ["93.184.215.14", "10.0.0.5"], allow_private=False)
     assert refused.value.message == (
-        "url's host hooks.example.com is a private address (10.0.0.5); webhooks only reach "
-        "the public internet here."
+        "The web address's host hooks.example.com is a private address (10.0.0.5); webhooks "
+        "only reach the public internet here."
     )
     webhooks.check_addresses(target, ["10.0.0.5"], allow_private=True)
     webhooks.check_addresses(target, ["93.184.215.14"], allow_private=False)
@@ -53,20 +57,28 @@ def test_a_host_with_any_refused_address_is_refused_unless_private_ones_are_allo
 @pytest.mark.parametrize(
     ("url", "https_only", "says"),
     [
-        ("http://example.com/x", True, "url must use https: a webhook's events leave the shop."),
+        ("http://example.com/x", True, "Use an https address: a webhook's events leave the shop."),
         (
             "ftp://example.com/x",
             False,
-            "url must be a web address such as https://example.com/hooks.",
+            "Give a web address such as https://example.com/hooks.",
         ),
-        ("https:///nohost", False, "url must be a web address such as https://example.com/hooks."),
-        ("https://a:b@example.com/", False, "url must not carry a user name or password."),
+        ("https:///nohost", False, "Give a web address such as https://example.com/hooks."),
+        (
+            "https://a:b@example.com/",
+            False,
+            "Take the user name and password out of the web address.",
+        ),
         (
             "https://example.com:99999/",
             False,
-            "url is not a web address: Port out of range 0-65535.",
+            "The web address is not valid: check its host and port.",
         ),
-        ("https://example.com/" + "a" * 2000, False, "url is longer than 2000 characters."),
+        (
+            "https://example.com/" + "a" * 2000,
+            False,
+            "Shorten the web address to at most 2000 characters.",
+        ),
     ],
 )
 def test_a_url_a_webhook_cannot_use_is_refused_in_words(
@@ -102,11 +114,17 @@ def test_a_secret_is_a_standard_webhooks_secret_and_never_the_same() -> None:
 @pytest.mark.parametrize(
     ("url", "says"),
     [
-        ("http://127.0.0.1:8080/in", "url's host 127.0.0.1 is a loopback address (127.0.0.1)"),
-        ("http://localhost/in", "url's host localhost is a loopback address"),
-        ("http://[::1]/in", "url's host ::1 is a loopback address (::1)"),
-        ("http://169.254.169.254/latest", "url's host 169.254.169.254 is a link-local address"),
-        ("http://10.0.0.7/in", "url's host 10.0.0.7 is a private address (10.0.0.7)"),
+        (
+            "http://127.0.0.1:8080/in",
+            "The web address's host 127.0.0.1 is a loopback address (127.0.0.1)",
+        ),
+        ("http://localhost/in", "The web address's host localhost is a loopback address"),
+        ("http://[::1]/in", "The web address's host ::1 is a loopback address (::1)"),
+        (
+            "http://169.254.169.254/latest",
+            "The web address's host 169.254.169.254 is a link-local address",
+        ),
+        ("http://10.0.0.7/in", "The web address's host 10.0.0.7 is a private address (10.0.0.7)"),
     ],
 )
 async def test_a_url_inside_the_shop_is_refused_unless_private_addresses_are_allowed(
@@ -122,7 +140,7 @@ async def test_a_url_inside_the_shop_is_refused_unless_private_addresses_are_all
 async def test_production_wants_https_unless_private_addresses_are_allowed() -> None:
     with pytest.raises(DomainError) as refused:
         await reachable(webhooks.Policy(https_only=True), "http://93.184.215.14/in")
-    assert refused.value.message == "url must use https: a webhook's events leave the shop."
+    assert refused.value.message == "Use an https address: a webhook's events leave the shop."
     found = await reachable(webhooks.Policy(https_only=False), "http://93.184.215.14/in")
     assert found.target.port == 80
 
@@ -144,3 +162,34 @@ def test_an_attempt_goes_to_the_checked_address_with_the_host_it_names(
     found = Reached(webhooks.target(url, https_only=False), address)
     assert str(found.request_url()) == request_url
     assert found.host_header() == host
+
+
+async def test_a_host_that_cannot_be_found_is_said_in_words_not_the_lookups_errno() -> None:
+    # .invalid never resolves (RFC 6761): the lookup fails without reaching a network.
+    with pytest.raises(DomainError) as refused:
+        await reachable(webhooks.Policy(allow_private=False), "https://nowhere.invalid/in")
+    assert (refused.value.field, refused.value.message) == (
+        "url",
+        "The web address's host nowhere.invalid could not be found.",
+    )
+
+
+_KEY = SimpleNamespace(host="hooks.example.com", port=443, ssl=True)
+
+
+@pytest.mark.parametrize(
+    ("failed", "why"),
+    [
+        (
+            aiohttp.ClientConnectorError(_KEY, ConnectionRefusedError(111, "Connection refused")),  # type: ignore[arg-type]
+            "nothing answered at its address",
+        ),
+        (aiohttp.ServerDisconnectedError(), "it closed the connection without an answer"),
+        (aiohttp.ClientPayloadError("cut short"), "its answer broke off"),
+        (aiohttp.InvalidURL("x"), "the connection failed"),
+    ],
+)
+def test_a_receiver_out_of_reach_is_said_in_words_not_the_exceptions_text(
+    failed: aiohttp.ClientError, why: str
+) -> None:
+    assert unreached(failed) == f"Could not reach the receiver: {why}"

@@ -43,7 +43,7 @@ async def logout(info: Info, input: LogoutInput) -> LogoutPayload:
         viewer = viewer_of(info)
         if input.revoke_api_tokens and not input.everywhere:
             raise validation.invalid(
-                "revokeApiTokens goes with everywhere: true.", "revokeApiTokens"
+                "API tokens are revoked only with signing out everywhere.", "revokeApiTokens"
             )
         if input.everywhere:
             kinds = people.PASSWORD_MADE if input.revoke_api_tokens else people.SESSIONS

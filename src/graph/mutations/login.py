@@ -1,5 +1,7 @@
 """login: exchange email and password for a session token."""
 
+from datetime import datetime
+
 import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
 from strawberry import relay
@@ -8,7 +10,7 @@ from api.auth import load_viewer
 from api.throttle import Namespace, email_account, user_account
 from db import people
 from db.credentials import Lane
-from domain import validation
+from domain import devices, validation
 from graph.context import Info
 from graph.errors import UserError
 from graph.mutations.base import mutate
@@ -54,7 +56,10 @@ async def login(info: Info, input: LoginInput) -> LoginPayload:
 
     async def work(conn: AsyncConnection) -> LoginPayload:
         assert proven is not None
-        issued = await people.start_session(conn, proven, context.services.session_ttl_seconds)
+        now = datetime.now(context.services.time_zone)
+        name = devices.session_name(context.user_agent, now)
+        ttl = context.services.session_ttl_seconds
+        issued = await people.start_session(conn, proven, ttl, name)
         # The rest of this request acts as the user who just signed in (so that, for
         # example, `login { user { email } }` is readable).
         context.viewer = await load_viewer(context.services, issued.token, conn)

@@ -87,10 +87,18 @@ export function duration(since, now = Date.now()) {
 // server's to say (`isLate`).
 export function dueText(dueAt, late, now = Date.now()) {
   if (!dueAt) return "";
+  if (late) return `${overdue(dueAt, now)} late`;
   const due = Date.parse(dueAt);
-  const span = (from, to) => (to - from < 60000 ? "under 1 min" : duration(new Date(from).toISOString(), to));
-  if (late) return `${span(due, now)} late`;
   return due > now ? `due in ${span(now, due)}` : "due now";
+}
+
+// How long past its due date an order is: "8 h 7 min" (the Late badge says the rest).
+export function overdue(dueAt, now = Date.now()) {
+  return span(Date.parse(dueAt), now);
+}
+
+function span(from, to) {
+  return to - from < 60000 ? "under 1 min" : duration(new Date(from).toISOString(), to);
 }
 
 // An address as lines a person reads: street lines, then "postcode city", then country.

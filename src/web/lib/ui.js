@@ -6,7 +6,8 @@ import { NetworkError, RequestError } from "./graphql.js";
 
 // The formatters live in format.js (the wall display uses them too).
 export {
-  addressLines, amountHint, balances, decimal, dueText, duration, money, possessive, readAmount,
+  addressLines, amountHint, balances, decimal, dueText, duration, money, overdue, possessive,
+  readAmount,
 } from "./format.js";
 
 let counter = 0;

@@ -41,6 +41,5 @@ export function Admin({ section, me }) {
     ${section === "inboxes" ? html`<${Inboxes} />` : null}
     ${section === "mail" ? html`<${AdminMail} />` : null}
     ${section === "stale" ? html`<${Stale} />` : null}
-    ${current ? null : html`<p>No such section. <${Link} href="/admin/people">People<//></p>`}
-    <p class="hint">Release, Complete and Reopen of a task are on its work order’s page.</p>`;
+    ${current ? null : html`<p>No such section. <${Link} href="/admin/people">People<//></p>`}`;
 }

@@ -8,7 +8,9 @@ import { html, useEffect, useReducer, useRef, useState } from "../lib/html.js";
 import { lanes } from "../lib/queue.js";
 import { Link } from "../lib/router.js";
 import { rolesOf, transport } from "../lib/session.js";
-import { LiveStatus, addressLines, dueText, duration, messageOf, useId, useNow, useTitle } from "../lib/ui.js";
+import {
+  LiveStatus, addressLines, dueText, duration, messageOf, overdue, useId, useNow, useTitle,
+} from "../lib/ui.js";
 import { ScanField } from "./scan.js";
 
 export const QUEUE_SNAPSHOT = gql`
@@ -99,14 +101,14 @@ function tasksReducer(tasks, action) {
   return next;
 }
 
-// The order's time on a queue's task: Rush, and the due date ("due in 3 h", "Late: 2 h").
+// The order's time on a queue's task: Rush, and the due date ("due in 3 h", "Late by 2 h").
 function TaskTime({ task, now }) {
   const late = task.workOrder.isLate;
   if (!task.dueAt && task.priority !== "RUSH") return null;
   return html`<span class="task-due">
     ${task.priority === "RUSH" ? html`<span class="badge rush"><span aria-hidden="true">⚡ </span>Rush</span> ` : null}
     ${late ? html`<span class="badge late"><span aria-hidden="true">! </span>Late</span> ` : null}
-    ${task.dueAt ? html`<span class=${"due" + (late ? " late" : "")}>${dueText(task.dueAt, late, now)}</span>` : null}
+    ${task.dueAt ? html`<span class=${"due" + (late ? " late" : "")}>${late ? "by " + overdue(task.dueAt, now) : dueText(task.dueAt, late, now)}</span>` : null}
   </span>`;
 }
 

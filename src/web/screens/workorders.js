@@ -202,7 +202,7 @@ export function WorkOrders({ me, path }) {
               </tr>`)}
             </tbody>
           </table></div>
-          <p class="paging" role="status">Showing ${orders.length} work order${orders.length === 1 ? "" : "s"}.
+          <p class="paging" role="status">Showing ${orders.length} work order${orders.length === 1 ? "" : "s"}.${" "}
             ${selected.length
               ? html`<${Link} class="button" href=${"/tickets?ids=" + selected.map(encodeURIComponent).join(",")}>
                   Print ${selected.length} ticket${selected.length === 1 ? "" : "s"}<//>`

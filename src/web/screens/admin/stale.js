@@ -56,7 +56,8 @@ export function Stale() {
   const tasks = list.data ? list.data.staleTasks.edges.map((e) => e.node) : [];
   return html`
     <h2>Stale work</h2>
-    <p class="hint">Tasks started and untouched for a long while: ask after them, or release them to their queue.</p>
+    <p class="hint">Tasks started and untouched for a long while: ask after them, or release them to their queue.
+      Complete and Reopen of a task are on its work order’s page.</p>
     <${ErrorMessage} error=${list.error} />
     ${done ? html`<p class="message success" role="status"><span aria-hidden="true">✓ </span>${done}</p>` : null}
     ${!list.data
