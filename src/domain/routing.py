@@ -144,6 +144,33 @@ def proof_makers(departments: Collection[ProofFacts]) -> list[int]:
     )
 
 
+# Where each kind of department stands in a list of the shop's departments: the floor's
+# route first, delivery (the last work) after it, then the office.
+_KIND_PLACE = {
+    DepartmentKind.PRODUCTION: 0,
+    DepartmentKind.DELIVERY: 1,
+    DepartmentKind.SALES: 2,
+    DepartmentKind.ACCOUNTS: 2,
+}
+
+
+def route_order(departments: Collection[DepartmentFacts], routing: Routing) -> list[int]:
+    """The departments' ids in route order, the one order of every list of departments or
+    of an order's tasks: a production department after every department it follows, also
+    through departments an order lacks (its step is one more than the furthest step of
+    those it follows), ties by name; then delivery, then the office (Sales, Accounts)."""
+    steps: dict[int, int] = {}
+
+    def step(department: int) -> int:
+        if department not in steps:
+            before = (step(f) for f in routing.get(department, ()))
+            steps[department] = 1 + max(before, default=-1)
+        return steps[department]
+
+    ranked = sorted(departments, key=lambda d: (_KIND_PLACE[d.kind], step(d.id), d.name, d.id))
+    return [d.id for d in ranked]
+
+
 def check_follows(
     department: DepartmentFacts,
     follows: Sequence[DepartmentFacts],
