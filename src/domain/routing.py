@@ -54,25 +54,25 @@ def on_order(status: TaskStatus) -> bool:
 
 
 def waits_for(task: TaskFacts, tasks: Sequence[TaskFacts], routing: Routing) -> list[TaskFacts]:
-    """The order's tasks that `task` waits for, in department order. A removed task is
-    as absent."""
+    """The order's tasks that `task` waits for, in the order of `tasks` (an order's tasks
+    are read in route order). A removed task is as absent."""
     kept = [t for t in tasks if on_order(t.status)]
     if task.kind is DepartmentKind.DELIVERY:
-        found = [t for t in kept if t.kind is DepartmentKind.PRODUCTION and t.gates_delivery]
-    else:
-        present = {t.department_id: t for t in kept if t.kind is DepartmentKind.PRODUCTION}
-        found, seen = [], {task.department_id}
-        todo = list(routing.get(task.department_id, ()))
-        while todo:
-            department = todo.pop()
-            if department in seen:
-                continue
-            seen.add(department)
-            if department in present:
-                found.append(present[department])
-            else:
-                todo.extend(routing.get(department, ()))
-    return sorted(found, key=lambda t: t.department_id)
+        return [t for t in kept if t.kind is DepartmentKind.PRODUCTION and t.gates_delivery]
+    present = {t.department_id for t in kept if t.kind is DepartmentKind.PRODUCTION}
+    found: set[int] = set()
+    seen = {task.department_id}
+    todo = list(routing.get(task.department_id, ()))
+    while todo:
+        department = todo.pop()
+        if department in seen:
+            continue
+        seen.add(department)
+        if department in present:
+            found.add(department)
+        else:
+            todo.extend(routing.get(department, ()))
+    return [t for t in kept if t.department_id in found]
 
 
 def can_follow(kind: DepartmentKind) -> bool:

@@ -1,7 +1,7 @@
 """Route order, one rule everywhere: the departments list, an order's tasks (alone and on
-a page), the departments it can be given, its job ticket (API and PDF) and Insights list
-a department after those it follows, ties by name, delivery last - in a shop whose
-creation order, codes and names all disagree with its route."""
+a page) and what its delivery waits for, the departments it can be given, its job ticket
+(API and PDF) and Insights list a department after those it follows, ties by name,
+delivery last - in a shop whose creation order, codes and names disagree with its route."""
 
 import io
 from datetime import UTC, datetime, timedelta
@@ -36,7 +36,7 @@ ADD = """mutation($i: AddWorkOrderDepartmentInput!) {
   addWorkOrderDepartment(input: $i) { userErrors { message } } }"""
 DEPARTMENT_LIST = "query { departments { name } }"
 ORDER = """query($id: ID!) { workOrder(id: $id) {
-  tasks { department { name } } addableDepartments { name }
+  tasks { department { name } waitingFor { name } } addableDepartments { name }
   ticket { departments { name } } } }"""
 PAGE = """query { workOrders(first: 10) { edges { node {
   orderNumber tasks { department { name } } } } } }"""
@@ -81,6 +81,8 @@ async def test_an_orders_tasks_and_ticket_alone_and_on_a_page(routed: Shop, api:
     found = (await sam(ORDER, {"id": gid("WorkOrder", order)}))["workOrder"]
     assert names(found["tasks"]) == ["Print", "Binding", "Finishing", "Delivery"]
     assert [d["name"] for d in found["ticket"]["departments"]] == names(found["tasks"])
+    delivery = found["tasks"][-1]["waitingFor"]
+    assert [d["name"] for d in delivery] == ["Print", "Binding", "Finishing"]
     # A page reads its orders' tasks ahead, by another statement: the same order.
     await routed.order(["a-finishing"])
     page = (await sam(PAGE))["workOrders"]["edges"]
