@@ -1429,7 +1429,8 @@ ORDER BY w.created_at, w.id
 -- name: export_task_transitions
 -- Every task move in [:from, :to), in the order they happened, with how long the task
 -- had been in the state it left (since its previous move, or since it was created).
-SELECT w.order_number, d.code AS department, h.from_status, h.to_status, h.action,
+SELECT w.order_number, d.code AS department, d.name AS department_name, h.from_status,
+       h.to_status, h.action,
        u.name AS actor, h.reason, h.occurred_at,
        CAST(extract(epoch FROM h.occurred_at - coalesce(
            (SELECT p.occurred_at FROM task_transitions p
