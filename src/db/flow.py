@@ -22,7 +22,8 @@ def _stats(row: Any, prefix: str) -> DurationStats:
 async def department_flow(
     conn: AsyncConnection, window: Window, department_ids: list[int], zone: ZoneInfo
 ) -> list[DepartmentFlow]:
-    """The departments' figures, in id order; every day of the window in `zone` listed."""
+    """The departments' figures, in the order of `department_ids`; every day of the window
+    in `zone` listed."""
     rows = await conn.execute(
         Q["department_flow"],
         {
@@ -33,19 +34,23 @@ async def department_flow(
         },
     )
     days = window.days(zone)
-    return [
-        DepartmentFlow(
-            department_id=row.department_id,
-            started=row.wait_count,
-            completed=row.completed,
-            wait=_stats(row, "wait"),
-            work=_stats(row, "work"),
-            wip=row.wip,
-            waiting=row.waiting,
-            per_day=[(day, row.per_day.get(day.isoformat(), 0)) for day in days],
-        )
-        for row in rows
-    ]
+    place = {department: i for i, department in enumerate(department_ids)}
+    return sorted(
+        (
+            DepartmentFlow(
+                department_id=row.department_id,
+                started=row.wait_count,
+                completed=row.completed,
+                wait=_stats(row, "wait"),
+                work=_stats(row, "work"),
+                wip=row.wip,
+                waiting=row.waiting,
+                per_day=[(day, row.per_day.get(day.isoformat(), 0)) for day in days],
+            )
+            for row in rows
+        ),
+        key=lambda figures: place[figures.department_id],
+    )
 
 
 async def order_flow(conn: AsyncConnection, window: Window) -> OrderFlow:

@@ -630,10 +630,11 @@ LIMIT 1
 SELECT * FROM department_tasks WHERE id = ANY(CAST(:ids AS bigint[]))
 
 -- name: tasks_by_work_order
+-- In id order: db/reads.py puts each order's tasks in route order.
 SELECT t.*, d.kind AS department_kind
 FROM department_tasks t JOIN departments d ON d.id = t.department_id
 WHERE t.work_order_id = ANY(CAST(:ids AS bigint[]))
-ORDER BY t.work_order_id, d.kind = 'DELIVERY', t.id
+ORDER BY t.work_order_id, t.id
 
 -- name: task_history
 SELECT * FROM task_transitions
@@ -655,7 +656,8 @@ ORDER BY ud.user_id, d.code
 -- Everything a page of work orders may show about them, in one round trip, as one JSON
 -- object of table rows by part; each part is read only when its flag asks for it (an
 -- empty part is null). Users are the creators, history actors, pickers and task-history
--- actors; departments are the tasks' and the pickers'. Rows come in the order of the
+-- actors; departments are the tasks' and the pickers'; `route` is every department, to put
+-- each order's tasks in route order. Rows come in the order of the
 -- per-relation statements above. JSON, not arrays of composite values: asyncpg decodes a
 -- composite value into a record of its own, field by field (a 50-order page's relations:
 -- 0.67 ms of CPU, against 0.28 ms to fetch and parse them as JSON; db/reads.py turns the
@@ -681,6 +683,7 @@ SELECT CAST(json_build_object(
   'departments', (SELECT json_agg(d) FROM departments d
                   WHERE d.id IN (SELECT department_id FROM page_tasks)
                      OR d.id IN (SELECT department_id FROM links)),
+  'route', (SELECT json_agg(d) FROM departments d WHERE :tasks),
   'users', (SELECT json_agg(u) FROM users u
             WHERE (:creators AND u.id IN (SELECT created_by FROM page))
                OR u.id IN (SELECT actor_id FROM history)
@@ -1426,7 +1429,8 @@ ORDER BY w.created_at, w.id
 -- name: export_task_transitions
 -- Every task move in [:from, :to), in the order they happened, with how long the task
 -- had been in the state it left (since its previous move, or since it was created).
-SELECT w.order_number, d.code AS department, h.from_status, h.to_status, h.action,
+SELECT w.order_number, d.code AS department, d.name AS department_name, h.from_status,
+       h.to_status, h.action,
        u.name AS actor, h.reason, h.occurred_at,
        CAST(extract(epoch FROM h.occurred_at - coalesce(
            (SELECT p.occurred_at FROM task_transitions p

@@ -32,7 +32,7 @@ from db.rows import (
     WorkOrderTransitionRow,
 )
 from domain.enums import DepartmentKind
-from domain.routing import ProofFacts, Routing, proof_makers
+from domain.routing import DepartmentFacts, ProofFacts, Routing, proof_makers, route_order
 
 R = TypeVar("R", bound=TableRow)
 
@@ -71,7 +71,9 @@ async def tasks(conn: AsyncConnection, ids: Sequence[int]) -> list[TaskRow]:
 
 
 async def tasks_of_work_orders(conn: AsyncConnection, ids: Sequence[int]) -> list[TaskRow]:
-    return await _by_ids(conn, "tasks_by_work_order", ids, TaskRow)
+    """Each order's tasks in route order (`in_route_order`)."""
+    tasks = await _by_ids(conn, "tasks_by_work_order", ids, TaskRow)
+    return in_route_order(tasks, await all_departments(conn))
 
 
 async def task_history(conn: AsyncConnection, ids: Sequence[int]) -> list[TaskTransitionRow]:
@@ -132,7 +134,23 @@ async def customer_ledger_page(
 
 
 async def all_departments(conn: AsyncConnection) -> list[DepartmentRow]:
-    return await _all(conn, "departments_all", {}, DepartmentRow)
+    """Every department, in route order (domain.routing.route_order)."""
+    departments = await _all(conn, "departments_all", {}, DepartmentRow)
+    places = _route_places(departments)
+    return sorted(departments, key=lambda d: places[d.id])
+
+
+def _route_places(departments: Sequence[DepartmentRow]) -> dict[int, int]:
+    facts = [DepartmentFacts(d.id, d.code, DepartmentKind(d.kind), d.name) for d in departments]
+    ranked = route_order(facts, routing_of(departments))
+    return {department: place for place, department in enumerate(ranked)}
+
+
+def in_route_order(tasks: Iterable[TaskRow], departments: Sequence[DepartmentRow]) -> list[TaskRow]:
+    """Tasks grouped by work order (in id order), each order's in the route order of their
+    departments, which `departments` (every one of the shop's) tells."""
+    places = _route_places(departments)
+    return sorted(tasks, key=lambda t: (t.work_order_id, places[t.department_id]))
 
 
 def routing_of(departments: Iterable[DepartmentRow]) -> Routing:
@@ -173,7 +191,7 @@ class PageRelations:
     customers: list[CustomerRow]
     users: list[UserRow]
     departments: list[DepartmentRow]
-    tasks_of: dict[int, list[TaskRow]]  # by work order, in the order tasks_by_work_order has
+    tasks_of: dict[int, list[TaskRow]]  # by work order, in route order
     history_of: dict[int, list[WorkOrderTransitionRow]]  # by work order
     moves_of: dict[int, list[TaskTransitionRow]]  # task history, by task
     memberships_of: dict[int, list[MembershipRow]]  # by user
@@ -197,7 +215,7 @@ async def work_order_page_relations(
     tasks = TaskRow.from_json(found["tasks"])
     for task in tasks:
         task.department_kind = kinds[task.department_id]
-    tasks.sort(key=lambda t: (t.work_order_id, t.department_kind == DepartmentKind.DELIVERY, t.id))
+    tasks = in_route_order(tasks, DepartmentRow.from_json(found["route"]))
     return PageRelations(
         customers=CustomerRow.from_json(found["customers"]),
         users=UserRow.from_json(found["users"]),

@@ -1,14 +1,16 @@
-"""The spreadsheets' rows: one header and one function per export, from a row of its
-statement (db/exports.py) to cells. Text a spreadsheet would run as a formula is defused;
-numbers stay numbers."""
+"""The spreadsheets' rows: one list of columns and one function per export, from a row of
+its statement (db/exports.py) to cells. Text a spreadsheet would run as a formula is
+defused; numbers stay numbers. Two forms of each: for people, headers and statuses in
+words; for machines (`keys`), the column keys and the API's names, as they always were."""
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from enum import StrEnum
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
-from domain import ledger
-from domain.enums import LedgerEntryKind, WorkOrderStatus
+from domain import ledger, words
+from domain.enums import LedgerEntryKind, TaskAction, TaskStatus, WorkOrderStatus
 from domain.money import Money, exponent
 from domain.transitions import is_late
 
@@ -39,13 +41,33 @@ def seconds(value: float | None) -> str:
     return "" if value is None else f"{value:.3f}"
 
 
+E = TypeVar("E", bound=StrEnum)
+
+
+def said(value: E, vocabulary: Mapping[E, str], keys: bool) -> str:
+    """A status, move or kind: the API's name for machines, else in words ("In progress")."""
+    return value.value if keys else vocabulary[value].capitalize()
+
+
+# A column: its key (for machines) and its header in words.
+Columns = list[tuple[str, str]]
+
+
+def header(columns: Columns, keys: bool) -> Cells:
+    return [key if keys else heading for key, heading in columns]
+
+
 WORK_ORDERS = [
-    "order", "customer", "created", "due", "completed", "status", "late", "currency",
-    "quote", "charged", "paid", "other_currencies", "lead_time_seconds",
+    ("order", "Order"), ("customer", "Customer"), ("created", "Created"), ("due", "Due"),
+    ("completed", "Completed"), ("status", "Status"), ("late", "Late"),
+    ("currency", "Currency"), ("quote", "Quote"), ("charged", "Charged"), ("paid", "Paid"),
+    ("other_currencies", "Other currencies"), ("lead_time_seconds", "Lead time in seconds"),
 ]  # fmt: skip
 
 
-def work_order(row: Mapping[str, Any], zone: ZoneInfo, now: datetime, shop_currency: str) -> Cells:
+def work_order(
+    row: Mapping[str, Any], zone: ZoneInfo, now: datetime, shop_currency: str, keys: bool
+) -> Cells:
     """`late`: late now (`isLate`), or completed after the due date. Money in the quote's
     currency (the shop's without a quote); entries in any other currency are summed in
     `other_currencies`."""
@@ -68,7 +90,7 @@ def work_order(row: Mapping[str, Any], zone: ZoneInfo, now: datetime, shop_curre
         moment(row["created_at"], zone),
         moment(due, zone),
         moment(completed, zone),
-        status.value,
+        said(status, words.ORDER_STATUS, keys),
         "yes" if late else "no",
         currency,
         amount(quote),
@@ -84,18 +106,20 @@ def _in(totals: dict[str, Money], currency: str) -> str:
 
 
 TRANSITIONS = [
-    "order", "department", "from", "to", "action", "actor", "reason", "occurred_at",
-    "seconds_in_previous_state",
+    ("order", "Order"), ("department", "Department"), ("from", "From"), ("to", "To"),
+    ("action", "Move"), ("actor", "By"), ("reason", "Reason"), ("occurred_at", "When"),
+    ("seconds_in_previous_state", "Seconds in previous state"),
 ]  # fmt: skip
 
 
-def transition(row: Mapping[str, Any], zone: ZoneInfo) -> Cells:
+def transition(row: Mapping[str, Any], zone: ZoneInfo, keys: bool) -> Cells:
+    """The department by its code for machines, by its name for people."""
     return [
         text(row["order_number"]),
-        text(row["department"]),
-        row["from_status"],
-        row["to_status"],
-        row["action"],
+        text(row["department"] if keys else row["department_name"]),
+        said(TaskStatus(row["from_status"]), words.TASK_STATUS, keys),
+        said(TaskStatus(row["to_status"]), words.TASK_STATUS, keys),
+        said(TaskAction(row["action"]), words.TASK_ACTION, keys),
         text(row["actor"]),
         text(row["reason"]),
         moment(row["occurred_at"], zone),
@@ -103,14 +127,18 @@ def transition(row: Mapping[str, Any], zone: ZoneInfo) -> Cells:
     ]
 
 
-LEDGER = ["posted_at", "kind", "memo", "order", "amount", "currency", "balance", "posted_by"]
+LEDGER = [
+    ("posted_at", "Posted"), ("kind", "Kind"), ("memo", "Memo"), ("order", "Order"),
+    ("amount", "Amount"), ("currency", "Currency"), ("balance", "Balance"),
+    ("posted_by", "Posted by"),
+]  # fmt: skip
 
 
-def ledger_entry(row: Mapping[str, Any], zone: ZoneInfo) -> Cells:
+def ledger_entry(row: Mapping[str, Any], zone: ZoneInfo, keys: bool) -> Cells:
     currency = row["currency"]
     return [
         moment(row["posted_at"], zone),
-        row["kind"],
+        said(LedgerEntryKind(row["kind"]), words.LEDGER_KIND, keys),
         text(row["memo"]),
         text(row["order_number"]),
         amount(Money(row["amount_minor"], currency)),

@@ -54,25 +54,25 @@ def on_order(status: TaskStatus) -> bool:
 
 
 def waits_for(task: TaskFacts, tasks: Sequence[TaskFacts], routing: Routing) -> list[TaskFacts]:
-    """The order's tasks that `task` waits for, in department order. A removed task is
-    as absent."""
+    """The order's tasks that `task` waits for, in the order of `tasks` (an order's tasks
+    are read in route order). A removed task is as absent."""
     kept = [t for t in tasks if on_order(t.status)]
     if task.kind is DepartmentKind.DELIVERY:
-        found = [t for t in kept if t.kind is DepartmentKind.PRODUCTION and t.gates_delivery]
-    else:
-        present = {t.department_id: t for t in kept if t.kind is DepartmentKind.PRODUCTION}
-        found, seen = [], {task.department_id}
-        todo = list(routing.get(task.department_id, ()))
-        while todo:
-            department = todo.pop()
-            if department in seen:
-                continue
-            seen.add(department)
-            if department in present:
-                found.append(present[department])
-            else:
-                todo.extend(routing.get(department, ()))
-    return sorted(found, key=lambda t: t.department_id)
+        return [t for t in kept if t.kind is DepartmentKind.PRODUCTION and t.gates_delivery]
+    present = {t.department_id for t in kept if t.kind is DepartmentKind.PRODUCTION}
+    found: set[int] = set()
+    seen = {task.department_id}
+    todo = list(routing.get(task.department_id, ()))
+    while todo:
+        department = todo.pop()
+        if department in seen:
+            continue
+        seen.add(department)
+        if department in present:
+            found.add(department)
+        else:
+            todo.extend(routing.get(department, ()))
+    return [t for t in kept if t.department_id in found]
 
 
 def can_follow(kind: DepartmentKind) -> bool:
@@ -142,6 +142,33 @@ def proof_makers(departments: Collection[ProofFacts]) -> list[int]:
         and not d.needs_approved_proof
         and not d.gates_delivery
     )
+
+
+# Where each kind of department stands in a list of the shop's departments: the floor's
+# route first, delivery (the last work) after it, then the office.
+_KIND_PLACE = {
+    DepartmentKind.PRODUCTION: 0,
+    DepartmentKind.DELIVERY: 1,
+    DepartmentKind.SALES: 2,
+    DepartmentKind.ACCOUNTS: 2,
+}
+
+
+def route_order(departments: Collection[DepartmentFacts], routing: Routing) -> list[int]:
+    """The departments' ids in route order, the one order of every list of departments or
+    of an order's tasks: a production department after every department it follows, also
+    through departments an order lacks (its step is one more than the furthest step of
+    those it follows), ties by name; then delivery, then the office (Sales, Accounts)."""
+    steps: dict[int, int] = {}
+
+    def step(department: int) -> int:
+        if department not in steps:
+            before = (step(f) for f in routing.get(department, ()))
+            steps[department] = 1 + max(before, default=-1)
+        return steps[department]
+
+    ranked = sorted(departments, key=lambda d: (_KIND_PLACE[d.kind], step(d.id), d.name, d.id))
+    return [d.id for d in ranked]
 
 
 def check_follows(

@@ -132,7 +132,11 @@ class Query:
         row = await info.context.loaders.user.load(viewer_of(info).user_id)
         return User.of(row) if row else None
 
-    @strawberry.field(extensions=allowed(STAFF))
+    @strawberry.field(
+        extensions=allowed(STAFF),
+        description="Every department in route order: production ones after those they "
+        "follow (ties by name), then delivery, then Sales and Accounts.",
+    )
     async def departments(self, info: Info) -> list[Department]:
         return [Department.of(r) for r in await info.context.loaders.all_departments()]
 
@@ -396,7 +400,7 @@ class Query:
     ) -> FlowSummary:
         window = _window(start, end)
         departments = (await info.context.loaders.department_codes()).values()
-        ids = sorted(d.id for d in departments if has_queue(DepartmentKind(d.kind)))
+        ids = [d.id for d in departments if has_queue(DepartmentKind(d.kind))]
         zone = info.context.services.time_zone
         async with info.context.read() as conn:
             figures = await db_flow.department_flow(conn, window, ids, zone)

@@ -92,7 +92,11 @@ async def test_the_server_works_through_pgbouncer_in_transaction_mode(
             now = datetime.now(UTC) + timedelta(minutes=1)
             exported = await http.get(
                 "/export/transitions.csv",
-                params={"from": (now - timedelta(days=1)).isoformat(), "to": now.isoformat()},
+                params={
+                    "from": (now - timedelta(days=1)).isoformat(),
+                    "to": now.isoformat(),
+                    "headers": "keys",
+                },
                 headers={"authorization": f"Bearer {shop.tokens['abe']}"},
             )
             assert exported.status_code == 200, exported.text

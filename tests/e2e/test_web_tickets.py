@@ -1,6 +1,7 @@
 """Job tickets in the browser: "Print ticket" on the order page opens a ticket whose QR
 code (read from the screenshot) opens the order; two orders ticked on the work-order list
-print as two tickets, one a page, on A4 and on Letter."""
+print as two tickets, one a page, on A4 and on Letter; Design added to an order of Print
+heads its task table and its ticket, in route order."""
 
 import io
 from pathlib import Path
@@ -13,7 +14,7 @@ from playwright.async_api import expect
 
 from domain.enums import WorkOrderPriority
 from tests.e2e.web.support import OpenTab, base, shoot
-from tests.support import Shop, gid
+from tests.support import Client, Shop, gid
 
 pytestmark = pytest.mark.e2e
 
@@ -34,8 +35,9 @@ async def test_print_ticket_shows_a_ticket_whose_qr_code_opens_the_order(
     await expect(ticket.get_by_role("heading", name="WO-000001")).to_be_visible()
     await expect(ticket.get_by_text("RUSH", exact=True)).to_be_visible()
     await expect(ticket.get_by_text("40 x Posters A2")).to_be_visible()
+    # In route order: this shop's departments follow none, so by name; delivery last.
     await expect(ticket.locator(".ticket-departments li")).to_have_text(
-        ["Print", "Finishing", "Delivery"]
+        ["Finishing", "Print", "Delivery"]
     )
     await shoot(page, screenshots, "ticket", axe_source)
     png = await ticket.get_by_role("img").screenshot()
@@ -71,3 +73,39 @@ async def test_a_selection_prints_one_ticket_a_page(
         width, height = float(pages[0].mediabox.width), float(pages[0].mediabox.height)
         assert (width, height) == pytest.approx(size, abs=1.0), paper
     tab.assert_clean()
+
+
+FOLLOWS = """mutation($i: SetDepartmentFollowsInput!) {
+  setDepartmentFollows(input: $i) { userErrors { message } } }"""
+
+
+async def test_design_added_to_an_order_heads_its_tasks_and_its_ticket(
+    api: Client, server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
+) -> None:
+    for code, follows in (("print", "design"), ("finishing", "print")):
+        body = await api.as_(shop.tokens["ada"])(
+            FOLLOWS, {"i": {"departmentCode": code, "followsCodes": [follows]}}
+        )
+        assert body["setDepartmentFollows"]["userErrors"] == []
+    order = await shop.order(["print"], details={"product": "Leaflets", "quantity": 300})
+    sam = await tabs(token=shop.tokens["sam"])
+    page = sam.page
+    await page.goto(base(server) + "/orders/" + gid("WorkOrder", order))
+    await page.get_by_role("button", name="Add department").click()
+    dialog = page.get_by_role("dialog")
+    await expect(dialog.get_by_label("Department").locator("option")).to_have_text(
+        ["Design", "Finishing"]
+    )
+    await dialog.get_by_label("Department").select_option("design")
+    await dialog.get_by_role("button", name="Add department").click()
+    await expect(dialog).to_have_count(0)
+    rows = page.locator(".table-wrap tbody tr th")
+    await expect(rows).to_have_text(["Design", "Print", "Delivery"])
+    await shoot(page, screenshots, "order-route-order", axe_source)
+    await page.get_by_role("link", name="Print ticket").click()
+    ticket = page.get_by_role("article", name="Job ticket WO-000001")
+    await expect(ticket.locator(".ticket-departments li")).to_have_text(
+        ["Design", "Print", "Delivery"]
+    )
+    await shoot(page, screenshots, "ticket-route-order", axe_source)
+    sam.assert_clean()

@@ -169,8 +169,8 @@ async def test_waiting_for_is_the_delivery_gates_rule(api: Client, shop: Shop) -
         node = await api.as_(shop.tokens["ada"])(TASK, {"id": gid("DepartmentTask", tasks[code])})
         return [d["name"] for d in node["node"]["waitingFor"]]
 
-    # Design does not gate delivery; print and finishing do.
-    assert await waiting_for("delivery") == ["Print", "Finishing"]
+    # Design does not gate delivery; print and finishing do (in route order: by name here).
+    assert await waiting_for("delivery") == ["Finishing", "Print"]
     assert await waiting_for("print") == []
     pat = Actor(shop.users["pat"], is_admin=False)
     async with unit_of_work(shop.engine) as conn:

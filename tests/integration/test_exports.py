@@ -7,6 +7,7 @@ import io
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
+from urllib.parse import unquote
 
 import httpx
 import pytest
@@ -26,6 +27,7 @@ BASE = datetime(2026, 10, 5, 9, 0, tzinfo=UTC)
 END = "2026-10-06T00:00:00Z"
 NOT_A_CUSTOMER = "No customer has the id"
 WINDOW = {"from": "2026-10-05T00:00:00Z", "to": END}
+BOM = b"\xef\xbb\xbf"
 
 ORDERS = """query Orders { workOrders(first: 50) { edges { node {
   orderNumber createdAt dueAt status isLate quote { amount currency }
@@ -115,7 +117,11 @@ async def download(
     assert "attachment" in response.headers["content-disposition"]
     # Streamed: no length known up front.
     assert "content-length" not in response.headers
-    return list(csv.DictReader(io.StringIO(response.content.decode("utf-8"))))
+    # The byte order mark for people's spreadsheets, none for machines.
+    keys = params.get("headers") == "keys"
+    assert response.content.startswith(BOM) is not keys
+    text = response.content.removeprefix(BOM).decode("utf-8")
+    return list(csv.DictReader(io.StringIO(text)))
 
 
 def moment(value: str | None) -> str:
@@ -137,7 +143,9 @@ async def test_work_orders_match_the_api_row_by_row(
     shop: Shop, api: Client, http: httpx.AsyncClient, server: str
 ) -> None:
     await a_morning(shop)
-    rows = await download(http, server, "work-orders.csv", shop.tokens["abe"], **WINDOW)
+    rows = await download(
+        http, server, "work-orders.csv", shop.tokens["abe"], headers="keys", **WINDOW
+    )
     nodes = [e["node"] for e in (await api.as_(shop.tokens["abe"])(ORDERS))["workOrders"]["edges"]]
     expected = []
     for n in sorted(nodes, key=lambda n: n["createdAt"]):
@@ -181,7 +189,9 @@ async def test_transitions_match_the_api_row_by_row(
     shop: Shop, api: Client, http: httpx.AsyncClient, server: str
 ) -> None:
     await a_morning(shop)
-    rows = await download(http, server, "transitions.csv", shop.tokens["ada"], **WINDOW)
+    rows = await download(
+        http, server, "transitions.csv", shop.tokens["ada"], headers="keys", **WINDOW
+    )
     nodes = [e["node"] for e in (await api.as_(shop.tokens["ada"])(ORDERS))["workOrders"]["edges"]]
     expected = []
     for n in nodes:
@@ -213,7 +223,9 @@ async def test_a_ledger_matches_the_api_with_its_running_balance(
 ) -> None:
     await a_morning(shop)
     customer = gid("Customer", shop.customer_id)
-    rows = await download(http, server, "ledger.csv", shop.tokens["abe"], customerId=customer)
+    rows = await download(
+        http, server, "ledger.csv", shop.tokens["abe"], headers="keys", customerId=customer
+    )
     body = await api.as_(shop.tokens["abe"])(LEDGER, {"id": customer})
     entries = [e["node"] for e in body["node"]["ledger"]["edges"]][::-1]  # oldest first
     assert rows == [
@@ -277,3 +289,96 @@ async def test_a_bad_request_is_refused_in_words(
     )
     assert response.status_code == 400
     assert message in response.json()["errors"][0]["message"]
+
+
+async def a_customer_beyond_ascii(shop: Shop) -> int:
+    """Café Ünïcode's order of Print, started, charged: its pk."""
+    async with unit_of_work(shop.engine) as conn:
+        made = await customers.create_customer(conn, "Café Ünïcode", shop.users["sam"], Contact())
+    shop.customer_id = made.customer.id
+    order = await shop.order(["print"], at=at(0))
+    tasks = await task_ids(shop.engine, order)
+    await step(shop, 10, tasks["print"], TaskAction.START, "pat")
+    await post(shop, 20, order, shop.customer_id, LedgerEntryKind.CHARGE, "80", "=1+1")
+    return int(made.customer.id)
+
+
+async def fetch(http: httpx.AsyncClient, server: str, path: str, **params: str) -> httpx.Response:
+    token = params.pop("token")
+    return await http.get(
+        export_url(server, path), params=params, headers={"authorization": f"Bearer {token}"}
+    )
+
+
+def lines(response: httpx.Response) -> list[list[str]]:
+    """The file's rows, read as a spreadsheet reads UTF-8 with a byte order mark."""
+    assert response.content.startswith(BOM)
+    return list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+
+
+async def test_people_read_words_and_their_own_letters(
+    shop: Shop, http: httpx.AsyncClient, server: str
+) -> None:
+    await a_customer_beyond_ascii(shop)
+    orders = await fetch(http, server, "work-orders.csv", token=shop.tokens["abe"], **WINDOW)
+    assert "Café Ünïcode".encode() in orders.content
+    header, row = lines(orders)
+    assert header == [
+        "Order", "Customer", "Created", "Due", "Completed", "Status", "Late", "Currency",
+        "Quote", "Charged", "Paid", "Other currencies", "Lead time in seconds",
+    ]  # fmt: skip
+    assert (row[1], row[5], row[9]) == ("Café Ünïcode", "Active", "80.00")
+
+    moves = await fetch(http, server, "transitions.csv", token=shop.tokens["abe"], **WINDOW)
+    header, row = lines(moves)
+    assert header == [
+        "Order", "Department", "From", "To", "Move", "By", "Reason", "When",
+        "Seconds in previous state",
+    ]  # fmt: skip
+    assert row[1:6] == ["Print", "Waiting", "In progress", "Start", "Pat"]
+
+
+async def test_a_ledger_is_named_after_its_customer_in_ascii_and_in_utf8(
+    shop: Shop, http: httpx.AsyncClient, server: str
+) -> None:
+    customer = gid("Customer", await a_customer_beyond_ascii(shop))
+    response = await fetch(
+        http, server, "ledger.csv", token=shop.tokens["abe"], customerId=customer
+    )
+    given = response.headers["content-disposition"]
+    assert given == (
+        'attachment; filename="ledger-Cafe Unicode.csv"; '
+        "filename*=UTF-8''ledger-Caf%C3%A9%20%C3%9Cn%C3%AFcode.csv"
+    )
+    encoded = given.split("filename*=UTF-8''", 1)[1]
+    assert unquote(encoded, encoding="utf-8", errors="strict") == "ledger-Café Ünïcode.csv"
+    header, row = lines(response)
+    assert header == [
+        "Posted", "Kind", "Memo", "Order", "Amount", "Currency", "Balance", "Posted by",
+    ]  # fmt: skip
+    # Formula-like text is still defused; the kind in words.
+    assert row[1:3] == ["Charge", "'=1+1"]
+
+
+async def test_machines_keep_the_keys_without_a_byte_order_mark(
+    shop: Shop, http: httpx.AsyncClient, server: str
+) -> None:
+    await a_customer_beyond_ascii(shop)
+    response = await fetch(
+        http, server, "transitions.csv", token=shop.tokens["abe"], headers="keys", **WINDOW
+    )
+    assert response.content.startswith(b"order,department,from,to,action,actor,")
+    row = list(csv.reader(io.StringIO(response.content.decode("utf-8"))))[1]
+    assert row[1:6] == ["print", "PENDING", "STARTED", "START", "Pat"]
+
+
+@pytest.mark.parametrize("path", ["work-orders.csv", "transitions.csv", "ledger.csv"])
+async def test_a_form_other_than_words_or_keys_is_refused(
+    shop: Shop, http: httpx.AsyncClient, server: str, path: str
+) -> None:
+    params = {"customerId": gid("Customer", shop.customer_id), **WINDOW, "headers": "xml"}
+    response = await fetch(http, server, path, token=shop.tokens["abe"], **params)
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["message"] == (
+        "headers is words (for people) or keys (for machines), not 'xml'."
+    )

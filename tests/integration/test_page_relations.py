@@ -71,7 +71,7 @@ async def test_a_pages_relations_are_the_rows_read_one_relation_at_a_time(
         users |= {t.picked_up_by for t in tasks if t.picked_up_by is not None}
         departments = {t.department_id for t in tasks}
         same([t for o in orders for t in found.tasks_of.get(o, [])], tasks)
-        same([m for t in task_ids_ for m in found.moves_of.get(t, [])], moves)
+        same([m for t in sorted(task_ids_) for m in found.moves_of.get(t, [])], moves)
         same([h for o in orders for h in found.history_of.get(o, [])], history)
         same(by_id(found.users), by_id(await reads.users(conn, list(users))))
         same(by_id(found.departments), by_id(await reads.departments(conn, list(departments))))

@@ -10,14 +10,13 @@ from sqlalchemy import text
 
 from api.auth import load_viewer
 from db.engine import unit_of_work
-from db.reads import tasks_of_work_orders
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from graph.context import Context
 from graph.schema import schema
 from graph.services import SchemaServices
 from tests.support import DASHBOARD_PAGE as PAGE
-from tests.support import Shop, counting, gid
+from tests.support import Shop, counting, gid, task_ids
 
 
 async def run_page(shop: Shop, first: int) -> tuple[list[str], int]:
@@ -51,11 +50,11 @@ async def test_page_of_5_and_of_50_cost_the_same_statements_and_tasks(shop: Shop
         order = await shop.order(["print", "finishing"] if n % 2 else ["design"])
         if n % 3 == 0:
             # Some tasks picked up, so pickers and history are on the page too.
-            worker = "pat" if n % 2 else "dee"
+            department, worker = ("print", "pat") if n % 2 else ("design", "dee")
+            task = (await task_ids(shop.engine, order))[department]
             async with unit_of_work(shop.engine) as conn:
-                task = (await tasks_of_work_orders(conn, [order]))[0]
                 await transition_task(
-                    conn, task.id, TaskAction.START, Actor(shop.users[worker], False)
+                    conn, task, TaskAction.START, Actor(shop.users[worker], False)
                 )
     # Once first: what a process sets up the first time it serves a page (the plain
     # execution pass runs this after other tests, or first) is no task of the page's.
@@ -94,15 +93,16 @@ async def test_the_page_read_ahead_shows_what_each_order_shows_by_itself(shop: S
     await shop.add_user("sue", ["sales", "print"])
     for n in range(12):
         order = await shop.order(["print", "finishing"] if n % 2 else ["design"])
+        department, worker = ("print", "pat") if n % 2 else ("design", "dee")
+        task = (await task_ids(shop.engine, order))[department]
         async with unit_of_work(shop.engine) as conn:
-            tasks = await tasks_of_work_orders(conn, [order])
             if n % 3 == 0:
-                worker = shop.users["pat" if n % 2 else "dee"]
-                await transition_task(conn, tasks[0].id, TaskAction.START, Actor(worker, False))
+                actor = Actor(shop.users[worker], False)
+                await transition_task(conn, task, TaskAction.START, actor)
             if n % 6 == 3:
                 # Pat's print task, started above, finished: completed tasks on the page too.
                 actor = Actor(shop.users["pat"], False)
-                await transition_task(conn, tasks[0].id, TaskAction.FINISH, actor)
+                await transition_task(conn, task, TaskAction.FINISH, actor)
     async with shop.engine.connect() as conn:
         ids = dict((await conn.execute(text("SELECT order_number, id FROM work_orders"))).all())
     services = SchemaServices(shop.engine, 3600)

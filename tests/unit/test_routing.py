@@ -8,7 +8,7 @@ import pytest
 
 from domain.enums import DepartmentKind, TaskStatus, WorkOrderStatus
 from domain.errors import DomainError, ErrorCode
-from domain.routing import DepartmentFacts, TaskFacts, check_follows, waits_for
+from domain.routing import DepartmentFacts, TaskFacts, check_follows, route_order, waits_for
 from domain.workflow import opens_at_creation, settle
 
 DESIGN, PRINT, FINISHING, CUTTING, DELIVERY = 1, 2, 3, 4, 9
@@ -135,3 +135,23 @@ def test_only_production_departments_follow_or_are_followed(
         follows(department, *followed, routing=ROUTE)
     assert (error.value.code, error.value.field) == (ErrorCode.INVALID_INPUT, field)
     assert "PRODUCTION" not in error.value.message
+
+
+def test_route_order_puts_a_department_after_those_it_follows_ties_by_name() -> None:
+    # Ids, codes and names all against the route; Cutting follows Design like Print does,
+    # and Finishing follows Print: steps Design 0, Cutting and Print 1, Finishing 2.
+    facts = [
+        DepartmentFacts(DELIVERY, "a", DELIVERY_KIND, "Delivery"),
+        DepartmentFacts(FINISHING, "b", PRODUCTION, "Finishing"),
+        DepartmentFacts(PRINT, "c", PRODUCTION, "Print"),
+        DepartmentFacts(CUTTING, "d", PRODUCTION, "Cutting"),
+        DepartmentFacts(DESIGN, "e", PRODUCTION, "Design"),
+        DepartmentFacts(7, "f", DepartmentKind.SALES, "Sales"),
+    ]
+    route = {**ROUTE, CUTTING: [DESIGN]}
+    assert route_order(facts, route) == [DESIGN, CUTTING, PRINT, FINISHING, DELIVERY, 7]
+    # Without Print, Finishing still comes after Design, through the absent department.
+    without_print = [f for f in facts if f.id != PRINT]
+    assert route_order(without_print, route) == [DESIGN, CUTTING, FINISHING, DELIVERY, 7]
+    # Unrouted: by name.
+    assert route_order(facts, {}) == [CUTTING, DESIGN, FINISHING, PRINT, DELIVERY, 7]

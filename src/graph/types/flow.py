@@ -87,7 +87,7 @@ class FlowSummary:
     start: datetime = strawberry.field(name="from")
     end: datetime = strawberry.field(name="to")
     departments: list[DepartmentFlow] = strawberry.field(
-        description="The departments with a queue (production and delivery), in id order."
+        description="The departments with a queue (production and delivery), in route order."
     )
     on_time: OnTime
     lead_time: DurationStats = strawberry.field(

@@ -212,8 +212,9 @@ class DepartmentTask(relay.Node):
         return self._order_then(info, lambda o: o.priority)
 
     @strawberry.field(
-        description="The departments whose tasks on this order this one still waits for "
-        "(Department.follows; for the delivery task, those that gate delivery): empty "
+        description="The departments whose tasks on this order this one still waits for, "
+        "in route order (Department.follows; for the delivery task, those that gate "
+        "delivery): empty "
         "once its gate is open (availableAt), and on an order no longer ACTIVE (its gate "
         "will not open)."
     )

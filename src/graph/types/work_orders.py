@@ -65,8 +65,8 @@ class JobTicket:
     _work_order_id: strawberry.Private[int]
 
     @strawberry.field(
-        description="A box to tick for each: the departments of the order's tasks, delivery "
-        "last (removed ones left out)."
+        description="A box to tick for each: the departments of the order's tasks in route "
+        "order, as `tasks` has them (removed ones left out)."
     )
     async def departments(self, info: Info) -> list[Department]:
         tasks = await info.context.loaders.tasks_of_work_order.load(self._work_order_id)
@@ -385,7 +385,9 @@ class WorkOrder(relay.Node):
         return user_or_none(info, self._created_by)
 
     @strawberry.field(
-        description="One task per production department, then the delivery task.",
+        description="One task per production department, then the delivery task, in route "
+        "order: a department after those it follows (also through departments the order "
+        "lacks), ties by name.",
         extensions=allowed(STAFF),
         metadata=read_ahead("tasks"),
     )
@@ -404,7 +406,8 @@ class WorkOrder(relay.Node):
 
     @strawberry.field(
         extensions=allowed(STAFF),
-        description="The production departments it has no task of (but a removed one): what "
+        description="The production departments it has no task of (but a removed one), in "
+        "route order: what "
         "addWorkOrderDepartment can add while CHANGE_DEPARTMENTS is allowed.",
     )
     async def addable_departments(self, info: Info) -> list[Department]:

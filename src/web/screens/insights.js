@@ -1,6 +1,6 @@
 // Insights (admins and Sales): how work flowed over the last 7, 30 or 90 days, from the
 // server's flow figures (flowSummary): waiting and working time per department as bars
-// (the longest waits first), tasks completed per day as lines, the on-time rate, the
+// (in route order), tasks completed per day as lines, the on-time rate, the
 // lead time and the time orders waited for the customer's approval as figures. Every chart has its numbers as a table behind "Show as table".
 import { gql } from "../lib/graphql.js";
 import { html, useMemo, useState } from "../lib/html.js";
@@ -87,10 +87,8 @@ export function Insights({ me }) {
   }, [days]);
   const flow = useQuery(FLOW, period);
   const summary = flow.data && flow.data.flowSummary;
-  // The longest waits first (by the median, then the 85th percentile).
-  const departments = useMemo(() => (summary ? [...summary.departments].sort(
-    (a, b) => (b.waitTime.p50 ?? -1) - (a.waitTime.p50 ?? -1) || (b.waitTime.p85 ?? -1) - (a.waitTime.p85 ?? -1),
-  ) : []), [summary]);
+  // In route order, as the server lists them, like every list of departments.
+  const departments = summary ? summary.departments : [];
   const charts = useMemo(() => {
     if (!summary) return null;
     const names = departments.map((d) => d.department.name);
@@ -124,7 +122,7 @@ export function Insights({ me }) {
         ${departments.map((d) => html`<${Figure} key=${d.department.id} label=${d.department.name + " now"}
           value=${`${d.waiting} waiting`} detail=${`${d.wip} in progress`} />`)}
       </div>
-      <${ChartWithTable} title="Waiting for a department (the longest first)"
+      <${ChartWithTable} title="Waiting for a department"
         chart=${html`<${Chart} options=${charts.waiting.options} data=${charts.waiting.data}
           label=${"Waiting time per department, in hours: median and 85th percentile"} />`}
         table=${html`<${TimesTable} departments=${departments} pick=${(d) => d.waitTime} />`} />
