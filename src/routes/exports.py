@@ -72,7 +72,9 @@ def _keys(request: Request) -> bool:
     given = request.query_params.get("headers", "words")
     if given not in FORMS:
         raise invalid(
-            f"headers is words (for people) or keys (for machines), not {given!r}.", "headers"
+            f"Ask for the file with headers in words (headers=words, for people) or as keys "
+            f"(headers=keys, for scripts), not “{given}”.",
+            "headers",
         )
     return FORMS[given]
 

@@ -380,5 +380,6 @@ async def test_a_form_other_than_words_or_keys_is_refused(
     response = await fetch(http, server, path, token=shop.tokens["abe"], **params)
     assert response.status_code == 400
     assert response.json()["errors"][0]["message"] == (
-        "headers is words (for people) or keys (for machines), not 'xml'."
+        "Ask for the file with headers in words (headers=words, for people) or as keys "
+        "(headers=keys, for scripts), not “xml”."
     )
