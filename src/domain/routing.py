@@ -11,7 +11,7 @@ proof (`awaits_proof`): workflow.settle opens and closes every gate of an order 
 rule.
 """
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from domain.enums import DepartmentKind, ProofStatus, TaskStatus
@@ -60,19 +60,30 @@ def waits_for(task: TaskFacts, tasks: Sequence[TaskFacts], routing: Routing) -> 
     if task.kind is DepartmentKind.DELIVERY:
         return [t for t in kept if t.kind is DepartmentKind.PRODUCTION and t.gates_delivery]
     present = {t.department_id for t in kept if t.kind is DepartmentKind.PRODUCTION}
+    found = _nearest_upstream(
+        [task.department_id], routing, lambda department: department not in present
+    )
+    return [t for t in kept if t.department_id in found]
+
+
+def _nearest_upstream(
+    starts: Collection[int], routing: Routing, through: Callable[[int], bool]
+) -> set[int]:
+    """The departments nearest upstream of `starts` (those they follow) that are not passed
+    `through`, following the routing on through those that are."""
     found: set[int] = set()
-    seen = {task.department_id}
-    todo = list(routing.get(task.department_id, ()))
+    seen = set(starts)
+    todo = [f for d in starts for f in routing.get(d, ())]
     while todo:
         department = todo.pop()
         if department in seen:
             continue
         seen.add(department)
-        if department in present:
-            found.add(department)
-        else:
+        if through(department):
             todo.extend(routing.get(department, ()))
-    return [t for t in kept if t.department_id in found]
+        else:
+            found.add(department)
+    return found
 
 
 def can_follow(kind: DepartmentKind) -> bool:
@@ -120,18 +131,7 @@ def proof_makers(departments: Collection[ProofFacts]) -> list[int]:
     that follow none, need no approved proof and do not gate delivery (the last work)."""
     routing = {d.id: d.follows for d in departments if d.follows}
     needing = {d.id for d in departments if d.needs_approved_proof}
-    found: set[int] = set()
-    seen: set[int] = set()
-    todo = [f for d in needing for f in routing.get(d, ())]
-    while todo:
-        department = todo.pop()
-        if department in seen:
-            continue
-        seen.add(department)
-        if department in needing:
-            todo.extend(routing.get(department, ()))
-        else:
-            found.add(department)
+    found = _nearest_upstream(needing, routing, lambda department: department in needing)
     if found:
         return sorted(found)
     return sorted(
