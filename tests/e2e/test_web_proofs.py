@@ -17,32 +17,17 @@ import pytest
 from PIL import Image, ImageDraw
 from playwright.async_api import Page, expect
 
-from tests.e2e.web.support import DESKTOP, TABLET, OpenTab, axe_violations, base
+from tests.e2e.web.support import PHONE, OpenTab, base, shoot_widths
 from tests.support import Client, Shop, display_token, gid, task_ids
 
 pytestmark = pytest.mark.e2e
 
-PHONE = {"width": 390, "height": 844}
-SIZES = (("phone", PHONE), ("tablet", TABLET), ("desktop", DESKTOP))
 NEEDS = """mutation($i: SetDepartmentNeedsApprovedProofInput!) {
   setDepartmentNeedsApprovedProof(input: $i) { userErrors { message } } }"""
 FOLLOWS = """mutation($i: SetDepartmentFollowsInput!) {
   setDepartmentFollows(input: $i) { userErrors { message } } }"""
 MOVE = """mutation($i: StartTaskInput!) { startTask(input: $i) { changed } }"""
 APPROVE = """mutation($i: ApproveProofInput!) { approveProof(input: $i) { changed } }"""
-
-
-async def shoot(page: Page, folder: Path, name: str, axe_source: str) -> None:
-    """At each width: no serious axe-core violation, nothing wider than the window, and a
-    screenshot (a dialog: the window it covers; else the whole page)."""
-    whole = await page.get_by_role("dialog").count() == 0
-    for size, viewport in SIZES:
-        await page.set_viewport_size(viewport)  # type: ignore[arg-type]
-        assert await axe_violations(page, axe_source) == [], f"{name} at {size}"
-        width = await page.evaluate("document.documentElement.scrollWidth")
-        assert width <= viewport["width"], f"{name} scrolls sideways at {size}: {width} px"
-        await page.screenshot(path=str(folder / f"{name}-{size}.png"), full_page=whole)
-    await page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
 
 
 def artwork(colour: tuple[int, int, int]) -> bytes:
@@ -101,7 +86,7 @@ async def test_sales_works_an_orders_proofs_and_design_sees_the_changes(
     await expect(row).to_contain_text("Needed, none yet")
     other = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="WO-000002"))
     await expect(other.locator("td").nth(5)).to_have_text("—")
-    await shoot(page, screenshots, "proofs-orders-needed", axe_source)
+    await shoot_widths(page, screenshots, "proofs-orders-needed", axe_source)
 
     await row.get_by_role("link", name="WO-000001").click()
     panel = page.get_by_role("region", name="Proof")
@@ -114,7 +99,7 @@ async def test_sales_works_an_orders_proofs_and_design_sees_the_changes(
     await expect(print_row).to_contain_text(
         "Not yet: waits for the customer's approval of the proof"
     )
-    await shoot(page, screenshots, "proofs-order-none", axe_source)
+    await shoot_widths(page, screenshots, "proofs-order-none", axe_source)
 
     # Version 1, through the file input: it waits for the customer, previewed.
     await upload(page, "flyer-v1.png", (11, 92, 173))
@@ -142,7 +127,7 @@ async def test_sales_works_an_orders_proofs_and_design_sees_the_changes(
     await expect(links).to_have_count(1)
     await expect(links.first).to_contain_text("Works while the order is open")
     await expect(links.first).to_contain_text("not opened yet")
-    await shoot(page, screenshots, "proofs-order-waiting", axe_source)
+    await shoot_widths(page, screenshots, "proofs-order-waiting", axe_source)
     await panel.get_by_role("button", name="Done, hide the address").click()
     await expect(address).to_have_count(0)
 
@@ -159,7 +144,7 @@ async def test_sales_works_an_orders_proofs_and_design_sees_the_changes(
     )
     await dialog.get_by_label("Customer's name").fill("Jane Doe")
     await dialog.get_by_label("Changes asked for").fill("The logo bigger, and the date in bold.")
-    await shoot(page, screenshots, "proofs-record-changes", axe_source)
+    await shoot_widths(page, screenshots, "proofs-record-changes", axe_source)
     await dialog.get_by_role("button", name="Record changes").click()
     await expect(dialog).to_have_count(0)
     await expect(first.locator(".badge")).to_have_text("↺ Changes requested")
@@ -178,7 +163,7 @@ async def test_sales_works_an_orders_proofs_and_design_sees_the_changes(
     await expect(card.locator(".task-proof")).to_contain_text(
         "Proof changes requested (version 1): The logo bigger, and the date in bold."
     )
-    await shoot(design.page, screenshots, "proofs-design-queue", axe_source)
+    await shoot_widths(design.page, screenshots, "proofs-design-queue", axe_source)
 
     # Version 2: the customer sends it back on their own page; Sales' page follows live.
     await upload(page, "flyer-v2.png", (29, 107, 63))
@@ -214,7 +199,7 @@ async def test_sales_works_an_orders_proofs_and_design_sees_the_changes(
     await links.first.get_by_role("button", name=re.compile("^Revoke")).click()
     await expect(links.first).to_contain_text("Revoked")
     await expect(links.first.get_by_role("button")).to_have_count(0)
-    await shoot(page, screenshots, "proofs-order-approved", axe_source)
+    await shoot_widths(page, screenshots, "proofs-order-approved", axe_source)
 
     await page.goto(base(server) + "/orders")
     await expect(row).to_contain_text("v3 ✓ Approved")
@@ -251,13 +236,13 @@ async def test_design_uploads_the_proof_of_its_order_and_print_is_not_offered_to
     await expect(panel.get_by_label("New proof version")).to_be_visible()
     # Design records no decision and makes no link: those stay Sales' own.
     await expect(panel.get_by_role("button", name="Make customer link")).to_have_count(0)
-    await shoot(page, screenshots, "proofs-order-design", axe_source)
+    await shoot_widths(page, screenshots, "proofs-order-design", axe_source)
     await upload(page, "flyer-v1.png", (11, 92, 173))
     await expect(panel.get_by_role("status")).to_contain_text("Version 1 uploaded")
     first = panel.locator("li.proof[data-version='1']")
     await expect(first.locator(".badge")).to_have_text("○ Waiting for the customer")
     await expect(first.get_by_role("button", name="Record approval")).to_have_count(0)
-    await shoot(page, screenshots, "proofs-order-design-uploaded", axe_source)
+    await shoot_widths(page, screenshots, "proofs-order-design-uploaded", axe_source)
     printer.assert_clean()
     design.assert_clean()
 
@@ -287,7 +272,7 @@ async def test_a_wall_display_shows_the_work_waiting_for_the_customer(
     await expect(strip.locator("li")).to_have_count(3)
     await expect(strip.locator("li").first).to_contain_text("WO-000001")
     await expect(page.locator("#waiting-count")).to_have_text("1")
-    await shoot(page, screenshots, "proofs-wall-display", axe_source)
+    await shoot_widths(page, screenshots, "proofs-wall-display", axe_source)
 
     # An approval opens the gate: the task joins the queue and leaves the strip, live.
     answer = await http.post(

@@ -157,11 +157,13 @@ async def shoot(page: Page, folder: Path, name: str, source: str) -> None:
 
 async def shoot_widths(page: Page, folder: Path, name: str, source: str) -> None:
     """At phone, tablet and desktop widths: no serious axe-core violation, the page no
-    wider than the window, and a screenshot of the whole page."""
+    wider than the window, and a screenshot (a dialog: the window it covers; else the
+    whole page)."""
+    whole = await page.get_by_role("dialog").count() == 0
     for size, viewport in WIDTHS:
         await page.set_viewport_size(viewport)  # type: ignore[arg-type]
         assert await axe_violations(page, source) == [], f"{name} at {size}"
         width = await page.evaluate("document.documentElement.scrollWidth")
         assert width <= viewport["width"], f"{name} scrolls sideways at {size}: {width} px"
-        await page.screenshot(path=str(folder / f"{name}-{size}.png"), full_page=True)
+        await page.screenshot(path=str(folder / f"{name}-{size}.png"), full_page=whole)
     await page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
