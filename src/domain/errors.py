@@ -41,5 +41,20 @@ class DomainError(Exception):
         self.field = field
 
 
+class InputErrors(DomainError):
+    """Every problem of one input, each at its field, so that a form shows them all at
+    once; as a DomainError it reads as the first of them."""
+
+    def __init__(self, errors: list[DomainError]) -> None:
+        first = errors[0]
+        super().__init__(first.code, first.message, first.field)
+        self.errors = errors
+
+
+def each(error: DomainError) -> list[DomainError]:
+    """The problems an error stands for: one, or every one of an input's."""
+    return error.errors if isinstance(error, InputErrors) else [error]
+
+
 class NotAllowed(Exception):
     """The actor lacks the right to do this at all: a permission failure, not a user error."""

@@ -3,10 +3,12 @@
 import json
 import re
 import unicodedata
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
-from domain.errors import DomainError, ErrorCode
+from domain.errors import DomainError, ErrorCode, InputErrors, each
 from domain.money import Money
 
 MAX_NAME = 200
@@ -24,6 +26,36 @@ _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 def invalid(message: str, field: str) -> DomainError:
     return DomainError(ErrorCode.INVALID_INPUT, message, field)
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class Checks:
+    """The checks of one input's fields, each run whatever the others found."""
+
+    def __init__(self) -> None:
+        self.errors: list[DomainError] = []
+
+    def __call__(self, check: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return check(*args, **kwargs)
+        except DomainError as error:
+            self.errors.extend(each(error))
+            # Never read: leaving the `every_problem` block raises first.
+            return None  # type: ignore[return-value]
+
+
+@contextmanager
+def every_problem() -> Iterator[Checks]:
+    """`with every_problem() as check: a = check(rule, value, ...)`: every field's rule
+    runs, and leaving the block raises one InputErrors holding each problem found, so
+    that an answer names them all at once. A rule's value is read only after the block."""
+    checks = Checks()
+    yield checks
+    if checks.errors:
+        raise InputErrors(checks.errors)
 
 
 # What a person calls a field: a message names "the due date", never `dueAt` (the field

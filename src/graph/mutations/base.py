@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from api.errors import forbidden, rate_limited
 from db.credentials import HashingBusy
 from db.engine import unit_of_work
-from domain.errors import DomainError, NotAllowed
+from domain.errors import DomainError, NotAllowed, each
 from graph.context import Info
 from graph.errors import UserError
 
@@ -29,9 +29,10 @@ async def mutate(
     changes_access: bool = False,
     transaction: bool = True,
 ) -> P:
-    """Run `work` in one transaction. A DomainError rolls everything back and becomes a
-    user error; a NotAllowed becomes a top-level FORBIDDEN. Loaders are cleared after,
-    so fields of the payload read the committed state. Mutations that revoke tokens or
+    """Run `work` in one transaction. A DomainError rolls everything back and becomes
+    user errors (one per problem of the input); a NotAllowed becomes a top-level
+    FORBIDDEN. Loaders are cleared after, so fields of the payload read the committed
+    state. Mutations that revoke tokens or
     change who may do what say `changes_access`, so that no cached viewer outlives them.
     Work whose one write is a single statement, with nothing after it that can fail,
     may do without the `transaction` (db.engine.unit_of_work). Work that waits for
@@ -52,7 +53,7 @@ async def mutate(
             info.context.services.feed.poke()
         return result
     except DomainError as error:
-        return payload(user_errors=[UserError.of(error)])
+        return payload(user_errors=[UserError.of(one) for one in each(error)])
     except NotAllowed as error:
         raise forbidden(str(error)) from error
     except HashingBusy as busy:

@@ -65,29 +65,39 @@ class CreateWorkOrderPayload:
 @strawberry.mutation(extensions=allowed(SALES))
 async def create_work_order(info: Info, input: CreateWorkOrderInput) -> CreateWorkOrderPayload:
     async def work(conn: AsyncConnection) -> CreateWorkOrderPayload:
-        customer_id = require_id(input.customer_id, "Customer", "customerId")
-        order_number = (
-            validation.order_number(input.order_number) if input.order_number is not None else None
-        )
-        details = validation.details(input.details)
-        quote = validation.quote(input.quote.parse("quote")) if input.quote is not None else None
+        with validation.every_problem() as check:
+            customer_id = check(require_id, input.customer_id, "Customer", "customerId")
+            order_number = (
+                check(validation.order_number, input.order_number)
+                if input.order_number is not None
+                else None
+            )
+            details = check(validation.details, input.details)
+            quote = (
+                check(lambda given: validation.quote(given.parse("quote")), input.quote)
+                if input.quote is not None
+                else None
+            )
+            department_codes = check(validation.codes, input.department_codes)
+            due_at = check(validation.due_at, input.due_at)
+            key = check(idempotency.optional_key, input.idempotency_key)
         made = await create(
             conn,
             NewWorkOrder(
                 customer_id=customer_id,
                 order_number=order_number,
                 details=details,
-                department_codes=validation.codes(input.department_codes),
+                department_codes=department_codes,
                 needs_installation=input.needs_installation,
                 needs_transport=input.needs_transport,
                 needs_repair=input.needs_repair,
                 quote=quote,
                 created_by=viewer_of(info).user_id,
-                due_at=validation.due_at(input.due_at),
+                due_at=due_at,
                 priority=input.priority,
                 delivery_only=input.delivery_only,
                 proof_required=input.proof_required,
-                idempotency_key=idempotency.optional_key(input.idempotency_key),
+                idempotency_key=key,
             ),
             info.context.services.due_soon,
         )
