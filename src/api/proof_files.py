@@ -8,6 +8,7 @@ pixel limit takes about 160 MB to decode), with a short line waiting for it."""
 import asyncio
 import hashlib
 import io
+import math
 import threading
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
@@ -175,16 +176,20 @@ def _image_preview(file: BinaryIO, media_type: str) -> tuple[int, int, bytes]:
             width, height = image.size
             if width * height > MAX_PIXELS:
                 raise _too_many_pixels(f"{width:,} x {height:,} pixels")
-            # Decoding it is what proves it whole (a cut file fails here). Reduced in place
-            # as it is decoded (a JPEG at a fraction of its scale), then turned as its EXIF
-            # says: turned first, its full-size pixels were copied, twice the file's size
-            # held at once for a PNG of noise.
-            image.thumbnail((PREVIEW_EDGE, PREVIEW_EDGE))
-            shown = ImageOps.exif_transpose(image)
-            if shown.mode not in ("RGB", "RGBA", "L", "LA"):
-                see_through = "A" in shown.getbands() or "transparency" in shown.info
-                shown = shown.convert("RGBA" if see_through else "RGB")
-            return width, height, _png(shown)
+            # Decoding it is what proves it whole (a cut file fails here). A JPEG is decoded
+            # at a fraction of its scale where that still leaves twice the preview's edge.
+            image.draft(None, (2 * PREVIEW_EDGE, 2 * PREVIEW_EDGE))
+            image.load()
+            reduced = _reduced(image, PREVIEW_EDGE)
+            # Its full-size pixels freed (leaving the block keeps them; ImageFile.close would
+            # also close the caller's file): turned as its EXIF says only now, the preview
+            # is what is copied.
+            Image.Image.close(image)
+        shown = ImageOps.exif_transpose(reduced)
+        if shown.mode not in ("RGB", "RGBA", "L", "LA"):
+            see_through = "A" in shown.getbands() or "transparency" in shown.info
+            shown = shown.convert("RGBA" if see_through else "RGB")
+        return width, height, _png(shown)
     except DomainError:
         raise
     except Image.DecompressionBombError:
@@ -192,6 +197,40 @@ def _image_preview(file: BinaryIO, media_type: str) -> tuple[int, int, bytes]:
         raise _too_many_pixels("billions of pixels") from None
     except (OSError, SyntaxError, ValueError, EOFError):
         raise damaged from None
+
+
+# Output rows reduced at a time, and the source rows around each band that the filter
+# reads (bicubic reads 2 on each side, at the source's scale).
+BAND_ROWS = 32
+FILTER_REACH = 2
+
+
+def _reduced(image: Image.Image, edge: int) -> Image.Image:
+    """A copy of the decoded `image` no larger than `edge` on its longer side, resampled a band of
+    rows at a time: Pillow resamples across, then down, through a copy of the full height
+    at the new width, 0.7 times a PNG of noise's file size held beside the decoded pixels.
+    Each band is cut with the rows its filter reads beyond it, so the bands join as one
+    resampling of the whole would."""
+    width, height = image.size
+    scale = max(width, height) / edge
+    if scale <= 1:
+        return image.copy()
+    size = (max(1, round(width / scale)), max(1, round(height / scale)))
+    rows = height / size[1]
+    reach = math.ceil(FILTER_REACH * max(rows, 1.0)) + 1
+    reduced = Image.new(image.mode, size)
+    if image.palette is not None:
+        reduced.putpalette(image.palette)
+    reduced.info = dict(image.info)
+    for top in range(0, size[1], BAND_ROWS):
+        bottom = min(top + BAND_ROWS, size[1])
+        first, last = top * rows, bottom * rows
+        cut_top = max(0, math.floor(first) - reach)
+        cut_bottom = min(height, math.ceil(last) + reach)
+        band = image.crop((0, cut_top, width, cut_bottom))
+        box = (0.0, first - cut_top, float(width), last - cut_top)
+        reduced.paste(band.resize((size[0], bottom - top), Image.Resampling.BICUBIC, box), (0, top))
+    return reduced
 
 
 def _too_many_pixels(size: str) -> DomainError:

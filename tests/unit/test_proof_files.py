@@ -10,7 +10,16 @@ import pytest
 from fpdf import FPDF
 from PIL import Image
 
-from api.proof_files import EXAMINERS, WAITING, Examiner, ExaminersBusy, clean_name, examine
+from api.proof_files import (
+    EXAMINERS,
+    PREVIEW_EDGE,
+    WAITING,
+    Examiner,
+    ExaminersBusy,
+    _reduced,
+    clean_name,
+    examine,
+)
 from domain.errors import DomainError
 
 LIMIT = 25 * 1024 * 1024
@@ -127,3 +136,26 @@ async def test_files_are_examined_on_the_examiners_thread_a_bounded_number_at_on
     assert threading.current_thread().name not in seen
     # Every place came back: the next file is examined.
     assert (await examiner.examine(io.BytesIO(data), "c.png", LIMIT)).file_name == "c.png"
+
+
+@pytest.mark.parametrize(
+    ("mode", "size"), [("RGB", (2953, 2953)), ("RGBA", (4000, 3000)), ("L", (1700, 5000))]
+)
+def test_an_image_reduced_a_band_at_a_time_is_the_image_reduced_at_once(
+    mode: str, size: tuple[int, int]
+) -> None:
+    """The bands join without a seam: each is cut with the rows its filter reads."""
+    ramp = Image.linear_gradient("L").resize(size)
+    across = Image.linear_gradient("L").transpose(Image.Transpose.ROTATE_90).resize(size)
+    image = Image.merge("RGB", (ramp, across, ramp)).convert(mode)
+    banded = _reduced(image, PREVIEW_EDGE)
+    whole = image.resize(banded.size, Image.Resampling.BICUBIC)
+    assert max(banded.size) == PREVIEW_EDGE
+    assert (banded.mode, banded.tobytes()) == (whole.mode, whole.tobytes())
+
+
+def test_an_image_within_the_preview_is_copied_as_it_is() -> None:
+    image = Image.linear_gradient("L")
+    reduced = _reduced(image, PREVIEW_EDGE)
+    assert reduced is not image
+    assert reduced.tobytes() == image.tobytes()
