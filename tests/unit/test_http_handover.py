@@ -33,9 +33,10 @@ class ThreadServer(uvicorn.Server):
 
 
 @pytest.fixture
-def served() -> Iterator[tuple[int, threading.Semaphore]]:
-    """A websocket app served as the engine room serves, and a count of sockets whose
-    close the app has seen."""
+def served() -> Iterator[tuple[int, threading.Semaphore, uvicorn.Config]]:
+    """A websocket app served as the engine room serves, a count of sockets whose close
+    the app has seen, and the server's config (which its protocols hold: servers of other
+    tests in this process have protocols of their own)."""
     closed = threading.Semaphore(0)
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -60,16 +61,16 @@ def served() -> Iterator[tuple[int, threading.Semaphore]]:
         thread.start()
         try:
             assert server.listening.wait(30)
-            yield port, closed
+            yield port, closed, config
         finally:
             server.should_exit = True
             thread.join(30)
 
 
 def test_a_connection_handed_to_a_websocket_leaves_no_cycle(
-    served: tuple[int, threading.Semaphore],
+    served: tuple[int, threading.Semaphore, uvicorn.Config],
 ) -> None:
-    port, closed = served
+    port, closed, config = served
     gc.collect()
     gc.disable()
     try:
@@ -78,7 +79,11 @@ def test_a_connection_handed_to_a_websocket_leaves_no_cycle(
                 socket.ping().wait(10)
         for _ in range(SOCKETS):
             assert closed.acquire(timeout=10)
-        left = [o for o in gc.get_objects() if issubclass(type(o), HttpToolsProtocol)]
+        left = [
+            o
+            for o in gc.get_objects()
+            if issubclass(type(o), HttpToolsProtocol) and o.config is config
+        ]
         assert left == []
     finally:
         gc.enable()
