@@ -83,18 +83,29 @@ async def test_the_queue_offline_keeps_its_tasks_and_offers_no_start_or_finish(
 
 
 async def test_the_service_worker_opens_the_app_without_a_network(
+    api: Client,
     server: str,
     shop: Shop,
     tabs: OpenTab,
 ) -> None:
+    # Served fresh each time (a release is a new worker), and allowed by the pages' policy.
+    worker = await api.http.get(base(server) + "/sw.js")
+    assert worker.headers["cache-control"] == "no-cache"
+    assert worker.headers["content-type"].startswith("text/javascript")
+    assert worker.text.startswith('const VERSION = "')
+    manifest = await api.http.get(base(server) + "/app/manifest.webmanifest")
+    assert manifest.headers["content-type"] == "application/manifest+json"
+    policy = (await api.http.get(base(server) + "/queues")).headers["content-security-policy"]
+    assert "worker-src 'self'" in policy and "manifest-src 'self'" in policy
+
     tab = await tabs(token=shop.tokens["pat"])
     page = tab.page
     await page.goto(base(server) + "/queues")
     await expect(page.get_by_role("heading", name="My queues")).to_be_visible()
-    manifest = await page.evaluate(
+    installable = await page.evaluate(
         "fetch(document.querySelector('link[rel=manifest]').href).then((r) => r.json())"
     )
-    assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
+    assert installable["start_url"] == "/" and installable["display"] == "standalone"
     # The worker has kept the app's files and controls the page.
     await page.evaluate("navigator.serviceWorker.ready")
     await page.wait_for_function("Boolean(navigator.serviceWorker.controller)")
