@@ -360,7 +360,6 @@ export function ReasonDialog({ title, intro, action, onConfirm, onClose, cancelL
   <//>`;
 }
 
-// Live connection state, spoken politely by screen readers.
 // Whether the device has a network at all (navigator.onLine, kept by its events).
 export function useOnline() {
   const [online, setOnline] = useState(navigator.onLine);
@@ -377,7 +376,8 @@ export function useOnline() {
   return online;
 }
 
-// Offline, a live screen keeps what it showed and says since when (`updated`, ms).
+// Live connection state, spoken politely by screen readers. Offline, a live screen keeps
+// what it showed and says since when (`updated`, ms).
 export function LiveStatus({ status, online = true, updated = null }) {
   if (!online) {
     const iso = updated === null ? null : new Date(updated).toISOString();
