@@ -29,13 +29,15 @@ from routes.body_limit import BodyLimit
 from routes.customer_policy import CustomerPagePolicy
 from routes.graphiql import STATIC_DIR, ServeGraphiQLToBrowsers
 from routes.inbox_policy import InboxPolicy
+from routes.offline import service_worker
 from routes.ws_guard import SOCKETS_PER_ADDRESS, SOCKETS_PER_TOKEN, WebsocketGuard
 
 ReadyCheck = Callable[[], Awaitable[dict[str, bool]]]
 
 # The shop's own single-page app and the wall display (src/web, see its README, at
 # WEB_DIR): the shell at / and at every path no other route takes (history-API routing),
-# its files under /app/. They load only this host's files and talk only to /graphql.
+# its files under /app/, its service worker at /sw.js (routes/offline.py). They load only
+# this host's files and talk only to /graphql.
 
 
 def _web_policy(page: bytes) -> str:
@@ -53,6 +55,9 @@ def _web_policy(page: bytes) -> str:
             "img-src 'self' data: blob:",
             "font-src 'self'",
             "connect-src 'self'",
+            # The app's service worker (/sw.js) and its manifest, so a tablet can install it.
+            "worker-src 'self'",
+            "manifest-src 'self'",
             "object-src 'none'",
             "base-uri 'none'",
             "frame-ancestors 'none'",
@@ -154,6 +159,7 @@ def api_app(
             *customer_page.routes(services, customers or CustomerPagePolicy(), locale),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
             Mount("/app", _WebFiles(), name="app"),
+            Route("/sw.js", service_worker(WEB_DIR, locale)),
             Route("/{path:path}", shell, methods=["GET", "HEAD"]),
         ],
         lifespan=lifespan,

@@ -177,6 +177,11 @@ function App() {
   return html`<${Layout} me=${state.me} path=${path}>${screen(path, state.me)}<//>`;
 }
 
+// The service worker keeps the app's own files, so an installed app opens without a
+// connection (sw.js). Browsers allow one on https and on localhost only; without it the
+// app works as before, so a refusal is not an error.
+if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
+
 const root = document.getElementById("app");
 root.textContent = "";
 render(html`<${App} />`, root);

@@ -3,6 +3,7 @@ operation it sends is named, lives in one place, validates against the schema an
 the trusted documents' manifest; and it reaches the server only through /graphql (HTTP
 and the websocket)."""
 
+import json
 import re
 from pathlib import Path
 
@@ -104,6 +105,8 @@ def test_the_extractor_sees_an_untagged_operation() -> None:
 # --- Only through /graphql ---------------------------------------------------------------
 
 TRANSPORT = "lib/graphql.js"
+# The service worker asks nothing of its own: it passes the page's requests on as they are.
+WORKER = "sw.js"
 # Ways a page reaches a server. Only the transport module may use them.
 NETWORK = re.compile(
     r"\bfetch\s*\(|XMLHttpRequest|new\s+WebSocket\b|\bEventSource\b|sendBeacon|"
@@ -129,6 +132,8 @@ def bad_paths(relative: str, source: str) -> list[str]:
             continue
         if literal.startswith("/display/") and relative == "screens/admin/tokens.js":
             continue
+        if (literal, relative) == ("/sw.js", "main.js"):
+            continue
         bad.append(literal)
     return bad
 
@@ -136,9 +141,10 @@ def bad_paths(relative: str, source: str) -> list[str]:
 def test_only_the_transport_module_talks_to_the_network() -> None:
     for path in sources():
         relative = str(path.relative_to(WEB))
-        if path.suffix != ".js" or relative == TRANSPORT:
+        if path.suffix != ".js" or relative in (TRANSPORT, WORKER):
             continue
         assert network_uses(path.read_text()) == [], relative
+    assert re.findall(r"fetch\((.*?)\)", (WEB / WORKER).read_text()) == ["event.request"]
     transport = (WEB / TRANSPORT).read_text()
     assert 'export const ENDPOINT = "/graphql";' in transport
     assert 'export const EXPORTS = "/export/";' in transport
@@ -162,8 +168,12 @@ def test_no_other_server_address_in_the_app() -> None:
         relative = str(path.relative_to(WEB))
         source = path.read_text()
         assert ABSOLUTE.findall(source) == [], f"{relative}: absolute URL"
-        if path.suffix == ".js":
+        if path.suffix == ".js" and relative != WORKER:
             assert bad_paths(relative, source) == [], relative
+    # The worker names the server's own pages only to leave them to the server.
+    worker = (WEB / WORKER).read_text()
+    left = re.search(r"const NOT_THE_APP = (\[.*?\]);", worker)
+    assert left is not None and set(bad_paths(WORKER, worker)) <= set(json.loads(left.group(1)))
 
 
 def test_pages_load_only_the_apps_own_files() -> None:

@@ -91,11 +91,33 @@ Object.defineProperty(state, "connects", { get: () => transport.stats.connects }
 
 const $ = (id) => document.getElementById(id);
 
+// When the wall was last known current: its last snapshot, or the moment it stopped
+// being live. Offline (the device says so), it keeps what it shows and says since when.
+let updated = null;
+let current = false;
+let statusText = "Connecting…";
+
 function setStatus(name, text) {
+  if (current && name !== "live") updated = Date.now();
+  current = name === "live";
   state.status = name;
-  $("status").className = "status " + name;
-  $("status").textContent = text;
+  statusText = text;
+  showStatus();
 }
+
+function showStatus() {
+  const offline = !navigator.onLine && !refused;
+  $("status").className = "status " + (offline ? "offline" : state.status);
+  $("status").textContent = offline
+    ? "Offline" + (updated === null ? "" : " - last updated " + clockText(new Date(updated)))
+    : statusText;
+}
+
+window.addEventListener("offline", () => {
+  if (current) updated = Date.now();
+  showStatus();
+});
+window.addEventListener("online", showStatus);
 
 function title() {
   if (refused) return;
@@ -273,14 +295,16 @@ function pad(n) {
   return String(n).padStart(2, "0");
 }
 
-function clock() {
-  const now = new Date();
+function clockText(time) {
   if (twelveHour) {
-    const hours = now.getHours() % 12 || 12;
-    $("clock").textContent = `${hours}:${pad(now.getMinutes())} ${now.getHours() < 12 ? "AM" : "PM"}`;
-  } else {
-    $("clock").textContent = `${pad(now.getHours())}:${pad(now.getMinutes())}`;
+    const hours = time.getHours() % 12 || 12;
+    return `${hours}:${pad(time.getMinutes())} ${time.getHours() < 12 ? "AM" : "PM"}`;
   }
+  return `${pad(time.getHours())}:${pad(time.getMinutes())}`;
+}
+
+function clock() {
+  $("clock").textContent = clockText(new Date());
 }
 
 // Every page of the queue, then what the wall shows is replaced by it (a snapshot that
@@ -298,6 +322,7 @@ async function snapshot() {
   }
   tasks.clear();
   nodes.forEach(apply);
+  updated = Date.now();
   return cursor;
 }
 

@@ -81,6 +81,11 @@ export function createTransport({ token, onAuthFailure = () => {}, onForbidden =
   let connected = false;
   const connectedListeners = new Set();
   const stats = { connects: 0 };
+  // The device lost its network: the socket is dead even if it has not noticed yet, and
+  // live.js resubscribes when the network is back.
+  window.addEventListener("offline", () => {
+    if (client !== null) client.terminate();
+  });
 
   async function post(payload) {
     const headers = { "content-type": "application/json", accept: "application/json" };

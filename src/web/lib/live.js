@@ -32,6 +32,7 @@ export function follow(transport, { query, variables, field, onEvent, onStatus, 
   let stopped = false;
   let attempt = 0;
   let timer = null;
+  let waiting = null;
   let unsubscribe = null;
 
   function status(name, detail) {
@@ -41,8 +42,23 @@ export function follow(transport, { query, variables, field, onEvent, onStatus, 
   function later(next, now) {
     const delay = now ? 0 : Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * Math.pow(2, attempt));
     attempt += 1;
-    timer = setTimeout(next, delay);
+    waiting = next;
+    timer = setTimeout(() => {
+      waiting = null;
+      next();
+    }, delay);
   }
+
+  // The network is back: try now rather than at the end of the backoff.
+  function online() {
+    if (stopped || waiting === null) return;
+    const next = waiting;
+    clearTimeout(timer);
+    waiting = null;
+    attempt = 0;
+    next();
+  }
+  window.addEventListener("online", online);
 
   function retry(now) {
     if (stopped) return;
@@ -142,6 +158,7 @@ export function follow(transport, { query, variables, field, onEvent, onStatus, 
     stop() {
       stopped = true;
       clearTimeout(timer);
+      window.removeEventListener("online", online);
       if (unsubscribe) unsubscribe();
     },
   };

@@ -360,8 +360,31 @@ export function ReasonDialog({ title, intro, action, onConfirm, onClose, cancelL
   <//>`;
 }
 
-// Live connection state, spoken politely by screen readers.
-export function LiveStatus({ status }) {
+// Whether the device has a network at all (navigator.onLine, kept by its events).
+export function useOnline() {
+  const [online, setOnline] = useState(navigator.onLine);
+  useEffect(() => {
+    const on = () => setOnline(true);
+    const off = () => setOnline(false);
+    window.addEventListener("online", on);
+    window.addEventListener("offline", off);
+    return () => {
+      window.removeEventListener("online", on);
+      window.removeEventListener("offline", off);
+    };
+  }, []);
+  return online;
+}
+
+// Live connection state, spoken politely by screen readers. Offline, a live screen keeps
+// what it showed and says since when (`updated`, ms).
+export function LiveStatus({ status, online = true, updated = null }) {
+  if (!online) {
+    const iso = updated === null ? null : new Date(updated).toISOString();
+    return html`<span class="live-status offline" role="status"><span aria-hidden="true">✕ </span>Offline${iso
+      ? html` - last updated <time datetime=${iso}>${when(iso)}</time>`
+      : null}</span>`;
+  }
   const text = {
     connecting: "Connecting…",
     live: "Live",

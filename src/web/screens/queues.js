@@ -9,7 +9,7 @@ import { lanes } from "../lib/queue.js";
 import { Link } from "../lib/router.js";
 import { rolesOf, transport } from "../lib/session.js";
 import {
-  LiveStatus, addressLines, dueText, duration, messageOf, overdue, useId, useNow, useTitle,
+  LiveStatus, addressLines, dueText, duration, messageOf, overdue, useId, useNow, useOnline, useTitle,
 } from "../lib/ui.js";
 import { ScanField } from "./scan.js";
 
@@ -130,7 +130,7 @@ function DeliveryNote({ task }) {
   </span>`;
 }
 
-function WaitingTask({ task, now, onStart, busy }) {
+function WaitingTask({ task, now, onStart, busy, connected }) {
   const labelId = useId("task");
   return html`<li class="task" data-task-id=${task.id}>
     <div class="task-text" id=${labelId}>
@@ -143,13 +143,13 @@ function WaitingTask({ task, now, onStart, busy }) {
       <${TaskTime} task=${task} now=${now} />
     </div>
     ${task.allowedActions.includes("START")
-      ? html`<button type="button" class="primary touch" onClick=${() => onStart(task)}
+      ? html`<button type="button" class="primary touch" onClick=${() => onStart(task)} disabled=${!connected}
           aria-describedby=${labelId} aria-busy=${busy ? "true" : undefined}>Start</button>`
       : null}
   </li>`;
 }
 
-function StartedTask({ task, now, me, onFinish, busy }) {
+function StartedTask({ task, now, me, onFinish, busy, connected }) {
   const labelId = useId("task");
   const mine = task.pickedUpBy && task.pickedUpBy.id === me.id;
   return html`<li class=${"task started" + (mine ? " mine" : "")} data-task-id=${task.id}>
@@ -166,7 +166,7 @@ function StartedTask({ task, now, me, onFinish, busy }) {
       <${TaskTime} task=${task} now=${now} />
     </div>
     ${task.allowedActions.includes("FINISH")
-      ? html`<button type="button" class="primary touch" onClick=${() => onFinish(task)}
+      ? html`<button type="button" class="primary touch" onClick=${() => onFinish(task)} disabled=${!connected}
           aria-describedby=${labelId} aria-busy=${busy ? "true" : undefined}>Finish</button>`
       : null}
   </li>`;
@@ -182,6 +182,12 @@ function QueueColumn({ department, me }) {
   const now = useNow(30000);
   const headingId = useId("queue");
   const alive = useRef(true);
+  // Start and Finish are the server's to decide: offered only while the column is live.
+  // Cut off, it keeps what it showed and says since when it was current.
+  const online = useOnline();
+  const connected = online && status === "live";
+  const [updated, setUpdated] = useState(null);
+  useEffect(() => (connected ? () => setUpdated(Date.now()) : undefined), [connected]);
 
   useEffect(() => {
     alive.current = true;
@@ -204,6 +210,7 @@ function QueueColumn({ department, me }) {
       ({ all, cursor }) => {
         if (!alive.current) return;
         dispatch({ type: "reset", tasks: all.filter((t) => t.inQueue) });
+        setUpdated(Date.now());
         setFailure(null);
         live = follow(transport, {
           query: QUEUE_EVENTS,
@@ -290,7 +297,7 @@ function QueueColumn({ department, me }) {
   return html`<section class="queue" aria-labelledby=${headingId} data-department=${department.code}>
     <div class="queue-head">
       <h2 id=${headingId}>${department.name}</h2>
-      <${LiveStatus} status=${status} />
+      <${LiveStatus} status=${status} online=${online} updated=${updated} />
     </div>
     ${failure && status !== "live" ? html`<p class="message notice">${failure}</p>` : null}
     <div class="alert-slot">
@@ -304,13 +311,13 @@ function QueueColumn({ department, me }) {
     <h3>Waiting <span class="count">${waiting.length}</span></h3>
     ${waiting.length
       ? html`<ol class="tasks waiting" aria-label=${department.name + ": waiting"}>
-          ${waiting.map((t) => html`<${WaitingTask} key=${t.id} task=${t} now=${now} onStart=${start} busy=${busy === t.id} />`)}
+          ${waiting.map((t) => html`<${WaitingTask} key=${t.id} task=${t} now=${now} onStart=${start} busy=${busy === t.id} connected=${connected} />`)}
         </ol>`
       : html`<p class="empty">Nothing waiting.</p>`}
     <h3>In progress <span class="count">${started.length}</span></h3>
     ${started.length
       ? html`<ol class="tasks in-progress" aria-label=${department.name + ": in progress"}>
-          ${started.map((t) => html`<${StartedTask} key=${t.id} task=${t} now=${now} me=${me} onFinish=${finish} busy=${busy === t.id} />`)}
+          ${started.map((t) => html`<${StartedTask} key=${t.id} task=${t} now=${now} me=${me} onFinish=${finish} busy=${busy === t.id} connected=${connected} />`)}
         </ol>`
       : html`<p class="empty">Nobody is working on this queue.</p>`}
   </section>`;
