@@ -1,6 +1,7 @@
 """Job tickets: the paper that travels with a job. Its QR code (segno) points at the order's
 page; `GET /orders/{id}/ticket.pdf` makes the ticket as a PDF (fpdf2) for printing from
-scripts, and the app prints the same ticket from the browser (`WorkOrder.ticket`)."""
+scripts, `GET /tickets.pdf?ids=...` a selection's tickets in one PDF (one a page), and the
+app prints the same ticket from the browser (`WorkOrder.ticket`)."""
 
 import asyncio
 import io
@@ -46,6 +47,9 @@ CUT = "… the rest is on the order page (the address below)."
 RENDERERS = 2
 WAITING = 8
 RETRY_AFTER_SECONDS = 2
+# Tickets in one PDF: a day's selection from the work-order list, and no more, since one
+# render holds a renderer for each page.
+MAX_TICKETS = 50
 
 
 @dataclass(frozen=True)
@@ -67,21 +71,36 @@ def due_text(due_at: datetime | None, zone: ZoneInfo) -> str | None:
     return f"Due {local:%Y-%m-%d %H:%M} {local:%Z}"
 
 
-def pdf(ticket: Ticket, paper: str) -> bytes:
-    """One page, whatever the order holds: the number large, the rush mark, the QR code,
-    customer, job, due date, details, and a box to tick for each department. Details that
-    do not fit are cut, with a line saying the rest is on the order page."""
+def title(tickets: list[Ticket]) -> str:
+    """What the document is, as its title and (with .pdf) its file name say."""
+    first = tickets[0].number
+    if len(tickets) == 1:
+        return f"Job ticket {first}"
+    return f"Job tickets {first} and {len(tickets) - 1} more"
+
+
+def pdf(tickets: list[Ticket], paper: str) -> bytes:
+    """One page a ticket, in the order given."""
     # Imported at the first ticket, not at start: fpdf2 and its font tools take a quarter
     # of a second of a core to import, in every server process, for a ticket now and then.
     from fpdf import FPDF
 
     doc = FPDF(format=paper, unit="mm")
-    doc.set_title(f"Job ticket {ticket.number}")
+    doc.set_title(title(tickets))
     doc.set_creator("Pressroom")
     doc.add_font("DejaVu", "", str(FONTS / "DejaVuSans.ttf"))
     doc.add_font("DejaVu", "B", str(FONTS / "DejaVuSans-Bold.ttf"))
     doc.set_margins(MARGIN, MARGIN, MARGIN)
     doc.set_auto_page_break(False)
+    for ticket in tickets:
+        _page(doc, ticket)
+    return bytes(doc.output())
+
+
+def _page(doc: "FPDF", ticket: Ticket) -> None:
+    """One page, whatever the order holds: the number large, the rush mark, the QR code,
+    customer, job, due date, details, and a box to tick for each department. Details that
+    do not fit are cut, with a line saying the rest is on the order page."""
     doc.add_page()
     text_width = doc.w - 2 * MARGIN - QR_SIZE - 5
     png = io.BytesIO()
@@ -134,7 +153,6 @@ def pdf(ticket: Ticket, paper: str) -> bytes:
     doc.set_font("DejaVu", "", 8)
     for line in url_lines:
         doc.cell(width, 4, line, new_x="LMARGIN", new_y="NEXT")
-    return bytes(doc.output())
 
 
 def _lines(doc: "FPDF", width: float, text: str) -> list[str]:
@@ -169,33 +187,40 @@ class Press:
         # Released when the render ends, in its thread, even if its request went away.
         self._places = threading.BoundedSemaphore(RENDERERS + WAITING)
 
-    async def render(self, ticket: Ticket, paper: str) -> bytes | None:
+    async def render(self, tickets: list[Ticket], paper: str) -> bytes | None:
         if not self._places.acquire(blocking=False):
             return None
-        future = self._threads.submit(pdf, ticket, paper)
+        future = self._threads.submit(pdf, tickets, paper)
         future.add_done_callback(lambda _: self._places.release())
         return await asyncio.wrap_future(future)
 
 
-async def load_ticket(services: Services, work_order_id: int) -> Ticket | None:
+async def load_tickets(services: Services, work_order_ids: list[int]) -> dict[int, Ticket]:
+    """The tickets of the orders that exist among `work_order_ids`, by id: four reads
+    however many."""
     async with reading(services.engine) as conn:
-        found = await reads.work_orders(conn, [work_order_id])
-        if not found:
-            return None
-        order = found[0]
-        (customer,) = await reads.customers(conn, [order.customer_id])
-        tasks = await reads.tasks_of_work_orders(conn, [order.id])
+        orders = await reads.work_orders(conn, work_order_ids)
+        customers = await reads.customers(conn, sorted({o.customer_id for o in orders}))
+        tasks = await reads.tasks_of_work_orders(conn, [o.id for o in orders])
         names = {d.id: d.name for d in await reads.all_departments(conn)}
-    return Ticket(
-        number=order.order_number,
-        customer=customer.name,
-        job_line=job_line(order.details),
-        details=detail_lines(order.details),
-        due=due_text(order.due_at, services.time_zone),
-        rush=WorkOrderPriority(order.priority) is WorkOrderPriority.RUSH,
-        departments=[names[t.department_id] for t in tasks if on_order(TaskStatus(t.status))],
-        url=order_url(services.public_url, order.id),
-    )
+    customer_names = {c.id: c.name for c in customers}
+    return {
+        order.id: Ticket(
+            number=order.order_number,
+            customer=customer_names[order.customer_id],
+            job_line=job_line(order.details),
+            details=detail_lines(order.details),
+            due=due_text(order.due_at, services.time_zone),
+            rush=WorkOrderPriority(order.priority) is WorkOrderPriority.RUSH,
+            departments=[
+                names[t.department_id]
+                for t in tasks
+                if t.work_order_id == order.id and on_order(TaskStatus(t.status))
+            ],
+            url=order_url(services.public_url, order.id),
+        )
+        for order in orders
+    }
 
 
 def busy() -> Response:
@@ -204,25 +229,69 @@ def busy() -> Response:
     )
 
 
+def paper_of(request: Request) -> str:
+    paper = PAPERS.get(request.query_params.get("paper", "a4").lower())
+    if paper is None:
+        raise invalid("Choose A4 or Letter paper.", "paper")
+    return paper
+
+
+def ids_of(request: Request) -> list[str]:
+    """`?ids=a,b,c` (or `ids` given more than once): each id once, in the order given."""
+    given = [i.strip() for value in request.query_params.getlist("ids") for i in value.split(",")]
+    ids = list(dict.fromkeys(i for i in given if i))
+    if not ids:
+        raise invalid("Choose the work orders to print: ?ids= and their ids.", "ids")
+    if len(ids) > MAX_TICKETS:
+        raise invalid(
+            f"Choose at most {MAX_TICKETS} work orders for one PDF ({len(ids)} were chosen).",
+            "ids",
+        )
+    return ids
+
+
+def unknown(ids: list[str]) -> Response:
+    """404 naming every id given that names no work order."""
+    quoted = ", ".join(repr(i) for i in ids)
+    if len(ids) == 1:
+        return error_response(f"No work order has the id {quoted}.", 404)
+    return error_response(f"No work order has these ids: {quoted}.", 404)
+
+
 def routes(services: Services) -> list[Route]:
     press = Press()
 
-    async def ticket_pdf(request: Request) -> Response:
-        paper = PAPERS.get(request.query_params.get("paper", "a4").lower())
-        if paper is None:
-            raise invalid("Choose A4 or Letter paper.", "paper")
-        given = request.path_params["id"]
-        pk = decode_text(given, "WorkOrder")
-        ticket = await load_ticket(services, pk) if pk is not None else None
-        if ticket is None:
-            return error_response(f"No work order has the id {given!r}.", 404)
-        rendered = await press.render(ticket, paper)
+    async def answer(tickets: list[Ticket], paper: str) -> Response:
+        rendered = await press.render(tickets, paper)
         if rendered is None:
             return busy()
+        name = title(tickets).replace(" ", "-") + ".pdf"
         return Response(
             rendered,
             media_type="application/pdf",
-            headers={"content-disposition": f'inline; filename="{ticket.number}.pdf"'},
+            headers={"content-disposition": f'inline; filename="{name}"'},
         )
 
-    return [Route("/orders/{id}/ticket.pdf", guarded(services, STAFF, ticket_pdf))]
+    async def ticket_pdf(request: Request) -> Response:
+        paper = paper_of(request)
+        given = request.path_params["id"]
+        pk = decode_text(given, "WorkOrder")
+        found = await load_tickets(services, [pk]) if pk is not None else {}
+        if pk not in found:
+            return unknown([given])
+        return await answer([found[pk]], paper)
+
+    async def tickets_pdf(request: Request) -> Response:
+        paper = paper_of(request)
+        ids = ids_of(request)
+        pks = {given: decode_text(given, "WorkOrder") for given in ids}
+        found = await load_tickets(services, [pk for pk in pks.values() if pk is not None])
+        missing = [given for given, pk in pks.items() if pk not in found]
+        if missing:
+            return unknown(missing)
+        return await answer([found[pk] for pk in pks.values() if pk is not None], paper)
+
+    return [
+        Route("/orders/{id}/ticket.pdf", guarded(services, STAFF, ticket_pdf)),
+        Route("/tickets.pdf", guarded(services, STAFF, tickets_pdf)),
+    ]

@@ -15,10 +15,12 @@ from typing import Any
 
 import httpx
 import pypdf
+import pypdfium2
 import pytest
 import zxingcpp
 from PIL import Image
 
+from api.services import Services
 from db import customers
 from db.corrections import remove_department
 from db.engine import unit_of_work
@@ -26,7 +28,7 @@ from db.tasks import Actor
 from domain.contacts import Contact
 from domain.enums import WorkOrderPriority
 from routes import tickets
-from tests.support import Client, Shop, display_token, gid, serving
+from tests.support import Client, Shop, counting, display_token, gid, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 DUE = datetime(2027, 3, 4, 13, 30, tzinfo=UTC)
@@ -64,6 +66,22 @@ async def ticket_pdf(
 ) -> httpx.Response:
     headers = {"authorization": f"Bearer {token}"} if token else {}
     return await http.get(f"{base}/orders/{order}/ticket.pdf", params=params, headers=headers)
+
+
+async def tickets_pdf(
+    http: httpx.AsyncClient, base: str, ids: str, token: str | None, **params: str
+) -> httpx.Response:
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    return await http.get(f"{base}/tickets.pdf", params={"ids": ids, **params}, headers=headers)
+
+
+def pages_of(pdf: bytes) -> list[str]:
+    """Each page's text, read by another PDF library than the one the tests read tickets by."""
+    document = pypdfium2.PdfDocument(pdf)
+    try:
+        return [page.get_textpage().get_text_bounded() for page in document]
+    finally:
+        document.close()
 
 
 def read(pdf: bytes) -> tuple[str, list[str], tuple[float, float]]:
@@ -145,6 +163,83 @@ async def test_refusals_say_why(
     assert message in response.json()["errors"][0]["message"]
 
 
+async def test_a_selection_prints_in_one_pdf_a_ticket_a_page_in_the_order_chosen(
+    shop: Shop, http: httpx.AsyncClient, server: str
+) -> None:
+    first = gid("WorkOrder", await a_job(shop))
+    others = [gid("WorkOrder", await shop.order(codes)) for codes in (["print"], ["design"])]
+    chosen = [others[1], first, others[0]]
+    # A repeated id is printed once.
+    response = await tickets_pdf(
+        http, site(server), ",".join([*chosen, first]), shop.tokens["pat"], paper="letter"
+    )
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/pdf"
+    assert response.headers["content-disposition"] == (
+        'inline; filename="Job-tickets-WO-000003-and-2-more.pdf"'
+    )
+    pages = pages_of(response.content)
+    assert len(pages) == 3
+    numbers = ["WO-000003", "WO-000001", "WO-000002"]
+    for page, number, order in zip(pages, numbers, chosen, strict=True):
+        assert number in page
+        assert f"/orders/{order}" in page
+    assert "Café Zoë — Łódź" in pages[1]
+    assert "RUSH" in pages[1] and "RUSH" not in pages[0] + pages[2]
+    assert pypdfium2.PdfDocument(response.content)[0].get_size() == (612.0, 792.0)
+    one = await ticket_pdf(http, site(server), first, shop.tokens["pat"])
+    assert one.headers["content-disposition"] == 'inline; filename="Job-ticket-WO-000001.pdf"'
+    assert len(pages_of(one.content)) == 1
+
+
+async def test_a_selection_costs_the_same_reads_whatever_its_size(shop: Shop) -> None:
+    ids = [await shop.order(["print", "finishing"]) for _ in range(12)]
+    services = Services(shop.engine, 3600)
+    counts = []
+    for chosen in (ids[:1], ids):
+        with counting(shop.engine) as statements:
+            found = await tickets.load_tickets(services, chosen)
+        assert sorted(found) == sorted(chosen)
+        counts.append(len(statements))
+    assert counts[0] == counts[1]
+
+
+@pytest.mark.parametrize(
+    ("who", "ids", "params", "status", "message"),
+    [
+        (None, "mine", {}, 401, "Sign in first"),
+        ("display", "mine", {}, 403, "Wall display tokens"),
+        ("pat", "", {}, 400, "Choose the work orders to print"),
+        ("pat", " , ,", {}, 400, "Choose the work orders to print"),
+        ("pat", "too many", {}, 400, "Choose at most 50 work orders for one PDF (51 were"),
+        ("pat", "mine,nope", {}, 404, "No work order has the id 'nope'."),
+        ("pat", "nope,mine,customer", {}, 404, "No work order has these ids: 'nope', 'Q3"),
+        ("pat", "mine", {"paper": "a3"}, 400, "Choose A4 or Letter paper"),
+    ],
+)  # fmt: skip
+async def test_a_selections_refusals_say_why(
+    shop: Shop, api: Client, http: httpx.AsyncClient, server: str,
+    who: str | None, ids: str, params: dict[str, str], status: int, message: str,
+) -> None:  # fmt: skip
+    mine = gid("WorkOrder", await a_job(shop))
+    token = None
+    if who == "display":
+        token = (await display_token(api, shop, ["print"]))["secret"]
+    elif who:
+        token = shop.tokens[who]
+    named = {"mine": mine, "nope": "nope", "customer": gid("Customer", shop.customer_id)}
+    given = ",".join(
+        [gid("WorkOrder", n) for n in range(1000, 1051)] if ids == "too many"
+        else [named.get(i, i) for i in ids.split(",")]
+    )  # fmt: skip
+    with counting(shop.engine) as statements:
+        response = await tickets_pdf(http, site(server), given, token, **params)
+    assert response.status_code == status
+    assert message in response.json()["errors"][0]["message"]
+    if status == 400:
+        assert [s for s in statements if "work_order" in s] == []
+
+
 async def test_the_public_address_and_the_shops_time_zone(
     shop: Shop, database_url: str, http: httpx.AsyncClient
 ) -> None:
@@ -200,7 +295,7 @@ async def test_tickets_render_off_the_event_loop_a_bounded_number_at_once(
     release = threading.Event()
     on_the_loop: list[bool] = []
 
-    def held(ticket: tickets.Ticket, paper: str) -> bytes:
+    def held(selection: list[tickets.Ticket], paper: str) -> bytes:
         try:
             asyncio.get_running_loop()
             on_the_loop.append(True)
@@ -208,7 +303,7 @@ async def test_tickets_render_off_the_event_loop_a_bounded_number_at_once(
             on_the_loop.append(False)
         # Only a bound on a failing run: the renders are released once the rest are refused.
         release.wait(timeout=10)
-        return render(ticket, paper)
+        return render(selection, paper)
 
     monkeypatch.setattr(tickets, "pdf", held)
     admitted, extra = tickets.RENDERERS + tickets.WAITING, 3
