@@ -1,19 +1,21 @@
 """Job tickets in the browser: "Print ticket" on the order page opens a ticket whose QR
 code (read from the screenshot) opens the order; two orders ticked on the work-order list
-print as two tickets, one a page, on A4 and on Letter; Design added to an order of Print
+print as two tickets, one a page, on A4 and on Letter, and "Download PDF" gives them
+in one PDF the server renders; Design added to an order of Print
 heads its task table and its ticket, in route order."""
 
 import io
 from pathlib import Path
 
 import pypdf
+import pypdfium2
 import pytest
 import zxingcpp
 from PIL import Image
 from playwright.async_api import expect
 
 from domain.enums import WorkOrderPriority
-from tests.e2e.web.support import OpenTab, base, shoot
+from tests.e2e.web.support import OpenTab, base, shoot, shoot_widths
 from tests.support import Client, Shop, gid
 
 pytestmark = pytest.mark.e2e
@@ -72,6 +74,40 @@ async def test_a_selection_prints_one_ticket_a_page(
         assert "WO-000002" in texts[1] and "Banners" in texts[1]
         width, height = float(pages[0].mediabox.width), float(pages[0].mediabox.height)
         assert (width, height) == pytest.approx(size, abs=1.0), paper
+    tab.assert_clean()
+
+
+async def test_download_pdf_gives_the_selections_tickets_in_one_file(
+    server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
+) -> None:
+    for product in ("Menus", "Banners", "Stickers"):
+        await shop.order(["print"], details={"product": product})
+    tab = await tabs(token=shop.tokens["sam"])
+    page = tab.page
+    await page.goto(base(server) + "/orders")
+    for number in ("WO-000003", "WO-000001"):
+        await page.get_by_label(f"Select {number} for printing").check()
+    await page.get_by_role("link", name="Print 2 tickets").click()
+    await expect(page.get_by_role("article")).to_have_count(2)
+    await shoot_widths(page, screenshots, "tickets-download-pdf", axe_source)
+    async with page.expect_download() as downloading:
+        await page.get_by_role("button", name="Download PDF").click()
+    download = await downloading.value
+    assert download.suggested_filename == "Job-tickets-WO-000003-and-1-more.pdf"
+    document = pypdfium2.PdfDocument(await download.path())
+    texts = [p.get_textpage().get_text_bounded() for p in document]
+    assert len(texts) == 2
+    assert "WO-000003" in texts[0] and "Stickers" in texts[0]
+    assert "WO-000001" in texts[1] and "Menus" in texts[1]
+    document.close()
+
+    await page.goto(base(server) + "/orders/" + gid("WorkOrder", 2) + "/ticket")
+    await expect(page.get_by_role("article")).to_have_count(1)
+    async with page.expect_download() as downloading:
+        await page.get_by_role("button", name="Download PDF").click()
+    download = await downloading.value
+    assert download.suggested_filename == "Job-ticket-WO-000002.pdf"
+    assert len(pypdfium2.PdfDocument(await download.path())) == 1
     tab.assert_clean()
 
 

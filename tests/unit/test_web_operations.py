@@ -149,11 +149,13 @@ def test_only_the_transport_module_talks_to_the_network() -> None:
     assert 'export const ENDPOINT = "/graphql";' in transport
     assert 'export const EXPORTS = "/export/";' in transport
     assert 'export const PROOFS = "/proofs/";' in transport
-    # fetch and the websocket go to ENDPOINT (uploads too), and downloads to EXPORTS or to a
-    # proof's path under PROOFS; nowhere else.
+    assert 'export const TICKETS = "/tickets.pdf";' in transport
+    # fetch and the websocket go to ENDPOINT (uploads too), and downloads to EXPORTS, to
+    # TICKETS or to a proof's path under PROOFS; nowhere else.
     assert re.findall(r"fetch\(([^,]+),", transport) == ["ENDPOINT", "url", "ENDPOINT"]
     assert re.findall(r"fetchFile\((.+)\);", transport) == [
         "exportUrl(file, params)",
+        'TICKETS + "?" + new URLSearchParams({ ids: ids.join(",") })',
         "pathname",
     ]
     assert "if (!pathname.startsWith(PROOFS)) return Promise.reject(" in transport

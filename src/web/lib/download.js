@@ -1,10 +1,11 @@
-// Downloads a spreadsheet the server streams (graphql.js EXPORTS): fetched with the session's
-// token (a plain link could not send it), then handed to the browser as a file.
+// Downloads a file the server streams (a spreadsheet, graphql.js EXPORTS, or what `load`
+// fetches): fetched with the session's token (a plain link could not send it), then handed
+// to the browser as a file, named `filename` or as the server names it.
 import { html, useState } from "./html.js";
 import { transport } from "./session.js";
 import { ErrorMessage } from "./ui.js";
 
-export function DownloadButton({ file, params, filename, label }) {
+export function DownloadButton({ file, params, filename, label, load }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState(null);
 
@@ -12,11 +13,11 @@ export function DownloadButton({ file, params, filename, label }) {
     setBusy(true);
     setError(null);
     try {
-      const blob = await transport.download(file, params);
+      const blob = await (load ? load() : transport.download(file, params));
       const url = URL.createObjectURL(blob);
       const link = document.createElement("a");
       link.href = url;
-      link.download = filename;
+      link.download = filename || blob.name;
       document.body.appendChild(link);
       link.click();
       link.remove();

@@ -16,6 +16,8 @@ export const ENDPOINT = "/graphql";
 export const EXPORTS = "/export/";
 // Proof versions' files and previews (GET, the same bearer token).
 export const PROOFS = "/proofs/";
+// Job tickets as one PDF, a ticket a page (GET, the same bearer token).
+export const TICKETS = "/tickets.pdf";
 
 function exportUrl(file, params) {
   return EXPORTS + encodeURIComponent(file) + "?" + new URLSearchParams(params);
@@ -157,7 +159,8 @@ export function createTransport({ token, onAuthFailure = () => {}, onForbidden =
     return client;
   }
 
-  // A file the server streams, with the same token: its bytes, or the server's refusal.
+  // A file the server streams, with the same token: its bytes (a File, when the server
+  // names it), or the server's refusal.
   async function fetchFile(url) {
     const headers = {};
     const bearer = token();
@@ -168,7 +171,11 @@ export function createTransport({ token, onAuthFailure = () => {}, onForbidden =
     } catch (error) {
       throw new NetworkError("The server could not be reached. Check the connection and try again.");
     }
-    if (response.ok) return response.blob();
+    if (response.ok) {
+      const blob = await response.blob();
+      const named = /filename="([^"]+)/.exec(response.headers.get("content-disposition") || "");
+      return named ? new File([blob], named[1], { type: blob.type }) : blob;
+    }
     let body = null;
     try {
       body = await response.json();
@@ -182,6 +189,11 @@ export function createTransport({ token, onAuthFailure = () => {}, onForbidden =
   // A spreadsheet (`file`, e.g. "ledger.csv").
   function download(file, params) {
     return fetchFile(exportUrl(file, params));
+  }
+
+  // The job tickets of the work orders `ids`, in one PDF.
+  function tickets(ids) {
+    return fetchFile(TICKETS + "?" + new URLSearchParams({ ids: ids.join(",") }));
   }
 
   // A proof version's file or preview (Proof.downloadUrl, previewUrl), read from this
@@ -227,6 +239,7 @@ export function createTransport({ token, onAuthFailure = () => {}, onForbidden =
   return {
     request,
     download,
+    tickets,
     proofFile,
     upload,
     stats,

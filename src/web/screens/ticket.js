@@ -1,10 +1,13 @@
 // Job tickets to print (A4 or Letter, one a page): the order number large, the rush mark,
 // customer, job, due date, details, a box to tick for each department, and the QR code
 // the server made of the order's page. /orders/:id/ticket for one, /tickets?ids=a,b for a
-// selection from the work-order list.
+// selection from the work-order list. "Download PDF" fetches the same tickets as one PDF
+// the server renders (a ticket a page).
+import { DownloadButton } from "../lib/download.js";
 import { gql } from "../lib/graphql.js";
 import { html, useEffect, useState } from "../lib/html.js";
 import { Link } from "../lib/router.js";
+import { transport } from "../lib/session.js";
 import { ErrorMessage, Loading, request, useTitle } from "../lib/ui.js";
 
 const TICKET = gql`
@@ -76,6 +79,7 @@ export function Tickets({ ids }) {
   return html`
     <div class="ticket-actions">
       <button type="button" class="primary" onClick=${() => window.print()}>Print</button>
+      <${DownloadButton} label="Download PDF" load=${() => transport.tickets(state.orders.map((o) => o.id))} />
       <${Link} href=${ids.length === 1 ? "/orders/" + ids[0] : "/orders"}>Back</${Link}>
       <span class="hint">One ticket a page, on A4 or Letter.</span>
     </div>
