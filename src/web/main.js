@@ -9,6 +9,7 @@ import { WorkOrders } from "./screens/workorders.js";
 import { NewWorkOrder } from "./screens/neworder.js";
 import { WorkOrderPage } from "./screens/workorder.js";
 import { Accounts, CustomerLedger } from "./screens/accounts.js";
+import { CustomerPage, Customers } from "./screens/customers.js";
 import { Admin } from "./screens/admin.js";
 import { Insights } from "./screens/insights.js";
 import { Tickets } from "./screens/ticket.js";
@@ -66,6 +67,16 @@ function screen(path, me) {
   if (match("/insights", pathname)) {
     return roles.sales ? html`<${Insights} me=${me} />` : html`<${NotAllowed} what="Insights" />`;
   }
+  // Customers: for whoever the server lets list them (`customers` asks SEES_QUOTES).
+  if (match("/customers", pathname)) {
+    return roles.seesQuote ? html`<${Customers} me=${me} path=${path} />` : html`<${NotAllowed} what="Customers" />`;
+  }
+  const customerPage = match("/customers/:id", pathname);
+  if (customerPage) {
+    return roles.seesQuote
+      ? html`<${CustomerPage} id=${customerPage.id} me=${me} />`
+      : html`<${NotAllowed} what="Customers" />`;
+  }
   if (match("/accounts", pathname)) {
     return roles.accounts ? html`<${Accounts} path=${path} />` : html`<${NotAllowed} what="Accounts" />`;
   }
@@ -88,6 +99,7 @@ function Navigation({ me, path }) {
   const links = [
     roles.queues.length ? ["/queues", "My queues"] : null,
     ["/orders", "Work orders"],
+    roles.seesQuote ? ["/customers", "Customers"] : null,
     roles.sales ? ["/insights", "Insights"] : null,
     roles.accounts ? ["/accounts", "Accounts"] : null,
     roles.admin ? ["/admin/people", "Admin"] : null,

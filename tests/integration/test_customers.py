@@ -1,14 +1,19 @@
 """Customers you can deliver to: a contact and an address at creation and by
 updateCustomer (what is given replaces, an empty text clears, the same again changes
 nothing), each part checked in words; staff read the contact, a delivery wall the address
-alone, with the order's needs in words."""
+alone, with the order's needs in words; the Customers screen's reads, per role."""
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support import Client, Shop, display_token, gid, table_snapshot
 
+ROOT = Path(__file__).resolve().parents[2]
+POST = """mutation($i: PostLedgerEntryInput!) { postLedgerEntry(input: $i) {
+  userErrors { message } } }"""
 FIELDS = "name contactName email phone notes address { lines postcode city country given }"
 CREATE = f"""mutation($i: CreateCustomerInput!) {{ createCustomer(input: $i) {{
   customer {{ id {FIELDS} }} userErrors {{ code field message }} }} }}"""
@@ -129,3 +134,53 @@ async def test_only_the_delivery_task_says_where_to_deliver(api: Client, shop: S
     body = await api.as_(shop.tokens["ada"])(query, {"id": gid("WorkOrder", order)})
     found = {t["department"]["code"]: t["delivery"] for t in body["node"]["tasks"]}
     assert found == {"print": None, "delivery": {"needs": []}}
+
+
+def web_document(name: str) -> str:
+    """The app's own operation `name`, as it sends it (its trusted document)."""
+    documents = json.loads((ROOT / "src/web/documents.json").read_text())
+    (found,) = [text for text in documents.values() if f" {name}(" in text]
+    return str(found)
+
+
+async def test_the_customers_screen_reads_what_each_role_may(api: Client, shop: Shop) -> None:
+    """What the Customers screen sends, per role: Sales and Accounts list customers (the
+    rule `me.access` names as SEES_QUOTES, which the screen's navigation follows), everyone
+    signed in reads a customer's orders, only Accounts and admins their balance, and only
+    Sales and admins are offered EDIT."""
+    acme = gid("Customer", shop.customer_id)
+    await shop.order(["print"])
+    posted = await api.as_(shop.tokens["abe"])(
+        POST,
+        {"i": {"customerId": acme, "kind": "CHARGE", "amount": "12.50", "idempotencyKey": "k"}},
+    )
+    assert posted["postLedgerEntry"]["userErrors"] == []
+    listing, page, orders = (
+        web_document(name) for name in ("CustomerList", "CustomerPage", "CustomerWorkOrders")
+    )
+    for who, lists, reads_balance, edits in [
+        ("sam", True, False, True),
+        ("abe", True, True, False),
+        ("ada", True, True, True),
+        ("pat", False, False, False),
+    ]:
+        caller = api.as_(shop.tokens[who])
+        access = (await caller("{ me { access } }"))["me"]["access"]
+        assert ("SEES_QUOTES" in access) is lists, who
+        assert ("READS_LEDGER" in access) is reads_balance, who
+        body = await caller.raw(listing, {"seesLedger": reads_balance})
+        if lists:
+            (node,) = [e["node"] for e in body["data"]["customers"]["edges"]]
+            assert (
+                node.get("balance") == [{"amount": "12.50", "currency": "EUR"}]
+            ) is reads_balance
+        else:
+            assert body["errors"][0]["extensions"]["code"] == "FORBIDDEN", who
+        found = (await caller(page, {"id": acme, "seesLedger": reads_balance}))["customer"]
+        assert (found["allowedActions"] == ["EDIT"]) is edits, who
+        asked = await caller.raw(page, {"id": acme, "seesLedger": True})
+        if not reads_balance:
+            assert asked["errors"][0]["path"] == ["customer", "balance"], who
+            assert asked["errors"][0]["extensions"]["code"] == "FORBIDDEN", who
+        mine = (await caller(orders, {"customerId": acme}))["workOrders"]["edges"]
+        assert [e["node"]["orderNumber"] for e in mine] == ["WO-000001"], who

@@ -116,7 +116,16 @@ ABSOLUTE = re.compile(r"\b(?:https?|wss?)://", re.I)
 # Every string that starts with "/" is one of these: app routes (links), the API, or the
 # wall display's address (a link an admin hands out; the display itself uses /graphql).
 LITERAL = re.compile(r"""["'`](/[^"'`\s]*)""")
-APP_ROUTES = ("/queues", "/orders", "/accounts", "/admin", "/signin", "/tickets", "/insights")
+APP_ROUTES = (
+    "/queues",
+    "/orders",
+    "/customers",
+    "/accounts",
+    "/admin",
+    "/signin",
+    "/tickets",
+    "/insights",
+)
 
 
 def network_uses(source: str) -> list[str]:
