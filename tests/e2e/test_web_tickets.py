@@ -80,8 +80,10 @@ async def test_a_selection_prints_one_ticket_a_page(
 async def test_download_pdf_gives_the_selections_tickets_in_one_file(
     server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
 ) -> None:
-    for product in ("Menus", "Banners", "Stickers"):
-        await shop.order(["print"], details={"product": product})
+    made = [
+        await shop.order(["print"], details={"product": p})
+        for p in ("Menus", "Banners", "Stickers")
+    ]
     tab = await tabs(token=shop.tokens["sam"])
     page = tab.page
     await page.goto(base(server) + "/orders")
@@ -101,7 +103,7 @@ async def test_download_pdf_gives_the_selections_tickets_in_one_file(
     assert "WO-000001" in texts[1] and "Menus" in texts[1]
     document.close()
 
-    await page.goto(base(server) + "/orders/" + gid("WorkOrder", 2) + "/ticket")
+    await page.goto(base(server) + "/orders/" + gid("WorkOrder", made[1]) + "/ticket")
     await expect(page.get_by_role("article")).to_have_count(1)
     async with page.expect_download() as downloading:
         await page.get_by_role("button", name="Download PDF").click()
