@@ -1372,7 +1372,9 @@ SELECT id FROM work_orders WHERE id > :after_id ORDER BY id LIMIT :limit
 -- Work orders whose last completion falls in [:from, :to) (cancelled ones count nowhere):
 -- how many had a due date and met it, their lead times (created to completed), and of
 -- those with proofs the time they waited for the customer: each version from its upload
--- to its decision (or to the next version's upload, or to the completion), summed.
+-- to its decision (or to the next version's upload, or to the completion), summed. Beside
+-- them, the active orders late now whose due date fell before :to (docs/decisions.md,
+-- "The on-time rate"): the rate counts them as late.
 WITH done AS (
     SELECT w.id, w.due_at, w.last_completed_at, w.last_completed_at <= w.due_at AS on_time,
            CAST(extract(epoch FROM w.last_completed_at - w.created_at) AS double precision)
@@ -1388,8 +1390,13 @@ WITH done AS (
     JOIN proofs p ON p.work_order_id = d.id
     LEFT JOIN proofs n ON n.work_order_id = p.work_order_id AND n.version = p.version + 1
     GROUP BY d.id
+), late_now AS (
+    SELECT count(*) AS late_now
+    FROM work_orders w
+    WHERE w.status = 'ACTIVE' AND w.due_at < :to AND w.due_at <= now()
+      AND w.id NOT IN (SELECT id FROM done)
 )
-SELECT with_due, on_time, lead_count, p[1] AS lead_p50, p[2] AS lead_p85, lead_max,
+SELECT with_due, on_time, late_now, lead_count, p[1] AS lead_p50, p[2] AS lead_p85, lead_max,
        c.customer_count, c.q[1] AS customer_p50, c.q[2] AS customer_p85, c.customer_max
 FROM (
     SELECT count(*) FILTER (WHERE due_at IS NOT NULL) AS with_due,
@@ -1403,6 +1410,7 @@ CROSS JOIN (
            percentile_cont(ARRAY[0.5, 0.85]) WITHIN GROUP (ORDER BY seconds) AS q
     FROM customer
 ) AS c
+CROSS JOIN late_now
 
 -- Exports (db/exports.py): streamed through a server-side cursor, in a stable order.
 

@@ -20,7 +20,7 @@ export const QUEUE_SNAPSHOT = gql`
       pageInfo { hasNextPage endCursor }
       edges {
         node {
-          id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
+          id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority allowedActions
           pickedUpBy { id name }
           workOrder { id orderNumber jobLine isLate customer { name } }
           proofChanges { version comment }
@@ -38,7 +38,7 @@ export const QUEUE_EVENTS = gql`
       cursor
       kind
       task {
-        id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
+        id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine isLate customer { name } }
         proofChanges { version comment }
@@ -53,7 +53,7 @@ export const QUEUE_TASK = gql`
   query QueueTask($id: ID!) {
     node(id: $id) {
       ... on DepartmentTask {
-        id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
+        id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine isLate customer { name } }
         proofChanges { version comment }
@@ -68,7 +68,7 @@ export const START_TASK = gql`
     startTask(input: $input) {
       changed
       task {
-        id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
+        id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine isLate customer { name } }
         proofChanges { version comment }
@@ -139,7 +139,7 @@ function WaitingTask({ task, now, onStart, busy }) {
       <span class="task-job">${task.workOrder.jobLine || "No description"}</span>
       <${ProofChanges} task=${task} />
       <${DeliveryNote} task=${task} />
-      <span class="task-since">Waiting <time datetime=${task.availableAt}>${duration(task.availableAt, now)}</time></span>
+      <span class="task-since">Waiting <time datetime=${task.waitingSince}>${duration(task.waitingSince, now)}</time></span>
       <${TaskTime} task=${task} now=${now} />
     </div>
     ${task.allowedActions.includes("START")
