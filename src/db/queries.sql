@@ -883,11 +883,15 @@ SELECT * FROM tokens WHERE id = :token_id
 SELECT * FROM customer_ledger_entries WHERE idempotency_key = :idempotency_key
 
 -- name: quote_to_charge
--- An order's quote under its row lock, and the quote-charge already posted for this quote:
--- one keyed quote-charge:<number>:... posted since the quote was last set (or since the
--- order was made, when it never changed).
+-- An order's quote under its row lock, what its entries charged already in the quote's
+-- currency (CHARGE less CREDIT: the stored signed sum), and the quote-charge already
+-- posted for this quote: one keyed quote-charge:<number>:... posted since the quote was
+-- last set (or since the order was made, when it never changed).
 SELECT w.id, w.order_number, w.customer_id, w.version, w.status, w.quote_minor,
        w.quote_currency,
+       (SELECT coalesce(sum(e.amount_minor), 0) FROM customer_ledger_entries e
+        WHERE e.work_order_id = w.id AND e.currency = w.quote_currency
+          AND e.kind IN ('CHARGE', 'CREDIT')) AS charged_minor,
        (SELECT e.id FROM customer_ledger_entries e
         WHERE e.work_order_id = w.id
           AND e.idempotency_key LIKE 'quote-charge:' || w.order_number || ':%'
