@@ -745,6 +745,9 @@ LIMIT :limit
 -- oldest available; then its STARTED tasks, oldest start first; only tasks of ACTIVE
 -- work orders. Keyset on (lane, rush, due, since, id); no due date sorts as 9999-12-31,
 -- and a STARTED task's rush and due are constants, so its lane sorts by start alone.
+-- :search (a LIKE pattern, or null) keeps the tasks whose order's number, customer's name
+-- or any detail's value (whence its job line) holds it: a department's active tasks are
+-- few, so no index serves it.
 SELECT t.*, q.lane, q.rush, q.due, q.since FROM department_tasks t
 JOIN work_orders w ON w.id = t.work_order_id
 CROSS JOIN LATERAL (
@@ -758,6 +761,12 @@ WHERE t.department_id = :department_id
   AND w.status = 'ACTIVE'
   AND (t.status = 'STARTED'
        OR (t.status = 'PENDING' AND t.available_at <= now() AND w.held_at IS NULL))
+  AND (CAST(:search AS text) IS NULL
+       OR w.order_number ILIKE '%' || :search || '%'
+       OR EXISTS (SELECT 1 FROM customers c
+                  WHERE c.id = w.customer_id AND c.name ILIKE '%' || :search || '%')
+       OR EXISTS (SELECT 1 FROM jsonb_each_text(w.details) AS d
+                  WHERE d.value ILIKE '%' || :search || '%'))
   AND (CAST(:after_lane AS integer) IS NULL
        OR (q.lane, q.rush, q.due, q.since, t.id)
           > (:after_lane, :after_rush, CAST(:after_due AS timestamptz),
