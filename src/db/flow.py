@@ -58,6 +58,7 @@ async def order_flow(conn: AsyncConnection, window: Window) -> OrderFlow:
     return OrderFlow(
         completed_with_due=row.with_due,
         on_time=row.on_time,
+        late_now=row.late_now,
         lead=_stats(row, "lead"),
         customer_wait=_stats(row, "customer"),
     )

@@ -116,10 +116,12 @@ async def charge_quote(conn: AsyncConnection, work_order_id: int, posted_by: int
     if order.charged_entry_id is not None:
         return Posted(await entry(conn, order.charged_entry_id), changed=False)
     cancelled = order.status == WorkOrderStatus.CANCELLED.value
-    refusal = ledger.quote_charge_refusal(order.quote_minor is not None, cancelled)
+    quote = None if order.quote_minor is None else Money(order.quote_minor, order.quote_currency)
+    charged = [Money(order.charged_minor, order.quote_currency)] if quote else []
+    refusal = ledger.quote_charge_refusal(quote, charged, cancelled)
     if refusal is not None:
         raise refusal
-    quote = Money(order.quote_minor, order.quote_currency)
+    assert quote is not None  # refused above otherwise
     content = EntryContent(
         customer_id=order.customer_id,
         work_order_id=order.id,

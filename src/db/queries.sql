@@ -745,6 +745,9 @@ LIMIT :limit
 -- oldest available; then its STARTED tasks, oldest start first; only tasks of ACTIVE
 -- work orders. Keyset on (lane, rush, due, since, id); no due date sorts as 9999-12-31,
 -- and a STARTED task's rush and due are constants, so its lane sorts by start alone.
+-- :search (a LIKE pattern, or null) keeps the tasks whose order's number, customer's name
+-- or any detail's value (whence its job line) holds it: a department's active tasks are
+-- few, so no index serves it.
 SELECT t.*, q.lane, q.rush, q.due, q.since FROM department_tasks t
 JOIN work_orders w ON w.id = t.work_order_id
 CROSS JOIN LATERAL (
@@ -758,6 +761,12 @@ WHERE t.department_id = :department_id
   AND w.status = 'ACTIVE'
   AND (t.status = 'STARTED'
        OR (t.status = 'PENDING' AND t.available_at <= now() AND w.held_at IS NULL))
+  AND (CAST(:search AS text) IS NULL
+       OR w.order_number ILIKE '%' || :search || '%'
+       OR EXISTS (SELECT 1 FROM customers c
+                  WHERE c.id = w.customer_id AND c.name ILIKE '%' || :search || '%')
+       OR EXISTS (SELECT 1 FROM jsonb_each_text(w.details) AS d
+                  WHERE d.value ILIKE '%' || :search || '%'))
   AND (CAST(:after_lane AS integer) IS NULL
        OR (q.lane, q.rush, q.due, q.since, t.id)
           > (:after_lane, :after_rush, CAST(:after_due AS timestamptz),
@@ -883,11 +892,15 @@ SELECT * FROM tokens WHERE id = :token_id
 SELECT * FROM customer_ledger_entries WHERE idempotency_key = :idempotency_key
 
 -- name: quote_to_charge
--- An order's quote under its row lock, and the quote-charge already posted for this quote:
--- one keyed quote-charge:<number>:... posted since the quote was last set (or since the
--- order was made, when it never changed).
+-- An order's quote under its row lock, what its entries charged already in the quote's
+-- currency (CHARGE less CREDIT: the stored signed sum), and the quote-charge already
+-- posted for this quote: one keyed quote-charge:<number>:... posted since the quote was
+-- last set (or since the order was made, when it never changed).
 SELECT w.id, w.order_number, w.customer_id, w.version, w.status, w.quote_minor,
        w.quote_currency,
+       (SELECT coalesce(sum(e.amount_minor), 0) FROM customer_ledger_entries e
+        WHERE e.work_order_id = w.id AND e.currency = w.quote_currency
+          AND e.kind IN ('CHARGE', 'CREDIT')) AS charged_minor,
        (SELECT e.id FROM customer_ledger_entries e
         WHERE e.work_order_id = w.id
           AND e.idempotency_key LIKE 'quote-charge:' || w.order_number || ':%'
@@ -1372,7 +1385,9 @@ SELECT id FROM work_orders WHERE id > :after_id ORDER BY id LIMIT :limit
 -- Work orders whose last completion falls in [:from, :to) (cancelled ones count nowhere):
 -- how many had a due date and met it, their lead times (created to completed), and of
 -- those with proofs the time they waited for the customer: each version from its upload
--- to its decision (or to the next version's upload, or to the completion), summed.
+-- to its decision (or to the next version's upload, or to the completion), summed. Beside
+-- them, the active orders late now whose due date fell before :to (docs/decisions.md,
+-- "The on-time rate"): the rate counts them as late.
 WITH done AS (
     SELECT w.id, w.due_at, w.last_completed_at, w.last_completed_at <= w.due_at AS on_time,
            CAST(extract(epoch FROM w.last_completed_at - w.created_at) AS double precision)
@@ -1388,8 +1403,13 @@ WITH done AS (
     JOIN proofs p ON p.work_order_id = d.id
     LEFT JOIN proofs n ON n.work_order_id = p.work_order_id AND n.version = p.version + 1
     GROUP BY d.id
+), late_now AS (
+    SELECT count(*) AS late_now
+    FROM work_orders w
+    WHERE w.status = 'ACTIVE' AND w.due_at < :to AND w.due_at <= now()
+      AND w.id NOT IN (SELECT id FROM done)
 )
-SELECT with_due, on_time, lead_count, p[1] AS lead_p50, p[2] AS lead_p85, lead_max,
+SELECT with_due, on_time, late_now, lead_count, p[1] AS lead_p50, p[2] AS lead_p85, lead_max,
        c.customer_count, c.q[1] AS customer_p50, c.q[2] AS customer_p85, c.customer_max
 FROM (
     SELECT count(*) FILTER (WHERE due_at IS NOT NULL) AS with_due,
@@ -1403,6 +1423,7 @@ CROSS JOIN (
            percentile_cont(ARRAY[0.5, 0.85]) WITHIN GROUP (ORDER BY seconds) AS q
     FROM customer
 ) AS c
+CROSS JOIN late_now
 
 -- Exports (db/exports.py): streamed through a server-side cursor, in a stable order.
 

@@ -316,12 +316,15 @@ async def queue_page(
     department_id: int,
     limit: int,
     after: QueueKey | None,
+    search: str | None = None,
 ) -> tuple[Snapshot, list[Queued]]:
-    """A page of a department's queue and the snapshot it was read in, so that the page
-    and its event cursor agree exactly."""
+    """A page of a department's queue (of the tasks matching `search`, a LIKE pattern,
+    when given) and the snapshot it was read in, so that the page and its event cursor
+    agree exactly."""
     params = {
         "department_id": department_id,
         "limit": limit,
+        "search": search,
         **{f"after_{name}": getattr(after, name, None) for name in QueueKey._fields},
     }
     async with one_snapshot(engine) as conn:

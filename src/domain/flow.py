@@ -34,6 +34,15 @@ def window(start: datetime, end: datetime) -> Window:
     return Window(start, end)
 
 
+def waiting_since(available_at: datetime | None, reopened_at: datetime | None) -> datetime | None:
+    """When a task's present wait began, as a flow figure's waitTime measures it up to the
+    task's start: the later of when it became available and its last reopen (a release
+    or a hold does not restart it); None while its gate is closed."""
+    if available_at is None:
+        return None
+    return max(available_at, reopened_at) if reopened_at is not None else available_at
+
+
 @dataclass(frozen=True)
 class DurationStats:
     """Seconds: the median, the 85th percentile (interpolated) and the longest, over
@@ -61,10 +70,15 @@ class DepartmentFlow:
 class OrderFlow:
     completed_with_due: int
     on_time: int
+    # Active orders past their due date now, due before the window's end: late already,
+    # whenever they are done, so the rate counts them as late (an order still open
+    # cannot make a late shop read 100 %).
+    late_now: int
     lead: DurationStats
     # Of the orders with proofs: how long their proofs waited for the customer's decision.
     customer_wait: DurationStats
 
     @property
     def on_time_rate(self) -> float | None:
-        return self.on_time / self.completed_with_due if self.completed_with_due else None
+        counted = self.completed_with_due + self.late_now
+        return self.on_time / counted if counted else None

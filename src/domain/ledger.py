@@ -105,12 +105,22 @@ def charge_refusal(kind: LedgerEntryKind, order_cancelled: bool) -> DomainError 
     return None
 
 
-def quote_charge_refusal(quoted: bool, order_cancelled: bool) -> DomainError | None:
-    """Why a work order's quote cannot be charged now (chargeWorkOrderQuote), or None."""
-    if not quoted:
+def quote_charge_refusal(
+    quote: Money | None, charged: Iterable[Money], order_cancelled: bool
+) -> DomainError | None:
+    """Why a work order's quote cannot be charged now (chargeWorkOrderQuote), or None:
+    `charged` is what the order's entries charged already (CHARGE less CREDIT, per
+    currency); once that comes to the quote, charging it again would bill twice."""
+    if quote is None:
         return DomainError(
             ErrorCode.INVALID_INPUT,
             "The work order has no quote to charge: set one first.",
+            "workOrderId",
+        )
+    if any(m.currency == quote.currency and m.minor >= quote.minor for m in charged):
+        return DomainError(
+            ErrorCode.INVALID_INPUT,
+            "The work order's charges already come to its quote: there is nothing left to charge.",
             "workOrderId",
         )
     return charge_refusal(LedgerEntryKind.CHARGE, order_cancelled)

@@ -7,6 +7,7 @@ and says whether the request already holds (a quiet success), is refused with
 a specific code, or may be retried because the state moved under it.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -23,6 +24,7 @@ from domain.enums import (
 )
 from domain.errors import DomainError, ErrorCode, NotAllowed
 from domain.ledger import quote_charge_refusal
+from domain.money import Money
 from domain.words import ORDER_ACTION, ORDER_STATUS, PRIORITY, TASK_ACTION, TASK_STATUS, either
 
 
@@ -385,14 +387,16 @@ def order_commands(
     status: WorkOrderStatus,
     imported_closed: bool,
     held: bool,
-    quoted: bool,
+    quote: Money | None,
     latest_proof: ProofStatus | None = None,
+    charged: Iterable[Money] = (),
 ) -> list[WorkOrderCommand]:
     """What may be asked of a work order now, by the rules its writers refuse with (who
     may ask each is the API's to say): what a screen offers. Holding a held order, or
     resuming one that is not, is a quiet success, not a refusal, but is not offered; nor
     is deciding a proof version that waits for nobody (`latest_proof`: the newest
-    version's status)."""
+    version's status). `charged`: what its entries charged (CHARGE less CREDIT, per
+    currency), for whoever may charge its quote."""
     schedulable = open_refusal(status, imported_closed) is None
     offered = {
         WorkOrderCommand.CANCEL: cancel_refusal(status, imported_closed) is None,
@@ -403,7 +407,7 @@ def order_commands(
         WorkOrderCommand.EDIT_DETAILS: schedulable,
         WorkOrderCommand.CHANGE_DEPARTMENTS: schedulable,
         WorkOrderCommand.CHARGE_QUOTE: quote_charge_refusal(
-            quoted, status is WorkOrderStatus.CANCELLED
+            quote, charged, status is WorkOrderStatus.CANCELLED
         )
         is None,
         WorkOrderCommand.UPLOAD_PROOF: schedulable,

@@ -307,10 +307,17 @@ class Query:
         extensions=allowed(SEES_QUEUE),
         description="The department's available PENDING tasks of orders not on hold (RUSH "
         "first, then the earliest due date, none last, then the oldest available), then its "
-        "STARTED tasks (oldest start first); only tasks of ACTIVE work orders.",
+        "STARTED tasks (oldest start first); only tasks of ACTIVE work orders. With `search`, "
+        "only those whose order's number, customer's name or any detail (the job line comes "
+        "from them) holds it, in any case.",
     )
     async def queue(
-        self, info: Info, department: str, first: int | None = None, after: str | None = None
+        self,
+        info: Info,
+        department: str,
+        first: int | None = None,
+        after: str | None = None,
+        search: str | None = None,
     ) -> QueueConnection:
         limit = page_size(first)
         cursor = decode_queue_cursor(after)
@@ -318,7 +325,11 @@ class Query:
         if dept is None:
             raise not_found(f"No department has the code '{department}'.")
         snapshot, rows = await reads.queue_page(
-            info.context.services.engine, department_id=dept.id, limit=limit + 1, after=cursor
+            info.context.services.engine,
+            department_id=dept.id,
+            limit=limit + 1,
+            after=cursor,
+            search=_search(search),
         )
         edges, page = build_edges(
             rows,

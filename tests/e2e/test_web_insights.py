@@ -16,7 +16,7 @@ from db.proof_decisions import decide
 from db.proofs import NewProof
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from tests.e2e.web.support import OpenTab, base, shoot
+from tests.e2e.web.support import OpenTab, base, shoot, shoot_widths
 from tests.support import Shop, task_ids
 
 pytestmark = pytest.mark.e2e
@@ -90,6 +90,47 @@ async def test_sales_reads_the_flow_as_charts_and_tables(
     await expect(per_day.locator(".table-wrap tbody tr")).to_have_count(31)
     await page.get_by_role("button", name="Last 7 days").click()
     await expect(per_day.locator(".table-wrap tbody tr")).to_have_count(8)
+    tab.assert_clean()
+
+
+async def test_the_figures_say_what_they_count_in_words(
+    server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
+) -> None:
+    await a_few_days(shop)
+    now = datetime.now(UTC)
+    await shop.complete(
+        await shop.order([], at=now - timedelta(hours=3), due_at=now + timedelta(hours=1))
+    )
+    for hours_late in (2, 5):
+        await shop.order(
+            ["print"], at=now - timedelta(hours=9), due_at=now - timedelta(hours=hours_late)
+        )
+    tab = await tabs(token=shop.tokens["sam"])
+    page = tab.page
+    await page.goto(base(server) + "/insights")
+    on_time = page.locator(".figure", has_text="On time")
+    # One done on time, two open past their due date: not "100 % - 1 of 1".
+    await expect(on_time.locator(".figure-value")).to_have_text("33 %")
+    await expect(on_time.locator(".hint")).to_have_text(
+        "1 of 3 orders on time: 1 completed with a due date, 2 open and late now"
+    )
+    waiting = page.get_by_role("img", name="Waiting time per department")
+    await expect(waiting).to_have_accessible_description(
+        "Design: no tasks. Finishing: median 1.0 h, longest 1.0 h (1 task). "
+        "Print: median 2.0 h, longest 2.0 h (1 task). Delivery: no tasks."
+    )
+    working = page.get_by_role("img", name="Working time per department")
+    await expect(working).to_have_accessible_description(
+        "Design: no tasks. Finishing: median 1.5 h, longest 1.5 h (1 task). "
+        "Print: median 1.0 h, longest 1.0 h (1 task). Delivery: no tasks."
+    )
+    per_day = page.get_by_role("img", name="Tasks completed per day")
+    await expect(per_day).to_have_accessible_description(
+        "Design: none completed. Finishing: 1 task completed, at most 1 in a day. "
+        "Print: 1 task completed, at most 1 in a day. "
+        "Delivery: 1 task completed, at most 1 in a day."
+    )
+    await shoot_widths(page, screenshots, "insights-in-words", axe_source)
     tab.assert_clean()
 
 

@@ -1,6 +1,7 @@
 """Accounts at a glance in the browser: the Accounts screen shows what is owed in all and by
 age, and who owes it, sortable by balance; "Charge the quote" on an order posts its quote
-once (a second click says it was charged already)."""
+once (then it is offered no more), and asks first, naming what was charged already, when
+the order has charges short of its quote."""
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -17,17 +18,19 @@ from domain.contacts import Contact
 from domain.enums import LedgerEntryKind
 from domain.ledger import EntryContent
 from domain.money import parse_money
-from tests.e2e.web.support import OpenTab, base, shoot
+from tests.e2e.web.support import OpenTab, base, shoot, shoot_widths
 from tests.support import Shop, gid
 
 pytestmark = pytest.mark.e2e
 
 
-async def charged(shop: Shop, customer: int, amount: str, days_ago: int) -> None:
+async def charged(
+    shop: Shop, customer: int, amount: str, days_ago: int, order: int | None = None
+) -> None:
     async with unit_of_work(shop.engine) as conn:
         await clock.stamp_as_of(conn, datetime.now(UTC) - timedelta(days=days_ago, hours=1))
         money = ledger.signed(LedgerEntryKind.CHARGE, parse_money(Decimal(amount), "EUR", None))
-        content = EntryContent(customer, None, LedgerEntryKind.CHARGE, money, None)
+        content = EntryContent(customer, order, LedgerEntryKind.CHARGE, money, None)
         await post_entry(conn, NewEntry(content, f"web-{customer}-{days_ago}", shop.users["abe"]))
 
 
@@ -69,9 +72,35 @@ async def test_charge_the_quote_posts_it_once(
     notice = page.locator(".message.success")
     await expect(notice).to_have_text("✓ Charged 480.50 EUR: the quote of WO-000001.")
     await expect(page.locator(".ledger-sums .charged")).to_have_text("Charged: 480.50 EUR")
+    # The charges come to the quote: charging it again is offered no more.
+    await expect(page.get_by_role("button", name="Charge the quote")).to_have_count(0)
     await shoot(page, screenshots, "charge-quote", axe_source)
+    tab.assert_clean()
+
+
+async def test_charging_the_quote_of_an_order_with_charges_asks_first(
+    server: str, shop: Shop, tabs: OpenTab, screenshots: Path, axe_source: str
+) -> None:
+    order = await shop.order(["print"], quote=parse_money(Decimal("480.50"), "EUR", "quote"))
+    await charged(shop, shop.customer_id, "100", 0, order)
+    tab = await tabs(token=shop.tokens["abe"])
+    page = tab.page
+    await page.goto(base(server) + "/orders/" + gid("WorkOrder", order))
     await page.get_by_role("button", name="Charge the quote").click()
-    await expect(notice).to_have_text(
-        "✓ This quote was charged already (480.50 EUR); nothing was posted again."
+    dialog = page.get_by_role("dialog", name="Charge the quote of WO-000001?")
+    await expect(dialog).to_contain_text(
+        "This order was charged 100.00 EUR already. Charging the quote adds a charge of 480.50 EUR."
     )
+    await shoot_widths(page, screenshots, "charge-quote-asks", axe_source)
+    await dialog.get_by_role("button", name="Back").click()
+    await expect(dialog).to_have_count(0)
+    sums = page.locator(".ledger-sums .charged")
+    await expect(sums).to_have_text("Charged: 100.00 EUR")
+    await page.get_by_role("button", name="Charge the quote").click()
+    await dialog.get_by_role("button", name="Charge 480.50 EUR").click()
+    await expect(page.locator(".message.success")).to_have_text(
+        "✓ Charged 480.50 EUR: the quote of WO-000001."
+    )
+    await expect(sums).to_have_text("Charged: 580.50 EUR")
+    await expect(page.get_by_role("button", name="Charge the quote")).to_have_count(0)
     tab.assert_clean()

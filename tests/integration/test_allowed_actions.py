@@ -107,6 +107,40 @@ async def test_charge_quote_is_offered_when_charge_work_order_quote_does_it(
     assert offered == (who in ("abe", "ada") and quoted and status != "CANCELLED")
 
 
+POST = """mutation($i: PostLedgerEntryInput!) { postLedgerEntry(input: $i) {
+  userErrors { code } } }"""
+
+
+@pytest.mark.parametrize(
+    ("entries", "offered"),
+    [
+        ([], True),
+        ([("CHARGE", "30.00")], True),
+        ([("CHARGE", "30.00"), ("CHARGE", "50.00")], False),
+        ([("CHARGE", "90.00"), ("CREDIT", "10.00")], False),
+        ([("CHARGE", "90.00"), ("CREDIT", "20.00")], True),
+    ],
+)
+async def test_charge_quote_is_not_offered_once_the_charges_come_to_the_quote(
+    api: Client, shop: Shop, entries: list[tuple[str, str]], offered: bool
+) -> None:
+    order = await order_in(shop, "ACTIVE", parse_money(Decimal("80.00"), "EUR", "quote"))
+    for n, (kind, amount) in enumerate(entries):
+        entry = {"customerId": gid("Customer", shop.customer_id), "kind": kind, "amount": amount}
+        await api.as_(shop.tokens["abe"])(
+            POST,
+            {"i": {**entry, "workOrderId": gid("WorkOrder", order), "idempotencyKey": f"e{n}"}},
+        )
+    seen = await api.as_(shop.tokens["abe"])(ORDER, {"id": gid("WorkOrder", order)})
+    assert ("CHARGE_QUOTE" in seen["workOrder"]["allowedActions"]) == offered
+    body = await api.as_(shop.tokens["abe"])(
+        CHARGE, {"i": {"workOrderId": gid("WorkOrder", order)}}
+    )
+    errors = body["chargeWorkOrderQuote"]["userErrors"]
+    # Refused exactly when not offered: the order's charges already come to 80.00.
+    assert errors == ([] if offered else [{"code": "INVALID_INPUT"}])
+
+
 CUSTOMER = "query($id: ID!) { customer(id: $id) { name allowedActions } }"
 UPDATE_CUSTOMER = """mutation($i: UpdateCustomerInput!) { updateCustomer(input: $i) {
   customer { name } userErrors { code } } }"""

@@ -29,7 +29,7 @@ SUMMARY = """query Flow($from: DateTime!, $to: DateTime!) {
     departments { department { code } started completed wip waiting
       waitTime { count p50 p85 max } workTime { count p50 p85 max }
       perDay { day completed } }
-    onTime { completed onTime rate } leadTime { count p50 p85 max } } }"""
+    onTime { completed onTime lateNow rate } leadTime { count p50 p85 max } } }"""
 ONE = """query Flow($d: String!, $from: DateTime!, $to: DateTime!) {
   departmentFlow(department: $d, from: $from, to: $to) {
     started completed wip waiting waitTime { count p50 } workTime { count p50 } } }"""
@@ -179,13 +179,64 @@ async def test_every_figure_matches_a_hand_calculation(shop: Shop, api: Client) 
     assert days == ["2026-11-02", "2026-11-03"]
     # Orders completed in the window: A at 200 (due 180: late; created at 0), B at 160
     # (due 300: on time; created at 30). D is not complete; C was cancelled.
-    assert answer["onTime"] == {"completed": 2, "onTime": 1, "rate": 0.5}
+    assert answer["onTime"] == {"completed": 2, "onTime": 1, "lateNow": 0, "rate": 0.5}
     assert answer["leadTime"] == stats([200 * MIN, 130 * MIN])
     one = await api.as_(shop.tokens["ada"])(ONE, {"d": "print", **variables})
     assert one["departmentFlow"] == {
         "started": 3, "completed": 2, "wip": 1, "waiting": 2,
         "waitTime": {"count": 3, "p50": 20 * MIN}, "workTime": {"count": 2, "p50": 17.5 * MIN},
     }  # fmt: skip
+
+
+async def test_the_on_time_rate_counts_open_orders_late_now_as_late(
+    shop: Shop, api: Client
+) -> None:
+    now = datetime.now(UTC)
+
+    def hours(n: float) -> datetime:
+        return now + timedelta(hours=n)
+
+    kept = await shop.order(["print"], at=hours(-5), due_at=hours(2))
+    missed = await shop.order(["print"], at=hours(-5), due_at=hours(-2))
+    await shop.order(["print"], at=hours(-5), due_at=hours(-1))  # open, late now
+    await shop.order(["print"], at=hours(-5), due_at=hours(3))  # open, not due yet
+    dropped = await shop.order(["print"], at=hours(-5), due_at=hours(-1))
+    await shop.order(["print"], at=hours(-30), due_at=hours(-20))  # late, before the window
+    for order in (kept, missed):
+        await shop.complete(order)
+    async with unit_of_work(shop.engine) as conn:
+        await cancel_work_order(conn, dropped, shop.users["ada"], "Withdrawn.")
+    variables = {"from": hours(-24).isoformat(), "to": (now + timedelta(minutes=5)).isoformat()}
+    answer = (await api.as_(shop.tokens["sam"])(SUMMARY, variables))["flowSummary"]
+    # Done on time, done late; two open and late now, one of them due before the window
+    # (still late now: it counts); the cancelled one and the one not due yet count nowhere.
+    assert answer["onTime"] == {"completed": 2, "onTime": 1, "lateNow": 2, "rate": 0.25}
+
+
+QUEUE = """query Queue($d: String!) {
+  queue(department: $d, first: 10) { edges { node { availableAt waitingSince } } } }"""
+
+
+async def test_a_queue_card_waits_by_the_rule_the_wait_time_measures(
+    shop: Shop, api: Client
+) -> None:
+    day = Day(shop)
+    s, F, R = TaskAction.START, TaskAction.FINISH, TaskAction.RELEASE
+    await day.order("A", 0, ["print"])
+    await day.move(10, "A", "print", s, "pat")
+    await day.move(20, "A", "print", R, "pat")
+    await day.order("B", 30, ["print"])
+    await day.move(40, "B", "print", s, "pat")
+    await day.move(50, "B", "print", F, "pat")
+    await day.move(60, "B", "print", TaskAction.REOPEN, "ada")
+    answer = await api.as_(shop.tokens["pat"])(QUEUE, {"d": "print"})
+    waits = [e["node"] for e in answer["queue"]["edges"]]
+    # A was released: its wait still runs from its creation; B's restarted at its reopen,
+    # as waitTime would count either when it starts.
+    assert [(w["availableAt"], w["waitingSince"]) for w in waits] == [
+        (at(0).isoformat(), at(0).isoformat()),
+        (at(30).isoformat(), at(60).isoformat()),
+    ]
 
 
 async def projection(shop: Shop) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
@@ -224,7 +275,7 @@ async def test_a_window_that_misses_the_work_counts_none_of_it(shop: Shop, api: 
     # D's delivery started at 1500, from its gate's opening at 30.
     assert delivery["started"] == 1 and delivery["waitTime"]["max"] == 1470 * MIN
     assert sum(d["completed"] for d in answer["departments"]) == 0
-    assert answer["onTime"] == {"completed": 0, "onTime": 0, "rate": None}
+    assert answer["onTime"] == {"completed": 0, "onTime": 0, "lateNow": 0, "rate": None}
 
 
 async def test_days_are_counted_in_the_shops_time_zone(shop: Shop) -> None:

@@ -34,6 +34,7 @@ def test_every_part_of_the_read_ahead_is_declared_by_the_field_it_serves() -> No
         "WorkOrder.progress": "tasks",
         "DepartmentTask.pickedUpBy": "pickers",
         "DepartmentTask.history": "task_history",
+        "DepartmentTask.waitingSince": "task_history",
         "User.departments": "picker_departments",
     }
     assert set(_declared().values()) == {f.name for f in dataclasses.fields(reads.PageParts)}

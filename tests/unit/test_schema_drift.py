@@ -30,7 +30,8 @@ def test_contract_names_are_present() -> None:
         "enum UserErrorCode",
         "startTask(input: StartTaskInput!): StartTaskPayload!",
         "completeTask(input: CompleteTaskInput!): CompleteTaskPayload!",
-        "queue(department: String!, first: Int = null, after: String = null): QueueConnection!",
+        "queue(department: String!, first: Int = null, after: String = null, search: String = "
+        "null): QueueConnection!",
     ]:
         assert name in sdl, name
 

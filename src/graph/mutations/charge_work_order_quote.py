@@ -24,8 +24,8 @@ class ChargeWorkOrderQuoteInput:
     extensions=allowed(ORDER_RULES[WorkOrderCommand.CHARGE_QUOTE]),
     description="Accounts: post a CHARGE of the order's current quote (idempotency key "
     "quote-charge:<order number>:<order version>). Asked again before the quote changes, "
-    "it answers with that charge, changed: false; an order without a quote, or a cancelled "
-    "one, is refused in words.",
+    "it answers with that charge, changed: false; an order without a quote, a cancelled "
+    "one, or one whose charges already come to its quote is refused in words.",
 )
 async def charge_work_order_quote(
     info: Info, input: ChargeWorkOrderQuoteInput

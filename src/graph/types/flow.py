@@ -75,11 +75,21 @@ class DepartmentFlow:
         )
 
 
-@strawberry.type(description="Work orders with a due date completed in the window.")
+@strawberry.type(
+    description="Work orders with a due date completed in the window, and the active ones "
+    "late now: the rate counts an order still open past its due date as late."
+)
 class OnTime:
-    completed: int
+    completed: int = strawberry.field(
+        description="Work orders with a due date whose last completion is in the window."
+    )
     on_time: int = strawberry.field(description="Of those, completed by their due date.")
-    rate: float | None = strawberry.field(description="onTime / completed; null when none.")
+    late_now: int = strawberry.field(
+        description="Active work orders past their due date now, due before the window's end."
+    )
+    rate: float | None = strawberry.field(
+        description="onTime / (completed + lateNow); null when both are 0."
+    )
 
 
 @strawberry.type(description="Every department's flow in one window, and the orders'.")
@@ -110,6 +120,7 @@ class FlowSummary:
             on_time=OnTime(
                 completed=orders.completed_with_due,
                 on_time=orders.on_time,
+                late_now=orders.late_now,
                 rate=orders.on_time_rate,
             ),
             lead_time=DurationStats.of(orders.lead),

@@ -19,6 +19,7 @@ from domain.enums import (
     WorkOrderPriority,
     WorkOrderStatus,
 )
+from domain.flow import waiting_since
 from domain.routing import TaskFacts, awaits_proof, holding
 from domain.transitions import (
     QueuePlace,
@@ -152,6 +153,24 @@ class DepartmentTask(relay.Node):
         return now_or_later(
             info.context.loaders.task_history.load(self.id),
             lambda rows: [TaskTransition.of(r) for r in rows],
+        )
+
+    @strawberry.field(
+        description="PENDING with its gate open: since when it has waited (availableAt, or "
+        "its last reopen when later; a release or a hold does not restart it), as "
+        "DepartmentFlow.waitTime measures a wait up to its start. Null otherwise.",
+        metadata=read_ahead("task_history"),
+    )
+    def waiting_since(self, info: Info) -> datetime | None:
+        if self.status != TaskStatus.PENDING or self.available_at is None:
+            return None
+        available_at = self.available_at
+        return now_or_later(
+            info.context.loaders.task_history.load(self.id),
+            lambda rows: waiting_since(
+                available_at,
+                max((r.occurred_at for r in rows if r.action == TaskAction.REOPEN), default=None),
+            ),
         )
 
     @strawberry.field(

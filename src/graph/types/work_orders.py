@@ -196,7 +196,7 @@ class WorkOrder(relay.Node):
     updated_at: datetime
     _customer_id: strawberry.Private[int]
     _created_by: strawberry.Private[int | None]
-    _quote: strawberry.Private[Money | None]
+    _quote: strawberry.Private[DomainMoney | None]
     _imported_closed: strawberry.Private[bool]
     _details: strawberry.Private[dict[str, Any]]
     due_at: datetime | None = strawberry.field(
@@ -229,7 +229,9 @@ class WorkOrder(relay.Node):
             updated_at=row.updated_at,
             _customer_id=row.customer_id,
             _created_by=row.created_by,
-            _quote=Money.of(row.quote_minor, row.quote_currency),
+            _quote=DomainMoney(row.quote_minor, row.quote_currency)
+            if row.quote_minor is not None and row.quote_currency is not None
+            else None,
             _imported_closed=row.imported_closed,
             due_at=row.due_at,
             priority=row.priority,
@@ -246,11 +248,16 @@ class WorkOrder(relay.Node):
         "DepartmentTask.allowedActions): the buttons a screen shows."
     )
     async def allowed_actions(self, info: Info) -> list[WorkOrderCommand]:
-        held, quoted = self.hold is not None, self._quote is not None
+        held = self.hold is not None
         versions = await info.context.loaders.proofs_of_work_order.load(self.id)
         latest = ProofStatus(versions[0].status) if versions else None
         status = WorkOrderStatus(self.status)
-        now = order_commands(status, self._imported_closed, held, quoted, latest)
+        # The ledger only for those who may charge the quote: what it charged decides it.
+        charging = self._quote is not None and passes(
+            ORDER_RULES[WorkOrderCommand.CHARGE_QUOTE], info
+        )
+        charged = await self._sums(info, ledger.CHARGED_KINDS) if charging else []
+        now = order_commands(status, self._imported_closed, held, self._quote, latest, charged)
         offered = [command for command in now if passes(ORDER_RULES[command], info)]
         if WorkOrderCommand.UPLOAD_PROOF in offered and not (
             passes(SALES, info) or await self._makes_proofs(info)
@@ -328,7 +335,7 @@ class WorkOrder(relay.Node):
         extensions=allowed(SEES_QUOTES),
     )
     def quote(self) -> Money | None:
-        return self._quote
+        return None if self._quote is None else Money.of_domain(self._quote)
 
     @strawberry.field(
         description="Ledger entries posted against this order, newest first. Accounts only.",
@@ -369,9 +376,12 @@ class WorkOrder(relay.Node):
         return [Money.of_domain(DomainMoney(r.minor, r.currency)) for r in rows]
 
     async def _total(self, info: Info, kinds: tuple[LedgerEntryKind, ...]) -> list[Money]:
+        return [Money.of_domain(m) for m in await self._sums(info, kinds)]
+
+    async def _sums(self, info: Info, kinds: tuple[LedgerEntryKind, ...]) -> list[DomainMoney]:
         rows = await info.context.loaders.work_order_ledger.load(self.id)
         entries = [(LedgerEntryKind(r.kind), DomainMoney(r.amount_minor, r.currency)) for r in rows]
-        return [Money.of_domain(m) for m in ledger.total(entries, kinds)]
+        return ledger.total(entries, kinds)
 
     @strawberry.field(metadata=read_ahead("customers"))
     def customer(self, info: Info) -> Customer:

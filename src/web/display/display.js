@@ -17,7 +17,7 @@ export const WALL_QUEUE = gql`
       pageInfo { hasNextPage endCursor }
       edges {
         node {
-          id status availableAt startedAt inQueue queueLane queueRank dueAt priority
+          id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority
           department { code name }
           pickedUpBy { name }
           workOrder { orderNumber jobLine isLate customer { name } }
@@ -34,7 +34,7 @@ export const WALL_QUEUE_EVENTS = gql`
       cursor
       kind
       task {
-        id status availableAt startedAt inQueue queueLane queueRank dueAt priority
+        id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority
         department { code name }
         pickedUpBy { name }
         workOrder { orderNumber jobLine isLate customer { name } }
@@ -168,7 +168,7 @@ function apply(task) {
 
 function item(task, working) {
   const li = document.createElement("li");
-  const since = working ? task.startedAt : task.availableAt;
+  const since = working ? task.startedAt : task.waitingSince;
   li.className = "task" + (Date.now() - Date.parse(since) > 3600000 ? " old" : "");
   li.dataset.taskId = task.id;
   const late = task.workOrder.isLate;

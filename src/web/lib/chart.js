@@ -1,14 +1,17 @@
 // Charts with uPlot (vendored, src/web/vendor/uplot): bars for a figure per department,
 // lines for a count per day. Each chart is drawn into its own box, redrawn at the box's
-// width; the numbers are always also in a table (the screen's "Show as table").
+// width; its figures are in words under it, and the numbers always also in a table (the
+// screen's "Show as table").
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 import { html, useEffect, useRef } from "./html.js";
+import { useId } from "./ui.js";
 
 // Told apart by more than hue: solid, and lighter with a dash (lines) or a paler fill.
 export const PALETTE = ["#1d4ed8", "#b45309", "#047857", "#7c3aed", "#be123c", "#0e7490"];
 
-export function Chart({ options, data, label, height = 260 }) {
+export function Chart({ options, data, label, summary, height = 260 }) {
   const box = useRef(null);
+  const summaryId = useId("chart");
   useEffect(() => {
     const element = box.current;
     const plot = new uPlot({ ...options, width: element.clientWidth || 600, height }, data, element);
@@ -19,7 +22,11 @@ export function Chart({ options, data, label, height = 260 }) {
       plot.destroy();
     };
   }, [options, data]);
-  return html`<div class="chart" ref=${box} role="img" aria-label=${label}></div>`;
+  // Its figures in words, under it: what a screen reader says after the chart's name.
+  return html`<figure class="chart-figure">
+    <div class="chart" ref=${box} role="img" aria-label=${label} aria-describedby=${summaryId}></div>
+    <figcaption id=${summaryId} class="chart-summary">${summary}</figcaption>
+  </figure>`;
 }
 
 // Grouped bars: one group per name along x, one bar per series in it. Every series has a

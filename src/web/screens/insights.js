@@ -1,7 +1,8 @@
 // Insights (admins and Sales): how work flowed over the last 7, 30 or 90 days, from the
 // server's flow figures (flowSummary): waiting and working time per department as bars
 // (in route order), tasks completed per day as lines, the on-time rate, the
-// lead time and the time orders waited for the customer's approval as figures. Every chart has its numbers as a table behind "Show as table".
+// lead time and the time orders waited for the customer's approval as figures. Every chart
+// has its figures in words under it and its numbers as a table behind "Show as table".
 import { gql } from "../lib/graphql.js";
 import { html, useMemo, useState } from "../lib/html.js";
 import { Chart, barChart, lineChart } from "../lib/chart.js";
@@ -19,7 +20,7 @@ const FLOW = gql`
         workTime { count p50 p85 max }
         perDay { day completed }
       }
-      onTime { completed onTime rate }
+      onTime { completed onTime lateNow rate }
       leadTime { count p50 p85 max }
       customerWaitTime { count p50 p85 max }
     }
@@ -36,19 +37,49 @@ function spoken(seconds) {
   return `${(seconds / 86400).toFixed(1)} days`;
 }
 
+const tasks = (n) => `${n} ${n === 1 ? "task" : "tasks"}`;
+
+// A times chart in words, department by department: "Print: median 2.0 h, longest 6.0 h
+// (3 tasks)".
+function timesInWords(departments, pick) {
+  return departments.map((d) => {
+    const stats = pick(d);
+    return stats.count
+      ? `${d.department.name}: median ${spoken(stats.p50)}, longest ${spoken(stats.max)} (${tasks(stats.count)}).`
+      : `${d.department.name}: no tasks.`;
+  }).join(" ");
+}
+
+function perDayInWords(departments) {
+  return departments.map((d) => {
+    const counts = d.perDay.map((p) => p.completed);
+    const total = counts.reduce((sum, n) => sum + n, 0);
+    return total
+      ? `${d.department.name}: ${tasks(total)} completed, at most ${Math.max(...counts)} in a day.`
+      : `${d.department.name}: none completed.`;
+  }).join(" ");
+}
+
+// What the rate counts, plainly: the orders done with a due date, and the open ones
+// already late (late whenever they are done).
+function onTimeInWords({ completed, onTime, lateNow }) {
+  return `${onTime} of ${completed + lateNow} orders on time: ${completed} completed with a due date, ${lateNow} open and late now`;
+}
+
 function Figure({ label, value, detail }) {
   return html`<div class="figure"><p class="figure-label">${label}</p>
     <p class="figure-value">${value}</p>${detail ? html`<p class="hint">${detail}</p>` : null}</div>`;
 }
 
 // A chart with its numbers: the table behind "Show as table", reachable by keyboard.
-function ChartWithTable({ title, chart, table }) {
+function ChartWithTable({ title, hint, chart, table }) {
   const [shown, setShown] = useState(false);
   const id = useId("table");
   return html`<section class="panel chart-panel" aria-label=${title}>
     <div class="title-row"><h2>${title}</h2>
       <button type="button" aria-expanded=${shown ? "true" : "false"} aria-controls=${id}
         onClick=${() => setShown(!shown)}>${shown ? "Hide table" : "Show as table"}</button></div>
+    ${hint ? html`<p class="hint">${hint}</p>` : null}
     ${chart}
     <div id=${id} hidden=${!shown}>${table}</div>
   </section>`;
@@ -114,7 +145,7 @@ export function Insights({ me }) {
     ${!summary ? html`<${Loading} what="Reading the history" />` : html`
       <div class="figures">
         <${Figure} label="On time" value=${summary.onTime.rate === null ? "—" : Math.round(summary.onTime.rate * 100) + " %"}
-          detail=${`${summary.onTime.onTime} of ${summary.onTime.completed} orders with a due date`} />
+          detail=${onTimeInWords(summary.onTime)} />
         <${Figure} label="Lead time, median" value=${spoken(summary.leadTime.p50)}
           detail=${`85th percentile ${spoken(summary.leadTime.p85)}; ${summary.leadTime.count} orders completed`} />
         <${Figure} label="Waiting for the customer, median" value=${spoken(summary.customerWaitTime.p50)}
@@ -123,16 +154,20 @@ export function Insights({ me }) {
           value=${`${d.waiting} waiting`} detail=${`${d.wip} in progress`} />`)}
       </div>
       <${ChartWithTable} title="Waiting for a department"
+        hint="From when a task could start (or was reopened) to its start, as its queue card counts it."
         chart=${html`<${Chart} options=${charts.waiting.options} data=${charts.waiting.data}
-          label=${"Waiting time per department, in hours: median and 85th percentile"} />`}
+          label=${"Waiting time per department, in hours: median and 85th percentile"}
+          summary=${timesInWords(departments, (d) => d.waitTime)} />`}
         table=${html`<${TimesTable} departments=${departments} pick=${(d) => d.waitTime} />`} />
       <${ChartWithTable} title="Working time"
         chart=${html`<${Chart} options=${charts.working.options} data=${charts.working.data}
-          label=${"Working time per department, in hours: median and 85th percentile"} />`}
+          label=${"Working time per department, in hours: median and 85th percentile"}
+          summary=${timesInWords(departments, (d) => d.workTime)} />`}
         table=${html`<${TimesTable} departments=${departments} pick=${(d) => d.workTime} />`} />
       <${ChartWithTable} title="Tasks completed per day"
         chart=${html`<${Chart} options=${charts.perDay.options} data=${charts.perDay.data}
-          label=${"Tasks completed per day, one line per department"} />`}
+          label=${"Tasks completed per day, one line per department"}
+          summary=${perDayInWords(departments)} />`}
         table=${html`<${PerDayTable} departments=${departments} />`} />
       ${rolesOf(me).accounts ? html`<${PeriodExports} />` : null}`}`;
 }

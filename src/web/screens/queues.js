@@ -2,6 +2,8 @@
 // person. Each column takes a snapshot (all pages, one eventCursor), then follows
 // queueEvents from that cursor, resuming from the last cursor after any drop (or from a
 // new snapshot, when the server no longer keeps the events after it: CURSOR_EXPIRED).
+// A filter above the columns shows the tasks the server finds for it (queue's search:
+// order number, customer, job), read again when a task it has not seen comes in.
 import { gql } from "../lib/graphql.js";
 import { FAILURES, follow } from "../lib/live.js";
 import { html, useEffect, useReducer, useRef, useState } from "../lib/html.js";
@@ -9,7 +11,8 @@ import { lanes } from "../lib/queue.js";
 import { Link } from "../lib/router.js";
 import { rolesOf, transport } from "../lib/session.js";
 import {
-  LiveStatus, addressLines, dueText, duration, messageOf, overdue, useId, useNow, useOnline, useTitle,
+  Field, LiveStatus, addressLines, dueText, duration, messageOf, overdue, useId, useNow, useOnline,
+  useTitle,
 } from "../lib/ui.js";
 import { ScanField } from "./scan.js";
 
@@ -20,7 +23,7 @@ export const QUEUE_SNAPSHOT = gql`
       pageInfo { hasNextPage endCursor }
       edges {
         node {
-          id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
+          id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority allowedActions
           pickedUpBy { id name }
           workOrder { id orderNumber jobLine isLate customer { name } }
           proofChanges { version comment }
@@ -32,13 +35,23 @@ export const QUEUE_SNAPSHOT = gql`
   }
 `;
 
+// The ids of a queue's tasks matching a filter, every page of them.
+export const QUEUE_MATCHES = gql`
+  query QueueMatches($department: String!, $search: String!, $after: String) {
+    queue(department: $department, search: $search, first: 100, after: $after) {
+      pageInfo { hasNextPage endCursor }
+      edges { node { id } }
+    }
+  }
+`;
+
 export const QUEUE_EVENTS = gql`
   subscription QueueEvents($department: String!, $after: String) {
     queueEvents(department: $department, after: $after) {
       cursor
       kind
       task {
-        id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
+        id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine isLate customer { name } }
         proofChanges { version comment }
@@ -53,7 +66,7 @@ export const QUEUE_TASK = gql`
   query QueueTask($id: ID!) {
     node(id: $id) {
       ... on DepartmentTask {
-        id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
+        id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine isLate customer { name } }
         proofChanges { version comment }
@@ -68,7 +81,7 @@ export const START_TASK = gql`
     startTask(input: $input) {
       changed
       task {
-        id status availableAt startedAt inQueue queueLane queueRank dueAt priority allowedActions
+        id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
         workOrder { id orderNumber jobLine isLate customer { name } }
         proofChanges { version comment }
@@ -139,7 +152,7 @@ function WaitingTask({ task, now, onStart, busy, connected }) {
       <span class="task-job">${task.workOrder.jobLine || "No description"}</span>
       <${ProofChanges} task=${task} />
       <${DeliveryNote} task=${task} />
-      <span class="task-since">Waiting <time datetime=${task.availableAt}>${duration(task.availableAt, now)}</time></span>
+      <span class="task-since">Waiting <time datetime=${task.waitingSince}>${duration(task.waitingSince, now)}</time></span>
       <${TaskTime} task=${task} now=${now} />
     </div>
     ${task.allowedActions.includes("START")
@@ -172,8 +185,59 @@ function StartedTask({ task, now, me, onFinish, busy, connected }) {
   </li>`;
 }
 
-function QueueColumn({ department, me }) {
+// Every page of `query`'s connection `field`, its nodes in order.
+async function allPages(query, variables, field) {
+  const nodes = [];
+  let after = null;
+  let first = null;
+  for (;;) {
+    const answer = (await transport.request(query, { ...variables, after }))[field];
+    if (first === null) first = answer;
+    answer.edges.forEach((edge) => nodes.push(edge.node));
+    if (!answer.pageInfo.hasNextPage) return { nodes, first };
+    after = answer.pageInfo.endCursor;
+  }
+}
+
+// The ids of the column's tasks the server finds for `filter` (null: no filter), read
+// again whenever a task comes into the queue that the last reading did not have.
+function useMatches(department, filter) {
+  const [matches, setMatches] = useState(null);
+  const [reading, setReading] = useState(0);
+  const known = useRef(null);
+  useEffect(() => {
+    if (!filter) {
+      known.current = null;
+      setMatches(null);
+      return undefined;
+    }
+    let current = true;
+    allPages(QUEUE_MATCHES, { department, search: filter }, "queue").then(
+      ({ nodes }) => {
+        if (!current) return;
+        known.current = new Set(nodes.map((n) => n.id));
+        setMatches(known.current);
+      },
+      () => {
+        // Unanswered: the column shows everything rather than a stale selection.
+        if (current) setMatches(null);
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [department, filter, reading]);
+  const seen = (task) => {
+    if (known.current && task.inQueue && !known.current.has(task.id)) setReading((n) => n + 1);
+  };
+  return { matches, seen };
+}
+
+function QueueColumn({ department, me, filter }) {
   const [tasks, dispatch] = useReducer(tasksReducer, new Map());
+  const { matches, seen } = useMatches(department.code, filter);
+  const seenRef = useRef(seen);
+  seenRef.current = seen;
   const [status, setStatus] = useState("connecting");
   const [failure, setFailure] = useState(null);
   const [alert, setAlert] = useState(null);
@@ -194,17 +258,8 @@ function QueueColumn({ department, me }) {
     let live = null;
     let retry = null;
     async function snapshot() {
-      const all = [];
-      let cursor = null;
-      let after = null;
-      for (;;) {
-        const { queue } = await transport.request(QUEUE_SNAPSHOT, { department: department.code, after });
-        if (cursor === null) cursor = queue.eventCursor;
-        queue.edges.forEach((edge) => all.push(edge.node));
-        if (!queue.pageInfo.hasNextPage) break;
-        after = queue.pageInfo.endCursor;
-      }
-      return { all, cursor };
+      const { nodes, first } = await allPages(QUEUE_SNAPSHOT, { department: department.code }, "queue");
+      return { all: nodes, cursor: first.eventCursor };
     }
     snapshot().then(
       ({ all, cursor }) => {
@@ -216,7 +271,10 @@ function QueueColumn({ department, me }) {
           query: QUEUE_EVENTS,
           variables: { department: department.code, after: cursor },
           field: "queueEvents",
-          onEvent: (event) => dispatch({ type: "apply", task: event.task }),
+          onEvent: (event) => {
+            dispatch({ type: "apply", task: event.task });
+            seenRef.current(event.task);
+          },
           onStatus: (name) => alive.current && setStatus(name),
           onFailure: (problem) => alive.current && setFailure(problem.message),
           // Away longer than the server keeps events: a new snapshot, then on from it.
@@ -292,7 +350,9 @@ function QueueColumn({ department, me }) {
     setBusy(null);
   }
 
-  const { waiting, inProgress: started } = lanes(Array.from(tasks.values()));
+  const all = Array.from(tasks.values());
+  const shown = matches ? all.filter((t) => matches.has(t.id)) : all;
+  const { waiting, inProgress: started } = lanes(shown);
 
   return html`<section class="queue" aria-labelledby=${headingId} data-department=${department.code}>
     <div class="queue-head">
@@ -308,29 +368,37 @@ function QueueColumn({ department, me }) {
           </div>`
         : null}
     </div>
+    ${matches
+      ? html`<p class="queue-filtered" role="status">${shown.length} of ${all.length} ${all.length === 1 ? "task matches" : "tasks match"} “${filter}”.</p>`
+      : null}
     <h3>Waiting <span class="count">${waiting.length}</span></h3>
     ${waiting.length
       ? html`<ol class="tasks waiting" aria-label=${department.name + ": waiting"}>
           ${waiting.map((t) => html`<${WaitingTask} key=${t.id} task=${t} now=${now} onStart=${start} busy=${busy === t.id} connected=${connected} />`)}
         </ol>`
-      : html`<p class="empty">Nothing waiting.</p>`}
+      : html`<p class="empty">${matches ? "Nothing waiting matches the filter." : "Nothing waiting."}</p>`}
     <h3>In progress <span class="count">${started.length}</span></h3>
     ${started.length
       ? html`<ol class="tasks in-progress" aria-label=${department.name + ": in progress"}>
           ${started.map((t) => html`<${StartedTask} key=${t.id} task=${t} now=${now} me=${me} onFinish=${finish} busy=${busy === t.id} connected=${connected} />`)}
         </ol>`
-      : html`<p class="empty">Nobody is working on this queue.</p>`}
+      : html`<p class="empty">${matches ? "Nothing in progress matches the filter." : "Nobody is working on this queue."}</p>`}
   </section>`;
 }
 
 export function Queues({ me }) {
   useTitle("My queues");
   const departments = rolesOf(me).queues;
+  const [filter, setFilter] = useState("");
   return html`<h1>My queues</h1>
     ${departments.length
       ? html`<${ScanField} />
+        <div class="queue-filter">
+          <${Field} label="Filter the queues" type="search" value=${filter} onInput=${setFilter}
+            hint="Part of an order number, a customer's name or the job." maxlength="100" />
+        </div>
         <div class="queues">
-          ${departments.map((d) => html`<${QueueColumn} key=${d.code} department=${d} me=${me} />`)}
+          ${departments.map((d) => html`<${QueueColumn} key=${d.code} department=${d} me=${me} filter=${filter.trim()} />`)}
         </div>`
       : html`<p class="message notice">You are not a member of any production or delivery department.</p>`}`;
 }

@@ -9,6 +9,7 @@ import { Link } from "../lib/router.js";
 import { rolesOf, transport } from "../lib/session.js";
 import {
   Badge,
+  Dialog,
   ErrorMessage,
   LiveStatus,
   Loading,
@@ -216,6 +217,8 @@ export function WorkOrderPage({ id, me }) {
   // Words only (the gate's, the tasks' badges): what is offered is in allowedActions.
   const cancelled = order.status === "CANCELLED";
   const entries = timeline(order);
+  // Charged already (the server offers no charge once that comes to the quote): asked first.
+  const charges = (order.charged || []).filter((m) => Number(m.amount) > 0);
   // Admins, and Sales when the server offers them a move on a task (REMOVE).
   const office = roles.admin || order.tasks.some((t) => adminMoves(t).length);
 
@@ -323,7 +326,8 @@ export function WorkOrderPage({ id, me }) {
         ? html`<button type="button" onClick=${() => setDialog({ kind: "quote" })}>Edit quote</button>`
         : null}
       ${offered("CHARGE_QUOTE")
-        ? html`<button type="button" onClick=${chargeQuote}>Charge the quote</button>`
+        ? html`<button type="button"
+            onClick=${() => (charges.length ? setDialog({ kind: "charge" }) : chargeQuote())}>Charge the quote</button>`
         : null}
       ${offered("RESCHEDULE")
         ? html`<button type="button" onClick=${() => setDialog({ kind: "reschedule" })}>Reschedule</button>`
@@ -408,6 +412,16 @@ export function WorkOrderPage({ id, me }) {
           intro="Cancelling withdraws its tasks from every queue. It cannot be undone here."
           action="Confirm cancellation" cancelLabel="Keep work order"
           onConfirm=${cancel} onClose=${() => setDialog(null)} />`
+      : null}
+    ${dialog && dialog.kind === "charge"
+      ? html`<${Dialog} title=${"Charge the quote of " + order.orderNumber + "?"} onClose=${() => setDialog(null)}>
+          <p>This order was charged <strong>${balances(charges)}</strong> already. Charging the
+            quote adds a charge of <strong>${money(order.quote)}</strong>.</p>
+          <div class="actions">
+            <button type="button" class="primary" onClick=${() => { setDialog(null); chargeQuote(); }}>Charge ${money(order.quote)}</button>
+            <button type="button" onClick=${() => setDialog(null)}>Back</button>
+          </div>
+        <//>`
       : null}
     ${dialog && dialog.kind === "move"
       ? html`<${ReasonDialog} title=${dialog.title} intro=${dialog.intro} action=${dialog.action}
