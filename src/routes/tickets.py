@@ -7,10 +7,8 @@ import io
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
-from zoneinfo import ZoneInfo
 
 import segno
 from starlette.requests import Request
@@ -24,7 +22,8 @@ from api.rules import STAFF
 from api.services import Services
 from db import reads
 from db.engine import reading
-from domain.enums import TaskStatus, WorkOrderPriority
+from domain.due import completed_at, paper_due
+from domain.enums import TaskStatus, WorkOrderPriority, WorkOrderStatus
 from domain.jobs import detail_lines, job_line
 from domain.routing import on_order
 from domain.validation import invalid
@@ -58,13 +57,6 @@ class Ticket:
     rush: bool
     departments: list[str]
     url: str
-
-
-def due_text(due_at: datetime | None, zone: ZoneInfo) -> str | None:
-    if due_at is None:
-        return None
-    local = due_at.astimezone(zone)
-    return f"Due {local:%Y-%m-%d %H:%M} {local:%Z}"
 
 
 def pdf(ticket: Ticket, paper: str) -> bytes:
@@ -186,12 +178,13 @@ async def load_ticket(services: Services, work_order_id: int) -> Ticket | None:
         (customer,) = await reads.customers(conn, [order.customer_id])
         tasks = await reads.tasks_of_work_orders(conn, [order.id])
         names = {d.id: d.name for d in await reads.all_departments(conn)}
+    status, zone = WorkOrderStatus(order.status), services.time_zone
     return Ticket(
         number=order.order_number,
         customer=customer.name,
         job_line=job_line(order.details),
         details=detail_lines(order.details),
-        due=due_text(order.due_at, services.time_zone),
+        due=paper_due(status, order.due_at, completed_at(status, order.last_completed_at), zone),
         rush=WorkOrderPriority(order.priority) is WorkOrderPriority.RUSH,
         departments=[names[t.department_id] for t in tasks if on_order(TaskStatus(t.status))],
         url=order_url(services.public_url, order.id),
