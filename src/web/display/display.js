@@ -7,7 +7,7 @@
 // exist, is said plainly on screen instead of retrying forever.
 import { RequestError, createTransport, gql } from "../lib/graphql.js";
 import { FAILURES, follow } from "../lib/live.js";
-import { addressLines, dueText, duration } from "../lib/format.js";
+import { addressLines, dueText, duration, wallClock } from "../lib/format.js";
 import { lanes } from "../lib/queue.js";
 
 export const WALL_QUEUE = gql`
@@ -20,7 +20,7 @@ export const WALL_QUEUE = gql`
           id status availableAt startedAt inQueue queueLane queueRank dueAt priority
           department { code name }
           pickedUpBy { name }
-          workOrder { orderNumber jobLine isLate customer { name } }
+          workOrder { orderNumber jobLine status dueAt isLate completedAt customer { name } }
           delivery { address { lines postcode city country given } needs }
         }
       }
@@ -37,7 +37,7 @@ export const WALL_QUEUE_EVENTS = gql`
         id status availableAt startedAt inQueue queueLane queueRank dueAt priority
         department { code name }
         pickedUpBy { name }
-        workOrder { orderNumber jobLine isLate customer { name } }
+        workOrder { orderNumber jobLine status dueAt isLate completedAt customer { name } }
           delivery { address { lines postcode city country given } needs }
       }
     }
@@ -159,7 +159,7 @@ function item(task, working) {
     ["customer", task.workOrder.customer.name],
     ["worker", working && task.pickedUpBy ? task.pickedUpBy.name : ""],
     ["flags", [task.priority === "RUSH" ? "RUSH" : "", late ? "LATE" : ""].filter(Boolean).join(" · ")],
-    ["due", task.dueAt ? dueText(task.dueAt, late) : ""],
+    ["due", dueText(task.workOrder)],
     ["job", task.workOrder.jobLine || ""],
     // A delivery task: where to, and what is needed there.
     ["address", task.delivery ? addressLines(task.delivery.address).join(", ") : ""],
@@ -273,13 +273,14 @@ function pad(n) {
   return String(n).padStart(2, "0");
 }
 
+// The shop's time (PRESSROOM_TIME_ZONE), whatever zone the display's computer is set to.
 function clock() {
-  const now = new Date();
+  const now = wallClock(Date.now());
   if (twelveHour) {
-    const hours = now.getHours() % 12 || 12;
-    $("clock").textContent = `${hours}:${pad(now.getMinutes())} ${now.getHours() < 12 ? "AM" : "PM"}`;
+    const hours = now.hour % 12 || 12;
+    $("clock").textContent = `${hours}:${pad(now.minute)} ${now.hour < 12 ? "AM" : "PM"}`;
   } else {
-    $("clock").textContent = `${pad(now.getHours())}:${pad(now.getMinutes())}`;
+    $("clock").textContent = `${pad(now.hour)}:${pad(now.minute)}`;
   }
 }
 
