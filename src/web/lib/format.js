@@ -148,7 +148,7 @@ export function duration(since, now = Date.now()) {
 // What an order's due date says now, from the server's fields (status, dueAt, isLate,
 // completedAt), the one rule of every screen: an ACTIVE order "due in 3 h 5 min", "due
 // now" or "2 h 10 min late" (late is the server's to say: isLate); a COMPLETED one "done on
-// time" or "done 16 h late" (completed after its due date; "done" when it was imported
+// time" or "done 16 h 0 min late" (completed after its due date; "done" when it was imported
 // without that date); a CANCELLED one nothing, as with no due date. "under 1 min" rather
 // than "0 min" either side of the due date.
 export function dueText(order, now = Date.now()) {

@@ -3,7 +3,6 @@
 import { Fragment, html, useCallback, useEffect, useRef, useState } from "./html.js";
 import { transport } from "./session.js";
 import { NetworkError, RequestError } from "./graphql.js";
-
 import { dueText, inputInstant, when } from "./format.js";
 
 // The formatters live in format.js (the wall display uses them too).

@@ -169,8 +169,9 @@ export function NewWorkOrder() {
       setErrors(local);
       return;
     }
-    setLate(!anyway && duePassed(due));
-    if (!anyway && duePassed(due)) return;
+    const asking = !anyway && duePassed(due);
+    setLate(asking);
+    if (asking) return;
     const details = {};
     if (product.trim()) details.product = product.trim();
     if (count !== null) details.quantity = count;

@@ -38,8 +38,9 @@ export function Rescheduler({ order, onClose, onSaved }) {
 
   async function submit(event, anyway = false) {
     if (event) event.preventDefault();
-    setLate(!anyway && duePassed(due));
-    if (!anyway && duePassed(due)) return;
+    const asking = !anyway && duePassed(due);
+    setLate(asking);
+    if (asking) return;
     const input = {
       workOrderId: order.id,
       dueAt: due ? inputInstant(due) : null,
