@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 from domain import ledger, words
+from domain.due import completed_at
 from domain.enums import LedgerEntryKind, TaskAction, TaskStatus, WorkOrderStatus
 from domain.money import Money, exponent
 from domain.transitions import is_late
@@ -72,9 +73,7 @@ def work_order(
     currency (the shop's without a quote); entries in any other currency are summed in
     `other_currencies`."""
     status = WorkOrderStatus(row["status"])
-    due, completed = row["due_at"], row["completed_at"]
-    if status is not WorkOrderStatus.COMPLETED:
-        completed = None
+    due, completed = row["due_at"], completed_at(status, row["completed_at"])
     finished_late = completed is not None and due is not None and completed > due
     late = is_late(status, due, now) or finished_late
     currency = row["quote_currency"] or shop_currency

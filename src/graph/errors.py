@@ -7,6 +7,7 @@ from strawberry.relay import GlobalIDValueError
 
 from api.errors import EXPECTED_CODES
 from domain.errors import DomainError, ErrorCode
+from domain.warnings import Notice, WarningCode
 from graph.types import enums as _registered  # noqa: F401  (UserErrorCode)
 
 
@@ -21,6 +22,19 @@ class UserError:
     @classmethod
     def of(cls, error: DomainError) -> "UserError":
         return cls(code=error.code, message=error.message, field=error.field)
+
+
+@strawberry.type(
+    name="UserWarning",
+    description="Something a person should know of what the request did: it was done.",
+)
+class PayloadWarning:
+    code: WarningCode
+    message: str
+
+    @classmethod
+    def of(cls, notices: list[Notice]) -> list["PayloadWarning"]:
+        return [cls(code=n.code, message=n.message) for n in notices]
 
 
 def should_mask(error: GraphQLError) -> bool:

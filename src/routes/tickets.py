@@ -8,7 +8,6 @@ import io
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
@@ -25,7 +24,9 @@ from api.rules import STAFF
 from api.services import Services
 from db import reads
 from db.engine import reading
-from domain.enums import TaskStatus, WorkOrderPriority
+from db.rows import WorkOrderRow
+from domain.due import completed_at, paper_due
+from domain.enums import TaskStatus, WorkOrderPriority, WorkOrderStatus
 from domain.jobs import detail_lines, job_line
 from domain.routing import on_order
 from domain.validation import invalid
@@ -62,13 +63,6 @@ class Ticket:
     rush: bool
     departments: list[str]
     url: str
-
-
-def due_text(due_at: datetime | None, zone: ZoneInfo) -> str | None:
-    if due_at is None:
-        return None
-    local = due_at.astimezone(zone)
-    return f"Due {local:%Y-%m-%d %H:%M} {local:%Z}"
 
 
 def title(tickets: list[Ticket]) -> str:
@@ -210,7 +204,7 @@ async def load_tickets(services: Services, work_order_ids: list[int]) -> dict[in
             customer=customer_names[order.customer_id],
             job_line=job_line(order.details),
             details=detail_lines(order.details),
-            due=due_text(order.due_at, services.time_zone),
+            due=_due(order, services.time_zone),
             rush=WorkOrderPriority(order.priority) is WorkOrderPriority.RUSH,
             departments=[
                 names[t.department_id]
@@ -221,6 +215,11 @@ async def load_tickets(services: Services, work_order_ids: list[int]) -> dict[in
         )
         for order in orders
     }
+
+
+def _due(order: WorkOrderRow, zone: ZoneInfo) -> str | None:
+    status = WorkOrderStatus(order.status)
+    return paper_due(status, order.due_at, completed_at(status, order.last_completed_at), zone)
 
 
 def busy() -> Response:

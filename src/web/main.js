@@ -2,7 +2,7 @@
 import { html, render, useEffect, useRef, useState } from "./lib/html.js";
 import { Link, match, navigate, query, useLocation } from "./lib/router.js";
 import { onForbidden, onSession, rolesOf, session, setMe } from "./lib/session.js";
-import { ErrorMessage, Loading, useRefreshOnVisible, useTitle } from "./lib/ui.js";
+import { ErrorMessage, Loading, TIME_ZONE, useRefreshOnVisible, useTitle } from "./lib/ui.js";
 import { SignIn, loadMe, signOut } from "./screens/signin.js";
 import { Queues } from "./screens/queues.js";
 import { WorkOrders } from "./screens/workorders.js";
@@ -166,7 +166,8 @@ function Layout({ me, path, children }) {
         <button type="button" onClick=${leave} aria-busy=${leaving ? "true" : undefined}>Sign out</button>
       </div>
     </header>
-    <main id="main" ref=${main} tabindex="-1">${children}</main>`;
+    <main id="main" ref=${main} tabindex="-1">${children}</main>
+    <footer class="foot"><p>Times are the shop's: ${TIME_ZONE.replaceAll("_", " ")}.</p></footer>`;
 }
 
 function Boot() {

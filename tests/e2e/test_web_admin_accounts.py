@@ -161,7 +161,7 @@ async def test_an_admin_creates_an_api_token_and_sees_this_browsers_session(
     expires = page.get_by_label("API token expires (optional)")
     await expect(expires).to_have_attribute("aria-invalid", "true")
 
-    # A local date-time goes out with this browser's offset (within the 365 days allowed).
+    # A date-time on the shop's clocks goes out as its instant (within the 365 days allowed).
     local = (datetime.now() + timedelta(days=200)).strftime("%Y-%m-%dT17:30")
     await expires.fill(local)
     await page.get_by_label("Your password").fill(password)
@@ -171,7 +171,9 @@ async def test_an_admin_creates_an_api_token_and_sees_this_browsers_session(
     secret = (await secret_box.locator(".secret-value").text_content() or "").strip()
     assert secret.startswith("prs_a_")
     assert (await api.as_(secret)(ME))["me"]["name"] == "Ada"
-    instant = await page.evaluate(f"new Date({local!r}).toISOString()")
+    instant = await page.evaluate(
+        f"import('/app/lib/format.js').then((f) => f.inputInstant({local!r}))"
+    )
     nodes: list[dict[str, Any]] = [
         e["node"] for e in (await api.as_(shop.tokens["ada"])(TOKENS))["tokens"]["edges"]
     ]

@@ -30,6 +30,7 @@ MESSAGE_ARGUMENT = {
     "forbidden": 0,
     "not_found": 0,
     "top_level": 1,
+    "Notice": 1,
 }
 # Top-level codes whose words address the program that built the request (a GraphQL
 # argument, a persisted query's hash), not a person.

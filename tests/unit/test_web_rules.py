@@ -58,6 +58,17 @@ ALLOWED = [
         "an order's status in words beside its number in a picker",
     ),
     (
+        "lib/format.js",
+        'if (!order.dueAt || order.status === "CANCELLED") return "";',
+        "which words a due date reads (dueText): a cancelled order's, none",
+    ),
+    (
+        "lib/format.js",
+        'if (order.status === "COMPLETED") {',
+        "which words a due date reads (dueText): a completed order's, how it ended, by the "
+        "server's completedAt",
+    ),
+    (
         "main.js",
         "if (roles.accounts && !roles.sales && !roles.admin)",
         "which page a person lands on; every page is offered in the navigation by its own rule",

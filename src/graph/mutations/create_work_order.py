@@ -1,6 +1,6 @@
 """createWorkOrder (Sales): the order and its tasks, in one transaction."""
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -12,8 +12,9 @@ from db.orders import NewWorkOrder
 from db.orders import create_work_order as create
 from domain import idempotency, validation
 from domain.enums import WorkOrderPriority
+from domain.warnings import due_notices
 from graph.context import Info
-from graph.errors import UserError
+from graph.errors import PayloadWarning, UserError
 from graph.mutations.base import mutate
 from graph.mutations.once import changed_field, idempotency_key_field
 from graph.permissions import SALES, allowed, viewer_of
@@ -60,6 +61,9 @@ class CreateWorkOrderPayload:
     work_order: WorkOrder | None = None
     changed: bool = changed_field()
     user_errors: list[UserError] = strawberry.field(default_factory=list)
+    warnings: list[PayloadWarning] = strawberry.field(
+        default_factory=list, description="What to know of the order made (DUE_IN_PAST)."
+    )
 
 
 @strawberry.mutation(extensions=allowed(SALES))
@@ -101,6 +105,10 @@ async def create_work_order(info: Info, input: CreateWorkOrderInput) -> CreateWo
             ),
             info.context.services.due_soon,
         )
-        return CreateWorkOrderPayload(work_order=WorkOrder.of(made.order), changed=made.changed)
+        return CreateWorkOrderPayload(
+            work_order=WorkOrder.of(made.order),
+            changed=made.changed,
+            warnings=PayloadWarning.of(due_notices(made.order.due_at, datetime.now(UTC))),
+        )
 
     return await mutate(info, CreateWorkOrderPayload, work)

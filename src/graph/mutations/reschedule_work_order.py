@@ -1,6 +1,6 @@
 """rescheduleWorkOrder (Sales or admin): the due date and priority; every queue re-sorts."""
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 import strawberry
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -10,8 +10,9 @@ from api.ids import require_id
 from db.schedule import reschedule
 from domain import validation
 from domain.enums import WorkOrderCommand, WorkOrderPriority
+from domain.warnings import due_notices
 from graph.context import Info
-from graph.errors import UserError
+from graph.errors import PayloadWarning, UserError
 from graph.mutations.base import mutate
 from graph.permissions import allowed, viewer_of
 from graph.types.work_orders import ORDER_RULES, WorkOrder
@@ -34,6 +35,9 @@ class RescheduleWorkOrderPayload:
     work_order: WorkOrder | None = None
     changed: bool = False
     user_errors: list[UserError] = strawberry.field(default_factory=list)
+    warnings: list[PayloadWarning] = strawberry.field(
+        default_factory=list, description="What to know of the new schedule (DUE_IN_PAST)."
+    )
 
 
 @strawberry.mutation(
@@ -55,6 +59,10 @@ async def reschedule_work_order(
             viewer_of(info).user_id,
             info.context.services.due_soon,
         )
-        return RescheduleWorkOrderPayload(work_order=WorkOrder.of(done.order), changed=done.changed)
+        return RescheduleWorkOrderPayload(
+            work_order=WorkOrder.of(done.order),
+            changed=done.changed,
+            warnings=PayloadWarning.of(due_notices(done.order.due_at, datetime.now(UTC))),
+        )
 
     return await mutate(info, RescheduleWorkOrderPayload, work)

@@ -10,6 +10,7 @@ from domain import enums
 from domain.errors import ErrorCode
 from domain.mail import MailCommand, MailKind
 from domain.outbox import DeliveryStatus
+from domain.warnings import WarningCode
 
 for _enum in (
     enums.DepartmentKind,
@@ -29,6 +30,7 @@ for _enum in (
     strawberry.enum(_enum)
 
 strawberry.enum(ErrorCode, name="UserErrorCode")
+strawberry.enum(WarningCode, name="UserWarningCode")
 strawberry.enum(enums.EventType, name="EventKind")
 strawberry.enum(
     DeliveryStatus,

@@ -16,6 +16,7 @@ from db.people import facts
 from db.reads import proof_makers_of
 from db.rows import WorkOrderRow, WorkOrderTransitionRow
 from domain import ledger
+from domain.due import completed_at, paper_due
 from domain.enums import (
     DepartmentKind,
     LedgerEntryKind,
@@ -62,6 +63,11 @@ if TYPE_CHECKING:
 class JobTicket:
     url: str = strawberry.field(description="The order's page in the app, absolute.")
     qr_svg: str = strawberry.field(description="That address as a QR code: an SVG element.")
+    due: str | None = strawberry.field(
+        description="The due date as the ticket prints it, in the shop's time zone, named (\"Due "
+        '2027-03-04 14:30 CET"), and how a closed order ended ("· done on time", "· done 16 h '
+        'late", "· cancelled"); null without a due date. The PDF ticket prints the same line.'
+    )
     _work_order_id: strawberry.Private[int]
 
     @strawberry.field(
@@ -213,6 +219,10 @@ class WorkOrder(relay.Node):
         description="Its tasks of departments that need an approved proof wait until the "
         "customer approves its latest proof version."
     )
+    completed_at: datetime | None = strawberry.field(
+        description="When it was completed, while it is COMPLETED (null otherwise): with "
+        "dueAt, whether it was done on time."
+    )
 
     @classmethod
     def of(cls, row: WorkOrderRow) -> "WorkOrder":
@@ -237,6 +247,7 @@ class WorkOrder(relay.Node):
             priority=row.priority,
             hold=Hold.of(row),
             proof_required=row.proof_required,
+            completed_at=completed_at(WorkOrderStatus(row.status), row.last_completed_at),
         )
 
     @strawberry.field(description="Not completed, not cancelled, and its due date passed.")
@@ -317,7 +328,9 @@ class WorkOrder(relay.Node):
     )
     def ticket(self, info: Info) -> JobTicket:
         url = order_url(info.context.services.public_url, self.id)
-        return JobTicket(url=url, qr_svg=qr_svg(url), _work_order_id=self.id)
+        zone = info.context.services.time_zone
+        due = paper_due(WorkOrderStatus(self.status), self.due_at, self.completed_at, zone)
+        return JobTicket(url=url, qr_svg=qr_svg(url), due=due, _work_order_id=self.id)
 
     @strawberry.field(
         description="Every detail as a label and a value in words, in the order of `details` "

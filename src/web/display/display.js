@@ -7,7 +7,7 @@
 // exist, is said plainly on screen instead of retrying forever.
 import { RequestError, createTransport, gql } from "../lib/graphql.js";
 import { FAILURES, follow } from "../lib/live.js";
-import { addressLines, dueText, duration } from "../lib/format.js";
+import { addressLines, dueText, duration, wallClock } from "../lib/format.js";
 import { lanes } from "../lib/queue.js";
 
 export const WALL_QUEUE = gql`
@@ -20,7 +20,7 @@ export const WALL_QUEUE = gql`
           id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority
           department { code name }
           pickedUpBy { name }
-          workOrder { orderNumber jobLine isLate customer { name } }
+          workOrder { orderNumber jobLine status dueAt isLate completedAt customer { name } }
           delivery { address { lines postcode city country given } needs }
         }
       }
@@ -37,7 +37,7 @@ export const WALL_QUEUE_EVENTS = gql`
         id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority
         department { code name }
         pickedUpBy { name }
-        workOrder { orderNumber jobLine isLate customer { name } }
+        workOrder { orderNumber jobLine status dueAt isLate completedAt customer { name } }
           delivery { address { lines postcode city country given } needs }
       }
     }
@@ -109,7 +109,7 @@ function showStatus() {
   const offline = !navigator.onLine && !refused;
   $("status").className = "status " + (offline ? "offline" : state.status);
   $("status").textContent = offline
-    ? "Offline" + (updated === null ? "" : " - last updated " + clockText(new Date(updated)))
+    ? "Offline" + (updated === null ? "" : " - last updated " + clockText(updated))
     : statusText;
 }
 
@@ -181,7 +181,7 @@ function item(task, working) {
     ["customer", task.workOrder.customer.name],
     ["worker", working && task.pickedUpBy ? task.pickedUpBy.name : ""],
     ["flags", [task.priority === "RUSH" ? "RUSH" : "", late ? "LATE" : ""].filter(Boolean).join(" · ")],
-    ["due", task.dueAt ? dueText(task.dueAt, late) : ""],
+    ["due", dueText(task.workOrder)],
     ["job", task.workOrder.jobLine || ""],
     // A delivery task: where to, and what is needed there.
     ["address", task.delivery ? addressLines(task.delivery.address).join(", ") : ""],
@@ -295,16 +295,18 @@ function pad(n) {
   return String(n).padStart(2, "0");
 }
 
-function clockText(time) {
+// The shop's time (PRESSROOM_TIME_ZONE), whatever zone the display's computer is set to.
+function clockText(ms) {
+  const time = wallClock(ms);
   if (twelveHour) {
-    const hours = time.getHours() % 12 || 12;
-    return `${hours}:${pad(time.getMinutes())} ${time.getHours() < 12 ? "AM" : "PM"}`;
+    const hours = time.hour % 12 || 12;
+    return `${hours}:${pad(time.minute)} ${time.hour < 12 ? "AM" : "PM"}`;
   }
-  return `${pad(time.getHours())}:${pad(time.getMinutes())}`;
+  return `${pad(time.hour)}:${pad(time.minute)}`;
 }
 
 function clock() {
-  $("clock").textContent = clockText(new Date());
+  $("clock").textContent = clockText(Date.now());
 }
 
 // Every page of the queue, then what the wall shows is replaced by it (a snapshot that

@@ -3,6 +3,7 @@
 // width; its figures are in words under it, and the numbers always also in a table (the
 // screen's "Show as table").
 import uPlot from "../vendor/uplot/uPlot.esm.js";
+import { LOCALE } from "./format.js";
 import { html, useEffect, useRef } from "./html.js";
 import { useId } from "./ui.js";
 
@@ -29,6 +30,13 @@ export function Chart({ options, data, label, summary, height = 260 }) {
   </figure>`;
 }
 
+const NUMBER = new Intl.NumberFormat(LOCALE);
+
+// A value axis's figures as the shop writes them: "0,8" (de-DE).
+function numbers(u, splits) {
+  return splits.map((v) => NUMBER.format(v));
+}
+
 // Grouped bars: one group per name along x, one bar per series in it. Every series has a
 // place of its own on x (its group's centre, shifted), null at the others' places.
 export function barChart(names, series, unit) {
@@ -46,7 +54,7 @@ export function barChart(names, series, unit) {
     legend: { live: false },
     axes: [
       { splits: () => names.map((_, group) => group), values: (u, splits) => splits.map((group) => names[group] ?? "") },
-      { label: unit, size: 60 },
+      { label: unit, size: 60, values: numbers },
     ],
     series: [
       { label: "Department" },
@@ -63,18 +71,36 @@ export function barChart(names, series, unit) {
   return { options, data };
 }
 
+const DAY_SECONDS = 86400;
+// A day as the shop writes it (PRESSROOM_LOCALE): "5 Dec" (en-GB), "5. Dez." (de-DE).
+const DAY = new Intl.DateTimeFormat(LOCALE, { day: "numeric", month: "short", timeZone: "UTC" });
+
+function dayWords(seconds) {
+  return DAY.format(new Date(seconds * 1000));
+}
+
 // Lines over days: `days` as "YYYY-MM-DD" (the shop's calendar), one series of counts each.
+// A day is placed at its midnight in UTC and read back in UTC, so neither the browser's
+// zone nor a clock change moves it off its date; ticks fall on whole days.
 export function lineChart(days, series) {
   const xs = days.map((day) => {
     const [year, month, date] = day.split("-").map(Number);
-    return new Date(year, month - 1, date).getTime() / 1000;
+    return Date.UTC(year, month - 1, date) / 1000;
   });
   const options = {
+    tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), "UTC"),
     scales: { x: { time: true }, y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] } },
     legend: { live: false },
-    axes: [{}, { label: "completed", size: 50 }],
+    axes: [
+      {
+        incrs: [1, 2, 7, 14].map((n) => n * DAY_SECONDS),
+        space: 70,
+        values: (u, splits) => splits.map(dayWords),
+      },
+      { label: "completed", size: 50, values: numbers },
+    ],
     series: [
-      { label: "Day" },
+      { label: "Day", value: (u, seconds) => (seconds === null ? "—" : dayWords(seconds)) },
       ...series.map((s, i) => ({
         label: s.label,
         stroke: PALETTE[i % PALETTE.length],

@@ -3,6 +3,7 @@
 // to the browser as a file, named `filename` or as the server names it.
 import { html, useState } from "./html.js";
 import { transport } from "./session.js";
+import { inputInstant, wallClock } from "./format.js";
 import { ErrorMessage } from "./ui.js";
 
 export function DownloadButton({ file, params, filename, label, load }) {
@@ -35,28 +36,23 @@ export function DownloadButton({ file, params, filename, label, load }) {
   </span>`;
 }
 
-// The day `date` (YYYY-MM-DD) begins, in this browser's time zone, as an ISO moment.
-function dayStart(date) {
-  const [year, month, day] = date.split("-").map(Number);
-  return new Date(year, month - 1, day).toISOString();
-}
-
-function isoDay(moment) {
+function isoDay({ year, month, day }) {
   const pad = (n) => String(n).padStart(2, "0");
-  return `${moment.getFullYear()}-${pad(moment.getMonth() + 1)}-${pad(moment.getDate())}`;
+  return `${year}-${pad(month)}-${pad(day)}`;
 }
 
-// Work orders created, or task moves made, from one day through another.
+// Work orders created, or task moves made, from one day through another: the shop's days
+// (PRESSROOM_TIME_ZONE), from the first's midnight to the midnight after the last.
 export function PeriodExports() {
-  const today = new Date();
-  const [from, setFrom] = useState(isoDay(new Date(today.getFullYear(), today.getMonth(), 1)));
+  const today = wallClock(Date.now());
+  const [from, setFrom] = useState(isoDay({ ...today, day: 1 }));
   const [to, setTo] = useState(isoDay(today));
   const valid = Boolean(from && to && from <= to);
   let params = null;
   if (valid) {
-    const end = new Date(dayStart(to));
-    end.setDate(end.getDate() + 1);
-    params = { from: dayStart(from), to: end.toISOString() };
+    const [year, month, day] = to.split("-").map(Number);
+    const next = new Date(Date.UTC(year, month - 1, day + 1)).toISOString().slice(0, 10);
+    params = { from: inputInstant(from), to: inputInstant(next) };
   }
   const span = `${from}-to-${to}`;
   return html`<fieldset class="exports">

@@ -1,11 +1,74 @@
 // Formatting shared by the app (through lib/ui.js) and the wall display: plain functions,
 // no Preact and no session, so the display can import them without either.
 
+function meta(name) {
+  return typeof document !== "undefined"
+    ? document.querySelector(`meta[name="${name}"]`)?.getAttribute("content")
+    : null;
+}
+
 // The shop's locale (PRESSROOM_LOCALE, which the server writes into the page): how people
-// write amounts there. The API's one form is plain: "1250.50".
-export const LOCALE =
-  (typeof document !== "undefined" &&
-    document.querySelector('meta[name="pressroom-locale"]')?.getAttribute("content")) || "en-GB";
+// write amounts and dates there. The API's one form is plain: "1250.50".
+export const LOCALE = meta("pressroom-locale") || "en-GB";
+
+// The shop's time zone (PRESSROOM_TIME_ZONE, written into the page too): every time a
+// screen shows or a form reads is the shop's, whatever the browser's zone. The app names
+// it once, at the foot of every screen.
+export const TIME_ZONE = meta("pressroom-time-zone") || "UTC";
+
+const WALL = new Intl.DateTimeFormat("en-GB", {
+  timeZone: TIME_ZONE, hourCycle: "h23",
+  year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit",
+});
+
+// What the shop's clocks read at an instant: { year, month, day, hour, minute }, as numbers.
+export function wallClock(instant) {
+  const parts = {};
+  for (const { type, value } of WALL.formatToParts(new Date(instant))) {
+    if (type !== "literal") parts[type] = Number(value);
+  }
+  return parts;
+}
+
+function pad(n) {
+  return String(n).padStart(2, "0");
+}
+
+// 24-hour times in the shop's zone, with the date when it is not the shop's today:
+// "14:30", "2026-12-04 14:30".
+export function when(iso, now = Date.now()) {
+  if (!iso) return "";
+  const d = wallClock(iso);
+  const time = `${pad(d.hour)}:${pad(d.minute)}`;
+  const today = wallClock(now);
+  if (d.year === today.year && d.month === today.month && d.day === today.day) return time;
+  return `${d.year}-${pad(d.month)}-${pad(d.day)} ${time}`;
+}
+
+// An instant as a datetime-local input shows it, in the shop's zone: "2026-12-05T14:30".
+export function inputValue(iso) {
+  if (!iso) return "";
+  const d = wallClock(iso);
+  return `${d.year}-${pad(d.month)}-${pad(d.day)}T${pad(d.hour)}:${pad(d.minute)}`;
+}
+
+// A datetime-local input's "2026-12-05T14:30" (or a date input's "2026-12-05", its
+// midnight), read as the shop's clocks: the instant, as the API takes it (ISO 8601 in UTC).
+// The zone's offset is found at the guess and again at the answer, so a time beside a clock
+// change lands on the right side of it. What is not such a value is sent as it is, for the
+// server to say what is wrong with it.
+export function inputInstant(value) {
+  const found = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}))?/.exec(value);
+  if (!found) return value;
+  const [year, month, day, hour, minute] = found.slice(1).map((n) => Number(n || 0));
+  const asUtc = Date.UTC(year, month - 1, day, hour, minute);
+  const offset = (at) => {
+    const d = wallClock(at);
+    return Date.UTC(d.year, d.month - 1, d.day, d.hour, d.minute) - at;
+  };
+  const first = asUtc - offset(asUtc);
+  return new Date(asUtc - offset(first)).toISOString();
+}
 
 function marks(locale) {
   const parts = new Intl.NumberFormat(locale).formatToParts(12345.5);
@@ -82,13 +145,21 @@ export function duration(since, now = Date.now()) {
   return `${Math.floor(hours / 24)} days`;
 }
 
-// A due date as the screens say it: "due in 3 h 5 min", "2 h 10 min late", "due now",
-// and "under 1 min" rather than "0 min" either side of it. Whether it is late is the
-// server's to say (`isLate`).
-export function dueText(dueAt, late, now = Date.now()) {
-  if (!dueAt) return "";
-  if (late) return `${overdue(dueAt, now)} late`;
-  const due = Date.parse(dueAt);
+// What an order's due date says now, from the server's fields (status, dueAt, isLate,
+// completedAt), the one rule of every screen: an ACTIVE order "due in 3 h 5 min", "due
+// now" or "2 h 10 min late" (late is the server's to say: isLate); a COMPLETED one "done on
+// time" or "done 16 h 0 min late" (completed after its due date; "done" when it was imported
+// without that date); a CANCELLED one nothing, as with no due date. "under 1 min" rather
+// than "0 min" either side of the due date.
+export function dueText(order, now = Date.now()) {
+  if (!order.dueAt || order.status === "CANCELLED") return "";
+  const due = Date.parse(order.dueAt);
+  if (order.status === "COMPLETED") {
+    if (!order.completedAt) return "done";
+    const done = Date.parse(order.completedAt);
+    return done > due ? `done ${span(due, done)} late` : "done on time";
+  }
+  if (order.isLate) return `${span(due, now)} late`;
   return due > now ? `due in ${span(now, due)}` : "due now";
 }
 

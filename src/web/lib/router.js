@@ -10,10 +10,11 @@ function changed() {
 
 window.addEventListener("popstate", changed);
 
-export function navigate(path, { replace = false } = {}) {
+// `state` goes with the new entry (window.history.state): what the next screen should say.
+export function navigate(path, { replace = false, state = null } = {}) {
   if (path === window.location.pathname + window.location.search) return;
-  if (replace) window.history.replaceState(null, "", path);
-  else window.history.pushState(null, "", path);
+  if (replace) window.history.replaceState(state, "", path);
+  else window.history.pushState(state, "", path);
   changed();
 }
 

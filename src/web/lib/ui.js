@@ -3,11 +3,12 @@
 import { Fragment, html, useCallback, useEffect, useRef, useState } from "./html.js";
 import { transport } from "./session.js";
 import { NetworkError, RequestError } from "./graphql.js";
+import { dueText, inputInstant, when } from "./format.js";
 
 // The formatters live in format.js (the wall display uses them too).
 export {
-  addressLines, amountHint, balances, decimal, dueText, duration, money, overdue, possessive,
-  readAmount,
+  TIME_ZONE, addressLines, amountHint, balances, decimal, dueText, duration, inputInstant,
+  inputValue, money, overdue, possessive, readAmount, when,
 } from "./format.js";
 
 let counter = 0;
@@ -423,23 +424,42 @@ export function Badge({ status, order = false }) {
   return html`<span class=${"badge " + status.toLowerCase()}><span aria-hidden="true">${icon} </span>${text}</span>`;
 }
 
-function pad(n) {
-  return String(n).padStart(2, "0");
-}
-
-// 24-hour times, with the date when it is not today.
-export function when(iso) {
-  if (!iso) return "";
-  const d = new Date(iso);
-  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
-  const today = new Date();
-  if (d.toDateString() === today.toDateString()) return time;
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${time}`;
-}
-
 export function Time({ iso }) {
   if (!iso) return html`<span>—</span>`;
   return html`<time datetime=${iso}>${when(iso)}</time>`;
+}
+
+// Whether a datetime-local input's due date has passed: the forms ask before sending one
+// (LateQuestion). The server takes it anyway (an order taken late is late) and says so in
+// its answer's warnings; this is only a question, for a date mistyped.
+export function duePassed(value, now = Date.now()) {
+  return Boolean(value) && Date.parse(inputInstant(value)) <= now;
+}
+
+// "This order is already late. Create it anyway?": `action` sends, the other button goes
+// back to the due date.
+export function LateQuestion({ question, action, onYes, onNo }) {
+  return html`<div class="message notice late-question" role="alert">
+    <p><strong>This order is already late.</strong> ${question}</p>
+    <div class="actions">
+      <button type="button" class="primary" onClick=${onYes}>${action}</button>
+      <button type="button" onClick=${onNo}>Change the due date</button>
+    </div>
+  </div>`;
+}
+
+// What the server's answer warns of, in its words ("This order is already late: ...").
+export function warningsText(payload) {
+  return (payload.warnings || []).map((w) => w.message).join(" ");
+}
+
+// An order's due date, and what it says now (dueText: "due in 3 h", "done on time").
+export function DueDate({ order }) {
+  if (!order.dueAt) return null;
+  const words = dueText(order);
+  return html`<${Time} iso=${order.dueAt} />${words
+    ? html` <span class=${"due" + (order.isLate ? " late" : "")}>(${words})</span>`
+    : null}`;
 }
 
 // A v4 UUID. crypto.randomUUID needs a secure context; getRandomValues does not.

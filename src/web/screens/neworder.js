@@ -8,10 +8,13 @@ import {
   Checkbox,
   ErrorMessage,
   Field,
+  LateQuestion,
   Loading,
   amountHint,
   RetryMessage,
+  duePassed,
   errorsFor,
+  inputInstant,
   messageOf,
   otherErrors,
   readAmount,
@@ -20,6 +23,7 @@ import {
   useOnce,
   useQuery,
   useTitle,
+  warningsText,
 } from "../lib/ui.js";
 
 export const NEW_WORK_ORDER_FORM = gql`
@@ -41,6 +45,7 @@ export const CREATE_WORK_ORDER = gql`
     createWorkOrder(input: $input) {
       workOrder { id orderNumber }
       userErrors { code field message }
+      warnings { code message }
     }
   }
 `;
@@ -122,6 +127,8 @@ export function NewWorkOrder() {
   const [currency, setCurrency] = useState("EUR");
   const [due, setDue] = useState("");
   const [rush, setRush] = useState(false);
+  // Asking whether a due date already passed is meant (LateQuestion).
+  const [late, setLate] = useState(false);
   // One key per submission, kept across retries of it (useOnce): a double click or a
   // retry after a lost answer makes one order.
   const { errors, setErrors, failure, busy, held, send } = useOnce();
@@ -142,8 +149,8 @@ export function NewWorkOrder() {
     setCodes((now) => (on ? [...now, code] : now.filter((c) => c !== code)));
   }
 
-  async function submit(event) {
-    event.preventDefault();
+  async function submit(event, anyway = false) {
+    if (event) event.preventDefault();
     if (held) {
       // What was sent before, as it was sent.
       await send(CREATE_WORK_ORDER, "createWorkOrder", null, opened);
@@ -162,6 +169,9 @@ export function NewWorkOrder() {
       setErrors(local);
       return;
     }
+    const asking = !anyway && duePassed(due);
+    setLate(asking);
+    if (asking) return;
     const details = {};
     if (product.trim()) details.product = product.trim();
     if (count !== null) details.quantity = count;
@@ -173,14 +183,16 @@ export function NewWorkOrder() {
       deliveryOnly,
       ...flags,
       quote: quote === null ? null : { amount: quote, currency: currency.trim().toUpperCase() },
-      // The browser's local date and time, sent with its offset (as UTC).
-      dueAt: due ? new Date(due).toISOString() : null,
+      // The shop's date and time (PRESSROOM_TIME_ZONE), sent as the instant it is.
+      dueAt: due ? inputInstant(due) : null,
       priority: rush ? "RUSH" : "NORMAL",
     }, opened);
   }
 
+  // The order's page says what the server warned of (an order taken late).
   function opened(payload) {
-    navigate("/orders/" + payload.workOrder.id);
+    const warned = warningsText(payload);
+    navigate("/orders/" + payload.workOrder.id, { state: { notice: warned && `Work order created. ${warned}` } });
   }
 
   if (!form.data) {
@@ -248,6 +260,11 @@ export function NewWorkOrder() {
       </fieldset>
       <${ErrorMessage}>${general}<//>
       <${RetryMessage} failure=${failure} button="Create work order" what="this order" verb="created" />
+      ${late
+        ? html`<${LateQuestion} question="Create it anyway?" action="Create it anyway"
+            onYes=${() => submit(null, true)}
+            onNo=${() => { setLate(false); document.querySelector('form input[type="datetime-local"]').focus(); }} />`
+        : null}
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Create work order</button>
         <${Link} href="/orders">Back to work orders<//>

@@ -25,7 +25,7 @@ export const QUEUE_SNAPSHOT = gql`
         node {
           id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority allowedActions
           pickedUpBy { id name }
-          workOrder { id orderNumber jobLine isLate customer { name } }
+          workOrder { id orderNumber jobLine status dueAt isLate completedAt customer { name } }
           proofChanges { version comment }
         proofChanges { version comment }
         delivery { address { lines postcode city country given } needs }
@@ -53,7 +53,7 @@ export const QUEUE_EVENTS = gql`
       task {
         id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
-        workOrder { id orderNumber jobLine isLate customer { name } }
+        workOrder { id orderNumber jobLine status dueAt isLate completedAt customer { name } }
         proofChanges { version comment }
         delivery { address { lines postcode city country given } needs }
       }
@@ -68,7 +68,7 @@ export const QUEUE_TASK = gql`
       ... on DepartmentTask {
         id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
-        workOrder { id orderNumber jobLine isLate customer { name } }
+        workOrder { id orderNumber jobLine status dueAt isLate completedAt customer { name } }
         proofChanges { version comment }
         delivery { address { lines postcode city country given } needs }
       }
@@ -83,7 +83,7 @@ export const START_TASK = gql`
       task {
         id status availableAt waitingSince startedAt inQueue queueLane queueRank dueAt priority allowedActions
         pickedUpBy { id name }
-        workOrder { id orderNumber jobLine isLate customer { name } }
+        workOrder { id orderNumber jobLine status dueAt isLate completedAt customer { name } }
         proofChanges { version comment }
         delivery { address { lines postcode city country given } needs }
       }
@@ -121,7 +121,7 @@ function TaskTime({ task, now }) {
   return html`<span class="task-due">
     ${task.priority === "RUSH" ? html`<span class="badge rush"><span aria-hidden="true">⚡ </span>Rush</span> ` : null}
     ${late ? html`<span class="badge late"><span aria-hidden="true">! </span>Late</span> ` : null}
-    ${task.dueAt ? html`<span class=${"due" + (late ? " late" : "")}>${late ? "by " + overdue(task.dueAt, now) : dueText(task.dueAt, late, now)}</span>` : null}
+    ${task.dueAt ? html`<span class=${"due" + (late ? " late" : "")}>${late ? "by " + overdue(task.dueAt, now) : dueText(task.workOrder, now)}</span>` : null}
   </span>`;
 }
 

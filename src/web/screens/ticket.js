@@ -13,20 +13,13 @@ import { ErrorMessage, Loading, request, useTitle } from "../lib/ui.js";
 const TICKET = gql`
   query Ticket($id: ID!) {
     workOrder(id: $id) {
-      id orderNumber jobLine dueAt priority
+      id orderNumber jobLine priority
       customer { name }
       detailLines { label value }
-      ticket { url qrSvg departments { id name } }
+      ticket { url qrSvg due departments { id name } }
     }
   }
 `;
-
-// A due date on paper: the whole date, whatever day it is printed.
-function dateAndTime(iso) {
-  const d = new Date(iso);
-  const pad = (n) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
 
 function Ticket({ order }) {
   const qr = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(order.ticket.qrSvg);
@@ -37,7 +30,7 @@ function Ticket({ order }) {
         ${order.priority === "RUSH" ? html`<p class="ticket-rush">RUSH</p>` : null}
         <p class="ticket-customer">${order.customer.name}</p>
         ${order.jobLine ? html`<p class="ticket-job">${order.jobLine}</p>` : null}
-        ${order.dueAt ? html`<p class="ticket-due">Due ${dateAndTime(order.dueAt)}</p>` : null}
+        ${order.ticket.due ? html`<p class="ticket-due">${order.ticket.due}</p>` : null}
       </div>
       <img class="ticket-qr" src=${qr} alt=${"QR code: " + order.ticket.url} />
     </header>

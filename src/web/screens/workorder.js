@@ -10,13 +10,13 @@ import { rolesOf, transport } from "../lib/session.js";
 import {
   Badge,
   Dialog,
+  DueDate,
   ErrorMessage,
   LiveStatus,
   Loading,
   ReasonDialog,
   Time,
   TimeBadges,
-  dueText,
   balances,
   messageOf,
   money,
@@ -37,7 +37,7 @@ export const WORK_ORDER_PAGE = gql`
     workOrder(id: $id) {
       id orderNumber status version createdAt updatedAt jobLine details detailLines { label value } allowedActions
       proofRequired
-      needsInstallation needsTransport needsRepair dueAt priority isLate
+      needsInstallation needsTransport needsRepair dueAt completedAt priority isLate
       hold { reason since by { name } }
       customer { id name contactName email phone notes address { lines postcode city country given } allowedActions }
       createdBy { name }
@@ -150,7 +150,8 @@ export function WorkOrderPage({ id, me }) {
   // Why the server refused to follow this order (the badge alone says only "Not live").
   const [liveFailure, setLiveFailure] = useState(null);
   const [dialog, setDialog] = useState(null);
-  const [notice, setNotice] = useState("");
+  // What the screen that opened this one had to say (the server's warnings on a new order).
+  const [notice, setNotice] = useState(window.history.state?.notice || "");
   const loading = useRef({ running: false, again: false });
   useTitle(state.order ? state.order.orderNumber : "Work order");
 
@@ -299,7 +300,7 @@ export function WorkOrderPage({ id, me }) {
     </p>
     <p class="schedule">
       ${order.dueAt
-        ? html`Due <${Time} iso=${order.dueAt} /> <span class=${"due" + (order.isLate ? " late" : "")}>(${dueText(order.dueAt, order.isLate)})</span>`
+        ? html`Due <${DueDate} order=${order} />`
         : "No due date"}
       ${" "}<${TimeBadges} order=${order} />
       ${order.hold
@@ -399,7 +400,8 @@ export function WorkOrderPage({ id, me }) {
           onSaved=${(name) => { setNotice(`${name} added.`); load(); }} />`
       : null}
     ${dialog && dialog.kind === "reschedule"
-      ? html`<${Rescheduler} order=${order} onClose=${() => setDialog(null)} onSaved=${load} />`
+      ? html`<${Rescheduler} order=${order} onClose=${() => setDialog(null)}
+          onSaved=${(warned) => { setNotice(warned ? `Schedule saved. ${warned}` : ""); load(); }} />`
       : null}
     ${dialog && dialog.kind === "hold"
       ? html`<${ReasonDialog} title=${"Hold " + order.orderNumber + "?"}

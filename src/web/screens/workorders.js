@@ -10,13 +10,13 @@ import { rolesOf } from "../lib/session.js";
 import { ProofBadge } from "./order/proofs.js";
 import {
   Badge,
+  DueDate,
   ErrorMessage,
   Loading,
   RefreshButton,
   ShowMore,
   Time,
   TimeBadges,
-  dueText,
   possessive,
   useId,
   usePages,
@@ -37,7 +37,7 @@ export const WORK_ORDER_LIST = gql`
       pageInfo { hasNextPage endCursor }
       edges {
         node {
-          id orderNumber status jobLine createdAt dueAt priority isLate hold { reason }
+          id orderNumber status jobLine createdAt dueAt completedAt priority isLate hold { reason }
           proofRequired latestProof { version status }
           customer { id name }
           progress { done total }
@@ -194,9 +194,7 @@ export function WorkOrders({ me, path }) {
                 <td data-label="Job">${o.jobLine || "—"}</td>
                 <td data-label="Status"><${Badge} status=${o.status} order=${true} /> <${TimeBadges} order=${o} /></td>
                 <td data-label="Proof">${proofState(o)}</td>
-                <td data-label="Due">${o.dueAt
-                  ? html`<${Time} iso=${o.dueAt} /> <span class=${"due" + (o.isLate ? " late" : "")}>(${dueText(o.dueAt, o.isLate)})</span>`
-                  : "—"}</td>
+                <td data-label="Due">${o.dueAt ? html`<${DueDate} order=${o} />` : "—"}</td>
                 <td data-label="Progress">${progress(o.progress)}</td>
                 <td data-label="Created"><${Time} iso=${o.createdAt} /></td>
               </tr>`)}

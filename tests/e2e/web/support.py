@@ -52,11 +52,15 @@ async def open_tab(
     token: str | None = None,
     token_id: str | None = None,
     viewport: dict[str, int] | None = None,
+    timezone_id: str | None = None,
 ) -> Tab:
     """A new context whose requests may only go to this host; with `token`, the tab is
     signed in (the token, and `token_id` if given, in its sessionStorage, as after
-    signing in)."""
-    context = await browser.new_context(viewport=viewport or DESKTOP)  # type: ignore[arg-type]
+    signing in); with `timezone_id`, the browser's clock is in that zone."""
+    context = await browser.new_context(
+        viewport=viewport or DESKTOP,  # type: ignore[arg-type]
+        timezone_id=timezone_id,
+    )
     tab = Tab(context, await context.new_page())
 
     async def only_this_host(route: Route) -> None:

@@ -11,6 +11,7 @@ import {
   ShowMore,
   Time,
   errorsFor,
+  inputInstant,
   messageOf,
   otherErrors,
   request,
@@ -64,17 +65,6 @@ export const REVOKE_TOKEN = gql`
 
 function displayLink(code, secret) {
   return `/display/${encodeURIComponent(code)}?token=${encodeURIComponent(secret)}`;
-}
-
-// A datetime-local value ("2026-12-31T17:30") as an ISO date-time with this browser's
-// offset ("2026-12-31T17:30:00+01:00"): the server needs the time zone.
-function withOffset(local) {
-  const date = new Date(local);
-  if (Number.isNaN(date.getTime())) return local;
-  const minutes = -date.getTimezoneOffset();
-  const pad = (n) => String(Math.floor(Math.abs(n))).padStart(2, "0");
-  const zone = (minutes < 0 ? "-" : "+") + pad(minutes / 60) + ":" + pad(minutes % 60);
-  return `${local.length === 16 ? local + ":00" : local}${zone}`;
 }
 
 // The two kinds of token made here, each a name and an expiry plus one more input (the
@@ -135,7 +125,7 @@ function CreateToken({ kind, departments, onCreated }) {
     setFailure(null);
     try {
       const { [kind.field]: result } = await request(kind.mutation, {
-        input: { name: name.trim(), [kind.extraField]: extra, expiresAt: expires ? withOffset(expires) : null },
+        input: { name: name.trim(), [kind.extraField]: extra, expiresAt: expires ? inputInstant(expires) : null },
       });
       if (kind.forgetsExtra) setExtra(kind.empty);
       if (result.userErrors.length) {

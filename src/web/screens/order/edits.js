@@ -3,7 +3,8 @@
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
 import {
-  Checkbox, Dialog, ErrorMessage, Field, amountHint, decimal, errorsFor, money, readAmount, request, useSubmit,
+  Checkbox, Dialog, ErrorMessage, Field, LateQuestion, amountHint, decimal, duePassed, errorsFor, inputInstant,
+  inputValue, money, readAmount, request, useSubmit, warningsText,
 } from "../../lib/ui.js";
 
 export const EDIT_QUOTE = gql`
@@ -24,33 +25,30 @@ export const CURRENT_QUOTE = gql`
 
 export const RESCHEDULE = gql`
   mutation Reschedule($input: RescheduleWorkOrderInput!) {
-    rescheduleWorkOrder(input: $input) { changed userErrors { code field message } }
+    rescheduleWorkOrder(input: $input) { changed userErrors { code field message } warnings { code message } }
   }
 `;
 
-// "2026-12-10T17:00" in the browser's time, as a datetime-local input wants it.
-function localInput(iso) {
-  if (!iso) return "";
-  const d = new Date(iso);
-  const pad = (n) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
-
 export function Rescheduler({ order, onClose, onSaved }) {
-  const [due, setDue] = useState(localInput(order.dueAt));
+  const [due, setDue] = useState(inputValue(order.dueAt));
   const [rush, setRush] = useState(order.priority === "RUSH");
+  // Asking whether a due date already passed is meant (LateQuestion).
+  const [late, setLate] = useState(false);
   const { errors, failure, busy, submit: send } = useSubmit();
 
-  async function submit(event) {
-    event.preventDefault();
+  async function submit(event, anyway = false) {
+    if (event) event.preventDefault();
+    const asking = !anyway && duePassed(due);
+    setLate(asking);
+    if (asking) return;
     const input = {
       workOrderId: order.id,
-      dueAt: due ? new Date(due).toISOString() : null,
+      dueAt: due ? inputInstant(due) : null,
       priority: rush ? "RUSH" : "NORMAL",
       expectedVersion: order.version,
     };
-    await send(RESCHEDULE, "rescheduleWorkOrder", { input }, () => {
-      onSaved();
+    await send(RESCHEDULE, "rescheduleWorkOrder", { input }, (payload) => {
+      onSaved(warningsText(payload));
       onClose();
     });
   }
@@ -63,6 +61,11 @@ export function Rescheduler({ order, onClose, onSaved }) {
       <${Checkbox} label="Rush: first in every queue" checked=${rush} onChange=${setRush} />
       <${ErrorMessage}>${other}<//>
       <${ErrorMessage} error=${failure} />
+      ${late
+        ? html`<${LateQuestion} question="Reschedule it anyway?" action="Reschedule it anyway"
+            onYes=${() => submit(null, true)}
+            onNo=${() => { setLate(false); document.querySelector('dialog input[type="datetime-local"]').focus(); }} />`
+        : null}
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Save schedule</button>
         <button type="button" onClick=${onClose}>Back</button>

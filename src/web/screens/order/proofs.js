@@ -8,7 +8,7 @@ import { gql } from "../../lib/graphql.js";
 import { html, useEffect, useRef, useState } from "../../lib/html.js";
 import { transport } from "../../lib/session.js";
 import {
-  Checkbox, Dialog, ErrorMessage, Field, Time, errorsFor, messageOf, otherErrors, request, useSubmit,
+  Checkbox, Dialog, ErrorMessage, Field, Time, errorsFor, messageOf, otherErrors, request, useSubmit, when,
 } from "../../lib/ui.js";
 
 export const UPLOAD_PROOF = gql`
@@ -307,7 +307,7 @@ function Links({ order, onSaved }) {
             ${link.revokedAt
               ? null
               : html`<button type="button" class="small danger" aria-busy=${busy === link.id ? "true" : undefined}
-                  onClick=${() => revoke(link)} aria-label=${"Revoke the link made " + new Date(link.createdAt).toLocaleString()}>Revoke</button>`}
+                  onClick=${() => revoke(link)} aria-label=${"Revoke the link made " + when(link.createdAt)}>Revoke</button>`}
           </li>`)}
         </ul>`
       : html`<p class="empty">No links yet: the customer cannot see this order.</p>`}
