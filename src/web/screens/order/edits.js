@@ -3,7 +3,7 @@
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
 import {
-  Checkbox, Dialog, ErrorMessage, Field, amountHint, decimal, errorsFor, money, readAmount, request, useSubmit,
+  Checkbox, Dialog, ErrorMessage, Field, FormErrors, amountHint, decimal, errorsFor, money, readAmount, request, useSubmit,
 } from "../../lib/ui.js";
 
 export const EDIT_QUOTE = gql`
@@ -55,13 +55,12 @@ export function Rescheduler({ order, onClose, onSaved }) {
     });
   }
 
-  const other = errors.filter((e) => e.field !== "dueAt").map((e) => e.message).join(" ");
   return html`<${Dialog} title=${"Reschedule " + order.orderNumber} onClose=${onClose}>
     <form onSubmit=${submit} novalidate>
       <${Field} label="Due" type="datetime-local" value=${due} onInput=${setDue}
         hint="Leave empty for no due date." error=${errorsFor(errors, "dueAt")} />
       <${Checkbox} label="Rush: first in every queue" checked=${rush} onChange=${setRush} />
-      <${ErrorMessage}>${other}<//>
+      <${FormErrors} errors=${errors} fields=${["dueAt"]} />
       <${ErrorMessage} error=${failure} />
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Save schedule</button>
@@ -122,11 +121,11 @@ export function QuoteEditor({ order, onClose, onSaved }) {
         : null}
       <div class="row">
         <${Field} label="Amount" value=${amount} onInput=${setAmount} inputmode="decimal" required=${true}
-          error=${errorsFor(errors, "quote", "amount")} />
+          error=${errorsFor(errors, "quote.amount", "amount")} />
         <${Field} label="Currency" value=${currency} onInput=${setCurrency} maxlength="3" class="short"
-          error=${errorsFor(errors, "currency")} />
+          error=${errorsFor(errors, "quote.currency", "currency")} />
       </div>
-      <${ErrorMessage}>${errors.filter((e) => !/quote|amount|currency/.test(e.field || "")).map((e) => e.message).join(" ")}<//>
+      <${FormErrors} errors=${errors} fields=${["quote", "amount", "currency"]} />
       <${ErrorMessage} error=${failure} />
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>${stale ? "Save quote again" : "Save quote"}</button>
