@@ -5,7 +5,7 @@ trimmed, and an empty text clears it."""
 import re
 from dataclasses import dataclass, field
 
-from domain.validation import MAX_EMAIL, MAX_NAME, invalid, label, storable
+from domain.validation import MAX_EMAIL, MAX_NAME, every_problem, invalid, label, storable
 
 MAX_LINES = 4
 MAX_LINE = 120
@@ -69,16 +69,21 @@ def phone(value: str | None) -> str | None:
 def address(
     lines: list[str], postcode: str | None, city: str | None, country: str | None
 ) -> Address:
+    with every_problem() as check:
+        kept = check(_lines, lines)
+        cleaned = [
+            check(_part, postcode, "address.postcode", MAX_SHORT),
+            check(_part, city, "address.city", MAX_PLACE),
+            check(_part, country, "address.country", MAX_PLACE),
+        ]
+    return Address(kept, *cleaned)
+
+
+def _lines(lines: list[str]) -> tuple[str, ...]:
     if len(lines) > MAX_LINES:
         raise invalid(f"An address has at most {MAX_LINES} lines.", "address.lines")
-    kept = tuple(
+    return tuple(
         line for line in (_part(v, "address.lines", MAX_LINE) for v in lines) if line is not None
-    )
-    return Address(
-        kept,
-        _part(postcode, "address.postcode", MAX_SHORT),
-        _part(city, "address.city", MAX_PLACE),
-        _part(country, "address.country", MAX_PLACE),
     )
 
 

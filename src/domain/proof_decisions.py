@@ -47,14 +47,19 @@ class Decision:
 def decision(
     approve: bool, decided_by_name: str, comment: str | None, through: ProofDecider
 ) -> Decision:
-    """Refuses an empty name, and a request for changes that does not say what."""
-    name = validation.text(decided_by_name, "approverName")
+    """Refuses an empty name, and a request for changes that does not say what (both at
+    once)."""
+    with validation.every_problem() as check:
+        name = check(validation.text, decided_by_name, "approverName")
+        said = check(_comment, approve, comment)
+    return Decision(approve, name, said, through)
+
+
+def _comment(approve: bool, comment: str | None) -> str | None:
     said = comment.strip() if comment is not None else ""
     if not approve and not said:
         raise validation.invalid("Say what should change.", "comment")
-    if said:
-        said = validation.text(said, "comment", max_len=validation.MAX_REASON)
-    return Decision(approve, name, said or None, through)
+    return validation.text(said, "comment", max_len=validation.MAX_REASON) if said else None
 
 
 @dataclass(frozen=True)

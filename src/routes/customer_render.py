@@ -17,7 +17,7 @@ from db.rows import ProofRow
 from domain.customer_view import Stage
 from domain.customer_words import Words, proof_key, stage_key
 from domain.enums import ProofStatus
-from domain.errors import DomainError, ErrorCode
+from domain.errors import DomainError, ErrorCode, each
 from domain.validation import MAX_NAME, MAX_REASON
 
 STATIC = "/static/customer"
@@ -277,9 +277,14 @@ DONE = {"approved": "page.done_approved", "changes": "page.done_changes"}
 def refusal(error: DomainError, words: Words) -> tuple[str, int]:
     """Why a decision was not recorded, in the customer's words, and its HTTP status."""
     if error.code is ErrorCode.INVALID_INPUT:
-        if error.field == "comment":
-            return words("refused.comment", max=MAX_REASON), 422
-        return words("refused.name", max=MAX_NAME), 422
+        # Every problem at once: no comment and no name are two sentences.
+        said = [
+            words("refused.comment", max=MAX_REASON)
+            if one.field == "comment"
+            else words("refused.name", max=MAX_NAME)
+            for one in each(error)
+        ]
+        return " ".join(said), 422
     if error.code is ErrorCode.PROOF_SUPERSEDED:
         return words("refused.superseded"), 409
     if error.code is ErrorCode.ALREADY_DECIDED:

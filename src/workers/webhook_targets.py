@@ -34,12 +34,19 @@ class Reached:
         return URL(self.target.url).host_port_subcomponent or self.target.host
 
 
-async def reachable(policy: Policy, url: str) -> Reached:
+def written(policy: Policy, url: str) -> Target:
+    """The URL's own form checked, before its host is looked up: a form's other fields are
+    checked with it (validation.every_problem), the lookup only after."""
     found = target(url, https_only=policy.https_only and not policy.allow_private)
     try:
         URL(found.url)
     except ValueError:
         raise invalid(WRONG_ADDRESS, "url") from None
+    return found
+
+
+async def reachable(policy: Policy, url: str) -> Reached:
+    found = written(policy, url)
     addresses = await _addresses(found.host, found.port)
     return Reached(found, check_addresses(found, addresses, allow_private=policy.allow_private))
 

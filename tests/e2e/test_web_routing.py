@@ -37,8 +37,11 @@ async def test_an_admin_routes_work_and_the_order_page_says_what_waits(
     printing = page.locator("form.route").filter(has_text="Print waits for")
     await printing.get_by_label("Finishing").check()
     await printing.get_by_role("button", name="Save route of Print").click()
-    await expect(printing.get_by_role("alert")).to_contain_text(
-        "That would make a loop: Print waits for Finishing, which waits for Print."
+    await expect(printing.locator(".field-error")).to_have_text(
+        "⚠ That would make a loop: Print waits for Finishing, which waits for Print."
+    )
+    await expect(printing.get_by_role("alert")).to_have_text(
+        "⚠ 1 problem: fix the field marked above."
     )
     await shoot(page, screenshots, "admin-routing", axe_source)
 

@@ -515,6 +515,10 @@ async def test_a_refused_decision_says_why_keeps_what_was_typed_and_writes_nothi
     )
     no_name = await http.post(made["url"] + "/proofs/1/approve", data={"name": "  "})
     assert no_name.status_code == 422 and "Please give your name" in no_name.text
+    neither = await http.post(made["url"] + "/proofs/1/changes", data={"name": " "})
+    assert neither.status_code == 422
+    assert "Please say what should change" in neither.text
+    assert "Please give your name" in neither.text
     assert await table_snapshot(shop.engine) == before
 
     # A newer version withdraws the first: deciding on it is refused, the newer one waits.

@@ -94,8 +94,9 @@ async def change_password(info: Info, input: ChangePasswordInput) -> ChangePassw
 
     async def prove() -> None:
         nonlocal new_hash
-        validation.storable(input.old_password, "oldPassword")
-        new = validation.password(input.new_password, "newPassword")
+        with validation.every_problem() as check:
+            check(validation.storable, input.old_password, "oldPassword")
+            new = check(validation.password, input.new_password, "newPassword")
         await check_password(info, input.old_password, "oldPassword")
         new_hash = await hash_password(new)
 

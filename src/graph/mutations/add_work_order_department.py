@@ -40,8 +40,9 @@ async def add_work_order_department(
     info: Info, input: AddWorkOrderDepartmentInput
 ) -> AddWorkOrderDepartmentPayload:
     async def work(conn: AsyncConnection) -> AddWorkOrderDepartmentPayload:
-        work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
-        code = validation.slug(input.department_code, "departmentCode")
+        with validation.every_problem() as check:
+            work_order_id = check(require_id, input.work_order_id, "WorkOrder", "workOrderId")
+            code = check(validation.slug, input.department_code, "departmentCode")
         done = await add_department(
             conn, work_order_id, code, input.expected_version, viewer_of(info).user_id
         )

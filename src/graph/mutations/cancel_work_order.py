@@ -30,8 +30,9 @@ class CancelWorkOrderPayload:
 @strawberry.mutation(extensions=allowed(ORDER_RULES[WorkOrderCommand.CANCEL]))
 async def cancel_work_order(info: Info, input: CancelWorkOrderInput) -> CancelWorkOrderPayload:
     async def work(conn: AsyncConnection) -> CancelWorkOrderPayload:
-        work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
-        reason = validation.reason(input.reason)
+        with validation.every_problem() as check:
+            work_order_id = check(require_id, input.work_order_id, "WorkOrder", "workOrderId")
+            reason = check(validation.reason, input.reason)
         row = await cancel(conn, work_order_id, viewer_of(info).user_id, reason)
         return CancelWorkOrderPayload(work_order=WorkOrder.of(row))
 

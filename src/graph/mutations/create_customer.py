@@ -31,14 +31,12 @@ class CreateCustomerPayload:
 @strawberry.mutation(extensions=allowed(SALES))
 async def create_customer(info: Info, input: CreateCustomerInput) -> CreateCustomerPayload:
     async def work(conn: AsyncConnection) -> CreateCustomerPayload:
-        name = validation.text(input.name, "name")
-        contact = Contact(**given_parts(input))
+        with validation.every_problem() as check:
+            name = check(validation.text, input.name, "name")
+            parts = check(given_parts, input)
+            key = check(idempotency.optional_key, input.idempotency_key)
         made = await customers.create_customer(
-            conn,
-            name,
-            viewer_of(info).user_id,
-            contact,
-            idempotency.optional_key(input.idempotency_key),
+            conn, name, viewer_of(info).user_id, Contact(**parts), key
         )
         return CreateCustomerPayload(customer=Customer.of(made.customer), changed=made.changed)
 

@@ -40,10 +40,13 @@ class CreateDepartmentPayload:
 @strawberry.mutation(extensions=allowed(ADMINS))
 async def create_department(info: Info, input: CreateDepartmentInput) -> CreateDepartmentPayload:
     async def work(conn: AsyncConnection) -> CreateDepartmentPayload:
+        with validation.every_problem() as check:
+            code = check(validation.slug, input.code)
+            name = check(validation.text, input.name, "name")
         row = await people.create_department(
             conn,
-            validation.slug(input.code),
-            validation.text(input.name, "name"),
+            code,
+            name,
             Kind(input.kind),
             input.gates_delivery,
             input.needs_approved_proof,

@@ -41,11 +41,14 @@ async def create_payment_inbox(
     info: Info, input: CreatePaymentInboxInput
 ) -> CreatePaymentInboxPayload:
     async def work(conn: AsyncConnection) -> CreatePaymentInboxPayload:
+        with validation.every_problem() as check:
+            name = check(validation.slug, input.name, "name")
+            currency = check(currency_code, input.currency)
         secret = signing.new_secret()
         row = await payment_inboxes.create(
             conn,
-            validation.slug(input.name, "name"),
-            currency_code(input.currency),
+            name,
+            currency,
             secret,
             viewer_of(info).user_id,
         )

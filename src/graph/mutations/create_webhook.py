@@ -13,7 +13,7 @@ from graph.errors import UserError
 from graph.mutations.base import mutate
 from graph.permissions import ADMINS, allowed, viewer_of
 from graph.types.webhooks import Webhook
-from workers.webhook_targets import reachable
+from workers.webhook_targets import reachable, written
 
 
 @strawberry.input
@@ -51,16 +51,25 @@ class CreateWebhookPayload:
 )
 async def create_webhook(info: Info, input: CreateWebhookInput) -> CreateWebhookPayload:
     async def work(conn: AsyncConnection) -> CreateWebhookPayload:
-        target = await reachable(info.context.services.webhooks, input.url)
+        policy = info.context.services.webhooks
+        with validation.every_problem() as check:
+            check(written, policy, input.url)
+            codes = (
+                check(validation.codes, input.department_codes)
+                if input.department_codes is not None
+                else None
+            )
+            kinds = check(rules.kinds, input.event_kinds)
+            description = check(rules.description, input.description)
+        target = await reachable(policy, input.url)
         departments = None
-        if input.department_codes is not None:
-            codes = validation.codes(input.department_codes)
+        if codes is not None:
             departments = [d.id for d in await people.departments_by_codes(conn, codes)]
         secret = rules.new_secret()
         new = webhooks.NewWebhook(
             url=target.url,
-            description=rules.description(input.description),
-            event_kinds=rules.kinds(input.event_kinds),
+            description=description,
+            event_kinds=kinds,
             department_ids=departments,
             secret=secret,
             created_by=viewer_of(info).user_id,

@@ -5,7 +5,7 @@ from typing import Any
 
 import strawberry
 
-from domain import contacts
+from domain import contacts, validation
 from graph.types.address import AddressInput
 
 
@@ -28,19 +28,21 @@ class ContactInput:
 
 
 def given_parts(contact: ContactInput) -> dict[str, Any]:
-    """The parts given, checked, by their domain.contacts.Contact names."""
+    """The parts given, checked (every part's problem at once), by their
+    domain.contacts.Contact names."""
     parts: dict[str, Any] = {}
-    if contact.contact_name is not None:
-        parts["contact_name"] = contacts.contact_name(contact.contact_name)
-    if contact.email is not None:
-        parts["email"] = contacts.email(contact.email)
-    if contact.phone is not None:
-        parts["phone"] = contacts.phone(contact.phone)
-    if contact.address is not None:
-        a = contact.address
-        parts["address"] = contacts.address(a.lines, a.postcode, a.city, a.country)
-    if contact.notes is not None:
-        parts["notes"] = contacts.notes(contact.notes)
+    with validation.every_problem() as check:
+        if contact.contact_name is not None:
+            parts["contact_name"] = check(contacts.contact_name, contact.contact_name)
+        if contact.email is not None:
+            parts["email"] = check(contacts.email, contact.email)
+        if contact.phone is not None:
+            parts["phone"] = check(contacts.phone, contact.phone)
+        if contact.address is not None:
+            a = contact.address
+            parts["address"] = check(contacts.address, a.lines, a.postcode, a.city, a.country)
+        if contact.notes is not None:
+            parts["notes"] = check(contacts.notes, contact.notes)
     if contact.receives_email is not None:
         parts["receives_email"] = contact.receives_email
     return parts

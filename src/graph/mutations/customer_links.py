@@ -53,12 +53,14 @@ async def create_customer_link(
     services = info.context.services
 
     async def work(conn: AsyncConnection) -> CreateCustomerLinkPayload:
-        work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
+        with validation.every_problem() as check:
+            work_order_id = check(require_id, input.work_order_id, "WorkOrder", "workOrderId")
+            expires_at = check(validation.future, input.expires_at, "expiresAt")
         made = await customer_links.create(
             conn,
             work_order_id,
             created_by=viewer_of(info).user_id,
-            expires_at=validation.future(input.expires_at, "expiresAt"),
+            expires_at=expires_at,
             days=services.customer_link_days,
         )
         return CreateCustomerLinkPayload(

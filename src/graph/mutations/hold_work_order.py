@@ -35,8 +35,9 @@ class HoldWorkOrderPayload:
 )
 async def hold_work_order(info: Info, input: HoldWorkOrderInput) -> HoldWorkOrderPayload:
     async def work(conn: AsyncConnection) -> HoldWorkOrderPayload:
-        work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
-        reason = validation.reason(input.reason)
+        with validation.every_problem() as check:
+            work_order_id = check(require_id, input.work_order_id, "WorkOrder", "workOrderId")
+            reason = check(validation.reason, input.reason)
         done = await hold(conn, work_order_id, reason, viewer_of(info).user_id)
         return HoldWorkOrderPayload(work_order=WorkOrder.of(done.order), changed=done.changed)
 

@@ -43,8 +43,11 @@ async def login(info: Info, input: LoginInput) -> LoginPayload:
 
     async def prove() -> None:
         nonlocal proven
-        email = validation.email(input.email)
-        password = validation.text(input.password, "password", max_len=validation.MAX_PASSWORD)
+        with validation.every_problem() as check:
+            email = check(validation.email, input.email)
+            password = check(
+                validation.text, input.password, "password", max_len=validation.MAX_PASSWORD
+            )
         async with context.read() as conn:
             found = await people.user_by_email(conn, email)
         # Counted per person once found: every spelling of an address counts together.

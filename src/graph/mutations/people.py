@@ -38,12 +38,13 @@ class CreateUserPayload:
 @strawberry.mutation(extensions=allowed(ADMINS))
 async def create_user(info: Info, input: CreateUserInput) -> CreateUserPayload:
     async def work(conn: AsyncConnection) -> CreateUserPayload:
-        email = validation.email(input.email)
-        name = validation.text(input.name, "name")
-        password = validation.password(input.password)
-        departments = await people.departments_by_codes(
-            conn, validation.codes(input.department_codes)
-        )
+        with validation.every_problem() as check:
+            email = check(validation.email, input.email)
+            name = check(validation.text, input.name, "name")
+            password = check(validation.password, input.password)
+            codes = check(validation.codes, input.department_codes)
+            key = check(idempotency.optional_key, input.idempotency_key)
+        departments = await people.departments_by_codes(conn, codes)
         made = await people.create_user(
             conn,
             email=email,
@@ -51,7 +52,7 @@ async def create_user(info: Info, input: CreateUserInput) -> CreateUserPayload:
             password=password,
             is_admin=input.is_admin,
             department_ids=[d.id for d in departments],
-            idempotency_key=idempotency.optional_key(input.idempotency_key),
+            idempotency_key=key,
         )
         return CreateUserPayload(user=User.of(made.user), changed=made.changed)
 
@@ -77,10 +78,10 @@ async def set_user_departments(
     info: Info, input: SetUserDepartmentsInput
 ) -> SetUserDepartmentsPayload:
     async def work(conn: AsyncConnection) -> SetUserDepartmentsPayload:
-        user_id = require_id(input.user_id, "User", "userId")
-        departments = await people.departments_by_codes(
-            conn, validation.codes(input.department_codes)
-        )
+        with validation.every_problem() as check:
+            user_id = check(require_id, input.user_id, "User", "userId")
+            codes = check(validation.codes, input.department_codes)
+        departments = await people.departments_by_codes(conn, codes)
         row = await people.set_user_departments(conn, user_id, [d.id for d in departments])
         return SetUserDepartmentsPayload(user=User.of(row))
 

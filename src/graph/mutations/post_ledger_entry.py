@@ -8,7 +8,7 @@ from strawberry import relay
 
 from api.ids import require_id
 from db.ledger import NewEntry, post_entry
-from domain import ledger
+from domain import ledger, validation
 from domain.enums import LedgerEntryKind
 from domain.ledger import EntryContent
 from domain.money import parse_money
@@ -57,14 +57,19 @@ class PostLedgerEntryPayload:
 )
 async def post_ledger_entry(info: Info, input: PostLedgerEntryInput) -> PostLedgerEntryPayload:
     async def work(conn: AsyncConnection) -> PostLedgerEntryPayload:
-        customer_id = require_id(input.customer_id, "Customer", "customerId")
-        work_order_id = (
-            require_id(input.work_order_id, "WorkOrder", "workOrderId")
-            if input.work_order_id is not None
-            else None
-        )
         currency = input.currency if input.currency is not None else info.context.services.currency
-        amount = ledger.signed(input.kind, parse_money(input.amount, currency, None))
+        with validation.every_problem() as check:
+            customer_id = check(require_id, input.customer_id, "Customer", "customerId")
+            work_order_id = (
+                check(require_id, input.work_order_id, "WorkOrder", "workOrderId")
+                if input.work_order_id is not None
+                else None
+            )
+            amount = check(
+                lambda: ledger.signed(input.kind, parse_money(input.amount, currency, None))
+            )
+            memo = check(ledger.memo, input.memo)
+            key = check(ledger.person_key, input.idempotency_key)
         posted = await post_entry(
             conn,
             NewEntry(
@@ -73,9 +78,9 @@ async def post_ledger_entry(info: Info, input: PostLedgerEntryInput) -> PostLedg
                     work_order_id=work_order_id,
                     kind=input.kind,
                     amount=amount,
-                    memo=ledger.memo(input.memo),
+                    memo=memo,
                 ),
-                idempotency_key=ledger.person_key(input.idempotency_key),
+                idempotency_key=key,
                 posted_by=viewer_of(info).user_id,
             ),
         )

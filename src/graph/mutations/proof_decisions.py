@@ -8,6 +8,9 @@ from strawberry import relay
 from api.ids import require_id
 from db import proofs, reads
 from db.proof_decisions import decide
+from domain import validation
+from domain.enums import ProofDecider
+from domain.proof_decisions import decision
 from graph.context import Info
 from graph.errors import UserError
 from graph.mutations.base import mutate
@@ -51,7 +54,10 @@ async def _decide(
     name: str,
 ) -> DecideProofPayload:
     async def work(conn: AsyncConnection) -> DecideProofPayload:
-        work_order_id = require_id(work_order_gid, "WorkOrder", "workOrderId")
+        with validation.every_problem() as check:
+            work_order_id = check(require_id, work_order_gid, "WorkOrder", "workOrderId")
+            # Checked again where it is written: here, with the order's id, all at once.
+            check(decision, approve, name, comment, ProofDecider.SALES)
         done = await decide(
             conn,
             work_order_id=work_order_id,

@@ -42,14 +42,16 @@ async def remove_work_order_department(
     info: Info, input: RemoveWorkOrderDepartmentInput
 ) -> RemoveWorkOrderDepartmentPayload:
     async def work(conn: AsyncConnection) -> RemoveWorkOrderDepartmentPayload:
-        work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
-        code = validation.slug(input.department_code, "departmentCode")
+        with validation.every_problem() as check:
+            work_order_id = check(require_id, input.work_order_id, "WorkOrder", "workOrderId")
+            code = check(validation.slug, input.department_code, "departmentCode")
+            reason = check(validation.reason, input.reason)
         actor = viewer_of(info).actor()
         done = await remove_department(
             conn,
             work_order_id,
             code,
-            validation.reason(input.reason),
+            reason,
             input.expected_version,
             actor,
         )

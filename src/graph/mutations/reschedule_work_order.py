@@ -48,8 +48,9 @@ async def reschedule_work_order(
     info: Info, input: RescheduleWorkOrderInput
 ) -> RescheduleWorkOrderPayload:
     async def work(conn: AsyncConnection) -> RescheduleWorkOrderPayload:
-        work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
-        due_at = validation.due_at(input.due_at)
+        with validation.every_problem() as check:
+            work_order_id = check(require_id, input.work_order_id, "WorkOrder", "workOrderId")
+            due_at = check(validation.due_at, input.due_at)
         done = await reschedule(
             conn,
             work_order_id,

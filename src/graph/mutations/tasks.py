@@ -95,8 +95,9 @@ async def _move(
     reason: str | None = None,
 ) -> P:
     async def work(conn: AsyncConnection) -> P:
-        task_id = require_id(task_gid, "DepartmentTask", "taskId")
-        why = validation.reason(reason) if reason is not None else None
+        with validation.every_problem() as check:
+            task_id = check(require_id, task_gid, "DepartmentTask", "taskId")
+            why = check(validation.reason, reason) if reason is not None else None
         viewer = viewer_of(info)
         move = await transition_task(
             conn,

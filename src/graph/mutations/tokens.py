@@ -58,14 +58,16 @@ async def create_api_token(info: Info, input: CreateApiTokenInput) -> CreateApiT
 
     async def prove() -> None:
         nonlocal name, expires_at
-        name = validation.text(input.name, "name")
-        expires_at = validation.expiry(
-            input.expires_at,
-            "expiresAt",
-            default_days=API_TOKEN_DEFAULT_DAYS,
-            max_days=info.context.services.api_token_max_days,
-        )
-        validation.storable(input.password, "password")
+        with validation.every_problem() as check:
+            name = check(validation.text, input.name, "name")
+            expires_at = check(
+                validation.expiry,
+                input.expires_at,
+                "expiresAt",
+                default_days=API_TOKEN_DEFAULT_DAYS,
+                max_days=info.context.services.api_token_max_days,
+            )
+            check(validation.storable, input.password, "password")
         await check_password(info, input.password)
 
     async def work(conn: AsyncConnection) -> CreateApiTokenPayload:
@@ -111,13 +113,10 @@ async def create_display_token(
     info: Info, input: CreateDisplayTokenInput
 ) -> CreateDisplayTokenPayload:
     async def work(conn: AsyncConnection) -> CreateDisplayTokenPayload:
-        name = validation.text(input.name, "name")
-        expires_at = validation.future(input.expires_at, "expiresAt")
-        codes = validation.codes(input.department_codes)
-        if not codes:
-            raise validation.invalid(
-                "A display token needs at least one department.", "departmentCodes"
-            )
+        with validation.every_problem() as check:
+            name = check(validation.text, input.name, "name")
+            expires_at = check(validation.future, input.expires_at, "expiresAt")
+            codes = check(_display_codes, input.department_codes)
         departments = await people.departments_by_codes(conn, codes)
         issued = await people.issue_token(
             conn,
@@ -131,6 +130,15 @@ async def create_display_token(
         return CreateDisplayTokenPayload(token=Token.of(issued.row), secret=issued.token)
 
     return await mutate(info, CreateDisplayTokenPayload, work)
+
+
+def _display_codes(values: list[str]) -> list[str]:
+    codes = validation.codes(values)
+    if not codes:
+        raise validation.invalid(
+            "A display token needs at least one department.", "departmentCodes"
+        )
+    return codes
 
 
 @strawberry.input

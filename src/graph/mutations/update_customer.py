@@ -36,9 +36,11 @@ class UpdateCustomerPayload:
 )
 async def update_customer(info: Info, input: UpdateCustomerInput) -> UpdateCustomerPayload:
     async def work(conn: AsyncConnection) -> UpdateCustomerPayload:
-        customer_id = require_id(input.customer_id, "Customer", "customerId")
-        name = validation.text(input.name, "name") if input.name is not None else None
-        done = await customers.update_customer(conn, customer_id, name, given_parts(input))
+        with validation.every_problem() as check:
+            customer_id = check(require_id, input.customer_id, "Customer", "customerId")
+            name = check(validation.text, input.name, "name") if input.name is not None else None
+            parts = check(given_parts, input)
+        done = await customers.update_customer(conn, customer_id, name, parts)
         return UpdateCustomerPayload(customer=Customer.of(done.customer), changed=done.changed)
 
     return await mutate(info, UpdateCustomerPayload, work)

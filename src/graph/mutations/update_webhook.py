@@ -15,7 +15,7 @@ from graph.errors import UserError
 from graph.mutations.base import mutate
 from graph.permissions import ADMINS, allowed
 from graph.types.webhooks import Webhook
-from workers.webhook_targets import reachable
+from workers.webhook_targets import reachable, written
 
 
 @strawberry.input(description="What is given replaces what was; what is left out stays.")
@@ -46,18 +46,27 @@ class UpdateWebhookPayload:
 @strawberry.mutation(extensions=allowed(ADMINS))
 async def update_webhook(info: Info, input: UpdateWebhookInput) -> UpdateWebhookPayload:
     async def work(conn: AsyncConnection) -> UpdateWebhookPayload:
-        webhook_id = require_id(input.webhook_id, "Webhook", "webhookId")
+        policy = info.context.services.webhooks
+        codes = input.department_codes
+        with validation.every_problem() as check:
+            webhook_id = check(require_id, input.webhook_id, "Webhook", "webhookId")
+            if input.url is not None:
+                check(written, policy, input.url)
+            kinds = None if input.event_kinds is None else check(rules.kinds, input.event_kinds)
+            if codes is not None and codes is not strawberry.UNSET:
+                codes = check(validation.codes, codes)
+            description = check(rules.description, input.description or None)
         url = None
         if input.url is not None:
-            url = (await reachable(info.context.services.webhooks, input.url)).url
+            url = (await reachable(policy, input.url)).url
         changes = webhooks.Changes(
             url=url,
-            event_kinds=None if input.event_kinds is None else rules.kinds(input.event_kinds),
+            event_kinds=kinds,
             enabled=input.enabled,
             set_departments=input.department_codes is not strawberry.UNSET,
-            department_ids=await _department_ids(conn, input.department_codes),
+            department_ids=await _department_ids(conn, codes),
             set_description=input.description is not strawberry.UNSET,
-            description=rules.description(input.description or None),
+            description=description,
         )
         row = await webhooks.update(conn, webhook_id, changes)
         if row is None:
@@ -70,4 +79,4 @@ async def update_webhook(info: Info, input: UpdateWebhookInput) -> UpdateWebhook
 async def _department_ids(conn: AsyncConnection, codes: list[str] | None) -> list[int] | None:
     if codes is None or codes is strawberry.UNSET:
         return None
-    return [d.id for d in await people.departments_by_codes(conn, validation.codes(codes))]
+    return [d.id for d in await people.departments_by_codes(conn, codes)]

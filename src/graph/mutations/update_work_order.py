@@ -52,17 +52,19 @@ class UpdateWorkOrderPayload:
 )
 async def update_work_order(info: Info, input: UpdateWorkOrderInput) -> UpdateWorkOrderPayload:
     async def work(conn: AsyncConnection) -> UpdateWorkOrderPayload:
-        work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
+        with validation.every_problem() as check:
+            work_order_id = check(require_id, input.work_order_id, "WorkOrder", "workOrderId")
+            customer_id = (
+                check(require_id, input.customer_id, "Customer", "customerId")
+                if input.customer_id is not None
+                else None
+            )
         correction = Correction(
             details=validation.details(input.details) if input.details is not None else None,
             needs_installation=input.needs_installation,
             needs_transport=input.needs_transport,
             needs_repair=input.needs_repair,
-            customer_id=(
-                require_id(input.customer_id, "Customer", "customerId")
-                if input.customer_id is not None
-                else None
-            ),
+            customer_id=customer_id,
             proof_required=input.proof_required,
         )
         done = await update_details(

@@ -36,8 +36,9 @@ async def update_work_order_quote(
     info: Info, input: UpdateWorkOrderQuoteInput
 ) -> UpdateWorkOrderQuotePayload:
     async def work(conn: AsyncConnection) -> UpdateWorkOrderQuotePayload:
-        work_order_id = require_id(input.work_order_id, "WorkOrder", "workOrderId")
-        quote = validation.quote(input.quote.parse("quote"))
+        with validation.every_problem() as check:
+            work_order_id = check(require_id, input.work_order_id, "WorkOrder", "workOrderId")
+            quote = check(lambda: validation.quote(input.quote.parse("quote")))
         row = await update_quote(
             conn, work_order_id, quote, input.expected_version, viewer_of(info).user_id
         )

@@ -78,8 +78,10 @@ class SetPasswordPayload:
 )
 async def set_password(info: Info, input: SetPasswordInput) -> SetPasswordPayload:
     async def work(conn: AsyncConnection) -> SetPasswordPayload:
-        user_id = require_id(input.user_id, "User", "userId")
-        row = await people.set_password(conn, user_id, validation.password(input.password))
+        with validation.every_problem() as check:
+            user_id = check(require_id, input.user_id, "User", "userId")
+            password = check(validation.password, input.password)
+        row = await people.set_password(conn, user_id, password)
         return SetPasswordPayload(user=User.of(row))
 
     return await mutate(info, SetPasswordPayload, work, changes_access=True)

@@ -247,7 +247,8 @@ export function messageOf(error) {
 export function ErrorMessage({ error, children }) {
   const text = children || messageOf(error);
   if (!text) return null;
-  return html`<p class="message error" role="alert"><span aria-hidden="true">⚠ </span>${text}</p>`;
+  // One span: the box lays its children apart (a message, a button), never the mark and its words.
+  return html`<p class="message error" role="alert"><span><span aria-hidden="true">⚠ </span>${text}</span></p>`;
 }
 
 // A `held` form's failure (useOnce): what went wrong, and that the same button sends the
@@ -262,19 +263,54 @@ export function Loading({ what = "Loading" }) {
   return html`<p class="message" role="status">${what}…</p>`;
 }
 
-// The field errors a mutation returned, by input field ("quote.amount" counts for "quote").
+// Whether a userError is about one of `fields` ("quote.amount" counts for "quote").
+function about(error, fields) {
+  return Boolean(error.field) && fields.some((f) => error.field === f || error.field.startsWith(f + "."));
+}
+
+// The field errors a mutation returned, by input field.
 export function errorsFor(userErrors, ...fields) {
   return (userErrors || [])
-    .filter((e) => e.field && fields.some((f) => e.field === f || e.field.startsWith(f + ".")))
+    .filter((e) => about(e, fields))
     .map((e) => e.message)
     .join(" ");
 }
 
 export function otherErrors(userErrors, known) {
   return (userErrors || [])
-    .filter((e) => !e.field || !known.some((f) => e.field === f || e.field.startsWith(f + ".")))
+    .filter((e) => !about(e, known))
     .map((e) => e.message)
     .join(" ");
+}
+
+// A mutation's answer as problems: its userErrors, or the request's failure as one problem
+// of no field; null when it went through.
+export async function problems(mutation, field, input) {
+  try {
+    const errors = (await request(mutation, { input }))[field].userErrors;
+    return errors.length ? errors : null;
+  } catch (error) {
+    return [{ field: null, message: messageOf(error) }];
+  }
+}
+
+// Every problem of a form's answer at once, one idiom for every form: each field shows its
+// own message (Field, FieldError), and this summary, after the fields and before the
+// buttons, is read out as an alert: how many fields to fix, then what belongs to none of
+// the form's `fields` (a refusal of the whole, an unknown object).
+export function FormErrors({ errors, fields }) {
+  const list = errors || [];
+  const marked = list.filter((e) => about(e, fields)).length;
+  const count = marked === 1 ? "1 problem: fix the field marked above." : `${marked} problems: fix the fields marked above.`;
+  const text = [marked ? count : "", otherErrors(list, fields)].filter(Boolean).join(" ");
+  return html`<${ErrorMessage}>${text}<//>`;
+}
+
+// A field's message, for inputs that are not a Field (a group of checkboxes, a picker): the
+// input names it with aria-describedby=${id} and aria-invalid.
+export function FieldError({ id, error }) {
+  if (!error) return null;
+  return html`<p class="field-error" id=${id}><span aria-hidden="true">⚠ </span>${error}</p>`;
 }
 
 // A labelled input with its error message tied to it (aria-describedby).
@@ -296,7 +332,7 @@ export function Field({ label, error, hint, type = "text", value, onInput, requi
     <label for=${id}>${label}${required ? html`<span class="required" aria-hidden="true"> (required)</span>` : null}</label>
     ${input}
     ${hint ? html`<p class="hint" id=${id + "-hint"}>${hint}</p>` : null}
-    ${error ? html`<p class="field-error" id=${id + "-error"}><span aria-hidden="true">⚠ </span>${error}</p>` : null}
+    <${FieldError} id=${id + "-error"} error=${error} />
   </div>`;
 }
 
@@ -327,32 +363,31 @@ export function Dialog({ title, onClose, children }) {
   </dialog>`;
 }
 
-// Asks for a reason, then runs `onConfirm(reason)`; it resolves to an error message or null.
+// Asks for a reason, then runs `onConfirm(reason)`; it resolves to the problems (userErrors,
+// or a failure as one problem of no field: `problems(...)`) or null.
 export function ReasonDialog({ title, intro, action, onConfirm, onClose, cancelLabel = "Back" }) {
   const [reason, setReason] = useState("");
-  const [missing, setMissing] = useState(false);
-  const [error, setError] = useState("");
+  const [errors, setErrors] = useState([]);
   const [busy, setBusy] = useState(false);
   async function submit(event) {
     event.preventDefault();
     if (!reason.trim()) {
-      setMissing(true);
+      setErrors([{ field: "reason", message: "Give a reason: it is kept in the history." }]);
       return;
     }
     setBusy(true);
-    setError("");
-    const problem = await onConfirm(reason.trim());
+    setErrors([]);
+    const found = await onConfirm(reason.trim());
     setBusy(false);
-    if (problem) setError(problem);
+    if (found) setErrors(found);
     else onClose();
   }
   return html`<${Dialog} title=${title} onClose=${onClose}>
     <form onSubmit=${submit} novalidate>
       ${intro ? html`<p>${intro}</p>` : null}
       <${Field} label="Reason" type="textarea" value=${reason} required=${true} rows="3"
-        onInput=${(v) => { setReason(v); setMissing(false); }}
-        error=${missing ? "Give a reason: it is kept in the history." : ""} />
-      <${ErrorMessage}>${error}<//>
+        onInput=${setReason} error=${errorsFor(errors, "reason")} />
+      <${FormErrors} errors=${errors} fields=${["reason"]} />
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>${action}</button>
         <button type="button" onClick=${onClose}>${cancelLabel}</button>

@@ -10,6 +10,8 @@ import { Link, navigate, query } from "../lib/router.js";
 import {
   ErrorMessage,
   Field,
+  FieldError,
+  FormErrors,
   Loading,
   RefreshButton,
   RetryMessage,
@@ -183,7 +185,7 @@ function PostEntryForm({ customer, refund, onPosted, onClose }) {
     }, onPosted);
   }
 
-  const general = errors.filter((e) => !["amount", "currency", "memo", "workOrderId", "kind"].includes(e.field));
+  const orderError = errorsFor(errors, "workOrderId");
   return html`<section class="panel" aria-labelledby="post-heading">
     <h2 id="post-heading">New ledger entry</h2>
     <form class="stack" onSubmit=${submit} novalidate>
@@ -208,6 +210,7 @@ function PostEntryForm({ customer, refund, onPosted, onClose }) {
       <div class="field">
         <label for=${orderId}>Work order (optional)</label>
         <select id=${orderId} value=${workOrderId} disabled=${held}
+          aria-invalid=${orderError ? "true" : undefined} aria-describedby=${orderError ? orderId + "-error" : undefined}
           onChange=${(e) => setWorkOrderId(e.currentTarget.value)}>
           <option value="">None</option>
           ${orders.data
@@ -215,9 +218,9 @@ function PostEntryForm({ customer, refund, onPosted, onClose }) {
                 ${node.orderNumber}${node.jobLine ? " · " + node.jobLine : ""}${node.status !== "ACTIVE" ? " (" + node.status.toLowerCase() + ")" : ""}</option>`)
             : null}
         </select>
-        ${errorsFor(errors, "workOrderId") ? html`<p class="field-error">${errorsFor(errors, "workOrderId")}</p>` : null}
+        <${FieldError} id=${orderId + "-error"} error=${orderError} />
       </div>
-      <${ErrorMessage}>${general.map((e) => e.message).join(" ")}<//>
+      <${FormErrors} errors=${errors} fields=${["amount", "currency", "memo", "workOrderId", "kind"]} />
       <${RetryMessage} failure=${failure} button="Post entry" what="this entry" verb="posted" />
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Post entry</button>

@@ -6,10 +6,10 @@ import {
   Dialog,
   ErrorMessage,
   Field,
+  FormErrors,
   RetryMessage,
   addressLines,
   errorsFor,
-  otherErrors,
   useOnce,
   useSubmit,
 } from "../lib/ui.js";
@@ -118,7 +118,7 @@ export function CustomerDialog({ customer, name: typed = "", onClose, onSaved })
         <${Field} label="Notes" type="textarea" rows="2" value=${values.notes} onInput=${set("notes")}
           error=${errorsFor(errors, "notes")} />
       </fieldset>
-      <${ErrorMessage}>${otherErrors(errors, FIELDS)}<//>
+      <${FormErrors} errors=${errors} fields=${FIELDS} />
       ${customer
         ? html`<${ErrorMessage} error=${failure} />`
         : html`<${RetryMessage} failure=${failure} button="Create customer" what="this customer" verb="created" />`}

@@ -8,6 +8,8 @@ import {
   Checkbox,
   ErrorMessage,
   Field,
+  FieldError,
+  FormErrors,
   LateQuestion,
   Loading,
   amountHint,
@@ -16,7 +18,6 @@ import {
   errorsFor,
   inputInstant,
   messageOf,
-  otherErrors,
   readAmount,
   request,
   useId,
@@ -52,8 +53,8 @@ export const CREATE_WORK_ORDER = gql`
 
 // "quantity" is the form's own check (it is not an input field of the mutation): its error
 // shows under Quantity; the server's errors on `details` show under Notes.
-const KNOWN_FIELDS = ["customerId", "departmentCodes", "details", "quantity", "quote", "needsInstallation",
-  "needsTransport", "needsRepair", "dueAt", "deliveryOnly"];
+// The fields that show their own message: the others' messages are in the form's summary.
+const KNOWN_FIELDS = ["customerId", "departmentCodes", "details", "quantity", "quote", "dueAt", "deliveryOnly"];
 
 // "Customer": type to search, pick one of the matches, or create the customer here (with
 // a contact and an address, in a dialog).
@@ -83,7 +84,7 @@ function CustomerPicker({ value, onChange, error }) {
       <span class="label" id=${inputId}>Customer</span>
       <p class="picked" aria-labelledby=${inputId}><strong>${value.name}</strong>
         <button type="button" class="small" onClick=${() => { onChange(null); setText(""); }}>Change customer</button></p>
-      ${error ? html`<p class="field-error"><span aria-hidden="true">⚠ </span>${error}</p>` : null}
+      <${FieldError} id=${inputId + "-error"} error=${error} />
     </div>`;
   }
   const exact = matches.some((m) => m.name.toLowerCase() === text.trim().toLowerCase());
@@ -94,7 +95,7 @@ function CustomerPicker({ value, onChange, error }) {
       placeholder="Type to search customers" aria-describedby=${describedBy}
       aria-invalid=${error ? "true" : undefined}
       onInput=${(e) => setText(e.currentTarget.value)} />
-    ${error ? html`<p class="field-error" id=${inputId + "-error"}><span aria-hidden="true">⚠ </span>${error}</p>` : null}
+    <${FieldError} id=${inputId + "-error"} error=${error} />
     <fieldset class="matches" id=${listId}>
       <legend>${matches.length ? "Pick a customer" : "No customer matches"}</legend>
       ${matches.map((m) => html`<label class="match" key=${m.id}>
@@ -164,7 +165,7 @@ export function NewWorkOrder() {
     }
     // The shop's notation ("1.250,00") or the plain one, sent plain.
     const quote = amount.trim() ? readAmount(amount) : null;
-    if (amount.trim() && quote === null) local.push({ field: "quote", message: amountHint() });
+    if (amount.trim() && quote === null) local.push({ field: "quote.amount", message: amountHint() });
     if (local.length) {
       setErrors(local);
       return;
@@ -198,7 +199,6 @@ export function NewWorkOrder() {
   if (!form.data) {
     return html`<h1>New work order</h1>${form.error ? html`<${ErrorMessage} error=${form.error} />` : html`<${Loading} />`}`;
   }
-  const general = otherErrors(errors, KNOWN_FIELDS);
   const deptError = errorsFor(errors, "departmentCodes");
   const deliveryError = errorsFor(errors, "deliveryOnly");
   return html`<h1>New work order</h1>
@@ -216,9 +216,7 @@ export function NewWorkOrder() {
               </div>`}
           <${Checkbox} label="Delivery only: nothing to make (stock goods)" checked=${deliveryOnly}
             onChange=${setDeliveryOnly} />
-          ${deptError || deliveryError
-            ? html`<p class="field-error" id="dept-error"><span aria-hidden="true">⚠ </span>${deptError || deliveryError}</p>`
-            : null}
+          <${FieldError} id="dept-error" error=${deptError || deliveryError} />
         </fieldset>
         <fieldset>
           <legend>On delivery</legend>
@@ -253,12 +251,13 @@ export function NewWorkOrder() {
           <legend>Quote (optional)</legend>
           <div class="row">
             <${Field} label="Quote amount" value=${amount} onInput=${setAmount} inputmode="decimal"
-              hint="Leave empty for no quote." error=${errorsFor(errors, "quote")} />
-            <${Field} label="Currency" value=${currency} onInput=${setCurrency} maxlength="3" class="short" />
+              hint="Leave empty for no quote." error=${errorsFor(errors, "quote.amount")} />
+            <${Field} label="Currency" value=${currency} onInput=${setCurrency} maxlength="3" class="short"
+              error=${errorsFor(errors, "quote.currency")} />
           </div>
         </fieldset>
       </fieldset>
-      <${ErrorMessage}>${general}<//>
+      <${FormErrors} errors=${errors} fields=${KNOWN_FIELDS} />
       <${RetryMessage} failure=${failure} button="Create work order" what="this order" verb="created" />
       ${late
         ? html`<${LateQuestion} question="Create it anyway?" action="Create it anyway"

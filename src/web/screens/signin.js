@@ -2,7 +2,7 @@
 import { gql } from "../lib/graphql.js";
 import { html, useState } from "../lib/html.js";
 import { signedIn, signedOut, end, transport } from "../lib/session.js";
-import { ErrorMessage, Field, messageOf, useTitle } from "../lib/ui.js";
+import { Field, FormErrors, errorsFor, messageOf, useTitle } from "../lib/ui.js";
 
 export const SIGN_IN = gql`
   mutation SignIn($input: LoginInput!) {
@@ -53,23 +53,23 @@ export function SignIn({ notice }) {
   useTitle("Sign in");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [error, setError] = useState("");
+  const [errors, setErrors] = useState([]);
   const [busy, setBusy] = useState(false);
 
   async function submit(event) {
     event.preventDefault();
     if (busy) return;
     setBusy(true);
-    setError("");
+    setErrors([]);
     try {
       const { login } = await transport.request(SIGN_IN, { input: { email, password } });
       if (login.userErrors.length) {
-        setError(login.userErrors.map((e) => e.message).join(" "));
+        setErrors(login.userErrors);
       } else {
         signedIn(login.token, login.user, login.tokenId);
       }
     } catch (failure) {
-      setError(messageOf(failure));
+      setErrors([{ field: null, message: messageOf(failure) }]);
     }
     setBusy(false);
   }
@@ -81,10 +81,10 @@ export function SignIn({ notice }) {
       ${notice ? html`<p class="message notice" role="status">${notice}</p>` : null}
       <form onSubmit=${submit} novalidate>
         <${Field} label="Email" type="email" value=${email} onInput=${setEmail}
-          autocomplete="username" required=${true} />
+          autocomplete="username" required=${true} error=${errorsFor(errors, "email")} />
         <${Field} label="Password" type="password" value=${password} onInput=${setPassword}
-          autocomplete="current-password" required=${true} />
-        <${ErrorMessage}>${error}<//>
+          autocomplete="current-password" required=${true} error=${errorsFor(errors, "password")} />
+        <${FormErrors} errors=${errors} fields=${["email", "password"]} />
         <button type="submit" class="primary wide" aria-busy=${busy ? "true" : undefined}>Sign in</button>
       </form>
     </div>

@@ -20,7 +20,9 @@ import {
   balances,
   messageOf,
   money,
+  otherErrors,
   possessive,
+  problems,
   request,
   useTitle,
 } from "../lib/ui.js";
@@ -29,7 +31,7 @@ import { DepartmentAdder, DetailsEditor } from "./order/corrections.js";
 import { QuoteEditor, Rescheduler } from "./order/edits.js";
 import { Mail } from "./order/mail.js";
 import { Proofs } from "./order/proofs.js";
-import { ADMIN_MOVES, TaskRow, adminMoves, runMove } from "./order/tasks.js";
+import { ADMIN_MOVES, TaskRow, adminMoves } from "./order/tasks.js";
 import { timeline } from "./order/timeline.js";
 
 export const WORK_ORDER_PAGE = gql`
@@ -224,7 +226,7 @@ export function WorkOrderPage({ id, me }) {
   const office = roles.admin || order.tasks.some((t) => adminMoves(t).length);
 
   async function hold(reason) {
-    const problem = await runMove(HOLD, "holdWorkOrder", { workOrderId: order.id, reason });
+    const problem = await problems(HOLD, "holdWorkOrder", { workOrderId: order.id, reason });
     if (!problem) {
       setNotice(`${order.orderNumber} is on hold.`);
       load();
@@ -250,9 +252,9 @@ export function WorkOrderPage({ id, me }) {
   }
 
   async function resume() {
-    const problem = await runMove(RESUME, "resumeWorkOrder", { workOrderId: order.id });
+    const problem = await problems(RESUME, "resumeWorkOrder", { workOrderId: order.id });
     if (problem) {
-      setState((s) => ({ ...s, error: problem }));
+      setState((s) => ({ ...s, error: otherErrors(problem, []) }));
       return;
     }
     setNotice(`${order.orderNumber} is back in its queues.`);
@@ -267,7 +269,7 @@ export function WorkOrderPage({ id, me }) {
       intro: spec.intro,
       action: spec.action,
       confirm: async (reason) => {
-        const problem = await runMove(spec.mutation, spec.field, spec.input(task, reason, order));
+        const problem = await problems(spec.mutation, spec.field, spec.input(task, reason, order));
         if (!problem) {
           setNotice(`${task.department.name} task ${spec.done}.`);
           load();
@@ -278,7 +280,7 @@ export function WorkOrderPage({ id, me }) {
   }
 
   async function cancel(reason) {
-    const problem = await runMove(CANCEL_WORK_ORDER, "cancelWorkOrder", { workOrderId: order.id, reason });
+    const problem = await problems(CANCEL_WORK_ORDER, "cancelWorkOrder", { workOrderId: order.id, reason });
     if (!problem) {
       setNotice(`${order.orderNumber} was cancelled.`);
       load();

@@ -5,6 +5,8 @@ import {
   Checkbox,
   ErrorMessage,
   Field,
+  FieldError,
+  FormErrors,
   Loading,
   errorsFor,
   request,
@@ -43,6 +45,7 @@ function Route({ department, production, onSaved }) {
   const [chosen, setChosen] = useState(department.follows.map((d) => d.code));
   const [message, setMessage] = useState(null);
   const [saving, setSaving] = useState(false);
+  const errorId = useId("route-error");
   const others = production.filter((d) => d.code !== department.code);
 
   function toggle(code, on) {
@@ -58,7 +61,7 @@ function Route({ department, production, onSaved }) {
         input: { departmentCode: department.code, followsCodes: chosen },
       });
       if (done.userErrors.length) {
-        setMessage({ error: done.userErrors.map((e) => e.message).join(" ") });
+        setMessage({ errors: done.userErrors });
       } else {
         setChosen(done.department.follows.map((d) => d.code));
         const names = done.department.follows.map((d) => d.name);
@@ -71,13 +74,16 @@ function Route({ department, production, onSaved }) {
     setSaving(false);
   }
 
+  const errors = message && message.errors;
+  const followsError = errorsFor(errors, "followsCodes");
   return html`<form class="route" onSubmit=${save} novalidate>
-    <fieldset>
+    <fieldset aria-describedby=${followsError ? errorId : undefined}>
       <legend>${department.name} waits for</legend>
       ${others.map((d) => html`<${Checkbox} key=${d.code} label=${d.name}
         checked=${chosen.includes(d.code)} onChange=${(on) => toggle(d.code, on)} />`)}
+      <${FieldError} id=${errorId} error=${followsError} />
     </fieldset>
-    ${message && message.error ? html`<${ErrorMessage}>${message.error}<//>` : null}
+    <${FormErrors} errors=${errors} fields=${["followsCodes"]} />
     ${message && message.failure ? html`<${ErrorMessage} error=${message.failure} />` : null}
     ${message && message.ok ? html`<p class="message success" role="status"><span aria-hidden="true">✓ </span>${message.ok}</p>` : null}
     <div class="actions"><button type="submit" disabled=${saving}
@@ -179,7 +185,7 @@ export function Departments() {
         ${choice && choice.canGateDelivery
           ? html`<${Checkbox} label="Delivery waits for this department" checked=${gatesDelivery} onChange=${setGates} />`
           : null}
-        <${ErrorMessage}>${errors.filter((e) => !["name", "code"].includes(e.field)).map((e) => e.message).join(" ")}<//>
+        <${FormErrors} errors=${errors} fields=${["name", "code"]} />
         <${ErrorMessage} error=${failure} />
         ${done ? html`<p class="message success" role="status"><span aria-hidden="true">✓ </span>${done}</p>` : null}
         <div class="actions"><button type="submit" class="primary">Create department</button></div>

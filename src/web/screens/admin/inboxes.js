@@ -8,11 +8,11 @@ import {
   Dialog,
   ErrorMessage,
   Field,
+  FormErrors,
   Loading,
   Time,
   errorsFor,
   messageOf,
-  otherErrors,
   useQuery,
   useSubmit,
 } from "../../lib/ui.js";
@@ -104,7 +104,7 @@ function CreateInbox({ onCreated }) {
         <${Field} label="Currency it takes" value=${currency} onInput=${setCurrency} required=${true}
           hint="e.g. EUR" error=${errorsFor(errors, "currency")} />
       </div>
-      <${ErrorMessage}>${otherErrors(errors, ["name", "currency"])}<//>
+      <${FormErrors} errors=${errors} fields=${["name", "currency"]} />
       <${ErrorMessage} error=${failure} />
       <div class="actions"><button type="submit" class="primary">Create payment inbox</button></div>
     </form>

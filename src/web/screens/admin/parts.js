@@ -1,7 +1,7 @@
 // What the admin's screens share: a paged list that takes a mutation's answer, and a
 // fieldset of department checkboxes.
 import { html } from "../../lib/html.js";
-import { Checkbox, usePages } from "../../lib/ui.js";
+import { Checkbox, FieldError, useId, usePages } from "../../lib/ui.js";
 
 // A list of `field` a page at a time; `update` merges a mutation's answer (a node with
 // its id) into the row it changed.
@@ -15,13 +15,15 @@ export function useList(query, field) {
   };
 }
 
-export function DepartmentChecks({ departments, chosen, onChange, legend }) {
-  return html`<fieldset>
+export function DepartmentChecks({ departments, chosen, onChange, legend, error }) {
+  const errorId = useId("departments-error");
+  return html`<fieldset aria-describedby=${error ? errorId : undefined}>
     <legend>${legend}</legend>
     <div class="checks">
       ${departments.map((d) => html`<${Checkbox} key=${d.code} label=${d.name} checked=${chosen.includes(d.code)}
         onChange=${(on) => onChange(on ? [...chosen, d.code] : chosen.filter((c) => c !== d.code))} />`)}
     </div>
+    <${FieldError} id=${errorId} error=${error} />
   </fieldset>`;
 }
 

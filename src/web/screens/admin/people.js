@@ -6,12 +6,13 @@ import {
   Dialog,
   ErrorMessage,
   Field,
+  FormErrors,
   Loading,
   RetryMessage,
   ShowMore,
   errorsFor,
   messageOf,
-  otherErrors,
+  problems,
   request,
   useOnce,
 } from "../../lib/ui.js";
@@ -98,7 +99,6 @@ function CreateUserForm({ departments, onCreated }) {
       });
   }
 
-  const other = errors.filter((e) => !["name", "email", "password"].includes(e.field));
   // The success line sits below the button: it goes when the next person is sent, and
   // moving nothing, it leaves a double click's second click on the button.
   return html`<section class="panel" aria-labelledby="new-user">
@@ -110,10 +110,11 @@ function CreateUserForm({ departments, onCreated }) {
           autocomplete="off" error=${errorsFor(errors, "email")} />
         <${Field} label="Password" type="password" value=${password} onInput=${setPassword} required=${true}
           autocomplete="new-password" error=${errorsFor(errors, "password")} />
-        <${DepartmentChecks} legend="Departments" departments=${departments} chosen=${codes} onChange=${setCodes} />
+        <${DepartmentChecks} legend="Departments" departments=${departments} chosen=${codes} onChange=${setCodes}
+          error=${errorsFor(errors, "departmentCodes")} />
         <${Checkbox} label="Administrator" checked=${isAdmin} onChange=${setIsAdmin} />
       </fieldset>
-      <${ErrorMessage}>${other.map((e) => e.message).join(" ")}<//>
+      <${FormErrors} errors=${errors} fields=${["name", "email", "password", "departmentCodes"]} />
       <${RetryMessage} failure=${failure} button="Create user" what="this person" verb="added" />
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Create user</button>
@@ -125,27 +126,23 @@ function CreateUserForm({ departments, onCreated }) {
 
 function DepartmentsDialog({ user, departments, onClose, onSaved }) {
   const [codes, setCodes] = useState(user.departments.map((d) => d.code));
-  const [error, setError] = useState("");
+  const [errors, setErrors] = useState([]);
   async function submit(event) {
     event.preventDefault();
-    try {
-      const { setUserDepartments: result } = await request(SET_USER_DEPARTMENTS, {
-        input: { userId: user.id, departmentCodes: codes },
-      });
-      if (result.userErrors.length) {
-        setError(result.userErrors.map((e) => e.message).join(" "));
-        return;
-      }
-      onSaved();
-      onClose();
-    } catch (failure) {
-      setError(messageOf(failure));
+    setErrors([]);
+    const found = await problems(SET_USER_DEPARTMENTS, "setUserDepartments", { userId: user.id, departmentCodes: codes });
+    if (found) {
+      setErrors(found);
+      return;
     }
+    onSaved();
+    onClose();
   }
   return html`<${Dialog} title=${"Departments of " + user.name} onClose=${onClose}>
     <form onSubmit=${submit}>
-      <${DepartmentChecks} legend="Member of" departments=${departments} chosen=${codes} onChange=${setCodes} />
-      <${ErrorMessage}>${error}<//>
+      <${DepartmentChecks} legend="Member of" departments=${departments} chosen=${codes} onChange=${setCodes}
+        error=${errorsFor(errors, "departmentCodes")} />
+      <${FormErrors} errors=${errors} fields=${["departmentCodes"]} />
       <div class="actions">
         <button type="submit" class="primary">Save departments</button>
         <button type="button" onClick=${onClose}>Back</button>
@@ -215,7 +212,7 @@ function PasswordDialog({ user, onClose, onChanged }) {
       <p>Their sessions and API tokens end; they sign in again with this password. Wall display tokens keep working.</p>
       <${Field} label="New password" type="password" value=${password} onInput=${setPassword} required=${true}
         autocomplete="new-password" hint="8 to 256 characters" error=${errorsFor(errors, "password")} />
-      <${ErrorMessage}>${otherErrors(errors, ["password"])}<//>
+      <${FormErrors} errors=${errors} fields=${["password"]} />
       <${ErrorMessage} error=${failure} />
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Set password</button>

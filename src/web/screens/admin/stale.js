@@ -9,8 +9,7 @@ import {
   ReasonDialog,
   Time,
   duration,
-  messageOf,
-  request,
+  problems,
   useQuery,
 } from "../../lib/ui.js";
 
@@ -42,12 +41,8 @@ export function Stale() {
 
   async function release(reason) {
     const task = releasing;
-    try {
-      const { releaseTask } = await request(RELEASE_STALE, { input: { taskId: task.id, reason } });
-      if (releaseTask.userErrors.length) return releaseTask.userErrors.map((e) => e.message).join(" ");
-    } catch (error) {
-      return messageOf(error);
-    }
+    const found = await problems(RELEASE_STALE, "releaseTask", { taskId: task.id, reason });
+    if (found) return found;
     setDone(`${task.workOrder.orderNumber}: ${task.department.name} released to its queue.`);
     list.refetch();
     return null;

@@ -7,13 +7,13 @@ import {
   Dialog,
   ErrorMessage,
   Field,
+  FormErrors,
   Loading,
   ShowMore,
   Time,
   errorsFor,
   inputInstant,
   messageOf,
-  otherErrors,
   request,
 } from "../../lib/ui.js";
 import { DepartmentChecks, useList } from "./parts.js";
@@ -83,8 +83,8 @@ const DISPLAY_TOKEN = {
   extraField: "departmentCodes",
   empty: [],
   Extra: ({ value, onChange, error, departments }) => html`
-    <${DepartmentChecks} legend="Queues it may show" departments=${departments} chosen=${value} onChange=${onChange} />
-    ${error ? html`<p class="field-error">${error}</p>` : null}`,
+    <${DepartmentChecks} legend="Queues it may show" departments=${departments} chosen=${value} onChange=${onChange}
+      error=${error} />`,
   Made: ({ created }) => html`<ul>${created.token.departments.map((d) => html`<li key=${d.code}>
     <a href=${displayLink(d.code, created.secret)} target="_blank" rel="noopener noreferrer">
       Open the ${d.name} wall display</a></li>`)}</ul>`,
@@ -164,7 +164,7 @@ function CreateToken({ kind, departments, onCreated }) {
       </div>
       <${kind.Extra} value=${extra} onChange=${setExtra} departments=${departments}
         error=${errorsFor(errors, kind.extraField)} />
-      <${ErrorMessage}>${otherErrors(errors, ["name", kind.extraField, "expiresAt"])}<//>
+      <${FormErrors} errors=${errors} fields=${["name", kind.extraField, "expiresAt"]} />
       <${ErrorMessage} error=${failure} />
       <div class="actions"><button type="submit" class="primary">${kind.submit}</button></div>
     </form>

@@ -7,12 +7,14 @@ import {
   Dialog,
   ErrorMessage,
   Field,
+  FieldError,
+  FormErrors,
   Loading,
   Time,
   errorsFor,
   messageOf,
-  otherErrors,
   request,
+  useId,
   useQuery,
   useSubmit,
 } from "../../lib/ui.js";
@@ -115,6 +117,8 @@ function CreateWebhook({ kinds, departments, onCreated }) {
   const [codes, setCodes] = useState([]);
   const [created, setCreated] = useState(null);
   const { errors, failure, submit: send } = useSubmit();
+  const kindsId = useId("kinds-error");
+  const kindsError = errorsFor(errors, "eventKinds");
 
   function submit(event) {
     event.preventDefault();
@@ -149,18 +153,17 @@ function CreateWebhook({ kinds, departments, onCreated }) {
         <${Field} label="Description (optional)" value=${description} onInput=${setDescription}
           hint="What receives it, e.g. Accounting system" error=${errorsFor(errors, "description")} />
       </div>
-      <fieldset>
+      <fieldset aria-describedby=${kindsError ? kindsId : undefined}>
         <legend>Events to send</legend>
         <div class="checks">
           ${kinds.map((k) => html`<${Checkbox} key=${k.kind} label=${k.label} checked=${chosen.includes(k.kind)}
             onChange=${(on) => setChosen(on ? [...chosen, k.kind] : chosen.filter((c) => c !== k.kind))} />`)}
         </div>
+        <${FieldError} id=${kindsId} error=${kindsError} />
       </fieldset>
-      ${errorsFor(errors, "eventKinds") ? html`<p class="field-error">${errorsFor(errors, "eventKinds")}</p>` : null}
       <${DepartmentChecks} legend="Only these departments’ tasks (none chosen: every department)"
-        departments=${departments} chosen=${codes} onChange=${setCodes} />
-      ${errorsFor(errors, "departmentCodes") ? html`<p class="field-error">${errorsFor(errors, "departmentCodes")}</p>` : null}
-      <${ErrorMessage}>${otherErrors(errors, ["url", "description", "eventKinds", "departmentCodes"])}<//>
+        departments=${departments} chosen=${codes} onChange=${setCodes} error=${errorsFor(errors, "departmentCodes")} />
+      <${FormErrors} errors=${errors} fields=${["url", "description", "eventKinds", "departmentCodes"]} />
       <${ErrorMessage} error=${failure} />
       <div class="actions"><button type="submit" class="primary">Create webhook</button></div>
     </form>

@@ -4,7 +4,9 @@
 // page's task table.
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
-import { Checkbox, Dialog, ErrorMessage, Field, errorsFor, useId, useSubmit } from "../../lib/ui.js";
+import {
+  Checkbox, Dialog, ErrorMessage, Field, FieldError, FormErrors, errorsFor, useId, useSubmit,
+} from "../../lib/ui.js";
 
 export const UPDATE_WORK_ORDER = gql`
   mutation UpdateWorkOrder($input: UpdateWorkOrderInput!) {
@@ -55,7 +57,6 @@ export function DetailsEditor({ order, onClose, onSaved }) {
     });
   }
 
-  const other = errors.filter((e) => !["quantity", "details"].includes(e.field)).map((e) => e.message).join(" ");
   return html`<${Dialog} title=${"Edit details of " + order.orderNumber} onClose=${onClose}>
     <form onSubmit=${submit} novalidate>
       <${Field} label="Product" value=${product} onInput=${setProduct} />
@@ -68,7 +69,7 @@ export function DetailsEditor({ order, onClose, onSaved }) {
         ${NEEDS.map(([key, label]) => html`<${Checkbox} key=${key} label=${label} checked=${needs[key]}
           onChange=${(on) => setNeeds((now) => ({ ...now, [key]: on }))} />`)}
       </fieldset>
-      <${ErrorMessage}>${other}<//>
+      <${FormErrors} errors=${errors} fields=${["quantity", "details"]} />
       <${ErrorMessage} error=${failure} />
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Save details</button>
@@ -84,6 +85,7 @@ export function DepartmentAdder({ order, onClose, onSaved }) {
   const [code, setCode] = useState(choices.length ? choices[0].code : "");
   const { errors, failure, busy, submit: send } = useSubmit();
   const selectId = useId("department");
+  const codeError = errorsFor(errors, "departmentCode");
 
   async function submit(event) {
     event.preventDefault();
@@ -100,11 +102,13 @@ export function DepartmentAdder({ order, onClose, onSaved }) {
         started wait for it.</p>
       <div class="field">
         <label for=${selectId}>Department</label>
-        <select id=${selectId} value=${code} onChange=${(e) => setCode(e.currentTarget.value)}>
+        <select id=${selectId} value=${code} onChange=${(e) => setCode(e.currentTarget.value)}
+          aria-invalid=${codeError ? "true" : undefined} aria-describedby=${codeError ? selectId + "-error" : undefined}>
           ${choices.map((d) => html`<option key=${d.code} value=${d.code}>${d.name}</option>`)}
         </select>
+        <${FieldError} id=${selectId + "-error"} error=${codeError} />
       </div>
-      <${ErrorMessage}>${errors.map((e) => e.message).join(" ")}<//>
+      <${FormErrors} errors=${errors} fields=${["departmentCode"]} />
       <${ErrorMessage} error=${failure} />
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Add department</button>

@@ -3,8 +3,8 @@
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
 import {
-  Checkbox, Dialog, ErrorMessage, Field, LateQuestion, amountHint, decimal, duePassed, errorsFor, inputInstant,
-  inputValue, money, readAmount, request, useSubmit, warningsText,
+  Checkbox, Dialog, ErrorMessage, Field, FormErrors, LateQuestion, amountHint, decimal, duePassed, errorsFor,
+  inputInstant, inputValue, money, readAmount, request, useSubmit, warningsText,
 } from "../../lib/ui.js";
 
 export const EDIT_QUOTE = gql`
@@ -53,13 +53,12 @@ export function Rescheduler({ order, onClose, onSaved }) {
     });
   }
 
-  const other = errors.filter((e) => e.field !== "dueAt").map((e) => e.message).join(" ");
   return html`<${Dialog} title=${"Reschedule " + order.orderNumber} onClose=${onClose}>
     <form onSubmit=${submit} novalidate>
       <${Field} label="Due" type="datetime-local" value=${due} onInput=${setDue}
         hint="Leave empty for no due date." error=${errorsFor(errors, "dueAt")} />
       <${Checkbox} label="Rush: first in every queue" checked=${rush} onChange=${setRush} />
-      <${ErrorMessage}>${other}<//>
+      <${FormErrors} errors=${errors} fields=${["dueAt"]} />
       <${ErrorMessage} error=${failure} />
       ${late
         ? html`<${LateQuestion} question="Reschedule it anyway?" action="Reschedule it anyway"
@@ -125,11 +124,11 @@ export function QuoteEditor({ order, onClose, onSaved }) {
         : null}
       <div class="row">
         <${Field} label="Amount" value=${amount} onInput=${setAmount} inputmode="decimal" required=${true}
-          error=${errorsFor(errors, "quote", "amount")} />
+          error=${errorsFor(errors, "quote.amount", "amount")} />
         <${Field} label="Currency" value=${currency} onInput=${setCurrency} maxlength="3" class="short"
-          error=${errorsFor(errors, "currency")} />
+          error=${errorsFor(errors, "quote.currency", "currency")} />
       </div>
-      <${ErrorMessage}>${errors.filter((e) => !/quote|amount|currency/.test(e.field || "")).map((e) => e.message).join(" ")}<//>
+      <${FormErrors} errors=${errors} fields=${["quote", "amount", "currency"]} />
       <${ErrorMessage} error=${failure} />
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>${stale ? "Save quote again" : "Save quote"}</button>

@@ -8,7 +8,8 @@ import { gql } from "../../lib/graphql.js";
 import { html, useEffect, useRef, useState } from "../../lib/html.js";
 import { transport } from "../../lib/session.js";
 import {
-  Checkbox, Dialog, ErrorMessage, Field, Time, errorsFor, messageOf, otherErrors, request, useSubmit, when,
+  Checkbox, Dialog, ErrorMessage, Field, FormErrors, Time, errorsFor, messageOf, request, useSubmit,
+  when,
 } from "../../lib/ui.js";
 
 export const UPLOAD_PROOF = gql`
@@ -153,13 +154,18 @@ function Version({ proof, decidable, onDecide }) {
 function DecisionDialog({ order, proof, approve, onClose, onSaved }) {
   const [name, setName] = useState("");
   const [comment, setComment] = useState("");
-  const [missing, setMissing] = useState({});
-  const { errors, failure, busy, submit: send } = useSubmit();
+  const { errors, setErrors, failure, busy, submit: send } = useSubmit();
   async function submit(event) {
     event.preventDefault();
-    const lacking = { name: !name.trim(), comment: !approve && !comment.trim() };
-    setMissing(lacking);
-    if (lacking.name || lacking.comment) return;
+    const lacking = [];
+    if (!name.trim()) {
+      lacking.push({ field: "approverName", message: "Give the name the customer gave: it is kept with the decision." });
+    }
+    if (!approve && !comment.trim()) lacking.push({ field: "comment", message: "Say what the customer wants changed." });
+    if (lacking.length) {
+      setErrors(lacking);
+      return;
+    }
     const input = { workOrderId: order.id, version: proof.version, approverName: name };
     const [mutation, field] = approve
       ? [APPROVE_PROOF, "approveProof"]
@@ -175,15 +181,12 @@ function DecisionDialog({ order, proof, approve, onClose, onSaved }) {
         ? "Record that the customer approved this version: the work waiting for it enters its queues."
         : "Record what the customer wants changed: the proof goes back to its makers with your words."}</p>
       <${Field} label="Customer's name" value=${name} required=${true}
-        onInput=${(v) => { setName(v); setMissing((m) => ({ ...m, name: false })); }}
-        hint="Who gave the decision, as they said it."
-        error=${missing.name ? "Give the name the customer gave: it is kept with the decision." : errorsFor(errors, "approverName")} />
+        onInput=${setName} hint="Who gave the decision, as they said it." error=${errorsFor(errors, "approverName")} />
       ${approve
         ? null
         : html`<${Field} label="Changes asked for" type="textarea" rows="3" value=${comment} required=${true}
-            onInput=${(v) => { setComment(v); setMissing((m) => ({ ...m, comment: false })); }}
-            error=${missing.comment ? "Say what the customer wants changed." : errorsFor(errors, "comment")} />`}
-      <${ErrorMessage}>${otherErrors(errors, ["approverName", "comment"])}<//>
+            onInput=${setComment} error=${errorsFor(errors, "comment")} />`}
+      <${FormErrors} errors=${errors} fields=${["approverName", "comment"]} />
       <${ErrorMessage} error=${failure} />
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>${approve ? "Record approval" : "Record changes"}</button>

@@ -2,7 +2,7 @@
 // office's moves on it (those the server offers in its allowedActions), each with a reason.
 import { gql } from "../../lib/graphql.js";
 import { html } from "../../lib/html.js";
-import { Badge, Time, messageOf, request } from "../../lib/ui.js";
+import { Badge, Time } from "../../lib/ui.js";
 import { REMOVE_DEPARTMENT } from "./corrections.js";
 
 export const RELEASE_TASK = gql`
@@ -41,16 +41,6 @@ export const ADMIN_MOVES = {
     input: (task, reason, order) => ({ workOrderId: order.id, departmentCode: task.department.code, reason }),
     intro: "The task leaves the work order (it stays in the history); what waited for it waits no more." },
 };
-
-export async function runMove(mutation, field, input) {
-  try {
-    const data = await request(mutation, { input });
-    const errors = data[field].userErrors;
-    return errors.length ? errors.map((e) => e.message).join(" ") : null;
-  } catch (error) {
-    return messageOf(error);
-  }
-}
 
 // The admin moves the server offers on a task now (its allowedActions).
 export function adminMoves(task) {
