@@ -188,13 +188,17 @@ def details(value: Any) -> dict[str, Any]:
     if len(encoded) > MAX_DETAILS_BYTES:
         raise invalid(f"Shorten the job details to at most {MAX_DETAILS_BYTES} bytes.", "details")
     with every_problem() as check:
-        job = {key: check(job_field, key, value[key], f"details.{key}") for key in _job_keys(value)}
+        job = {
+            key: check(job_field, key, value[key], f"details.{key}")
+            for key in JOB_FIELDS
+            if key in value
+        }
     return with_job(value, job)
 
 
-# The job: what is made, in `details` under these keys beside a shop's own. Each is text up
-# to its length, but the quantity: short texts for what a queue card and a ticket show in a
-# line, a longer one for the notes. Longer than this is a paste gone wrong, not a job.
+# The job: what is made, in `details` under these keys beside a shop's own. Each but the
+# quantity is text with a cap: short for what a queue card and a ticket show in a line,
+# longer for the notes. Beyond these a text is a paste gone wrong, not a job.
 JOB_TEXTS = {
     "product": 200,
     "size": 100,
@@ -206,10 +210,6 @@ JOB_TEXTS = {
 JOB_FIELDS = ("product", "quantity", "size", "stock", "colours", "finishing", "notes")
 MAX_QUANTITY = 10_000_000
 _DIGITS = re.compile(r"[0-9]{1,12}")
-
-
-def _job_keys(value: dict[str, Any]) -> list[str]:
-    return [key for key in JOB_FIELDS if key in value]
 
 
 def job_field(key: str, value: Any, field: str) -> str | int | None:

@@ -129,3 +129,13 @@ async def test_a_correction_gives_the_job_whole_and_keeps_the_shops_own_details(
     read = await api.as_(shop.tokens["sam"])(READ, {"id": gid("WorkOrder", order)})
     assert read["workOrder"]["job"] == {"product": "Posters A2", "quantity": 250}
     assert {"label": "Paper grain", "value": "long"} in read["workOrder"]["detailLines"]
+
+
+async def test_the_job_is_given_whole_a_details_job_key_it_leaves_out_goes(
+    api: Client, shop: Shop
+) -> None:
+    done = await create(
+        api, shop, job={"product": "Menus"}, details={"size": "A4", "paperGrain": "long"}
+    )
+    assert done["userErrors"] == []
+    assert done["workOrder"]["details"] == {"paperGrain": "long", "product": "Menus"}
