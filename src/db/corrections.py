@@ -13,6 +13,7 @@ from db.orders import OrderChange, lock_open_order, order_change, settle_work_or
 from db.queries import Q
 from db.rows import DepartmentRow
 from db.tasks import Actor, transition_task
+from domain import validation
 from domain.corrections import FLAGS, OrderText, changes
 from domain.enums import DepartmentKind, TaskAction, WorkOrderAction
 from domain.errors import DomainError, ErrorCode
@@ -24,6 +25,8 @@ class Correction:
     """What a correction sets; None leaves that part as it is."""
 
     details: dict[str, Any] | None = None
+    # The job's checked fields, laid over the details (those given, or the order's).
+    job: dict[str, Any] | None = None
     needs_installation: bool | None = None
     needs_transport: bool | None = None
     needs_repair: bool | None = None
@@ -54,6 +57,8 @@ async def update_details(
     asked = {flag: getattr(correction, flag) for flag in FLAGS}
     flags = {flag: current[flag] if value is None else value for flag, value in asked.items()}
     details = correction.details if correction.details is not None else locked.details
+    if correction.job is not None:
+        details = validation.details(validation.with_job(details, correction.job))
     named = await _customer_name(conn, locked.customer_id)
     before = OrderText(
         locked.details, {flag: current[flag] for flag in FLAGS}, named, locked.proof_required

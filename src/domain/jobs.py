@@ -9,13 +9,18 @@ import json
 import re
 from typing import Any
 
+from domain import validation
+from domain.errors import DomainError
+from domain.validation import JOB_FIELDS
+
 MAX_JOB_LINE = 80
 
 
 def job_line(details: dict[str, Any]) -> str | None:
     line = _text(details.get("title"))
     if line is None:
-        line = _with_quantity(details.get("product"), details.get("quantity"))
+        job = read_job(details)
+        line = _with_quantity(job["product"], job["quantity"])
     items = details.get("items")
     if line is None and isinstance(items, list) and items and isinstance(items[0], dict):
         line = _with_quantity(items[0].get("description"), items[0].get("quantity"))
@@ -35,9 +40,25 @@ def _with_quantity(what: Any, quantity: Any) -> str | None:
     name = _text(what)
     if name is None:
         return None
-    if isinstance(quantity, int) and not isinstance(quantity, bool) and quantity > 0:
-        return f"{quantity} x {name}"
-    return name
+    count = read_field("quantity", quantity)
+    return f"{count} x {name}" if count else name
+
+
+def read_job(details: dict[str, Any]) -> dict[str, Any]:
+    """The job's fields as stored in `details`, or None where one is missing or not of its
+    kind: an order from before the rules may say "abc" for its quantity, and still reads
+    (as no quantity). A text longer than its cap reads whole: the cap is for what is
+    written, and screens wrap what they show."""
+    return {key: read_field(key, details.get(key)) for key in JOB_FIELDS}
+
+
+def read_field(key: str, value: Any) -> str | int | None:
+    if key != "quantity":
+        return _text(value)
+    try:
+        return validation.quantity(value)
+    except DomainError:
+        return None
 
 
 def detail_lines(details: dict[str, Any]) -> list[tuple[str, str]]:

@@ -19,8 +19,8 @@ Every order:
   (the quote, the sum of qty x unit price, would be a guess).
 - `BAD_DETAILS`: what the work order's `details` would hold (the notes, the line items'
   descriptions and quantities, the unmapped steps of a finished or cancelled order)
-  breaks the API's rule for details: over 16,384 bytes of JSON, or a NUL character or a
-  lone surrogate.
+  breaks the API's rule for details: over 16,384 bytes of JSON, a NUL character or a
+  lone surrogate, or notes longer than the job's notes may be (4,000 characters).
 
 Active orders (open, in_production) also need every step to be interpretable:
 - `NO_STEPS`, `GENERIC_PRODUCTION_STEP` (a step named `production`), `UNKNOWN_STEP` (a

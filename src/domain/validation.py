@@ -158,7 +158,9 @@ def password(value: str, field: str = "password") -> str:
 
 
 def details(value: Any) -> dict[str, Any]:
-    """`details` is a free-form JSON object with a size cap."""
+    """`details` is a JSON object with a size cap: the job's fields under their keys
+    (`JOB_FIELDS`, each checked as `job_field` does, at `details.<key>`), and whatever else
+    a shop keeps of its own."""
     if value is None:
         return {}
     try:
@@ -185,7 +187,64 @@ def details(value: Any) -> dict[str, Any]:
         raise invalid("Remove the NUL characters from the job details.", "details")
     if len(encoded) > MAX_DETAILS_BYTES:
         raise invalid(f"Shorten the job details to at most {MAX_DETAILS_BYTES} bytes.", "details")
+    with every_problem() as check:
+        job = {
+            key: check(job_field, key, value[key], f"details.{key}")
+            for key in JOB_FIELDS
+            if key in value
+        }
+    return with_job(value, job)
+
+
+# The job: what is made, in `details` under these keys beside a shop's own. Each but the
+# quantity is text with a cap: short for what a queue card and a ticket show in a line,
+# longer for the notes. Beyond these a text is a paste gone wrong, not a job.
+JOB_TEXTS = {
+    "product": 200,
+    "size": 100,
+    "stock": 200,
+    "colours": 100,
+    "finishing": 200,
+    "notes": 4000,
+}
+JOB_FIELDS = ("product", "quantity", "size", "stock", "colours", "finishing", "notes")
+MAX_QUANTITY = 10_000_000
+_DIGITS = re.compile(r"[0-9]{1,12}")
+
+
+def job_field(key: str, value: Any, field: str) -> str | int | None:
+    """One of the job's fields checked, trimmed; None when blank (the field is left out)."""
+    if value is None:
+        return None
+    if key == "quantity":
+        return quantity(value, field)
+    if not isinstance(value, str):
+        raise invalid(f"Write the {label(field)} as text.", field)
+    return text(value, field, max_len=JOB_TEXTS[key]) if value.strip() else None
+
+
+def quantity(value: Any, field: str = "quantity") -> int | None:
+    """A whole number from 1 to MAX_QUANTITY: a JSON number, or its digits as text (what a
+    form's field holds); None when blank."""
+    if isinstance(value, str):
+        if not value.strip():
+            return None
+        if _DIGITS.fullmatch(value.strip()):
+            value = int(value.strip())
+    elif isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_QUANTITY:
+        raise invalid(
+            f"Give the {label(field)} as a whole number from 1 to {MAX_QUANTITY:,}.", field
+        )
     return value
+
+
+def with_job(details: dict[str, Any], job: dict[str, Any]) -> dict[str, Any]:
+    """`details` with the job's checked fields laid over them, in place: the job wins, and a
+    field it holds as None (blank, or not given) is removed."""
+    merged = details | job
+    return {k: v for k, v in merged.items() if not (k in job and v is None)}
 
 
 def _reject_constant(name: str) -> Any:

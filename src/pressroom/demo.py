@@ -19,7 +19,7 @@ from db.ledger import NewEntry, post_entry
 from db.orders import NewWorkOrder, create_work_order
 from db.proofs import NewProof, add_version
 from db.tasks import Actor, transition_task
-from domain import ledger
+from domain import ledger, validation
 from domain.contacts import Address, Contact
 from domain.enums import DepartmentKind, LedgerEntryKind, TaskAction, WorkOrderPriority
 from domain.ledger import EntryContent
@@ -252,7 +252,10 @@ class _Shop:
             NewWorkOrder(
                 customer_id=self.clients[n % len(self.clients)].id,
                 order_number=None,
-                details={"product": rng.choice(PRODUCTS), "quantity": rng.randint(1, 20) * 50},
+                # Under the API's rules for the job, as an order made on a screen.
+                details=validation.details(
+                    {"product": rng.choice(PRODUCTS), "quantity": rng.randint(1, 20) * 50}
+                ),
                 department_codes=list(step.codes),
                 needs_installation=n % 4 == 0,
                 needs_transport=n % 3 == 0,

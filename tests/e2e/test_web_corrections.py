@@ -82,7 +82,7 @@ async def test_a_new_order_needs_work_or_says_it_only_delivers(
     )
     await page.get_by_role("checkbox", name="Print", exact=True).check()
     await page.get_by_role("button", name="Create work order").click()
-    await expect(page.get_by_label("Notes")).to_have_attribute("aria-invalid", "true")
+    await expect(page.get_by_label("Product")).to_have_attribute("aria-invalid", "true")
     await expect(page.locator(".field-error")).to_contain_text("Say what the job is")
     await shoot(page, screenshots, "new-work-order-needs-work", axe_source)
     await page.get_by_role("checkbox", name="Delivery only: nothing to make (stock goods)").check()

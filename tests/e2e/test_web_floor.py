@@ -104,8 +104,8 @@ async def test_sales_creates_an_order_that_appears_live_in_the_print_queue(
     await page.get_by_role("checkbox", name="Print", exact=True).check()
     await page.get_by_role("checkbox", name="Needs transport").check()
     await page.get_by_label("Product").fill("Flyers A5")
-    # A quantity that is not a whole number: the form's own check, shown under Quantity
-    # (not under Notes), and nothing is sent.
+    # A quantity that is not a whole number: the server's check (job.quantity), shown
+    # under Quantity (not under Notes).
     quantity = page.get_by_label("Quantity")
     await quantity.fill("2.5")
     await page.get_by_role("button", name="Create work order").click()
@@ -113,7 +113,7 @@ async def test_sales_creates_an_order_that_appears_live_in_the_print_queue(
     described = await quantity.get_attribute("aria-describedby")
     assert described is not None
     await expect(page.locator(f"[id='{described.split()[-1]}']")).to_have_text(
-        "⚠ Quantity must be a whole number above zero."
+        "⚠ Give the quantity as a whole number from 1 to 10,000,000."
     )
     await expect(page.get_by_label("Notes")).not_to_have_attribute("aria-invalid", "true")
     await expect(page.locator(".field-error")).to_have_count(1)

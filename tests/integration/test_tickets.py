@@ -287,6 +287,22 @@ async def test_a_ticket_is_one_page_whatever_the_order_holds(
         assert words in text, words
 
 
+async def test_a_long_product_wraps_within_its_one_page(
+    shop: Shop, http: httpx.AsyncClient, server: str
+) -> None:
+    # 300 characters: an order from before the job's caps.
+    product = ("Concertina folded leaflet " * 12)[:300]
+    details = {"product": product, "quantity": 500}
+    order = gid("WorkOrder", await shop.order(["print"], details=details))
+    response = await ticket_pdf(http, site(server), order, shop.tokens["pat"])
+    document = pypdfium2.PdfDocument(response.content)
+    assert len(document) == 1
+    text = document[0].get_textpage().get_text_range()
+    assert product[-20:] in text.replace("\r\n", " ")
+    for words in ["Departments", "Print", "Delivery", f"/orders/{order}"]:
+        assert words in text, words
+
+
 async def test_tickets_render_off_the_event_loop_a_bounded_number_at_once(
     shop: Shop, http: httpx.AsyncClient, server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -100,7 +100,13 @@ CASES = [
         "Shorten the job details to at most 16384 bytes. They would hold the notes",
     ),
     Case("notes too big in UTF-8", {"notes": "é" * 8_200}, R.BAD_DETAILS, "16384 bytes"),
-    Case("notes under the cap", {"notes": "n" * 16_000}, None),
+    Case(
+        "notes over the job's cap",
+        {"notes": "n" * 4_001},
+        R.BAD_DETAILS,
+        "Shorten the notes to at most 4000 characters.",
+    ),
+    Case("notes under the cap", {"notes": "n" * 4_000}, None),
     Case(
         "item description with a NUL",
         {"items": (LegacyItem("Fly\x00ers", 1, 1),)},

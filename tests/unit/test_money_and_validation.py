@@ -456,7 +456,7 @@ def test_details_values_that_are_not_objects(value: Any) -> None:
 
 def test_details_size_limit() -> None:
     limit = validation.MAX_DETAILS_BYTES
-    small = {"notes": "x" * (limit // 2)}
+    small = {"remarks": "x" * (limit // 2)}
     assert validation.details(small) == small
     big = {"notes": "x" * limit}
     message = invalid("details", validation.details, big)

@@ -18,6 +18,7 @@ from graph.errors import PayloadWarning, UserError
 from graph.mutations.base import mutate
 from graph.mutations.once import changed_field, idempotency_key_field
 from graph.permissions import SALES, allowed, viewer_of
+from graph.types.jobs import JobInput
 from graph.types.money import MoneyInput
 from graph.types.work_orders import WorkOrder
 
@@ -32,7 +33,14 @@ class CreateWorkOrderInput:
     order_number: str | None = strawberry.field(
         default=None, description="Generated like WO-000123 when not given."
     )
-    details: JSON | None = strawberry.field(default=None, description="A JSON object.")
+    details: JSON | None = strawberry.field(
+        default=None,
+        description="A JSON object: the job's fields under their names (checked as JobInput "
+        "checks them, at details.<field>) and whatever else the shop keeps.",
+    )
+    job: JobInput | None = strawberry.field(
+        default=None, description="The job, typed: kept in `details`, winning over its keys."
+    )
     needs_installation: bool = False
     needs_transport: bool = False
     needs_repair: bool = False
@@ -77,6 +85,7 @@ async def create_work_order(info: Info, input: CreateWorkOrderInput) -> CreateWo
                 else None
             )
             details = check(validation.details, input.details)
+            job = check(JobInput.checked, input.job) if input.job is not None else None
             quote = (
                 check(lambda given: validation.quote(given.parse("quote")), input.quote)
                 if input.quote is not None
@@ -85,6 +94,8 @@ async def create_work_order(info: Info, input: CreateWorkOrderInput) -> CreateWo
             department_codes = check(validation.codes, input.department_codes)
             due_at = check(validation.due_at, input.due_at)
             key = check(idempotency.optional_key, input.idempotency_key)
+        if job is not None:
+            details = validation.details(validation.with_job(details, job))
         made = await create(
             conn,
             NewWorkOrder(

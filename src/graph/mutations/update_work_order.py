@@ -14,6 +14,7 @@ from graph.context import Info
 from graph.errors import UserError
 from graph.mutations.base import mutate
 from graph.permissions import allowed, viewer_of
+from graph.types.jobs import JobInput
 from graph.types.work_orders import ORDER_RULES, WorkOrder
 
 
@@ -25,7 +26,14 @@ class UpdateWorkOrderInput:
         "change in between is STALE_OBJECT."
     )
     details: JSON | None = strawberry.field(
-        default=None, description="A JSON object: replaces the details (null: unchanged)."
+        default=None,
+        description="A JSON object: replaces the details (null: unchanged); the job's "
+        "fields in it are checked as in createWorkOrder.",
+    )
+    job: JobInput | None = strawberry.field(
+        default=None,
+        description="The job as a whole: replaces the job's fields of the details (those "
+        "given in `details` too), keeping the rest (null: unchanged).",
     )
     needs_installation: bool | None = None
     needs_transport: bool | None = None
@@ -59,8 +67,13 @@ async def update_work_order(info: Info, input: UpdateWorkOrderInput) -> UpdateWo
                 if input.customer_id is not None
                 else None
             )
+            details = (
+                check(validation.details, input.details) if input.details is not None else None
+            )
+            job = check(JobInput.checked, input.job) if input.job is not None else None
         correction = Correction(
-            details=validation.details(input.details) if input.details is not None else None,
+            details=details,
+            job=job,
             needs_installation=input.needs_installation,
             needs_transport=input.needs_transport,
             needs_repair=input.needs_repair,

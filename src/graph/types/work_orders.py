@@ -27,7 +27,7 @@ from domain.enums import (
     WorkOrderPriority,
     WorkOrderStatus,
 )
-from domain.jobs import detail_lines, job_line
+from domain.jobs import detail_lines, job_line, read_job
 from domain.money import Money as DomainMoney
 from domain.routing import on_order
 from domain.transitions import is_late, order_commands
@@ -48,6 +48,7 @@ from graph.prefetch import read_ahead
 from graph.types.customer_links import CustomerLink
 from graph.types.customers import Customer
 from graph.types.departments import Department
+from graph.types.jobs import Job
 from graph.types.loading import nodes_of, required
 from graph.types.mail import MailMessage
 from graph.types.money import Money
@@ -293,6 +294,13 @@ class WorkOrder(relay.Node):
     )
     def details(self) -> JSON:
         return cast(JSON, self._details)
+
+    @strawberry.field(
+        description="The job's fields, typed, as `details` holds them.",
+        extensions=allowed(STAFF),
+    )
+    def job(self) -> Job:
+        return Job(**read_job(self._details))
 
     @strawberry.field(
         description="The links that show this order's page to its customer, newest first.",

@@ -4,6 +4,7 @@ import { gql } from "../lib/graphql.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
 import { Link, navigate } from "../lib/router.js";
 import { CustomerDialog } from "./customer.js";
+import { JobFields, jobInput, jobValues } from "./order/job.js";
 import {
   Checkbox,
   ErrorMessage,
@@ -51,10 +52,9 @@ export const CREATE_WORK_ORDER = gql`
   }
 `;
 
-// "quantity" is the form's own check (it is not an input field of the mutation): its error
-// shows under Quantity; the server's errors on `details` show under Notes.
-// The fields that show their own message: the others' messages are in the form's summary.
-const KNOWN_FIELDS = ["customerId", "departmentCodes", "details", "quantity", "quote", "dueAt", "deliveryOnly"];
+// The job's problems (job.*, details.*) show in its fieldset (JobFields); the fields
+// that show their own message: the others' messages are in the form's summary.
+const KNOWN_FIELDS = ["customerId", "departmentCodes", "details", "job", "quote", "dueAt", "deliveryOnly"];
 
 // "Customer": type to search, pick one of the matches, or create the customer here (with
 // a contact and an address, in a dialog).
@@ -121,9 +121,7 @@ export function NewWorkOrder() {
   // Stock goods: no production, nothing to make; the server holds the rule.
   const [deliveryOnly, setDeliveryOnly] = useState(false);
   const [flags, setFlags] = useState({ needsInstallation: false, needsTransport: false, needsRepair: false });
-  const [product, setProduct] = useState("");
-  const [quantity, setQuantity] = useState("");
-  const [notes, setNotes] = useState("");
+  const [job, setJob] = useState(jobValues(null));
   const [amount, setAmount] = useState("");
   const [currency, setCurrency] = useState("EUR");
   const [due, setDue] = useState("");
@@ -159,10 +157,6 @@ export function NewWorkOrder() {
     }
     const local = [];
     if (!customer) local.push({ field: "customerId", message: "Pick a customer, or create one." });
-    const count = quantity.trim() ? Number(quantity) : null;
-    if (count !== null && !(Number.isInteger(count) && count > 0)) {
-      local.push({ field: "quantity", message: "Quantity must be a whole number above zero." });
-    }
     // The shop's notation ("1.250,00") or the plain one, sent plain.
     const quote = amount.trim() ? readAmount(amount) : null;
     if (amount.trim() && quote === null) local.push({ field: "quote.amount", message: amountHint() });
@@ -173,14 +167,10 @@ export function NewWorkOrder() {
     const asking = !anyway && duePassed(due);
     setLate(asking);
     if (asking) return;
-    const details = {};
-    if (product.trim()) details.product = product.trim();
-    if (count !== null) details.quantity = count;
-    if (notes.trim()) details.notes = notes.trim();
     await send(CREATE_WORK_ORDER, "createWorkOrder", {
       customerId: customer.id,
       departmentCodes: deliveryOnly ? [] : production.filter((d) => codes.includes(d.code)).map((d) => d.code),
-      details,
+      job: jobInput(job),
       deliveryOnly,
       ...flags,
       quote: quote === null ? null : { amount: quote, currency: currency.trim().toUpperCase() },
@@ -238,14 +228,8 @@ export function NewWorkOrder() {
           <${Checkbox} label="Rush: first in every queue" checked=${rush} onChange=${setRush} />
         </fieldset>
         <fieldset>
-          <legend>Details</legend>
-          <div class="row">
-            <${Field} label="Product" value=${product} onInput=${setProduct} hint="For example: Flyers A5" />
-            <${Field} label="Quantity" value=${quantity} onInput=${setQuantity} inputmode="numeric" class="short"
-              error=${errorsFor(errors, "quantity")} />
-          </div>
-          <${Field} label="Notes" type="textarea" value=${notes} onInput=${setNotes} rows="3"
-            error=${errorsFor(errors, "details")} />
+          <legend>The job</legend>
+          <${JobFields} values=${job} onChange=${setJob} errors=${errors} />
         </fieldset>
         <fieldset>
           <legend>Quote (optional)</legend>

@@ -37,7 +37,7 @@ import { timeline } from "./order/timeline.js";
 export const WORK_ORDER_PAGE = gql`
   query WorkOrderPage($id: ID!, $seesQuote: Boolean!, $seesLedger: Boolean!, $seesLinks: Boolean!) {
     workOrder(id: $id) {
-      id orderNumber status version createdAt updatedAt jobLine details detailLines { label value } allowedActions
+      id orderNumber status version createdAt updatedAt jobLine job { product quantity size stock colours finishing notes } detailLines { label value } allowedActions
       proofRequired
       needsInstallation needsTransport needsRepair dueAt completedAt priority isLate
       hold { reason since by { name } }

@@ -4,9 +4,8 @@
 // page's task table.
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
-import {
-  Checkbox, Dialog, ErrorMessage, Field, FieldError, FormErrors, errorsFor, useId, useSubmit,
-} from "../../lib/ui.js";
+import { Checkbox, Dialog, ErrorMessage, FieldError, FormErrors, errorsFor, useId, useSubmit } from "../../lib/ui.js";
+import { JobFields, jobInput, jobValues } from "./job.js";
 
 export const UPDATE_WORK_ORDER = gql`
   mutation UpdateWorkOrder($input: UpdateWorkOrderInput!) {
@@ -28,29 +27,16 @@ export const REMOVE_DEPARTMENT = gql`
 
 const NEEDS = [["needsInstallation", "Installation"], ["needsTransport", "Transport"], ["needsRepair", "Repair"]];
 
-// Product, quantity and notes as the new-order form writes them; any other key of the
-// details is kept as it is.
+// The job's fields as the new-order form asks for them (WorkOrder.job): saved as the job
+// whole; the shop's other details stay as they are.
 export function DetailsEditor({ order, onClose, onSaved }) {
-  const details = order.details || {};
-  const [product, setProduct] = useState(details.product ?? "");
-  const [quantity, setQuantity] = useState(details.quantity == null ? "" : String(details.quantity));
-  const [notes, setNotes] = useState(details.notes ?? "");
+  const [job, setJob] = useState(jobValues(order.job));
   const [needs, setNeeds] = useState(Object.fromEntries(NEEDS.map(([key]) => [key, order[key]])));
-  const { errors, setErrors, failure, busy, submit: send } = useSubmit();
+  const { errors, failure, busy, submit: send } = useSubmit();
 
   async function submit(event) {
     event.preventDefault();
-    const count = quantity.trim() ? Number(quantity) : null;
-    if (count !== null && !(Number.isInteger(count) && count > 0)) {
-      setErrors([{ field: "quantity", message: "Quantity must be a whole number above zero." }]);
-      return;
-    }
-    const next = { ...details };
-    for (const [key, value] of [["product", product.trim()], ["quantity", count], ["notes", notes.trim()]]) {
-      if (value === null || value === "") delete next[key];
-      else next[key] = value;
-    }
-    const input = { workOrderId: order.id, expectedVersion: order.version, details: next, ...needs };
+    const input = { workOrderId: order.id, expectedVersion: order.version, job: jobInput(job), ...needs };
     await send(UPDATE_WORK_ORDER, "updateWorkOrder", { input }, () => {
       onSaved();
       onClose();
@@ -59,17 +45,13 @@ export function DetailsEditor({ order, onClose, onSaved }) {
 
   return html`<${Dialog} title=${"Edit details of " + order.orderNumber} onClose=${onClose}>
     <form onSubmit=${submit} novalidate>
-      <${Field} label="Product" value=${product} onInput=${setProduct} />
-      <${Field} label="Quantity" value=${quantity} onInput=${setQuantity} inputmode="numeric" class="short"
-        error=${errorsFor(errors, "quantity")} />
-      <${Field} label="Notes" type="textarea" rows="3" value=${notes} onInput=${setNotes}
-        error=${errorsFor(errors, "details")} />
+      <${JobFields} values=${job} onChange=${setJob} errors=${errors} />
       <fieldset>
         <legend>Delivery needs</legend>
         ${NEEDS.map(([key, label]) => html`<${Checkbox} key=${key} label=${label} checked=${needs[key]}
           onChange=${(on) => setNeeds((now) => ({ ...now, [key]: on }))} />`)}
       </fieldset>
-      <${FormErrors} errors=${errors} fields=${["quantity", "details"]} />
+      <${FormErrors} errors=${errors} fields=${["job", "details"]} />
       <${ErrorMessage} error=${failure} />
       <div class="actions">
         <button type="submit" class="primary" aria-busy=${busy ? "true" : undefined}>Save details</button>
