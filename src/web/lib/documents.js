@@ -81,5 +81,5 @@ export const DOCUMENT_IDS = {
   "WebhookDeliveries": "7446395332757afba010847f40d8fd2cc61920a6f60e9922635a939060bbadbb",
   "WorkOrderList": "4b74f749e82be379cd2c529d897d5a625e1ca0a73074e4d64fb46537003659f2",
   "WorkOrderLive": "4e0ffe8ffcb1195eac2fc6e05943c1042dd78802f0cb5d6f2e1c7990405cc8e1",
-  "WorkOrderPage": "7ee8a54054dd1f7c96fc28cc99a7f49155ade877541097504731366a9f435546"
+  "WorkOrderPage": "570fb9512f6dc8f9116fa0d9c55920405aa401747bb8f2674ad833af77dae085"
 };
