@@ -26,6 +26,10 @@ class XID8(sa.types.UserDefinedType[int]):
 # Lets reflection (and so the migrations-match-the-code test) recognise the column type.
 ischema_names["xid8"] = XID8
 
+# A JSON column's `info` key: it holds no number (texts, booleans, nulls), so it reads back
+# from PostgreSQL's JSON of its row exactly as it was (db/rows.py, TableRow.from_json).
+TEXTS_ONLY = "texts_only"
+
 
 def one_of(column: str, values: type) -> str:
     listed = ", ".join(f"'{v.value}'" for v in values)  # type: ignore[attr-defined]

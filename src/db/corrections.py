@@ -14,7 +14,7 @@ from db.queries import Q
 from db.rows import DepartmentRow
 from db.tasks import Actor, transition_task
 from domain import validation
-from domain.corrections import FLAGS, OrderText, changes
+from domain.corrections import FLAGS, OrderText, changes, texts
 from domain.enums import DepartmentKind, TaskAction, WorkOrderAction
 from domain.errors import DomainError, ErrorCode
 from domain.workflow import chosen_per_order
@@ -70,20 +70,22 @@ async def update_details(
     )
     after = OrderText(details, flags, named, proof_required)
     changed = changes(before, after)
-    if changed is None:
+    if not changed:
         return await order_change(conn, work_order_id, None)
+    from_state, to_state = texts(changed)
     params = {
         "work_order_id": work_order_id,
         "details": json.dumps(details),
         **flags,
         "customer_id": customer_id,
         "proof_required": proof_required,
-        "from_state": changed[0],
-        "to_state": changed[1],
+        "from_state": from_state,
+        "to_state": to_state,
+        "changes": json.dumps([c.stored() for c in changed]),
         "actor_id": actor_id,
     }
     moved = (await conn.execute(Q["update_work_order_details"], params)).one()
-    await settle_work_order(conn, work_order_id, actor_id)
+    await settle_work_order(conn, work_order_id)
     return await order_change(conn, work_order_id, moved)
 
 
@@ -151,7 +153,7 @@ async def add_department(
     moved = await _record(
         conn, work_order_id, WorkOrderAction.DEPARTMENT_ADDED, department, actor_id
     )
-    await settle_work_order(conn, work_order_id, actor_id)
+    await settle_work_order(conn, work_order_id, [department.id])
     return await order_change(conn, work_order_id, moved)
 
 
@@ -163,9 +165,9 @@ async def remove_department(
     expected_version: int | None,
     actor: Actor,
 ) -> OrderChange:
-    """Take the order's task of `code` off it: the task's REMOVE move (PENDING only; its
-    history keeps it), which settles the gates (what waited for it may open), then the
-    order's DEPARTMENT_REMOVED row."""
+    """Take the order's task of `code` off it: the order's DEPARTMENT_REMOVED row, then the
+    task's REMOVE move (PENDING only; its own history keeps it), which settles the gates
+    (what waited for it may open): the person's entry comes before the system's."""
     await lock_open_order(conn, work_order_id, expected_version)
     department = await _department(conn, code)
     params = {"work_order_id": work_order_id, "department_id": department.id}
@@ -176,8 +178,10 @@ async def remove_department(
             f"{department.name} has no task on this work order.",
             "departmentCode",
         )
-    await transition_task(conn, task.id, TaskAction.REMOVE, actor, reason)
-    moved = await _record(
+    await _record(
         conn, work_order_id, WorkOrderAction.DEPARTMENT_REMOVED, department, actor.user_id, reason
     )
-    return await order_change(conn, work_order_id, moved)
+    await transition_task(conn, task.id, TaskAction.REMOVE, actor, reason)
+    # Read again: the settling may have completed the order.
+    [order] = await reads.work_orders(conn, [work_order_id])
+    return OrderChange(order, changed=True)

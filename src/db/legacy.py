@@ -44,6 +44,7 @@ from domain.legacy_records import (
     PlannedUser,
     Reason,
 )
+from domain.transitions import by_system
 
 BATCH = 5000
 
@@ -332,6 +333,7 @@ def _order_params(run: _Run, orders: list[PlannedOrder]) -> dict[str, Any]:
         "h_from": [m.from_state for _, m in moves],
         "h_to": [m.to_state for _, m in moves],
         "h_occurred": [m.occurred_at for _, m in moves],
+        "h_actor": [None if by_system(m.action) else run.system_user for _, m in moves],
     }
 
 

@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -168,8 +169,8 @@ async def create_work_order(
         Q["insert_tasks"],
         {"work_order_id": order.id, "department_ids": department_ids, "open_ids": opens},
     )
-    # With no gating task the delivery gate is open from the start; settle records that.
-    await settle_work_order(conn, order.id, new.created_by)
+    # With no gating task the delivery gate is open from the start: settle opens it.
+    await settle_work_order(conn, order.id, department_ids)
     if new.due_at is not None:
         await timers.arm_order(conn, order.id, new.due_at, due_soon)
     return OrderChange(WorkOrderRow.pick(order), changed=True)
@@ -206,9 +207,11 @@ def waits_for_proof(row: Any) -> bool:
 
 
 async def settle_work_order(
-    conn: AsyncConnection, work_order_id: int, actor_id: int | None
+    conn: AsyncConnection, work_order_id: int, made: Sequence[int] = ()
 ) -> None:
-    """Bring the order's gates and its status in line with its tasks.
+    """Bring the order's gates and its status in line with its tasks: moves of the system,
+    credited to no one. `made`: the departments whose tasks this transaction made (their
+    gates open without history: those tasks waited for nothing).
 
     Callers hold the work order's row lock, and this reads in a statement of its own,
     so two workers finishing the last two tasks a gate waits for at once are serialised
@@ -245,14 +248,14 @@ async def settle_work_order(
                 "work_order_id": work_order_id,
                 "department_ids": departments,
                 "open": open_,
-                "actor_id": actor_id,
                 "reason": reason,
+                "made_ids": list(made),
             }
             await conn.execute(Q["set_gates"], params)
     if outcome.new_status is WorkOrderStatus.COMPLETED:
-        await transition_work_order(conn, work_order_id, WorkOrderAction.COMPLETE, actor_id)
+        await transition_work_order(conn, work_order_id, WorkOrderAction.COMPLETE, None)
     elif outcome.new_status is WorkOrderStatus.ACTIVE:
-        await transition_work_order(conn, work_order_id, WorkOrderAction.REACTIVATE, actor_id)
+        await transition_work_order(conn, work_order_id, WorkOrderAction.REACTIVATE, None)
 
 
 async def transition_work_order(

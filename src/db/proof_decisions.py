@@ -75,7 +75,7 @@ async def decide(
         decided = (await conn.execute(Q["decide_proof"], params)).first()
         if decided is not None:
             # Under the lock decide_proof took: an approval opens each gate exactly once.
-            await settle_work_order(conn, work_order_id, sales_user_id)
+            await settle_work_order(conn, work_order_id)
             if not asked.approve:
                 await _send_back(conn, work_order_id, asked, sales_user_id)
             return ProofDecided(decided.id, changed=True)

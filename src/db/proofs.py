@@ -95,7 +95,7 @@ async def add_version(
         seq += 1
     for seq, start in enumerate(range(0, len(preview), CHUNK_BYTES)):
         await _add_chunk(conn, row.id, Part.PREVIEW, seq, preview[start : start + CHUNK_BYTES])
-    await settle_work_order(conn, new.work_order_id, new.uploaded_by)
+    await settle_work_order(conn, new.work_order_id)
     return row
 
 

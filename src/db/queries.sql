@@ -129,7 +129,10 @@ WHERE w.id = :work_order_id
 -- name: set_gates
 -- Opens (or closes) the gates of an order's tasks of the given departments: the one
 -- writer of availableAt after an order's creation (domain.workflow.settle decides). Each
--- with its history row and event; the delivery task's are the delivery gate's kinds.
+-- with its event (the delivery task's are the delivery gate's kinds) and its history row,
+-- credited to no one: the system moved it (domain.transitions.SYSTEM_MOVES). A task of
+-- :made_ids was made in this transaction: in its queue from its first moment, it gets
+-- no history row (its gate never was closed for anyone to see).
 WITH moved AS (
     UPDATE department_tasks t SET
         available_at = CASE WHEN :open THEN pressroom_now() END,
@@ -147,8 +150,10 @@ WITH moved AS (
            CASE WHEN :open THEN 'OPEN_GATE' ELSE 'CLOSE_GATE' END,
            CASE WHEN :open THEN 'CLOSED' ELSE 'OPEN' END,
            CASE WHEN :open THEN 'OPEN' ELSE 'CLOSED' END,
-           :actor_id, :reason, department_id
-    FROM moved ORDER BY department_id
+           NULL, :reason, department_id
+    FROM moved
+    WHERE department_id <> ALL(CAST(:made_ids AS bigint[]))
+    ORDER BY department_id
 ), event AS (
     INSERT INTO events (type, work_order_id, department_id, payload)
     SELECT CASE WHEN department_kind = 'DELIVERY'
@@ -268,8 +273,8 @@ WITH moved AS (
 SELECT * FROM moved
 
 -- name: update_work_order_details
--- Runs under lock_work_order's lock, with what changed in words (domain.corrections):
--- a DETAILS_CHANGED history row and an event. The caller settles the gates after (the
+-- Runs under lock_work_order's lock, with what changed (domain.corrections): a
+-- DETAILS_CHANGED history row (the changed parts, and their two texts) and an event. The caller settles the gates after (the
 -- proof requirement moves them).
 WITH moved AS (
     UPDATE work_orders SET
@@ -280,8 +285,10 @@ WITH moved AS (
     WHERE id = :work_order_id
     RETURNING *, work_order_changed_payload(work_orders, 'details') AS event_payload
 ), history AS (
-    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id)
-    SELECT id, 'DETAILS_CHANGED', :from_state, :to_state, :actor_id FROM moved
+    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id,
+                                        changes)
+    SELECT id, 'DETAILS_CHANGED', :from_state, :to_state, :actor_id, CAST(:changes AS jsonb)
+    FROM moved
 ), event AS (
     INSERT INTO events (type, work_order_id, payload)
     SELECT 'WORK_ORDER_CHANGED', id, event_payload FROM moved
@@ -1137,14 +1144,14 @@ WITH xo AS (
 ), order_history AS (
     INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id,
                                         reason, occurred_at, department_id)
-    -- The legacy system's only gate is the delivery task's.
-    SELECT o.id, x.action, x.from_state, x.to_state, :system_user, :reason, x.occurred_at,
+    -- The legacy system's only gate is the delivery task's. A system move has no actor.
+    SELECT o.id, x.action, x.from_state, x.to_state, x.actor_id, :reason, x.occurred_at,
            CASE WHEN x.action IN ('OPEN_GATE', 'CLOSE_GATE')
                 THEN (SELECT id FROM departments WHERE kind = 'DELIVERY') END
     FROM unnest(CAST(:h_legacy AS bigint[]), CAST(:h_action AS text[]),
                 CAST(:h_from AS text[]), CAST(:h_to AS text[]),
-                CAST(:h_occurred AS timestamptz[]))
-         AS x(legacy_id, action, from_state, to_state, occurred_at)
+                CAST(:h_occurred AS timestamptz[]), CAST(:h_actor AS bigint[]))
+         AS x(legacy_id, action, from_state, to_state, occurred_at, actor_id)
     JOIN o ON o.legacy_id = x.legacy_id
 ), order_events AS (
     INSERT INTO events (type, work_order_id, payload)

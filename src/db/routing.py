@@ -14,9 +14,7 @@ from domain.routing import check_follows
 from domain.workflow import needs_approved_proof
 
 
-async def set_follows(
-    conn: AsyncConnection, code: str, follows_codes: list[str], actor_id: int
-) -> DepartmentRow:
+async def set_follows(conn: AsyncConnection, code: str, follows_codes: list[str]) -> DepartmentRow:
     """Sets what the department of `code` follows, then settles every open order by the
     new routing, in this transaction: a task that now waits for nothing enters its queue,
     one that now waits for an unfinished task leaves it if not started."""
@@ -41,13 +39,11 @@ async def set_follows(
     params = {"department_id": department.id, "follows": chosen}
     row = DepartmentRow.of((await conn.execute(Q["set_department_follows"], params)).one())
     if chosen != sorted(department.follows):
-        await _settle_open_orders(conn, actor_id)
+        await _settle_open_orders(conn)
     return row
 
 
-async def set_needs_approved_proof(
-    conn: AsyncConnection, code: str, needs: bool, actor_id: int
-) -> DepartmentRow:
+async def set_needs_approved_proof(conn: AsyncConnection, code: str, needs: bool) -> DepartmentRow:
     """Sets whether the department of `code` waits for an approved proof, then settles
     every open order as set_follows does: on orders that require a proof and whose latest
     version is not approved, its pending tasks leave their queues (or enter them, when it
@@ -63,7 +59,7 @@ async def set_needs_approved_proof(
         (await conn.execute(Q["set_department_needs_approved_proof"], params)).one()
     )
     if row.needs_approved_proof != department.needs_approved_proof:
-        await _settle_open_orders(conn, actor_id)
+        await _settle_open_orders(conn)
     return row
 
 
@@ -77,7 +73,7 @@ def _unknown(code: str) -> DomainError:
     )
 
 
-async def _settle_open_orders(conn: AsyncConnection, actor_id: int) -> None:
+async def _settle_open_orders(conn: AsyncConnection) -> None:
     for order in (await conn.execute(Q["routed_work_orders"])).all():
         await conn.execute(Q["lock_work_order"], {"work_order_id": order.id})
-        await settle_work_order(conn, order.id, actor_id)
+        await settle_work_order(conn, order.id)

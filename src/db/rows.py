@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy import Row
 
 from db import tables
+from db.columns import TEXTS_ONLY
 from domain.enums import (
     DepartmentKind,
     LedgerEntryKind,
@@ -96,7 +97,8 @@ def _names(kind: type[TableRow]) -> tuple[str, ...]:
 
 # Column types that come out of JSON as asyncpg reads them (numbers here are 64-bit;
 # a double is written as the shortest text that reads back exactly, whole ones without a
-# point, so from_json makes them floats), alone or in arrays.
+# point, so from_json makes them floats), alone or in arrays; and JSON columns marked
+# TEXTS_ONLY (no number in them to come back changed).
 _AS_IN_JSON = (sa.Integer, sa.Text, sa.Boolean, sa.Float)
 
 
@@ -105,6 +107,8 @@ def _timestamps(table: sa.Table) -> tuple[str, ...]:
     bytes, JSON) would come back from JSON changed, and is refused rather than read wrong."""
     for column in table.columns:
         kind = column.type.item_type if isinstance(column.type, sa.ARRAY) else column.type
+        if column.info.get(TEXTS_ONLY):
+            continue
         if not isinstance(kind, (*_AS_IN_JSON, sa.DateTime)) or (
             kind is not column.type and isinstance(kind, sa.DateTime)
         ):
@@ -266,6 +270,7 @@ class WorkOrderTransitionRow(TableRow):
     reason: str | None
     occurred_at: datetime
     department_id: int | None
+    changes: list[dict[str, Any]] | None
 
 
 @dataclass(slots=True, eq=False)

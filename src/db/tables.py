@@ -4,7 +4,15 @@ checks that these definitions and the migrated database agree."""
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql as pg
 
-from db.columns import NAMING, XID8, id_column, idempotency_columns, now_column, one_of
+from db.columns import (
+    NAMING,
+    TEXTS_ONLY,
+    XID8,
+    id_column,
+    idempotency_columns,
+    now_column,
+    one_of,
+)
 from domain.enums import (
     DepartmentKind,
     EventType,
@@ -21,8 +29,13 @@ from domain.enums import (
 )
 from domain.mail import MailKind
 from domain.outbox import DeliveryStatus
+from domain.transitions import SYSTEM_MOVES
 
 metadata = sa.MetaData(naming_convention=NAMING)
+
+SYSTEM_MOVES_NO_ACTOR = "actor_id IS NULL OR action NOT IN ({})".format(
+    ", ".join(f"'{action.value}'" for action in sorted(SYSTEM_MOVES))
+)
 
 work_order_number_seq = sa.Sequence("work_order_number_seq", metadata=metadata)
 
@@ -248,14 +261,19 @@ work_order_transitions = sa.Table(
     sa.Column("action", sa.Text, nullable=False),
     sa.Column("from_state", sa.Text, nullable=False),
     sa.Column("to_state", sa.Text, nullable=False),
-    # Null when the system moved it (the gate opening because the last task finished is
-    # caused by that task's transition, whose actor is recorded there).
+    # Null when the system moved it (domain.transitions.SYSTEM_MOVES: the gate opening
+    # because the last task finished is caused by that task's move, whose actor its own
+    # history names); null too for a customer's proof decision through their link.
     sa.Column("actor_id", sa.BigInteger, sa.ForeignKey("users.id"), nullable=True),
     sa.Column("reason", sa.Text, nullable=True),
     now_column("occurred_at"),
     # The department whose task's gate moved, or which was added or removed.
     sa.Column("department_id", sa.BigInteger, sa.ForeignKey("departments.id"), nullable=True),
+    # A DETAILS_CHANGED row's changed parts (domain.corrections.Change.stored), in order:
+    # texts, booleans and nulls only, so it reads back from JSON as it was (db/rows.py).
+    sa.Column("changes", pg.JSONB, nullable=True, info={TEXTS_ONLY: True}),
     sa.CheckConstraint(one_of("action", WorkOrderAction), name="action"),
+    sa.CheckConstraint(SYSTEM_MOVES_NO_ACTOR, name="system_moves_no_actor"),
     sa.Index("ix_work_order_transitions_work_order_id_id", "work_order_id", "id"),
     sa.Index("ix_work_order_transitions_occurred_at_id", "occurred_at", "id"),
 )

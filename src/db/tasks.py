@@ -94,7 +94,7 @@ async def transition_task(
         moved = await fetch_native(conn, "transition_task", **params)
         if moved:
             if rule.settles_order:
-                await settle_work_order(conn, moved[0].work_order_id, actor.user_id)
+                await settle_work_order(conn, moved[0].work_order_id)
             return TaskMove(TaskRow.pick(moved[0]), changed=True)
         found = await fetch_native(conn, "task_state", task_id=task_id, actor_id=actor.user_id)
         if not found:

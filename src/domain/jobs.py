@@ -64,10 +64,10 @@ def read_field(key: str, value: Any) -> str | int | None:
 def detail_lines(details: dict[str, Any]) -> list[tuple[str, str]]:
     """Every detail as a label and a value in words, in the order given: "paperType" and
     "paper_type" read "Paper type"; a list or an object is shown as JSON."""
-    return [(_label(key), _value(value)) for key, value in details.items()]
+    return [(detail_label(key), detail_value(value)) for key, value in details.items()]
 
 
-def _label(key: str) -> str:
+def detail_label(key: str) -> str:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", key)
     words = [
         w if len(w) > 1 and w.isupper() else w.lower() for w in re.split(r"[\s_-]+", spaced) if w
@@ -78,7 +78,7 @@ def _label(key: str) -> str:
     return text[0].upper() + text[1:]
 
 
-def _value(value: Any) -> str:
+def detail_value(value: Any) -> str:
     if isinstance(value, (dict, list)):
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if isinstance(value, bool):

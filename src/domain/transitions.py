@@ -306,6 +306,24 @@ ORDER_TRANSITIONS: dict[WorkOrderAction, OrderTransition] = {
 }
 
 
+# The order's moves Pressroom makes, not a person: a gate opening or closing because of
+# what its task waits for (a task finished or reopened, a proof decided, a routing
+# changed), and the status that follows its tasks. Their history rows name no actor
+# (docs/decisions.md, "Who the history credits").
+SYSTEM_MOVES = frozenset(
+    {
+        WorkOrderAction.OPEN_GATE,
+        WorkOrderAction.CLOSE_GATE,
+        WorkOrderAction.COMPLETE,
+        WorkOrderAction.REACTIVATE,
+    }
+)
+
+
+def by_system(action: WorkOrderAction) -> bool:
+    return action in SYSTEM_MOVES
+
+
 def imported_history(status: WorkOrderStatus) -> DomainError:
     """Orders completed or cancelled in the old system stay as they were imported: their
     tasks, quote and status never change (the brief's "immutable history")."""

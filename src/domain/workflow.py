@@ -178,8 +178,8 @@ def progress(statuses: Iterable[TaskStatus]) -> tuple[int, int]:
 
 def opens_at_creation(tasks: Sequence[TaskFacts], routing: Routing) -> list[int]:
     """The production departments whose tasks on a new order wait for nothing (no task,
-    no proof): in their queues from the start (the delivery gate's opening is settled and
-    recorded)."""
+    no proof): in their queues from the start (the delivery gate's is opened by settling,
+    with no history entry either: its task waited for nothing)."""
     return [
         t.department_id
         for t in tasks

@@ -142,7 +142,7 @@ async def seed(engine: AsyncEngine) -> DemoInfo:
             for name, contact in CUSTOMERS
         ]
         for before, code in itertools.pairwise(ROUTE):
-            await routing.set_follows(conn, code, [before], users["admin@pressroom.test"].id)
+            await routing.set_follows(conn, code, [before])
     shop = _Shop({c: d.id for c, d in depts.items()}, {e: u.id for e, u in users.items()}, clients)
     # The shop's last thirty hours, each step when it happened: the histories read
     # minutes to hours apart, and the whole log in time order.

@@ -1,13 +1,14 @@
 """Correcting an order on its page: Sales edits the details and delivery needs, adds a
 department (its task waits by the routing) and removes it with a reason; the timeline
-says each in words."""
+says each in words, once, the parts a details change changed one a line, and what the
+system did because of it by Pressroom."""
 
 from pathlib import Path
 
 import pytest
 from playwright.async_api import expect
 
-from tests.e2e.web.support import OpenTab, base, shoot
+from tests.e2e.web.support import OpenTab, base, shoot, shoot_widths
 from tests.support import Client, Shop, gid
 
 pytestmark = pytest.mark.e2e
@@ -36,8 +37,10 @@ async def test_sales_corrects_an_order_from_its_page(
     await dialog.get_by_role("button", name="Save details").click()
     await expect(dialog).to_have_count(0)
     await expect(page.get_by_role("status").filter(has_text="Details saved")).to_be_visible()
-    await expect(page.locator(".timeline")).to_contain_text(
-        "Details changed from quantity: 200; transport: no to quantity: 250; transport: yes"
+    changed = page.locator(".timeline > li").filter(has_text="Details changed")
+    await expect(changed.locator(".who")).to_have_text("by Sam")
+    await expect(changed.locator(".changes li")).to_have_text(
+        ["Quantity: 200 → 250", "Transport: no → yes"]
     )
     await expect(page.locator(".flags")).to_contain_text("Needed on delivery: Transport")
 
@@ -48,6 +51,8 @@ async def test_sales_corrects_an_order_from_its_page(
     await dialog.get_by_role("button", name="Add department").click()
     await expect(dialog).to_have_count(0)
     await expect(page.locator(".timeline")).to_contain_text("Print added")
+    waits = page.locator(".timeline > li").filter(has_text="Finishing waits again")
+    await expect(waits.locator(".who")).to_have_text("by Pressroom")
     finishing = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="Finishing"))
     await expect(finishing).to_contain_text("Not yet: waits for Print")
     await shoot(page, screenshots, "order-department-added", axe_source)
@@ -61,9 +66,18 @@ async def test_sales_corrects_an_order_from_its_page(
     await expect(dialog).to_have_count(0)
     await expect(page.get_by_role("status").filter(has_text="Print task removed")).to_be_visible()
     await expect(printing.locator(".badge")).to_contain_text("Removed")
-    await expect(page.locator(".timeline")).to_contain_text("Print removed")
+    # One entry for the removal, Sam's; Finishing's opening is Pressroom's.
+    removed = page.locator(".timeline > li").filter(has_text="Print removed")
+    await expect(removed.locator(".who")).to_have_text("by Sam")
+    await expect(page.locator(".timeline > li").filter(has_text="removed")).to_have_count(1)
+    opened = page.locator(".timeline > li").filter(has_text="Finishing can start")
+    await expect(opened.locator(".who")).to_have_text("by Pressroom")
+    # The task at creation waited for nothing: its one opening is the one after the removal.
+    await expect(page.locator(".timeline > li").filter(has_text="can start")).to_have_count(1)
     await expect(finishing).not_to_contain_text("waits for")
     await shoot(page, screenshots, "order-department-removed", axe_source)
+    await page.locator("#history-heading").scroll_into_view_if_needed()
+    await shoot_widths(page, screenshots, "order-history", axe_source)
     sam.assert_clean()
     await sam.close()
 

@@ -115,11 +115,22 @@ async def test_sales_edits_a_stale_quote_and_cancels_with_a_reason(
     await dialog.get_by_role("button", name="Keep work order").click()
     await expect(dialog).to_have_count(0)
     assert await scalar(shop, "SELECT status FROM work_orders WHERE id = :o", o=order) == "ACTIVE"
+    task = (await task_ids(shop.engine, order))["print"]
+    started = await api.as_(shop.tokens["pat"])(
+        START, {"i": {"taskId": gid("DepartmentTask", task)}}
+    )
+    assert started["startTask"]["changed"] is True
     await page.get_by_role("button", name="Cancel work order").click()
     await dialog.get_by_label("Reason").fill("Customer withdrew the order")
     await dialog.get_by_role("button", name="Confirm cancellation").click()
     await expect(page.get_by_role("heading", level=1)).to_contain_text("Cancelled")
-    await expect(timeline).to_contain_text("Reason: Customer withdrew the order")
+    # One action, one entry: the started Print task's release is a line of the cancellation.
+    cancelled = timeline.locator(":scope > li").filter(has_text="Work order cancelled")
+    await expect(cancelled.locator(".reason")).to_have_text("Reason: Customer withdrew the order")
+    await expect(cancelled.locator(".changes li")).to_have_text(
+        ["Print: released (back to the queue)"]
+    )
+    await expect(timeline.locator(":scope > li").filter(has_text="released")).to_have_count(1)
     await expect(page.get_by_role("button", name="Cancel work order")).to_have_count(0)
     # The server refuses a cancelled order's quote: no "Edit quote" either.
     await expect(page.get_by_role("button", name="Edit quote")).to_have_count(0)

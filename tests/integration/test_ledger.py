@@ -452,8 +452,9 @@ HISTORY = """query($w: ID!) { workOrder(id: $w) {
 
 
 async def test_a_quote_change_is_history_not_a_posting(api: Client, shop: Shop) -> None:
-    # Design does not gate delivery: the gate opens at creation, so workers see history too.
-    order = await shop.order(["design"])
+    # Print done opens the delivery gate: history workers see too.
+    order = await shop.order(["print"])
+    await shop.complete(order, ["print"])
     w = gid("WorkOrder", order)
     for amount in ("120.00", "99.5"):
         result = await api.as_(shop.tokens["sam"])(

@@ -381,3 +381,54 @@ async def test_pickers_set_by_overrides_are_cleared_from_history(empty_db: str) 
             assert rows.all() == [("WO-1", None), ("WO-2", "Pat"), ("WO-3", "Pat")]
     finally:
         await engine.dispose()
+
+
+async def test_system_moves_lose_their_actor_and_details_changes_their_parts(
+    empty_db: str,
+) -> None:
+    """At 0020 a gate's opening named whose action caused it, and a details change kept
+    only its two texts; 0021 credits the opening to no one and reads the texts' parts
+    (the whole texts as one part where a value holds "; " itself)."""
+    await migrate.upgrade(empty_db, "0020")
+    engine = create_engine(empty_db)
+    seed = """
+    WITH u AS (INSERT INTO users (email, name) VALUES ('sam@shop.test', 'Sam') RETURNING id),
+         c AS (INSERT INTO customers (name) VALUES ('ACME') RETURNING id),
+         w AS (INSERT INTO work_orders (order_number, customer_id)
+               SELECT 'WO-1', c.id FROM c RETURNING id)
+    INSERT INTO work_order_transitions (work_order_id, action, from_state, to_state, actor_id)
+    SELECT w.id, x.action, x.from_state, x.to_state, u.id
+    FROM w, u, (VALUES
+        (1, 'OPEN_GATE', 'CLOSED', 'OPEN'),
+        (2, 'DETAILS_CHANGED', 'paperType: (none); quantity: 500; transport: no',
+            'paperType: matt; quantity: 1000; transport: yes'),
+        (3, 'DETAILS_CHANGED', 'notes: a; b', 'notes: c'),
+        (4, 'CANCEL', 'ACTIVE', 'CANCELLED')) AS x(n, action, from_state, to_state)
+    ORDER BY x.n
+    """
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(text(seed))
+        await migrate.upgrade(empty_db)
+        async with engine.connect() as conn:
+            rows = await conn.execute(
+                text(
+                    "SELECT h.action, u.name, h.changes FROM work_order_transitions h "
+                    "LEFT JOIN users u ON u.id = h.actor_id ORDER BY h.id"
+                )
+            )
+            assert rows.all() == [
+                ("OPEN_GATE", None, None),
+                ("DETAILS_CHANGED", "Sam", [
+                    {"key": "paperType", "detail": True, "before": None, "after": "matt"},
+                    {"key": "quantity", "detail": True, "before": "500", "after": "1000"},
+                    {"key": "transport", "detail": False, "before": "no", "after": "yes"},
+                ]),
+                ("DETAILS_CHANGED", "Sam", [
+                    {"key": "details", "detail": False, "before": "notes: a; b",
+                     "after": "notes: c"},
+                ]),
+                ("CANCEL", "Sam", None),
+            ]  # fmt: skip
+    finally:
+        await engine.dispose()

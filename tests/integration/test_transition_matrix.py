@@ -321,7 +321,7 @@ async def print_task_in(api: Client, shop: Shop, state: str) -> tuple[int, int]:
     await shop.add_user("ari", ["print"], is_admin=True)
     if state == "PROOF":
         async with unit_of_work(shop.engine) as conn:
-            await set_needs_approved_proof(conn, "print", True, shop.users["ada"])
+            await set_needs_approved_proof(conn, "print", True)
     order = await shop.order(["print", "finishing"], proof_required=state == "PROOF")
     task = (await task_ids(shop.engine, order))["print"]
     if state in ("STARTED", "COMPLETED"):

@@ -7,7 +7,7 @@ from db.routing import set_follows
 from graph.context import Info
 from graph.errors import UserError
 from graph.mutations.base import mutate
-from graph.permissions import ADMINS, allowed, viewer_of
+from graph.permissions import ADMINS, allowed
 from graph.types.departments import Department
 
 
@@ -36,8 +36,7 @@ async def set_department_follows(
     info: Info, input: SetDepartmentFollowsInput
 ) -> SetDepartmentFollowsPayload:
     async def work(conn: AsyncConnection) -> SetDepartmentFollowsPayload:
-        viewer = viewer_of(info)
-        row = await set_follows(conn, input.department_code, input.follows_codes, viewer.user_id)
+        row = await set_follows(conn, input.department_code, input.follows_codes)
         return SetDepartmentFollowsPayload(department=Department.of(row))
 
     return await mutate(info, SetDepartmentFollowsPayload, work)

@@ -8,7 +8,7 @@ from db.routing import set_needs_approved_proof
 from graph.context import Info
 from graph.errors import UserError
 from graph.mutations.base import mutate
-from graph.permissions import ADMINS, allowed, viewer_of
+from graph.permissions import ADMINS, allowed
 from graph.types.departments import Department
 
 
@@ -38,7 +38,7 @@ async def set_department_needs_approved_proof(
 ) -> SetDepartmentNeedsApprovedProofPayload:
     async def work(conn: AsyncConnection) -> SetDepartmentNeedsApprovedProofPayload:
         row = await set_needs_approved_proof(
-            conn, input.department_code, input.needs_approved_proof, viewer_of(info).user_id
+            conn, input.department_code, input.needs_approved_proof
         )
         return SetDepartmentNeedsApprovedProofPayload(department=Department.of(row))
 

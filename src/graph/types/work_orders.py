@@ -16,6 +16,7 @@ from db.people import facts
 from db.reads import proof_makers_of
 from db.rows import WorkOrderRow, WorkOrderTransitionRow
 from domain import ledger
+from domain.corrections import Change
 from domain.due import completed_at, paper_due
 from domain.enums import (
     DepartmentKind,
@@ -30,7 +31,7 @@ from domain.enums import (
 from domain.jobs import detail_lines, job_line, read_job
 from domain.money import Money as DomainMoney
 from domain.routing import on_order
-from domain.transitions import is_late, order_commands
+from domain.transitions import by_system, is_late, order_commands
 from domain.workflow import addable, progress
 from graph.context import Info
 from graph.loaders import now_or_later
@@ -89,6 +90,16 @@ class DetailLine:
 
 
 @strawberry.type(
+    description="One part of a work order a details change changed, in words: a detail "
+    "(labelled as detailLines labels it), a flag, the customer or the proof requirement."
+)
+class DetailChange:
+    label: str
+    before: str | None = strawberry.field(description="Its value before; null: it was absent.")
+    after: str | None = strawberry.field(description="Its value after; null: it was removed.")
+
+
+@strawberry.type(
     description="A move of the work order's status or of its delivery gate (OPEN/CLOSED)."
 )
 class WorkOrderTransition:
@@ -97,17 +108,28 @@ class WorkOrderTransition:
     to_state: str
     reason: str | None
     occurred_at: datetime
+    by_system: bool = strawberry.field(
+        description="Whether Pressroom made this move, not a person: a gate opening or "
+        "closing because of what its task waits for, and the status that follows the "
+        "tasks (actor is null). Whoever caused it is the actor of that cause's own entry."
+    )
+    changes: list[DetailChange] = strawberry.field(
+        description="For DETAILS_CHANGED, each part that changed, in order; empty otherwise."
+    )
     _actor_id: strawberry.Private[int | None]
     _department_id: strawberry.Private[int | None]
 
     @classmethod
     def of(cls, row: WorkOrderTransitionRow) -> "WorkOrderTransition":
+        changed = [Change.of(c) for c in row.changes or ()]
         return cls(
             action=row.action,
             from_state=row.from_state,
             to_state=row.to_state,
             reason=row.reason,
             occurred_at=row.occurred_at,
+            by_system=by_system(row.action),
+            changes=[DetailChange(label=c.label, before=c.before, after=c.after) for c in changed],
             _actor_id=row.actor_id,
             _department_id=row.department_id,
         )
@@ -124,7 +146,10 @@ class WorkOrderTransition:
             lambda r: Department.of(r) if r else None,
         )
 
-    @strawberry.field(description="Who caused it; for gate moves, whose task move opened it.")
+    @strawberry.field(
+        description="Who made it; null for a move of the system (bySystem) and for a "
+        "customer's proof decision through their link."
+    )
     def actor(self, info: Info) -> User | None:
         return user_or_none(info, self._actor_id)
 

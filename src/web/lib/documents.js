@@ -85,5 +85,5 @@ export const DOCUMENT_IDS = {
   "WebhookDeliveries": "7446395332757afba010847f40d8fd2cc61920a6f60e9922635a939060bbadbb",
   "WorkOrderList": "969720b982dca4c2996d367b8b60640cf9ad3bc6bc1f35e593d5cca2401ac74d",
   "WorkOrderLive": "4e0ffe8ffcb1195eac2fc6e05943c1042dd78802f0cb5d6f2e1c7990405cc8e1",
-  "WorkOrderPage": "eb44d7000cfcb0c8e6a9a5b70ed06cbe1698ae27b28b67e6077fc4cf1bfe971b"
+  "WorkOrderPage": "b759e973959f0a15bc9809ebcd97c6efbcc04d543f972958d5be12f1ceb90da1"
 };

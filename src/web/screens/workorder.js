@@ -53,10 +53,13 @@ export const WORK_ORDER_PAGE = gql`
         department { code name kind gatesDelivery }
         waitingFor { name }
         pickedUpBy { name }
-        history { action fromStatus toStatus reason occurredAt actor { name } }
+        history { action fromStatus toStatus reason occurredAt actor { id name } }
       }
       deliveryTask { id availableAt delivery { needs } }
-      history { action fromState toState reason occurredAt actor { name } department { name } }
+      history {
+        action fromState toState reason occurredAt bySystem actor { id name } department { name }
+        changes { label before after }
+      }
       proofs {
         id version fileName sizeBytes uploadedAt status decidedAt decidedThrough decidedByName comment
         previewUrl downloadUrl uploadedBy { name } decidedBy { name }
@@ -382,6 +385,9 @@ export function WorkOrderPage({ id, me }) {
             <span class="what">${e.what}</span>
             ${e.who ? html`<span class="who">by ${e.who}</span>` : null}
             ${e.reason ? html`<span class="reason">Reason: ${e.reason}</span>` : null}
+            ${e.lines.length
+              ? html`<ul class="changes">${e.lines.map((line) => html`<li>${line}</li>`)}</ul>`
+              : null}
           </li>`)}
         </ol>
       </section>

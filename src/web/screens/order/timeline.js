@@ -1,14 +1,18 @@
 // An order's history as the page's timeline reads it: its own moves and its tasks', in
-// words, oldest first.
+// words, oldest first. A move Pressroom made (bySystem) reads "by Pressroom".
 import { money } from "../../lib/ui.js";
 
+const SYSTEM = "Pressroom";
+
+// A task's moves in words; null: the order's own entry tells that action (removing a
+// department is the order's DEPARTMENT_REMOVED), so it reads as one entry, not two.
 const TASK_MOVES = {
   START: "started",
   FINISH: "finished",
   RELEASE: "released (back to the queue)",
   OVERRIDE_COMPLETE: "completed by an admin",
   REOPEN: "reopened",
-  REMOVE: "removed from the work order",
+  REMOVE: null,
 };
 
 // The server writes NONE for "no quote" on either side of a change.
@@ -46,7 +50,7 @@ function orderMove(entry) {
     case "SCHEDULE_CHANGED": return `Rescheduled from ${entry.fromState} to ${entry.toState}`;
     case "HELD": return "Put on hold";
     case "RESUMED": return "Resumed";
-    case "DETAILS_CHANGED": return `Details changed from ${entry.fromState} to ${entry.toState}`;
+    case "DETAILS_CHANGED": return "Details changed";
     case "DEPARTMENT_ADDED": return `${entry.department.name} added`;
     case "DEPARTMENT_REMOVED": return `${entry.department.name} removed`;
     case "PROOF_APPROVED": return "Proof approved";
@@ -55,27 +59,61 @@ function orderMove(entry) {
   }
 }
 
+// A part a details change changed, one line each: "Quantity: 500 → 1000".
+function changeLine({ label, before, after }) {
+  if (before === null) return `${label}: ${after} (added)`;
+  if (after === null) return `${label}: removed (was ${before})`;
+  return `${label}: ${before} → ${after}`;
+}
+
+// One person's entries at one instant were written by one transaction: one action
+// (cancelling releases the started tasks; changes asked for on a proof reopen its makers'
+// tasks). They read as one entry: the order's first, the others as its lines.
+function onePerAction(sorted) {
+  const actions = new Map();
+  sorted.filter((e) => e.actorId).forEach((e) => {
+    const key = `${e.at} ${e.actorId}`;
+    actions.set(key, [...(actions.get(key) || []), e]);
+  });
+  const folded = new Set();
+  actions.forEach((group) => {
+    const head = group.find((e) => e.rank === 2) || group[0];
+    const rest = group.filter((e) => e !== head);
+    head.lines = [...head.lines, ...rest.map((e) => e.what)];
+    rest.forEach((e) => folded.add(e));
+  });
+  return sorted.filter((e) => !folded.has(e));
+}
+
 // Status and gate moves of the order, every move of its tasks and its proof versions'
 // uploads, oldest first.
 export function timeline(order) {
   // At the same instant a task's move comes first: it is what opened the gate or
   // completed the order.
-  const entries = [{ at: order.createdAt, rank: 0, what: "Work order created", who: order.createdBy && order.createdBy.name }];
-  order.tasks.forEach((task) => task.history.forEach((h) => entries.push({
+  const entries = [{ at: order.createdAt, rank: 0, what: "Work order created", who: order.createdBy && order.createdBy.name, lines: [] }];
+  order.tasks.forEach((task) => task.history.filter((h) => TASK_MOVES[h.action] !== null).forEach((h) => entries.push({
     at: h.occurredAt,
     rank: 1,
     what: `${task.department.name}: ${TASK_MOVES[h.action] || h.action.toLowerCase()}`,
     who: h.actor.name,
+    actorId: h.actor.id,
     reason: h.reason,
+    lines: [],
   })));
   order.history.forEach((h) => entries.push({
-    at: h.occurredAt, rank: 2, what: orderMove(h), who: h.actor && h.actor.name, reason: h.reason,
+    at: h.occurredAt,
+    rank: 2,
+    what: orderMove(h),
+    who: h.bySystem ? SYSTEM : h.actor && h.actor.name,
+    actorId: h.actor && h.actor.id,
+    reason: h.reason,
+    lines: h.changes.map(changeLine),
   }));
   // A proof version's upload is its own record, not a move of the order.
   (order.proofs || []).forEach((p) => entries.push({
-    at: p.uploadedAt, rank: 2, what: `Proof version ${p.version} uploaded`, who: p.uploadedBy && p.uploadedBy.name,
+    at: p.uploadedAt, rank: 2, what: `Proof version ${p.version} uploaded`, who: p.uploadedBy && p.uploadedBy.name, lines: [],
   }));
-  return entries
+  return onePerAction(entries
     .map((entry, index) => ({ ...entry, index }))
-    .sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || a.rank - b.rank || a.index - b.index);
+    .sort((a, b) => Date.parse(a.at) - Date.parse(b.at) || a.rank - b.rank || a.index - b.index));
 }
