@@ -99,6 +99,11 @@ def text(value: str, field: str, *, max_len: int = MAX_NAME) -> str:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def holdable(value: str) -> bool:
+    """Whether PostgreSQL text can hold `value`: storable's rule, as an answer."""
+    return "\x00" not in value and not _SURROGATE.search(value)
+
+
 def storable(value: str, field: str) -> None:
     """PostgreSQL text holds neither NUL characters nor lone surrogates."""
     if "\x00" in value:

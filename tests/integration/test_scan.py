@@ -61,6 +61,7 @@ async def test_one_scan_starts_the_next_finishes(shop: Shop, api: Client, server
         ("cancelled", "pat", "WO-000001 · Print — The work order is cancelled."),
         ("done", "pat", "WO-000001's Print task is already done."),
         ("too long", "pat", "That is too long for an order number or an order's address."),
+        ("nul", "pat", "That is not an order number or an order's address."),
         ("empty", "pat", "Scan a job ticket."),
     ],
 )  # fmt: skip
@@ -69,9 +70,12 @@ async def test_a_scan_that_can_do_nothing_says_why(
 ) -> None:
     order = await shop.order(["print", "finishing"])
     tasks = await task_ids(shop.engine, order)
-    code = {"unknown": "WO-999999", "too long": "WO-" + "1" * 400, "empty": "  "}.get(
-        case, "WO-000001"
-    )
+    code = {
+        "unknown": "WO-999999",
+        "too long": "WO-" + "1" * 400,
+        "empty": "  ",
+        "nul": "WO-\x00",
+    }.get(case, "WO-000001")
     if case == "held by another":
         await move(shop, tasks["print"], TaskAction.START, "pat")
     if case == "on hold":

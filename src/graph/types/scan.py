@@ -8,7 +8,7 @@ from api.ids import decode_text
 from api.viewer import Viewer
 from db import reads
 from db.rows import WorkOrderRow
-from domain import scan
+from domain import scan, validation
 from domain.enums import DepartmentKind, TaskAction, TaskStatus
 from domain.routing import on_order
 from domain.workflow import chosen_per_order
@@ -63,6 +63,12 @@ async def answer(info: Info, viewer: Viewer, code: str) -> ScanAnswer:
     if len(typed) > MAX_CODE:
         return ScanAnswer(
             message="That is too long for an order number or an order's address.", action=None,
+            _task_id=None, _work_order_id=None,
+        )  # fmt: skip
+    if not validation.holdable(typed):
+        # A NUL or a lone surrogate is in no order number, and PostgreSQL text cannot hold it.
+        return ScanAnswer(
+            message="That is not an order number or an order's address.", action=None,
             _task_id=None, _work_order_id=None,
         )  # fmt: skip
     order = await _order(info, typed) if typed else None
