@@ -8,6 +8,7 @@ from strawberry import relay
 
 from api.errors import bad_request, not_found
 from api.ids import decode_id
+from api.version import VERSION
 from db import awaiting, reads
 from db import flow as db_flow
 from db import mail as db_mail
@@ -131,6 +132,13 @@ class Query:
             return None
         row = await info.context.loaders.user.load(viewer_of(info).user_id)
         return User.of(row) if row else None
+
+    @strawberry.field(
+        description="The API's version (semantic versioning, as on the server's GET /version): "
+        "its major part moves with every breaking change, which the changelog names."
+    )
+    def api_version(self) -> str:
+        return VERSION
 
     @strawberry.field(
         extensions=allowed(STAFF),

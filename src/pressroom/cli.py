@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from api.version import VERSION
 from pressroom import logs
 from pressroom.settings import PUBLIC_URL_NEEDED, Settings
 
@@ -357,6 +358,7 @@ def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="pressroom", description="Run the print shop's floor.")
+    p.add_argument("--version", action="version", version=f"pressroom {VERSION}")
     sub = p.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="migrate the database, then serve the API")
     serve.add_argument("--host", default=None)

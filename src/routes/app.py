@@ -1,5 +1,5 @@
-"""The Starlette application: its routes (/graphql, /healthz, /readyz, /metrics, the wall
-display, static files) and middleware."""
+"""The Starlette application: its routes (/graphql, /healthz, /readyz, /version, /metrics,
+the wall display, static files) and middleware."""
 
 import base64
 import hashlib
@@ -24,6 +24,7 @@ from api.errors import error_response
 from api.in_flight import CountRequests
 from api.manifest import WEB_DIR
 from api.services import Services
+from api.version import VERSION
 from routes import customer_page, exports, payment_inbox, proofs, tickets
 from routes.body_limit import BodyLimit
 from routes.customer_policy import CustomerPagePolicy
@@ -129,6 +130,9 @@ def api_app(
     async def healthz(request: Request) -> Response:
         return JSONResponse({"ok": True})
 
+    async def version(request: Request) -> Response:
+        return JSONResponse({"version": VERSION})
+
     async def readyz(request: Request) -> Response:
         checks = await ready()
         ok = all(checks.values())
@@ -155,6 +159,7 @@ def api_app(
             WebSocketRoute("/graphql", graphql),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
+            Route("/version", version),
             Route("/metrics", exposition),
             Route("/display/{department}", display),
             *exports.routes(services),
