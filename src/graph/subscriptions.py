@@ -310,7 +310,7 @@ class Subscription:
 
     @strawberry.subscription(
         extensions=allowed(READS_LEDGER),
-        description="Entries posted to any customer's ledger. Accounts only.",
+        description="Entries posted to any customer's ledger.",
     )
     async def ledger_events(
         self, info: Info, after: str | None = None

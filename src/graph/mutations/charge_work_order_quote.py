@@ -22,7 +22,7 @@ class ChargeWorkOrderQuoteInput:
 
 @strawberry.mutation(
     extensions=allowed(ORDER_RULES[WorkOrderCommand.CHARGE_QUOTE]),
-    description="Accounts: post a CHARGE of the order's current quote (idempotency key "
+    description="Post a CHARGE of the order's current quote (idempotency key "
     "quote-charge:<order number>:<order version>). Asked again before the quote changes, "
     "it answers with that charge, changed: false; an order without a quote, a cancelled "
     "one, or one whose charges already come to its quote is refused in words.",

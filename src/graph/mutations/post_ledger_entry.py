@@ -52,7 +52,7 @@ class PostLedgerEntryPayload:
 
 @strawberry.mutation(
     extensions=allowed(READS_LEDGER),
-    description="Accounts: append an entry to a customer's ledger (never edited; a "
+    description="Append an entry to a customer's ledger (never edited; a "
     "correction is a new entry).",
 )
 async def post_ledger_entry(info: Info, input: PostLedgerEntryInput) -> PostLedgerEntryPayload:

@@ -80,7 +80,7 @@ class Customer(relay.Node):
 
     @strawberry.field(
         description="What the customer owes, one amount per currency it has entries in "
-        "(never summed across currencies); positive when the customer owes. Accounts only.",
+        "(never summed across currencies); positive when the customer owes.",
         extensions=allowed(READS_LEDGER),
     )
     async def balance(self, info: Info) -> list[Money]:
@@ -89,7 +89,7 @@ class Customer(relay.Node):
 
     @strawberry.field(
         description="What the customer is owed back on its cancelled orders, per currency "
-        "(the sum of their WorkOrder.refundDue). Accounts only.",
+        "(the sum of their WorkOrder.refundDue).",
         extensions=allowed(READS_LEDGER),
     )
     async def refund_due(self, info: Info) -> list[Money]:
@@ -97,7 +97,7 @@ class Customer(relay.Node):
         return [Money.of_domain(DomainMoney(r.minor, r.currency)) for r in rows]
 
     @strawberry.field(
-        description="Ledger entries, newest first, each with the balance after it. Accounts only.",
+        description="Ledger entries, newest first, each with the balance after it.",
         extensions=allowed(READS_LEDGER),
     )
     async def ledger(

@@ -28,8 +28,17 @@ def _decimal(value: object) -> object:
 
 
 # Strawberry's Decimal, its refusal saying which form it takes (the schema passes it as
-# the override of decimal.Decimal).
-PLAIN_DECIMAL = dataclasses.replace(DecimalDefinition, parse_value=_decimal)
+# the override of decimal.Decimal). Its form is ours: docs/api.md's "Decimal" section
+# is the text at the URL (docs/decisions.md says why that URL).
+PLAIN_DECIMAL = dataclasses.replace(
+    DecimalDefinition,
+    parse_value=_decimal,
+    description='An exact decimal amount, as a JSON string ("1987.00", "-15.00"): digits, '
+    "at most one point, an optional leading minus, no exponent, no grouping. An amount "
+    "of money has exactly its currency's decimal places (ISO 4217: 2 for EUR, 0 for "
+    "JPY); sent with more, it is refused, never rounded.",
+    specified_by_url="https://pressroom.invalid/docs/api#decimal",
+)
 
 
 @strawberry.type

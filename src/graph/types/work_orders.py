@@ -377,14 +377,15 @@ class WorkOrder(relay.Node):
         ]
 
     @strawberry.field(
-        description="The price offered; Sales, Accounts and admins only. Never posted.",
+        description="The price offered to the customer; null when none is set. Never "
+        "posted to the ledger.",
         extensions=allowed(SEES_QUOTES),
     )
     def quote(self) -> Money | None:
         return None if self._quote is None else Money.of_domain(self._quote)
 
     @strawberry.field(
-        description="Ledger entries posted against this order, newest first. Accounts only.",
+        description="Ledger entries posted against this order, newest first.",
         extensions=allowed(READS_LEDGER),
     )
     async def ledger(
@@ -397,14 +398,14 @@ class WorkOrder(relay.Node):
         ]
 
     @strawberry.field(
-        description="Charged against this order (CHARGE less CREDIT), per currency. Accounts only.",
+        description="Charged against this order (CHARGE less CREDIT), per currency.",
         extensions=allowed(READS_LEDGER),
     )
     async def charged(self, info: Info) -> list[Money]:
         return await self._total(info, ledger.CHARGED_KINDS)
 
     @strawberry.field(
-        description="Paid against this order (PAYMENT less REFUND), per currency. Accounts only.",
+        description="Paid against this order (PAYMENT less REFUND), per currency.",
         extensions=allowed(READS_LEDGER),
     )
     async def paid(self, info: Info) -> list[Money]:
@@ -414,7 +415,7 @@ class WorkOrder(relay.Node):
         description="Cancelled with money paid: what the customer is owed back, per currency "
         "(paid less what was credited beyond the charges), until REFUND or CREDIT entries "
         "against this order settle it. Empty when nothing is due or the order is not "
-        "cancelled. Accounts only.",
+        "cancelled.",
         extensions=allowed(READS_LEDGER),
     )
     async def refund_due(self, info: Info) -> list[Money]:
