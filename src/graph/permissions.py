@@ -28,6 +28,7 @@ from api.viewer import Viewer
 from domain.enums import DepartmentKind, TaskAction
 from domain.transitions import TRANSITIONS, Who
 from graph.context import Info
+from graph.types.enums import describe_values
 
 
 def _readable_departments(viewer: Viewer) -> list[int]:
@@ -277,7 +278,7 @@ class AccessRule(StrEnum):
     READS_LEDGER = "READS_LEDGER"
 
 
-RULES_BY_NAME: dict[AccessRule, BasePermission] = {
+RULES_BY_NAME: dict[AccessRule, Forbidden] = {
     AccessRule.STAFF: STAFF,
     AccessRule.ADMINS: ADMINS,
     AccessRule.SALES: SALES,
@@ -289,3 +290,12 @@ RULES_BY_NAME: dict[AccessRule, BasePermission] = {
 def rules_passed(info: Info) -> list[AccessRule]:
     """The named rules the caller passes, each asked as a field would ask it."""
     return [name for name, rule in RULES_BY_NAME.items() if passes(rule, info)]
+
+
+describe_values(
+    AccessRule,
+    {
+        name: f"Passed by: {rule.who[0].lower()}{rule.who[1:]}"
+        for name, rule in RULES_BY_NAME.items()
+    },
+)

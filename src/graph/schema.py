@@ -17,6 +17,7 @@ from api.auth import load_viewer
 from api.errors import RETRY_AFTER_SECONDS, TopLevelCode, bad_request, service_unavailable
 from api.metrics import root_field
 from db.engine import unavailable
+from graph.conventions import describe_conventions
 from graph.cost import QueryCost
 from graph.documents import AcceptedDocuments, AnonymousTurns, asks_for_the_schema
 from graph.errors import should_mask
@@ -207,6 +208,7 @@ def make_schema(
         },
         **options,
     )
+    describe_conventions(built._schema)
     say_who_may(built._schema)
     return built
 

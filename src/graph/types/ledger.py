@@ -12,12 +12,23 @@ from domain.money import Money as DomainMoney
 from graph.context import Info
 from graph.permissions import READS_LEDGER, require
 from graph.types.customers import Customer
+from graph.types.enums import describe_values
 from graph.types.loading import node_rows
 from graph.types.money import Money
 from graph.types.people import User
 from graph.types.work_orders import WorkOrder
 
 strawberry.enum(LedgerEntryKind)
+describe_values(
+    LedgerEntryKind,
+    {
+        LedgerEntryKind.CHARGE: "An invoice: what the customer owes rises.",
+        LedgerEntryKind.PAYMENT: "Money received: what the customer owes falls.",
+        LedgerEntryKind.CREDIT: "A discount or goodwill: what the customer owes falls.",
+        LedgerEntryKind.REFUND: "Money paid back: what the customer owes rises.",
+        LedgerEntryKind.ADJUSTMENT: "A correction, by its own sign (never zero).",
+    },
+)
 
 
 @strawberry.type(description="One posting; append-only (a correction is a new entry).")

@@ -13,10 +13,19 @@ from domain.validation import expired
 from graph.context import Info
 from graph.permissions import viewer_of
 from graph.types.departments import Department
+from graph.types.enums import describe_values
 from graph.types.loading import node_rows
 from graph.types.people import User
 
 strawberry.enum(TokenKind)
+describe_values(
+    TokenKind,
+    {
+        TokenKind.SESSION: "Made by signing in with a password; ends on logout or when it expires.",
+        TokenKind.API: "Made by a person for a program; acts for them until revoked or expired.",
+        TokenKind.DISPLAY: "A wall display's: reads its departments' queues and nothing else.",
+    },
+)
 
 
 @strawberry.type(description="A bearer token's record; the secret itself is never stored.")
