@@ -267,7 +267,9 @@ def moves(action: TaskAction) -> list[FieldExtension]:
     return allowed(MOVERS[TRANSITIONS[action].who])
 
 
-@strawberry.enum
+@strawberry.enum(
+    description="An access rule, by name: `User.access` lists those the caller passes."
+)
 class AccessRule(StrEnum):
     """The rules above that screens ask about, by name (`User.access`)."""
 

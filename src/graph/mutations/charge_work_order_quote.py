@@ -17,7 +17,9 @@ from graph.types.work_orders import ORDER_RULES
 
 @strawberry.input
 class ChargeWorkOrderQuoteInput:
-    work_order_id: relay.GlobalID
+    work_order_id: relay.GlobalID = strawberry.field(
+        description="The work order whose quote to charge."
+    )
 
 
 @strawberry.mutation(

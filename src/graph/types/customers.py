@@ -32,11 +32,15 @@ if TYPE_CHECKING:
 CUSTOMER_RULES = {CustomerCommand.EDIT: SALES}
 
 
-@strawberry.type
+@strawberry.type(
+    description=(
+        "Someone the shop works for: the work orders, the ledger and the emails are theirs."
+    )
+)
 class Customer(relay.Node):
     id: relay.NodeID[int]
-    name: str
-    created_at: datetime
+    name: str = strawberry.field(description="The customer's name, as shown everywhere.")
+    created_at: datetime = strawberry.field(description="When the customer was recorded.")
     address: Address = strawberry.field(
         description="Where its work is delivered: delivery screens and walls show it."
     )
@@ -52,11 +56,16 @@ class Customer(relay.Node):
     def contact_name(self) -> str | None:
         return self._row.contact_name
 
-    @strawberry.field(extensions=allowed(STAFF))
+    @strawberry.field(
+        extensions=allowed(STAFF),
+        description="Where the shop's emails to the customer go; null when none.",
+    )
     def email(self) -> str | None:
         return self._row.email
 
-    @strawberry.field(extensions=allowed(STAFF))
+    @strawberry.field(
+        extensions=allowed(STAFF), description="The customer's phone; null when none."
+    )
     def phone(self) -> str | None:
         return self._row.phone
 

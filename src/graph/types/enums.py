@@ -25,32 +25,41 @@ def describe_values(enum: type[Enum], descriptions: Mapping[Enum, str]) -> None:
         value.description = descriptions[enum(value.value)]
 
 
-for _enum in (
-    enums.DepartmentKind,
-    enums.WorkOrderStatus,
-    enums.TaskStatus,
-    enums.QueueLane,
-    enums.WorkOrderPriority,
-    enums.WorkOrderOrder,
-    enums.TaskAction,
-    enums.WorkOrderAction,
-    enums.WorkOrderCommand,
-    enums.CustomerCommand,
-    enums.AgeingBucket,
-    enums.ProofStatus,
-    enums.ProofDecider,
-):
-    strawberry.enum(_enum)
+for _enum, _description in {
+    enums.DepartmentKind: "What a department does.",
+    enums.WorkOrderStatus: "Where a work order stands.",
+    enums.TaskStatus: "Where a department's task stands.",
+    enums.QueueLane: "The two parts of a department's queue, in their order.",
+    enums.WorkOrderPriority: "How urgent a work order is: it orders the queues.",
+    enums.WorkOrderOrder: "How a list of work orders is sorted.",
+    enums.TaskAction: "A move of a task (the transition table says who may make it, from where).",
+    enums.WorkOrderAction: "What moved in a work order's own history.",
+    enums.WorkOrderCommand: "What a caller may ask of a work order (`allowedActions`).",
+    enums.CustomerCommand: "What a caller may ask of a customer (`allowedActions`).",
+    enums.AgeingBucket: "How long what a customer owes has been unpaid, by its oldest "
+    "unpaid charge.",
+    enums.ProofStatus: "A proof version's decision; each version is decided once.",
+    enums.ProofDecider: "Through whom a proof version was decided.",
+}.items():
+    strawberry.enum(_enum, description=_description)
 
-strawberry.enum(ErrorCode, name="UserErrorCode")
-strawberry.enum(WarningCode, name="UserWarningCode")
-strawberry.enum(enums.EventType, name="EventKind")
+strawberry.enum(
+    ErrorCode, name="UserErrorCode", description="What kind of expected failure a `UserError` is."
+)
+strawberry.enum(
+    WarningCode, name="UserWarningCode", description="What kind of warning a `UserWarning` is."
+)
+strawberry.enum(
+    enums.EventType,
+    name="EventKind",
+    description="What happened, in an event of a subscription or a webhook.",
+)
 strawberry.enum(
     DeliveryStatus,
     name="WebhookDeliveryStatus",
     description="A webhook delivery's or an email's state.",
 )
-strawberry.enum(MailCommand)
+strawberry.enum(MailCommand, description="What a caller may ask of an email (`allowedActions`).")
 strawberry.enum(
     MailKind,
     description="What an email tells, and to whom.",

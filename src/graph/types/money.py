@@ -41,10 +41,12 @@ PLAIN_DECIMAL = dataclasses.replace(
 )
 
 
-@strawberry.type
+@strawberry.type(description="An exact amount in one currency.")
 class Money:
-    amount: Decimal
-    currency: str
+    amount: Decimal = strawberry.field(
+        description="The amount, with exactly the currency's decimal places."
+    )
+    currency: str = strawberry.field(description="The ISO 4217 currency code, e.g. EUR.")
 
     @classmethod
     def of(cls, minor: int | None, currency: str | None) -> "Money | None":
@@ -57,9 +59,11 @@ class Money:
         return cls(amount=money.amount, currency=money.currency)
 
 
-@strawberry.input
+@strawberry.input(description="An exact amount in one currency, as sent.")
 class MoneyInput:
-    amount: Decimal
+    amount: Decimal = strawberry.field(
+        description="The amount: at most the currency's decimal places, never rounded."
+    )
     currency: str = strawberry.field(description="ISO 4217 code, e.g. EUR.")
 
     def parse(self, field: str) -> DomainMoney:
