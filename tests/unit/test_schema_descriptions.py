@@ -4,6 +4,7 @@ description with whom they admit, from the rules themselves, and graphql-schema-
 description rules pass over schema.graphql (scripts/lint-schema, also in ./dev check)."""
 
 import re
+import subprocess
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -83,6 +84,8 @@ def test_restricted_fields_end_with_whom_their_rules_admit(built: object) -> Non
         assert description is not None and description.endswith(who), field
         # Said once, however many schemas are built from the same fields.
         assert description.count(who) == 1, field
+        # The words end a description of what the field is; they are not all of it.
+        assert len(description) > len(who) + 1, field
     roots = {
         t.name
         for t in (
@@ -94,6 +97,7 @@ def test_restricted_fields_end_with_whom_their_rules_admit(built: object) -> Non
     for field, description, who in fields:
         if field.split(".")[0] in roots and who is None:
             assert description is not None and description.endswith(ANYONE), field
+            assert len(description) > len(ANYONE) + 1, field
 
 
 def test_the_words_are_the_rules_words() -> None:
@@ -102,3 +106,17 @@ def test_the_words_are_the_rules_words() -> None:
     assert by_field["Customer.balance"][1] == "Members of Accounts, and admins."
     assert by_field["Mutation.createApiToken"][1] is not None
     assert by_field["Mutation.login"][0].endswith(ANYONE)  # type: ignore[union-attr]
+
+
+def test_the_description_rules_pass_over_the_schema() -> None:
+    done = subprocess.run([LINT], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_linter_sees_a_missing_description(tmp_path: Path) -> None:
+    undocumented = tmp_path / "schema.graphql"
+    undocumented.write_text(
+        '"""A thing."""\ntype Query {\n  """Its name."""\n  name: String\n  size: Int\n}\n'
+    )
+    done = subprocess.run([LINT, undocumented], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1 and "Query.size" in done.stdout, done.stdout + done.stderr
