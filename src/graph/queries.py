@@ -115,11 +115,9 @@ async def _tokens(
 class Query:
     @strawberry.field(
         extensions=allowed(STAFF),
-        description=(
-            "Any object by its id (WorkOrder, DepartmentTask, Department,"
-            " User, Customer, LedgerEntry, Token, ...); null for an "
-            "unknown id or one the caller may not see."
-        ),
+        description="Any object by its id (WorkOrder, DepartmentTask, Department, User, Customer, "
+        "LedgerEntry, Token, ...); null for an id that names nothing, or an account or token the "
+        "caller may not know of.",
     )
     async def node(
         self,
@@ -356,10 +354,8 @@ class Query:
         search: Annotated[
             str | None,
             strawberry.argument(
-                description=(
-                    "Only tasks whose order number, customer name or any detail "
-                    "contains this text (any case)."
-                )
+                description="Only tasks whose order number, customer name or any detail contains "
+                "this text (any case)."
             ),
         ] = None,
     ) -> QueueConnection:
@@ -433,9 +429,8 @@ class Query:
         code: Annotated[
             str,
             strawberry.argument(
-                description=(
-                    "What was scanned: an order number (any case) or the address its QR code holds."
-                )
+                description="What was scanned: an order number (any case) or the address its QR "
+                "code holds."
             ),
         ],
     ) -> ScanAnswer:

@@ -274,10 +274,8 @@ class Subscription:
         after: Annotated[
             str | None,
             strawberry.argument(
-                description=(
-                    "Resume after this event cursor (an event's `cursor`, or a "
-                    "`queue` page's `eventCursor`): what was missed comes first."
-                )
+                description="Resume after this event cursor (an event's `cursor`, or a `queue` "
+                "page's `eventCursor`): what was missed comes first."
             ),
         ] = None,
     ) -> AsyncGenerator[QueueEvent, None]:

@@ -20,9 +20,8 @@ class ContactInput:
     )
     email: str | None = strawberry.field(
         default=None,
-        description=(
-            "Where the shop's emails to the customer go. Null: not given; an empty text clears it."
-        ),
+        description="Where the shop's emails to the customer go. Null: not given; an empty text "
+        "clears it.",
     )
     phone: str | None = strawberry.field(
         default=None,
@@ -34,10 +33,8 @@ class ContactInput:
     )
     notes: str | None = strawberry.field(
         default=None,
-        description=(
-            "Anything the shop should know of the customer. Null: not "
-            "given; an empty text clears them."
-        ),
+        description="Anything the shop should know of the customer. Null: not given; an empty "
+        "text clears them.",
     )
     receives_email: bool | None = strawberry.field(
         default=None,

@@ -37,9 +37,8 @@ class LoginPayload:
 
 
 @strawberry.mutation(
-    description=(
-        "Signs in with email and password and answers a session token (the secret, shown once)."
-    )
+    description="Signs in with email and password and answers a session token (the secret, shown "
+    "once)."
 )
 async def login(info: Info, input: LoginInput) -> LoginPayload:
     context = info.context

@@ -80,9 +80,8 @@ class SetUserDepartmentsPayload:
 
 @strawberry.mutation(
     extensions=allowed(ADMINS),
-    description=(
-        "Replaces a person's department memberships; their live subscriptions are checked again."
-    ),
+    description="Replaces a person's department memberships; their live subscriptions are checked "
+    "again.",
 )
 async def set_user_departments(
     info: Info, input: SetUserDepartmentsInput

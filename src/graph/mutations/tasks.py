@@ -153,9 +153,8 @@ async def complete_task(info: Info, input: CompleteTaskInput) -> CompleteTaskPay
 
 @strawberry.mutation(
     extensions=moves(TaskAction.REOPEN),
-    description=(
-        "Sends a COMPLETED task back to PENDING, with a reason; the tasks after it wait again."
-    ),
+    description="Sends a COMPLETED task back to PENDING, with a reason; the tasks after it wait "
+    "again.",
 )
 async def reopen_task(info: Info, input: ReopenTaskInput) -> ReopenTaskPayload:
     return await _move(info, ReopenTaskPayload, TaskAction.REOPEN, input.task_id, input.reason)

@@ -49,10 +49,8 @@ class UpdateWebhookPayload:
 
 @strawberry.mutation(
     extensions=allowed(ADMINS),
-    description=(
-        "Changes a webhook's address, kinds of events, departments or"
-        " description; what is not given stays."
-    ),
+    description="Changes a webhook's address, kinds of events, departments or description; what "
+    "is not given stays.",
 )
 async def update_webhook(info: Info, input: UpdateWebhookInput) -> UpdateWebhookPayload:
     async def work(conn: AsyncConnection) -> UpdateWebhookPayload:

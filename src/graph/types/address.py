@@ -33,9 +33,8 @@ class Address:
 class AddressInput:
     lines: list[str] = strawberry.field(
         default_factory=list,
-        description=(
-            "Street and house, up to 4 lines of up to 120 characters; empty lines are dropped."
-        ),
+        description="Street and house, up to 4 lines of up to 120 characters; empty lines are "
+        "dropped.",
     )
     postcode: str | None = strawberry.field(
         default=None, description="The postal code; empty or null clears it."

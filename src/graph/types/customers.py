@@ -33,9 +33,7 @@ CUSTOMER_RULES = {CustomerCommand.EDIT: SALES}
 
 
 @strawberry.type(
-    description=(
-        "Someone the shop works for: the work orders, the ledger and the emails are theirs."
-    )
+    description="Someone the shop works for: the work orders, the ledger and the emails are theirs."
 )
 class Customer(relay.Node):
     id: relay.NodeID[int]

@@ -15,11 +15,8 @@ from graph.types.loading import nodes_of
 
 
 @strawberry.type(
-    description=(
-        "A part of the shop: Sales, Accounts, a production step, or "
-        "delivery. Production and delivery departments have a queue "
-        "of tasks."
-    )
+    description="A part of the shop: Sales, Accounts, a production step, or delivery. Production "
+    "and delivery departments have a queue of tasks."
 )
 class Department(relay.Node):
     id: relay.NodeID[int]
@@ -87,7 +84,7 @@ class Department(relay.Node):
 
 @strawberry.type(description="A kind a new department may be given now, and what goes with it.")
 class DepartmentKindChoice:
-    kind: DepartmentKind = strawberry.field(description="The kind.")
+    kind: DepartmentKind = strawberry.field(description="The kind a new department may be given.")
     available: bool = strawberry.field(
         description="False for DELIVERY once there is one: there is exactly one."
     )
@@ -95,9 +92,8 @@ class DepartmentKindChoice:
         description="Whether a department of this kind may hold back delivery (PRODUCTION only)."
     )
     gates_delivery_by_default: bool = strawberry.field(
-        description=(
-            "Whether a new department of this kind holds back delivery unless told otherwise."
-        )
+        description="Whether a new department of this kind holds back delivery unless told "
+        "otherwise."
     )
 
     @classmethod

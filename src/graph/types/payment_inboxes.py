@@ -57,9 +57,8 @@ class PaymentInbox(relay.Node):
         first: Annotated[
             int | None,
             strawberry.argument(
-                description=(
-                    "How many requests to answer, newest first (20 when not given, at most 100)."
-                )
+                description="How many requests to answer, newest first (20 when not given, at "
+                "most 100)."
             ),
         ] = None,
     ) -> list["PaymentInboxRequest"]:

@@ -99,11 +99,8 @@ class TaskTransition:
 
 
 @strawberry.type(
-    description=(
-        "One department's part of one work order. It sits in the "
-        "department's queue while it may be started or is being "
-        "worked on."
-    )
+    description="One department's part of one work order. It sits in the department's queue while "
+    "it may be started or is being worked on."
 )
 class DepartmentTask(relay.Node):
     id: relay.NodeID[int]
@@ -119,9 +116,8 @@ class DepartmentTask(relay.Node):
         description="When it was completed; null while it is not."
     )
     version: int = strawberry.field(
-        description=(
-            "Rises with every change; send it as `expectedVersion` to change only what you saw."
-        )
+        description="Rises with every change; send it as `expectedVersion` to change only what "
+        "you saw."
     )
     _department_id: strawberry.Private[int]
     _work_order_id: strawberry.Private[int]

@@ -88,7 +88,7 @@ class Webhook(relay.Node):
 
 @strawberry.type(description="A kind of event a webhook may send, and what it means.")
 class WebhookEventKind:
-    kind: EventType = strawberry.field(description="The kind.")
+    kind: EventType = strawberry.field(description="The kind, as `eventKinds` names it.")
     label: str = strawberry.field(description="What it means, in words.")
 
 

@@ -224,10 +224,8 @@ ORDER_RULES = {
 
 
 @strawberry.type(
-    description=(
-        "A customer's job as the shop runs it: one task per "
-        "department it passes through, from Sales to delivery."
-    )
+    description="A customer's job as the shop runs it: one task per department it passes through, "
+    "from Sales to delivery."
 )
 class WorkOrder(relay.Node):
     id: relay.NodeID[int]
