@@ -11,9 +11,11 @@ from domain.enums import DepartmentKind, TokenKind
 
 
 class Rule:
-    """Whom a rule admits, and what the refused are told."""
+    """Whom a rule admits, what the refused are told, and `who`: whom it admits in words,
+    the end of the description of every field it guards (graph/permissions.py)."""
 
     message: str = "Forbidden."
+    who: str
 
     def admits(self, viewer: Viewer) -> bool:
         raise NotImplementedError
@@ -23,6 +25,7 @@ class Staff(Rule):
     """Any signed-in person; wall display tokens only read their queues."""
 
     message = "Wall display tokens can only read their departments' queues."
+    who = "Signed-in staff (not wall display tokens)."
 
     def admits(self, viewer: Viewer) -> bool:
         return viewer.is_person
@@ -33,6 +36,7 @@ class Session(Rule):
     their maker without it, so they cannot make tokens (one stolen would make more)."""
 
     message = "Only a signed-in session can do this: API and display tokens cannot make tokens."
+    who = "Signed-in sessions (not API or display tokens)."
 
     def admits(self, viewer: Viewer) -> bool:
         return viewer.token_kind is TokenKind.SESSION
@@ -40,6 +44,7 @@ class Session(Rule):
 
 class Admins(Rule):
     message = "Only admins can do this."
+    who = "Admins."
 
     def admits(self, viewer: Viewer) -> bool:
         return viewer.is_person and viewer.is_admin
@@ -56,9 +61,16 @@ class InDepartmentOfKind(Rule):
         object.__setattr__(self, "kinds", frozenset(kinds))
 
     @property
+    def departments(self) -> str:
+        return " or ".join(sorted(kind.capitalize() for kind in self.kinds))
+
+    @property
     def message(self) -> str:  # type: ignore[override]
-        kinds = " or ".join(sorted(kind.capitalize() for kind in self.kinds))
-        return f"Only people in {kinds} (or admins) can do this."
+        return f"Only people in {self.departments} (or admins) can do this."
+
+    @property
+    def who(self) -> str:  # type: ignore[override]
+        return f"Members of {self.departments}, and admins."
 
     def admits(self, viewer: Viewer) -> bool:
         if not viewer.is_person:

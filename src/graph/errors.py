@@ -13,8 +13,8 @@ from graph.types import enums as _registered  # noqa: F401  (UserErrorCode)
 
 @strawberry.type(description="An expected failure: the request changed nothing.")
 class UserError:
-    code: ErrorCode
-    message: str
+    code: ErrorCode = strawberry.field(description="What kind of failure, to switch on.")
+    message: str = strawberry.field(description="What went wrong, in words to show a person.")
     field: str | None = strawberry.field(
         default=None, description="The input field at fault, when there is one."
     )
@@ -29,8 +29,8 @@ class UserError:
     description="Something a person should know of what the request did: it was done.",
 )
 class PayloadWarning:
-    code: WarningCode
-    message: str
+    code: WarningCode = strawberry.field(description="What kind of warning, to switch on.")
+    message: str = strawberry.field(description="What to tell the person, in words.")
 
     @classmethod
     def of(cls, notices: list[Notice]) -> list["PayloadWarning"]:

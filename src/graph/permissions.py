@@ -15,9 +15,12 @@ from enum import StrEnum
 from typing import Any
 
 import strawberry
+from graphql import GraphQLObjectType, GraphQLSchema
 from strawberry.extensions.field_extension import FieldExtension
 from strawberry.permission import BasePermission, PermissionExtension
+from strawberry.schema.schema_converter import GraphQLCoreConverter
 from strawberry.schema_directive import Location
+from strawberry.types.field import StrawberryField
 
 from api import rules
 from api.errors import forbidden, unauthenticated
@@ -25,6 +28,7 @@ from api.viewer import Viewer
 from domain.enums import DepartmentKind, TaskAction
 from domain.transitions import TRANSITIONS, Who
 from graph.context import Info
+from graph.types.enums import describe_values
 
 
 def _readable_departments(viewer: Viewer) -> list[int]:
@@ -43,7 +47,10 @@ def viewer_of(info: Info) -> Viewer:
 
 
 class Forbidden(BasePermission):
+    """A rule of the schema; `who` says whom it admits, in words (see `say_who_may`)."""
+
     error_extensions = {"code": "FORBIDDEN"}
+    who: str
 
 
 class Declared(Forbidden):
@@ -53,6 +60,7 @@ class Declared(Forbidden):
     def __init__(self, rule: rules.Rule) -> None:
         self.rule = rule
         self.message = rule.message
+        self.who = rule.who
 
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
         return self.rule.admits(viewer_of(info))
@@ -99,6 +107,7 @@ class SeesQueue(Forbidden):
     """The queue of `department`: its members, admins, and display tokens naming it."""
 
     message = "Only members of this department (or admins, or its wall displays) can see its queue."
+    who = "Members of the department, its wall displays, and admins."
 
     async def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
         viewer = viewer_of(info)
@@ -115,6 +124,7 @@ class SeesDeliveryGate(Forbidden):
     """Gate events: admins, members of the delivery department, and its wall displays."""
 
     message = "Only the delivery department (or admins, or its wall displays) can see this."
+    who = "Members of a delivery department, its wall displays, and admins."
 
     async def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
         viewer = viewer_of(info)
@@ -146,6 +156,7 @@ class WhenGiven(Forbidden):
         named = first + "".join(w.title() for w in rest)
         kinds = sorted(rule.kinds)
         self.message = f"Only members of {' or '.join(kinds)} (or admins) can ask for {named}."
+        self.who = f"With `{named}`: {rule.who[0].lower()}{rule.who[1:]}"
         self._directive = WhenGivenDirective(argument=named, kinds=kinds)
 
     @property
@@ -158,6 +169,7 @@ class WhenGiven(Forbidden):
 
 class IsSelf(Forbidden):
     message = "Only the user themselves can see this."
+    who = "The user themselves."
 
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
         viewer = viewer_of(info)
@@ -166,6 +178,7 @@ class IsSelf(Forbidden):
 
 class SelfOrAdmin(Forbidden):
     message = "Only admins and the user themselves can see this."
+    who = "The user themselves, and admins."
 
     def has_permission(self, source: Any, info: Info, **kwargs: Any) -> bool:
         return rules.owns_or_administers(viewer_of(info), source.id)
@@ -186,9 +199,42 @@ def require(rule: BasePermission, info: Info) -> None:
         raise forbidden(rule.message or "")
 
 
-def allowed(*rules: BasePermission) -> list[FieldExtension]:
+def allowed(*rules: Forbidden) -> list[FieldExtension]:
     """`extensions=allowed(STAFF)`: the caller must pass every rule listed."""
     return [PermissionExtension(list(rules))]
+
+
+# What a root field declaring no rule ends with: it answers callers with or without a token.
+ANYONE = "Anyone, with or without a token."
+
+
+def who_may(field: StrawberryField) -> str | None:
+    """Whom the rules `field` declares admit, in words; None when it declares none."""
+    words = [
+        rule.who
+        for extension in field.extensions
+        if isinstance(extension, PermissionExtension)
+        for rule in extension.permissions
+        if isinstance(rule, Forbidden)
+    ]
+    return " ".join(words) or None
+
+
+def say_who_may(schema: GraphQLSchema) -> None:
+    """Ends the description of every field that declares rules, and of every root field,
+    with whom they admit: introspection then tells it (the SDL's directives do not), from
+    the rules themselves, so the words cannot drift from what is enforced."""
+    roots = {schema.query_type, schema.mutation_type, schema.subscription_type}
+    for type_ in schema.type_map.values():
+        if not isinstance(type_, GraphQLObjectType) or type_.name.startswith("__"):
+            continue
+        for field in type_.fields.values():
+            definition = field.extensions.get(GraphQLCoreConverter.DEFINITION_BACKREF)
+            words = who_may(definition) if isinstance(definition, StrawberryField) else None
+            if words is None and type_ in roots:
+                words = ANYONE
+            if words is not None:
+                field.description = " ".join(filter(None, [field.description, words]))
 
 
 STAFF = IsStaff()
@@ -208,7 +254,7 @@ SELF = IsSelf()
 
 # Who may move a task, from the transition table: the declared rule is what the caller alone
 # decides; whose department and who started it, the guarded statement checks per task.
-MOVERS: dict[Who, BasePermission] = {
+MOVERS: dict[Who, Forbidden] = {
     Who.DEPARTMENT_MEMBER: STAFF,
     Who.TASK_HOLDER: STAFF,
     Who.ADMIN: ADMINS,
@@ -221,7 +267,9 @@ def moves(action: TaskAction) -> list[FieldExtension]:
     return allowed(MOVERS[TRANSITIONS[action].who])
 
 
-@strawberry.enum
+@strawberry.enum(
+    description="An access rule, by name: `User.access` lists those the caller passes."
+)
 class AccessRule(StrEnum):
     """The rules above that screens ask about, by name (`User.access`)."""
 
@@ -232,7 +280,7 @@ class AccessRule(StrEnum):
     READS_LEDGER = "READS_LEDGER"
 
 
-RULES_BY_NAME: dict[AccessRule, BasePermission] = {
+RULES_BY_NAME: dict[AccessRule, Forbidden] = {
     AccessRule.STAFF: STAFF,
     AccessRule.ADMINS: ADMINS,
     AccessRule.SALES: SALES,
@@ -244,3 +292,12 @@ RULES_BY_NAME: dict[AccessRule, BasePermission] = {
 def rules_passed(info: Info) -> list[AccessRule]:
     """The named rules the caller passes, each asked as a field would ask it."""
     return [name for name, rule in RULES_BY_NAME.items() if passes(rule, info)]
+
+
+describe_values(
+    AccessRule,
+    {
+        name: f"Passed by: {rule.who[0].lower()}{rule.who[1:]}"
+        for name, rule in RULES_BY_NAME.items()
+    },
+)

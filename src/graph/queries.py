@@ -112,10 +112,22 @@ async def _tokens(
     return TokenConnection(edges=edges, page_info=page)
 
 
-@strawberry.type
+@strawberry.type(description="What can be read. Each field ends with who may ask for it.")
 class Query:
-    @strawberry.field(extensions=allowed(STAFF))
-    async def node(self, info: Info, id: relay.GlobalID) -> relay.Node | None:
+    @strawberry.field(
+        extensions=allowed(STAFF),
+        description="Any object by its id (WorkOrder, DepartmentTask, Department, User, Customer, "
+        "LedgerEntry, Token, ...); null for an id that names nothing, or an account or token the "
+        "caller may not know of.",
+    )
+    async def node(
+        self,
+        info: Info,
+        id: Annotated[
+            relay.GlobalID,
+            strawberry.argument(description="The id of any object that implements Node."),
+        ],
+    ) -> relay.Node | None:
         node_type = NODE_TYPES.get(id.type_name)
         pk = decode_id(id, id.type_name) if node_type else None
         if node_type is None or pk is None:
@@ -157,7 +169,7 @@ class Query:
         existing = [d.kind for d in await info.context.loaders.all_departments()]
         return [DepartmentKindChoice.of(c) for c in kind_choices(existing)]
 
-    @strawberry.field(extensions=allowed(ADMINS))
+    @strawberry.field(extensions=allowed(ADMINS), description="Every user, oldest first.")
     async def users(
         self, info: Info, first: int | None = None, after: str | None = None
     ) -> relay.Connection[User]:
@@ -207,8 +219,13 @@ class Query:
     async def webhook_deliveries(
         self,
         info: Info,
-        webhook_id: relay.GlobalID,
-        status: DeliveryStatus | None = None,
+        webhook_id: Annotated[
+            relay.GlobalID, strawberry.argument(description="The webhook whose deliveries to list.")
+        ],
+        status: Annotated[
+            DeliveryStatus | None,
+            strawberry.argument(description="Only the deliveries in this state."),
+        ] = None,
         first: int | None = None,
         after: str | None = None,
     ) -> WebhookDeliveryConnection:
@@ -232,7 +249,9 @@ class Query:
     async def mail_messages(
         self,
         info: Info,
-        status: DeliveryStatus | None = None,
+        status: Annotated[
+            DeliveryStatus | None, strawberry.argument(description="Only the emails in this state.")
+        ] = None,
         first: int | None = None,
         after: str | None = None,
     ) -> MailMessageConnection:
@@ -245,8 +264,14 @@ class Query:
         edges, page = build_edges(rows, limit, after, lambda r: [r.id], MailMessage.of)
         return MailMessageConnection(edges=edges, page_info=page)
 
-    @strawberry.field(extensions=allowed(STAFF))
-    async def work_order(self, info: Info, id: relay.GlobalID) -> WorkOrder | None:
+    @strawberry.field(
+        extensions=allowed(STAFF), description="A work order by its id; null for an unknown id."
+    )
+    async def work_order(
+        self,
+        info: Info,
+        id: Annotated[relay.GlobalID, strawberry.argument(description="The work order's id.")],
+    ) -> WorkOrder | None:
         pk = decode_id(id, "WorkOrder")
         row = await info.context.loaders.work_order.load(pk) if pk else None
         return WorkOrder.of(row) if row else None
@@ -259,8 +284,12 @@ class Query:
     async def work_orders(
         self,
         info: Info,
-        status: WorkOrderStatus | None = None,
-        customer_id: relay.GlobalID | None = None,
+        status: Annotated[
+            WorkOrderStatus | None, strawberry.argument(description="Only orders in this status.")
+        ] = None,
+        customer_id: Annotated[
+            relay.GlobalID | None, strawberry.argument(description="Only this customer's orders.")
+        ] = None,
         search: Annotated[
             str | None,
             strawberry.argument(description="Part of the order number or customer name."),
@@ -273,14 +302,19 @@ class Query:
             bool | None,
             strawberry.argument(description="Orders on hold only, or none of them."),
         ] = None,
-        priority: WorkOrderPriority | None = None,
+        priority: Annotated[
+            WorkOrderPriority | None,
+            strawberry.argument(description="Only orders of this priority."),
+        ] = None,
         due_before: Annotated[
             datetime | None,
             strawberry.argument(
                 description="Due before this moment (orders with no due date are left out)."
             ),
         ] = None,
-        order_by: WorkOrderOrder = WorkOrderOrder.CREATED_AT,
+        order_by: Annotated[
+            WorkOrderOrder, strawberry.argument(description="How to sort the orders.")
+        ] = WorkOrderOrder.CREATED_AT,
         first: int | None = None,
         after: str | None = None,
     ) -> relay.Connection[WorkOrder]:
@@ -322,10 +356,16 @@ class Query:
     async def queue(
         self,
         info: Info,
-        department: str,
+        department: Annotated[str, strawberry.argument(description="The department's code.")],
         first: int | None = None,
         after: str | None = None,
-        search: str | None = None,
+        search: Annotated[
+            str | None,
+            strawberry.argument(
+                description="Only tasks whose order number, customer name or any detail contains "
+                "this text (any case)."
+            ),
+        ] = None,
     ) -> QueueConnection:
         limit = page_size(first)
         cursor = decode_queue_cursor(after)
@@ -357,7 +397,11 @@ class Query:
         "work still holds the task): read it again after the queue's gate events, and now "
         "and then.",
     )
-    async def awaiting_proof(self, info: Info, department: str) -> list[DepartmentTask]:
+    async def awaiting_proof(
+        self,
+        info: Info,
+        department: Annotated[str, strawberry.argument(description="The department's code.")],
+    ) -> list[DepartmentTask]:
         dept = (await info.context.loaders.department_codes()).get(department)
         if dept is None:
             raise not_found(f"No department has the code '{department}'.")
@@ -387,7 +431,17 @@ class Query:
         "caller's task on that order and the move to make now, or why there is none. `code` "
         "is the order number, or the order page's address its QR code holds.",
     )
-    async def scan(self, info: Info, code: str) -> ScanAnswer:
+    async def scan(
+        self,
+        info: Info,
+        code: Annotated[
+            str,
+            strawberry.argument(
+                description="What was scanned: an order number (any case) or the address its QR "
+                "code holds."
+            ),
+        ],
+    ) -> ScanAnswer:
         return await scan_answer(info, viewer_of(info), code)
 
     @strawberry.field(
@@ -397,7 +451,7 @@ class Query:
     async def department_flow(
         self,
         info: Info,
-        department: str,
+        department: Annotated[str, strawberry.argument(description="The department's code.")],
         start: Annotated[datetime, FROM],
         end: Annotated[datetime, TO],
     ) -> DepartmentFlow:
@@ -437,11 +491,19 @@ class Query:
             rows = await reads.receivables_ageing(conn)
         return ReceivablesAgeing.of(rows, datetime.now(UTC))
 
-    @strawberry.field(extensions=allowed(SEES_QUOTES, READS_LEDGER_TO_FILTER_REFUNDS))
+    @strawberry.field(
+        extensions=allowed(SEES_QUOTES, READS_LEDGER_TO_FILTER_REFUNDS),
+        description="Customers, oldest first; `search` and `refundDue` narrow them.",
+    )
     async def customers(
         self,
         info: Info,
-        search: str | None = None,
+        search: Annotated[
+            str | None,
+            strawberry.argument(
+                description="Only customers whose name contains this text (any case)."
+            ),
+        ] = None,
         first: int | None = None,
         after: str | None = None,
         refund_due: Annotated[
@@ -465,8 +527,14 @@ class Query:
         edges, page = build_edges(rows, limit, after, lambda r: [r.id], Customer.of)
         return relay.Connection(edges=edges, page_info=page)
 
-    @strawberry.field(extensions=allowed(STAFF))
-    async def customer(self, info: Info, id: relay.GlobalID) -> Customer | None:
+    @strawberry.field(
+        extensions=allowed(STAFF), description="A customer by its id; null for an unknown id."
+    )
+    async def customer(
+        self,
+        info: Info,
+        id: Annotated[relay.GlobalID, strawberry.argument(description="The customer's id.")],
+    ) -> Customer | None:
         pk = decode_id(id, "Customer")
         row = await info.context.loaders.customer.load(pk) if pk else None
         return Customer.of(row) if row else None

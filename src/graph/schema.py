@@ -3,6 +3,7 @@
 import logging
 import time
 from collections.abc import AsyncIterator, Iterator
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -16,11 +17,13 @@ from api.auth import load_viewer
 from api.errors import RETRY_AFTER_SECONDS, TopLevelCode, bad_request, service_unavailable
 from api.metrics import root_field
 from db.engine import unavailable
+from graph.conventions import describe_conventions
 from graph.cost import QueryCost
 from graph.documents import AcceptedDocuments, AnonymousTurns, asks_for_the_schema
 from graph.errors import should_mask
 from graph.mutations import Mutation
 from graph.mutations.upload_proof import UPLOAD
+from graph.permissions import say_who_may
 from graph.queries import Query
 from graph.subscriptions import Subscription
 from graph.types.customers import Customer
@@ -28,6 +31,7 @@ from graph.types.departments import Department
 from graph.types.ledger import LedgerEntry
 from graph.types.money import PLAIN_DECIMAL
 from graph.types.people import User
+from graph.types.scalars import DATE, DATE_TIME
 from graph.types.tasks import DepartmentTask
 from graph.types.work_orders import WorkOrder
 
@@ -179,7 +183,7 @@ def make_schema(
 ) -> S:
     """The API's schema: its types and its extensions, executed as `kind`, `masking` and
     `options` say (stock here; the engine room's own in graph/engine/schema.py)."""
-    return kind(
+    built = kind(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
@@ -196,9 +200,17 @@ def make_schema(
             AcceptedDocuments,
             lambda: masking(should_mask_error=should_mask),
         ],
-        scalar_overrides={Decimal: PLAIN_DECIMAL, UploadFile: UPLOAD},
+        scalar_overrides={
+            Decimal: PLAIN_DECIMAL,
+            datetime: DATE_TIME,
+            date: DATE,
+            UploadFile: UPLOAD,
+        },
         **options,
     )
+    describe_conventions(built._schema)
+    say_who_may(built._schema)
+    return built
 
 
 # Strawberry's own execution: the schema's text, the metrics' root fields, and what

@@ -10,7 +10,7 @@ import inspect
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol, TypeVar
+from typing import Annotated, Any, Protocol, TypeVar
 
 import strawberry
 from graphql import GraphQLError, located_error
@@ -258,7 +258,9 @@ async def _department_id(info: Info, code: str) -> int:
     return int(department.id)
 
 
-@strawberry.type
+@strawberry.type(
+    description="What can be followed over a websocket. Each ends with who may follow it."
+)
 class Subscription:
     @strawberry.subscription(
         extensions=allowed(SEES_QUEUE),
@@ -266,7 +268,16 @@ class Subscription:
         "the queue's eventCursor), every change after it is replayed first.",
     )
     async def queue_events(
-        self, info: Info, department: str, after: str | None = None
+        self,
+        info: Info,
+        department: Annotated[str, strawberry.argument(description="The department's code.")],
+        after: Annotated[
+            str | None,
+            strawberry.argument(
+                description="Resume after this event cursor (an event's `cursor`, or a `queue` "
+                "page's `eventCursor`): what was missed comes first."
+            ),
+        ] = None,
     ) -> AsyncGenerator[QueueEvent, None]:
         with located(info):
             department_id = await _department_id(info, department)
@@ -284,7 +295,14 @@ class Subscription:
         "delivery task in its queue falling due soon or late.",
     )
     async def delivery_gate_events(
-        self, info: Info, after: str | None = None
+        self,
+        info: Info,
+        after: Annotated[
+            str | None,
+            strawberry.argument(
+                description="Resume after this event cursor: what was missed comes first."
+            ),
+        ] = None,
     ) -> AsyncGenerator[DeliveryGateEvent, None]:
         with located(info):
             where = Filter(types=GATE_TYPES, gate=True)
@@ -297,7 +315,17 @@ class Subscription:
         description="Every change to one work order and its tasks.",
     )
     async def work_order_events(
-        self, info: Info, work_order_id: relay.GlobalID, after: str | None = None
+        self,
+        info: Info,
+        work_order_id: Annotated[
+            relay.GlobalID, strawberry.argument(description="The work order to follow.")
+        ],
+        after: Annotated[
+            str | None,
+            strawberry.argument(
+                description="Resume after this event cursor: what was missed comes first."
+            ),
+        ] = None,
     ) -> AsyncGenerator[WorkOrderEvent, None]:
         with located(info):
             pk = decode_id(work_order_id, "WorkOrder")
@@ -310,10 +338,17 @@ class Subscription:
 
     @strawberry.subscription(
         extensions=allowed(READS_LEDGER),
-        description="Entries posted to any customer's ledger. Accounts only.",
+        description="Entries posted to any customer's ledger.",
     )
     async def ledger_events(
-        self, info: Info, after: str | None = None
+        self,
+        info: Info,
+        after: Annotated[
+            str | None,
+            strawberry.argument(
+                description="Resume after this event cursor: what was missed comes first."
+            ),
+        ] = None,
     ) -> AsyncGenerator[LedgerEvent, None]:
         with located(info):
             where = Filter(types=(EventType.LEDGER_ENTRY_POSTED.value,))

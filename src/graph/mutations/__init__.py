@@ -42,7 +42,7 @@ from graph.mutations import (
 )
 
 
-@strawberry.type
+@strawberry.type(description="What can be changed. Each mutation ends with who may use it.")
 class Mutation:
     login = login.login
     create_department = create_department.create_department

@@ -71,8 +71,8 @@ async def check_password(info: Info, password: str, field: str = "password") -> 
 
 @strawberry.input
 class ChangePasswordInput:
-    old_password: str
-    new_password: str
+    old_password: str = strawberry.field(description="The caller's current password.")
+    new_password: str = strawberry.field(description="The new password: 8 to 256 characters.")
     revoke_api_tokens: bool = strawberry.field(
         default=False, description="End the caller's API tokens too (a leak suspected)."
     )

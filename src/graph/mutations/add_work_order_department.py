@@ -18,8 +18,12 @@ from graph.types.work_orders import ORDER_RULES, WorkOrder
 
 @strawberry.input
 class AddWorkOrderDepartmentInput:
-    work_order_id: relay.GlobalID
-    department_code: str
+    work_order_id: relay.GlobalID = strawberry.field(
+        description="The ACTIVE work order to add the task to."
+    )
+    department_code: str = strawberry.field(
+        description="The production department (one chosen per order) whose task to add."
+    )
     expected_version: int | None = strawberry.field(
         default=None, description="When given, the change applies only at this version."
     )

@@ -17,8 +17,8 @@ from graph.types.work_orders import ORDER_RULES, WorkOrder
 
 @strawberry.input
 class CancelWorkOrderInput:
-    work_order_id: relay.GlobalID
-    reason: str
+    work_order_id: relay.GlobalID = strawberry.field(description="The ACTIVE work order to cancel.")
+    reason: str = strawberry.field(description="Why, in words (kept in the order's history).")
 
 
 @strawberry.type
@@ -27,7 +27,10 @@ class CancelWorkOrderPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
-@strawberry.mutation(extensions=allowed(ORDER_RULES[WorkOrderCommand.CANCEL]))
+@strawberry.mutation(
+    extensions=allowed(ORDER_RULES[WorkOrderCommand.CANCEL]),
+    description="Cancels an ACTIVE order for good: its tasks leave every queue.",
+)
 async def cancel_work_order(info: Info, input: CancelWorkOrderInput) -> CancelWorkOrderPayload:
     async def work(conn: AsyncConnection) -> CancelWorkOrderPayload:
         with validation.every_problem() as check:

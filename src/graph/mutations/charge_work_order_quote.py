@@ -17,12 +17,14 @@ from graph.types.work_orders import ORDER_RULES
 
 @strawberry.input
 class ChargeWorkOrderQuoteInput:
-    work_order_id: relay.GlobalID
+    work_order_id: relay.GlobalID = strawberry.field(
+        description="The work order whose quote to charge."
+    )
 
 
 @strawberry.mutation(
     extensions=allowed(ORDER_RULES[WorkOrderCommand.CHARGE_QUOTE]),
-    description="Accounts: post a CHARGE of the order's current quote (idempotency key "
+    description="Post a CHARGE of the order's current quote (idempotency key "
     "quote-charge:<order number>:<order version>). Asked again before the quote changes, "
     "it answers with that charge, changed: false; an order without a quote, a cancelled "
     "one, or one whose charges already come to its quote is refused in words.",

@@ -17,7 +17,7 @@ from graph.types.customers import Customer
 
 @strawberry.input
 class CreateCustomerInput(ContactInput):
-    name: str
+    name: str = strawberry.field(description="The customer's name, as shown everywhere.")
     idempotency_key: str | None = idempotency_key_field()
 
 
@@ -28,7 +28,7 @@ class CreateCustomerPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
-@strawberry.mutation(extensions=allowed(SALES))
+@strawberry.mutation(extensions=allowed(SALES), description="Records a customer.")
 async def create_customer(info: Info, input: CreateCustomerInput) -> CreateCustomerPayload:
     async def work(conn: AsyncConnection) -> CreateCustomerPayload:
         with validation.every_problem() as check:

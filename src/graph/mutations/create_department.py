@@ -17,8 +17,10 @@ from graph.types.departments import Department
 @strawberry.input
 class CreateDepartmentInput:
     code: str = strawberry.field(description="Lowercase slug, unique.")
-    name: str
-    kind: DepartmentKind
+    name: str = strawberry.field(description="The name shown to people.")
+    kind: DepartmentKind = strawberry.field(
+        description="What the department does; there is at most one DELIVERY department."
+    )
     gates_delivery: bool | None = strawberry.field(
         default=None,
         description="Defaults to true for PRODUCTION (false for e.g. Design); only "
@@ -37,7 +39,7 @@ class CreateDepartmentPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
-@strawberry.mutation(extensions=allowed(ADMINS))
+@strawberry.mutation(extensions=allowed(ADMINS), description="Makes a department.")
 async def create_department(info: Info, input: CreateDepartmentInput) -> CreateDepartmentPayload:
     async def work(conn: AsyncConnection) -> CreateDepartmentPayload:
         with validation.every_problem() as check:

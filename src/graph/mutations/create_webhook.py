@@ -30,7 +30,9 @@ class CreateWebhookInput:
         description="Only events of these departments' tasks (events about no department "
         "are sent too); null: every department.",
     )
-    description: str | None = None
+    description: str | None = strawberry.field(
+        default=None, description="What the webhook is for, for admins; null when none."
+    )
 
 
 @strawberry.type

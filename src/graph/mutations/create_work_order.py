@@ -25,7 +25,7 @@ from graph.types.work_orders import WorkOrder
 
 @strawberry.input
 class CreateWorkOrderInput:
-    customer_id: relay.GlobalID
+    customer_id: relay.GlobalID = strawberry.field(description="The customer the order is for.")
     department_codes: list[str] = strawberry.field(
         description="The PRODUCTION departments that work on it; each gets one task. "
         "The delivery task is always added."
@@ -41,15 +41,25 @@ class CreateWorkOrderInput:
     job: JobInput | None = strawberry.field(
         default=None, description="The job, typed: kept in `details`, winning over its keys."
     )
-    needs_installation: bool = False
-    needs_transport: bool = False
-    needs_repair: bool = False
-    quote: MoneyInput | None = None
+    needs_installation: bool = strawberry.field(
+        default=False, description="Whether delivery includes installing the job."
+    )
+    needs_transport: bool = strawberry.field(
+        default=False, description="Whether the order is delivered rather than picked up."
+    )
+    needs_repair: bool = strawberry.field(
+        default=False, description="Whether the order includes a repair."
+    )
+    quote: MoneyInput | None = strawberry.field(
+        default=None, description="The price offered; null when none yet."
+    )
     due_at: datetime | None = strawberry.field(
         default=None,
         description="When the customer expects it: from 2000, at most 5 years ahead.",
     )
-    priority: WorkOrderPriority = WorkOrderPriority.NORMAL
+    priority: WorkOrderPriority = strawberry.field(
+        default=WorkOrderPriority.NORMAL, description="RUSH puts its tasks first in every queue."
+    )
     delivery_only: bool = strawberry.field(
         default=False,
         description="An order that only delivers (stock goods): no production department "
@@ -74,7 +84,10 @@ class CreateWorkOrderPayload:
     )
 
 
-@strawberry.mutation(extensions=allowed(SALES))
+@strawberry.mutation(
+    extensions=allowed(SALES),
+    description="Takes a work order: one task per department it passes through, and delivery.",
+)
 async def create_work_order(info: Info, input: CreateWorkOrderInput) -> CreateWorkOrderPayload:
     async def work(conn: AsyncConnection) -> CreateWorkOrderPayload:
         with validation.every_problem() as check:

@@ -14,11 +14,28 @@ class ContactInput:
     """The parts createCustomer and updateCustomer take besides the name (null: not
     given; an empty text clears). Their inputs extend it."""
 
-    contact_name: str | None = None
-    email: str | None = None
-    phone: str | None = None
-    address: AddressInput | None = None
-    notes: str | None = None
+    contact_name: str | None = strawberry.field(
+        default=None,
+        description="The person to speak to. Null: not given; an empty text clears it.",
+    )
+    email: str | None = strawberry.field(
+        default=None,
+        description="Where the shop's emails to the customer go. Null: not given; an empty text "
+        "clears it.",
+    )
+    phone: str | None = strawberry.field(
+        default=None,
+        description="Digits and + ( ) - . / only. Null: not given; an empty text clears it.",
+    )
+    address: AddressInput | None = strawberry.field(
+        default=None,
+        description="Where to deliver, replacing any address before whole. Null: not given.",
+    )
+    notes: str | None = strawberry.field(
+        default=None,
+        description="Anything the shop should know of the customer. Null: not given; an empty "
+        "text clears them.",
+    )
     receives_email: bool | None = strawberry.field(
         default=None,
         description="Whether the shop emails the customer about their orders (a proof to "

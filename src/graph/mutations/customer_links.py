@@ -20,7 +20,9 @@ from graph.types.customer_links import CustomerLink
 
 @strawberry.input
 class CreateCustomerLinkInput:
-    work_order_id: relay.GlobalID
+    work_order_id: relay.GlobalID = strawberry.field(
+        description="The work order whose page the link shows."
+    )
     expires_at: datetime | None = strawberry.field(
         default=None,
         description="When it stops working; when omitted, PRESSROOM_CUSTOMER_LINK_DAYS (60) "
@@ -74,7 +76,7 @@ async def create_customer_link(
 
 @strawberry.input
 class RevokeCustomerLinkInput:
-    id: relay.GlobalID
+    id: relay.GlobalID = strawberry.field(description="The link to revoke.")
 
 
 @strawberry.type

@@ -16,16 +16,21 @@ from graph.permissions import ADMINS, allowed
 
 @strawberry.input
 class DeletePaymentInboxInput:
-    inbox_id: relay.GlobalID
+    inbox_id: relay.GlobalID = strawberry.field(description="The payment inbox to delete.")
 
 
 @strawberry.type
 class DeletePaymentInboxPayload:
-    deleted_inbox_id: strawberry.ID | None = None
+    deleted_inbox_id: strawberry.ID | None = strawberry.field(
+        default=None, description="The id of the inbox deleted; null when there are `userErrors`."
+    )
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
-@strawberry.mutation(extensions=allowed(ADMINS))
+@strawberry.mutation(
+    extensions=allowed(ADMINS),
+    description="Deletes a payment inbox: its address then refuses every notification.",
+)
 async def delete_payment_inbox(
     info: Info, input: DeletePaymentInboxInput
 ) -> DeletePaymentInboxPayload:

@@ -15,16 +15,21 @@ from graph.permissions import ADMINS, allowed
 
 @strawberry.input
 class DeleteWebhookInput:
-    webhook_id: relay.GlobalID
+    webhook_id: relay.GlobalID = strawberry.field(description="The webhook to delete.")
 
 
 @strawberry.type
 class DeleteWebhookPayload:
-    deleted_webhook_id: strawberry.ID | None = None
+    deleted_webhook_id: strawberry.ID | None = strawberry.field(
+        default=None,
+        description="The id of the webhook deleted; null when there are `userErrors`.",
+    )
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
-@strawberry.mutation(extensions=allowed(ADMINS))
+@strawberry.mutation(
+    extensions=allowed(ADMINS), description="Deletes a webhook: it sends nothing more."
+)
 async def delete_webhook(info: Info, input: DeleteWebhookInput) -> DeleteWebhookPayload:
     async def work(conn: AsyncConnection) -> DeleteWebhookPayload:
         webhook_id = require_id(input.webhook_id, "Webhook", "webhookId")

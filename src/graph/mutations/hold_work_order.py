@@ -17,7 +17,9 @@ from graph.types.work_orders import ORDER_RULES, WorkOrder
 
 @strawberry.input
 class HoldWorkOrderInput:
-    work_order_id: relay.GlobalID
+    work_order_id: relay.GlobalID = strawberry.field(
+        description="The ACTIVE work order to put on hold."
+    )
     reason: str = strawberry.field(description="Why it waits (the proof, a payment, ...).")
 
 

@@ -20,8 +20,8 @@ from graph.types.people import User
 
 @strawberry.input
 class LoginInput:
-    email: str
-    password: str
+    email: str = strawberry.field(description="The sign-in email, in any case.")
+    password: str = strawberry.field(description="The password.")
 
 
 @strawberry.type
@@ -36,7 +36,10 @@ class LoginPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
-@strawberry.mutation
+@strawberry.mutation(
+    description="Signs in with email and password and answers a session token (the secret, shown "
+    "once)."
+)
 async def login(info: Info, input: LoginInput) -> LoginPayload:
     context = info.context
     proven: people.Proven | None = None

@@ -17,11 +17,16 @@ from graph.types.people import User
 
 @strawberry.input
 class CreateUserInput:
-    email: str
-    name: str
-    password: str
-    department_codes: list[str]
-    is_admin: bool = False
+    email: str = strawberry.field(description="The sign-in email, unique in any case.")
+    name: str = strawberry.field(description="The name shown to others.")
+    password: str = strawberry.field(description="The first password: 8 to 256 characters.")
+    department_codes: list[str] = strawberry.field(
+        description="The departments the person is a member of (may be empty)."
+    )
+    is_admin: bool = strawberry.field(
+        default=False,
+        description="Whether the person is an admin (passes every rule but working on tasks).",
+    )
     idempotency_key: str | None = idempotency_key_field(
         " The password is not compared (it is never kept, only its hash): a retry answers "
         "the user with the password the first request set."
@@ -35,7 +40,7 @@ class CreateUserPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
-@strawberry.mutation(extensions=allowed(ADMINS))
+@strawberry.mutation(extensions=allowed(ADMINS), description="Makes an account for a person.")
 async def create_user(info: Info, input: CreateUserInput) -> CreateUserPayload:
     async def work(conn: AsyncConnection) -> CreateUserPayload:
         with validation.every_problem() as check:
@@ -61,7 +66,7 @@ async def create_user(info: Info, input: CreateUserInput) -> CreateUserPayload:
 
 @strawberry.input
 class SetUserDepartmentsInput:
-    user_id: relay.GlobalID
+    user_id: relay.GlobalID = strawberry.field(description="The user whose memberships to replace.")
     department_codes: list[str] = strawberry.field(
         description="The user's complete membership after this call."
     )
@@ -73,7 +78,11 @@ class SetUserDepartmentsPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
-@strawberry.mutation(extensions=allowed(ADMINS))
+@strawberry.mutation(
+    extensions=allowed(ADMINS),
+    description="Replaces a person's department memberships; their live subscriptions are checked "
+    "again.",
+)
 async def set_user_departments(
     info: Info, input: SetUserDepartmentsInput
 ) -> SetUserDepartmentsPayload:

@@ -21,11 +21,15 @@ from graph.types.ledger import LedgerEntry
 
 @strawberry.input
 class PostLedgerEntryInput:
-    customer_id: relay.GlobalID
+    customer_id: relay.GlobalID = strawberry.field(
+        description="The customer whose ledger takes the entry."
+    )
     work_order_id: relay.GlobalID | None = strawberry.field(
         default=None, description="The work order it is posted against (of the same customer)."
     )
-    kind: LedgerEntryKind
+    kind: LedgerEntryKind = strawberry.field(
+        description="What the entry records; it decides the sign."
+    )
     amount: Decimal = strawberry.field(
         description="Positive; the kind gives the sign. Only an ADJUSTMENT is signed as given "
         "(positive raises what the customer owes)."
@@ -33,7 +37,9 @@ class PostLedgerEntryInput:
     currency: str | None = strawberry.field(
         default=None, description="ISO 4217 code; the shop's currency when omitted."
     )
-    memo: str | None = None
+    memo: str | None = strawberry.field(
+        default=None, description="A note on the entry (e.g. why a credit was given)."
+    )
     idempotency_key: str = strawberry.field(
         description="One per intended entry (e.g. a UUID made when the form opens): a retry "
         "with the same key and content returns the original entry, changed: false. Keys "
@@ -52,7 +58,7 @@ class PostLedgerEntryPayload:
 
 @strawberry.mutation(
     extensions=allowed(READS_LEDGER),
-    description="Accounts: append an entry to a customer's ledger (never edited; a "
+    description="Append an entry to a customer's ledger (never edited; a "
     "correction is a new entry).",
 )
 async def post_ledger_entry(info: Info, input: PostLedgerEntryInput) -> PostLedgerEntryPayload:

@@ -21,14 +21,18 @@ from graph.types.work_orders import WorkOrder
 
 @strawberry.input
 class ApproveProofInput:
-    work_order_id: relay.GlobalID
+    work_order_id: relay.GlobalID = strawberry.field(
+        description="The work order whose proof the customer approved."
+    )
     version: int = strawberry.field(description="The version the customer approved.")
     approver_name: str = strawberry.field(description="Who approved it, as the customer said.")
 
 
 @strawberry.input
 class RequestProofChangesInput:
-    work_order_id: relay.GlobalID
+    work_order_id: relay.GlobalID = strawberry.field(
+        description="The work order whose proof the customer sent back."
+    )
     version: int = strawberry.field(description="The version the customer sent back.")
     comment: str = strawberry.field(description="What the customer wants changed.")
     approver_name: str = strawberry.field(description="Who asked, as the customer said.")

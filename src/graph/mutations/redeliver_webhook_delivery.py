@@ -20,7 +20,7 @@ PRUNED = (
 
 @strawberry.input
 class RedeliverWebhookDeliveryInput:
-    delivery_id: relay.GlobalID
+    delivery_id: relay.GlobalID = strawberry.field(description="The delivery to send again.")
 
 
 @strawberry.type

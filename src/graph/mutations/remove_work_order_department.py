@@ -18,9 +18,13 @@ from graph.types.work_orders import WorkOrder
 
 @strawberry.input
 class RemoveWorkOrderDepartmentInput:
-    work_order_id: relay.GlobalID
-    department_code: str
-    reason: str
+    work_order_id: relay.GlobalID = strawberry.field(
+        description="The ACTIVE work order to take the task off."
+    )
+    department_code: str = strawberry.field(
+        description="The production department whose PENDING task to remove."
+    )
+    reason: str = strawberry.field(description="Why, in words (kept in the task's history).")
     expected_version: int | None = strawberry.field(
         default=None, description="When given, the change applies only at this version."
     )

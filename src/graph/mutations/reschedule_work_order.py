@@ -20,11 +20,11 @@ from graph.types.work_orders import ORDER_RULES, WorkOrder
 
 @strawberry.input
 class RescheduleWorkOrderInput:
-    work_order_id: relay.GlobalID
+    work_order_id: relay.GlobalID = strawberry.field(description="The work order to reschedule.")
     due_at: datetime | None = strawberry.field(
         description="The new due date (null for none): from 2000, at most 5 years ahead."
     )
-    priority: WorkOrderPriority
+    priority: WorkOrderPriority = strawberry.field(description="The new priority.")
     expected_version: int | None = strawberry.field(
         default=None, description="When given, the change applies only at this version."
     )

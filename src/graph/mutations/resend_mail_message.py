@@ -19,7 +19,7 @@ from graph.types.mail import MAIL_RULES, MailMessage
 
 @strawberry.input
 class ResendMailMessageInput:
-    message_id: relay.GlobalID
+    message_id: relay.GlobalID = strawberry.field(description="The email to send again.")
 
 
 @strawberry.type

@@ -16,7 +16,7 @@ from graph.types.work_orders import ORDER_RULES, WorkOrder
 
 @strawberry.input
 class ResumeWorkOrderInput:
-    work_order_id: relay.GlobalID
+    work_order_id: relay.GlobalID = strawberry.field(description="The work order to take off hold.")
 
 
 @strawberry.type

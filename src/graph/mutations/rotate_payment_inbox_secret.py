@@ -19,7 +19,9 @@ from graph.types.payment_inboxes import PaymentInbox
 
 @strawberry.input
 class RotatePaymentInboxSecretInput:
-    inbox_id: relay.GlobalID
+    inbox_id: relay.GlobalID = strawberry.field(
+        description="The payment inbox whose secret to replace."
+    )
     overlap_hours: int = strawberry.field(
         default=payments.OVERLAP_HOURS,
         description="How long the old secret stays good besides the new one (0: it stops "

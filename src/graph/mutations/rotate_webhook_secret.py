@@ -17,7 +17,9 @@ from graph.types.webhooks import Webhook
 
 @strawberry.input
 class RotateWebhookSecretInput:
-    webhook_id: relay.GlobalID
+    webhook_id: relay.GlobalID = strawberry.field(
+        description="The webhook whose secret to replace."
+    )
 
 
 @strawberry.type

@@ -13,7 +13,9 @@ from graph.types.departments import Department
 
 @strawberry.input
 class SetDepartmentFollowsInput:
-    department_code: str
+    department_code: str = strawberry.field(
+        description="The production department whose list to replace."
+    )
     follows_codes: list[str] = strawberry.field(
         description="The production departments it follows (empty: none). Replaces the "
         "list; a loop is refused."

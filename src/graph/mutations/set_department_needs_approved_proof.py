@@ -14,7 +14,7 @@ from graph.types.departments import Department
 
 @strawberry.input
 class SetDepartmentNeedsApprovedProofInput:
-    department_code: str
+    department_code: str = strawberry.field(description="The production department to change.")
     needs_approved_proof: bool = strawberry.field(
         description="True: on orders that require a proof, its tasks wait until the "
         "customer approves the latest version (PRODUCTION departments only)."

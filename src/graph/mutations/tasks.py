@@ -61,30 +61,36 @@ P = TypeVar("P", bound=TaskMovePayload)
 
 @strawberry.input
 class StartTaskInput:
-    task_id: relay.GlobalID
+    task_id: relay.GlobalID = strawberry.field(description="The available PENDING task to start.")
 
 
 @strawberry.input
 class FinishTaskInput:
-    task_id: relay.GlobalID
+    task_id: relay.GlobalID = strawberry.field(description="The STARTED task the caller holds.")
 
 
 @strawberry.input
 class ReleaseTaskInput:
-    task_id: relay.GlobalID
-    reason: str
+    task_id: relay.GlobalID = strawberry.field(
+        description="The STARTED task to put back in its queue."
+    )
+    reason: str = strawberry.field(description="Why, in words (kept in its history).")
 
 
 @strawberry.input
 class CompleteTaskInput:
-    task_id: relay.GlobalID
-    reason: str
+    task_id: relay.GlobalID = strawberry.field(
+        description="The pending or started task to mark done."
+    )
+    reason: str = strawberry.field(
+        description="Why an admin completes it, in words (kept in its history)."
+    )
 
 
 @strawberry.input
 class ReopenTaskInput:
-    task_id: relay.GlobalID
-    reason: str
+    task_id: relay.GlobalID = strawberry.field(description="The COMPLETED task to send back.")
+    reason: str = strawberry.field(description="Why, in words (kept in its history).")
 
 
 async def _move(
@@ -112,17 +118,25 @@ async def _move(
     return await mutate(info, payload, work, transaction=needs_transaction(action))
 
 
-@strawberry.mutation(extensions=moves(TaskAction.START))
+@strawberry.mutation(
+    extensions=moves(TaskAction.START),
+    description="Starts an available PENDING task of one of the caller's departments.",
+)
 async def start_task(info: Info, input: StartTaskInput) -> StartTaskPayload:
     return await _move(info, StartTaskPayload, TaskAction.START, input.task_id)
 
 
-@strawberry.mutation(extensions=moves(TaskAction.FINISH))
+@strawberry.mutation(
+    extensions=moves(TaskAction.FINISH), description="Completes the STARTED task the caller holds."
+)
 async def finish_task(info: Info, input: FinishTaskInput) -> FinishTaskPayload:
     return await _move(info, FinishTaskPayload, TaskAction.FINISH, input.task_id)
 
 
-@strawberry.mutation(extensions=moves(TaskAction.RELEASE))
+@strawberry.mutation(
+    extensions=moves(TaskAction.RELEASE),
+    description="Puts a STARTED task back in its queue, with a reason.",
+)
 async def release_task(info: Info, input: ReleaseTaskInput) -> ReleaseTaskPayload:
     return await _move(info, ReleaseTaskPayload, TaskAction.RELEASE, input.task_id, input.reason)
 
@@ -137,6 +151,10 @@ async def complete_task(info: Info, input: CompleteTaskInput) -> CompleteTaskPay
     )
 
 
-@strawberry.mutation(extensions=moves(TaskAction.REOPEN))
+@strawberry.mutation(
+    extensions=moves(TaskAction.REOPEN),
+    description="Sends a COMPLETED task back to PENDING, with a reason; the tasks after it wait "
+    "again.",
+)
 async def reopen_task(info: Info, input: ReopenTaskInput) -> ReopenTaskPayload:
     return await _move(info, ReopenTaskPayload, TaskAction.REOPEN, input.task_id, input.reason)

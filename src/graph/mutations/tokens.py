@@ -34,7 +34,7 @@ class CreateApiTokenPayload:
 
 @strawberry.input
 class CreateApiTokenInput:
-    name: str
+    name: str = strawberry.field(description="What the token is for, shown in token lists.")
     password: str = strawberry.field(
         description="The caller's password again: a stolen session alone cannot make one."
     )
@@ -87,7 +87,7 @@ async def create_api_token(info: Info, input: CreateApiTokenInput) -> CreateApiT
 
 @strawberry.input
 class CreateDisplayTokenInput:
-    name: str
+    name: str = strawberry.field(description="Where the display hangs, shown in token lists.")
     department_codes: list[str] = strawberry.field(description="The queues it may show.")
     expires_at: datetime | None = strawberry.field(
         default=None, description="When it stops working; never when omitted."
@@ -143,7 +143,9 @@ def _display_codes(values: list[str]) -> list[str]:
 
 @strawberry.input
 class RevokeTokenInput:
-    token_id: relay.GlobalID
+    token_id: relay.GlobalID = strawberry.field(
+        description="The token to revoke: the caller's own, or any for an admin."
+    )
 
 
 @strawberry.type

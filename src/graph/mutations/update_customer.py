@@ -18,8 +18,8 @@ from graph.types.customers import CUSTOMER_RULES, Customer
 
 @strawberry.input
 class UpdateCustomerInput(ContactInput):
-    customer_id: relay.GlobalID
-    name: str | None = None
+    customer_id: relay.GlobalID = strawberry.field(description="The customer to correct.")
+    name: str | None = strawberry.field(default=None, description="The new name; null keeps it.")
 
 
 @strawberry.type

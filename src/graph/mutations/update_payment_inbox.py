@@ -16,7 +16,7 @@ from graph.types.payment_inboxes import PaymentInbox
 
 @strawberry.input
 class UpdatePaymentInboxInput:
-    inbox_id: relay.GlobalID
+    inbox_id: relay.GlobalID = strawberry.field(description="The payment inbox to change.")
     enabled: bool = strawberry.field(
         description="false: every notification is refused as if no inbox had its name "
         "(401), and none is kept; true takes them again (a provider's retries included)."
@@ -29,7 +29,10 @@ class UpdatePaymentInboxPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
-@strawberry.mutation(extensions=allowed(ADMINS))
+@strawberry.mutation(
+    extensions=allowed(ADMINS),
+    description="Turns a payment inbox off (it refuses every notification) or on again.",
+)
 async def update_payment_inbox(
     info: Info, input: UpdatePaymentInboxInput
 ) -> UpdatePaymentInboxPayload:

@@ -20,9 +20,13 @@ from workers.webhook_targets import reachable, written
 
 @strawberry.input(description="What is given replaces what was; what is left out stays.")
 class UpdateWebhookInput:
-    webhook_id: relay.GlobalID
-    url: str | None = None
-    event_kinds: list[EventType] | None = None
+    webhook_id: relay.GlobalID = strawberry.field(description="The webhook to change.")
+    url: str | None = strawberry.field(
+        default=None, description="The new address to POST to; null keeps it."
+    )
+    event_kinds: list[EventType] | None = strawberry.field(
+        default=None, description="The new kinds to send, replacing the old; null keeps them."
+    )
     department_codes: list[str] | None = strawberry.field(
         default=strawberry.UNSET,
         description="Only these departments' events; null: every department.",
@@ -43,7 +47,11 @@ class UpdateWebhookPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
-@strawberry.mutation(extensions=allowed(ADMINS))
+@strawberry.mutation(
+    extensions=allowed(ADMINS),
+    description="Changes a webhook's address, kinds of events, departments or description; what "
+    "is not given stays.",
+)
 async def update_webhook(info: Info, input: UpdateWebhookInput) -> UpdateWebhookPayload:
     async def work(conn: AsyncConnection) -> UpdateWebhookPayload:
         policy = info.context.services.webhooks

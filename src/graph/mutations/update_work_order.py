@@ -20,7 +20,9 @@ from graph.types.work_orders import ORDER_RULES, WorkOrder
 
 @strawberry.input
 class UpdateWorkOrderInput:
-    work_order_id: relay.GlobalID
+    work_order_id: relay.GlobalID = strawberry.field(
+        description="The ACTIVE work order to correct."
+    )
     expected_version: int = strawberry.field(
         description="The version the change was made on (WorkOrder.version): another "
         "change in between is STALE_OBJECT."
@@ -35,10 +37,18 @@ class UpdateWorkOrderInput:
         description="The job as a whole: replaces the job's fields of the details (those "
         "given in `details` too), keeping the rest (null: unchanged).",
     )
-    needs_installation: bool | None = None
-    needs_transport: bool | None = None
-    needs_repair: bool | None = None
-    customer_id: relay.GlobalID | None = None
+    needs_installation: bool | None = strawberry.field(
+        default=None, description="Whether delivery includes installing; null keeps it."
+    )
+    needs_transport: bool | None = strawberry.field(
+        default=None, description="Whether the order is delivered; null keeps it."
+    )
+    needs_repair: bool | None = strawberry.field(
+        default=None, description="Whether it includes a repair; null keeps it."
+    )
+    customer_id: relay.GlobalID | None = strawberry.field(
+        default=None, description="Another customer for the order; null keeps it."
+    )
     proof_required: bool | None = strawberry.field(
         default=None,
         description="Whether its departments that need an approved proof wait for the "

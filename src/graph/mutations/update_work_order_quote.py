@@ -18,8 +18,10 @@ from graph.types.work_orders import ORDER_RULES, WorkOrder
 
 @strawberry.input
 class UpdateWorkOrderQuoteInput:
-    work_order_id: relay.GlobalID
-    quote: MoneyInput
+    work_order_id: relay.GlobalID = strawberry.field(
+        description="The work order whose quote to set."
+    )
+    quote: MoneyInput = strawberry.field(description="The new quote, zero or more.")
     expected_version: int | None = strawberry.field(
         default=None, description="When given, the update applies only at this version."
     )
@@ -31,7 +33,10 @@ class UpdateWorkOrderQuotePayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
-@strawberry.mutation(extensions=allowed(ORDER_RULES[WorkOrderCommand.EDIT_QUOTE]))
+@strawberry.mutation(
+    extensions=allowed(ORDER_RULES[WorkOrderCommand.EDIT_QUOTE]),
+    description="Sets or changes an order's quote (never posted to the ledger).",
+)
 async def update_work_order_quote(
     info: Info, input: UpdateWorkOrderQuoteInput
 ) -> UpdateWorkOrderQuotePayload:

@@ -43,7 +43,7 @@ UPLOAD = dataclasses.replace(
 
 @strawberry.input
 class UploadProofInput:
-    work_order_id: relay.GlobalID
+    work_order_id: relay.GlobalID = strawberry.field(description="The work order the proof is for.")
     file: UploadFile = strawberry.field(
         description="A PDF, PNG or JPEG of at most PRESSROOM_PROOF_MAX_MB, judged by its "
         "content; its name must not say otherwise (a PNG named .pdf is refused)."

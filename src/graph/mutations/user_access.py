@@ -16,7 +16,9 @@ from graph.types.people import User
 
 @strawberry.input
 class DeactivateUserInput:
-    user_id: relay.GlobalID
+    user_id: relay.GlobalID = strawberry.field(
+        description="The user to deactivate (not the caller)."
+    )
 
 
 @strawberry.type
@@ -41,7 +43,7 @@ async def deactivate_user(info: Info, input: DeactivateUserInput) -> DeactivateU
 
 @strawberry.input
 class ReactivateUserInput:
-    user_id: relay.GlobalID
+    user_id: relay.GlobalID = strawberry.field(description="The deactivated user to let in again.")
 
 
 @strawberry.type
@@ -50,7 +52,9 @@ class ReactivateUserPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
-@strawberry.mutation(extensions=allowed(ADMINS))
+@strawberry.mutation(
+    extensions=allowed(ADMINS), description="Lets a deactivated person sign in again."
+)
 async def reactivate_user(info: Info, input: ReactivateUserInput) -> ReactivateUserPayload:
     async def work(conn: AsyncConnection) -> ReactivateUserPayload:
         user_id = require_id(input.user_id, "User", "userId")
@@ -62,8 +66,8 @@ async def reactivate_user(info: Info, input: ReactivateUserInput) -> ReactivateU
 
 @strawberry.input
 class SetPasswordInput:
-    user_id: relay.GlobalID
-    password: str
+    user_id: relay.GlobalID = strawberry.field(description="The user whose password to set.")
+    password: str = strawberry.field(description="The new password: 8 to 256 characters.")
 
 
 @strawberry.type

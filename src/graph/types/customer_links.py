@@ -18,13 +18,15 @@ from graph.types.people import User, user_or_none
 )
 class CustomerLink(relay.Node):
     id: relay.NodeID[int]
-    created_at: datetime
+    created_at: datetime = strawberry.field(description="When the link was made.")
     expires_at: datetime | None = strawberry.field(
         description="When it stops working: the expiry it was made with, else "
         "PRESSROOM_CUSTOMER_LINK_DAYS (60) after its order completed or was cancelled; null "
         "while the order is open and it has none."
     )
-    revoked_at: datetime | None
+    revoked_at: datetime | None = strawberry.field(
+        description="When it was revoked; null while it is not."
+    )
     last_used_at: datetime | None = strawberry.field(
         description="When its page was last opened (to the minute)."
     )

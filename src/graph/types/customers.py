@@ -32,11 +32,13 @@ if TYPE_CHECKING:
 CUSTOMER_RULES = {CustomerCommand.EDIT: SALES}
 
 
-@strawberry.type
+@strawberry.type(
+    description="Someone the shop works for: the work orders, the ledger and the emails are theirs."
+)
 class Customer(relay.Node):
     id: relay.NodeID[int]
-    name: str
-    created_at: datetime
+    name: str = strawberry.field(description="The customer's name, as shown everywhere.")
+    created_at: datetime = strawberry.field(description="When the customer was recorded.")
     address: Address = strawberry.field(
         description="Where its work is delivered: delivery screens and walls show it."
     )
@@ -52,11 +54,16 @@ class Customer(relay.Node):
     def contact_name(self) -> str | None:
         return self._row.contact_name
 
-    @strawberry.field(extensions=allowed(STAFF))
+    @strawberry.field(
+        extensions=allowed(STAFF),
+        description="Where the shop's emails to the customer go; null when none.",
+    )
     def email(self) -> str | None:
         return self._row.email
 
-    @strawberry.field(extensions=allowed(STAFF))
+    @strawberry.field(
+        extensions=allowed(STAFF), description="The customer's phone; null when none."
+    )
     def phone(self) -> str | None:
         return self._row.phone
 
@@ -80,7 +87,7 @@ class Customer(relay.Node):
 
     @strawberry.field(
         description="What the customer owes, one amount per currency it has entries in "
-        "(never summed across currencies); positive when the customer owes. Accounts only.",
+        "(never summed across currencies); positive when the customer owes.",
         extensions=allowed(READS_LEDGER),
     )
     async def balance(self, info: Info) -> list[Money]:
@@ -89,7 +96,7 @@ class Customer(relay.Node):
 
     @strawberry.field(
         description="What the customer is owed back on its cancelled orders, per currency "
-        "(the sum of their WorkOrder.refundDue). Accounts only.",
+        "(the sum of their WorkOrder.refundDue).",
         extensions=allowed(READS_LEDGER),
     )
     async def refund_due(self, info: Info) -> list[Money]:
@@ -97,7 +104,7 @@ class Customer(relay.Node):
         return [Money.of_domain(DomainMoney(r.minor, r.currency)) for r in rows]
 
     @strawberry.field(
-        description="Ledger entries, newest first, each with the balance after it. Accounts only.",
+        description="Ledger entries, newest first, each with the balance after it.",
         extensions=allowed(READS_LEDGER),
     )
     async def ledger(

@@ -14,12 +14,17 @@ from graph.types import enums as _registered  # noqa: F401  (makes the enums Gra
 from graph.types.loading import nodes_of
 
 
-@strawberry.type
+@strawberry.type(
+    description="A part of the shop: Sales, Accounts, a production step, or delivery. Production "
+    "and delivery departments have a queue of tasks."
+)
 class Department(relay.Node):
     id: relay.NodeID[int]
-    code: str
-    name: str
-    kind: DepartmentKind
+    code: str = strawberry.field(
+        description="A short unique code (e.g. PRINT), used in arguments and inputs."
+    )
+    name: str = strawberry.field(description="The name shown to people.")
+    kind: DepartmentKind = strawberry.field(description="What the department does.")
     gates_delivery: bool = strawberry.field(
         description="Whether the delivery task waits for this department's task to complete."
     )
@@ -79,12 +84,17 @@ class Department(relay.Node):
 
 @strawberry.type(description="A kind a new department may be given now, and what goes with it.")
 class DepartmentKindChoice:
-    kind: DepartmentKind
+    kind: DepartmentKind = strawberry.field(description="The kind a new department may be given.")
     available: bool = strawberry.field(
         description="False for DELIVERY once there is one: there is exactly one."
     )
-    can_gate_delivery: bool
-    gates_delivery_by_default: bool
+    can_gate_delivery: bool = strawberry.field(
+        description="Whether a department of this kind may hold back delivery (PRODUCTION only)."
+    )
+    gates_delivery_by_default: bool = strawberry.field(
+        description="Whether a new department of this kind holds back delivery unless told "
+        "otherwise."
+    )
 
     @classmethod
     def of(cls, choice: KindChoice) -> "DepartmentKindChoice":

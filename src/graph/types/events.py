@@ -39,8 +39,8 @@ class StreamEvent:
     Never in the schema itself: its subclasses are, under their own names."""
 
     cursor: str = strawberry.field(description="Resubscribe with `after:` this to resume.")
-    kind: EventType
-    occurred_at: datetime
+    kind: EventType = strawberry.field(description="What happened.")
+    occurred_at: datetime = strawberry.field(description="When it happened.")
     delivered: strawberry.Private[Delivered]
 
     @classmethod

@@ -14,7 +14,9 @@ from graph.types.loading import required
 
 @strawberry.type(description="Durations in seconds over `count` tasks (or orders); null when none.")
 class DurationStats:
-    count: int
+    count: int = strawberry.field(
+        description="How many tasks (or orders) were measured; 0 when none."
+    )
     p50: float | None = strawberry.field(description="The median.")
     p85: float | None = strawberry.field(description="The 85th percentile, interpolated.")
     max: float | None = strawberry.field(description="The longest.")
@@ -26,8 +28,8 @@ class DurationStats:
 
 @strawberry.type(description="Tasks completed on one calendar day (PRESSROOM_TIME_ZONE).")
 class DayCount:
-    day: date
-    completed: int
+    day: date = strawberry.field(description="The calendar day.")
+    completed: int = strawberry.field(description="How many tasks were completed on it.")
 
 
 @strawberry.type(
@@ -54,7 +56,7 @@ class DepartmentFlow:
     )
     _department_id: strawberry.Private[int]
 
-    @strawberry.field
+    @strawberry.field(description="The department measured.")
     def department(self, info: Info) -> Department:
         return now_or_later(
             info.context.loaders.department.load(self._department_id),
@@ -94,12 +96,16 @@ class OnTime:
 
 @strawberry.type(description="Every department's flow in one window, and the orders'.")
 class FlowSummary:
-    start: datetime = strawberry.field(name="from")
-    end: datetime = strawberry.field(name="to")
+    start: datetime = strawberry.field(
+        name="from", description="The start of the window, included."
+    )
+    end: datetime = strawberry.field(name="to", description="The end of the window, excluded.")
     departments: list[DepartmentFlow] = strawberry.field(
         description="The departments with a queue (production and delivery), in route order."
     )
-    on_time: OnTime
+    on_time: OnTime = strawberry.field(
+        description="Of the orders due in the window: how many were completed on time."
+    )
     lead_time: DurationStats = strawberry.field(
         description="Work orders completed in the window: created to completed."
     )

@@ -49,10 +49,12 @@ class JobInput:
     "lack it or hold something that is not of its kind (an order from before these rules)."
 )
 class Job:
-    product: str | None
-    quantity: int | None
-    size: str | None
-    stock: str | None
-    colours: str | None
-    finishing: str | None
-    notes: str | None
+    product: str | None = strawberry.field(description='What is made ("Flyers A5").')
+    quantity: int | None = strawberry.field(description="How many.")
+    size: str | None = strawberry.field(description='The finished size ("A5", "85 x 55 mm").')
+    stock: str | None = strawberry.field(description="The paper or material.")
+    colours: str | None = strawberry.field(description='The colours printed ("4/4", "black only").')
+    finishing: str | None = strawberry.field(
+        description="What is done after printing (cutting, folding, laminating)."
+    )
+    notes: str | None = strawberry.field(description="Anything else the departments should know.")

@@ -12,18 +12,31 @@ from domain.money import Money as DomainMoney
 from graph.context import Info
 from graph.permissions import READS_LEDGER, require
 from graph.types.customers import Customer
+from graph.types.enums import describe_values
 from graph.types.loading import node_rows
 from graph.types.money import Money
 from graph.types.people import User
 from graph.types.work_orders import WorkOrder
 
-strawberry.enum(LedgerEntryKind)
+strawberry.enum(LedgerEntryKind, description="What a ledger entry records; it decides the sign.")
+describe_values(
+    LedgerEntryKind,
+    {
+        LedgerEntryKind.CHARGE: "An invoice: what the customer owes rises.",
+        LedgerEntryKind.PAYMENT: "Money received: what the customer owes falls.",
+        LedgerEntryKind.CREDIT: "A discount or goodwill: what the customer owes falls.",
+        LedgerEntryKind.REFUND: "Money paid back: what the customer owes rises.",
+        LedgerEntryKind.ADJUSTMENT: "A correction, by its own sign (never zero).",
+    },
+)
 
 
 @strawberry.type(description="One posting; append-only (a correction is a new entry).")
 class LedgerEntry(relay.Node):
     id: relay.NodeID[int]
-    kind: LedgerEntryKind
+    kind: LedgerEntryKind = strawberry.field(
+        description="What the entry records; it decides the sign of `amount`."
+    )
     amount: Money = strawberry.field(
         description="Signed: positive raises what the customer owes (CHARGE, REFUND), "
         "negative lowers it (PAYMENT, CREDIT); an ADJUSTMENT either way."
@@ -31,9 +44,11 @@ class LedgerEntry(relay.Node):
     balance_after: Money = strawberry.field(
         description="The customer's balance in this currency right after this entry."
     )
-    memo: str | None
-    idempotency_key: str
-    posted_at: datetime
+    memo: str | None = strawberry.field(description="A note on the entry; null when none.")
+    idempotency_key: str = strawberry.field(
+        description="The key it was posted with: posting again with it answers this entry."
+    )
+    posted_at: datetime = strawberry.field(description="When it was posted.")
     _customer_id: strawberry.Private[int]
     _work_order_id: strawberry.Private[int | None]
     _posted_by: strawberry.Private[int]
@@ -53,20 +68,20 @@ class LedgerEntry(relay.Node):
             _posted_by=row.posted_by,
         )
 
-    @strawberry.field
+    @strawberry.field(description="The customer whose ledger it is in.")
     async def customer(self, info: Info) -> Customer:
         row = await info.context.loaders.customer.load(self._customer_id)
         assert row is not None
         return Customer.of(row)
 
-    @strawberry.field
+    @strawberry.field(description="The work order it is for; null when it is for none.")
     async def work_order(self, info: Info) -> WorkOrder | None:
         if self._work_order_id is None:
             return None
         row = await info.context.loaders.work_order.load(self._work_order_id)
         return WorkOrder.of(row) if row else None
 
-    @strawberry.field
+    @strawberry.field(description="Who posted it.")
     async def posted_by(self, info: Info) -> User:
         row = await info.context.loaders.user.load(self._posted_by)
         assert row is not None

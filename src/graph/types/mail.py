@@ -21,22 +21,26 @@ MAIL_RULES = {MailCommand.RESEND: SALES}
 @strawberry.type(description="One email: one event told to one recipient.")
 class MailMessage(relay.Node):
     id: relay.NodeID[int]
-    kind: MailKind
-    recipient: str
+    kind: MailKind = strawberry.field(description="What the email tells, and so to whom.")
+    recipient: str = strawberry.field(description="The address it goes to.")
     order_number: str = strawberry.field(description="The work order it is about.")
     subject: str | None = strawberry.field(description="Null until its first attempt.")
-    status: DeliveryStatus
-    attempts: int
+    status: DeliveryStatus = strawberry.field(
+        description="Whether it went, waits for an attempt, or gave up."
+    )
+    attempts: int = strawberry.field(description="How many times sending it was tried.")
     error: str | None = strawberry.field(
         description="Why the last attempt failed, when it did (no connection, the mail "
         "server's answer)."
     )
-    last_attempt_at: datetime | None
+    last_attempt_at: datetime | None = strawberry.field(
+        description="When it was last tried; null before the first attempt."
+    )
     next_attempt_at: datetime | None = strawberry.field(
         description="When it is tried next; null unless PENDING."
     )
     sent_at: datetime | None = strawberry.field(description="When the mail server took it.")
-    created_at: datetime
+    created_at: datetime = strawberry.field(description="When it was made.")
 
     @strawberry.field(
         description="What the caller may ask of this email (RESEND: resendMailMessage, once "

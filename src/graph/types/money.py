@@ -28,14 +28,25 @@ def _decimal(value: object) -> object:
 
 
 # Strawberry's Decimal, its refusal saying which form it takes (the schema passes it as
-# the override of decimal.Decimal).
-PLAIN_DECIMAL = dataclasses.replace(DecimalDefinition, parse_value=_decimal)
+# the override of decimal.Decimal). Its form is ours: docs/api.md's "Decimal" section
+# is the text at the URL (docs/decisions.md says why that URL).
+PLAIN_DECIMAL = dataclasses.replace(
+    DecimalDefinition,
+    parse_value=_decimal,
+    description='An exact decimal amount, as a JSON string ("1987.00", "-15.00"): digits, '
+    "at most one point, an optional leading minus, no exponent, no grouping. An amount "
+    "of money has exactly its currency's decimal places (ISO 4217: 2 for EUR, 0 for "
+    "JPY); sent with more, it is refused, never rounded.",
+    specified_by_url="https://pressroom.invalid/docs/api#decimal",
+)
 
 
-@strawberry.type
+@strawberry.type(description="An exact amount in one currency.")
 class Money:
-    amount: Decimal
-    currency: str
+    amount: Decimal = strawberry.field(
+        description="The amount, with exactly the currency's decimal places."
+    )
+    currency: str = strawberry.field(description="The ISO 4217 currency code, e.g. EUR.")
 
     @classmethod
     def of(cls, minor: int | None, currency: str | None) -> "Money | None":
@@ -48,9 +59,11 @@ class Money:
         return cls(amount=money.amount, currency=money.currency)
 
 
-@strawberry.input
+@strawberry.input(description="An exact amount in one currency, as sent.")
 class MoneyInput:
-    amount: Decimal
+    amount: Decimal = strawberry.field(
+        description="The amount: at most the currency's decimal places, never rounded."
+    )
     currency: str = strawberry.field(description="ISO 4217 code, e.g. EUR.")
 
     def parse(self, field: str) -> DomainMoney:

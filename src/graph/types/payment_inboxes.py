@@ -1,6 +1,7 @@
 """Payment inboxes (admins): doors for payment providers' notifications, and what came."""
 
 from datetime import datetime
+from typing import Annotated
 
 import strawberry
 from strawberry import relay
@@ -21,9 +22,11 @@ PATH = "/hooks/payments/"
 )
 class PaymentInbox(relay.Node):
     id: relay.NodeID[int]
-    name: str
+    name: str = strawberry.field(
+        description="What the inbox is for (e.g. the provider's name), for admins."
+    )
     currency: str = strawberry.field(description="The only currency it takes.")
-    created_at: datetime
+    created_at: datetime = strawberry.field(description="When it was made.")
     enabled: bool = strawberry.field(
         description="false: it refuses every notification, as a name no inbox has."
     )
@@ -48,7 +51,17 @@ class PaymentInbox(relay.Node):
         return f"{info.context.services.public_url.rstrip('/')}{PATH}{self.name}"
 
     @strawberry.field(description="The requests it received, newest first, as answered.")
-    async def requests(self, info: Info, first: int | None = None) -> list["PaymentInboxRequest"]:
+    async def requests(
+        self,
+        info: Info,
+        first: Annotated[
+            int | None,
+            strawberry.argument(
+                description="How many requests to answer, newest first (20 when not given, at "
+                "most 100)."
+            ),
+        ] = None,
+    ) -> list["PaymentInboxRequest"]:
         async with info.context.read() as conn:
             rows = await payment_inboxes.requests(conn, self.id, page_size(first))
         return [PaymentInboxRequest.of(r) for r in rows]
@@ -56,7 +69,7 @@ class PaymentInbox(relay.Node):
 
 @strawberry.type(description="A notification an inbox received, and its answer.")
 class PaymentInboxRequest:
-    received_at: datetime
+    received_at: datetime = strawberry.field(description="When it arrived.")
     message_id: str | None = strawberry.field(description="Its webhook-id header.")
     status: int = strawberry.field(description="The HTTP status it was answered with.")
     error: str | None = strawberry.field(description="Why it was refused.")

@@ -26,15 +26,18 @@ from graph.types.departments import Department
 from graph.types.loading import node_rows
 
 
-@strawberry.type
+@strawberry.type(description="A person who signs in: staff of the shop's departments, or an admin.")
 class User(relay.Node):
     id: relay.NodeID[int]
-    name: str
+    name: str = strawberry.field(description="The name shown to others.")
     is_admin: bool = strawberry.field(
         description="Visible to the user and to admins (null with an error to others).",
         extensions=allowed(SELF_OR_ADMIN),
     )
-    is_active: bool = strawberry.field(extensions=allowed(STAFF))
+    is_active: bool = strawberry.field(
+        extensions=allowed(STAFF),
+        description="Whether the person may sign in; false once deactivated.",
+    )
 
     _email: strawberry.Private[str]
 
@@ -53,7 +56,11 @@ class User(relay.Node):
     def access(self, info: Info) -> list[AccessRule]:
         return rules_passed(info)
 
-    @strawberry.field(extensions=allowed(STAFF), metadata=read_ahead("picker_departments"))
+    @strawberry.field(
+        extensions=allowed(STAFF),
+        metadata=read_ahead("picker_departments"),
+        description="The departments the person is a member of.",
+    )
     def departments(self, info: Info) -> list[Department]:
         loaders = info.context.loaders
         made = loaders.departments_of_user

@@ -28,10 +28,14 @@ class Proof(relay.Node):
     media_type: str = strawberry.field(
         description="Read from its bytes: application/pdf, image/png or image/jpeg."
     )
-    size_bytes: int
-    uploaded_at: datetime
-    status: ProofStatus
-    decided_at: datetime | None
+    size_bytes: int = strawberry.field(description="The file's size in bytes.")
+    uploaded_at: datetime = strawberry.field(description="When it was uploaded.")
+    status: ProofStatus = strawberry.field(
+        description="Whether it waits, was approved, was sent back, or was replaced."
+    )
+    decided_at: datetime | None = strawberry.field(
+        description="When it was decided; null until then."
+    )
     decided_through: ProofDecider | None = strawberry.field(
         description="CUSTOMER: through their link; SALES: Sales recorded the customer's word "
         "(decidedBy says who). Null until decided."
@@ -61,7 +65,7 @@ class Proof(relay.Node):
             _decided_by=row.decided_by,
         )
 
-    @strawberry.field
+    @strawberry.field(description="Who uploaded it.")
     def uploaded_by(self, info: Info) -> User:
         return now_or_later(
             info.context.loaders.user.load(self._uploaded_by), lambda r: required(r, User.of)

@@ -16,16 +16,20 @@ from graph.types.money import Money
 
 @strawberry.type(description="One customer's balance in one currency, and since when unpaid.")
 class CustomerAgeing:
-    balance: Money
+    balance: Money = strawberry.field(
+        description="What the customer owes in this currency (positive)."
+    )
     oldest_unpaid_at: datetime = strawberry.field(
         description="When the oldest charge not yet paid was posted (payments and credits "
         "pay the oldest charges first)."
     )
     days: int = strawberry.field(description="Whole days since then.")
-    bucket: AgeingBucket
+    bucket: AgeingBucket = strawberry.field(
+        description="How old the oldest unpaid charge is, by bucket."
+    )
     _customer_id: strawberry.Private[int]
 
-    @strawberry.field
+    @strawberry.field(description="The customer who owes it.")
     async def customer(self, info: Info) -> Customer:
         row = await info.context.loaders.customer.load(self._customer_id)
         return required(row, Customer.of)
@@ -33,19 +37,31 @@ class CustomerAgeing:
 
 @strawberry.type(description="What is owed in one currency, in all and by age.")
 class AgeingTotals:
-    currency: str
-    owed: Money
+    currency: str = strawberry.field(description="The ISO 4217 currency of every amount here.")
+    owed: Money = strawberry.field(
+        description="Everything owed in this currency: the sum of the four buckets."
+    )
     current: Money = strawberry.field(description="Oldest unpaid charge up to 30 days old.")
-    days_31_to_60: Money
-    days_61_to_90: Money
-    over_90: Money
+    days_31_to_60: Money = strawberry.field(
+        description="Owed by customers whose oldest unpaid charge is 31 to 60 days old."
+    )
+    days_61_to_90: Money = strawberry.field(
+        description="Owed by customers whose oldest unpaid charge is 61 to 90 days old."
+    )
+    over_90: Money = strawberry.field(
+        description="Owed by customers whose oldest unpaid charge is over 90 days old."
+    )
 
 
 @strawberry.type(description="Receivables ageing now: customers who owe, largest balance first.")
 class ReceivablesAgeing:
-    as_of: datetime
-    totals: list[AgeingTotals]
-    customers: list[CustomerAgeing]
+    as_of: datetime = strawberry.field(description="The moment the ages are counted from.")
+    totals: list[AgeingTotals] = strawberry.field(
+        description="What is owed per currency, in all and per bucket."
+    )
+    customers: list[CustomerAgeing] = strawberry.field(
+        description="Each customer who owes, per currency, largest balance first."
+    )
 
     @classmethod
     def of(cls, rows: list[AgeingRow], now: datetime) -> "ReceivablesAgeing":

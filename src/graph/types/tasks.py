@@ -53,7 +53,9 @@ if TYPE_CHECKING:
 
 @strawberry.type(description="What the delivery department needs to know of a delivery task.")
 class DeliveryInfo:
-    address: Address | None
+    address: Address | None = strawberry.field(
+        description="Where to deliver: the customer's address; null when the customer has none."
+    )
     needs: list[str] = strawberry.field(
         description="Installation, Transport, Repair: what the order needs on delivery."
     )
@@ -61,11 +63,13 @@ class DeliveryInfo:
 
 @strawberry.type(description="One move of a task, as recorded when it happened.")
 class TaskTransition:
-    from_status: TaskStatus
-    to_status: TaskStatus
-    action: TaskAction
-    reason: str | None
-    occurred_at: datetime
+    from_status: TaskStatus = strawberry.field(description="The task's status before the move.")
+    to_status: TaskStatus = strawberry.field(description="Its status after.")
+    action: TaskAction = strawberry.field(description="The move.")
+    reason: str | None = strawberry.field(
+        description="Why, when the move takes a reason; null otherwise."
+    )
+    occurred_at: datetime = strawberry.field(description="When it moved.")
     _actor_id: strawberry.Private[int]
     _task_id: strawberry.Private[int]
 
@@ -81,7 +85,7 @@ class TaskTransition:
             _task_id=row.task_id,
         )
 
-    @strawberry.field
+    @strawberry.field(description="Who moved it.")
     def actor(self, info: Info) -> User:
         return now_or_later(
             info.context.loaders.user.load(self._actor_id), lambda r: required(r, User.of)
@@ -94,17 +98,27 @@ class TaskTransition:
         return DepartmentTask.of(row)
 
 
-@strawberry.type
+@strawberry.type(
+    description="One department's part of one work order. It sits in the department's queue while "
+    "it may be started or is being worked on."
+)
 class DepartmentTask(relay.Node):
     id: relay.NodeID[int]
-    status: TaskStatus
+    status: TaskStatus = strawberry.field(description="Where the task stands.")
     available_at: datetime | None = strawberry.field(
         description="When the task entered its queue; null while its gate is closed "
         "(waitingFor says what for)."
     )
-    started_at: datetime | None
-    completed_at: datetime | None
-    version: int
+    started_at: datetime | None = strawberry.field(
+        description="When it was last started; null if it never was."
+    )
+    completed_at: datetime | None = strawberry.field(
+        description="When it was completed; null while it is not."
+    )
+    version: int = strawberry.field(
+        description="Rises with every change; send it as `expectedVersion` to change only what "
+        "you saw."
+    )
     _department_id: strawberry.Private[int]
     _work_order_id: strawberry.Private[int]
     _picked_up_by: strawberry.Private[int | None]
@@ -123,14 +137,14 @@ class DepartmentTask(relay.Node):
             _picked_up_by=row.picked_up_by,
         )
 
-    @strawberry.field
+    @strawberry.field(description="The department whose task it is.")
     def department(self, info: Info) -> Department:
         return now_or_later(
             info.context.loaders.department.load(self._department_id),
             lambda r: required(r, Department.of),
         )
 
-    @strawberry.field
+    @strawberry.field(description="The work order it is part of.")
     def work_order(
         self, info: Info
     ) -> Annotated["WorkOrder", strawberry.lazy("graph.types.work_orders")]:
@@ -148,7 +162,11 @@ class DepartmentTask(relay.Node):
     def picked_up_by(self, info: Info) -> User | None:
         return user_or_none(info, self._picked_up_by)
 
-    @strawberry.field(extensions=allowed(STAFF), metadata=read_ahead("task_history"))
+    @strawberry.field(
+        extensions=allowed(STAFF),
+        metadata=read_ahead("task_history"),
+        description="Every move of the task, oldest first.",
+    )
     def history(self, info: Info) -> list[TaskTransition]:
         return now_or_later(
             info.context.loaders.task_history.load(self.id),

@@ -13,20 +13,35 @@ from domain.validation import expired
 from graph.context import Info
 from graph.permissions import viewer_of
 from graph.types.departments import Department
+from graph.types.enums import describe_values
 from graph.types.loading import node_rows
 from graph.types.people import User
 
-strawberry.enum(TokenKind)
+strawberry.enum(TokenKind, description="How a token was made, and so what it may do.")
+describe_values(
+    TokenKind,
+    {
+        TokenKind.SESSION: "Made by signing in with a password; ends on logout or when it expires.",
+        TokenKind.API: "Made by a person for a program; acts for them until revoked or expired.",
+        TokenKind.DISPLAY: "A wall display's: reads its departments' queues and nothing else.",
+    },
+)
 
 
 @strawberry.type(description="A bearer token's record; the secret itself is never stored.")
 class Token(relay.Node):
     id: relay.NodeID[int]
-    kind: TokenKind
-    name: str
-    created_at: datetime
-    expires_at: datetime | None
-    revoked_at: datetime | None
+    kind: TokenKind = strawberry.field(description="What made the token, and so what it may do.")
+    name: str = strawberry.field(
+        description="What it is for; a session's is the device it signed in from."
+    )
+    created_at: datetime = strawberry.field(description="When it was made.")
+    expires_at: datetime | None = strawberry.field(
+        description="When it stops working; null when it does not expire by date."
+    )
+    revoked_at: datetime | None = strawberry.field(
+        description="When it was revoked; null while it is not."
+    )
     _user_id: strawberry.Private[int]
     _department_ids: strawberry.Private[list[int]]
 

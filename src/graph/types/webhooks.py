@@ -23,10 +23,12 @@ from graph.types.people import User
 )
 class Webhook(relay.Node):
     id: relay.NodeID[int]
-    url: str
-    description: str | None
-    event_kinds: list[EventType]
-    enabled: bool
+    url: str = strawberry.field(description="The address it POSTs events to.")
+    description: str | None = strawberry.field(description="What it is for; null when none.")
+    event_kinds: list[EventType] = strawberry.field(description="The kinds of events it sends.")
+    enabled: bool = strawberry.field(
+        description="Whether it sends; false once an admin or a failing receiver stopped it."
+    )
     disabled_reason: str | None = strawberry.field(
         description="Why it stopped sending: an admin turned it off, its receiver answered "
         "410 Gone, or every attempt failed for PRESSROOM_WEBHOOK_DISABLE_AFTER_DAYS."
@@ -35,8 +37,8 @@ class Webhook(relay.Node):
         description="Since when every attempt has failed (null: the last one went through); "
         "turned off once that is PRESSROOM_WEBHOOK_DISABLE_AFTER_DAYS ago."
     )
-    created_at: datetime
-    version: int
+    created_at: datetime = strawberry.field(description="When it was made.")
+    version: int = strawberry.field(description="Rises with every change.")
     _department_ids: strawberry.Private[list[int] | None]
     _created_by: strawberry.Private[int]
 
@@ -66,7 +68,7 @@ class Webhook(relay.Node):
         rows = await info.context.loaders.department.load_many(self._department_ids)
         return [Department.of(r) for r in rows if r is not None]
 
-    @strawberry.field
+    @strawberry.field(description="Who made it.")
     async def created_by(self, info: Info) -> User:
         row = await info.context.loaders.user.load(self._created_by)
         assert row is not None
@@ -86,21 +88,25 @@ class Webhook(relay.Node):
 
 @strawberry.type(description="A kind of event a webhook may send, and what it means.")
 class WebhookEventKind:
-    kind: EventType
-    label: str
+    kind: EventType = strawberry.field(description="The kind, as `eventKinds` names it.")
+    label: str = strawberry.field(description="What it means, in words.")
 
 
-@strawberry.type
+@strawberry.type(description="What a webhook has still to deliver.")
 class WebhookBacklog:
-    pending: int
-    lag_seconds: float
+    pending: int = strawberry.field(description="Deliveries waiting for an attempt or a retry.")
+    lag_seconds: float = strawberry.field(
+        description="How many seconds the oldest of their events has waited; 0 when none."
+    )
 
 
 @strawberry.type(description="One event sent (or to be sent) to one webhook.")
 class WebhookDelivery(relay.Node):
     id: relay.NodeID[int]
-    status: DeliveryStatus
-    event_kind: EventType
+    status: DeliveryStatus = strawberry.field(
+        description="Whether it went, waits for an attempt, or gave up."
+    )
+    event_kind: EventType = strawberry.field(description="The kind of the event sent.")
     message_id: str = strawberry.field(
         description="The `webhook-id` header: the same for every attempt, so receivers drop "
         "what they have already seen."
@@ -108,7 +114,7 @@ class WebhookDelivery(relay.Node):
     occurred_at: datetime | None = strawberry.field(
         description="When its event happened (null once the event left the log)."
     )
-    attempts: int
+    attempts: int = strawberry.field(description="How many times sending it was tried.")
     response_status: int | None = strawberry.field(
         description="The last attempt's HTTP status; null when the receiver did not answer."
     )
@@ -117,12 +123,16 @@ class WebhookDelivery(relay.Node):
         "refused connection)."
     )
     duration_ms: int | None = strawberry.field(description="How long the last attempt took.")
-    last_attempt_at: datetime | None
+    last_attempt_at: datetime | None = strawberry.field(
+        description="When it was last tried; null before the first attempt."
+    )
     next_attempt_at: datetime | None = strawberry.field(
         description="When it is tried next; null unless PENDING."
     )
-    delivered_at: datetime | None
-    created_at: datetime
+    delivered_at: datetime | None = strawberry.field(
+        description="When the receiver took it; null until then."
+    )
+    created_at: datetime = strawberry.field(description="When it was queued.")
     _webhook_id: strawberry.Private[int]
 
     @classmethod

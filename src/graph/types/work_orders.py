@@ -85,8 +85,10 @@ class JobTicket:
 
 @strawberry.type(description="One of a work order's details, in words.")
 class DetailLine:
-    label: str
-    value: str
+    label: str = strawberry.field(
+        description='What the detail is, in words ("Product", "Quantity").'
+    )
+    value: str = strawberry.field(description="Its value, in words.")
 
 
 @strawberry.type(
@@ -94,7 +96,9 @@ class DetailLine:
     "(labelled as detailLines labels it), a flag, the customer or the proof requirement."
 )
 class DetailChange:
-    label: str
+    label: str = strawberry.field(
+        description=('The part that changed, in words ("Product", "Transport", "Customer").')
+    )
     before: str | None = strawberry.field(description="Its value before; null: it was absent.")
     after: str | None = strawberry.field(description="Its value after; null: it was removed.")
 
@@ -103,11 +107,15 @@ class DetailChange:
     description="A move of the work order's status or of its delivery gate (OPEN/CLOSED)."
 )
 class WorkOrderTransition:
-    action: WorkOrderAction
-    from_state: str
-    to_state: str
-    reason: str | None
-    occurred_at: datetime
+    action: WorkOrderAction = strawberry.field(description="What moved.")
+    from_state: str = strawberry.field(
+        description=('What it was before, in words (a status, a quote like "120.00 EUR", or NONE).')
+    )
+    to_state: str = strawberry.field(description="What it is after, in the same words.")
+    reason: str | None = strawberry.field(
+        description="Why, when the move takes a reason; null otherwise."
+    )
+    occurred_at: datetime = strawberry.field(description="When it moved.")
     by_system: bool = strawberry.field(
         description="Whether Pressroom made this move, not a person: a gate opening or "
         "closing because of what its task waits for, and the status that follows the "
@@ -167,8 +175,8 @@ def _seen_history(info: Info, rows: list[WorkOrderTransitionRow]) -> list["WorkO
 
 @strawberry.type(description="Why and since when a work order is on hold, and who held it.")
 class Hold:
-    reason: str
-    since: datetime
+    reason: str = strawberry.field(description="Why the order is on hold, in words.")
+    since: datetime = strawberry.field(description="When it was put on hold.")
     _by: strawberry.Private[int]
 
     @classmethod
@@ -177,7 +185,7 @@ class Hold:
             return None
         return cls(reason=row.hold_reason, since=row.held_at, _by=row.held_by)
 
-    @strawberry.field
+    @strawberry.field(description="Who put it on hold.")
     def by(self, info: Info) -> User:
         return now_or_later(
             info.context.loaders.user.load(self._by), lambda r: required(r, User.of)
@@ -215,17 +223,26 @@ ORDER_RULES = {
 }
 
 
-@strawberry.type
+@strawberry.type(
+    description="A customer's job as the shop runs it: one task per department it passes through, "
+    "from Sales to delivery."
+)
 class WorkOrder(relay.Node):
     id: relay.NodeID[int]
-    order_number: str
-    needs_installation: bool
-    needs_transport: bool
-    needs_repair: bool
-    status: WorkOrderStatus
+    order_number: str = strawberry.field(
+        description="The shop's number for the order (unique, printed on its job ticket)."
+    )
+    needs_installation: bool = strawberry.field(
+        description="Whether delivery includes installing the job."
+    )
+    needs_transport: bool = strawberry.field(
+        description="Whether it is delivered rather than picked up."
+    )
+    needs_repair: bool = strawberry.field(description="Whether it includes a repair.")
+    status: WorkOrderStatus = strawberry.field(description="Where the order stands.")
     version: int = strawberry.field(description="Increments on every change of the work order.")
-    created_at: datetime
-    updated_at: datetime
+    created_at: datetime = strawberry.field(description="When it was taken.")
+    updated_at: datetime = strawberry.field(description="When it last changed.")
     _customer_id: strawberry.Private[int]
     _created_by: strawberry.Private[int | None]
     _quote: strawberry.Private[DomainMoney | None]
@@ -377,14 +394,15 @@ class WorkOrder(relay.Node):
         ]
 
     @strawberry.field(
-        description="The price offered; Sales, Accounts and admins only. Never posted.",
+        description="The price offered to the customer; null when none is set. Never "
+        "posted to the ledger.",
         extensions=allowed(SEES_QUOTES),
     )
     def quote(self) -> Money | None:
         return None if self._quote is None else Money.of_domain(self._quote)
 
     @strawberry.field(
-        description="Ledger entries posted against this order, newest first. Accounts only.",
+        description="Ledger entries posted against this order, newest first.",
         extensions=allowed(READS_LEDGER),
     )
     async def ledger(
@@ -397,14 +415,14 @@ class WorkOrder(relay.Node):
         ]
 
     @strawberry.field(
-        description="Charged against this order (CHARGE less CREDIT), per currency. Accounts only.",
+        description="Charged against this order (CHARGE less CREDIT), per currency.",
         extensions=allowed(READS_LEDGER),
     )
     async def charged(self, info: Info) -> list[Money]:
         return await self._total(info, ledger.CHARGED_KINDS)
 
     @strawberry.field(
-        description="Paid against this order (PAYMENT less REFUND), per currency. Accounts only.",
+        description="Paid against this order (PAYMENT less REFUND), per currency.",
         extensions=allowed(READS_LEDGER),
     )
     async def paid(self, info: Info) -> list[Money]:
@@ -414,7 +432,7 @@ class WorkOrder(relay.Node):
         description="Cancelled with money paid: what the customer is owed back, per currency "
         "(paid less what was credited beyond the charges), until REFUND or CREDIT entries "
         "against this order settle it. Empty when nothing is due or the order is not "
-        "cancelled. Accounts only.",
+        "cancelled.",
         extensions=allowed(READS_LEDGER),
     )
     async def refund_due(self, info: Info) -> list[Money]:
@@ -429,14 +447,18 @@ class WorkOrder(relay.Node):
         entries = [(LedgerEntryKind(r.kind), DomainMoney(r.amount_minor, r.currency)) for r in rows]
         return ledger.total(entries, kinds)
 
-    @strawberry.field(metadata=read_ahead("customers"))
+    @strawberry.field(metadata=read_ahead("customers"), description="The customer it is for.")
     def customer(self, info: Info) -> Customer:
         return now_or_later(
             info.context.loaders.customer.load(self._customer_id),
             lambda r: required(r, Customer.of),
         )
 
-    @strawberry.field(extensions=allowed(STAFF), metadata=read_ahead("creators"))
+    @strawberry.field(
+        extensions=allowed(STAFF),
+        metadata=read_ahead("creators"),
+        description="Who took the order; null for an imported one.",
+    )
     def created_by(self, info: Info) -> User | None:
         return user_or_none(info, self._created_by)
 
@@ -453,7 +475,11 @@ class WorkOrder(relay.Node):
             lambda rows: [DepartmentTask.of(r) for r in rows],
         )
 
-    @strawberry.field(extensions=allowed(STAFF), metadata=read_ahead("tasks"))
+    @strawberry.field(
+        extensions=allowed(STAFF),
+        metadata=read_ahead("tasks"),
+        description="How many of its tasks are done.",
+    )
     def progress(self, info: Info) -> Progress:
         return now_or_later(
             info.context.loaders.tasks_of_work_order.load(self.id),
@@ -476,7 +502,9 @@ class WorkOrder(relay.Node):
         )
         return [Department.of(d) for d in every if d.id in ids]
 
-    @strawberry.field(extensions=allowed(STAFF), metadata=read_ahead("tasks"))
+    @strawberry.field(
+        extensions=allowed(STAFF), metadata=read_ahead("tasks"), description="Its delivery task."
+    )
     def delivery_task(self, info: Info) -> DepartmentTask:
         return now_or_later(
             info.context.loaders.tasks_of_work_order.load(self.id),
