@@ -67,7 +67,8 @@ class Department(relay.Node):
     @strawberry.field(
         extensions=allowed(SEES_QUEUE),
         description="Its queue, as `queue` with its code reads it (the same order, "
-        "arguments and access): for a pagination fragment refetched through `node`.",
+        "arguments and access): for a pagination fragment refetched through `node`. Its "
+        "members, admins and its wall displays.",
     )
     async def queue(
         self,

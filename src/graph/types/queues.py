@@ -25,7 +25,7 @@ QUEUE_ORDER = (
 )
 
 
-@strawberry.type
+@strawberry.type(description="A page of a department's queue (a Relay connection).")
 class QueueConnection(relay.Connection[DepartmentTask]):
     event_cursor: str = strawberry.field(
         description="Event-stream position of this snapshot: subscribe with `after:` set to it "

@@ -522,7 +522,7 @@ class WorkOrder(relay.Node):
         return await nodes_of(cls.of, info.context.loaders.work_order, node_ids)
 
 
-@strawberry.type
+@strawberry.type(description="A page of work orders (a Relay connection).")
 class WorkOrderConnection(relay.Connection[WorkOrder]):
     _where: strawberry.Private[OrderFilter]
 
