@@ -140,9 +140,19 @@ async def attempted(
 
 
 async def messages_page(
-    conn: AsyncConnection, *, status: DeliveryStatus | None, after_id: int | None, limit: int
+    conn: AsyncConnection,
+    *,
+    status: DeliveryStatus | None,
+    after_id: int | None,
+    limit: int,
+    backward: bool = False,
 ) -> list[MailMessageRow]:
-    params = {"status": status.value if status else None, "after_id": after_id, "limit": limit}
+    params = {
+        "status": status.value if status else None,
+        "after_id": after_id,
+        "limit": limit,
+        "backward": backward,
+    }
     return MailMessageRow.all(await conn.execute(Q["mail_messages_page"], params))
 
 

@@ -462,11 +462,13 @@ SELECT (SELECT count(*) FROM fired) AS fired,
 
 -- name: stale_tasks_page
 -- STARTED tasks whose TASK_STALE timer fired for their current start: untouched since.
+-- Keyset on id; :backward reads from :after_id towards the start (pagination.Window).
 SELECT t.* FROM department_tasks t
 JOIN timers m ON m.task_id = t.id AND m.purpose = 'TASK_STALE' AND m.armed_for = t.started_at
 WHERE t.status = 'STARTED' AND m.fired_at IS NOT NULL
-  AND (CAST(:after_id AS bigint) IS NULL OR t.id > :after_id)
-ORDER BY t.id
+  AND (CAST(:after_id AS bigint) IS NULL
+       OR CASE WHEN :backward THEN t.id < :after_id ELSE t.id > :after_id END)
+ORDER BY CASE WHEN :backward THEN t.id END DESC, t.id
 LIMIT :limit
 
 -- name: work_order_status
@@ -702,10 +704,11 @@ SELECT CAST(json_build_object(
 
 -- name: work_orders_page
 -- Newest first, or with :by_due the earliest due date first (none last, then by id);
--- keyset on id, or on (due_at, id). Filters are optional (NULL means any). "Late" is
+-- keyset on id, or on (due_at, id); :backward reads the same order in reverse, from the
+-- keyset towards the start. Filters are optional (NULL means any). "Late" is
 -- domain.transitions.is_late: ACTIVE and its due date passed. Each order's ORDER BY
--- reduces to an index's order once the parameters are known (the primary key backwards,
--- ix_work_orders_due_at_id forwards).
+-- reduces to an index's order once the parameters are known (the primary key or
+-- ix_work_orders_due_at_id, either way).
 SELECT w.* FROM work_orders w
 WHERE (CAST(:status AS text) IS NULL OR w.status = :status)
   AND (CAST(:customer_id AS bigint) IS NULL OR w.customer_id = :customer_id)
@@ -719,67 +722,99 @@ WHERE (CAST(:status AS text) IS NULL OR w.status = :status)
        OR coalesce(w.status = 'ACTIVE' AND w.due_at <= now(), false) = :late)
   AND (CAST(:due_before AS timestamptz) IS NULL OR w.due_at < :due_before)
   AND (CAST(:after_id AS bigint) IS NULL
-       OR (NOT :by_due AND w.id < :after_id)
-       OR (:by_due AND CASE WHEN CAST(:after_due AS timestamptz) IS NULL
-                            THEN w.due_at IS NULL AND w.id > :after_id
-                            ELSE w.due_at IS NULL OR (w.due_at, w.id) > (:after_due, :after_id)
-                       END))
-ORDER BY CASE WHEN :by_due THEN w.due_at END,
-         CASE WHEN :by_due THEN w.id END,
+       OR (NOT :by_due AND NOT :backward AND w.id < :after_id)
+       OR (NOT :by_due AND :backward AND w.id > :after_id)
+       OR (:by_due AND NOT :backward
+           AND CASE WHEN CAST(:after_due AS timestamptz) IS NULL
+                    THEN w.due_at IS NULL AND w.id > :after_id
+                    ELSE w.due_at IS NULL OR (w.due_at, w.id) > (:after_due, :after_id)
+               END)
+       OR (:by_due AND :backward
+           AND CASE WHEN CAST(:after_due AS timestamptz) IS NULL
+                    THEN w.due_at IS NOT NULL OR w.id < :after_id
+                    ELSE w.due_at IS NOT NULL AND (w.due_at, w.id) < (:after_due, :after_id)
+               END))
+ORDER BY CASE WHEN :by_due AND NOT :backward THEN w.due_at END,
+         CASE WHEN :by_due AND NOT :backward THEN w.id END,
+         CASE WHEN :by_due AND :backward THEN w.due_at END DESC,
+         CASE WHEN :by_due AND :backward THEN w.id END DESC,
+         CASE WHEN :backward THEN w.id END,
          w.id DESC
 LIMIT :limit
 
 -- name: customers_page
 -- :refund_due (null: either way) asks for customers with a refund due on a cancelled
--- order (the refunds_due view, migration 0012), or without.
+-- order (the refunds_due view, migration 0012), or without. Keyset on id, :backward as
+-- stale_tasks_page.
 SELECT * FROM customers c
 WHERE (CAST(:search AS text) IS NULL OR c.name ILIKE '%' || :search || '%')
   AND (CAST(:refund_due AS boolean) IS NULL
        OR EXISTS (SELECT FROM refunds_due r WHERE r.customer_id = c.id) = :refund_due)
-  AND (CAST(:after_id AS bigint) IS NULL OR c.id > :after_id)
-ORDER BY c.id
+  AND (CAST(:after_id AS bigint) IS NULL
+       OR CASE WHEN :backward THEN c.id < :after_id ELSE c.id > :after_id END)
+ORDER BY CASE WHEN :backward THEN c.id END DESC, c.id
 LIMIT :limit
 
 -- name: users_page
+-- Keyset on id, :backward as stale_tasks_page.
 SELECT * FROM users
-WHERE CAST(:after_id AS bigint) IS NULL OR id > :after_id
-ORDER BY id
+WHERE CAST(:after_id AS bigint) IS NULL
+   OR CASE WHEN :backward THEN id < :after_id ELSE id > :after_id END
+ORDER BY CASE WHEN :backward THEN id END DESC, id
 LIMIT :limit
 
 -- name: queue_page
 -- A department's queue (domain.transitions.QueuePlace): its available PENDING tasks of
 -- orders not on hold, RUSH first, then the earliest due date (none last), then the
 -- oldest available; then its STARTED tasks, oldest start first; only tasks of ACTIVE
--- work orders. Keyset on (lane, rush, due, since, id); no due date sorts as 9999-12-31,
--- and a STARTED task's rush and due are constants, so its lane sorts by start alone.
+-- work orders. Keyset on (lane, rush, due, since, id) (:backward: before it, read towards
+-- the start); no due date sorts as 9999-12-31, and a STARTED task's rush and due are
+-- constants, so its lane sorts by start alone.
 -- :search (a LIKE pattern, or null) keeps the tasks whose order's number, customer's name
 -- or any detail's value (whence its job line) holds it: a department's active tasks are
--- few, so no index serves it.
-SELECT t.*, q.lane, q.rush, q.due, q.since FROM department_tasks t
-JOIN work_orders w ON w.id = t.work_order_id
-CROSS JOIN LATERAL (
-    SELECT CASE WHEN t.status = 'PENDING' THEN 0 ELSE 1 END AS lane,
-           CASE WHEN t.status = 'PENDING' AND w.priority = 'RUSH' THEN 0 ELSE 1 END AS rush,
-           CASE WHEN t.status = 'PENDING' THEN coalesce(w.due_at, timestamptz '9999-12-31Z')
-                ELSE timestamptz '9999-12-31Z' END AS due,
-           CASE WHEN t.status = 'PENDING' THEN t.available_at ELSE t.started_at END AS since
-) q
-WHERE t.department_id = :department_id
-  AND w.status = 'ACTIVE'
-  AND (t.status = 'STARTED'
-       OR (t.status = 'PENDING' AND t.available_at <= now() AND w.held_at IS NULL))
-  AND (CAST(:search AS text) IS NULL
-       OR w.order_number ILIKE '%' || :search || '%'
-       OR EXISTS (SELECT 1 FROM customers c
-                  WHERE c.id = w.customer_id AND c.name ILIKE '%' || :search || '%')
-       OR EXISTS (SELECT 1 FROM jsonb_each_text(w.details) AS d
-                  WHERE d.value ILIKE '%' || :search || '%'))
-  AND (CAST(:after_lane AS integer) IS NULL
-       OR (q.lane, q.rush, q.due, q.since, t.id)
-          > (:after_lane, :after_rush, CAST(:after_due AS timestamptz),
-             CAST(:after_since AS timestamptz), :after_id))
-ORDER BY q.lane, q.rush, q.due, q.since, t.id
-LIMIT :limit
+-- few, so no index serves it. Every row has the queue's size as `total`, counted from the
+-- tasks sorted for the page anyway; an empty page is one row of nulls with the total.
+WITH queue AS MATERIALIZED (
+    SELECT t.*, q.lane, q.rush, q.due, q.since FROM department_tasks t
+    JOIN work_orders w ON w.id = t.work_order_id
+    CROSS JOIN LATERAL (
+        SELECT CASE WHEN t.status = 'PENDING' THEN 0 ELSE 1 END AS lane,
+               CASE WHEN t.status = 'PENDING' AND w.priority = 'RUSH' THEN 0 ELSE 1 END AS rush,
+               CASE WHEN t.status = 'PENDING'
+                    THEN coalesce(w.due_at, timestamptz '9999-12-31Z')
+                    ELSE timestamptz '9999-12-31Z' END AS due,
+               CASE WHEN t.status = 'PENDING' THEN t.available_at ELSE t.started_at END AS since
+    ) q
+    WHERE t.department_id = :department_id
+      AND w.status = 'ACTIVE'
+      AND (t.status = 'STARTED'
+           OR (t.status = 'PENDING' AND t.available_at <= now() AND w.held_at IS NULL))
+      AND (CAST(:search AS text) IS NULL
+           OR w.order_number ILIKE '%' || :search || '%'
+           OR EXISTS (SELECT 1 FROM customers c
+                      WHERE c.id = w.customer_id AND c.name ILIKE '%' || :search || '%')
+           OR EXISTS (SELECT 1 FROM jsonb_each_text(w.details) AS d
+                      WHERE d.value ILIKE '%' || :search || '%'))
+), page AS (
+    SELECT * FROM queue
+    WHERE CAST(:after_lane AS integer) IS NULL
+       OR CASE WHEN :backward
+               THEN (lane, rush, due, since, id)
+                    < (:after_lane, :after_rush, CAST(:after_due AS timestamptz),
+                       CAST(:after_since AS timestamptz), :after_id)
+               ELSE (lane, rush, due, since, id)
+                    > (:after_lane, :after_rush, CAST(:after_due AS timestamptz),
+                       CAST(:after_since AS timestamptz), :after_id)
+          END
+    ORDER BY CASE WHEN :backward THEN (lane, rush, due, since, id) END DESC,
+             lane, rush, due, since, id
+    LIMIT :limit
+)
+SELECT page.*, total.n AS total
+FROM (SELECT count(*) AS n FROM queue) AS total
+LEFT JOIN page ON true
+ORDER BY CASE WHEN :backward THEN (page.lane, page.rush, page.due, page.since, page.id) END DESC,
+         page.lane, page.rush, page.due, page.since, page.id
 
 -- name: current_snapshot
 -- What the reading transaction's snapshot saw, as text (`xmin:xmax:xip,...`).
@@ -882,11 +917,13 @@ WHERE user_id = :user_id AND kind = ANY(CAST(:kinds AS text[])) AND revoked_at I
   AND (expires_at IS NULL OR expires_at > now())
 
 -- name: tokens_page
--- Newest first, keyset on id; one user's or everyone's. Secrets are never stored.
+-- Newest first, keyset on id (:backward: from :after_id towards the newest); one user's or
+-- everyone's. Secrets are never stored.
 SELECT * FROM tokens
 WHERE (CAST(:user_id AS bigint) IS NULL OR user_id = :user_id)
-  AND (CAST(:after_id AS bigint) IS NULL OR id < :after_id)
-ORDER BY id DESC
+  AND (CAST(:after_id AS bigint) IS NULL
+       OR CASE WHEN :backward THEN id > :after_id ELSE id < :after_id END)
+ORDER BY CASE WHEN :backward THEN id END, id DESC
 LIMIT :limit
 
 -- name: tokens_by_id
@@ -967,11 +1004,12 @@ WHERE customer_id = ANY(ARRAY(SELECT customer_id FROM work_orders
 ORDER BY work_order_id, id DESC
 
 -- name: customer_ledger_page
--- Newest first, keyset on id.
+-- Newest first, keyset on id (:backward: from :after_id towards the newest).
 SELECT * FROM customer_ledger
 WHERE customer_id = :customer_id
-  AND (CAST(:after_id AS bigint) IS NULL OR id < :after_id)
-ORDER BY id DESC
+  AND (CAST(:after_id AS bigint) IS NULL
+       OR CASE WHEN :backward THEN id > :after_id ELSE id < :after_id END)
+ORDER BY CASE WHEN :backward THEN id END, id DESC
 LIMIT :limit
 
 -- name: receivables_ageing
@@ -1524,14 +1562,16 @@ UPDATE webhooks SET secret = :secret, version = version + 1 WHERE id = :id RETUR
 DELETE FROM webhooks WHERE id = :id RETURNING id
 
 -- name: webhook_deliveries_page
--- A webhook's deliveries, newest first, after the keyset :after_id (NULL: from the top).
+-- A webhook's deliveries, newest first, after the keyset :after_id (NULL: from the top;
+-- :backward: before it, towards the newest).
 SELECT d.*, e.occurred_at AS event_occurred_at
 FROM webhook_deliveries d
 LEFT JOIN events e ON e.id = d.event_id
 WHERE d.webhook_id = :webhook_id
   AND (CAST(:status AS text) IS NULL OR d.status = :status)
-  AND (CAST(:after_id AS bigint) IS NULL OR d.id < :after_id)
-ORDER BY d.id DESC
+  AND (CAST(:after_id AS bigint) IS NULL
+       OR CASE WHEN :backward THEN d.id > :after_id ELSE d.id < :after_id END)
+ORDER BY CASE WHEN :backward THEN d.id END, d.id DESC
 LIMIT :limit
 
 -- name: webhook_delivery_by_id
@@ -2018,14 +2058,15 @@ WHERE m.id = a.id AND m.status = 'PENDING'
 RETURNING m.id
 
 -- name: mail_messages_page
--- Messages newest first, after the keyset :after_id (NULL: from the top); with :status,
--- only those.
+-- Messages newest first, after the keyset :after_id (NULL: from the top; :backward:
+-- before it, towards the newest); with :status, only those.
 SELECT m.*, w.order_number
 FROM mail_messages m
 JOIN work_orders w ON w.id = m.work_order_id
 WHERE (CAST(:status AS text) IS NULL OR m.status = :status)
-  AND (CAST(:after_id AS bigint) IS NULL OR m.id < :after_id)
-ORDER BY m.id DESC
+  AND (CAST(:after_id AS bigint) IS NULL
+       OR CASE WHEN :backward THEN m.id > :after_id ELSE m.id < :after_id END)
+ORDER BY CASE WHEN :backward THEN m.id END, m.id DESC
 LIMIT :limit
 
 -- name: mail_messages_of_work_orders

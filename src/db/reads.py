@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any, NamedTuple, TypeVar
 
 import orjson
+import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from db.engine import one_snapshot
@@ -95,9 +96,14 @@ async def tokens(conn: AsyncConnection, ids: Sequence[int]) -> list[TokenRow]:
 
 
 async def tokens_page(
-    conn: AsyncConnection, *, user_id: int | None, limit: int, after_id: int | None
+    conn: AsyncConnection,
+    *,
+    user_id: int | None,
+    limit: int,
+    after_id: int | None,
+    backward: bool = False,
 ) -> list[TokenRow]:
-    params = {"user_id": user_id, "limit": limit, "after_id": after_id}
+    params = {"user_id": user_id, "limit": limit, "after_id": after_id, "backward": backward}
     return await _all(conn, "tokens_page", params, TokenRow)
 
 
@@ -127,9 +133,19 @@ async def refunds_due_of_customers(conn: AsyncConnection, ids: Sequence[int]) ->
 
 
 async def customer_ledger_page(
-    conn: AsyncConnection, *, customer_id: int, limit: int, after_id: int | None
+    conn: AsyncConnection,
+    *,
+    customer_id: int,
+    limit: int,
+    after_id: int | None,
+    backward: bool = False,
 ) -> list[LedgerEntryRow]:
-    params = {"customer_id": customer_id, "limit": limit, "after_id": after_id}
+    params = {
+        "customer_id": customer_id,
+        "limit": limit,
+        "after_id": after_id,
+        "backward": backward,
+    }
     return await _all(conn, "customer_ledger_page", params, LedgerEntryRow)
 
 
@@ -257,17 +273,39 @@ async def work_orders_page(
     limit: int,
     by_due: bool = False,
     after: OrderKey | None = None,
+    backward: bool = False,
     where: OrderFilter = OrderFilter(),
 ) -> list[WorkOrderRow]:
-    """Newest first, or by due date (earliest first, none last)."""
+    """Newest first, or by due date (earliest first, none last); `backward`, the same
+    order read from `after` towards the start."""
     params = {
         **asdict(where),
         "limit": limit,
         "by_due": by_due,
+        "backward": backward,
         "after_id": after.id if after else None,
         "after_due": after.due if after else None,
     }
     return await _all(conn, "work_orders_page", params, WorkOrderRow)
+
+
+# The count runs the list's own statement, with no keyset and no limit, so that it
+# cannot disagree with the pages.
+_COUNT_ORDERS = sa.text(f"SELECT count(*) FROM ({Q['work_orders_page'].text}) AS matching")
+
+
+async def work_orders_count(conn: AsyncConnection, where: OrderFilter) -> int:
+    """How many work orders the filters match: cheap only with a narrow filter (one
+    customer's orders, through their index)."""
+    params = {
+        **asdict(where),
+        "limit": None,
+        "by_due": False,
+        "backward": False,
+        "after_id": None,
+        "after_due": None,
+    }
+    return int(await conn.scalar(_COUNT_ORDERS, params) or 0)
 
 
 async def customers_page(
@@ -277,20 +315,30 @@ async def customers_page(
     after_id: int | None,
     search: str | None,
     refund_due: bool | None = None,
+    backward: bool = False,
 ) -> list[CustomerRow]:
-    params = {"limit": limit, "after_id": after_id, "search": search, "refund_due": refund_due}
+    params = {
+        "limit": limit,
+        "after_id": after_id,
+        "search": search,
+        "refund_due": refund_due,
+        "backward": backward,
+    }
     return await _all(conn, "customers_page", params, CustomerRow)
 
 
 async def stale_tasks_page(
-    conn: AsyncConnection, *, limit: int, after_id: int | None
+    conn: AsyncConnection, *, limit: int, after_id: int | None, backward: bool = False
 ) -> list[TaskRow]:
-    params = {"limit": limit, "after_id": after_id}
+    params = {"limit": limit, "after_id": after_id, "backward": backward}
     return await _all(conn, "stale_tasks_page", params, TaskRow)
 
 
-async def users_page(conn: AsyncConnection, *, limit: int, after_id: int | None) -> list[UserRow]:
-    return await _all(conn, "users_page", {"limit": limit, "after_id": after_id}, UserRow)
+async def users_page(
+    conn: AsyncConnection, *, limit: int, after_id: int | None, backward: bool = False
+) -> list[UserRow]:
+    params = {"limit": limit, "after_id": after_id, "backward": backward}
+    return await _all(conn, "users_page", params, UserRow)
 
 
 class QueueKey(NamedTuple):
@@ -310,31 +358,43 @@ class Queued(NamedTuple):
     key: QueueKey
 
 
+class QueuePage(NamedTuple):
+    """A page of a queue, the snapshot it was read in, and how many tasks the whole
+    queue (with its search) holds in that snapshot."""
+
+    snapshot: Snapshot
+    queued: list[Queued]
+    total: int
+
+
 async def queue_page(
     engine: AsyncEngine,
     *,
     department_id: int,
     limit: int,
     after: QueueKey | None,
+    backward: bool = False,
     search: str | None = None,
-) -> tuple[Snapshot, list[Queued]]:
+) -> QueuePage:
     """A page of a department's queue (of the tasks matching `search`, a LIKE pattern,
-    when given) and the snapshot it was read in, so that the page and its event cursor
-    agree exactly."""
+    when given) and the snapshot it was read in, so that the page, its size and its
+    event cursor agree exactly."""
     params = {
         "department_id": department_id,
         "limit": limit,
+        "backward": backward,
         "search": search,
         **{f"after_{name}": getattr(after, name, None) for name in QueueKey._fields},
     }
     async with one_snapshot(engine) as conn:
         snapshot = Snapshot.parse(await conn.scalar(Q["current_snapshot"]))
-        rows = await conn.execute(Q["queue_page"], params)
-        queued = [
-            Queued(TaskRow.pick(row), QueueKey(row.lane, row.rush, row.due, row.since, row.id))
-            for row in rows
-        ]
-    return snapshot, queued
+        rows = (await conn.execute(Q["queue_page"], params)).all()
+    queued = [
+        Queued(TaskRow.pick(row), QueueKey(row.lane, row.rush, row.due, row.since, row.id))
+        for row in rows
+        if row.id is not None
+    ]
+    return QueuePage(snapshot, queued, rows[0].total)
 
 
 @dataclass(frozen=True)

@@ -99,12 +99,14 @@ async def deliveries_page(
     status: DeliveryStatus | None,
     after_id: int | None,
     limit: int,
+    backward: bool = False,
 ) -> list[WebhookDeliveryRow]:
     params = {
         "webhook_id": webhook_id,
         "status": status.value if status else None,
         "after_id": after_id,
         "limit": limit,
+        "backward": backward,
     }
     return WebhookDeliveryRow.all(await conn.execute(Q["webhook_deliveries_page"], params))
 

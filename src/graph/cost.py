@@ -1,8 +1,9 @@
 """A cost budget per request, checked before anything runs.
 
 Every field costs 1 plus what it selects. A connection (a field taking `first`) costs
-`first` (20 when omitted) times what one of its edges selects; any other list costs
-LIST_FACTOR times one item. A request over BUDGET is refused with BAD_REQUEST naming
+`first` or `last` (20 when omitted) times what one of its edges selects; `nodes(ids:)`
+as many items as the ids written in the document (a variable: MAX_NODES); any other
+list costs LIST_FACTOR times one item. A request over BUDGET is refused with BAD_REQUEST naming
 what it was found to cost before the walk stopped and the budget, after the shape's
 limits (graph/shape.py) and before anything runs. A dashboard page
 of 50 work orders with their tasks, pickers and histories costs about 27,000.
@@ -23,6 +24,7 @@ from graphql import (
     GraphQLSchema,
     InlineFragmentNode,
     IntValueNode,
+    ListValueNode,
     OperationDefinitionNode,
     SelectionSetNode,
     VariableNode,
@@ -34,7 +36,7 @@ from strawberry.extensions import SchemaExtension
 from api.errors import bad_request
 from graph.documents import DOCUMENTS
 from graph.shape import FragmentWalk
-from graph.types.pagination import DEFAULT_PAGE, MAX_PAGE
+from graph.types.pagination import DEFAULT_PAGE, MAX_NODES, MAX_PAGE
 
 BUDGET = 50_000
 LIST_FACTOR = 10
@@ -139,7 +141,10 @@ def _multiplier(
     parent: Any, definition: GraphQLField, node: FieldNode, variables: Mapping[str, Any]
 ) -> int:
     if "first" in definition.args:
-        return _first(node, variables)
+        sizes = [_page(node, name, variables) for name in ("first", "last")]
+        return max((size for size in sizes if size is not None), default=DEFAULT_PAGE)
+    if "ids" in definition.args:
+        return _ids(node)
     if getattr(parent, "name", "").endswith("Connection"):
         return 1  # a connection's edges: `first` already counted them
     kind = (
@@ -148,19 +153,27 @@ def _multiplier(
     return LIST_FACTOR if isinstance(kind, GraphQLList) else 1
 
 
-def _first(node: FieldNode, variables: Mapping[str, Any]) -> int:
+def _ids(node: FieldNode) -> int:
     for argument in node.arguments or ():
-        if argument.name.value != "first":
+        if argument.name.value == "ids" and isinstance(argument.value, ListValueNode):
+            return min(len(argument.value.values), MAX_NODES)
+    return MAX_NODES
+
+
+def _page(node: FieldNode, name: str, variables: Mapping[str, Any]) -> int | None:
+    """The page size the argument `name` (`first` or `last`) asks for; None when not given."""
+    for argument in node.arguments or ():
+        if argument.name.value != name:
             continue
         value = argument.value
         if isinstance(value, IntValueNode):
             return _clamp(int(value.value))
         if isinstance(value, VariableNode):
             given = variables.get(value.name.value)
-            return _clamp(given) if isinstance(given, int) else DEFAULT_PAGE
-    return DEFAULT_PAGE
+            return _clamp(given) if isinstance(given, int) else None
+    return None
 
 
-def _clamp(first: int) -> int:
+def _clamp(size: int) -> int:
     # Out-of-range values are refused by the field itself; count what it would allow.
-    return max(0, min(first, MAX_PAGE))
+    return max(0, min(size, MAX_PAGE))

@@ -104,7 +104,8 @@ class InDepartmentOfKind(Declared):
 
 
 class SeesQueue(Forbidden):
-    """The queue of `department`: its members, admins, and display tokens naming it."""
+    """The queue of `department` (or of the Department the field is on): its members,
+    admins, and display tokens naming it."""
 
     message = "Only members of this department (or admins, or its wall displays) can see its queue."
     who = "Members of the department, its wall displays, and admins."
@@ -113,7 +114,7 @@ class SeesQueue(Forbidden):
         viewer = viewer_of(info)
         if viewer.is_person and viewer.is_admin:
             return True
-        code = kwargs.get("department")
+        code = kwargs.get("department", getattr(source, "code", None))
         departments = await info.context.loaders.department.load_many(_readable_departments(viewer))
         # An unknown code passes here so that the resolver can say so precisely.
         known = await info.context.loaders.department_codes()

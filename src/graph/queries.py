@@ -4,9 +4,10 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import strawberry
+from graphql import GraphQLError
 from strawberry import relay
 
-from api.errors import bad_request, not_found
+from api.errors import TopLevelCode, bad_request, not_found
 from api.ids import decode_id
 from api.version import VERSION
 from db import awaiting, reads
@@ -14,8 +15,7 @@ from db import flow as db_flow
 from db import mail as db_mail
 from db import payment_inboxes as db_payment_inboxes
 from db import webhooks as db_webhooks
-from db.events import encode_snapshot
-from domain import flow, validation
+from domain import flow
 from domain.enums import DepartmentKind, WorkOrderOrder, WorkOrderPriority, WorkOrderStatus
 from domain.errors import DomainError
 from domain.outbox import DeliveryStatus
@@ -42,17 +42,22 @@ from graph.types.flow import DepartmentFlow, FlowSummary
 from graph.types.ledger import LedgerEntry
 from graph.types.mail import MailMessage, MailMessageConnection
 from graph.types.pagination import (
+    MAX_NODES,
+    Before,
+    Last,
+    QueueSearch,
+    Window,
     build_edges,
     decode_id_cursor,
     decode_order_cursor,
-    decode_queue_cursor,
-    encode_queue_cursor,
     order_cursor_key,
-    page_size,
+    search_pattern,
+    window,
 )
 from graph.types.payment_inboxes import PaymentInbox
 from graph.types.people import User
 from graph.types.proofs import Proof
+from graph.types.queues import QUEUE_ORDER, QueueConnection, read_queue
 from graph.types.receivables import ReceivablesAgeing
 from graph.types.scan import ScanAnswer
 from graph.types.scan import answer as scan_answer
@@ -64,27 +69,29 @@ from graph.types.webhooks import (
     WebhookDeliveryConnection,
     WebhookEventKind,
 )
-from graph.types.work_orders import WorkOrder
+from graph.types.work_orders import WorkOrder, WorkOrderConnection
 
 NODE_TYPES: dict[str, type[relay.Node]] = {
     t.__name__: t
     for t in (WorkOrder, DepartmentTask, Department, User, Customer, LedgerEntry, Token, Proof)
 }
-MAX_SEARCH = 100
 # The wall display shows a few; the rest is a count.
 AWAITING_LIMIT = 100
 
 
-@strawberry.type
-class QueueConnection(relay.Connection[DepartmentTask]):
-    event_cursor: str = strawberry.field(
-        description="Event-stream position of this snapshot: subscribe with `after:` set to it "
-        "to receive every later change, with no gap and no duplicate."
-    )
-
-
 FROM = strawberry.argument(name="from", description="The window's start (with a time zone).")
 TO = strawberry.argument(name="to", description="The window's end, not included.")
+
+
+def _pk(id: relay.GlobalID) -> int | None:
+    """The key of an id of one of NODE_TYPES; None for any other."""
+    return decode_id(id, id.type_name) if id.type_name in NODE_TYPES else None
+
+
+async def _of_type(info: Info, type_name: str, pks: list[int]) -> list[relay.Node | None]:
+    nodes = NODE_TYPES[type_name].resolve_nodes(info=info, node_ids=[str(pk) for pk in pks])
+    # Our node types all resolve asynchronously, through the request's dataloaders.
+    return list(await nodes)  # type: ignore[misc]
 
 
 def _window(start: datetime, end: datetime) -> flow.Window:
@@ -94,22 +101,17 @@ def _window(start: datetime, end: datetime) -> flow.Window:
         raise bad_request(error.message) from None
 
 
-def _search(value: str | None) -> str | None:
-    try:
-        return validation.search(value, MAX_SEARCH)
-    except DomainError as error:
-        raise bad_request(error.message) from None
-
-
-async def _tokens(
-    info: Info, user_id: int | None, first: int | None, after: str | None
-) -> TokenConnection:
-    limit = page_size(first)
-    after_id = decode_id_cursor(after)
+async def _tokens(info: Info, user_id: int | None, page: Window) -> TokenConnection:
     async with info.context.read() as conn:
-        rows = await reads.tokens_page(conn, user_id=user_id, limit=limit + 1, after_id=after_id)
-    edges, page = build_edges(rows, limit, after, lambda r: [r.id], Token.of)
-    return TokenConnection(edges=edges, page_info=page)
+        rows = await reads.tokens_page(
+            conn,
+            user_id=user_id,
+            limit=page.limit + 1,
+            after_id=decode_id_cursor(page),
+            backward=page.backward,
+        )
+    edges, page_info = build_edges(rows, page, lambda r: [r.id], Token.of)
+    return TokenConnection(edges=edges, page_info=page_info)
 
 
 @strawberry.type(description="What can be read. Each field ends with who may ask for it.")
@@ -128,15 +130,45 @@ class Query:
             strawberry.argument(description="The id of any object that implements Node."),
         ],
     ) -> relay.Node | None:
-        node_type = NODE_TYPES.get(id.type_name)
-        pk = decode_id(id, id.type_name) if node_type else None
-        if node_type is None or pk is None:
+        pk = _pk(id)
+        if pk is None:
             return None
-        nodes = node_type.resolve_nodes(info=info, node_ids=[str(pk)])
-        # Our node types all resolve asynchronously, through the request's dataloaders.
-        found = list(await nodes)  # type: ignore[misc]
-        node: relay.Node | None = found[0]
+        (node,) = await _of_type(info, id.type_name, [pk])
         return node
+
+    @strawberry.field(
+        extensions=allowed(STAFF),
+        description=f"The objects with these ids (at most {MAX_NODES}), in their order: "
+        "null in place of an id that names nothing or what the caller may not see. Read in "
+        "one batch per type.",
+    )
+    async def nodes(
+        self,
+        info: Info,
+        ids: Annotated[
+            list[relay.GlobalID],
+            strawberry.argument(description="The ids of any objects that implement Node."),
+        ],
+    ) -> list[relay.Node | None]:
+        if len(ids) > MAX_NODES:
+            raise bad_request(f"'ids' holds {len(ids)} ids; at most {MAX_NODES} at once.")
+        wanted: dict[str, list[tuple[int, int]]] = {}
+        for place, gid in enumerate(ids):
+            pk = _pk(gid)
+            if pk is not None:
+                wanted.setdefault(gid.type_name, []).append((place, pk))
+        found: list[relay.Node | None] = [None] * len(ids)
+        for type_name, places in wanted.items():
+            try:
+                nodes = await _of_type(info, type_name, [pk for _, pk in places])
+            except GraphQLError as error:
+                # A type whose rule the caller fails (`node` says FORBIDDEN): not seen here.
+                if (error.extensions or {}).get("code") != TopLevelCode.FORBIDDEN:
+                    raise
+                continue
+            for (place, _), node in zip(places, nodes, strict=True):
+                found[place] = node
+        return found
 
     @strawberry.field(description="The signed-in user (null for a wall display token).")
     async def me(self, info: Info) -> User | None:
@@ -171,29 +203,48 @@ class Query:
 
     @strawberry.field(extensions=allowed(ADMINS), description="Every user, oldest first.")
     async def users(
-        self, info: Info, first: int | None = None, after: str | None = None
+        self,
+        info: Info,
+        first: int | None = None,
+        after: str | None = None,
+        last: Last = None,
+        before: Before = None,
     ) -> relay.Connection[User]:
-        limit = page_size(first)
-        after_id = decode_id_cursor(after)
+        page = window(first, after, last, before)
         async with info.context.read() as conn:
-            rows = await reads.users_page(conn, limit=limit + 1, after_id=after_id)
-        edges, page = build_edges(rows, limit, after, lambda r: [r.id], User.of)
-        return relay.Connection(edges=edges, page_info=page)
+            rows = await reads.users_page(
+                conn,
+                limit=page.limit + 1,
+                after_id=decode_id_cursor(page),
+                backward=page.backward,
+            )
+        edges, page_info = build_edges(rows, page, lambda r: [r.id], User.of)
+        return relay.Connection(edges=edges, page_info=page_info)
 
     @strawberry.field(
         extensions=allowed(STAFF),
         description="The caller's own tokens (sessions, API tokens, displays made), newest first.",
     )
     async def my_tokens(
-        self, info: Info, first: int | None = None, after: str | None = None
+        self,
+        info: Info,
+        first: int | None = None,
+        after: str | None = None,
+        last: Last = None,
+        before: Before = None,
     ) -> TokenConnection:
-        return await _tokens(info, viewer_of(info).user_id, first, after)
+        return await _tokens(info, viewer_of(info).user_id, window(first, after, last, before))
 
     @strawberry.field(extensions=allowed(ADMINS), description="Every token, newest first.")
     async def tokens(
-        self, info: Info, first: int | None = None, after: str | None = None
+        self,
+        info: Info,
+        first: int | None = None,
+        after: str | None = None,
+        last: Last = None,
+        before: Before = None,
     ) -> TokenConnection:
-        return await _tokens(info, None, first, after)
+        return await _tokens(info, None, window(first, after, last, before))
 
     @strawberry.field(
         extensions=allowed(ADMINS),
@@ -228,18 +279,24 @@ class Query:
         ] = None,
         first: int | None = None,
         after: str | None = None,
+        last: Last = None,
+        before: Before = None,
     ) -> WebhookDeliveryConnection:
         pk = decode_id(webhook_id, "Webhook")
         if pk is None:
             raise bad_request("'webhookId' is not the id of a webhook.")
-        limit = page_size(first)
-        after_id = decode_id_cursor(after)
+        page = window(first, after, last, before)
         async with info.context.read() as conn:
             rows = await db_webhooks.deliveries_page(
-                conn, pk, status=status, after_id=after_id, limit=limit + 1
+                conn,
+                pk,
+                status=status,
+                after_id=decode_id_cursor(page),
+                limit=page.limit + 1,
+                backward=page.backward,
             )
-        edges, page = build_edges(rows, limit, after, lambda r: [r.id], WebhookDelivery.of)
-        return WebhookDeliveryConnection(edges=edges, page_info=page)
+        edges, page_info = build_edges(rows, page, lambda r: [r.id], WebhookDelivery.of)
+        return WebhookDeliveryConnection(edges=edges, page_info=page_info)
 
     @strawberry.field(
         extensions=allowed(ADMINS),
@@ -254,15 +311,20 @@ class Query:
         ] = None,
         first: int | None = None,
         after: str | None = None,
+        last: Last = None,
+        before: Before = None,
     ) -> MailMessageConnection:
-        limit = page_size(first)
-        after_id = decode_id_cursor(after)
+        page = window(first, after, last, before)
         async with info.context.read() as conn:
             rows = await db_mail.messages_page(
-                conn, status=status, after_id=after_id, limit=limit + 1
+                conn,
+                status=status,
+                after_id=decode_id_cursor(page),
+                limit=page.limit + 1,
+                backward=page.backward,
             )
-        edges, page = build_edges(rows, limit, after, lambda r: [r.id], MailMessage.of)
-        return MailMessageConnection(edges=edges, page_info=page)
+        edges, page_info = build_edges(rows, page, lambda r: [r.id], MailMessage.of)
+        return MailMessageConnection(edges=edges, page_info=page_info)
 
     @strawberry.field(
         extensions=allowed(STAFF), description="A work order by its id; null for an unknown id."
@@ -317,10 +379,12 @@ class Query:
         ] = WorkOrderOrder.CREATED_AT,
         first: int | None = None,
         after: str | None = None,
-    ) -> relay.Connection[WorkOrder]:
-        limit = page_size(first)
+        last: Last = None,
+        before: Before = None,
+    ) -> WorkOrderConnection:
+        page = window(first, after, last, before)
         by_due = order_by is WorkOrderOrder.DUE_AT
-        key = decode_order_cursor(after, by_due)
+        key = decode_order_cursor(page, by_due)
         customer_pk = decode_id(customer_id, "Customer") if customer_id else None
         if customer_id is not None and customer_pk is None:
             raise bad_request("'customerId' is not the id of a Customer.")
@@ -329,7 +393,7 @@ class Query:
         where = reads.OrderFilter(
             status=status.value if status else None,
             customer_id=customer_pk,
-            search=_search(search),
+            search=search_pattern(search),
             priority=priority.value if priority else None,
             held=held,
             late=late,
@@ -337,21 +401,22 @@ class Query:
         )
         async with info.context.read() as conn:
             rows = await reads.work_orders_page(
-                conn, limit=limit + 1, by_due=by_due, after=key, where=where
+                conn,
+                limit=page.limit + 1,
+                by_due=by_due,
+                after=key,
+                backward=page.backward,
+                where=where,
             )
-        edges, page = build_edges(
-            rows, limit, after, lambda r: order_cursor_key(r, by_due), WorkOrder.of
+        edges, page_info = build_edges(
+            rows, page, lambda r: order_cursor_key(r, by_due), WorkOrder.of
         )
         await prefetch.work_orders(info, [e.node.id for e in edges])
-        return relay.Connection(edges=edges, page_info=page)
+        return WorkOrderConnection(edges=edges, page_info=page_info, _where=where)
 
     @strawberry.field(
         extensions=allowed(SEES_QUEUE),
-        description="The department's available PENDING tasks of orders not on hold (RUSH "
-        "first, then the earliest due date, none last, then the oldest available), then its "
-        "STARTED tasks (oldest start first); only tasks of ACTIVE work orders. With `search`, "
-        "only those whose order's number, customer's name or any detail (the job line comes "
-        "from them) holds it, in any case.",
+        description=QUEUE_ORDER,
     )
     async def queue(
         self,
@@ -359,34 +424,15 @@ class Query:
         department: Annotated[str, strawberry.argument(description="The department's code.")],
         first: int | None = None,
         after: str | None = None,
-        search: Annotated[
-            str | None,
-            strawberry.argument(
-                description="Only tasks whose order number, customer name or any detail contains "
-                "this text (any case)."
-            ),
-        ] = None,
+        search: QueueSearch = None,
+        last: Last = None,
+        before: Before = None,
     ) -> QueueConnection:
-        limit = page_size(first)
-        cursor = decode_queue_cursor(after)
+        page = window(first, after, last, before)
         dept = (await info.context.loaders.department_codes()).get(department)
         if dept is None:
             raise not_found(f"No department has the code '{department}'.")
-        snapshot, rows = await reads.queue_page(
-            info.context.services.engine,
-            department_id=dept.id,
-            limit=limit + 1,
-            after=cursor,
-            search=_search(search),
-        )
-        edges, page = build_edges(
-            rows,
-            limit,
-            after,
-            lambda q: encode_queue_cursor(q.key),
-            lambda q: DepartmentTask.of(q.task),
-        )
-        return QueueConnection(edges=edges, page_info=page, event_cursor=encode_snapshot(snapshot))
+        return await read_queue(info, dept.id, page, search)
 
     @strawberry.field(
         extensions=allowed(SEES_QUEUE),
@@ -416,14 +462,23 @@ class Query:
         "release or ask after.",
     )
     async def stale_tasks(
-        self, info: Info, first: int | None = None, after: str | None = None
+        self,
+        info: Info,
+        first: int | None = None,
+        after: str | None = None,
+        last: Last = None,
+        before: Before = None,
     ) -> relay.Connection[DepartmentTask]:
-        limit = page_size(first)
-        after_id = decode_id_cursor(after)
+        page = window(first, after, last, before)
         async with info.context.read() as conn:
-            rows = await reads.stale_tasks_page(conn, limit=limit + 1, after_id=after_id)
-        edges, page = build_edges(rows, limit, after, lambda r: [r.id], DepartmentTask.of)
-        return relay.Connection(edges=edges, page_info=page)
+            rows = await reads.stale_tasks_page(
+                conn,
+                limit=page.limit + 1,
+                after_id=decode_id_cursor(page),
+                backward=page.backward,
+            )
+        edges, page_info = build_edges(rows, page, lambda r: [r.id], DepartmentTask.of)
+        return relay.Connection(edges=edges, page_info=page_info)
 
     @strawberry.field(
         extensions=allowed(STAFF),
@@ -513,19 +568,21 @@ class Query:
                 "(WorkOrder.refundDue); false: only those who are not. Accounts only."
             ),
         ] = None,
+        last: Last = None,
+        before: Before = None,
     ) -> relay.Connection[Customer]:
-        limit = page_size(first)
-        after_id = decode_id_cursor(after)
+        page = window(first, after, last, before)
         async with info.context.read() as conn:
             rows = await reads.customers_page(
                 conn,
-                limit=limit + 1,
-                after_id=after_id,
-                search=_search(search),
+                limit=page.limit + 1,
+                after_id=decode_id_cursor(page),
+                search=search_pattern(search),
                 refund_due=refund_due,
+                backward=page.backward,
             )
-        edges, page = build_edges(rows, limit, after, lambda r: [r.id], Customer.of)
-        return relay.Connection(edges=edges, page_info=page)
+        edges, page_info = build_edges(rows, page, lambda r: [r.id], Customer.of)
+        return relay.Connection(edges=edges, page_info=page_info)
 
     @strawberry.field(
         extensions=allowed(STAFF), description="A customer by its id; null for an unknown id."

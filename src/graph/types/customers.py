@@ -22,7 +22,7 @@ from graph.permissions import (
 from graph.types.address import Address
 from graph.types.loading import nodes_of
 from graph.types.money import Money
-from graph.types.pagination import build_edges, decode_id_cursor, page_size
+from graph.types.pagination import Before, Last, build_edges, decode_id_cursor, window
 
 if TYPE_CHECKING:
     from graph.types.ledger import LedgerEntryConnection
@@ -108,18 +108,26 @@ class Customer(relay.Node):
         extensions=allowed(READS_LEDGER),
     )
     async def ledger(
-        self, info: Info, first: int | None = None, after: str | None = None
+        self,
+        info: Info,
+        first: int | None = None,
+        after: str | None = None,
+        last: Last = None,
+        before: Before = None,
     ) -> Annotated["LedgerEntryConnection", strawberry.lazy("graph.types.ledger")]:
         from graph.types.ledger import LedgerEntry, LedgerEntryConnection
 
-        limit = page_size(first)
-        after_id = decode_id_cursor(after)
+        page = window(first, after, last, before)
         async with info.context.read() as conn:
             rows = await reads.customer_ledger_page(
-                conn, customer_id=self.id, limit=limit + 1, after_id=after_id
+                conn,
+                customer_id=self.id,
+                limit=page.limit + 1,
+                after_id=decode_id_cursor(page),
+                backward=page.backward,
             )
-        edges, page = build_edges(rows, limit, after, lambda r: [r.id], LedgerEntry.of)
-        return LedgerEntryConnection(edges=edges, page_info=page)
+        edges, page_info = build_edges(rows, page, lambda r: [r.id], LedgerEntry.of)
+        return LedgerEntryConnection(edges=edges, page_info=page_info)
 
     @classmethod
     async def resolve_nodes(  # type: ignore[override]

@@ -1,6 +1,7 @@
 """Departments."""
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Annotated
 
 import strawberry
 from strawberry import relay
@@ -10,8 +11,13 @@ from domain.enums import DepartmentKind
 from domain.routing import can_follow, followed
 from domain.workflow import KindChoice, chosen_per_order, has_queue
 from graph.context import Info
+from graph.permissions import SEES_QUEUE, allowed
 from graph.types import enums as _registered  # noqa: F401  (makes the enums GraphQL enums)
 from graph.types.loading import nodes_of
+from graph.types.pagination import Before, Last, QueueSearch, window
+
+if TYPE_CHECKING:
+    from graph.types.queues import QueueConnection
 
 
 @strawberry.type(
@@ -62,6 +68,24 @@ class Department(relay.Node):
     )
     def chosen_per_order(self) -> bool:
         return chosen_per_order(DepartmentKind(self.kind))
+
+    @strawberry.field(
+        extensions=allowed(SEES_QUEUE),
+        description="Its queue, as `queue` with its code reads it (the same order, "
+        "arguments and access): for a pagination fragment refetched through `node`.",
+    )
+    async def queue(
+        self,
+        info: Info,
+        first: int | None = None,
+        after: str | None = None,
+        search: QueueSearch = None,
+        last: Last = None,
+        before: Before = None,
+    ) -> Annotated["QueueConnection", strawberry.lazy("graph.types.queues")]:
+        from graph.types.queues import read_queue
+
+        return await read_queue(info, self.id, window(first, after, last, before), search)
 
     @classmethod
     def of(cls, row: DepartmentRow) -> "Department":

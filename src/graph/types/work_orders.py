@@ -13,7 +13,7 @@ from api.links import order_url, qr_svg
 from db import customer_links
 from db import mail as db_mail
 from db.people import facts
-from db.reads import proof_makers_of
+from db.reads import OrderFilter, proof_makers_of, work_orders_count
 from db.rows import WorkOrderRow, WorkOrderTransitionRow
 from domain import ledger
 from domain.corrections import Change
@@ -548,3 +548,19 @@ class WorkOrder(relay.Node):
         cls, *, info: Info, node_ids: Iterable[str], required: bool = False
     ) -> list["WorkOrder | None"]:
         return await nodes_of(cls.of, info.context.loaders.work_order, node_ids)
+
+
+@strawberry.type(description="A page of work orders (a Relay connection).")
+class WorkOrderConnection(relay.Connection[WorkOrder]):
+    _where: strawberry.Private[OrderFilter]
+
+    @strawberry.field(
+        description="How many orders match every filter given, counted only for one "
+        "customer's orders (with `customerId`: few, and indexed); null otherwise, as "
+        "counting every order would read them all."
+    )
+    async def total_count(self, info: Info) -> int | None:
+        if self._where.customer_id is None:
+            return None
+        async with info.context.read() as conn:
+            return await work_orders_count(conn, self._where)
