@@ -16,6 +16,7 @@ from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.http.base import BaseRequestProtocol
+from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 from strawberry.types.unset import UnsetType
 
@@ -44,6 +45,13 @@ REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 NOT_ACCEPTABLE = (
     f"This endpoint answers in {GRAPHQL_RESPONSE} or {JSON}; the request's Accept header "
     "allows neither."
+)
+# The GraphQL over HTTP specification: a mutation sent with GET is 405, never run.
+MUTATION_OVER_GET = "A mutation must be sent with POST; GET carries queries only."
+# One operation per request: Strawberry's batching stays off (docs/api.md says why).
+NO_BATCHING = (
+    "Batching is not supported: send each operation in a request of its own, as one JSON "
+    "object rather than an array."
 )
 
 
@@ -136,6 +144,8 @@ class PressroomGraphQL(GraphQL[Context, None]):
         except HTTPException as error:
             # Malformed requests get the same JSON error shape as every other failure.
             response = error_response(error.reason, error.status_code)
+            if error.status_code == 405:
+                response.headers["allow"] = "POST" if request.method == "GET" else "GET, POST"
         except Exception as error:
             # Authentication reads the database before GraphQL runs.
             if not unavailable(error):
@@ -225,6 +235,32 @@ class PressroomGraphQL(GraphQL[Context, None]):
             async with stretch():
                 return await super().parse_http_body(request)
         return await super().parse_http_body(request)
+
+    async def execute_single(
+        self,
+        request: Request,
+        request_adapter: AsyncHTTPRequestAdapter,
+        sub_response: Response,
+        context: Context,
+        root_value: None,
+        request_data: GraphQLRequestData,
+    ) -> ExecutionResult:
+        try:
+            return await super().execute_single(
+                request, request_adapter, sub_response, context, root_value, request_data
+            )
+        except HTTPException as error:
+            # Over GET only a mutation is of the wrong type (a subscription is refused
+            # while it executes: graph/schema.py).
+            if isinstance(error.__cause__, InvalidOperationTypeError):
+                raise HTTPException(405, MUTATION_OVER_GET) from error
+            raise
+
+    def parse_json(self, data: str | bytes) -> object:
+        parsed = super().parse_json(data)
+        if isinstance(parsed, list):
+            raise HTTPException(400, NO_BATCHING)
+        return parsed
 
     def decode_json(self, data: str | bytes) -> object:
         try:
