@@ -166,9 +166,16 @@ class PressroomGraphQL(GraphQL[Context, None]):
         request.state.token = token
         request.state.viewer = await load_viewer(self.services, token)
         admission = self.services.admission
-        if request.state.viewer is not None:
+        viewer = request.state.viewer
+        if viewer is not None:
             with admission.signed_in():
-                return await self.run(request)
+                response = await self.run(request)
+            # Where a token's window applies, every answer says what is left of it.
+            window = await self.services.cost_windows.window(viewer.token_id)
+            response.headers["x-ratelimit-limit"] = str(window.limit)
+            response.headers["x-ratelimit-remaining"] = str(window.remaining)
+            response.headers["x-ratelimit-reset"] = str(window.reset)
+            return response
         if not admission.enter():
             return busy_response(ADMISSION_RETRY_AFTER)
         with admission.admitted():
@@ -280,6 +287,8 @@ class PressroomGraphQL(GraphQL[Context, None]):
                 for error in errors:
                     error["message"] = SUGGESTION.sub("", error["message"])
             data["errors"] = cast(list[object], errors)
+        if result.extensions:
+            data["extensions"] = result.extensions
         return data
 
 
