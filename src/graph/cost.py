@@ -13,7 +13,7 @@ one the window cannot pay for is RATE_LIMITED (429 with Retry-After). A request 
 budget per request, and the window's points, those left and when it renews.
 """
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -48,7 +48,7 @@ LIST_FACTOR = 10
 
 
 class QueryCost(SchemaExtension):
-    async def on_execute(self) -> AsyncIterator[None]:
+    def on_execute(self) -> Iterator[None]:
         ctx = self.execution_context
         document = ctx.graphql_document
         if document is not None:
@@ -77,21 +77,21 @@ class QueryCost(SchemaExtension):
                     f"This request would cost at least {cost}, over the budget of {BUDGET}: "
                     "ask for fewer items per page (first), fewer aliases or less nesting."
                 )
-            await self._pay(cost)
+            self._pay(cost)
         yield
 
-    async def _pay(self, cost: int) -> None:
+    def _pay(self, cost: int) -> None:
         ctx = self.execution_context
         context = ctx.context
         viewer = context.viewer if context is not None and context.over_http else None
         if viewer is None:
             return
         windows = context.services.cost_windows
-        paid = await windows.spend(viewer.token_id, cost)
+        paid = windows.spend(viewer.token_id, cost)
         extensions = ctx.operation_extensions or {}
         if paid and extensions.get("cost") is not True:
             return
-        window = await windows.window(viewer.token_id)
+        window = windows.window(viewer.token_id)
         if extensions.get("cost") is True:
             ctx.extensions_results["cost"] = _report(cost, window)
         if not paid:

@@ -171,7 +171,7 @@ class PressroomGraphQL(GraphQL[Context, None]):
             with admission.signed_in():
                 response = await self.run(request)
             # Where a token's window applies, every answer says what is left of it.
-            window = await self.services.cost_windows.window(viewer.token_id)
+            window = self.services.cost_windows.window(viewer.token_id)
             response.headers["x-ratelimit-limit"] = str(window.limit)
             response.headers["x-ratelimit-remaining"] = str(window.remaining)
             response.headers["x-ratelimit-reset"] = str(window.reset)
