@@ -33,7 +33,7 @@ from api.errors import (
 from db.engine import unavailable
 from graph.context import Context
 from graph.live import LiveConnections
-from graph.media_types import GRAPHQL_RESPONSE, JSON, answer_type
+from graph.media_types import GRAPHQL_RESPONSE, JSON, accepts, answer_type
 from graph.services import SchemaServices
 from graph.websockets import TrustedTransportWSHandler, TrustedWSHandler
 
@@ -53,6 +53,16 @@ NO_BATCHING = (
     "Batching is not supported: send each operation in a request of its own, as one JSON "
     "object rather than an array."
 )
+
+
+class BatchRefused(HTTPException):
+    """An array body: not a GraphQL over HTTP request, so answered in `application/json`
+    when the client accepts it, whose 400 every Apollo BatchHttpLink reports as a
+    ServerError with its status (with the new type, Apollo Client 4 reads the body and
+    finds one answer for several operations)."""
+
+    def __init__(self) -> None:
+        super().__init__(400, NO_BATCHING)
 
 
 class PressroomGraphQL(GraphQL[Context, None]):
@@ -133,7 +143,8 @@ class PressroomGraphQL(GraphQL[Context, None]):
             await super().__call__(scope, receive, send)
             return
         request = Request(scope=scope, receive=receive)
-        media_type = answer_type(",".join(request.headers.getlist("accept")))
+        accept = ",".join(request.headers.getlist("accept"))
+        media_type = answer_type(accept)
         if media_type is None:
             await self._send(error_response(NOT_ACCEPTABLE, 406), scope, receive, send)
             return
@@ -146,6 +157,8 @@ class PressroomGraphQL(GraphQL[Context, None]):
             response = error_response(error.reason, error.status_code)
             if error.status_code == 405:
                 response.headers["allow"] = "POST" if request.method == "GET" else "GET, POST"
+            if isinstance(error, BatchRefused) and accepts(accept, JSON):
+                media_type = JSON
         except Exception as error:
             # Authentication reads the database before GraphQL runs.
             if not unavailable(error):
@@ -266,7 +279,7 @@ class PressroomGraphQL(GraphQL[Context, None]):
     def parse_json(self, data: str | bytes) -> object:
         parsed = super().parse_json(data)
         if isinstance(parsed, list):
-            raise HTTPException(400, NO_BATCHING)
+            raise BatchRefused
         return parsed
 
     def decode_json(self, data: str | bytes) -> object:
