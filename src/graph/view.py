@@ -156,6 +156,8 @@ class PressroomGraphQL(GraphQL[Context, None]):
             # Malformed requests get the same JSON error shape as every other failure.
             response = error_response(error.reason, error.status_code)
             if error.status_code == 405:
+                # A mutation by GET; or OPTIONS, which reaches the view when no CORS
+                # origin is configured to answer it (routes/app.py).
                 response.headers["allow"] = "POST" if request.method == "GET" else "GET, POST"
             if isinstance(error, BatchRefused) and accepts(accept, JSON):
                 media_type = JSON

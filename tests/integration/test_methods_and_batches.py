@@ -72,3 +72,9 @@ async def test_a_batch_is_one_error_saying_batching_is_not_supported(
     assert response.json() == {
         "errors": [{"message": NO_BATCHING, "extensions": {"code": "BAD_REQUEST"}}]
     }
+
+
+async def test_options_without_cors_is_405_naming_get_and_post(api: Client) -> None:
+    response = await api.http.options(api.url)
+    assert response.status_code == 405, response.text
+    assert response.headers["allow"] == "GET, POST"
