@@ -48,7 +48,7 @@ from graph.types.pagination import (
     QueueSearch,
     Window,
     build_edges,
-    decode_id_cursor,
+    by_id,
     decode_order_cursor,
     order_cursor_key,
     search_pattern,
@@ -102,15 +102,7 @@ def _window(start: datetime, end: datetime) -> flow.Window:
 
 
 async def _tokens(info: Info, user_id: int | None, page: Window) -> TokenConnection:
-    async with info.context.read() as conn:
-        rows = await reads.tokens_page(
-            conn,
-            user_id=user_id,
-            limit=page.limit + 1,
-            after_id=decode_id_cursor(page),
-            backward=page.backward,
-        )
-    edges, page_info = build_edges(rows, page, lambda r: [r.id], Token.of)
+    edges, page_info = await by_id(info, page, reads.tokens_page, Token.of, user_id=user_id)
     return TokenConnection(edges=edges, page_info=page_info)
 
 
@@ -211,14 +203,7 @@ class Query:
         before: Before = None,
     ) -> relay.Connection[User]:
         page = window(first, after, last, before)
-        async with info.context.read() as conn:
-            rows = await reads.users_page(
-                conn,
-                limit=page.limit + 1,
-                after_id=decode_id_cursor(page),
-                backward=page.backward,
-            )
-        edges, page_info = build_edges(rows, page, lambda r: [r.id], User.of)
+        edges, page_info = await by_id(info, page, reads.users_page, User.of)
         return relay.Connection(edges=edges, page_info=page_info)
 
     @strawberry.field(
@@ -286,16 +271,14 @@ class Query:
         if pk is None:
             raise bad_request("'webhookId' is not the id of a webhook.")
         page = window(first, after, last, before)
-        async with info.context.read() as conn:
-            rows = await db_webhooks.deliveries_page(
-                conn,
-                pk,
-                status=status,
-                after_id=decode_id_cursor(page),
-                limit=page.limit + 1,
-                backward=page.backward,
-            )
-        edges, page_info = build_edges(rows, page, lambda r: [r.id], WebhookDelivery.of)
+        edges, page_info = await by_id(
+            info,
+            page,
+            db_webhooks.deliveries_page,
+            WebhookDelivery.of,
+            webhook_id=pk,
+            status=status,
+        )
         return WebhookDeliveryConnection(edges=edges, page_info=page_info)
 
     @strawberry.field(
@@ -315,15 +298,9 @@ class Query:
         before: Before = None,
     ) -> MailMessageConnection:
         page = window(first, after, last, before)
-        async with info.context.read() as conn:
-            rows = await db_mail.messages_page(
-                conn,
-                status=status,
-                after_id=decode_id_cursor(page),
-                limit=page.limit + 1,
-                backward=page.backward,
-            )
-        edges, page_info = build_edges(rows, page, lambda r: [r.id], MailMessage.of)
+        edges, page_info = await by_id(
+            info, page, db_mail.messages_page, MailMessage.of, status=status
+        )
         return MailMessageConnection(edges=edges, page_info=page_info)
 
     @strawberry.field(
@@ -470,14 +447,7 @@ class Query:
         before: Before = None,
     ) -> relay.Connection[DepartmentTask]:
         page = window(first, after, last, before)
-        async with info.context.read() as conn:
-            rows = await reads.stale_tasks_page(
-                conn,
-                limit=page.limit + 1,
-                after_id=decode_id_cursor(page),
-                backward=page.backward,
-            )
-        edges, page_info = build_edges(rows, page, lambda r: [r.id], DepartmentTask.of)
+        edges, page_info = await by_id(info, page, reads.stale_tasks_page, DepartmentTask.of)
         return relay.Connection(edges=edges, page_info=page_info)
 
     @strawberry.field(
@@ -572,16 +542,14 @@ class Query:
         before: Before = None,
     ) -> relay.Connection[Customer]:
         page = window(first, after, last, before)
-        async with info.context.read() as conn:
-            rows = await reads.customers_page(
-                conn,
-                limit=page.limit + 1,
-                after_id=decode_id_cursor(page),
-                search=search_pattern(search),
-                refund_due=refund_due,
-                backward=page.backward,
-            )
-        edges, page_info = build_edges(rows, page, lambda r: [r.id], Customer.of)
+        edges, page_info = await by_id(
+            info,
+            page,
+            reads.customers_page,
+            Customer.of,
+            search=search_pattern(search),
+            refund_due=refund_due,
+        )
         return relay.Connection(edges=edges, page_info=page_info)
 
     @strawberry.field(

@@ -47,6 +47,12 @@ from graph.permissions import (
 )
 from graph.types.events import DeliveryGateEvent, LedgerEvent, QueueEvent, WorkOrderEvent
 
+# Where a subscription resumes: what was missed since comes first.
+ResumeAfter = Annotated[
+    str | None,
+    strawberry.argument(description="Resume after this event cursor: what was missed comes first."),
+]
+
 SLOW_CONSUMER = "SLOW_CONSUMER"
 CURSOR_EXPIRED = "CURSOR_EXPIRED"
 R = TypeVar("R", covariant=True)
@@ -297,12 +303,7 @@ class Subscription:
     async def delivery_gate_events(
         self,
         info: Info,
-        after: Annotated[
-            str | None,
-            strawberry.argument(
-                description="Resume after this event cursor: what was missed comes first."
-            ),
-        ] = None,
+        after: ResumeAfter = None,
     ) -> AsyncGenerator[DeliveryGateEvent, None]:
         with located(info):
             where = Filter(types=GATE_TYPES, gate=True)
@@ -320,12 +321,7 @@ class Subscription:
         work_order_id: Annotated[
             relay.GlobalID, strawberry.argument(description="The work order to follow.")
         ],
-        after: Annotated[
-            str | None,
-            strawberry.argument(
-                description="Resume after this event cursor: what was missed comes first."
-            ),
-        ] = None,
+        after: ResumeAfter = None,
     ) -> AsyncGenerator[WorkOrderEvent, None]:
         with located(info):
             pk = decode_id(work_order_id, "WorkOrder")
@@ -343,12 +339,7 @@ class Subscription:
     async def ledger_events(
         self,
         info: Info,
-        after: Annotated[
-            str | None,
-            strawberry.argument(
-                description="Resume after this event cursor: what was missed comes first."
-            ),
-        ] = None,
+        after: ResumeAfter = None,
     ) -> AsyncGenerator[LedgerEvent, None]:
         with located(info):
             where = Filter(types=(EventType.LEDGER_ENTRY_POSTED.value,))

@@ -22,7 +22,7 @@ from graph.permissions import (
 from graph.types.address import Address
 from graph.types.loading import nodes_of
 from graph.types.money import Money
-from graph.types.pagination import Before, Last, build_edges, decode_id_cursor, window
+from graph.types.pagination import Before, Last, by_id, window
 
 if TYPE_CHECKING:
     from graph.types.ledger import LedgerEntryConnection
@@ -118,15 +118,9 @@ class Customer(relay.Node):
         from graph.types.ledger import LedgerEntry, LedgerEntryConnection
 
         page = window(first, after, last, before)
-        async with info.context.read() as conn:
-            rows = await reads.customer_ledger_page(
-                conn,
-                customer_id=self.id,
-                limit=page.limit + 1,
-                after_id=decode_id_cursor(page),
-                backward=page.backward,
-            )
-        edges, page_info = build_edges(rows, page, lambda r: [r.id], LedgerEntry.of)
+        edges, page_info = await by_id(
+            info, page, reads.customer_ledger_page, LedgerEntry.of, customer_id=self.id
+        )
         return LedgerEntryConnection(edges=edges, page_info=page_info)
 
     @classmethod

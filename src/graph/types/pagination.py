@@ -7,10 +7,10 @@ cursor towards the start), flipped back before it is shown.
 
 import base64
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar
 
 import strawberry
 from graphql import GraphQLError
@@ -32,6 +32,17 @@ MAX_NODES = 100
 
 T = TypeVar("T")
 N = TypeVar("N", bound=relay.Node)
+
+if TYPE_CHECKING:
+    from graph.context import Info
+
+
+class HasId(Protocol):
+    @property
+    def id(self) -> int: ...
+
+
+Keyed = TypeVar("Keyed", bound=HasId)
 
 
 Last = Annotated[
@@ -197,6 +208,26 @@ def build_edges(
         end_cursor=edges[-1].cursor if edges else None,
     )
     return edges, info
+
+
+async def by_id(
+    info: "Info",
+    page: Window,
+    read: Callable[..., Awaitable[Sequence[Keyed]]],
+    node: Callable[[Keyed], N],
+    **filters: Any,
+) -> tuple[list[relay.Edge[N]], relay.PageInfo]:
+    """A page of a list kept in id order: `read(conn, limit=, after_id=, backward=,
+    **filters)` reads it."""
+    async with info.context.read() as conn:
+        rows = await read(
+            conn,
+            limit=page.limit + 1,
+            after_id=decode_id_cursor(page),
+            backward=page.backward,
+            **filters,
+        )
+    return build_edges(rows, page, lambda r: [r.id], node)
 
 
 def search_pattern(value: str | None) -> str | None:
