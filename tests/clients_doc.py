@@ -12,7 +12,7 @@ DOC = ROOT / "docs" / "clients.md"
 SCHEMA = ROOT / "schema.graphql"
 
 _BLOCK = re.compile(r"^```(\w+)\n(.*?)^```$", re.S | re.M)
-_FILE_NAME = re.compile(r"\A// (\S+\.js)\n")
+_FILE_NAME = re.compile(r"\A(?://|#) (\S+\.\w+)\n")
 _TEMPLATE = re.compile(r"\b(gql|graphql)`(.*?)`", re.S)
 _PYTHON = re.compile(r'\bgql\("""(.*?)"""\)', re.S)
 _CURL_QUERY = re.compile(r"-d '(\{.*?\})'", re.S)
@@ -21,7 +21,7 @@ _CURL_QUERY = re.compile(r"-d '(\{.*?\})'", re.S)
 @dataclass(frozen=True)
 class Block:
     """A code block of the page: its language, its text, and the file it names in its
-    first line (`// pressroom.js`), if any."""
+    first line (`// pressroom.js`, `# codegen.yml`), if any."""
 
     language: str
     text: str
@@ -62,7 +62,13 @@ def documents(page: str | None = None) -> list[Document]:
     return found
 
 
-def apollo_module() -> str:
-    """The Apollo Client module of the page (the block that starts `// pressroom.js`)."""
-    [block] = [b for b in blocks() if b.file_name == "pressroom.js"]
+def named(file_name: str) -> str:
+    """The text of the page's block that names `file_name` in its first line."""
+    [block] = [b for b in blocks() if b.file_name == file_name]
+    return block.text
+
+
+def relay_config() -> str:
+    """The page's relay.config.json (the JSON block naming `customScalarTypes`)."""
+    [block] = [b for b in blocks() if b.language == "json" and "customScalarTypes" in b.text]
     return block.text

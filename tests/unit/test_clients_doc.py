@@ -21,7 +21,7 @@ from graphql.language import REMOVE, DirectiveNode
 
 from tests.clients_doc import SCHEMA, documents
 
-RELAY_DIRECTIVES = {"refetchable", "argumentDefinitions", "connection", "arguments"}
+RELAY_DIRECTIVES = {"refetchable", "argumentDefinitions", "connection", "arguments", "alias"}
 
 
 class _WithoutRelayDirectives(Visitor):
