@@ -51,7 +51,7 @@ def documents(page: str | None = None) -> list[Document]:
     for block in blocks(page):
         if block.language == "graphql":
             found.append(Document(block.text, False, None))
-        elif block.language == "js":
+        elif block.language in {"js", "jsx", "ts", "tsx"}:
             for tag, text in _TEMPLATE.findall(block.text):
                 found.append(Document(text, tag == "graphql", block.file_name))
         elif block.language == "python":
