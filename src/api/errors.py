@@ -107,11 +107,19 @@ def try_again(message: str, retry_after: int) -> JSONResponse:
 
 
 def rate_limited(response: Response | None, retry_after: int) -> GraphQLError:
-    """429 with Retry-After on the response being built (None on a websocket), and a
-    top-level RATE_LIMITED error to raise."""
+    """A sign-in's or an upload's top-level RATE_LIMITED error to raise (`over_limit`)."""
+    return over_limit(
+        response,
+        retry_after,
+        top_level(
+            TopLevelCode.RATE_LIMITED, f"Too many attempts; try again in {retry_after} seconds."
+        ),
+    )
+
+
+def over_limit(response: Response | None, retry_after: int, error: GraphQLError) -> GraphQLError:
+    """`error`, with 429 and Retry-After on the response being built (None on a websocket)."""
     if response is not None:
         response.status_code = 429
         response.headers["retry-after"] = str(retry_after)
-    return top_level(
-        TopLevelCode.RATE_LIMITED, f"Too many attempts; try again in {retry_after} seconds."
-    )
+    return error

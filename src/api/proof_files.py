@@ -21,6 +21,7 @@ from PIL import Image, ImageOps
 
 from api import rules
 from api.viewer import Viewer
+from db.background import defer_to_the_floor
 from db.proofs import NewProof
 from domain.errors import DomainError, ErrorCode
 
@@ -260,7 +261,9 @@ class Examiner:
     past that it refuses at once (ExaminersBusy) rather than keep a longer line waiting."""
 
     def __init__(self) -> None:
-        self._threads = ThreadPoolExecutor(EXAMINERS, thread_name_prefix="proof")
+        self._threads = ThreadPoolExecutor(
+            EXAMINERS, thread_name_prefix="proof", initializer=defer_to_the_floor
+        )
         # Released when the examination ends, in its thread, even if its request went away.
         self._places = threading.BoundedSemaphore(EXAMINERS + WAITING)
 

@@ -14,9 +14,7 @@ per process: its threads share the process's cores.
 
 import asyncio
 import hashlib
-import os
 import secrets
-import threading
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +26,7 @@ from typing import TypeVar
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from db.background import defer_to_the_floor
 from domain.enums import TokenKind
 
 T = TypeVar("T")
@@ -74,19 +73,6 @@ class Cost:
 FLOOR = Cost(memory_kib=19456, time_cost=2)
 
 
-# How much the workers' threads defer to the rest of the process and the machine (a nice
-# value): the event loop answering the floor, and PostgreSQL, take a core before a hash.
-WORKER_NICENESS = 10
-
-
-def _yield_the_cores() -> None:
-    """Run in each worker thread as it starts: on Linux a nice value is a thread's own,
-    taken from the thread that made it."""
-    thread = threading.get_native_id()
-    nice = os.getpriority(os.PRIO_PROCESS, thread)
-    os.setpriority(os.PRIO_PROCESS, thread, min(19, nice + WORKER_NICENESS))
-
-
 class Lane(IntEnum):
     """Whose work it is; a freed worker takes the lowest lane waiting."""
 
@@ -121,7 +107,7 @@ class HashingPool:
         self.bounds = {Lane.SIGNED_IN: max(queue, signed_in_queue), Lane.ANONYMOUS: queue}
         self.shares = {Lane.SIGNED_IN: workers, Lane.ANONYMOUS: max(1, workers - 1)}
         self.executor = ThreadPoolExecutor(
-            max_workers=workers, thread_name_prefix="argon2", initializer=_yield_the_cores
+            max_workers=workers, thread_name_prefix="argon2", initializer=defer_to_the_floor
         )
         self.busy = {lane: 0 for lane in Lane}
         self.waiting: dict[Lane, deque[asyncio.Future[None]]] = {lane: deque() for lane in Lane}

@@ -7,9 +7,15 @@ list costs LIST_FACTOR times one item. A request over BUDGET is refused with BAD
 what it was found to cost before the walk stopped and the budget, after the shape's
 limits (graph/shape.py) and before anything runs. A dashboard page
 of 50 work orders with their tasks, pickers and histories costs about 27,000.
+
+A token's requests over HTTP are then paid for from its window (api/cost_window.py):
+one the window cannot pay for is RATE_LIMITED (429 with Retry-After). A request whose
+`extensions` has `"cost": true` gets `extensions.cost` in its answer: what it cost, the
+budget per request, and the window's points, those left and when it renews.
 """
 
 from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from graphql import (
@@ -33,7 +39,8 @@ from graphql import (
 )
 from strawberry.extensions import SchemaExtension
 
-from api.errors import bad_request
+from api.cost_window import Window
+from api.errors import TopLevelCode, bad_request, over_limit, top_level
 from graph.documents import DOCUMENTS
 from graph.shape import FragmentWalk
 from graph.types.pagination import DEFAULT_PAGE, MAX_NODES, MAX_PAGE
@@ -72,7 +79,46 @@ class QueryCost(SchemaExtension):
                     f"This request would cost at least {cost}, over the budget of {BUDGET}: "
                     "ask for fewer items per page (first), fewer aliases or less nesting."
                 )
+            self._pay(cost)
         yield
+
+    def _pay(self, cost: int) -> None:
+        ctx = self.execution_context
+        context = ctx.context
+        viewer = context.viewer if context is not None and context.over_http else None
+        if viewer is None:
+            return
+        windows = context.services.cost_windows
+        paid = windows.spend(viewer.token_id, cost)
+        extensions = ctx.operation_extensions or {}
+        if paid and extensions.get("cost") is not True:
+            return
+        window = windows.window(viewer.token_id)
+        if extensions.get("cost") is True:
+            ctx.extensions_results["cost"] = _report(cost, window)
+        if not paid:
+            raise over_limit(
+                context.response,
+                window.retry_after,
+                top_level(
+                    TopLevelCode.RATE_LIMITED,
+                    f"This request would cost {cost}, more than the {window.remaining} of "
+                    f"this token's {window.limit} left until its window renews in "
+                    f"{window.retry_after} seconds.",
+                ),
+            )
+
+
+def _report(cost: int, window: Window) -> dict[str, object]:
+    """`extensions.cost`: this request's cost, the budget of one request, and the token's
+    window as it is after this request."""
+    return {
+        "requested": cost,
+        "budget": BUDGET,
+        "limit": window.limit,
+        "remaining": window.remaining,
+        "resetAt": datetime.fromtimestamp(window.reset, UTC).isoformat().replace("+00:00", "Z"),
+    }
 
 
 def _document_cost(

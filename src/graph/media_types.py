@@ -40,6 +40,12 @@ def answer_type(accept: str) -> str | None:
     return chosen
 
 
+def accepts(accept: str, offered: str) -> bool:
+    """Whether an Accept header ('' when none was sent) allows `offered` at all."""
+    ranges = [r for r in map(_media_range, accept.split(",")) if r is not None]
+    return not ranges or _weight(offered, ranges)[0] > 0
+
+
 def _media_range(text: str) -> MediaRange | None:
     """One element of an Accept header; None for an empty or malformed one."""
     kind_subtype, *params = (part.strip() for part in text.split(";"))

@@ -4,6 +4,7 @@ the persisted documents, and the engine room's shortcuts."""
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from api.cost_window import CostWindow
 from api.services import Services
 from db.fanout import Delivered
 from graph.persisted import PersistedDocuments
@@ -38,3 +39,5 @@ class SchemaServices(Services):
     shortcuts: Shortcuts = field(default_factory=Shortcuts)
     # Persisted queries and trusted documents (graph/persisted.py).
     documents: PersistedDocuments = field(default_factory=PersistedDocuments)
+    # What each token may spend on requests over HTTP (api/cost_window.py).
+    cost_windows: CostWindow = field(default_factory=CostWindow)

@@ -16,6 +16,7 @@ from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.http.base import BaseRequestProtocol
+from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 from strawberry.types.unset import UnsetType
 
@@ -32,7 +33,7 @@ from api.errors import (
 from db.engine import unavailable
 from graph.context import Context
 from graph.live import LiveConnections
-from graph.media_types import GRAPHQL_RESPONSE, JSON, answer_type
+from graph.media_types import GRAPHQL_RESPONSE, JSON, accepts, answer_type
 from graph.services import SchemaServices
 from graph.websockets import TrustedTransportWSHandler, TrustedWSHandler
 
@@ -45,6 +46,23 @@ NOT_ACCEPTABLE = (
     f"This endpoint answers in {GRAPHQL_RESPONSE} or {JSON}; the request's Accept header "
     "allows neither."
 )
+# The GraphQL over HTTP specification: a mutation sent with GET is 405, never run.
+MUTATION_OVER_GET = "A mutation must be sent with POST; GET carries queries only."
+# One operation per request: Strawberry's batching stays off (docs/api.md says why).
+NO_BATCHING = (
+    "Batching is not supported: send each operation in a request of its own, as one JSON "
+    "object rather than an array."
+)
+
+
+class BatchRefused(HTTPException):
+    """An array body: not a GraphQL over HTTP request, so answered in `application/json`
+    when the client accepts it, whose 400 every Apollo BatchHttpLink reports as a
+    ServerError with its status (with the new type, Apollo Client 4 reads the body and
+    finds one answer for several operations)."""
+
+    def __init__(self) -> None:
+        super().__init__(400, NO_BATCHING)
 
 
 class PressroomGraphQL(GraphQL[Context, None]):
@@ -125,7 +143,8 @@ class PressroomGraphQL(GraphQL[Context, None]):
             await super().__call__(scope, receive, send)
             return
         request = Request(scope=scope, receive=receive)
-        media_type = answer_type(",".join(request.headers.getlist("accept")))
+        accept = ",".join(request.headers.getlist("accept"))
+        media_type = answer_type(accept)
         if media_type is None:
             await self._send(error_response(NOT_ACCEPTABLE, 406), scope, receive, send)
             return
@@ -136,6 +155,12 @@ class PressroomGraphQL(GraphQL[Context, None]):
         except HTTPException as error:
             # Malformed requests get the same JSON error shape as every other failure.
             response = error_response(error.reason, error.status_code)
+            if error.status_code == 405:
+                # A mutation by GET; or OPTIONS, which reaches the view when no CORS
+                # origin is configured to answer it (routes/app.py).
+                response.headers["allow"] = "POST" if request.method == "GET" else "GET, POST"
+            if isinstance(error, BatchRefused) and accepts(accept, JSON):
+                media_type = JSON
         except Exception as error:
             # Authentication reads the database before GraphQL runs.
             if not unavailable(error):
@@ -156,9 +181,16 @@ class PressroomGraphQL(GraphQL[Context, None]):
         request.state.token = token
         request.state.viewer = await load_viewer(self.services, token)
         admission = self.services.admission
-        if request.state.viewer is not None:
+        viewer = request.state.viewer
+        if viewer is not None:
             with admission.signed_in():
-                return await self.run(request)
+                response = await self.run(request)
+            # Where a token's window applies, every answer says what is left of it.
+            window = self.services.cost_windows.window(viewer.token_id)
+            response.headers["x-ratelimit-limit"] = str(window.limit)
+            response.headers["x-ratelimit-remaining"] = str(window.remaining)
+            response.headers["x-ratelimit-reset"] = str(window.reset)
+            return response
         if not admission.enter():
             return busy_response(ADMISSION_RETRY_AFTER)
         with admission.admitted():
@@ -226,6 +258,32 @@ class PressroomGraphQL(GraphQL[Context, None]):
                 return await super().parse_http_body(request)
         return await super().parse_http_body(request)
 
+    async def execute_single(
+        self,
+        request: Request,
+        request_adapter: AsyncHTTPRequestAdapter,
+        sub_response: Response,
+        context: Context,
+        root_value: None,
+        request_data: GraphQLRequestData,
+    ) -> ExecutionResult:
+        try:
+            return await super().execute_single(
+                request, request_adapter, sub_response, context, root_value, request_data
+            )
+        except HTTPException as error:
+            # Over GET only a mutation is of the wrong type (a subscription is refused
+            # while it executes: graph/schema.py).
+            if isinstance(error.__cause__, InvalidOperationTypeError):
+                raise HTTPException(405, MUTATION_OVER_GET) from error
+            raise
+
+    def parse_json(self, data: str | bytes) -> object:
+        parsed = super().parse_json(data)
+        if isinstance(parsed, list):
+            raise BatchRefused
+        return parsed
+
     def decode_json(self, data: str | bytes) -> object:
         try:
             return super().decode_json(data)
@@ -244,6 +302,8 @@ class PressroomGraphQL(GraphQL[Context, None]):
                 for error in errors:
                     error["message"] = SUGGESTION.sub("", error["message"])
             data["errors"] = cast(list[object], errors)
+        if result.extensions:
+            data["extensions"] = result.extensions
         return data
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from starlette.applications import Starlette
 
 from api.admission import AnonymousAdmission
+from api.cost_window import CostWindow
 from api.metrics import Metrics
 from api.throttle import PasswordThrottle
 from api.viewer import ViewerCache
@@ -101,6 +102,7 @@ def create_app(
         ),
         exposure=settings.exposure(),
         documents=settings.documents(),
+        cost_windows=CostWindow(settings.cost_per_token),
         shortcuts=engine_room.shortcuts(),
         viewers=ViewerCache(changes=feed.access_changes),
         webhooks=settings.webhook_policy(),

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from api import manifest, throttle
+from api import cost_window, manifest, throttle
 from api.services import Exposure
 from db import credentials
 from domain import mail
@@ -144,6 +144,11 @@ class Settings(BaseSettings):
     signin_failures_per_account: str = Field(
         default=throttle.FAILURES_PER_ACCOUNT,
         description="Failed sign-ins one account takes before it waits (a `limits` rate).",
+    )
+    cost_per_token: str = Field(
+        default=cost_window.COST_PER_TOKEN,
+        description="Cost points one token's GraphQL requests over HTTP may spend in a fixed "
+        "window (a `limits` rate); past it, 429 with Retry-After until the window renews.",
     )
     env: str = Field(
         default="development",

@@ -188,7 +188,13 @@ def api_app(
             allow_origins=list(services.exposure.cors_origins),
             allow_methods=["GET", "POST"],
             allow_headers=["authorization", "content-type", "x-request-id"],
-            expose_headers=["x-request-id", "retry-after"],
+            expose_headers=[
+                "x-request-id",
+                "retry-after",
+                "x-ratelimit-limit",
+                "x-ratelimit-remaining",
+                "x-ratelimit-reset",
+            ],
             max_age=600,
         )
     return app

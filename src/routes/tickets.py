@@ -23,6 +23,7 @@ from api.links import order_url
 from api.rules import STAFF
 from api.services import Services
 from db import reads
+from db.background import defer_to_the_floor
 from db.engine import reading
 from db.rows import WorkOrderRow
 from domain.due import completed_at, paper_due
@@ -177,7 +178,9 @@ class Press:
     with Retry-After) rather than keeping a longer line of requests waiting."""
 
     def __init__(self) -> None:
-        self._threads = ThreadPoolExecutor(RENDERERS, thread_name_prefix="ticket")
+        self._threads = ThreadPoolExecutor(
+            RENDERERS, thread_name_prefix="ticket", initializer=defer_to_the_floor
+        )
         # Released when the render ends, in its thread, even if its request went away.
         self._places = threading.BoundedSemaphore(RENDERERS + WAITING)
 

@@ -18,7 +18,7 @@ from domain.contacts import Contact
 from domain.enums import LedgerEntryKind
 from domain.ledger import EntryContent
 from domain.money import parse_money
-from tests.e2e.web.support import OpenTab, base, shoot, shoot_widths
+from tests.e2e.web.support import DESKTOP, PHONE, OpenTab, base, shoot, shoot_widths
 from tests.support import Shop, gid
 
 pytestmark = pytest.mark.e2e
@@ -92,6 +92,13 @@ async def test_charging_the_quote_of_an_order_with_charges_asks_first(
         "This order was charged 100.00 EUR already. Charging the quote adds a charge of 480.50 EUR."
     )
     await shoot_widths(page, screenshots, "charge-quote-asks", axe_source)
+    # On a phone the title wraps, and the order number stays on one line.
+    await page.set_viewport_size(PHONE)  # type: ignore[arg-type]
+    number = dialog.get_by_role("heading").locator(".nowrap")
+    await expect(number).to_have_text("WO-000001?")
+    lines = await number.evaluate("e => e.getClientRects().length")
+    assert lines == 1
+    await page.set_viewport_size(DESKTOP)  # type: ignore[arg-type]
     await dialog.get_by_role("button", name="Back").click()
     await expect(dialog).to_have_count(0)
     sums = page.locator(".ledger-sums .charged")

@@ -16,6 +16,7 @@ from api import manifest
 from db import people
 from db.engine import unit_of_work
 from domain.enums import TokenKind
+from graph.view import MUTATION_OVER_GET
 from pressroom.settings import Settings
 from tests.support import (
     Client,
@@ -244,7 +245,8 @@ async def test_anonymous_callers_run_only_the_apps_documents(
     refused = (await counts(http, trusted_server))["untrusted"] - before["untrusted"]
     assert refused == len(UNTRUSTED) * 5
     # By hash, the manifest's mutation is found, and refused as any mutation over GET is.
-    assert by_hash.json()["errors"][0]["message"] == "mutations are not allowed when using GET"
+    assert by_hash.status_code == 405, by_hash.text
+    assert by_hash.json()["errors"][0]["message"] == MUTATION_OVER_GET
 
 
 async def test_people_and_api_tokens_run_anything_and_register(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from graph.media_types import GRAPHQL_RESPONSE, JSON, answer_type
+from graph.media_types import GRAPHQL_RESPONSE, JSON, accepts, answer_type
 
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 
@@ -43,3 +43,19 @@ BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 )
 def test_answer_type(accept: str, answer: str | None) -> None:
     assert answer_type(accept) == answer
+
+
+@pytest.mark.parametrize(
+    ("accept", "allowed"),
+    [
+        ("", True),
+        (f"{GRAPHQL_RESPONSE},application/json;q=0.9", True),
+        ("*/*", True),
+        ("application/*;q=0.1", True),
+        (GRAPHQL_RESPONSE, False),
+        ("application/json;q=0, */*", False),
+        ("text/html", False),
+    ],
+)
+def test_whether_the_legacy_type_is_accepted_at_all(accept: str, allowed: bool) -> None:
+    assert accepts(accept, JSON) is allowed

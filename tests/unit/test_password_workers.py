@@ -8,7 +8,8 @@ import threading
 
 import pytest
 
-from db.credentials import WORKER_NICENESS, HashingBusy, HashingPool, Lane
+from db.background import NICENESS
+from db.credentials import HashingBusy, HashingPool, Lane
 
 
 async def until_queued(pool: HashingPool, count: int) -> None:
@@ -94,5 +95,5 @@ async def test_the_workers_run_below_the_rest_of_the_process() -> None:
     worker = await pool.run(
         lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()), Lane.ANONYMOUS
     )
-    assert worker == min(19, here + WORKER_NICENESS)
+    assert worker == min(19, here + NICENESS)
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == here

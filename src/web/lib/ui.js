@@ -358,9 +358,15 @@ export function Dialog({ title, onClose, children }) {
   }, []);
   return html`<dialog ref=${ref} aria-labelledby=${titleId}
       onCancel=${(e) => { e.preventDefault(); onClose(); }}>
-    <h2 id=${titleId}>${title}</h2>
+    <h2 id=${titleId}>${typeof title === "string" ? unbroken(title) : title}</h2>
     ${children}
   </dialog>`;
+}
+
+// A heading's hyphenated words (an order number, WO-000001) kept whole: a phone's line
+// would otherwise break after the hyphen.
+function unbroken(text) {
+  return text.split(/(\S+-\S+)/).map((part, i) => (i % 2 ? html`<span class="nowrap">${part}</span>` : part));
 }
 
 // Asks for a reason, then runs `onConfirm(reason)`; it resolves to the problems (userErrors,
