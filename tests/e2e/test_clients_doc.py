@@ -1,7 +1,8 @@
 """docs/clients.md's operations through the tools an integrator runs, with the page's own
 configuration: relay-compiler (its relay.config.json) compiles the Relay files, GraphQL
 Code Generator (its codegen.yml: typescript and typescript-operations, strictScalars and
-the scalar mappings) types the other operations, and `tsc` accepts the types. Each also
+the scalar mappings) types the other operations, and `tsc` accepts the types;
+graphql-inspector's `validate` checks those others against the schema. Each also
 refuses a document the schema does not allow, so the check cannot pass vacuously. The
 npm packages are pinned in tests/e2e/clients and installed with `npm ci` when missing."""
 
@@ -21,22 +22,33 @@ pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("clients_doc")]
 
 TOOLS = Path(__file__).resolve().parent / "clients"
 BIN = TOOLS / "node_modules" / ".bin"
+INSPECTOR = Path(__file__).resolve().parents[2] / "tools" / "schema-diff"
 WITHIN = 300  # seconds a tool may take; they take seconds
+
+
+def installed(folder: Path) -> Path:
+    """`folder` with its pinned packages installed (`npm ci`, when missing or older than
+    the lock file)."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail("this test runs npm packages: npm is not on PATH", pytrace=False)
+    marker = folder / "node_modules" / ".package-lock.json"
+    lock = folder / "package-lock.json"
+    if not marker.is_file() or marker.stat().st_mtime < lock.stat().st_mtime:
+        done = run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], folder)
+        assert done.returncode == 0, f"npm ci in {folder}:\n{done.stdout}{done.stderr}"
+    return folder
 
 
 @pytest.fixture(scope="module")
 def tools() -> Iterator[Path]:
-    """tests/e2e/clients with its pinned packages installed (`npm ci`, when missing or
-    older than the lock file)."""
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.fail("this test runs npm packages: npm is not on PATH", pytrace=False)
-    marker = TOOLS / "node_modules" / ".package-lock.json"
-    lock = TOOLS / "package-lock.json"
-    if not marker.is_file() or marker.stat().st_mtime < lock.stat().st_mtime:
-        done = run([npm, "ci", "--no-audit", "--no-fund"], TOOLS)
-        assert done.returncode == 0, f"npm ci in {TOOLS}:\n{done.stdout}{done.stderr}"
-    yield TOOLS
+    yield installed(TOOLS)
+
+
+@pytest.fixture(scope="module")
+def inspector() -> Iterator[Path]:
+    """graphql-inspector, as scripts/check-breaking installs it (tools/schema-diff)."""
+    yield installed(INSPECTOR) / "node_modules" / ".bin" / "graphql-inspector"
 
 
 def run(command: list[str | Path], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -156,3 +168,23 @@ def test_code_generator_refuses_an_unknown_field_and_an_unmapped_scalar(
     done = codegen(tmp_path / "scalar", plain(), unmapped)
     assert done.returncode != 0
     assert "Unknown scalar type Decimal" in done.stdout + done.stderr
+
+
+def inspect(inspector: Path, root: Path, written: list[Document]) -> str:
+    """graphql-inspector's `validate` over the documents, one file each: its report, or
+    "" when it finds nothing wrong."""
+    project(root)
+    for number, document in enumerate(written):
+        (root / "src" / f"document{number}.graphql").write_text(document.text)
+    done = run([inspector, "validate", "src/*.graphql", "schema.graphql"], root)
+    return "" if done.returncode == 0 else done.stdout + done.stderr
+
+
+def test_graphql_inspector_validates_every_operation_but_relays(
+    inspector: Path, tmp_path: Path
+) -> None:
+    """Relay's documents carry Relay's own directives: relay-compiler checks those."""
+    assert inspect(inspector, tmp_path / "app", plain()) == ""
+    wrong = Document("query Wrong { me { shoeSize } }", False, None)
+    report = inspect(inspector, tmp_path / "wrong", [*plain(), wrong])
+    assert "shoeSize" in report
