@@ -1,4 +1,4 @@
-"""Every screen of the app, at 1366x768 and on an 800x1280 tablet: axe-core finds no
+"""Every screen of the app, at 1366x768 and on an 800x1280 tablet (a test each): axe-core finds no
 serious or critical violation, the page does not scroll sideways, and a screenshot is
 written (the folder is printed; set PRESSROOM_SCREENSHOTS to choose it)."""
 
@@ -143,13 +143,17 @@ async def floor(shop: Shop, api: Client) -> dict[str, Any]:
     return {"order": gid("WorkOrder", orders[0]), "customer": customer, "secret": secret}
 
 
-async def test_every_screen_passes_axe_and_holds_its_layout_at_both_sizes(
+# One test a size, so that the suite's two workers can take one each.
+@pytest.mark.parametrize(("size_name", "size"), [("desktop", DESKTOP), ("tablet", TABLET)])
+async def test_every_screen_passes_axe_and_holds_its_layout(
     api: Client,
     server: str,
     shop: Shop,
     tabs: OpenTab,
     axe_source: str,
     screenshots: Path,
+    size_name: str,
+    size: dict[str, int],
 ) -> None:
     data = await floor(shop, api)
 
@@ -193,6 +197,8 @@ async def test_every_screen_passes_axe_and_holds_its_layout_at_both_sizes(
         ("insights", "sam", "/insights", nothing, ".chart canvas"),
         ("accounts", "abe", "/accounts", nothing, "table"),
         ("ledger", "abe", f"/accounts/{customer}", post_entry, "table.ledger"),
+        ("customers", "sam", "/customers", nothing, "table.customers"),
+        ("customer", "abe", f"/customers/{customer}", nothing, "table"),
         ("admin-people", "ada", "/admin/people", nothing, "table"),
         ("admin-departments", "ada", "/admin/departments", nothing, "table"),
         ("admin-tokens", "ada", "/admin/tokens", new_display, "table"),
@@ -203,30 +209,29 @@ async def test_every_screen_passes_axe_and_holds_its_layout_at_both_sizes(
     found: dict[str, list[dict[str, Any]]] = {}
     overflow: list[str] = []
     small_targets: dict[str, list[str]] = {}
-    for size_name, size in [("desktop", DESKTOP), ("tablet", TABLET)]:
-        for name, who, path, prepare, ready in screens:
-            tab = await tabs(token=shop.tokens[who] if who else None, viewport=size)
-            page = tab.page
-            settled = Settled(page)
-            await page.goto(base(server) + path)
-            await expect(page.locator(ready).first).to_be_visible()
-            await prepare(page)
-            label = f"{name}@{size_name}"
-            await settled.wait(label)
-            if violations := await axe_violations(page, axe_source):
-                found[label] = violations
-            if await page.evaluate("document.documentElement.scrollWidth > window.innerWidth + 1"):
-                overflow.append(label)
-            if small := await page.evaluate(SMALL_TARGETS):
-                small_targets[label] = small
-            await page.screenshot(
-                path=str(screenshots / f"{name}-{size_name}.png"),
-                full_page=True,
-                animations="disabled",
-            )
-            tab.assert_clean()
-            await tab.close()
-    print(f"\n{len(screens) * 2} screenshots in {screenshots}")
+    for name, who, path, prepare, ready in screens:
+        tab = await tabs(token=shop.tokens[who] if who else None, viewport=size)
+        page = tab.page
+        settled = Settled(page)
+        await page.goto(base(server) + path)
+        await expect(page.locator(ready).first).to_be_visible()
+        await prepare(page)
+        label = f"{name}@{size_name}"
+        await settled.wait(label)
+        if violations := await axe_violations(page, axe_source):
+            found[label] = violations
+        if await page.evaluate("document.documentElement.scrollWidth > window.innerWidth + 1"):
+            overflow.append(label)
+        if small := await page.evaluate(SMALL_TARGETS):
+            small_targets[label] = small
+        await page.screenshot(
+            path=str(screenshots / f"{name}-{size_name}.png"),
+            full_page=True,
+            animations="disabled",
+        )
+        tab.assert_clean()
+        await tab.close()
+    print(f"\n{len(screens)} screenshots in {screenshots}")
     assert found == {}
     assert overflow == []
     assert small_targets == {}
