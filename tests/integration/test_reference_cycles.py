@@ -3,7 +3,8 @@ not left in a reference cycle for the garbage collector. Two cycles kept a subsc
 whole connection (socket, protocol, handler, context: about 60 objects) alive, one until
 the collector's next pass (graphql-core's executor and its helpers; the unit test of
 graph/engine/executor.py has it alone), the other until asyncpg's statement cache timers fired
-(contexts copied from the operation's task, holding the operation)."""
+(contexts copied from the operation's task, holding the operation). A third kept every
+websocket's Sans-I/O state (its parser holds it) until a full collection."""
 
 import asyncio
 import contextlib
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 import websockets
+from websockets.server import ServerProtocol
 from websockets.typing import Subprotocol
 
 from graph.context import Context
@@ -40,7 +42,8 @@ def cyclic_garbage() -> Iterator[list[Context]]:
     try:
         yield found
         gc.collect()
-        found.extend(o for o in gc.garbage if isinstance(o, Context))
+        # type(): isinstance asks a dead weak proxy in the garbage, which raises.
+        found.extend(o for o in gc.garbage if issubclass(type(o), Context))
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
@@ -69,7 +72,7 @@ def contexts(monkeypatch: pytest.MonkeyPatch) -> Made:
     return made
 
 
-async def gone(refs: list["weakref.ref[Context]"], within: float = 10) -> bool:
+async def gone(refs: list["weakref.ref[Any]"], within: float = 10) -> bool:
     """Whether every referent is gone, once the server has finished with it (it answers
     before its request's coroutines have all returned): freed, or found unreachable by
     the collector, which clears the weak references to what it finds."""
@@ -120,3 +123,59 @@ async def test_a_subscription_lets_go_of_its_connection_when_it_ends(
         assert len(contexts.websocket) == 1
         assert await gone(contexts.websocket)
     assert found == []
+
+
+@dataclass
+class Frees:
+    """Weak references to objects, each noting on its way whether the collector freed its
+    referent: the collector calls the callbacks of what it finds between its own start and
+    stop. Where gc.DEBUG_SAVEALL keeps what a collection finds, this sees a cycle through
+    a generator too: the collector closes the generator (its finaliser), which breaks the
+    cycle, and the rest goes by reference counting, never reaching `gc.garbage`."""
+
+    refs: list["weakref.ref[Any]"] = field(default_factory=list)
+    by_collector: list[bool] = field(default_factory=list)
+    collecting: bool = False
+
+    def phase(self, phase: str, info: dict[str, int]) -> None:
+        self.collecting = phase == "start"
+
+    def watch(self, referent: Any) -> None:
+        self.refs.append(weakref.ref(referent, lambda _: self.by_collector.append(self.collecting)))
+
+
+async def test_a_websocket_lets_go_of_its_protocol_state_however_it_ends(
+    server: str, shop: Shop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Closed cleanly, dropped without a close frame, or dropped after a refused sign-in
+    (the hostile bench's websocket churn): each left websockets' state for the connection
+    in a cycle with its parser, and under churn thousands waited for a full collection."""
+    subprotocols = [Subprotocol("graphql-transport-ws")]
+    frees = Frees()
+    init_state = ServerProtocol.__init__
+
+    def recorded(self: ServerProtocol, *args: Any, **kwargs: Any) -> None:
+        init_state(self, *args, **kwargs)
+        frees.watch(self)
+
+    monkeypatch.setattr(ServerProtocol, "__init__", recorded)
+    gc.callbacks.append(frees.phase)
+    try:
+        async with websockets.connect(ws_url(server), subprotocols=subprotocols) as ws:
+            signed_in = {"authorization": f"Bearer {shop.tokens['pat']}"}
+            await ws.send(json.dumps({"type": "connection_init", "payload": signed_in}))
+            assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "connection_ack"
+        ws = await websockets.connect(ws_url(server), subprotocols=subprotocols)
+        ws.transport.abort()
+        ws = await websockets.connect(ws_url(server), subprotocols=subprotocols)
+        bad = {"authorization": "Bearer nope"}
+        await ws.send(json.dumps({"type": "connection_init", "payload": bad}))
+        with pytest.raises(websockets.ConnectionClosed):
+            await asyncio.wait_for(ws.recv(), 10)
+        ws.transport.abort()
+        assert len(frees.refs) == 3
+        # The server's paced collections run meanwhile: a cycle is found within one.
+        assert await gone(frees.refs)
+    finally:
+        gc.callbacks.remove(frees.phase)
+    assert frees.by_collector == [False, False, False]
