@@ -166,7 +166,9 @@ def _b64(text: str) -> str:
 
 
 # Every subscriber of an event asks for its cursor: made once, not once per subscriber.
-@functools.lru_cache(maxsize=4096)
+# Only events in flight are asked for; each entry is two objects that every full
+# collection walks (4,096 entries were 8,192 of them).
+@functools.lru_cache(maxsize=256)
 def encode_position(position: Position) -> str:
     return _b64(json.dumps(["e", position.xid, position.id]))
 

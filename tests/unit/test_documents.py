@@ -1,7 +1,9 @@
 """The accepted documents' cache: keyed by text, bounded in entries and in bytes, the least
 recently used let go first, and a document bigger than the whole budget never kept."""
 
-from graphql import parse
+import gc
+
+from graphql import GraphQLError, Token, parse
 
 from graph.documents import BYTES_PER_TOKEN, Accepted, Documents
 from graph.shape import shape_of
@@ -53,3 +55,28 @@ def test_a_document_over_the_whole_budget_is_not_kept() -> None:
     documents = Documents(size=wide.weight - 1)
     documents.keep(wide)
     assert len(documents) == 0 and documents.weight == 0
+
+
+def test_a_kept_document_holds_no_tokens_and_still_places_errors() -> None:
+    text = "query Q($id: ID!) {\n  node(id: $id) { ... on Customer { name @include(if: true) } }\n}"
+    kept = accepted(text)
+    reached = kept_objects(kept)
+    assert len(reached) > 20  # the nodes and their locations
+    assert [o for o in reached if isinstance(o, Token)] == []
+    [operation] = kept.document.definitions
+    field = operation.selection_set.selections[0]  # type: ignore[attr-defined]
+    error = GraphQLError("here", field)
+    assert error.locations is not None
+    assert [(place.line, place.column) for place in error.locations] == [(2, 3)]
+
+
+def kept_objects(kept: Accepted) -> list[object]:
+    """Every object a kept document reaches, classes aside (they reach everything)."""
+    seen: dict[int, object] = {}
+    todo: list[object] = [kept.document]
+    while todo:
+        item = todo.pop()
+        if id(item) not in seen and gc.is_tracked(item) and not isinstance(item, type):
+            seen[id(item)] = item
+            todo.extend(gc.get_referents(item))
+    return list(seen.values())
