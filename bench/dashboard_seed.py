@@ -6,7 +6,7 @@ import asyncpg
 from bench import fixture
 from db import customers, people, reads
 from db.engine import create_engine, unit_of_work
-from db.orders import NewWorkOrder, create_work_order
+from db.orders import NewWorkOrder, create_work_order, update_quote
 from db.tasks import Actor, transition_task
 from domain.enums import DepartmentKind, TaskAction, TokenKind
 from domain.money import Money
@@ -15,9 +15,11 @@ from domain.money import Money
 async def seed_orders(url: str, shop: fixture.Shop, count: int = 200) -> dict[str, int]:
     """`count` work orders made as the server makes them (db.orders.create_work_order),
     each for one to three production departments plus delivery, for one of 10
-    customers, some with a quote; about half of the production tasks started by a
-    worker, a third of those finished (db.tasks.transition_task), so pickers and task
-    histories are on the page. Returns what was made."""
+    customers, some quoted when made and every one quoted (again) by the admin after, so
+    that each order's history has an entry with an actor (a new order's has none); about
+    half of the production tasks started by a worker, a third of those finished
+    (db.tasks.transition_task), so pickers and task histories are on the page. Returns
+    what was made."""
     made = {"work_orders": 0, "tasks_started": 0, "tasks_finished": 0}
     engine = create_engine(url, pool_size=2, max_overflow=0)
     codes = shop.department_codes
@@ -47,6 +49,9 @@ async def seed_orders(url: str, shop: fixture.Shop, count: int = 200) -> dict[st
                         quote=Money(10_000 + 250 * n, "EUR") if n % 4 == 0 else None,
                         created_by=shop.admin_id if n % 2 else workers[n % len(workers)],
                     ),
+                )
+                await update_quote(
+                    conn, created.order.id, Money(20_000 + 250 * n, "EUR"), None, shop.admin_id
                 )
                 tasks = await reads.tasks_of_work_orders(conn, [created.order.id])
                 production = [t for t in tasks if t.department_kind == DepartmentKind.PRODUCTION]

@@ -1,5 +1,6 @@
 """The tables `python -m bench.run` prints from its results: every figure beside its
-target or peer, CPU per phase, and the server's garbage collector per phase."""
+target or peer, the statements of a start, a finish and a dashboard page, CPU per phase,
+and the server's garbage collector per phase."""
 
 from collections.abc import Callable
 from typing import Any
@@ -10,6 +11,39 @@ from bench import dashboard_measure, dashboard_page
 from bench.measuring import Plan
 from bench.output import fmt, verdict
 from bench.throughput import MODES
+
+# A start is its one statement, a finish its transaction of four (BEGIN, the move, the
+# order's settlement, COMMIT); the counting window also holds the background loops'
+# rounds (the webhook relay's lease, the timers), about 0.05 a request.
+ROUND_TRIP_TARGETS = {"startTask": 1.1, "finishTask": 4.1}
+# Statements shown per request in the statements table: those sent at least this often.
+SHOWN_FROM = 0.05
+
+
+def statements_table(results: dict[str, Any]) -> Table:
+    """Each statement a start, a finish and a dashboard page sent, per request, as
+    pg_stat_statements counted them (the event feed's apart): what a new one costs is seen
+    the day it lands."""
+    table = Table(title="Statements per request (pg_stat_statements)")
+    table.add_column("request")
+    table.add_column("per request", justify="right")
+    table.add_column("statement")
+    trips = results.get("round_trips", {})
+    page = results.get("dashboard", {}).get("round_trips", {}).get("pressroom", {})
+    for name, part, requests in (
+        ("startTask", trips.get("startTask"), trips.get("mutations")),
+        ("finishTask", trips.get("finishTask"), trips.get("mutations")),
+        ("dashboard page", page, page.get("pages")),
+    ):
+        if not part or not requests or "statements" not in part:
+            table.add_row(name, "", "not counted")
+            continue
+        for statement in part["statements"]:
+            per = statement["calls"] / requests
+            if statement.get("feed") or per < SHOWN_FROM:
+                continue
+            table.add_row(name, fmt(per, digits=2), statement["query"][:100])
+    return table
 
 
 def ms_per_transition(figures: dict[str, Any], group: str) -> float | None:
@@ -82,7 +116,7 @@ def report(results: dict[str, Any], plan: Plan) -> Table:
     if "skipped" in trips:
         table.add_row("database round trips per mutation", "not counted", "", "see the log")
     else:
-        for field_name, target in (("startTask", 4), ("finishTask", 5)):
+        for field_name, target in ROUND_TRIP_TARGETS.items():
             per = trips[field_name]["per_mutation"]
             table.add_row(
                 f"database round trips per {field_name} (pg_stat_statements)",

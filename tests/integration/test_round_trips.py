@@ -1,10 +1,11 @@
 """What a task's move sends to the database, as the server's pooled connections send it:
 a start is its one statement, with no BEGIN or COMMIT around it; a finish is one
-transaction, its move and the settlement of the work order. A settling move refuses to
-run outside a transaction."""
+transaction, its move and the settlement of the work order; over HTTP, as a client sends
+them, nothing more. A settling move refuses to run outside a transaction."""
 
 import asyncio
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -20,21 +21,34 @@ from domain.enums import TaskAction
 from graph.context import Context
 from graph.schema import schema
 from graph.services import SchemaServices
-from tests.support import Shop, gid, print_tasks
+from tests.support import START, Client, Shop, gid, print_tasks
+
+FINISH = "mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }"
 
 MOVE = """mutation($id: ID!) {
   %s(input: {taskId: $id}) { changed task { status } userErrors { code } }
 }"""
 
 
+def any_task() -> bool:
+    return True
+
+
+def in_http_request() -> bool:
+    """Whether the running task is uvicorn's for an HTTP request (not a background loop's)."""
+    task = asyncio.current_task()
+    return task is not None and task.get_coro().__qualname__ == "RequestResponseCycle.run_asgi"  # type: ignore[union-attr]
+
+
 @contextmanager
-def sent(engine: AsyncEngine) -> Iterator[list[str]]:
+def sent(engine: AsyncEngine, by: Callable[[], bool] = any_task) -> Iterator[list[str]]:
     """The statements sent on `engine`'s connections meanwhile, in order, each as BEGIN,
     COMMIT, ROLLBACK or "statement": those asyncpg runs itself (BEGIN, COMMIT,
     `fetch_native`), through its query loggers, and SQLAlchemy's, which asyncpg runs as
     prepared statements that its loggers do not see. asyncpg hands a query to its loggers
     with `call_soon` once it is done; SQLAlchemy's are recorded the same way as they
-    start, so the list keeps the order of one connection's statements."""
+    start, so the list keeps the order of one connection's statements. Only connections
+    checked out, and statements run, where `by` holds."""
     loop = asyncio.get_running_loop()
     statements: list[str] = []
     drivers: list[Any] = []
@@ -47,9 +61,12 @@ def sent(engine: AsyncEngine) -> Iterator[list[str]]:
         record(entry.query)
 
     def run_by_sqlalchemy(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
-        loop.call_soon(record, statement)
+        if by():
+            loop.call_soon(record, statement)
 
     def attach(dbapi_connection: Any, connection_record: Any, proxy: Any) -> None:
+        if not by():
+            return
         driver = dbapi_connection.driver_connection
         driver.add_query_logger(logged_by_asyncpg)
         drivers.append(driver)
@@ -120,3 +137,26 @@ async def test_a_settling_move_outside_a_transaction_is_refused_and_changes_noth
     async with reading(shop.engine) as conn:
         [row] = await fetch_native(conn, "tasks_by_id", ids=[task])
     assert row.status == "STARTED"
+
+
+async def test_over_http_a_start_and_a_finish_send_nothing_more(
+    running_app: tuple[str, Any], api: Client, shop: Shop
+) -> None:
+    """The request around the move (the token's viewer, the document, the cost, the
+    answer) reads nothing once the viewer is known: what the HTTP requests' own tasks send
+    is the moves' statements alone (the server's background loops share its pool)."""
+    [task] = await print_tasks(shop, 1)
+    engine = running_app[1].state.services.engine
+    pat = api.as_(shop.tokens["pat"])
+    assert (await pat("{ me { name } }"))["me"]["name"] == "Pat"
+    variables = {"i": {"taskId": gid("DepartmentTask", task)}}
+    for field, mutation, expected in (
+        ("startTask", START, ["statement"]),
+        ("finishTask", FINISH, ["BEGIN", *["statement"] * 3, "COMMIT"]),
+    ):
+        with sent(engine, in_http_request) as statements:
+            assert (await pat(mutation, variables))[field]["changed"] is True
+            await recorded()
+        # As a count: in plain execution SQLAlchemy's adapter sends BEGIN as the first
+        # statement starts, which its hook has already seen.
+        assert Counter(statements) == Counter(expected), field
