@@ -7,13 +7,18 @@ of a kept document found (its shape, whether it asks for the schema, its costs) 
 with it, so that the next request with the same text does none of that work again.
 
 At most ENTRIES documents and BYTES of them are kept, the least recently used let go
-first. A parsed document holds about BYTES_PER_TOKEN for each of its tokens (measured
-with tracemalloc: 350 over the shop's screens, 200 for a text of bare field names) and
-its text. The bound in bytes bounds what a full collection of the garbage collector
-walks too: about 40,000 objects, some 25 ms, before a kept document let go of its tokens.
-Its nodes' locations keep only the offsets and the source that errors are placed by: the
-tokens (a linked list, each one a tracked object) were a quarter of what a kept document
-held for the collector (13,074 objects for the screens' 84 documents, 9,298 without).
+first; those of callers without a token apart, in a share of ANONYMOUS_ENTRIES and
+ANONYMOUS_BYTES (they need `login` and little else): a stream of distinct anonymous
+texts can neither push the floor's documents out nor fill the heap that every full
+collection walks (the hostile bench's 20 a second kept 1,024 of them, some 20,000
+objects, a fifth of its longest pause). A parsed document holds about BYTES_PER_TOKEN
+for each of its tokens (measured with tracemalloc: 350 over the shop's screens, 200 for
+a text of bare field names) and its text. The bound in bytes bounds what a full
+collection of the garbage collector walks too: about 40,000 objects, some 25 ms, before
+a kept document let go of its tokens. Its nodes' locations keep only the offsets and
+the source that errors are placed by: the tokens (a linked list, each one a tracked
+object) were a quarter of what a kept document held for the collector (13,074 objects
+for the screens' 84 documents, 9,298 without).
 
 graphql-core 3.3's syntax nodes are frozen dataclasses: hashing a parsed document walks
 every node of it (8 us for a task move's, 22 us for the dashboard page's). The text,
@@ -52,6 +57,8 @@ from graph.shape import (
 
 ENTRIES = 1024
 BYTES = 4 * 1024 * 1024
+ANONYMOUS_ENTRIES = 64
+ANONYMOUS_BYTES = 256 * 1024
 BYTES_PER_TOKEN = 350
 # Costs kept per document, one per operation name and integer variables: a screen asks
 # for one or two page sizes (`first`) of its operation.
@@ -119,8 +126,26 @@ class Documents(Bounded[Accepted]):
         self.put(accepted.text, accepted)
 
 
+class AcceptedStore:
+    """Signed-in callers' documents and anonymous callers' own, in shares of their own;
+    either caller finds a document in either."""
+
+    def __init__(self) -> None:
+        self.signed_in = Documents()
+        self.anonymous = Documents(ANONYMOUS_ENTRIES, ANONYMOUS_BYTES)
+
+    def get(self, text: str) -> Accepted | None:
+        return self.signed_in.get(text) or self.anonymous.get(text)
+
+    def of(self, text: str | None, document: DocumentNode) -> Accepted | None:
+        return self.signed_in.of(text, document) or self.anonymous.of(text, document)
+
+    def keep(self, accepted: Accepted, *, anonymous: bool) -> None:
+        (self.anonymous if anonymous else self.signed_in).keep(accepted)
+
+
 # One per process, for every schema it serves (an entry says which it validated for).
-DOCUMENTS = Documents()
+DOCUMENTS = AcceptedStore()
 
 
 class AnonymousTurns(SchemaExtension):
@@ -196,7 +221,7 @@ class AcceptedDocuments(SchemaExtension):
         if not errors and ctx.query is not None:
             if accepted is None:
                 accepted = Accepted(ctx.query, document, shape)
-                DOCUMENTS.keep(accepted)
+                DOCUMENTS.keep(accepted, anonymous=limits_for(ctx.context) is not SIGNED_IN)
             accepted.validated.add((schema, rules))
         return errors
 

@@ -5,7 +5,7 @@ import gc
 
 from graphql import GraphQLError, Token, parse
 
-from graph.documents import BYTES_PER_TOKEN, Accepted, Documents
+from graph.documents import ANONYMOUS_ENTRIES, BYTES_PER_TOKEN, Accepted, AcceptedStore, Documents
 from graph.shape import shape_of
 
 
@@ -55,6 +55,19 @@ def test_a_document_over_the_whole_budget_is_not_kept() -> None:
     documents = Documents(size=wide.weight - 1)
     documents.keep(wide)
     assert len(documents) == 0 and documents.weight == 0
+
+
+def test_anonymous_documents_are_kept_in_a_share_of_their_own() -> None:
+    store = AcceptedStore()
+    floor = accepted("{ me { id } }")
+    store.keep(floor, anonymous=False)
+    for n in range(3 * ANONYMOUS_ENTRIES):
+        store.keep(accepted(f"{{ me {{ id }} }} # {n}"), anonymous=True)
+    assert (len(store.signed_in), len(store.anonymous)) == (1, ANONYMOUS_ENTRIES)
+    assert store.get(floor.text) is floor
+    newest = f"{{ me {{ id }} }} # {3 * ANONYMOUS_ENTRIES - 1}"
+    found = store.get(newest)
+    assert found is not None and store.of(newest, found.document) is found
 
 
 def test_a_kept_document_holds_no_tokens_and_still_places_errors() -> None:
