@@ -144,6 +144,9 @@ class AcceptedStore:
         (self.anonymous if anonymous else self.signed_in).keep(accepted)
 
 
+# In place of a document too long to parse: the parse is skipped, and the request refused.
+NOT_PARSED = DocumentNode(definitions=())
+
 # One per process, for every schema it serves (an entry says which it validated for).
 DOCUMENTS = AcceptedStore()
 
@@ -177,6 +180,12 @@ class AcceptedDocuments(SchemaExtension):
         # Strawberry answers what is raised here (a subscription's stream would not).
         error = too_long(ctx.query, limits)
         if error is not None:
+            # Raised on the way out, with nothing parsed: Strawberry unwinds the hooks
+            # entered before this one (AnonymousTurns' stretch) only on the way out, so
+            # raised on the way in it left the stretch held, every anonymous request
+            # waiting behind it, until a collection found the abandoned hook.
+            ctx.graphql_document = NOT_PARSED
+            yield
             raise error
         self.accepted = DOCUMENTS.get(ctx.query) if ctx.query is not None else None
         if self.accepted is not None:

@@ -5,6 +5,7 @@ API tokens and wall displays are never queued behind them."""
 
 import asyncio
 import contextlib
+import gc
 import threading
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
@@ -15,6 +16,7 @@ import pytest
 
 from db import credentials
 from db.credentials import Lane
+from graph.shape import ANONYMOUS
 from pressroom.app import create_app
 from pressroom.settings import Settings
 from tests.support import (
@@ -282,3 +284,34 @@ async def test_anonymous_work_already_begun_stops_at_its_next_stretch_for_the_fl
     assert worker == {"data": {"queue": {"edges": []}}}
     assert answered.json() == {"data": {"__typename": "Query"}}
     assert admission.floor == 0 and admission.in_flight == 0
+
+
+@pytest.mark.parametrize("plain", [False, True], ids=["engine room", "plain"])
+async def test_a_document_refused_for_its_length_lets_go_of_its_turn(
+    database_url: str, http: httpx.AsyncClient, plain: bool
+) -> None:
+    """An anonymous text over its length limit is refused in the parse's hooks, after the
+    stretch around them began: the stretch ends with the refusal. It was left held (every
+    anonymous request waiting behind it) until a collection found the abandoned hook; the
+    collector is off here, and plain execution has no pacer to collect anyway."""
+    settings = Settings(**GENEROUS, plain_execution=plain)
+    app = create_app(settings, url=database_url)
+    admission = app.state.services.admission
+    srv, task = await serve(config_for(app, settings, free_port()))
+    url = f"http://127.0.0.1:{srv.config.port}/graphql"
+    gc.disable()
+    try:
+        refused = await http.post(
+            url, json={"query": "{ __typename " + " " * ANONYMOUS.characters + "}"}
+        )
+        async with asyncio.timeout(10), admission.working():
+            pass
+        answered = await http.post(url, json={"query": "{ __typename }"})
+    finally:
+        gc.enable()
+        srv.should_exit = True
+        await task
+    [error] = refused.json()["errors"]
+    assert error["extensions"]["code"] == "BAD_REQUEST" and "characters long" in error["message"]
+    assert answered.json() == {"data": {"__typename": "Query"}}
+    assert admission.in_flight == 0
