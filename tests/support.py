@@ -528,6 +528,7 @@ QUEUE_EVENTS = """subscription($department: String!, $after: String) {
   }
 }"""
 START = """mutation($i: StartTaskInput!) { startTask(input: $i) { changed userErrors { code } } }"""
+FINISH = """mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }"""
 QUEUE = """query { queue(department: "print", first: 100) { eventCursor edges { node { id } } } }"""
 
 

@@ -7,11 +7,10 @@ import pytest
 from playwright.async_api import Browser, expect
 from sqlalchemy import text
 
-from tests.support import START, Client, Shop, gid, kill_listeners, print_tasks
+from tests.support import FINISH, START, Client, Shop, gid, kill_listeners, print_tasks
 
 pytestmark = pytest.mark.e2e
 
-FINISH = """mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }"""
 DISPLAY = """mutation { createDisplayToken(input: {name: "Print wall", departmentCodes: ["print"]})
   { secret } }"""
 

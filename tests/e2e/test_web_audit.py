@@ -17,11 +17,10 @@ from tests.e2e.web.support import (
     axe_violations,
     base,
 )
-from tests.support import START, Client, Shop, gid, task_ids
+from tests.support import FINISH, START, Client, Shop, gid, task_ids
 
 pytestmark = pytest.mark.e2e
 
-FINISH = """mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }"""
 POST = """mutation($i: PostLedgerEntryInput!) { postLedgerEntry(input: $i) {
   userErrors { message } } }"""
 DISPLAY = """mutation($i: CreateDisplayTokenInput!) { createDisplayToken(input: $i) {

@@ -15,14 +15,13 @@ from playwright.async_api import Page, expect
 from db import customer_links
 from db.engine import unit_of_work
 from tests.e2e.web.support import OpenTab, axe_violations, base
-from tests.support import START, Client, Shop, gid, serving, task_ids
+from tests.support import FINISH, START, Client, Shop, gid, serving, task_ids
 
 pytestmark = pytest.mark.e2e
 
 PHONE = {"width": 390, "height": 844}
 CREATE = """mutation($i: CreateCustomerLinkInput!) { createCustomerLink(input: $i) {
   url link { id } } }"""
-FINISH = """mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }"""
 REVOKE = """mutation($i: RevokeCustomerLinkInput!) { revokeCustomerLink(input: $i) {
   link { works } } }"""
 DUE = datetime(2027, 3, 4, 13, 30, tzinfo=UTC)

@@ -18,11 +18,9 @@ from tests.e2e.web.support import (
     sign_in,
     user_with_password,
 )
-from tests.support import START, Client, Shop, gid, kill_listeners, print_tasks
+from tests.support import FINISH, START, Client, Shop, gid, kill_listeners, print_tasks
 
 pytestmark = pytest.mark.e2e
-
-FINISH = """mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }"""
 
 
 async def order_number(shop: Shop, task: int) -> str:

@@ -17,11 +17,10 @@ from tests.e2e.web.support import (
     base,
     scalar,
 )
-from tests.support import START, Client, Shop, gid, task_ids
+from tests.support import FINISH, START, Client, Shop, gid, task_ids
 
 pytestmark = pytest.mark.e2e
 
-FINISH = """mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }"""
 QUOTE = """mutation($i: UpdateWorkOrderQuoteInput!) {
   updateWorkOrderQuote(input: $i) { userErrors { code } } }"""
 CANCEL = """mutation($i: CancelWorkOrderInput!) { cancelWorkOrder(input: $i) {

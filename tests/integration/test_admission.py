@@ -20,6 +20,7 @@ from graph.shape import ANONYMOUS
 from pressroom.app import create_app
 from pressroom.settings import Settings
 from tests.support import (
+    FINISH,
     START,
     Client,
     Shop,
@@ -35,7 +36,6 @@ from tests.support import (
 )
 
 LOGIN = """mutation($i: LoginInput!) { login(input: $i) { token userErrors { code } } }"""
-FINISH = """mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }"""
 QUEUE = """query { queue(department: "print", first: 100) { edges { node { id } } } }"""
 GENEROUS = {
     "signin_failures_per_address": "100000/minute",

@@ -23,12 +23,10 @@ from websockets.typing import Subprotocol
 
 from graph.context import Context
 from graph.view import PressroomGraphQL
-from tests.support import START, Client, Shop, cursor_now, gid, print_tasks, ws_url
+from tests.support import FINISH, START, Client, Shop, cursor_now, gid, print_tasks, ws_url
 
 # What the engine room does beyond the frameworks (src/graph/engine/README.md).
 pytestmark = pytest.mark.engine_room
-
-FINISH = "mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }"
 
 
 @contextlib.contextmanager

@@ -21,9 +21,7 @@ from domain.enums import TaskAction
 from graph.context import Context
 from graph.schema import schema
 from graph.services import SchemaServices
-from tests.support import START, Client, Shop, gid, print_tasks
-
-FINISH = "mutation($i: FinishTaskInput!) { finishTask(input: $i) { changed } }"
+from tests.support import FINISH, START, Client, Shop, gid, print_tasks
 
 MOVE = """mutation($id: ID!) {
   %s(input: {taskId: $id}) { changed task { status } userErrors { code } }
