@@ -21,7 +21,7 @@ from PIL import Image, ImageOps
 
 from api import rules
 from api.viewer import Viewer
-from db.background import defer_to_the_floor
+from db.background import defer_to_the_floor, give_back_memory
 from db.proofs import NewProof
 from domain.errors import DomainError, ErrorCode
 
@@ -256,6 +256,13 @@ def examine(file: BinaryIO, name: str | None, max_bytes: int) -> Examined:
     return Examined(file_name, media_type, size, sha256, width, height, preview)
 
 
+def _examine_and_give_back(file: BinaryIO, name: str | None, max_bytes: int) -> Examined:
+    try:
+        return examine(file, name, max_bytes)
+    finally:
+        give_back_memory()
+
+
 class Examiner:
     """Examines files on a thread of its own, EXAMINERS at once and WAITING more in line;
     past that it refuses at once (ExaminersBusy) rather than keep a longer line waiting."""
@@ -270,7 +277,7 @@ class Examiner:
     async def examine(self, file: BinaryIO, name: str | None, max_bytes: int) -> Examined:
         if not self._places.acquire(blocking=False):
             raise ExaminersBusy
-        future = self._threads.submit(examine, file, name, max_bytes)
+        future = self._threads.submit(_examine_and_give_back, file, name, max_bytes)
         future.add_done_callback(lambda _: self._places.release())
         return await asyncio.wrap_future(future)
 
