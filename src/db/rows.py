@@ -2,7 +2,7 @@
 way the row was read (a SQLAlchemy statement, asyncpg itself, or a JSON object PostgreSQL
 built for a page's read-ahead), and what the GraphQL types are made of.
 
-Each type lists its table's columns (tests/unit/test_rows.py holds them to db/tables.py),
+Each type lists its table's columns (tests/unit/test_rows.py holds them to db/tables),
 then what some statement reads along with them (`extra`: a join's department kind, a
 view's running balance). A text column that holds an enum's values is typed as that enum:
 its members are str, equal to the text, and hash and serialize as it, so the text stands
@@ -20,8 +20,18 @@ from typing import Any, ClassVar, NamedTuple, TypeVar
 import sqlalchemy as sa
 from sqlalchemy import Row
 
-from db import tables
-from db.columns import TEXTS_ONLY
+from db.tables.columns import TEXTS_ONLY
+from db.tables.ledger import customer_ledger_entries, payment_inbox_requests, payment_inboxes
+from db.tables.orders import (
+    customers,
+    department_tasks,
+    task_transitions,
+    work_order_transitions,
+    work_orders,
+)
+from db.tables.outbox import mail_messages, webhook_deliveries, webhooks
+from db.tables.people import departments, tokens, user_departments, users
+from db.tables.proofs import customer_links, proofs
 from domain.enums import (
     DepartmentKind,
     LedgerEntryKind,
@@ -118,7 +128,7 @@ def _timestamps(table: sa.Table) -> tuple[str, ...]:
 
 @dataclass(slots=True, eq=False)
 class DepartmentRow(TableRow):
-    table = tables.departments
+    table = departments
     id: int
     code: str
     name: str
@@ -131,7 +141,7 @@ class DepartmentRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class UserRow(TableRow):
-    table = tables.users
+    table = users
     id: int
     email: str
     name: str
@@ -146,14 +156,14 @@ class UserRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class MembershipRow(TableRow):
-    table = tables.user_departments
+    table = user_departments
     user_id: int
     department_id: int
 
 
 @dataclass(slots=True, eq=False)
 class TokenRow(TableRow):
-    table = tables.tokens
+    table = tokens
     id: int
     kind: TokenKind
     name: str
@@ -167,7 +177,7 @@ class TokenRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class CustomerRow(TableRow):
-    table = tables.customers
+    table = customers
     id: int
     name: str
     created_by: int | None
@@ -187,7 +197,7 @@ class CustomerRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class WorkOrderRow(TableRow):
-    table = tables.work_orders
+    table = work_orders
     id: int
     order_number: str
     customer_id: int
@@ -233,7 +243,7 @@ class TaskColumns:
 
 @dataclass(slots=True, eq=False)
 class TaskRow(TableRow, TaskColumns):
-    table = tables.department_tasks
+    table = department_tasks
     created_at: datetime
     updated_at: datetime
     last_started_at: datetime | None
@@ -247,7 +257,7 @@ class TaskRow(TableRow, TaskColumns):
 
 @dataclass(slots=True, eq=False)
 class TaskTransitionRow(TableRow):
-    table = tables.task_transitions
+    table = task_transitions
     id: int
     task_id: int
     from_status: TaskStatus
@@ -260,7 +270,7 @@ class TaskTransitionRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class WorkOrderTransitionRow(TableRow):
-    table = tables.work_order_transitions
+    table = work_order_transitions
     id: int
     work_order_id: int
     action: WorkOrderAction
@@ -277,7 +287,7 @@ class WorkOrderTransitionRow(TableRow):
 class LedgerEntryRow(TableRow):
     """An entry as the customer_ledger view reads it: with the balance after it."""
 
-    table = tables.customer_ledger_entries
+    table = customer_ledger_entries
     extra = ("balance_after_minor",)
     id: int
     customer_id: int
@@ -322,7 +332,7 @@ class AgeingRow(NamedTuple):
 
 @dataclass(slots=True, eq=False)
 class WebhookRow(TableRow):
-    table = tables.webhooks
+    table = webhooks
     id: int
     url: str
     description: str | None
@@ -345,7 +355,7 @@ class WebhookRow(TableRow):
 class WebhookDeliveryRow(TableRow):
     """A delivery, with when its event happened (null once the event is gone from the log)."""
 
-    table = tables.webhook_deliveries
+    table = webhook_deliveries
     extra = ("event_occurred_at",)
     id: int
     webhook_id: int
@@ -369,7 +379,7 @@ class WebhookDeliveryRow(TableRow):
 class MailMessageRow(TableRow):
     """A message, with its order's number."""
 
-    table = tables.mail_messages
+    table = mail_messages
     extra = ("order_number",)
     id: int
     event_id: int
@@ -393,7 +403,7 @@ class MailMessageRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class PaymentInboxRow(TableRow):
-    table = tables.payment_inboxes
+    table = payment_inboxes
     id: int
     name: str
     currency: str
@@ -407,7 +417,7 @@ class PaymentInboxRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class PaymentInboxRequestRow(TableRow):
-    table = tables.payment_inbox_requests
+    table = payment_inbox_requests
     id: int
     inbox_id: int
     received_at: datetime
@@ -419,7 +429,7 @@ class PaymentInboxRequestRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class ProofRow(TableRow):
-    table = tables.proofs
+    table = proofs
     id: int
     work_order_id: int
     version: int
@@ -442,7 +452,7 @@ class ProofRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class CustomerLinkRow(TableRow):
-    table = tables.customer_links
+    table = customer_links
     id: int
     work_order_id: int
     secret_hash: bytes

@@ -1,5 +1,6 @@
-"""What several tables' definitions (db/tables.py) share: the names their constraints and
-indexes get, PostgreSQL's xid8 type, and the columns many tables repeat."""
+"""What the tables' definitions share: the metadata they are made on and the names it gives
+their constraints and indexes, PostgreSQL's xid8 type, and the columns many tables repeat.
+The metadata holds every table once db.tables is imported."""
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql.base import ischema_names
@@ -12,6 +13,8 @@ NAMING = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+metadata = sa.MetaData(naming_convention=NAMING)
 
 
 class XID8(sa.types.UserDefinedType[int]):
