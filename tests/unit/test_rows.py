@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from db import rows
+from db.table_row import TableRow
 from db.tables import ledger, orders, outbox, people, proofs
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -15,7 +16,7 @@ ROW_TYPES = sorted(
     (
         kind
         for kind in vars(rows).values()
-        if isinstance(kind, type) and issubclass(kind, rows.TableRow) and kind is not rows.TableRow
+        if isinstance(kind, type) and issubclass(kind, TableRow) and kind is not TableRow
     ),
     key=lambda kind: kind.__name__,
 )
@@ -47,7 +48,7 @@ def test_every_table_the_api_reads_has_a_row_type() -> None:
 
 
 @pytest.mark.parametrize("kind", ROW_TYPES, ids=lambda kind: kind.__name__)
-def test_a_row_type_is_its_tables_columns_then_its_extras(kind: type[rows.TableRow]) -> None:
+def test_a_row_type_is_its_tables_columns_then_its_extras(kind: type[TableRow]) -> None:
     names = [f.name for f in dataclasses.fields(kind)]  # type: ignore[arg-type]
     assert names == [c.name for c in kind.table.columns] + list(kind.extra)
 

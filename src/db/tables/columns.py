@@ -30,7 +30,7 @@ class XID8(sa.types.UserDefinedType[int]):
 ischema_names["xid8"] = XID8
 
 # A JSON column's `info` key: it holds no number (texts, booleans, nulls), so it reads back
-# from PostgreSQL's JSON of its row exactly as it was (db/rows.py, TableRow.from_json).
+# from PostgreSQL's JSON of its row exactly as it was (db/table_row.py, TableRow.from_json).
 TEXTS_ONLY = "texts_only"
 
 

@@ -187,7 +187,7 @@ work_order_transitions = sa.Table(
     # The department whose task's gate moved, or which was added or removed.
     sa.Column("department_id", sa.BigInteger, sa.ForeignKey("departments.id"), nullable=True),
     # A DETAILS_CHANGED row's changed parts (domain.corrections.Change.stored), in order:
-    # texts, booleans and nulls only, so it reads back from JSON as it was (db/rows.py).
+    # texts, booleans and nulls only, so it reads back from JSON as it was (db/table_row.py).
     sa.Column("changes", pg.JSONB, nullable=True, info={TEXTS_ONLY: True}),
     sa.CheckConstraint(one_of("action", WorkOrderAction), name="action"),
     sa.CheckConstraint(SYSTEM_MOVES_NO_ACTOR, name="system_moves_no_actor"),
