@@ -24,7 +24,6 @@ from db.rows import (
     LedgerEntryRow,
     MembershipRow,
     RefundDueRow,
-    TableRow,
     TaskRow,
     TaskTransitionRow,
     TokenRow,
@@ -32,6 +31,7 @@ from db.rows import (
     WorkOrderRow,
     WorkOrderTransitionRow,
 )
+from db.table_row import TableRow
 from domain.enums import DepartmentKind
 from domain.routing import DepartmentFacts, ProofFacts, Routing, proof_makers, route_order
 

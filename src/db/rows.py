@@ -1,8 +1,7 @@
 """One row type per table: what every read of src/db hands out for that table, whichever
-way the row was read (a SQLAlchemy statement, asyncpg itself, or a JSON object PostgreSQL
-built for a page's read-ahead), and what the GraphQL types are made of.
+way the row was read (db/table_row.py), and what the GraphQL types are made of.
 
-Each type lists its table's columns (tests/unit/test_rows.py holds them to db/tables.py),
+Each type lists its table's columns (tests/unit/test_rows.py holds them to db/tables),
 then what some statement reads along with them (`extra`: a join's department kind, a
 view's running balance). A text column that holds an enum's values is typed as that enum:
 its members are str, equal to the text, and hash and serialize as it, so the text stands
@@ -11,17 +10,22 @@ column for `.value`: convert it first, `TaskStatus(row.status)`).
 Converting each value on the way in would cost a dashboard page about a millisecond.
 """
 
-import dataclasses
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any, ClassVar, NamedTuple, TypeVar
+from datetime import datetime
+from typing import Any, NamedTuple
 
-import sqlalchemy as sa
-from sqlalchemy import Row
-
-from db import tables
-from db.columns import TEXTS_ONLY
+from db.table_row import TableRow
+from db.tables.ledger import customer_ledger_entries, payment_inbox_requests, payment_inboxes
+from db.tables.orders import (
+    customers,
+    department_tasks,
+    task_transitions,
+    work_order_transitions,
+    work_orders,
+)
+from db.tables.outbox import mail_messages, webhook_deliveries, webhooks
+from db.tables.people import departments, tokens, user_departments, users
+from db.tables.proofs import customer_links, proofs
 from domain.enums import (
     DepartmentKind,
     LedgerEntryKind,
@@ -36,89 +40,10 @@ from domain.enums import (
 )
 from domain.outbox import DeliveryStatus
 
-R = TypeVar("R", bound="TableRow")
-
-
-class TableRow:
-    __slots__ = ()
-    table: ClassVar[sa.Table]
-    extra: ClassVar[tuple[str, ...]] = ()
-
-    @classmethod
-    def of(cls: type[R], found: Row[Any] | Mapping[str, Any]) -> R:
-        """From a SQLAlchemy row, or a mapping of column names (an asyncpg record too)."""
-        values = found._mapping if isinstance(found, Row) else found
-        return cls(**values)
-
-    @classmethod
-    def maybe(cls: type[R], found: Row[Any] | Mapping[str, Any] | None) -> R | None:
-        return None if found is None else cls.of(found)
-
-    @classmethod
-    def all(cls: type[R], found: Iterable[Row[Any] | Mapping[str, Any]]) -> list[R]:
-        return [cls.of(row) for row in found]
-
-    @classmethod
-    def pick(cls: type[R], found: Row[Any] | Mapping[str, Any]) -> R:
-        """From a row that has more than this type's fields (a write's RETURNING with
-        its event payload): only those (an `extra` it lacks keeps its default)."""
-        values = found._mapping if isinstance(found, Row) else found
-        return cls(**{name: values[name] for name in _names(cls) if name in values})
-
-    @classmethod
-    def from_json(cls: type[R], objects: list[dict[str, Any]] | None) -> list[R]:
-        """From the JSON objects PostgreSQL made of the rows (`to_jsonb`). Only timestamps
-        differ from what asyncpg reads: JSON has them as text, in the session's time zone."""
-        stamps = _timestamps(cls.table)
-        doubles = [c.name for c in cls.table.columns if isinstance(c.type, sa.Float)]
-        rows = []
-        for values in objects or ():
-            for name in stamps:
-                text = values[name]
-                if text is not None:
-                    moment = datetime.fromisoformat(text)
-                    values[name] = moment if moment.tzinfo is UTC else moment.astimezone(UTC)
-            for name in doubles:
-                if values[name] is not None:
-                    values[name] = float(values[name])
-            rows.append(cls(**values))
-        return rows
-
-
-_NAMES: dict[type[TableRow], tuple[str, ...]] = {}
-
-
-def _names(kind: type[TableRow]) -> tuple[str, ...]:
-    names = _NAMES.get(kind)
-    if names is None:
-        names = _NAMES[kind] = tuple(f.name for f in dataclasses.fields(kind))  # type: ignore[arg-type]
-    return names
-
-
-# Column types that come out of JSON as asyncpg reads them (numbers here are 64-bit;
-# a double is written as the shortest text that reads back exactly, whole ones without a
-# point, so from_json makes them floats), alone or in arrays; and JSON columns marked
-# TEXTS_ONLY (no number in them to come back changed).
-_AS_IN_JSON = (sa.Integer, sa.Text, sa.Boolean, sa.Float)
-
-
-def _timestamps(table: sa.Table) -> tuple[str, ...]:
-    """The table's timestamp columns. Any other kind of column than these (a numeric,
-    bytes, JSON) would come back from JSON changed, and is refused rather than read wrong."""
-    for column in table.columns:
-        kind = column.type.item_type if isinstance(column.type, sa.ARRAY) else column.type
-        if column.info.get(TEXTS_ONLY):
-            continue
-        if not isinstance(kind, (*_AS_IN_JSON, sa.DateTime)) or (
-            kind is not column.type and isinstance(kind, sa.DateTime)
-        ):
-            raise TypeError(f"{table.name}.{column.name} cannot be read back from JSON as is")
-    return tuple(c.name for c in table.columns if isinstance(c.type, sa.DateTime))
-
 
 @dataclass(slots=True, eq=False)
 class DepartmentRow(TableRow):
-    table = tables.departments
+    table = departments
     id: int
     code: str
     name: str
@@ -131,7 +56,7 @@ class DepartmentRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class UserRow(TableRow):
-    table = tables.users
+    table = users
     id: int
     email: str
     name: str
@@ -146,14 +71,14 @@ class UserRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class MembershipRow(TableRow):
-    table = tables.user_departments
+    table = user_departments
     user_id: int
     department_id: int
 
 
 @dataclass(slots=True, eq=False)
 class TokenRow(TableRow):
-    table = tables.tokens
+    table = tokens
     id: int
     kind: TokenKind
     name: str
@@ -167,7 +92,7 @@ class TokenRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class CustomerRow(TableRow):
-    table = tables.customers
+    table = customers
     id: int
     name: str
     created_by: int | None
@@ -187,7 +112,7 @@ class CustomerRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class WorkOrderRow(TableRow):
-    table = tables.work_orders
+    table = work_orders
     id: int
     order_number: str
     customer_id: int
@@ -233,7 +158,7 @@ class TaskColumns:
 
 @dataclass(slots=True, eq=False)
 class TaskRow(TableRow, TaskColumns):
-    table = tables.department_tasks
+    table = department_tasks
     created_at: datetime
     updated_at: datetime
     last_started_at: datetime | None
@@ -247,7 +172,7 @@ class TaskRow(TableRow, TaskColumns):
 
 @dataclass(slots=True, eq=False)
 class TaskTransitionRow(TableRow):
-    table = tables.task_transitions
+    table = task_transitions
     id: int
     task_id: int
     from_status: TaskStatus
@@ -260,7 +185,7 @@ class TaskTransitionRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class WorkOrderTransitionRow(TableRow):
-    table = tables.work_order_transitions
+    table = work_order_transitions
     id: int
     work_order_id: int
     action: WorkOrderAction
@@ -277,7 +202,7 @@ class WorkOrderTransitionRow(TableRow):
 class LedgerEntryRow(TableRow):
     """An entry as the customer_ledger view reads it: with the balance after it."""
 
-    table = tables.customer_ledger_entries
+    table = customer_ledger_entries
     extra = ("balance_after_minor",)
     id: int
     customer_id: int
@@ -322,7 +247,7 @@ class AgeingRow(NamedTuple):
 
 @dataclass(slots=True, eq=False)
 class WebhookRow(TableRow):
-    table = tables.webhooks
+    table = webhooks
     id: int
     url: str
     description: str | None
@@ -345,7 +270,7 @@ class WebhookRow(TableRow):
 class WebhookDeliveryRow(TableRow):
     """A delivery, with when its event happened (null once the event is gone from the log)."""
 
-    table = tables.webhook_deliveries
+    table = webhook_deliveries
     extra = ("event_occurred_at",)
     id: int
     webhook_id: int
@@ -369,7 +294,7 @@ class WebhookDeliveryRow(TableRow):
 class MailMessageRow(TableRow):
     """A message, with its order's number."""
 
-    table = tables.mail_messages
+    table = mail_messages
     extra = ("order_number",)
     id: int
     event_id: int
@@ -393,7 +318,7 @@ class MailMessageRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class PaymentInboxRow(TableRow):
-    table = tables.payment_inboxes
+    table = payment_inboxes
     id: int
     name: str
     currency: str
@@ -407,7 +332,7 @@ class PaymentInboxRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class PaymentInboxRequestRow(TableRow):
-    table = tables.payment_inbox_requests
+    table = payment_inbox_requests
     id: int
     inbox_id: int
     received_at: datetime
@@ -419,7 +344,7 @@ class PaymentInboxRequestRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class ProofRow(TableRow):
-    table = tables.proofs
+    table = proofs
     id: int
     work_order_id: int
     version: int
@@ -442,7 +367,7 @@ class ProofRow(TableRow):
 
 @dataclass(slots=True, eq=False)
 class CustomerLinkRow(TableRow):
-    table = tables.customer_links
+    table = customer_links
     id: int
     work_order_id: int
     secret_hash: bytes

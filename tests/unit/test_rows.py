@@ -1,4 +1,4 @@
-"""One row type per table (db/rows.py): each lists its table's columns in db/tables.py, in
+"""One row type per table (db/rows.py): each lists its table's columns in db/tables, in
 order, then the extras it declares; the GraphQL layer is made of these rows only."""
 
 import ast
@@ -7,14 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from db import rows, tables
+from db import rows
+from db.table_row import TableRow
+from db.tables import ledger, orders, outbox, people, proofs
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 ROW_TYPES = sorted(
     (
         kind
         for kind in vars(rows).values()
-        if isinstance(kind, type) and issubclass(kind, rows.TableRow) and kind is not rows.TableRow
+        if isinstance(kind, type) and issubclass(kind, TableRow) and kind is not TableRow
     ),
     key=lambda kind: kind.__name__,
 )
@@ -23,30 +25,30 @@ ROW_TYPES = sorted(
 def test_every_table_the_api_reads_has_a_row_type() -> None:
     covered = {kind.table.name for kind in ROW_TYPES}
     api_tables = {
-        tables.departments,
-        tables.users,
-        tables.user_departments,
-        tables.tokens,
-        tables.customers,
-        tables.work_orders,
-        tables.department_tasks,
-        tables.task_transitions,
-        tables.work_order_transitions,
-        tables.customer_ledger_entries,
-        tables.webhooks,
-        tables.webhook_deliveries,
-        tables.payment_inboxes,
-        tables.payment_inbox_requests,
-        tables.proofs,
-        tables.customer_links,
-        tables.mail_messages,
+        people.departments,
+        people.users,
+        people.user_departments,
+        people.tokens,
+        orders.customers,
+        orders.work_orders,
+        orders.department_tasks,
+        orders.task_transitions,
+        orders.work_order_transitions,
+        ledger.customer_ledger_entries,
+        outbox.webhooks,
+        outbox.webhook_deliveries,
+        ledger.payment_inboxes,
+        ledger.payment_inbox_requests,
+        proofs.proofs,
+        proofs.customer_links,
+        outbox.mail_messages,
     }
     assert covered == {t.name for t in api_tables}
     assert len(ROW_TYPES) == len(covered), "one row type per table"
 
 
 @pytest.mark.parametrize("kind", ROW_TYPES, ids=lambda kind: kind.__name__)
-def test_a_row_type_is_its_tables_columns_then_its_extras(kind: type[rows.TableRow]) -> None:
+def test_a_row_type_is_its_tables_columns_then_its_extras(kind: type[TableRow]) -> None:
     names = [f.name for f in dataclasses.fields(kind)]  # type: ignore[arg-type]
     assert names == [c.name for c in kind.table.columns] + list(kind.extra)
 
@@ -62,7 +64,7 @@ def test_a_row_is_made_alike_from_a_mapping_and_from_json() -> None:
     assert row.follows == [2, 3]
     same = rows.DepartmentRow.of({**dataclasses.asdict(row)})
     assert dataclasses.asdict(same) == dataclasses.asdict(row)
-    task = {c.name: None for c in tables.department_tasks.columns}
+    task = {c.name: None for c in orders.department_tasks.columns}
     picked = rows.TaskRow.pick({**task, "event_payload": {}, "lane": 0})
     assert picked.department_kind is None and picked.id is None
     # A double comes out of JSON as an int when it is whole: read back as a float.

@@ -6,7 +6,7 @@ from typing import TypeVar
 from strawberry.dataloader import DataLoader
 
 from api.ids import parse_pk
-from db.rows import TableRow
+from db.table_row import TableRow
 
 N = TypeVar("N")
 R = TypeVar("R", bound=TableRow)

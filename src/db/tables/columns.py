@@ -1,5 +1,6 @@
-"""What several tables' definitions (db/tables.py) share: the names their constraints and
-indexes get, PostgreSQL's xid8 type, and the columns many tables repeat."""
+"""What the tables' definitions share: the metadata they are made on and the names it gives
+their constraints and indexes, PostgreSQL's xid8 type, and the columns many tables repeat.
+The metadata holds every table once db.tables is imported."""
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql.base import ischema_names
@@ -12,6 +13,8 @@ NAMING = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+metadata = sa.MetaData(naming_convention=NAMING)
 
 
 class XID8(sa.types.UserDefinedType[int]):
@@ -27,7 +30,7 @@ class XID8(sa.types.UserDefinedType[int]):
 ischema_names["xid8"] = XID8
 
 # A JSON column's `info` key: it holds no number (texts, booleans, nulls), so it reads back
-# from PostgreSQL's JSON of its row exactly as it was (db/rows.py, TableRow.from_json).
+# from PostgreSQL's JSON of its row exactly as it was (db/table_row.py, TableRow.from_json).
 TEXTS_ONLY = "texts_only"
 
 
