@@ -1,6 +1,7 @@
 """The WorkOrder type, the aggregate the floor works on, and a page of work orders. Its
 parts have modules of their own: its tasks (tasks.py), history (work_order_history.py),
-hold and progress (work_order_standing.py) and job ticket (job_tickets.py)."""
+hold and progress (work_order_standing.py), job ticket (job_tickets.py), and who may use
+each of its commands (work_order_commands.py)."""
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -14,7 +15,7 @@ from api.links import order_url, qr_svg
 from db import customer_links
 from db import mail as db_mail
 from db.people import facts
-from db.reads import OrderFilter, proof_makers_of, work_orders_count
+from db.reads import OrderFilter, work_orders_count
 from db.rows import WorkOrderRow
 from domain import ledger
 from domain.due import completed_at, paper_due
@@ -29,21 +30,11 @@ from domain.enums import (
 )
 from domain.jobs import detail_lines, job_line, read_job
 from domain.money import Money as DomainMoney
-from domain.routing import on_order
 from domain.transitions import is_late, order_commands
 from domain.workflow import addable, progress
 from graph.context import Info
 from graph.loaders import now_or_later
-from graph.permissions import (
-    READS_LEDGER,
-    SALES,
-    SEES_QUOTES,
-    STAFF,
-    UPLOADS_PROOFS,
-    allowed,
-    passes,
-    viewer_of,
-)
+from graph.permissions import READS_LEDGER, SALES, SEES_QUOTES, STAFF, allowed, passes
 from graph.prefetch import read_ahead
 from graph.types.customer_links import CustomerLink
 from graph.types.customers import Customer
@@ -56,31 +47,12 @@ from graph.types.money import Money
 from graph.types.people import User, user_or_none
 from graph.types.proofs import Proof
 from graph.types.tasks import DepartmentTask
+from graph.types.work_order_commands import ORDER_RULES, offered
 from graph.types.work_order_history import WorkOrderTransition, seen_history
 from graph.types.work_order_standing import Hold, Progress
 
 if TYPE_CHECKING:
     from graph.types.ledger import LedgerEntry
-
-
-# The rule of each work order command: its mutation declares it from here
-# (`allowed(ORDER_RULES[...])`), and allowedActions offers only what the caller passes.
-ORDER_RULES = {
-    WorkOrderCommand.CANCEL: SALES,
-    WorkOrderCommand.EDIT_QUOTE: SALES,
-    WorkOrderCommand.RESCHEDULE: SALES,
-    WorkOrderCommand.HOLD: SALES,
-    WorkOrderCommand.RESUME: SALES,
-    WorkOrderCommand.EDIT_DETAILS: SALES,
-    WorkOrderCommand.CHANGE_DEPARTMENTS: SALES,
-    WorkOrderCommand.CHARGE_QUOTE: READS_LEDGER,
-    # Sales and admins upload to any order; a production member only to an order with a
-    # task of a department of theirs that makes the proofs (`_makes_proofs`, as
-    # uploadProof's statement decides).
-    WorkOrderCommand.UPLOAD_PROOF: UPLOADS_PROOFS,
-    WorkOrderCommand.DECIDE_PROOF: SALES,
-    WorkOrderCommand.LINK_CUSTOMER: SALES,
-}
 
 
 @strawberry.type(
@@ -172,23 +144,7 @@ class WorkOrder(relay.Node):
         )
         charged = await self._sums(info, ledger.CHARGED_KINDS) if charging else []
         now = order_commands(status, self._imported_closed, held, self._quote, latest, charged)
-        offered = [command for command in now if passes(ORDER_RULES[command], info)]
-        if WorkOrderCommand.UPLOAD_PROOF in offered and not (
-            passes(SALES, info) or await self._makes_proofs(info)
-        ):
-            offered.remove(WorkOrderCommand.UPLOAD_PROOF)
-        return offered
-
-    async def _makes_proofs(self, info: Info) -> bool:
-        """Whether the caller is a member of a department that makes the proofs with a task
-        on this order: whom uploadProof's statement lets upload besides Sales and admins."""
-        loaders = info.context.loaders
-        makers = proof_makers_of(await loaders.all_departments())
-        mine = viewer_of(info).member_department_ids
-        return any(
-            t.department_id in makers and t.department_id in mine and on_order(TaskStatus(t.status))
-            for t in await loaders.tasks_of_work_order.load(self.id)
-        )
+        return await offered(info, self.id, now)
 
     @strawberry.field(
         description="A JSON object (not for wall displays: see jobLine).",
