@@ -13,7 +13,8 @@ from graph.context import Info
 from graph.errors import UserError
 from graph.mutations.base import mutate
 from graph.permissions import allowed, viewer_of
-from graph.types.work_orders import ORDER_RULES, WorkOrder
+from graph.types.work_order_commands import ORDER_RULES
+from graph.types.work_orders import WorkOrder
 
 
 @strawberry.input

@@ -12,7 +12,7 @@ from graph.mutations.base import mutate
 from graph.mutations.post_ledger_entry import PostLedgerEntryPayload
 from graph.permissions import allowed, viewer_of
 from graph.types.ledger import LedgerEntry
-from graph.types.work_orders import ORDER_RULES
+from graph.types.work_order_commands import ORDER_RULES
 
 
 @strawberry.input

@@ -20,7 +20,7 @@ from graph.errors import UserError
 from graph.mutations.base import mutate
 from graph.permissions import allowed, viewer_of
 from graph.types.proofs import Proof
-from graph.types.work_orders import ORDER_RULES
+from graph.types.work_order_commands import ORDER_RULES
 
 
 def _file(value: Any) -> UploadFile:

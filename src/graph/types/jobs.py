@@ -58,3 +58,11 @@ class Job:
         description="What is done after printing (cutting, folding, laminating)."
     )
     notes: str | None = strawberry.field(description="Anything else the departments should know.")
+
+
+@strawberry.type(description="One of a work order's details, in words.")
+class DetailLine:
+    label: str = strawberry.field(
+        description='What the detail is, in words ("Product", "Quantity").'
+    )
+    value: str = strawberry.field(description="Its value, in words.")

@@ -1,5 +1,7 @@
-"""Work orders, their history, hold and progress: the aggregate the floor works on (its
-tasks are graph/types/tasks.py)."""
+"""The WorkOrder type, the aggregate the floor works on, and a page of work orders. Its
+parts have modules of their own: its tasks (tasks.py), history (work_order_history.py),
+hold and progress (work_order_standing.py), job ticket (job_tickets.py), and who may use
+each of its commands (work_order_commands.py)."""
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -13,214 +15,44 @@ from api.links import order_url, qr_svg
 from db import customer_links
 from db import mail as db_mail
 from db.people import facts
-from db.reads import OrderFilter, proof_makers_of, work_orders_count
-from db.rows import WorkOrderRow, WorkOrderTransitionRow
+from db.reads import OrderFilter, work_orders_count
+from db.rows import WorkOrderRow
 from domain import ledger
-from domain.corrections import Change
 from domain.due import completed_at, paper_due
 from domain.enums import (
     DepartmentKind,
     LedgerEntryKind,
     ProofStatus,
     TaskStatus,
-    WorkOrderAction,
     WorkOrderCommand,
     WorkOrderPriority,
     WorkOrderStatus,
 )
 from domain.jobs import detail_lines, job_line, read_job
 from domain.money import Money as DomainMoney
-from domain.routing import on_order
-from domain.transitions import by_system, is_late, order_commands
+from domain.transitions import is_late, order_commands
 from domain.workflow import addable, progress
 from graph.context import Info
 from graph.loaders import now_or_later
-from graph.permissions import (
-    READS_LEDGER,
-    SALES,
-    SEES_QUOTES,
-    STAFF,
-    UPLOADS_PROOFS,
-    allowed,
-    passes,
-    viewer_of,
-)
+from graph.permissions import READS_LEDGER, SALES, SEES_QUOTES, STAFF, allowed, passes
 from graph.prefetch import read_ahead
 from graph.types.customer_links import CustomerLink
 from graph.types.customers import Customer
 from graph.types.departments import Department
-from graph.types.jobs import Job
+from graph.types.job_tickets import JobTicket
+from graph.types.jobs import DetailLine, Job
 from graph.types.loading import nodes_of, required
 from graph.types.mail import MailMessage
 from graph.types.money import Money
 from graph.types.people import User, user_or_none
 from graph.types.proofs import Proof
 from graph.types.tasks import DepartmentTask
+from graph.types.work_order_commands import ORDER_RULES, offered
+from graph.types.work_order_history import WorkOrderTransition, seen_history
+from graph.types.work_order_standing import Hold, Progress
 
 if TYPE_CHECKING:
     from graph.types.ledger import LedgerEntry
-
-
-@strawberry.type(description="What a printed job ticket carries besides the order's fields.")
-class JobTicket:
-    url: str = strawberry.field(description="The order's page in the app, absolute.")
-    qr_svg: str = strawberry.field(description="That address as a QR code: an SVG element.")
-    due: str | None = strawberry.field(
-        description="The due date as the ticket prints it, in the shop's time zone, named (\"Due "
-        '2027-03-04 14:30 CET"), and how a closed order ended ("· done on time", "· done 16 h '
-        'late", "· cancelled"); null without a due date. The PDF ticket prints the same line.'
-    )
-    _work_order_id: strawberry.Private[int]
-
-    @strawberry.field(
-        description="A box to tick for each: the departments of the order's tasks in route "
-        "order, as `tasks` has them (removed ones left out)."
-    )
-    async def departments(self, info: Info) -> list[Department]:
-        tasks = await info.context.loaders.tasks_of_work_order.load(self._work_order_id)
-        kept = [t.department_id for t in tasks if on_order(TaskStatus(t.status))]
-        found = await info.context.loaders.department.load_many(kept)
-        return [required(row, Department.of) for row in found]
-
-
-@strawberry.type(description="One of a work order's details, in words.")
-class DetailLine:
-    label: str = strawberry.field(
-        description='What the detail is, in words ("Product", "Quantity").'
-    )
-    value: str = strawberry.field(description="Its value, in words.")
-
-
-@strawberry.type(
-    description="One part of a work order a details change changed, in words: a detail "
-    "(labelled as detailLines labels it), a flag, the customer or the proof requirement."
-)
-class DetailChange:
-    label: str = strawberry.field(
-        description=('The part that changed, in words ("Product", "Transport", "Customer").')
-    )
-    before: str | None = strawberry.field(description="Its value before; null: it was absent.")
-    after: str | None = strawberry.field(description="Its value after; null: it was removed.")
-
-
-@strawberry.type(
-    description="A move of the work order's status or of its delivery gate (OPEN/CLOSED)."
-)
-class WorkOrderTransition:
-    action: WorkOrderAction = strawberry.field(description="What moved.")
-    from_state: str = strawberry.field(
-        description=('What it was before, in words (a status, a quote like "120.00 EUR", or NONE).')
-    )
-    to_state: str = strawberry.field(description="What it is after, in the same words.")
-    reason: str | None = strawberry.field(
-        description="Why, when the move takes a reason; null otherwise."
-    )
-    occurred_at: datetime = strawberry.field(description="When it moved.")
-    by_system: bool = strawberry.field(
-        description="Whether Pressroom made this move, not a person: a gate opening or "
-        "closing because of what its task waits for, and the status that follows the "
-        "tasks (actor is null). Whoever caused it is the actor of that cause's own entry."
-    )
-    changes: list[DetailChange] = strawberry.field(
-        description="For DETAILS_CHANGED, each part that changed, in order; empty otherwise."
-    )
-    _actor_id: strawberry.Private[int | None]
-    _department_id: strawberry.Private[int | None]
-
-    @classmethod
-    def of(cls, row: WorkOrderTransitionRow) -> "WorkOrderTransition":
-        changed = [Change.of(c) for c in row.changes or ()]
-        return cls(
-            action=row.action,
-            from_state=row.from_state,
-            to_state=row.to_state,
-            reason=row.reason,
-            occurred_at=row.occurred_at,
-            by_system=by_system(row.action),
-            changes=[DetailChange(label=c.label, before=c.before, after=c.after) for c in changed],
-            _actor_id=row.actor_id,
-            _department_id=row.department_id,
-        )
-
-    @strawberry.field(
-        description="For a gate's move, the department whose task it is; for a department "
-        "added or removed, that department; null otherwise."
-    )
-    def department(self, info: Info) -> Department | None:
-        if self._department_id is None:
-            return None
-        return now_or_later(
-            info.context.loaders.department.load(self._department_id),
-            lambda r: Department.of(r) if r else None,
-        )
-
-    @strawberry.field(
-        description="Who made it; null for a move of the system (bySystem) and for a "
-        "customer's proof decision through their link."
-    )
-    def actor(self, info: Info) -> User | None:
-        return user_or_none(info, self._actor_id)
-
-
-def _seen_history(info: Info, rows: list[WorkOrderTransitionRow]) -> list["WorkOrderTransition"]:
-    """A work order's history as the viewer may see it: quote changes only for those who
-    see quotes."""
-    sees_quotes = passes(SEES_QUOTES, info)
-    return [
-        WorkOrderTransition.of(r)
-        for r in rows
-        if sees_quotes or r.action != WorkOrderAction.QUOTE_CHANGED
-    ]
-
-
-@strawberry.type(description="Why and since when a work order is on hold, and who held it.")
-class Hold:
-    reason: str = strawberry.field(description="Why the order is on hold, in words.")
-    since: datetime = strawberry.field(description="When it was put on hold.")
-    _by: strawberry.Private[int]
-
-    @classmethod
-    def of(cls, row: WorkOrderRow) -> "Hold | None":
-        if row.held_at is None or row.held_by is None or row.hold_reason is None:
-            return None
-        return cls(reason=row.hold_reason, since=row.held_at, _by=row.held_by)
-
-    @strawberry.field(description="Who put it on hold.")
-    def by(self, info: Info) -> User:
-        return now_or_later(
-            info.context.loaders.user.load(self._by), lambda r: required(r, User.of)
-        )
-
-
-@strawberry.type(description="How far a work order's tasks have come.")
-class Progress:
-    done: int = strawberry.field(description="Tasks completed.")
-    total: int = strawberry.field(description="All the order's tasks, delivery included.")
-
-    @classmethod
-    def of(cls, counted: tuple[int, int]) -> "Progress":
-        done, total = counted
-        return cls(done=done, total=total)
-
-
-# The rule of each work order command: its mutation declares it from here
-# (`allowed(ORDER_RULES[...])`), and allowedActions offers only what the caller passes.
-ORDER_RULES = {
-    WorkOrderCommand.CANCEL: SALES,
-    WorkOrderCommand.EDIT_QUOTE: SALES,
-    WorkOrderCommand.RESCHEDULE: SALES,
-    WorkOrderCommand.HOLD: SALES,
-    WorkOrderCommand.RESUME: SALES,
-    WorkOrderCommand.EDIT_DETAILS: SALES,
-    WorkOrderCommand.CHANGE_DEPARTMENTS: SALES,
-    WorkOrderCommand.CHARGE_QUOTE: READS_LEDGER,
-    # Sales and admins upload to any order; a production member only to an order with a
-    # task of a department of theirs that makes the proofs (`_makes_proofs`, as
-    # uploadProof's statement decides).
-    WorkOrderCommand.UPLOAD_PROOF: UPLOADS_PROOFS,
-    WorkOrderCommand.DECIDE_PROOF: SALES,
-    WorkOrderCommand.LINK_CUSTOMER: SALES,
-}
 
 
 @strawberry.type(
@@ -312,23 +144,7 @@ class WorkOrder(relay.Node):
         )
         charged = await self._sums(info, ledger.CHARGED_KINDS) if charging else []
         now = order_commands(status, self._imported_closed, held, self._quote, latest, charged)
-        offered = [command for command in now if passes(ORDER_RULES[command], info)]
-        if WorkOrderCommand.UPLOAD_PROOF in offered and not (
-            passes(SALES, info) or await self._makes_proofs(info)
-        ):
-            offered.remove(WorkOrderCommand.UPLOAD_PROOF)
-        return offered
-
-    async def _makes_proofs(self, info: Info) -> bool:
-        """Whether the caller is a member of a department that makes the proofs with a task
-        on this order: whom uploadProof's statement lets upload besides Sales and admins."""
-        loaders = info.context.loaders
-        makers = proof_makers_of(await loaders.all_departments())
-        mine = viewer_of(info).member_department_ids
-        return any(
-            t.department_id in makers and t.department_id in mine and on_order(TaskStatus(t.status))
-            for t in await loaders.tasks_of_work_order.load(self.id)
-        )
+        return await offered(info, self.id, now)
 
     @strawberry.field(
         description="A JSON object (not for wall displays: see jobLine).",
@@ -523,7 +339,7 @@ class WorkOrder(relay.Node):
     def history(self, info: Info) -> list[WorkOrderTransition]:
         return now_or_later(
             info.context.loaders.work_order_history.load(self.id),
-            lambda rows: _seen_history(info, rows),
+            lambda rows: seen_history(info, rows),
         )
 
     @strawberry.field(description="Its proof versions, newest first.", extensions=allowed(STAFF))
