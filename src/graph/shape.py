@@ -21,7 +21,7 @@ Callers without a token get tighter limits than signed-in ones: they may sign in
 `me`, and (where introspection is on) load GraphiQL's schema, and nothing else. The
 defaults leave room over what the shop's own screens send (tests/unit/test_document_shape.py
 checks every operation in src/web against them); docs/api.md lists them beside
-graphql-armor's and Apollo Router's.
+graphql-armor's.
 """
 
 import dataclasses

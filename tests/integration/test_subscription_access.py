@@ -278,7 +278,7 @@ async def test_an_unknown_department_is_not_found(server: str, shop: Shop) -> No
 
 QUOTE_SELECTION = "workOrder { quote { amount currency } }"
 BALANCE_SELECTION = "workOrder { customer { name balance { amount currency } } }"
-# docs/api.md, field rules: quote for Sales, Accounts and admins; balance for Accounts
+# The schema's field rules: quote for Sales, Accounts and admins; balance for Accounts
 # and admins.
 READS_QUOTE = {"pat": False, "dan": False, "sam": True, "abe": True, "ada": True}
 READS_BALANCE = {"pat": False, "dan": False, "sam": False, "abe": True, "ada": True}
