@@ -28,7 +28,7 @@ class CustomerLink(relay.Node):
         description="When it was revoked; null while it is not."
     )
     last_used_at: datetime | None = strawberry.field(
-        description="When its page was last opened (to the minute)."
+        description="When its page was last opened (to within ten minutes)."
     )
     emailed_to: str | None = strawberry.field(
         description="Made for an email to this address (then createdBy is null)."

@@ -156,7 +156,10 @@ class DepartmentTask(relay.Node):
         )
 
     @strawberry.field(
-        description="The worker holding the task; null exactly while PENDING.",
+        description=(
+            "The worker who started the task; null while PENDING, and on a task an admin "
+            "completed without anyone starting it."
+        ),
         metadata=read_ahead("pickers"),
     )
     def picked_up_by(self, info: Info) -> User | None:
