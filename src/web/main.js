@@ -2,7 +2,9 @@
 import { html, render, useEffect, useRef, useState } from "./lib/html.js";
 import { Link, match, navigate, query, useLocation } from "./lib/router.js";
 import { onForbidden, onSession, rolesOf, session, setMe } from "./lib/session.js";
-import { ErrorMessage, Loading, TIME_ZONE, useRefreshOnVisible, useTitle } from "./lib/ui.js";
+import { useRefreshOnVisible } from "./lib/data.js";
+import { ErrorMessage, Loading } from "./lib/messages.js";
+import { TIME_ZONE, useTitle } from "./lib/ui.js";
 import { SignIn, loadMe, signOut } from "./screens/signin.js";
 import { Queues } from "./screens/queues.js";
 import { WorkOrders } from "./screens/workorders.js";

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from db.engine import holds_password
-from pressroom.cli import NoPassword, read_password
+from pressroom.commands.people import NoPassword, read_password
 
 
 class Terminal(io.StringIO):

@@ -4,7 +4,7 @@
 import { html, useState } from "./html.js";
 import { transport } from "./session.js";
 import { inputInstant, wallClock } from "./format.js";
-import { ErrorMessage } from "./ui.js";
+import { ErrorMessage } from "./messages.js";
 
 export function DownloadButton({ file, params, filename, label, load }) {
   const [busy, setBusy] = useState(false);

@@ -7,30 +7,10 @@ import { DownloadButton } from "../lib/download.js";
 import { gql } from "../lib/graphql.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
 import { Link, navigate, query } from "../lib/router.js";
-import {
-  ErrorMessage,
-  Field,
-  FieldError,
-  FormErrors,
-  Loading,
-  RefreshButton,
-  RetryMessage,
-  ShowMore,
-  Time,
-  amountHint,
-  balances,
-  decimal,
-  errorsFor,
-  money,
-  readAmount,
-  request,
-  useId,
-  useOnce,
-  usePages,
-  useQuery,
-  useRefreshOnVisible,
-  useTitle,
-} from "../lib/ui.js";
+import { RefreshButton, ShowMore, request, useOnce, usePages, useQuery, useRefreshOnVisible } from "../lib/data.js";
+import { Field, FieldError, FormErrors, errorsFor } from "../lib/forms.js";
+import { ErrorMessage, Loading, RetryMessage } from "../lib/messages.js";
+import { Time, amountHint, balances, decimal, money, readAmount, useId, useTitle } from "../lib/ui.js";
 import { Receivables } from "./ageing.js";
 import { CUSTOMER_REFUNDS, OrdersToRefund, REFUNDS_DUE, RefundsDue } from "./refunds.js";
 

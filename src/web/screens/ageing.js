@@ -4,7 +4,9 @@
 import { gql } from "../lib/graphql.js";
 import { html, useState } from "../lib/html.js";
 import { Link } from "../lib/router.js";
-import { ErrorMessage, Loading, Time, money, useQuery } from "../lib/ui.js";
+import { useQuery } from "../lib/data.js";
+import { ErrorMessage, Loading } from "../lib/messages.js";
+import { Time, money } from "../lib/ui.js";
 
 const AGEING = gql`
   query Ageing {

@@ -2,17 +2,10 @@
 // creates one (from the new-order form) or corrects one (from the order page).
 import { gql } from "../lib/graphql.js";
 import { html, useState } from "../lib/html.js";
-import {
-  Dialog,
-  ErrorMessage,
-  Field,
-  FormErrors,
-  RetryMessage,
-  addressLines,
-  errorsFor,
-  useOnce,
-  useSubmit,
-} from "../lib/ui.js";
+import { useOnce, useSubmit } from "../lib/data.js";
+import { Field, FormErrors, errorsFor } from "../lib/forms.js";
+import { ErrorMessage, RetryMessage } from "../lib/messages.js";
+import { Dialog, addressLines } from "../lib/ui.js";
 
 export const CREATE_CUSTOMER = gql`
   mutation CreateCustomer($input: CreateCustomerInput!) {

@@ -7,23 +7,9 @@ import { gql } from "../lib/graphql.js";
 import { html, useEffect, useState } from "../lib/html.js";
 import { Link, navigate, query } from "../lib/router.js";
 import { rolesOf } from "../lib/session.js";
-import {
-  Badge,
-  ErrorMessage,
-  Loading,
-  RefreshButton,
-  ShowMore,
-  Time,
-  TimeBadges,
-  addressLines,
-  balances,
-  possessive,
-  useId,
-  usePages,
-  useQuery,
-  useRefreshOnVisible,
-  useTitle,
-} from "../lib/ui.js";
+import { RefreshButton, ShowMore, usePages, useQuery, useRefreshOnVisible } from "../lib/data.js";
+import { ErrorMessage, Loading } from "../lib/messages.js";
+import { Badge, Time, TimeBadges, addressLines, balances, possessive, useId, useTitle } from "../lib/ui.js";
 import { CustomerCard, CustomerDialog } from "./customer.js";
 
 export const CUSTOMER_LIST = gql`

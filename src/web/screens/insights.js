@@ -8,7 +8,9 @@ import { html, useMemo, useState } from "../lib/html.js";
 import { Chart, barChart, lineChart } from "../lib/chart.js";
 import { PeriodExports } from "../lib/download.js";
 import { rolesOf } from "../lib/session.js";
-import { ErrorMessage, Loading, useId, useQuery, useTitle } from "../lib/ui.js";
+import { useQuery } from "../lib/data.js";
+import { ErrorMessage, Loading } from "../lib/messages.js";
+import { useId, useTitle } from "../lib/ui.js";
 
 const FLOW = gql`
   query Insights($from: DateTime!, $to: DateTime!) {

@@ -5,28 +5,19 @@ import { html, useEffect, useRef, useState } from "../lib/html.js";
 import { Link, navigate } from "../lib/router.js";
 import { CustomerDialog } from "./customer.js";
 import { JobFields, jobInput, jobValues } from "./order/job.js";
+import { request, useOnce, useQuery } from "../lib/data.js";
 import {
   Checkbox,
-  ErrorMessage,
   Field,
   FieldError,
   FormErrors,
   LateQuestion,
-  Loading,
-  amountHint,
-  RetryMessage,
   duePassed,
   errorsFor,
-  inputInstant,
-  messageOf,
-  readAmount,
-  request,
-  useId,
-  useOnce,
-  useQuery,
-  useTitle,
   warningsText,
-} from "../lib/ui.js";
+} from "../lib/forms.js";
+import { ErrorMessage, Loading, RetryMessage, messageOf } from "../lib/messages.js";
+import { amountHint, inputInstant, readAmount, useId, useTitle } from "../lib/ui.js";
 
 export const NEW_WORK_ORDER_FORM = gql`
   query NewWorkOrderForm {

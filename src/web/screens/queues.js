@@ -10,10 +10,9 @@ import { html, useEffect, useReducer, useRef, useState } from "../lib/html.js";
 import { lanes } from "../lib/queue.js";
 import { Link } from "../lib/router.js";
 import { rolesOf, transport } from "../lib/session.js";
-import {
-  Field, LiveStatus, addressLines, dueText, duration, messageOf, overdue, useId, useNow, useOnline,
-  useTitle,
-} from "../lib/ui.js";
+import { Field } from "../lib/forms.js";
+import { messageOf } from "../lib/messages.js";
+import { LiveStatus, addressLines, dueText, duration, overdue, useId, useNow, useOnline, useTitle } from "../lib/ui.js";
 import { ScanField } from "./scan.js";
 
 export const QUEUE_SNAPSHOT = gql`

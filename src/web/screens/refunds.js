@@ -6,7 +6,9 @@
 import { gql } from "../lib/graphql.js";
 import { html } from "../lib/html.js";
 import { Link } from "../lib/router.js";
-import { ErrorMessage, Loading, ShowMore, balances, money } from "../lib/ui.js";
+import { ShowMore } from "../lib/data.js";
+import { ErrorMessage, Loading } from "../lib/messages.js";
+import { balances, money } from "../lib/ui.js";
 
 export const REFUNDS_DUE = gql`
   query RefundsDue($after: String) {

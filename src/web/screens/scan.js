@@ -5,7 +5,9 @@
 // whenever nothing else has it, so the next scan lands in it.
 import { gql } from "../lib/graphql.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
-import { messageOf, request, useId } from "../lib/ui.js";
+import { request } from "../lib/data.js";
+import { messageOf } from "../lib/messages.js";
+import { useId } from "../lib/ui.js";
 
 const SCAN = gql`
   query Scan($code: String!) {

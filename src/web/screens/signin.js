@@ -2,7 +2,9 @@
 import { gql } from "../lib/graphql.js";
 import { html, useState } from "../lib/html.js";
 import { signedIn, signedOut, end, transport } from "../lib/session.js";
-import { Field, FormErrors, errorsFor, messageOf, useTitle } from "../lib/ui.js";
+import { Field, FormErrors, errorsFor } from "../lib/forms.js";
+import { messageOf } from "../lib/messages.js";
+import { useTitle } from "../lib/ui.js";
 
 export const SIGN_IN = gql`
   mutation SignIn($input: LoginInput!) {

@@ -8,7 +8,9 @@ import { gql } from "../lib/graphql.js";
 import { html, useEffect, useState } from "../lib/html.js";
 import { Link } from "../lib/router.js";
 import { transport } from "../lib/session.js";
-import { ErrorMessage, Loading, request, useTitle } from "../lib/ui.js";
+import { request } from "../lib/data.js";
+import { ErrorMessage, Loading } from "../lib/messages.js";
+import { useTitle } from "../lib/ui.js";
 
 const TICKET = gql`
   query Ticket($id: ID!) {

@@ -7,23 +7,19 @@ import { follow } from "../lib/live.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
 import { Link } from "../lib/router.js";
 import { rolesOf, transport } from "../lib/session.js";
+import { problems, request } from "../lib/data.js";
+import { ReasonDialog, otherErrors } from "../lib/forms.js";
+import { ErrorMessage, Loading, messageOf } from "../lib/messages.js";
 import {
   Badge,
   Dialog,
   DueDate,
-  ErrorMessage,
   LiveStatus,
-  Loading,
-  ReasonDialog,
   Time,
   TimeBadges,
   balances,
-  messageOf,
   money,
-  otherErrors,
   possessive,
-  problems,
-  request,
   useTitle,
 } from "../lib/ui.js";
 import { CustomerCard, CustomerDialog } from "./customer.js";

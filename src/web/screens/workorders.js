@@ -8,22 +8,9 @@ import { Link, navigate, query } from "../lib/router.js";
 import { PeriodExports } from "../lib/download.js";
 import { rolesOf } from "../lib/session.js";
 import { ProofBadge } from "./order/proofs.js";
-import {
-  Badge,
-  DueDate,
-  ErrorMessage,
-  Loading,
-  RefreshButton,
-  ShowMore,
-  Time,
-  TimeBadges,
-  possessive,
-  useId,
-  usePages,
-  useQuery,
-  useRefreshOnVisible,
-  useTitle,
-} from "../lib/ui.js";
+import { RefreshButton, ShowMore, usePages, useQuery, useRefreshOnVisible } from "../lib/data.js";
+import { ErrorMessage, Loading } from "../lib/messages.js";
+import { Badge, DueDate, Time, TimeBadges, possessive, useId, useTitle } from "../lib/ui.js";
 
 export const WORK_ORDER_LIST = gql`
   query WorkOrderList(

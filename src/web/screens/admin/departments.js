@@ -1,18 +1,10 @@
 // Admin: departments (list, create, route: which departments each one follows).
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
-import {
-  Checkbox,
-  ErrorMessage,
-  Field,
-  FieldError,
-  FormErrors,
-  Loading,
-  errorsFor,
-  request,
-  useId,
-  useQuery,
-} from "../../lib/ui.js";
+import { request, useQuery } from "../../lib/data.js";
+import { Checkbox, Field, FieldError, FormErrors, errorsFor } from "../../lib/forms.js";
+import { ErrorMessage, Loading } from "../../lib/messages.js";
+import { useId } from "../../lib/ui.js";
 
 export const ADMIN_DEPARTMENTS = gql`
   query AdminDepartments {

@@ -4,18 +4,10 @@
 import { money } from "../../lib/format.js";
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
-import {
-  Dialog,
-  ErrorMessage,
-  Field,
-  FormErrors,
-  Loading,
-  Time,
-  errorsFor,
-  messageOf,
-  useQuery,
-  useSubmit,
-} from "../../lib/ui.js";
+import { useQuery, useSubmit } from "../../lib/data.js";
+import { Field, FormErrors, errorsFor } from "../../lib/forms.js";
+import { ErrorMessage, Loading, messageOf } from "../../lib/messages.js";
+import { Dialog, Time } from "../../lib/ui.js";
 import { act } from "./webhooks.js";
 
 export const PAYMENT_INBOXES = gql`

@@ -2,7 +2,9 @@
 // whom, what, why not, with Resend where the server offers it.
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
-import { Checkbox, ErrorMessage, Loading, ShowMore, usePages } from "../../lib/ui.js";
+import { ShowMore, usePages } from "../../lib/data.js";
+import { Checkbox } from "../../lib/forms.js";
+import { ErrorMessage, Loading } from "../../lib/messages.js";
 import { MailList } from "../order/mail.js";
 
 export const ADMIN_MAIL = gql`

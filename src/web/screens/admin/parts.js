@@ -1,7 +1,9 @@
 // What the admin's screens share: a paged list that takes a mutation's answer, and a
 // fieldset of department checkboxes.
 import { html } from "../../lib/html.js";
-import { Checkbox, FieldError, useId, usePages } from "../../lib/ui.js";
+import { usePages } from "../../lib/data.js";
+import { Checkbox, FieldError } from "../../lib/forms.js";
+import { useId } from "../../lib/ui.js";
 
 // A list of `field` a page at a time; `update` merges a mutation's answer (a node with
 // its id) into the row it changed.

@@ -1,21 +1,10 @@
 // Admin: people (add, departments, deactivate / reactivate, set password).
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
-import {
-  Checkbox,
-  Dialog,
-  ErrorMessage,
-  Field,
-  FormErrors,
-  Loading,
-  RetryMessage,
-  ShowMore,
-  errorsFor,
-  messageOf,
-  problems,
-  request,
-  useOnce,
-} from "../../lib/ui.js";
+import { ShowMore, problems, request, useOnce } from "../../lib/data.js";
+import { Checkbox, Field, FormErrors, errorsFor } from "../../lib/forms.js";
+import { ErrorMessage, Loading, RetryMessage, messageOf } from "../../lib/messages.js";
+import { Dialog } from "../../lib/ui.js";
 import { DepartmentChecks, useList } from "./parts.js";
 
 export const ADMIN_PEOPLE = gql`

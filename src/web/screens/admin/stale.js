@@ -3,15 +3,10 @@
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
 import { Link } from "../../lib/router.js";
-import {
-  ErrorMessage,
-  Loading,
-  ReasonDialog,
-  Time,
-  duration,
-  problems,
-  useQuery,
-} from "../../lib/ui.js";
+import { problems, useQuery } from "../../lib/data.js";
+import { ReasonDialog } from "../../lib/forms.js";
+import { ErrorMessage, Loading } from "../../lib/messages.js";
+import { Time, duration } from "../../lib/ui.js";
 
 export const STALE_TASKS = gql`
   query StaleTasks {

@@ -3,19 +3,10 @@
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
 import { session } from "../../lib/session.js";
-import {
-  Dialog,
-  ErrorMessage,
-  Field,
-  FormErrors,
-  Loading,
-  ShowMore,
-  Time,
-  errorsFor,
-  inputInstant,
-  messageOf,
-  request,
-} from "../../lib/ui.js";
+import { ShowMore, request } from "../../lib/data.js";
+import { Field, FormErrors, errorsFor } from "../../lib/forms.js";
+import { ErrorMessage, Loading, messageOf } from "../../lib/messages.js";
+import { Dialog, Time, inputInstant } from "../../lib/ui.js";
 import { DepartmentChecks, useList } from "./parts.js";
 
 export const ADMIN_TOKENS = gql`

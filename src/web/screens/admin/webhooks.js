@@ -2,22 +2,10 @@
 // recent deliveries, turn it off and on, rotate its secret, delete it, redeliver a delivery.
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
-import {
-  Checkbox,
-  Dialog,
-  ErrorMessage,
-  Field,
-  FieldError,
-  FormErrors,
-  Loading,
-  Time,
-  errorsFor,
-  messageOf,
-  request,
-  useId,
-  useQuery,
-  useSubmit,
-} from "../../lib/ui.js";
+import { request, useQuery, useSubmit } from "../../lib/data.js";
+import { Checkbox, Field, FieldError, FormErrors, errorsFor } from "../../lib/forms.js";
+import { ErrorMessage, Loading, messageOf } from "../../lib/messages.js";
+import { Dialog, Time, useId } from "../../lib/ui.js";
 import { DepartmentChecks } from "./parts.js";
 
 export const ADMIN_WEBHOOKS = gql`

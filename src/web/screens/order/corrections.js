@@ -4,7 +4,10 @@
 // page's task table.
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
-import { Checkbox, Dialog, ErrorMessage, FieldError, FormErrors, errorsFor, useId, useSubmit } from "../../lib/ui.js";
+import { useSubmit } from "../../lib/data.js";
+import { Checkbox, FieldError, FormErrors, errorsFor } from "../../lib/forms.js";
+import { ErrorMessage } from "../../lib/messages.js";
+import { Dialog, useId } from "../../lib/ui.js";
 import { JobFields, jobInput, jobValues } from "./job.js";
 
 export const UPDATE_WORK_ORDER = gql`

@@ -2,10 +2,10 @@
 // each saved against the version the page read (STALE_OBJECT when someone was quicker).
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
-import {
-  Checkbox, Dialog, ErrorMessage, Field, FormErrors, LateQuestion, amountHint, decimal, duePassed, errorsFor,
-  inputInstant, inputValue, money, readAmount, request, useSubmit, warningsText,
-} from "../../lib/ui.js";
+import { request, useSubmit } from "../../lib/data.js";
+import { Checkbox, Field, FormErrors, LateQuestion, duePassed, errorsFor, warningsText } from "../../lib/forms.js";
+import { ErrorMessage } from "../../lib/messages.js";
+import { Dialog, amountHint, decimal, inputInstant, inputValue, money, readAmount } from "../../lib/ui.js";
 
 export const EDIT_QUOTE = gql`
   mutation EditQuote($input: UpdateWorkOrderQuoteInput!) {

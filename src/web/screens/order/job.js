@@ -2,7 +2,7 @@
 // both ask for them: one field each, the server's problem with it under it (job.quantity,
 // or details.quantity for a key of the same name in the details).
 import { html } from "../../lib/html.js";
-import { Field, errorsFor } from "../../lib/ui.js";
+import { Field, errorsFor } from "../../lib/forms.js";
 
 const FIELDS = [
   { key: "product", label: "Product", hint: "For example: Flyers A5" },

@@ -4,7 +4,9 @@
 import { gql } from "../../lib/graphql.js";
 import { html, useState } from "../../lib/html.js";
 import { Link } from "../../lib/router.js";
-import { ErrorMessage, Time, messageOf, request } from "../../lib/ui.js";
+import { request } from "../../lib/data.js";
+import { ErrorMessage, messageOf } from "../../lib/messages.js";
+import { Time } from "../../lib/ui.js";
 
 export const RESEND_MAIL = gql`
   mutation ResendMail($input: ResendMailMessageInput!) {

@@ -7,10 +7,10 @@
 import { gql } from "../../lib/graphql.js";
 import { html, useEffect, useRef, useState } from "../../lib/html.js";
 import { transport } from "../../lib/session.js";
-import {
-  Checkbox, Dialog, ErrorMessage, Field, FormErrors, Time, errorsFor, messageOf, request, useSubmit,
-  when,
-} from "../../lib/ui.js";
+import { request, useSubmit } from "../../lib/data.js";
+import { Checkbox, Field, FormErrors, errorsFor } from "../../lib/forms.js";
+import { ErrorMessage, messageOf } from "../../lib/messages.js";
+import { Dialog, Time, when } from "../../lib/ui.js";
 
 export const UPLOAD_PROOF = gql`
   mutation UploadProof($input: UploadProofInput!) {
