@@ -84,6 +84,8 @@ from bench import dashboard_seed, fixture
 from bench.hostile import READ_TASKS, REQUESTS, FloorTally, Workers
 from bench.load import HTTP_ERRORS, START_TASK, KeepAliveClients
 from bench.output import fmt, log, verdict
+from bench.servers import ServerProcess
+from bench.shop import TaskPool, seed_shop
 from bench.stats import CpuMeter, process_tree, ratio, summary_ms, this_process
 from db import customer_links
 from db.engine import create_engine, unit_of_work
@@ -301,9 +303,7 @@ class UploadBench:
         self.postmaster = postmaster
 
     async def run(self, files: dict[str, Path]) -> dict[str, Any]:
-        seeded = await fixture.seed_shop(
-            self.url, departments=DEPARTMENTS + 1, workers=WORKERS, displays=0
-        )
+        seeded = await seed_shop(self.url, departments=DEPARTMENTS + 1, workers=WORKERS, displays=0)
         reads = seeded.department_codes[-1]
         worked = replace(
             seeded,
@@ -315,17 +315,17 @@ class UploadBench:
             department_codes=seeded.department_codes[-1:],
             department_ids=seeded.department_ids[-1:],
         )
-        await fixture.TaskPool(self.url, read_view, prefix="R").take(READ_TASKS)
-        [upload_task] = await fixture.TaskPool(self.url, read_view, prefix="U").take(1)
+        await TaskPool(self.url, read_view, prefix="R").take(READ_TASKS)
+        [upload_task] = await TaskPool(self.url, read_view, prefix="U").take(1)
         [order_id] = (await orders_of_tasks(self.url, [upload_task])).values()
         token = await dashboard_seed.admin_token(self.url, seeded)
         phases = ("without", *self.plan.kinds)
         per_phase = int(WORKERS * self.plan.phase_seconds * 4 / 3) + WORKERS
-        tasks = fixture.TaskPool(self.url, worked)
+        tasks = TaskPool(self.url, worked)
         pools = {phase: await tasks.take(per_phase) for phase in phases}
 
         log("part 1: starting `pressroom serve`")
-        server = fixture.ServerProcess(self.url)
+        server = ServerProcess(self.url)
         results: dict[str, Any] = {"file_bytes": {k: files[k].stat().st_size for k in files}}
         async with server.running():
             base = server.http_url.removesuffix("/graphql")
@@ -346,7 +346,7 @@ class UploadBench:
     async def phase(
         self,
         phase: str,
-        server: fixture.ServerProcess,
+        server: ServerProcess,
         rss: RssSampler,
         workers: Workers,
         pool: list[int],
@@ -392,7 +392,7 @@ class UploadBench:
         }
 
 
-def meter_of(server: fixture.ServerProcess, postmaster: int | None) -> CpuMeter:
+def meter_of(server: ServerProcess, postmaster: int | None) -> CpuMeter:
     return CpuMeter(
         {
             "bench": this_process,
@@ -616,13 +616,13 @@ class PagesBench:
 
     async def run(self) -> dict[str, Any]:
         plan = self.plan
-        shop = await fixture.seed_shop(self.url, departments=1, workers=WORKERS, displays=0)
-        task_ids = await fixture.TaskPool(self.url, shop, prefix="C").take(plan.pages + WARM_LINKS)
+        shop = await seed_shop(self.url, departments=1, workers=WORKERS, displays=0)
+        task_ids = await TaskPool(self.url, shop, prefix="C").take(plan.pages + WARM_LINKS)
         secrets = await make_links(self.url, task_ids, shop.admin_id)
         warm, paged = task_ids[:WARM_LINKS], task_ids[WARM_LINKS:]
 
         log(f"part 2: starting `pressroom serve` with {LIFTED}")
-        server = fixture.ServerProcess(self.url, extra_env=LIFTED)
+        server = ServerProcess(self.url, extra_env=LIFTED)
         results: dict[str, Any] = {"pages": plan.pages, "poll_seconds": plan.poll_seconds}
         async with server.running():
             base = server.http_url.removesuffix("/graphql")

@@ -40,6 +40,7 @@ from rich.table import Table
 from bench import fixture
 from bench.hostile import INBOX, SIGN_IN, VICTIM, AttackerProcess
 from bench.output import fmt, log
+from bench.servers import free_port
 from pressroom.app import create_app, server_options
 from pressroom.settings import Settings
 
@@ -72,7 +73,7 @@ def full_collection() -> dict[str, Any]:
 
 
 async def one_run(url: str, stock: bool, seconds: float) -> dict[str, Any]:
-    port = fixture.free_port()
+    port = free_port()
     settings = Settings(public_url=f"http://127.0.0.1:{port}")
     options = server_options(settings)
     if stock:

@@ -56,6 +56,8 @@ from bench.dashboard_page import PAGE_SIZE
 from bench.dashboard_seed import admin_token, seed_orders
 from bench.output import fmt, log, verdict
 from bench.postgraphile_server import POSTGRAPHILE_CACHE
+from bench.servers import ServerProcess
+from bench.shop import seed_shop
 
 RESULTS = Path(__file__).with_name("dashboard-results.json")
 
@@ -99,13 +101,13 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
         log(f"dropped {name}, left behind by a run that was killed")
     log("creating the bench database (migrations)")
     await fixture.create_database(url)
-    shop = await fixture.seed_shop(url, departments=10, workers=32, displays=0)
+    shop = await seed_shop(url, departments=10, workers=32, displays=0)
     log(f"seeding {args.orders} work orders")
     seeded = await seed_orders(url, shop, args.orders)
     token = await admin_token(url, shop)
     log("starting `pressroom serve`")
     server_env = dict(item.split("=", 1) for item in args.server_env if "=" in item)
-    server = fixture.ServerProcess(url, extra_env=server_env)
+    server = ServerProcess(url, extra_env=server_env)
     async with server.running():
         results = await measure(
             url,

@@ -4,6 +4,7 @@ as the server makes them, and an admin's token to read them."""
 import asyncpg
 
 from bench import fixture
+from bench.shop import TOKEN_TTL_SECONDS, Shop
 from db import customers, people, reads
 from db.engine import create_engine, unit_of_work
 from db.orders import NewWorkOrder, create_work_order, update_quote
@@ -12,7 +13,7 @@ from domain.enums import DepartmentKind, TaskAction, TokenKind
 from domain.money import Money
 
 
-async def seed_orders(url: str, shop: fixture.Shop, count: int = 200) -> dict[str, int]:
+async def seed_orders(url: str, shop: Shop, count: int = 200) -> dict[str, int]:
     """`count` work orders made as the server makes them (db.orders.create_work_order),
     each for one to three production departments plus delivery, for one of 10
     customers, some quoted when made and every one quoted (again) by the admin after, so
@@ -75,7 +76,7 @@ async def seed_orders(url: str, shop: fixture.Shop, count: int = 200) -> dict[st
     return made
 
 
-async def admin_token(url: str, shop: fixture.Shop) -> str:
+async def admin_token(url: str, shop: Shop) -> str:
     """A session token of the shop's admin, who sees the whole dashboard."""
     engine = create_engine(url, pool_size=1, max_overflow=0)
     try:
@@ -85,7 +86,7 @@ async def admin_token(url: str, shop: fixture.Shop) -> str:
                 kind=TokenKind.SESSION,
                 name="dashboard bench",
                 user_id=shop.admin_id,
-                ttl_seconds=fixture.TOKEN_TTL_SECONDS,
+                ttl_seconds=TOKEN_TTL_SECONDS,
             )
     finally:
         await engine.dispose()

@@ -10,11 +10,11 @@ from typing import Any
 import asyncpg
 import psutil
 
-from bench import fixture
 from bench.fleet import SubscriberFleet, delivered, drain, expected_events
 from bench.load import GraphQLClients, LoadResult
 from bench.measuring import GRAPHQL_CEILING, load_figures
 from bench.output import log
+from bench.shop import Shop
 from bench.stats import (
     ratio,
     summary_ms,
@@ -27,7 +27,7 @@ class Fanout(Throughput):
 
     # --- part 3: subscribers -----------------------------------------------------------
 
-    async def with_subscribers(self, shop: fixture.Shop, baseline: dict[str, Any]) -> None:
+    async def with_subscribers(self, shop: Shop, baseline: dict[str, Any]) -> None:
         assert self.server is not None
         plan = self.plan
         part: dict[str, Any] = {
@@ -116,7 +116,7 @@ class Fanout(Throughput):
 
     # --- part 4: delivery as subscribers grow ----------------------------------------
 
-    async def scaling(self, shop: fixture.Shop) -> None:
+    async def scaling(self, shop: Shop) -> None:
         """Subscribers added step by step up to the last count of `plan.scale`: at each
         step the server's memory, idle, then commit-to-receipt at the light load; at the
         last step also the full-load rate, beside the rate without subscribers."""
@@ -186,7 +186,7 @@ class Fanout(Throughput):
             await conn.close()
 
     async def delivery_check(
-        self, ours: "SubscriberFleet", shop: fixture.Shop, first_event: int
+        self, ours: "SubscriberFleet", shop: Shop, first_event: int
     ) -> dict[str, Any]:
         """Did every subscriber get every event of its department, once?"""
         received: list[int] = (await ours.ask("totals", "totals", 30))["received"]

@@ -1,42 +1,35 @@
-"""The bench's world: a fresh database built by the migrations, a shop, task pools, a server.
+"""The bench's database and a bench's run in it: a fresh database built by the
+migrations, dropped at the end however the run ends, with the figures stamped with the
+machine; and the operations the screens send, as they send them.
 
 The database lives on the embedded PostgreSQL (`.pressroom/bench-pgdata`, apart from the
 development and test data) unless DATABASE_URL names a server; either way it is a new
-database, dropped at the end.
+database, dropped at the end. The shop in it is bench/shop.py's, the servers on it
+bench/servers.py's.
 """
 
-import abc
 import asyncio
 import contextlib
 import os
 import platform
 import re
 import signal
-import socket
-import subprocess
 import sys
-import tempfile
-import time
-from collections.abc import AsyncIterator, Callable, Coroutine
-from dataclasses import dataclass, field
+from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import asyncpg
-import httpx
 import psutil
 from rich.console import Console
 from sqlalchemy.engine import make_url
 
 from bench.output import console
-from db import admin, customers, embedded, migrate, orders, people, reads
-from db.engine import create_engine, unit_of_work
-from domain.enums import DepartmentKind, TokenKind
+from db import admin, embedded, migrate
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH_PGDATA = ROOT / ".pressroom" / "bench-pgdata"
-TOKEN_TTL_SECONDS = 24 * 3600
 
 
 def web_operation(path: str, name: str) -> str:
@@ -143,286 +136,6 @@ async def create_database(url: str) -> None:
 
 async def drop_database(url: str) -> None:
     await admin.drop_database(url)
-
-
-@dataclass
-class Shop:
-    """Production departments (gating delivery only when seeded so), workers in all of them,
-    display tokens."""
-
-    department_ids: list[int] = field(default_factory=list)
-    department_codes: list[str] = field(default_factory=list)
-    delivery_id: int = 0
-    admin_id: int = 0
-    customer_id: int = 0
-    worker_ids: list[int] = field(default_factory=list)
-    worker_tokens: list[str] = field(default_factory=list)
-    # (token, department code) for each wall display subscriber.
-    displays: list[tuple[str, str]] = field(default_factory=list)
-
-
-async def seed_shop(
-    url: str, *, departments: int, workers: int, displays: int, gates_delivery: bool = False
-) -> Shop:
-    shop = Shop()
-    engine = create_engine(url, pool_size=2, max_overflow=0)
-    try:
-        async with unit_of_work(engine) as conn:
-            for i in range(departments):
-                code = f"p{i:02d}"
-                row = await people.create_department(
-                    conn, code, f"Production {i}", DepartmentKind.PRODUCTION, gates_delivery
-                )
-                shop.department_ids.append(row.id)
-                shop.department_codes.append(code)
-            delivery = await people.create_department(
-                conn, "delivery", "Delivery", DepartmentKind.DELIVERY, False
-            )
-            shop.delivery_id = delivery.id
-            boss = await people.create_user(
-                conn,
-                email="admin@bench.test",
-                name="Bench Admin",
-                password=None,
-                is_admin=True,
-                department_ids=[],
-            )
-            shop.admin_id = boss.user.id
-            shop.customer_id = (
-                await customers.create_customer(conn, "Bench", boss.user.id)
-            ).customer.id
-            for i in range(workers):
-                user = await people.create_user(
-                    conn,
-                    email=f"w{i:02d}@bench.test",
-                    name=f"Worker {i}",
-                    password=None,
-                    is_admin=False,
-                    department_ids=shop.department_ids,
-                )
-                issued = await people.issue_token(
-                    conn,
-                    kind=TokenKind.SESSION,
-                    name="bench",
-                    user_id=user.user.id,
-                    ttl_seconds=TOKEN_TTL_SECONDS,
-                )
-                shop.worker_ids.append(user.user.id)
-                shop.worker_tokens.append(issued.token)
-            for i in range(displays):
-                index = i % departments
-                issued = await people.issue_token(
-                    conn,
-                    kind=TokenKind.DISPLAY,
-                    name=f"display {i}",
-                    user_id=boss.user.id,
-                    ttl_seconds=None,
-                    department_ids=[shop.department_ids[index]],
-                )
-                shop.displays.append((issued.token, shop.department_codes[index]))
-    finally:
-        await engine.dispose()
-    return shop
-
-
-class TaskPool:
-    """Fresh PENDING production tasks, each on a work order of its own (plus its delivery
-    task, whose gate is open because no production department gates delivery), so that
-    concurrent clients never wait on each other's work order lock. Departments round-robin.
-    Made as Sales makes them (db.orders.create_work_order), in one transaction per batch.
-    """
-
-    def __init__(self, url: str, shop: Shop, prefix: str = "B") -> None:
-        self.url = url
-        self.shop = shop
-        # Order numbers are unique: pools of one database need prefixes of their own.
-        self.prefix = prefix
-        self.batches = 0
-
-    async def take(self, count: int) -> list[int]:
-        """`count` new tasks, in a list meant to be popped from the end by many clients."""
-        self.batches += 1
-        engine = create_engine(self.url, pool_size=POOL_WRITERS, max_overflow=0)
-        try:
-            chunks = [range(i, min(i + POOL_CHUNK, count)) for i in range(0, count, POOL_CHUNK)]
-            writers = asyncio.Semaphore(POOL_WRITERS)
-
-            async def make(numbers: range) -> list[int]:
-                async with writers:
-                    return await self._make(engine, numbers)
-
-            made = await asyncio.gather(*(make(chunk) for chunk in chunks))
-        finally:
-            await engine.dispose()
-        ids = [task for chunk in made for task in chunk]
-        ids.reverse()
-        return ids
-
-    async def _make(self, engine: Any, numbers: range) -> list[int]:
-        """Orders numbered `numbers` of this batch, in one transaction: their production
-        tasks' ids."""
-        codes = self.shop.department_codes
-        async with unit_of_work(engine) as conn:
-            order_ids = []
-            for i in numbers:
-                new = orders.NewWorkOrder(
-                    customer_id=self.shop.customer_id,
-                    order_number=f"{self.prefix}{self.batches:03d}-{i}",
-                    details={"product": "Flyers A5"},
-                    department_codes=[codes[i % len(codes)]],
-                    needs_installation=False,
-                    needs_transport=False,
-                    needs_repair=False,
-                    quote=None,
-                    created_by=self.shop.admin_id,
-                )
-                order_ids.append((await orders.create_work_order(conn, new)).order.id)
-            tasks = await reads.tasks_of_work_orders(conn, order_ids)
-        return [t.id for t in tasks if t.department_kind != DepartmentKind.DELIVERY]
-
-
-# A pool's orders are made in transactions of this many, this many at once.
-POOL_CHUNK = 250
-POOL_WRITERS = 4
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-class ServerSubprocess(abc.ABC):
-    """A server as a subprocess on a free port of 127.0.0.1, its output kept in a
-    temporary file: started when its readiness probe answers 200, stopped with SIGTERM
-    (then killed)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.port = free_port()
-        self.process: subprocess.Popen[bytes] | None = None
-        self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed in stop)
-            prefix=f"pressroom-bench-{name}-", suffix=".log", delete=False
-        )
-
-    @property
-    def http_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/graphql"
-
-    @property
-    def pid(self) -> int | None:
-        return self.process.pid if self.process else None
-
-    @abc.abstractmethod
-    def command(self) -> tuple[list[str], dict[str, str], Path]:
-        """The command line, its environment and its working directory."""
-
-    @abc.abstractmethod
-    async def probe(self, client: httpx.AsyncClient) -> httpx.Response:
-        """A request that answers 200 once the server is ready."""
-
-    def failure(self, what: str) -> RuntimeError:
-        return RuntimeError(f"the {self.name} {what}; see {self.log.name}")
-
-    def launch(self) -> None:
-        command, env, cwd = self.command()
-        self.process = subprocess.Popen(
-            command, env=env, stdout=self.log, stderr=subprocess.STDOUT, cwd=cwd
-        )
-
-    async def start(self, within: float = 60) -> None:
-        """Launch, then wait until the probe answers 200."""
-        self.launch()
-        assert self.process is not None
-        deadline = time.monotonic() + within
-        async with httpx.AsyncClient(timeout=2, trust_env=False) as client:
-            while time.monotonic() < deadline:
-                if self.process.poll() is not None:
-                    raise self.failure("exited early")
-                with contextlib.suppress(httpx.HTTPError):
-                    if (await self.probe(client)).status_code == 200:
-                        return
-                await asyncio.sleep(0.1)
-        raise self.failure(f"was not ready within {within:.0f} s")
-
-    def stop(self, timeout: float = 20) -> None:
-        process = self.process
-        if process is not None and process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(5)
-        self.log.close()
-
-    def remove_log(self) -> None:
-        with contextlib.suppress(OSError):
-            os.unlink(self.log.name)
-
-    def tail(self, lines: int = 20, separator: str = "\n") -> str:
-        with contextlib.suppress(OSError):
-            return separator.join(Path(self.log.name).read_text().strip().splitlines()[-lines:])
-        return ""
-
-    def show_tail(self) -> None:
-        console.print(f"[red]{self.name} log tail:[/red]\n{self.tail()}")
-
-    @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator[None]:
-        """Started for the block, then stopped. When the block fails, the log's tail is
-        shown and the log kept, to be read."""
-        try:
-            await self.start()
-            yield
-        except Exception:
-            self.show_tail()
-            raise
-        finally:
-            self.stop()
-        self.remove_log()
-
-
-class ServerProcess(ServerSubprocess):
-    """`pressroom serve`."""
-
-    def __init__(self, url: str, *, extra_env: dict[str, str] | None = None) -> None:
-        super().__init__("server")
-        self.url = url
-        self.extra_env = extra_env or {}
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/graphql"
-
-    async def metrics(self) -> str:
-        """Its /metrics exposition, with the metrics token when one is set."""
-        token = {**os.environ, **self.extra_env}.get("PRESSROOM_METRICS_TOKEN")
-        headers = {"authorization": f"Bearer {token}"} if token else {}
-        async with httpx.AsyncClient(timeout=10, trust_env=False) as client:
-            response = await client.get(f"http://127.0.0.1:{self.port}/metrics", headers=headers)
-        response.raise_for_status()
-        return response.text
-
-    def command(self) -> tuple[list[str], dict[str, str], Path]:
-        # The bench measures the server, not a token's window of cost points.
-        env = {
-            "PRESSROOM_COST_PER_TOKEN": "1000000000/minute",
-            **os.environ,
-            **self.extra_env,
-            "DATABASE_URL": self.url,
-        }
-        pressroom = Path(sys.executable).with_name("pressroom")
-        command = (
-            [str(pressroom)] if pressroom.exists() else [sys.executable, "-m", "pressroom.cli"]
-        )
-        command += ["serve", "--host", "127.0.0.1", "--port", str(self.port)]
-        return command, env, ROOT
-
-    async def probe(self, client: httpx.AsyncClient) -> httpx.Response:
-        # /readyz: migrated and listening.
-        return await client.get(f"http://127.0.0.1:{self.port}/readyz")
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -14,6 +14,7 @@ import asyncpg
 import psutil
 
 from bench import fixture
+from bench.shop import Shop
 
 # The subscriber process ends by itself this long after it starts, whatever happens.
 SUBSCRIBER_DEADLINE = 600
@@ -21,7 +22,7 @@ SUBSCRIBER_DEADLINE = 600
 
 async def expected_events(
     dsn: str,
-    shop: fixture.Shop,
+    shop: Shop,
     specs: list[tuple[str, str]],
     after: int,
     through: int | None = None,

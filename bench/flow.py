@@ -40,6 +40,8 @@ from rich.table import Table
 
 from bench import dashboard_seed, fixture, history
 from bench.output import fmt, log, verdict
+from bench.servers import ServerProcess
+from bench.shop import seed_shop
 from bench.stats import summary_ms
 from db import flow
 from db.engine import create_engine
@@ -55,7 +57,7 @@ SUMMARY = """query Flow($from: DateTime!, $to: DateTime!) {
     onTime { completed onTime rate } leadTime { count p50 p85 max } } }"""
 
 
-async def ask(server: fixture.ServerProcess, token: str, times: int) -> dict[str, Any]:
+async def ask(server: ServerProcess, token: str, times: int) -> dict[str, Any]:
     """flowSummary for MONTH, `times` times one after another: ms per answer."""
     variables = {"from": MONTH[0].isoformat(), "to": MONTH[1].isoformat()}
     seconds = []
@@ -77,7 +79,7 @@ async def ask(server: fixture.ServerProcess, token: str, times: int) -> dict[str
     }
 
 
-async def export(server: fixture.ServerProcess, token: str) -> dict[str, Any]:
+async def export(server: ServerProcess, token: str) -> dict[str, Any]:
     """/export/transitions.csv for the whole year, read as it streams, while the server's
     resident memory is sampled every 20 ms: rows, seconds, and memory before and at peak."""
     process = psutil.Process(server.pid)
@@ -127,9 +129,9 @@ async def rebuild(url: str) -> float:
 
 async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict[str, Any]:
     await fixture.create_database(url)
-    shop = await fixture.seed_shop(url, departments=4, workers=8, displays=0, gates_delivery=True)
+    shop = await seed_shop(url, departments=4, workers=8, displays=0, gates_delivery=True)
     token = await dashboard_seed.admin_token(url, shop)
-    server = fixture.ServerProcess(url)
+    server = ServerProcess(url)
     async with server.running():
         log("flowSummary over a fresh shop...")
         fresh = await ask(server, token, args.asks)
@@ -141,7 +143,7 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
     log(f"loaded in {built.load_seconds:.1f} s; the flow projection rebuilt from it...")
     rebuilt = await rebuild(url)
     log(f"rebuilt in {rebuilt:.1f} s; flowSummary over the year...")
-    server = fixture.ServerProcess(url, extra_env=history.KEEP_THE_YEAR)
+    server = ServerProcess(url, extra_env=history.KEEP_THE_YEAR)
     async with server.running():
         year = await ask(server, token, args.asks)
         log("exporting the year's transitions...")

@@ -25,7 +25,7 @@ An order's randomness comes from the seed and its rank counted back from `end`, 
 shorter `Shape` (`Shape.last`) with the same seed and end is exactly the last part of the
 longer one: the same orders, moments, workers and states (only the row ids differ).
 The shop must have no work orders yet, and its production departments gate delivery
-(`fixture.seed_shop(gates_delivery=True)`).
+(`shop.seed_shop(gates_delivery=True)`).
 """
 
 import heapq
@@ -42,6 +42,7 @@ import orjson
 
 from bench import fixture
 from bench.output import log
+from bench.shop import Shop
 from db.orders import GATE_CLOSED_REASON, GATE_OPENED_REASON
 from db.timers import DUE_SOON, STALE_AFTER
 from domain.enums import (
@@ -223,7 +224,7 @@ class _Simulation:
     wrote."""
 
     def __init__(
-        self, order: _Order, shop: fixture.Shop, shape: Shape, end: datetime, rng: random.Random
+        self, order: _Order, shop: Shop, shape: Shape, end: datetime, rng: random.Random
     ) -> None:
         self.order = order
         self.shop = shop
@@ -432,7 +433,7 @@ class _Simulation:
 
 
 def generate(
-    shop: fixture.Shop, shape: Shape, end: datetime, *, seed: int = 1, first_xid: int = 1
+    shop: Shop, shape: Shape, end: datetime, *, seed: int = 1, first_xid: int = 1
 ) -> History:
     """The rows of `shape`'s orders up to `end`, order and task ids from 1; the events'
     transaction ids from `first_xid` on, in the order of their transactions."""
@@ -550,9 +551,7 @@ class Built:
         }
 
 
-async def build(
-    url: str, shop: fixture.Shop, shape: Shape, end: datetime, *, seed: int = 1
-) -> Built:
+async def build(url: str, shop: Shop, shape: Shape, end: datetime, *, seed: int = 1) -> Built:
     """`shape`'s history up to `end` in the shop's database: generated, then loaded."""
     conn = await asyncpg.connect(fixture.dsn(url))
     try:

@@ -67,6 +67,8 @@ from bench.fleet import SubscriberFleet, delivered, drain, expected_events
 from bench.load import FINISH_TASK, HTTP_ERRORS, START_TASK, KeepAliveClients
 from bench.output import fmt, log, verdict
 from bench.run_tables import pause
+from bench.servers import ServerProcess
+from bench.shop import Shop, TaskPool, seed_shop
 from bench.stats import (
     CpuMeter,
     GcReading,
@@ -344,7 +346,7 @@ class Bench:
         self.url = url
         self.dsn = fixture.dsn(url)
         self.postmaster = fixture.postmaster_pid(embedded_server)
-        self.server: fixture.ServerProcess | None = None
+        self.server: ServerProcess | None = None
         self.fleet: SubscriberFleet | None = None
         self.attackers: AttackerProcess | None = None
         self.stage = "setting up"
@@ -409,7 +411,7 @@ class Bench:
         finally:
             await conn.close()
 
-    async def setup(self, shop: fixture.Shop, reads: str) -> None:
+    async def setup(self, shop: Shop, reads: str) -> None:
         """The payments inbox the attackers knock at, and the account whose password they
         guess, made through the API as the shop's admin."""
         assert self.server is not None
@@ -447,7 +449,7 @@ class Bench:
         }
 
     async def phase(
-        self, name: str, workers: Workers, pool: list[int], shop: fixture.Shop, hostile: bool
+        self, name: str, workers: Workers, pool: list[int], shop: Shop, hostile: bool
     ) -> dict[str, Any]:
         assert self.server is not None and self.fleet is not None
         fleet = self.fleet
@@ -513,7 +515,7 @@ class Bench:
         await fixture.create_database(self.url)
         # One display in eleven would fall on the read department: seed a few more and
         # leave those out.
-        seeded = await fixture.seed_shop(
+        seeded = await seed_shop(
             self.url,
             departments=DEPARTMENTS + 1,
             workers=WORKERS,
@@ -531,11 +533,11 @@ class Bench:
             department_codes=seeded.department_codes[-1:],
             department_ids=seeded.department_ids[-1:],
         )
-        await fixture.TaskPool(self.url, read_view, prefix="R").take(READ_TASKS)
+        await TaskPool(self.url, read_view, prefix="R").take(READ_TASKS)
         # Both phases' tasks made before any display connects (making one writes events);
         # each phase has its own pool, a third more than its schedule can use.
         per_phase = int(WORKERS * CYCLES_PER_SECOND * self.plan.phase_seconds * 4 / 3) + WORKERS
-        tasks = fixture.TaskPool(self.url, worked)
+        tasks = TaskPool(self.url, worked)
         pools = {name: await tasks.take(per_phase) for name in ("quiet", "hostile")}
         self.results["shop"] = {
             "workers": WORKERS,
@@ -546,7 +548,7 @@ class Bench:
         }
 
         log("starting `pressroom serve`")
-        self.server = fixture.ServerProcess(self.url)
+        self.server = ServerProcess(self.url)
         async with self.server.running():
             await self.setup(seeded, reads)
             workers = Workers(self.server.http_url, worked.worker_tokens, reads)

@@ -12,6 +12,8 @@ import asyncpg
 from bench import fixture
 from bench.fleet import SubscriberFleet
 from bench.load import LoadResult
+from bench.servers import ServerProcess
+from bench.shop import TaskPool
 from bench.stats import (
     CpuMeter,
     GcReading,
@@ -83,9 +85,9 @@ class Measuring:
         self.dsn = fixture.dsn(url)
         self.embedded_server = embedded_server
         self.postmaster = fixture.postmaster_pid(embedded_server)
-        self.server: fixture.ServerProcess | None = None
+        self.server: ServerProcess | None = None
         self.fleet: SubscriberFleet | None = None
-        self.pool: fixture.TaskPool | None = None
+        self.pool: TaskPool | None = None
         self.monitor: asyncpg.Connection | None = None
         self.results: dict[str, Any] = {}
 

@@ -33,6 +33,8 @@ from rich.table import Table
 from bench import fixture
 from bench.load import GraphQLClients
 from bench.output import fmt, log
+from bench.servers import ServerProcess
+from bench.shop import Shop, TaskPool, seed_shop
 from bench.stats import ratio
 from db import pgbouncer
 
@@ -60,9 +62,9 @@ async def reads(clients: GraphQLClients, query: str, each: int) -> float:
 
 async def measure(
     args: argparse.Namespace,
-    server: fixture.ServerProcess,
-    shop: fixture.Shop,
-    pool: fixture.TaskPool,
+    server: ServerProcess,
+    shop: Shop,
+    pool: TaskPool,
 ) -> tuple[float, float]:
     """Transitions/s, then reads/s, of one server."""
     async with server.running():
@@ -81,21 +83,21 @@ async def measure(
 
 async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict[str, Any]:
     await fixture.create_database(url)
-    shop = await fixture.seed_shop(url, departments=4, workers=8, displays=0)
-    pool = fixture.TaskPool(url, shop)
+    shop = await seed_shop(url, departments=4, workers=8, displays=0)
+    pool = TaskPool(url, shop)
     direct = []
     with tempfile.TemporaryDirectory() as workdir, pgbouncer.running(url, Path(workdir)) as through:
         log("straight to PostgreSQL")
-        direct.append(await measure(args, fixture.ServerProcess(url), shop, pool))
+        direct.append(await measure(args, ServerProcess(url), shop, pool))
         log("through PgBouncer (transaction mode)")
         env = {
             "PRESSROOM_PGBOUNCER": "true",
             "PRESSROOM_LISTEN_DATABASE_URL": url,
             "PRESSROOM_MIGRATION_DATABASE_URL": url,
         }
-        bounced = await measure(args, fixture.ServerProcess(through, extra_env=env), shop, pool)
+        bounced = await measure(args, ServerProcess(through, extra_env=env), shop, pool)
         log("straight to PostgreSQL, again")
-        direct.append(await measure(args, fixture.ServerProcess(url), shop, pool))
+        direct.append(await measure(args, ServerProcess(url), shop, pool))
     moves = sum(d[0] for d in direct) / 2
     read = sum(d[1] for d in direct) / 2
     return {

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import httpx
 
-from bench import fixture
 from bench.output import log
+from bench.servers import ServerSubprocess
 
 POSTGRAPHILE_PACKAGE = Path(__file__).with_name("postgraphile")
 POSTGRAPHILE_CACHE = Path.home() / ".cache" / "pressroom-bench" / "postgraphile"
@@ -77,7 +77,7 @@ def install_postgraphile(cache: Path) -> tuple[Path | None, str]:
     return cli, f"postgraphile {version} installed in {cache}"
 
 
-class PostGraphileProcess(fixture.ServerSubprocess):
+class PostGraphileProcess(ServerSubprocess):
     """`postgraphile` (node)."""
 
     def __init__(self, cli: Path, dsn: str) -> None:

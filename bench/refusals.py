@@ -44,6 +44,8 @@ from rich.table import Table
 
 from bench import attackers, fixture
 from bench.output import fmt, log, verdict
+from bench.servers import ServerProcess
+from bench.shop import seed_shop
 from bench.stats import percentile, process_cpu_seconds
 
 # 199: the deepest doubling document under the signed-in token cap (2,000); without a token,
@@ -207,9 +209,9 @@ def _ms(value: float | None) -> float | None:
 
 async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict[str, Any]:
     await fixture.create_database(url)
-    shop = await fixture.seed_shop(url, departments=1, workers=1, displays=0)
+    shop = await seed_shop(url, departments=1, workers=1, displays=0)
     [token] = shop.worker_tokens
-    server = fixture.ServerProcess(url)
+    server = ServerProcess(url)
     results: dict[str, Any] = {"cpu_ms": {}}
     async with server.running(), httpx.AsyncClient(timeout=60, trust_env=False) as client:
         assert server.pid is not None

@@ -65,6 +65,8 @@ from bench.fanout import Fanout
 from bench.measuring import Plan
 from bench.output import log
 from bench.run_tables import cpu_table, gc_table, report, statements_table
+from bench.servers import ServerProcess
+from bench.shop import Shop, TaskPool, seed_shop
 from bench.stats import SERVING, CpuMeter, process_tree, ratio, this_process
 from bench.throughput import MODES
 from db.feed import EventFeed
@@ -222,7 +224,7 @@ class Bench(Fanout):
 
     # --- part 5: the dashboard page, beside PostGraphile ---------------------------------
 
-    async def dashboard_page(self, shop: fixture.Shop) -> None:
+    async def dashboard_page(self, shop: Shop) -> None:
         """Part 5: bench/dashboard.py's measurement, on this run's server and database.
         Its work orders are made now, after every other part has taken its tasks, so that
         they are the page (newest first); PostGraphile starts and stops within the part.
@@ -280,20 +282,20 @@ class Bench(Fanout):
             log(f"dropped {name}, left behind by a run that was killed")
         log("creating the bench database (migrations)")
         await fixture.create_database(self.url)
-        shop = await fixture.seed_shop(
+        shop = await seed_shop(
             self.url,
             departments=plan.departments,
             workers=plan.clients,
             displays=max(plan.subscribers, *plan.scale),
         )
-        self.pool = fixture.TaskPool(self.url, shop)
+        self.pool = TaskPool(self.url, shop)
         self.monitor = await asyncpg.connect(self.dsn)
         try:
             return await self.measure_all(shop, started)
         finally:
             await self.monitor.close()
 
-    async def measure_all(self, shop: fixture.Shop, started: float) -> dict[str, Any]:
+    async def measure_all(self, shop: Shop, started: float) -> dict[str, Any]:
         assert self.monitor is not None
         self.results["postgres"] = await self.monitor.fetchval("SHOW server_version")
 
@@ -303,7 +305,7 @@ class Bench(Fanout):
         raw = {n: await self.raw_floor(shop, n) for n in self.plan.ratio_clients}
 
         log("starting `pressroom serve`")
-        self.server = fixture.ServerProcess(self.url, extra_env=self.plan.server_env)
+        self.server = ServerProcess(self.url, extra_env=self.plan.server_env)
         async with self.server.running():
             by_clients: dict[str, dict[str, Any]] = {}
             for n in self.plan.ratio_clients:

@@ -7,10 +7,10 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from bench import fixture
 from bench.load import GraphQLClients, LoadResult, NotificationCounter, RawClients
 from bench.measuring import GRAPHQL_CEILING, RAW_CEILING, Measuring, load_figures
 from bench.output import log
+from bench.shop import Shop
 from bench.statements import StatementCounter
 from bench.stats import (
     ratio,
@@ -33,7 +33,7 @@ class Throughput(Measuring):
 
     # --- part 1: GraphQL versus the raw floor ------------------------------------------
 
-    async def raw_floor(self, shop: fixture.Shop, clients: int) -> dict[str, Any]:
+    async def raw_floor(self, shop: Shop, clients: int) -> dict[str, Any]:
         log(f"raw floor: the same SQL from asyncpg, {clients} connection(s)")
         raw = RawClients(self.dsn, shop.worker_ids, clients)
         await raw.open()
@@ -42,7 +42,7 @@ class Throughput(Measuring):
         finally:
             await raw.close()
 
-    async def graphql(self, shop: fixture.Shop, label: str, clients: int) -> dict[str, Any]:
+    async def graphql(self, shop: Shop, label: str, clients: int) -> dict[str, Any]:
         assert self.server is not None
         log(f"{label}: GraphQL over HTTP, {clients} client(s)")
         http = GraphQLClients(self.server.http_url, shop.worker_tokens, clients)
@@ -53,7 +53,7 @@ class Throughput(Measuring):
         finally:
             await http.close()
 
-    async def round_trips(self, shop: fixture.Shop) -> None:
+    async def round_trips(self, shop: Shop) -> None:
         """Database statements per startTask and per finishTask: `round_trip_mutations` of
         each, one at a time from one client, on the warm server with nothing else running;
         pg_stat_statements reset before each kind, read after it."""
@@ -99,7 +99,7 @@ class Throughput(Measuring):
 
     # --- part 2: the cost of live delivery on commits ----------------------------------
 
-    async def commit_path(self, shop: fixture.Shop) -> None:
+    async def commit_path(self, shop: Shop) -> None:
         """Part 2. The modes take turns in short windows on the same connections, round
         after round, so that a neighbour's load or the database's growth weighs on each
         mode alike; each mode's rate is its commits over its windows' time."""

@@ -40,6 +40,8 @@ from rich.table import Table
 from bench import fixture
 from bench.load import GraphQLClients
 from bench.output import fmt, log, verdict
+from bench.servers import ServerProcess
+from bench.shop import Shop, TaskPool, seed_shop
 from bench.statements import StatementCounter
 from bench.stats import ratio, summary_ms
 from db import schedule, timers
@@ -141,8 +143,8 @@ async def schedule_all(
         await engine.dispose()
 
 
-async def burst(args: argparse.Namespace, url: str, shop: fixture.Shop) -> dict[str, Any]:
-    pool = fixture.TaskPool(url, shop)
+async def burst(args: argparse.Namespace, url: str, shop: Shop) -> dict[str, Any]:
+    pool = TaskPool(url, shop)
     falling, later = args.burst // 2, (ARMED - args.burst) // 2
     log(f"making {falling:,} orders to fall due, {later:,} due next week, and work")
     conn = await asyncpg.connect(fixture.dsn(url))
@@ -156,7 +158,7 @@ async def burst(args: argparse.Namespace, url: str, shop: fixture.Shop) -> dict[
         # What autovacuum would otherwise do to the tables just written, during the load.
         await conn.execute("VACUUM ANALYZE")
         log(f"{armed:,} timers armed for next week")
-        server = fixture.ServerProcess(url)
+        server = ServerProcess(url)
         async with server.running():
             clients = GraphQLClients(server.http_url, shop.worker_tokens, args.clients)
             try:
@@ -203,16 +205,16 @@ async def burst(args: argparse.Namespace, url: str, shop: fixture.Shop) -> dict[
 
 
 async def queue_pages(
-    args: argparse.Namespace, url: str, shop: fixture.Shop, code: str, tasks: int
+    args: argparse.Namespace, url: str, shop: Shop, code: str, tasks: int
 ) -> dict[str, Any]:
     """`tasks` pending tasks made in department `code`, then its first page read
     `--pages` times: statements and milliseconds per page."""
-    pool = fixture.TaskPool(url, dataclasses.replace(shop, department_codes=[code]), prefix=code)
+    pool = TaskPool(url, dataclasses.replace(shop, department_codes=[code]), prefix=code)
     log(f"making {tasks:,} pending tasks in {code}")
     await pool.take(tasks)
     counter = StatementCounter(fixture.dsn(url))
     why_not = await counter.open(need_utility=False)
-    server = fixture.ServerProcess(url)
+    server = ServerProcess(url)
     body = {"query": QUEUE, "variables": {"department": code}}
     headers = {"authorization": f"Bearer {shop.worker_tokens[0]}"}
     try:
@@ -246,7 +248,7 @@ async def queue_pages(
 
 async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict[str, Any]:
     await fixture.create_database(url)
-    shop = await fixture.seed_shop(url, departments=11, workers=32, displays=0)
+    shop = await seed_shop(url, departments=11, workers=32, displays=0)
     *working, long, short = shop.department_codes
     return {
         "burst": await burst(args, url, dataclasses.replace(shop, department_codes=working)),

@@ -37,6 +37,8 @@ from rich.table import Table
 from bench import fixture
 from bench.load import GraphQLClients
 from bench.output import fmt, log, verdict
+from bench.servers import ServerProcess
+from bench.shop import Shop, TaskPool, seed_shop
 from bench.stats import percentile, process_cpu_seconds, ratio
 from db import reads, webhooks
 from db.engine import create_engine, unit_of_work
@@ -101,7 +103,7 @@ class Receivers:
         return web.Response(status=204)
 
 
-async def make_webhooks(url: str, shop: fixture.Shop, urls: list[str]) -> None:
+async def make_webhooks(url: str, shop: Shop, urls: list[str]) -> None:
     engine = create_engine(url, pool_size=1, max_overflow=0)
     try:
         async with unit_of_work(engine) as conn:
@@ -139,7 +141,7 @@ class Rate:
 
 
 async def rate(
-    clients: GraphQLClients, pool: fixture.TaskPool, seconds: float, server_cpu: Callable[[], float]
+    clients: GraphQLClients, pool: TaskPool, seconds: float, server_cpu: Callable[[], float]
 ) -> Rate:
     """Transitions per second over `seconds`, from tasks enough that none runs dry, and the
     server's CPU seconds per transition."""
@@ -154,11 +156,11 @@ async def rate(
 
 async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict[str, Any]:
     await fixture.create_database(url)
-    shop = await fixture.seed_shop(url, departments=10, workers=16, displays=0)
-    pool = fixture.TaskPool(url, shop)
+    shop = await seed_shop(url, departments=10, workers=16, displays=0)
+    pool = TaskPool(url, shop)
     receivers = Receivers(len(shop.department_codes))
     await receivers.start()
-    server = fixture.ServerProcess(url, extra_env={"PRESSROOM_WEBHOOK_ALLOW_PRIVATE": "true"})
+    server = ServerProcess(url, extra_env={"PRESSROOM_WEBHOOK_ALLOW_PRIVATE": "true"})
     conn = await asyncpg.connect(fixture.dsn(url))
     try:
         async with server.running():

@@ -23,7 +23,7 @@ both alike; which goes first changes every round):
 3. a subscriber's replay from a cursor a week old: the wall display's `queueEvents`
    subscription over a websocket, `after` the last event of the log a week before the
    end, timed from the subscribe message to the last event of the department's log;
-4. then, on tasks made for it as Sales makes them (fixture.TaskPool), `startTask` and
+4. then, on tasks made for it as Sales makes them (TaskPool), `startTask` and
    `finishTask` through GraphQL, one at a time.
 
 Prints p50 / p99 of each, and year / fresh (target: at most 1.5). Uses the embedded
@@ -53,6 +53,8 @@ from rich.table import Table
 from bench import dashboard_page, dashboard_seed, fixture, history
 from bench.load import GraphQLClients, KeepAliveClients
 from bench.output import fmt, log, verdict
+from bench.servers import ServerProcess
+from bench.shop import Shop, TaskPool, seed_shop
 from bench.stats import ratio, summary_ms
 from db import events
 from db.events import Position
@@ -83,8 +85,8 @@ class Floor:
 
     name: str
     url: str
-    shop: fixture.Shop = field(default_factory=fixture.Shop)
-    server: fixture.ServerProcess | None = None
+    shop: Shop = field(default_factory=Shop)
+    server: ServerProcess | None = None
     admin_token: str = ""
     after: Position = events.START  # a week before the end
     built: dict[str, Any] = field(default_factory=dict)
@@ -127,7 +129,7 @@ class Floor:
 async def prepare(floor: Floor, shape: history.Shape, end: datetime) -> None:
     """The floor's database, shop and history, and the cursor a week old."""
     await fixture.create_database(floor.url)
-    floor.shop = await fixture.seed_shop(
+    floor.shop = await seed_shop(
         floor.url, departments=6, workers=24, displays=1, gates_delivery=True
     )
     floor.admin_token = await dashboard_seed.admin_token(floor.url, floor.shop)
@@ -263,7 +265,7 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
         floors = [fresh, year]
         async with contextlib.AsyncExitStack() as running:
             for floor in floors:
-                floor.server = fixture.ServerProcess(floor.url, extra_env=history.KEEP_THE_YEAR)
+                floor.server = ServerProcess(floor.url, extra_env=history.KEEP_THE_YEAR)
                 await running.enter_async_context(floor.server.running())
                 floor.readers = KeepAliveClients(1, timeout=60)
                 floor.movers = GraphQLClients(floor.http_url, floor.shop.worker_tokens, 1)
@@ -280,7 +282,7 @@ async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict
                 await reads(floors, n, args.pages, session)
             log("making tasks to start and finish")
             pools = [
-                await fixture.TaskPool(f.url, f.shop, prefix="T").take(args.rounds * args.moves + 3)
+                await TaskPool(f.url, f.shop, prefix="T").take(args.rounds * args.moves + 3)
                 for f in floors
             ]
             for floor, pool in zip(floors, pools, strict=True):  # warm

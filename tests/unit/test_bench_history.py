@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
-from bench import fixture, history
+from bench import history
+from bench.shop import Shop
 from domain.enums import TaskAction, TaskStatus
 from domain.transitions import TRANSITIONS
 
-SHOP = fixture.Shop(
+SHOP = Shop(
     department_ids=[1, 2, 3, 4, 5, 6],
     delivery_id=7,
     admin_id=1,
