@@ -81,7 +81,7 @@ from rich.table import Table
 
 from api.ids import encode_id
 from bench import dashboard_seed, fixture
-from bench.hostile import READ_TASKS, REQUESTS, FloorTally, Workers
+from bench.floor import READ_TASKS, REQUESTS, FloorTally, Workers
 from bench.load import HTTP_ERRORS, START_TASK, KeepAliveClients
 from bench.output import fmt, log, verdict
 from bench.servers import ServerProcess

@@ -38,7 +38,7 @@ import uvloop
 from rich.table import Table
 
 from bench import fixture
-from bench.hostile import INBOX, SIGN_IN, VICTIM, AttackerProcess
+from bench.attack import AttackerProcess, attack_spec
 from bench.output import fmt, log
 from bench.servers import free_port
 from pressroom.app import create_app, server_options
@@ -92,15 +92,7 @@ async def one_run(url: str, stock: bool, seconds: float) -> dict[str, Any]:
     attackers = AttackerProcess()
     try:
         gc.collect()
-        await attackers.start(
-            {
-                "url": f"http://127.0.0.1:{port}/graphql",
-                "seconds": seconds + 60,
-                "inbox": INBOX,
-                "victim": VICTIM,
-                "sign_in": SIGN_IN,
-            }
-        )
+        await attackers.start(attack_spec(f"http://127.0.0.1:{port}/graphql", seconds + 60))
         await asyncio.sleep(seconds)
         sent = await attackers.stop()
         collected = full_collection()

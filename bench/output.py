@@ -1,10 +1,14 @@
-"""What the benchmarks print: progress on stderr, and figures as their tables show them."""
+"""What the benchmarks print: progress on stderr, figures as their tables show them, and the
+table of the CPU each group of processes used in each phase."""
 
+import os
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 from rich.console import Console
+from rich.table import Table
 
 console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
 STARTED = time.perf_counter()
@@ -22,3 +26,25 @@ def verdict(value: float | None, ok: Callable[[float], bool]) -> str:
     if value is None:
         return ""
     return "[green]met[/green]" if ok(value) else "[red]missed[/red]"
+
+
+def p50_p99(summary: dict[str, Any]) -> str:
+    """A `stats.summary_ms`'s p50 and p99, as a cell."""
+    return f"{fmt(summary.get('p50_ms'), digits=1)} / {fmt(summary.get('p99_ms'), digits=1)} ms"
+
+
+def cpu_table(
+    rows: list[tuple[str, dict[str, float]]], groups: tuple[str, ...], note: str = ""
+) -> Table:
+    """The cores each group of processes used in each phase (`stats.CpuMeter`'s figures),
+    a row a phase."""
+    table = Table(
+        title=f"CPU used during each phase, in cores ({os.cpu_count()} on this machine{note})",
+        title_justify="left",
+    )
+    table.add_column("phase")
+    for group in groups:
+        table.add_column(group, justify="right")
+    for label, cpu in rows:
+        table.add_row(label, *(fmt(cpu.get(g), digits=2) for g in groups))
+    return table

@@ -1,6 +1,7 @@
-"""Small helpers: percentiles and ratios, CPU accounting per process group, and the server's
-garbage collector pauses as its /metrics shows them."""
+"""Small helpers: percentiles and ratios, CPU accounting per process group, the memory of a
+group of processes, and the server's garbage collector pauses as its /metrics shows them."""
 
+import contextlib
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -122,6 +123,15 @@ def process_tree(pid: int | None) -> Callable[[], list[psutil.Process]]:
             return []
 
     return group
+
+
+def rss_mb(processes: Iterable[psutil.Process]) -> float:
+    """The resident memory of these processes together, in MiB (one gone counts nothing)."""
+    total = 0
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            total += process.memory_info().rss
+    return total / 2**20
 
 
 @dataclass(frozen=True)

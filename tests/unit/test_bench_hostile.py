@@ -1,4 +1,4 @@
-"""bench/hostile.py's cheap parts, no server: the attackers' payloads have the shapes the
+"""bench.hostile's cheap parts, no server: the attackers' payloads have the shapes the
 bench says they have, every request of a kind is a document of its own, and answers are
 sorted and checked as the tables say."""
 
@@ -20,8 +20,11 @@ from graphql import (
 from rich.console import Console
 
 from bench import attackers
+from bench.attack import SIGN_IN
 from bench.fleet import delivered
-from bench.hostile import READ_TASKS, SIGN_IN, Plan, answered, report, rss_figures
+from bench.floor import READ_TASKS, answered
+from bench.hostile_phases import Plan, rss_figures
+from bench.hostile_tables import report
 
 
 def text(template: str, n: int) -> str:
