@@ -1,4 +1,4 @@
-"""bench/customer.py's cheap parts, no server: its files pass the server's checks at the
+"""bench.customer's cheap parts, no server: its files pass the server's checks at the
 size asked, and the pages' polls are read as its table says."""
 
 import io
@@ -8,16 +8,10 @@ import pytest
 from rich.console import Console
 
 from api.proof_files import examine
-from bench.customer import (
-    KINDS,
-    Change,
-    PageLog,
-    Poll,
-    answer_times,
-    parse_args,
-    report,
-    seen_figures,
-)
+from bench.customer import parse_args
+from bench.customer_pages import Change, PageLog, Poll, answer_times, seen_figures
+from bench.customer_tables import report
+from bench.proof_files import KINDS
 
 SIZE = 2 * 2**20
 MEDIA_TYPES = {
