@@ -200,7 +200,7 @@ class OrderLife:
             tx.events.append(
                 (EventType.TASK_CREATED.value, order.id, task.department_id, task.payload())
             )
-        self.settle(tx, order.created_by)
+        self.settle(tx)
         if order.due_at is not None:
             for purpose, due in (
                 (TimerPurpose.WORK_ORDER_DUE_SOON, order.due_at - DUE_SOON),
@@ -263,13 +263,14 @@ class OrderLife:
             (EventType.TASK_CHANGED.value, task.work_order_id, task.department_id, payload)
         )
         if rule.settles_order:
-            self.settle(tx, actor)
+            self.settle(tx)
         if action is TaskAction.RELEASE:
             self.later(at + self.after(WAIT), "start", task)
         return tx
 
-    def settle(self, tx: Tx, actor: int) -> None:
-        """settle_work_order: the gates (set_gates), then the status (transition_work_order)."""
+    def settle(self, tx: Tx) -> None:
+        """settle_work_order: the gates (set_gates), then the status (transition_work_order),
+        moves of the system, credited to no one."""
         order = self.order
         outcome = settle(order.status, [t.facts() for t in order.tasks], NO_ROUTING)
         for open_, departments, reason in (
@@ -285,7 +286,7 @@ class OrderLife:
                 action = WorkOrderAction.OPEN_GATE if open_ else WorkOrderAction.CLOSE_GATE
                 states = ("CLOSED", "OPEN") if open_ else ("OPEN", "CLOSED")
                 tx.order_history.append(
-                    (order.id, action.value, *states, actor, reason, tx.at, task.department_id)
+                    (order.id, action.value, *states, None, reason, tx.at, task.department_id)
                 )
                 delivery = task.kind is DepartmentKind.DELIVERY
                 kind = {
@@ -310,7 +311,7 @@ class OrderLife:
             if done:
                 order.last_completed_at = tx.at
             tx.order_history.append(
-                (order.id, rule.action.value, rule.source.value, rule.target.value, actor,
+                (order.id, rule.action.value, rule.source.value, rule.target.value, None,
                  None, tx.at, None)
             )  # fmt: skip
             tx.events.append((

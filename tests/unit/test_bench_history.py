@@ -12,8 +12,8 @@ import pytest
 
 from bench import history
 from bench.shop import Shop
-from domain.enums import TaskAction, TaskStatus
-from domain.transitions import TRANSITIONS
+from domain.enums import TaskAction, TaskStatus, WorkOrderAction
+from domain.transitions import TRANSITIONS, by_system
 
 SHOP = Shop(
     department_ids=[1, 2, 3, 4, 5, 6],
@@ -60,6 +60,14 @@ def test_every_move_and_gate_has_its_event(rows: history.Rows) -> None:
     assert kinds["WORK_ORDER_CREATED"] == len(rows["work_orders"])
     assert kinds["DELIVERY_GATE_OPENED"] == order_moves["OPEN_GATE"]
     assert kinds["WORK_ORDER_CHANGED"] == order_moves["COMPLETE"]
+
+
+def test_the_systems_moves_name_no_actor(rows: history.Rows) -> None:
+    """As settle_work_order writes them: the table refuses an actor on these."""
+    moves = table(rows, "work_order_transitions")
+    system = [m for m in moves if by_system(WorkOrderAction(m["action"]))]
+    assert {m["action"] for m in system} == {"OPEN_GATE", "COMPLETE"}
+    assert all(m["actor_id"] is None for m in system)
 
 
 def test_the_delivery_gate_opens_when_production_is_done_and_orders_complete_with_it(
