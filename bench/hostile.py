@@ -8,7 +8,7 @@ One `pressroom serve` in a subprocess on a fresh database (bench/fixture.py), an
 phases of the same length, each with the same legitimate work:
 
 - 8 workers (session tokens, aiohttp keep-alive clients, GraphQL over HTTP), each on a
-  fixed schedule of 1.5 cycles a second: start a task, finish it, read a queue page (the
+  fixed schedule of a cycle a second: start a task, finish it, read a queue page (the
   wall display's first page, `WallQueue`, of a department holding 100 waiting tasks that
   nobody moves, so that the page costs the same in both phases). Every request's time
   counts, failed ones too (a timeout counts as its 30 s).
