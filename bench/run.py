@@ -64,7 +64,7 @@ from bench import dashboard_measure, dashboard_page, dashboard_seed, fixture
 from bench.fanout import Fanout
 from bench.measuring import Plan
 from bench.output import log
-from bench.run_tables import cpu_table, gc_table, report, statements_table
+from bench.run_tables import gc_table, report, run_cpu_table, statements_table
 from bench.servers import ServerProcess
 from bench.shop import Shop, TaskPool, seed_shop
 from bench.stats import SERVING, CpuMeter, process_tree, ratio, this_process
@@ -344,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     args.json.write_text(json.dumps(results, indent=2) + "\n")
     out.print(report(results, plan))
     out.print(statements_table(results))
-    out.print(cpu_table(results))
+    out.print(run_cpu_table(results))
     out.print(gc_table(results))
     out.print(f"figures written to {args.json}")
     return 1 if "failed" in results["dashboard"] else 0

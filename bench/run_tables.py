@@ -9,7 +9,7 @@ from rich.table import Table
 
 from bench import dashboard_measure, dashboard_page
 from bench.measuring import Plan
-from bench.output import fmt, verdict
+from bench.output import cpu_table, fmt, verdict
 from bench.throughput import MODES
 
 # A start is its one statement, a finish its transaction of four (BEGIN, the move, the
@@ -277,19 +277,13 @@ def dashboard_rows(table: Table, part: dict[str, Any]) -> None:
         )
 
 
-def cpu_table(results: dict[str, Any]) -> Table:
-    table = Table(
-        title="CPU used during each phase, in cores (2 on this machine)", title_justify="left"
-    )
+def run_cpu_table(results: dict[str, Any]) -> Table:
     part = results.get("dashboard", {})
     pages = part.get("by_clients", {})
     peer = not part.get("postgraphile", {}).get("skipped", True)
     columns: tuple[str, ...] = ("bench", "server", "subscribers", "postgres", "irq", "others")
     if peer:
         columns = ("bench", "server", "postgraphile", "subscribers", "postgres", "irq", "others")
-    table.add_column("phase")
-    for column in columns:
-        table.add_column(column, justify="right")
     rows: list[tuple[str, dict[str, float]]] = []
     for clients, run in results["graphql_vs_raw"]["by_clients"].items():
         rows += [
@@ -319,9 +313,7 @@ def cpu_table(results: dict[str, Any]) -> Table:
             rows.append(
                 (f"dashboard, {clients} client(s), PostGraphile", run["postgraphile"]["cpu_cores"])
             )
-    for name, cpu in rows:
-        table.add_row(name, *(fmt(cpu.get(c), digits=2) for c in columns))
-    return table
+    return cpu_table(rows, columns)
 
 
 def server_phases(results: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
