@@ -71,8 +71,7 @@ from bench.proof_files import FILE_BYTES, KINDS
 
 async def work(plan: Plan, url: str, embedded_server: bool) -> dict[str, Any]:
     postmaster = fixture.postmaster_pid(embedded_server)
-    for name in await fixture.drop_stale_databases(url):
-        log(f"dropped {name}, left behind by a run that was killed")
+    await fixture.drop_stale_databases(url)
     log("creating the bench database (migrations)")
     await fixture.create_database(url)
     results: dict[str, Any] = {}

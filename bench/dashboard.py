@@ -97,8 +97,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict[str, Any]:
-    for name in await fixture.drop_stale_databases(url):
-        log(f"dropped {name}, left behind by a run that was killed")
+    await fixture.drop_stale_databases(url)
     log("creating the bench database (migrations)")
     await fixture.create_database(url)
     shop = await seed_shop(url, departments=10, workers=32, displays=0)

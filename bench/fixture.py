@@ -25,7 +25,7 @@ import psutil
 from rich.console import Console
 from sqlalchemy.engine import make_url
 
-from bench.output import console
+from bench.output import console, log
 from db import admin, embedded, migrate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,8 +109,9 @@ def sibling_database(url: str, suffix: str) -> str:
     return embedded.with_database(url, f"{database_name()}_{suffix}")
 
 
-async def drop_stale_databases(url: str) -> list[str]:
-    """Drop bench databases left by runs that were killed (their process is gone)."""
+async def drop_stale_databases(url: str) -> None:
+    """Drop bench databases left by runs that were killed (their process is gone), each
+    said in the log."""
     conn = await asyncpg.connect(
         make_url(dsn(url)).set(database="postgres").render_as_string(hide_password=False)
     )
@@ -118,13 +119,11 @@ async def drop_stale_databases(url: str) -> list[str]:
         names = await conn.fetch(
             "SELECT datname FROM pg_database WHERE datname LIKE $1", DATABASE_PREFIX + "%"
         )
-        dropped = []
         for (name,) in names:
             pid = name.removeprefix(DATABASE_PREFIX).split("_")[0]
             if pid.isdigit() and not psutil.pid_exists(int(pid)):
                 await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-                dropped.append(name)
-        return dropped
+                log(f"dropped {name}, left behind by a run that was killed")
     finally:
         await conn.close()
 

@@ -190,8 +190,7 @@ class Bench:
         return figures
 
     async def run(self) -> dict[str, Any]:
-        for name in await fixture.drop_stale_databases(self.url):
-            log(f"dropped {name}, left behind by a run that was killed")
+        await fixture.drop_stale_databases(self.url)
         log("creating the bench database (migrations) and the shop")
         await fixture.create_database(self.url)
         # One display in eleven would fall on the read department: seed a few more and

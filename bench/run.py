@@ -278,8 +278,7 @@ class Bench(Fanout):
     async def run(self) -> dict[str, Any]:
         plan = self.plan
         started = time.perf_counter()
-        for name in await fixture.drop_stale_databases(self.url):
-            log(f"dropped {name}, left behind by a run that was killed")
+        await fixture.drop_stale_databases(self.url)
         log("creating the bench database (migrations)")
         await fixture.create_database(self.url)
         shop = await seed_shop(

@@ -253,8 +253,7 @@ MEASURES = ("queue", "dashboard", "replay", "startTask", "finishTask")
 
 
 async def run(args: argparse.Namespace, url: str, embedded_server: bool) -> dict[str, Any]:
-    for name in await fixture.drop_stale_databases(url):
-        log(f"dropped {name}, left behind by a run that was killed")
+    await fixture.drop_stale_databases(url)
     year_shape = history.Shape(orders=args.orders, every=history.YEAR / args.orders)
     fresh = Floor("fresh", fixture.sibling_database(url, "fresh"))
     year = Floor("year", url)
