@@ -9,8 +9,7 @@ from rich.table import Table
 from bench import attackers
 from bench.floor import REQUESTS
 from bench.hostile_phases import Plan
-from bench.output import cpu_table, fmt, p50_p99, verdict
-from bench.run_tables import pause
+from bench.output import collections, cpu_table, fmt, p50_p99, pause, verdict
 from bench.stats import ratio, summary_ms
 
 TARGET_P99_RATIO = 2.0
@@ -150,12 +149,6 @@ def missed(delivery: dict[str, Any]) -> str:
         f"{fmt(delivery['missing'])} ({fmt(delivery['subscribers_missing'])}; "
         f"{fmt(delivery['most_missed_by_one'])})"
     )
-
-
-def collections(gc: dict[str, Any] | None) -> str:
-    if not gc:
-        return "-"
-    return " / ".join(fmt(gc["collections"].get(g, 0)) for g in ("0", "1", "2"))
 
 
 def attack_table(attack: dict[str, Any]) -> Table:

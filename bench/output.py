@@ -1,5 +1,6 @@
-"""What the benchmarks print: progress on stderr, figures as their tables show them, and the
-table of the CPU each group of processes used in each phase."""
+"""What the benchmarks print: progress on stderr, figures as their tables show them (the
+server's garbage collector's among them), and the table of the CPU each group of processes
+used in each phase."""
 
 import os
 import sys
@@ -31,6 +32,23 @@ def verdict(value: float | None, ok: Callable[[float], bool]) -> str:
 def p50_p99(summary: dict[str, Any]) -> str:
     """A `stats.summary_ms`'s p50 and p99, as a cell."""
     return f"{fmt(summary.get('p50_ms'), digits=1)} / {fmt(summary.get('p99_ms'), digits=1)} ms"
+
+
+def pause(gc: dict[str, Any]) -> str:
+    """The longest pause of a phase (`stats.gc_between`'s figures): exact, with the
+    collector's CPU time in it when known, or an upper bound."""
+    longest = fmt(gc["longest_ms"], " ms", 1)
+    if not gc["longest_exact"]:
+        return f"<= {longest}"
+    cpu = gc.get("longest_cpu_ms")
+    return longest if cpu is None else f"{longest} (CPU {fmt(cpu, digits=1)})"
+
+
+def collections(gc: dict[str, Any] | None) -> str:
+    """A phase's collections by generation (`stats.gc_between`'s figures)."""
+    if not gc:
+        return "-"
+    return " / ".join(fmt(gc["collections"].get(g, 0)) for g in ("0", "1", "2"))
 
 
 def cpu_table(

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from bench import dashboard_measure, dashboard_page
 from bench.measuring import Plan
-from bench.output import cpu_table, fmt, verdict
+from bench.output import collections, cpu_table, fmt, pause, verdict
 from bench.throughput import MODES
 
 # A start is its one statement, a finish its transaction of four (BEGIN, the move, the
@@ -55,16 +55,6 @@ def ms_per_transition(figures: dict[str, Any], group: str) -> float | None:
 
 def at_most(limit: float) -> Callable[[float], bool]:
     return lambda value: value <= limit
-
-
-def pause(gc: dict[str, Any]) -> str:
-    """The longest pause of a phase: exact, with the collector's CPU time in it when
-    known, or an upper bound."""
-    longest = fmt(gc["longest_ms"], " ms", 1)
-    if not gc["longest_exact"]:
-        return f"<= {longest}"
-    cpu = gc.get("longest_cpu_ms")
-    return longest if cpu is None else f"{longest} (CPU {fmt(cpu, digits=1)})"
 
 
 def report(results: dict[str, Any], plan: Plan) -> Table:
@@ -355,7 +345,7 @@ def gc_table(results: dict[str, Any]) -> Table:
         gc = figures["gc"]
         table.add_row(
             name,
-            " / ".join(fmt(gc["collections"].get(g, 0)) for g in ("0", "1", "2")),
+            collections(gc),
             fmt(gc["paused_ms"], " ms", 1),
             pause(gc),
         )
