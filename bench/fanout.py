@@ -188,10 +188,11 @@ class Fanout(Throughput):
     async def delivery_check(
         self, ours: "SubscriberFleet", shop: Shop, first_event: int
     ) -> dict[str, Any]:
-        """Did every subscriber get every event of its department, once?"""
-        received: list[int] = (await ours.ask("totals", "totals", 30))["received"]
+        """Did every subscriber get every event of its department, once? Counted by the
+        events' ids, which the subscribers read from the cursors."""
+        totals = await ours.ask(f"totals {first_event}", "totals", 30)
         expected = await expected_events(self.dsn, shop, ours.specs, first_event)
-        return delivered(expected, received)
+        return delivered(expected, totals["received"], totals["repeated"], totals["before"])
 
 
 def receipts(received: dict[str, Any]) -> dict[str, Any]:

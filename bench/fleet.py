@@ -44,18 +44,36 @@ async def expected_events(
     return [by_id.get(code_to_id[code], 0) for _, code in specs]
 
 
-def delivered(expected: list[int], received: list[int]) -> dict[str, int]:
-    """Events expected and received by subscribers, and how many were missed or came more
-    than once, in all and by how many subscribers."""
-    pairs = list(zip(expected, received, strict=True))
-    return {
+def delivered(
+    expected: list[int],
+    received: list[int],
+    repeated: list[int] | None = None,
+    before: list[int] | None = None,
+) -> dict[str, int]:
+    """Events expected and received by subscribers: how many were missed, in all and by
+    how many subscribers. Given what each subscriber received more than once (`repeated`)
+    and received of events written before the window (`before`: committed after the
+    window's first event id was read, so a subscriber already listening rightly got them),
+    also those, and how many more arrived than they explain."""
+    zeros = [0] * len(expected)
+    twice, early = repeated or zeros, before or zeros
+    rows = list(zip(expected, received, twice, early, strict=True))
+    fresh = [r - t - b for _, r, t, b in rows]
+    pairs = list(zip(expected, fresh, strict=True))
+    counted = {
         "expected": sum(expected),
         "received": sum(received),
-        "missing": sum(max(0, e - r) for e, r in pairs),
-        "extra": sum(max(0, r - e) for e, r in pairs),
-        "subscribers_missing": sum(1 for e, r in pairs if r < e),
-        "most_missed_by_one": max((max(0, e - r) for e, r in pairs), default=0),
+        "missing": sum(max(0, e - f) for e, f in pairs),
+        "subscribers_missing": sum(1 for e, f in pairs if f < e),
+        "most_missed_by_one": max((max(0, e - f) for e, f in pairs), default=0),
     }
+    if repeated is not None and before is not None:
+        counted |= {
+            "repeated": sum(twice),
+            "before_window": sum(early),
+            "unexplained": sum(max(0, f - e) for e, f in pairs),
+        }
+    return counted
 
 
 async def drain(ours: "SubscriberFleet", quiet: float = 1.0, limit: float = 30) -> float:

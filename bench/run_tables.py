@@ -167,6 +167,12 @@ def report(results: dict[str, Any], plan: Plan) -> Table:
         f"{delivery['received']:,} / {delivery['expected']:,} ({delivery['missing']:,})",
         "all",
         verdict(delivery["missing"], lambda m: m == 0),
+    )
+    table.add_row(
+        "  of them twice; written before the window; unexplained",
+        f"{delivery['repeated']:,}; {delivery['before_window']:,}; {delivery['unexplained']:,}",
+        "0; any; 0",
+        verdict(delivery["repeated"] + delivery["unexplained"], lambda n: n == 0),
         end_section=True,
     )
     scaling = results["scaling"]

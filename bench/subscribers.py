@@ -14,12 +14,14 @@ few milliseconds, so an upper bound.
 The parent drives it with one command per line on stdin, and it answers with one JSON
 line on stdout: on "connect" it opens every subscription and answers "connected"; it
 records latencies between "window" and "report"; it answers "totals" with the events each
-subscriber received so far; it stops on "quit", at the end of its input, or at its
-deadline, whichever comes first.
+subscriber received so far, and "totals N" also with how many of them came twice and how
+many are events up to id N (the log's last event before a window); it stops on "quit", at
+the end of its input, or at its deadline, whichever comes first.
 """
 
 import argparse
 import asyncio
+import base64
 import json
 import sys
 import time
@@ -48,6 +50,8 @@ class Subscribers:
         self.session: aiohttp.ClientSession | None = None
         self.sockets: list[aiohttp.ClientWebSocketResponse] = []
         self.received = [0] * len(specs)
+        # The ids of the events each subscriber received (a cursor is ["e", xid, id]).
+        self.ids: list[list[int]] = [[] for _ in specs]
         self.window_received = [0] * len(specs)
         self.latencies: list[float] = []
         self.recording = False
@@ -116,6 +120,7 @@ class Subscribers:
                     continue
                 event = payload["data"]["queueEvents"]
                 self.received[index] += 1
+                self.ids[index].append(json.loads(base64.urlsafe_b64decode(event["cursor"]))[2])
                 if self.recording:
                     occurred = datetime.fromisoformat(event["occurredAt"]).timestamp()
                     self.latencies.append(now - occurred)
@@ -151,6 +156,15 @@ class Subscribers:
             "failed_to_connect": self.failed_to_connect,
             "dropped": self.dropped,
             "errors": list(self.errors),
+        }
+
+    def totals(self, through: int) -> dict[str, list[int]]:
+        """Per subscriber: events received, how many of them more than once, and how many
+        distinct ones have an id up to `through`."""
+        return {
+            "received": list(self.received),
+            "repeated": [len(ids) - len(set(ids)) for ids in self.ids],
+            "before": [len({i for i in ids if i <= through}) for ids in self.ids],
         }
 
     async def close(self) -> None:
@@ -190,6 +204,8 @@ async def _main(url: str, specs: list[tuple[str, str]], compression: bool, deadl
                 answer("report", subscribers.report())
             elif what == "totals":
                 answer("totals", {"received": list(subscribers.received)})
+            elif what.startswith("totals "):
+                answer("totals", subscribers.totals(int(what.split()[1])))
     finally:
         await subscribers.close()
 
