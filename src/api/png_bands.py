@@ -17,8 +17,9 @@ from PIL import Image, ImagePalette
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # Samples a pixel, by colour type (grey, RGB, palette, grey and alpha, RGBA).
 CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}
-# About the bytes of filtered rows decoded at a time (at least one row): bands of 1 MB took
-# no less time, and held 0.05 to 0.18 times a PNG of noise's size more at the peak.
+# About the bytes of filtered rows decoded at a time: bands of 1 MB took no less time, and
+# held 0.05 to 0.18 times a PNG of noise's size more at the peak. An image whose row alone
+# is larger is decoded whole (a band's PNG holds its rows several times over).
 BAND_BYTES = 256 * 1024
 # The most of a chunk read at once.
 PIECE_BYTES = 256 * 1024
@@ -62,7 +63,7 @@ class PngBands:
         self._color_type = color_type
         self._before = b"".join(_chunk(kind, body) for kind, body in before)
         self._row_bytes = 1 + image.width * CHANNELS[color_type]
-        self._band_rows = max(1, BAND_BYTES // self._row_bytes)
+        self._band_rows = BAND_BYTES // self._row_bytes
         self._compressed = self._image_data(image_data)
         self._inflater = zlib.decompressobj()
         self._after: tuple[bytes, int] = (b"", 0)
@@ -98,7 +99,6 @@ class PngBands:
         after = self._end() if last else b""
         header = struct.pack(">IIBBBBB", self.width, count + 1, 8, self._color_type, 0, 0, 0)
         data = zlib.compress(b"\x00" + self._prior + filtered, 0)
-        del filtered
         mini = (
             SIGNATURE
             + _chunk(b"IHDR", header)
@@ -107,7 +107,6 @@ class PngBands:
             + after
             + _chunk(b"IEND", b"")
         )
-        del data
         with Image.open(BytesIO(mini), formats=["PNG"]) as decoded:
             decoded.load()
             band = decoded.crop((0, 1, self.width, count + 1))
@@ -198,7 +197,7 @@ def _body(file: BinaryIO, kind: bytes, length: int, keep: bool) -> bytes:
 
 def banded(file: BinaryIO, image: Image.Image) -> PngBands | None:
     """The PNG `image`, opened from `file` and not loaded, to decode a band at a time; None
-    when it is not of the kind decoded so."""
+    when it is not of the kind decoded so, or its rows are wider than a band."""
     file.seek(len(SIGNATURE))
     kind, length = _header(file)
     if (kind, length) != (b"IHDR", 13):
@@ -206,6 +205,8 @@ def banded(file: BinaryIO, image: Image.Image) -> PngBands | None:
     header = _body(file, kind, length, keep=True)
     depth, color_type, compression, filtering, interlace = header[8:]
     if (depth, compression, filtering, interlace) != (8, 0, 0, 0) or color_type not in CHANNELS:
+        return None
+    if 1 + image.width * CHANNELS[color_type] > BAND_BYTES:
         return None
     before: list[tuple[bytes, bytes]] = []
     while True:

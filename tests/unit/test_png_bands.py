@@ -191,14 +191,15 @@ def test_what_follows_the_image_data_is_read_as_pillow_reads_it(
     assert shown.info["icc_profile"] == profile
 
 
-def test_other_pngs_are_decoded_whole() -> None:
-    """16 bits a sample, 1 bit a pixel, an animation."""
+def test_other_pngs_are_decoded_whole(small_bands: None) -> None:
+    """16 bits a sample, 1 bit a pixel, an animation, a row wider than a band."""
     grey = picture("L", (30, 20))
     made: list[bytes] = []
     for image, options in [
         (grey.convert("I;16"), {}),
         (grey.convert("1"), {}),
         (grey, {"save_all": True, "append_images": [grey.rotate(180)]}),
+        (picture("L", (SMALL_BAND, 20)), {}),
     ]:
         out = io.BytesIO()
         image.save(out, format="PNG", **options)
@@ -206,7 +207,7 @@ def test_other_pngs_are_decoded_whole() -> None:
     for png in made:
         with Image.open(io.BytesIO(png)) as opened:
             assert png_bands.banded(io.BytesIO(png), opened) is None
-        assert examine(io.BytesIO(png), "a.png", LIMIT).width == 30
+        assert examine(io.BytesIO(png), "a.png", LIMIT).height == 20
 
 
 def damaged_variants() -> dict[str, Callable[[list[tuple[bytes, bytes]]], bytes]]:
