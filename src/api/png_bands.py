@@ -4,7 +4,7 @@ its image data is inflated no more than a band ahead (a zlib bomb never inflates
 and each band is decoded by Pillow from a small PNG of its own, whose first row is the
 previous band's last, already decoded, so that the band's rows unfilter against the rows
 they were filtered against. For the common kind of PNG only: not interlaced, 8 bits a
-sample, not animated; Pillow decodes the others whole."""
+sample, not animated, a row narrower than a band; Pillow decodes the others whole."""
 
 import struct
 import zlib
