@@ -50,29 +50,24 @@ def delivered(
     repeated: list[int] | None = None,
     before: list[int] | None = None,
 ) -> dict[str, int]:
-    """Events expected and received by subscribers: how many were missed, in all and by
-    how many subscribers. Given what each subscriber received more than once (`repeated`)
-    and received of events written before the window (`before`: committed after the
-    window's first event id was read, so a subscriber already listening rightly got them),
-    also those, and how many more arrived than they explain."""
+    """Events expected and received by subscribers: how many were missed or came more than
+    expected, in all and by how many subscribers. Given what each subscriber received more
+    than once (`repeated`) and of events written before the window (`before`: committed
+    after the window's first event id was read, so a subscriber already listening rightly
+    got them), also those, and `extra` is what arrived beyond all three."""
     zeros = [0] * len(expected)
-    twice, early = repeated or zeros, before or zeros
-    rows = list(zip(expected, received, twice, early, strict=True))
-    fresh = [r - t - b for _, r, t, b in rows]
-    pairs = list(zip(expected, fresh, strict=True))
+    rows = zip(expected, received, repeated or zeros, before or zeros, strict=True)
+    pairs = [(e, r - twice - early) for e, r, twice, early in rows]
     counted = {
         "expected": sum(expected),
         "received": sum(received),
         "missing": sum(max(0, e - f) for e, f in pairs),
+        "extra": sum(max(0, f - e) for e, f in pairs),
         "subscribers_missing": sum(1 for e, f in pairs if f < e),
         "most_missed_by_one": max((max(0, e - f) for e, f in pairs), default=0),
     }
     if repeated is not None and before is not None:
-        counted |= {
-            "repeated": sum(twice),
-            "before_window": sum(early),
-            "unexplained": sum(max(0, f - e) for e, f in pairs),
-        }
+        counted |= {"repeated": sum(repeated), "before_window": sum(before)}
     return counted
 
 

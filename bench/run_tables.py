@@ -169,10 +169,10 @@ def report(results: dict[str, Any], plan: Plan) -> Table:
         verdict(delivery["missing"], lambda m: m == 0),
     )
     table.add_row(
-        "  of them twice; written before the window; unexplained",
-        f"{delivery['repeated']:,}; {delivery['before_window']:,}; {delivery['unexplained']:,}",
+        "  of them twice; written before the window; beyond both",
+        f"{delivery['repeated']:,}; {delivery['before_window']:,}; {delivery['extra']:,}",
         "0; any; 0",
-        verdict(delivery["repeated"] + delivery["unexplained"], lambda n: n == 0),
+        verdict(delivery["repeated"] + delivery["extra"], lambda n: n == 0),
         end_section=True,
     )
     scaling = results["scaling"]

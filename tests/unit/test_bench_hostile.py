@@ -158,6 +158,14 @@ def test_missed_events_are_counted_per_display() -> None:
     assert figures["subscribers_missing"] == 1 and figures["most_missed_by_one"] == 3
 
 
+def test_events_repeated_or_written_before_the_window_are_told_apart() -> None:
+    figures = delivered(
+        expected=[5, 5, 3], received=[7, 5, 5], repeated=[1, 0, 1], before=[1, 1, 0]
+    )
+    assert (figures["missing"], figures["extra"]) == (1, 1)
+    assert (figures["repeated"], figures["before_window"]) == (2, 2)
+
+
 def test_rss_growth_is_over_the_hostile_phase() -> None:
     samples = [
         {"t": 0, "phase": "quiet", "mb": 100.0},
