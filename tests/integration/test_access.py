@@ -21,7 +21,9 @@ from db import customers, people
 from db.engine import unit_of_work
 from domain.enums import TokenKind
 from domain.money import parse_money
-from tests.support import Client, Shop, gid, table_snapshot, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import table_snapshot, task_ids
+from tests.support.shop import Shop
 
 PASSWORD = "correct-horse-battery"
 

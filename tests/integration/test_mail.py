@@ -35,7 +35,11 @@ from domain import mail as rules
 from domain.mail import Policy
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.support import START, Client, Shop, free_port, gid, table_snapshot, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import table_snapshot, task_ids
+from tests.support.servers import free_port
+from tests.support.shop import Shop
+from tests.support.subscriptions import START
 from workers.mail import MailOutbox
 
 SALES = "sales@copper.test"

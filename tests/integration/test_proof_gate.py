@@ -22,16 +22,11 @@ from db.orders import PROOF_CLOSED_REASON, PROOF_OPENED_REASON
 from db.proof_decisions import ProofDecided, decide
 from db.proofs import NewProof
 from domain.errors import NotAllowed
-from tests.support import (
-    Client,
-    Receiver,
-    Shop,
-    gid,
-    subscriber,
-    table_snapshot,
-    take,
-    task_ids,
-)
+from tests.support.client import Client, gid
+from tests.support.database import table_snapshot, task_ids
+from tests.support.shop import Shop
+from tests.support.subscriptions import subscriber, take
+from tests.support.webhooks import Receiver
 
 NEEDS = """mutation($i: SetDepartmentNeedsApprovedProofInput!) {
   setDepartmentNeedsApprovedProof(input: $i) {

@@ -22,7 +22,9 @@ from tests.integration.test_proof_gate import (
     proof_departments,
     proofed_order,
 )
-from tests.support import Client, Shop, gid, table_snapshot, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import table_snapshot, task_ids
+from tests.support.shop import Shop
 
 OFFERED = "query($id: ID!) { workOrder(id: $id) { allowedActions } }"
 TASKS = """query($id: ID!) { workOrder(id: $id) { tasks { department { code }
