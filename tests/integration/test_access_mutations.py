@@ -98,8 +98,6 @@ ALLOWED = {
     "reopenTask": {"ada"},
     "chargeWorkOrderQuote": {"abe", "ada"},
 }
-
-
 PEOPLE = ["sam", "abe", "dee", "pat", "fin", "dan", "ada"]
 
 

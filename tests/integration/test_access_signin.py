@@ -197,21 +197,15 @@ CREATE_API_TOKEN = (
     "{ secret token { id kind name expiresAt revokedAt user { name } } "
     "userErrors { code field message } } }"
 )
-
-
 CREATE_DISPLAY_TOKEN = (
     "mutation($n: String!, $d: [String!]!) { createDisplayToken(input: {name: $n, "
     "departmentCodes: $d}) { secret token { id kind departments { code } } "
     "userErrors { code field message } } }"
 )
-
-
 REVOKE_TOKEN = (
     "mutation($id: ID!) { revokeToken(input: {tokenId: $id}) { token { revokedAt } "
     "userErrors { code field message } } }"
 )
-
-
 WORK_ORDER_IDS = "{ workOrders { edges { node { id } } } }"
 
 

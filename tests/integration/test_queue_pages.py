@@ -19,8 +19,6 @@ query($d: String!, $first: Int, $after: String) {
   }
 }
 """
-
-
 MOVE = (
     "mutation($t: ID!, $r: String!) {{ {name}(input: {{taskId: $t{reason}}}) "
     "{{ changed userErrors {{ code message }} }} }}"
