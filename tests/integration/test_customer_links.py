@@ -28,9 +28,9 @@ from pressroom.app import create_app
 from pressroom.settings import Settings
 from routes import customer_page
 from routes.customer_policy import CustomerPagePolicy
-from tests.integration.test_proof_gate import FOLLOWS, chained, proof_departments
 from tests.support.client import Client, gid
 from tests.support.database import table_snapshot, task_ids
+from tests.support.proofs import FOLLOWS, chained, proof_departments
 from tests.support.servers import free_port, serving
 from tests.support.shop import Shop
 from tests.support.subscriptions import START
