@@ -7,7 +7,7 @@
 as its part 5, on the server and database of its other parts; alone, this module makes
 its own.
 
-The page is the dashboard's query (tests/support.py's DASHBOARD_PAGE, copied into
+The page is the dashboard's query (tests/support/client.py's DASHBOARD_PAGE, copied into
 bench/dashboard_page.py: the bench does not import the tests): 50 work orders, newest
 first, each with its customer, creator, history with actors, delivery task, and tasks
 with department, picker, the picker's departments, and task history with actors. Targets

@@ -14,7 +14,7 @@ compare the importer against an independent statement of the rules.
 Several hundred orders cover every case several times; a large `orders` (the benchmark's
 100,000) repeats the same mix, so generation stays cheap. The rows go in with COPY.
 
-Assumptions the expectations rest on (both hold for the `shop` fixture of tests/support.py):
+Assumptions the expectations rest on (both hold for the `shop` fixture of tests/support/shop.py):
 - the department codes: `production_codes` is (a production code that does not gate
   delivery, two that do); `department_codes` starts with the SALES code and the ACCOUNTS
   code; `delivery_code` is the DELIVERY department;

@@ -27,11 +27,18 @@ os.environ.setdefault("PRESSROOM_PASSWORD_MEMORY_KIB", str(credentials.FLOOR.mem
 os.environ.setdefault("PRESSROOM_PASSWORD_TIME_COST", str(credentials.FLOOR.time_cost))
 Settings().configure_hashing()
 
-# The real server, HTTP client and shop fixtures, for integration and e2e tests alike;
-# imported here too, so its assertions are rewritten before this import.
+# The real servers, HTTP client, shop, webhook receiver and mail server fixtures, for
+# integration and e2e tests alike; imported here too, so their assertions are rewritten
+# before this import.
 pytest.register_assert_rewrite("tests.support")
-pytest_plugins = ["tests.support"]
-from tests.support import recreate_test_database  # noqa: E402
+pytest_plugins = [
+    "tests.support.servers",
+    "tests.support.client",
+    "tests.support.shop",
+    "tests.support.webhooks",
+    "tests.support.mail",
+]
+from tests.support.database import recreate_test_database  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

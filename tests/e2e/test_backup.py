@@ -23,15 +23,8 @@ from sqlalchemy import text
 
 from db import admin, backup, embedded, migrate, people
 from db.engine import create_engine, unit_of_work
-from tests.support import (
-    ROOT,
-    STARTUP_TIMEOUT,
-    Snapshot,
-    postgres_processes,
-    scratch_database,
-    serving,
-    table_snapshot,
-)
+from tests.support.database import Snapshot, postgres_processes, scratch_database, table_snapshot
+from tests.support.servers import ROOT, STARTUP_TIMEOUT, serving
 
 # One worker runs them all, so the demo data directory is seeded once.
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("backup")]

@@ -17,7 +17,9 @@ from db.engine import create_engine, unit_of_work
 from domain.enums import DepartmentKind
 from pressroom.legacy_import import import_legacy
 from samples.legacy_data import build_legacy
-from tests.support import DEPARTMENTS, scratch_database, serving
+from tests.support.database import scratch_database
+from tests.support.servers import serving
+from tests.support.shop import DEPARTMENTS
 
 pytestmark = pytest.mark.e2e
 

@@ -23,18 +23,10 @@ from sqlalchemy import text
 
 from db.engine import create_engine
 from pressroom import cluster as clusters
-from tests.support import (
-    QUEUE_EVENTS,
-    START,
-    Client,
-    Shop,
-    cursor_now,
-    gid,
-    metric,
-    open_shop,
-    print_tasks,
-    ws_url,
-)
+from tests.support.client import Client, gid
+from tests.support.servers import metric
+from tests.support.shop import Shop, open_shop
+from tests.support.subscriptions import QUEUE_EVENTS, START, cursor_now, print_tasks, ws_url
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("cluster")]
 

@@ -16,7 +16,8 @@ from db.engine import create_engine, unit_of_work
 from domain.enums import DepartmentKind, TokenKind
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.support import config_for, free_port, serve, subscriber, take
+from tests.support.servers import config_for, free_port, serve
+from tests.support.subscriptions import subscriber, take
 
 pytestmark = pytest.mark.e2e
 

@@ -20,7 +20,8 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from db import embedded
-from tests.support import ROOT, STARTUP_TIMEOUT, postgres_processes, scratch_database, serving
+from tests.support.database import postgres_processes, scratch_database
+from tests.support.servers import ROOT, STARTUP_TIMEOUT, serving
 
 # One worker runs them all, so the module's demo shop is served once.
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("database_roles")]

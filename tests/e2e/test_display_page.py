@@ -7,7 +7,10 @@ import pytest
 from playwright.async_api import Browser, expect
 from sqlalchemy import text
 
-from tests.support import FINISH, START, Client, Shop, gid, kill_listeners, print_tasks
+from tests.support.client import Client, gid
+from tests.support.database import kill_listeners
+from tests.support.shop import Shop
+from tests.support.subscriptions import FINISH, START, print_tasks
 
 pytestmark = pytest.mark.e2e
 

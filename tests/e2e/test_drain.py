@@ -11,17 +11,10 @@ from urllib.parse import urlsplit
 import pytest
 import websockets
 
-from tests.support import (
-    QUEUE_EVENTS,
-    START,
-    Client,
-    RawSocket,
-    Shop,
-    cursor_now,
-    gid,
-    print_tasks,
-    serving,
-)
+from tests.support.client import Client, gid
+from tests.support.servers import serving
+from tests.support.shop import Shop
+from tests.support.subscriptions import QUEUE_EVENTS, START, RawSocket, cursor_now, print_tasks
 
 pytestmark = pytest.mark.e2e
 

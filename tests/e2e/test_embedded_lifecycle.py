@@ -14,7 +14,8 @@ import httpx
 import psutil
 import pytest
 
-from tests.support import postgres_processes, serving
+from tests.support.database import postgres_processes
+from tests.support.servers import serving
 
 pytestmark = pytest.mark.e2e
 

@@ -7,7 +7,9 @@ from urllib.parse import urlparse
 import pytest
 from playwright.async_api import Browser, Route, expect
 
-from tests.support import QUEUE, START, Client, Shop, gid, print_tasks
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
+from tests.support.subscriptions import QUEUE, START, print_tasks
 
 pytestmark = pytest.mark.e2e
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import Shop
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

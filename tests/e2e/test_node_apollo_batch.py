@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from graph.view import NO_BATCHING
-from tests.support import Shop
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

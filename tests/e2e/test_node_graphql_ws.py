@@ -12,7 +12,9 @@ from typing import Any, NoReturn
 
 import pytest
 
-from tests.support import START, Client, Shop, cursor_now, gid, print_tasks, ws_url
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
+from tests.support.subscriptions import START, cursor_now, print_tasks, ws_url
 
 pytestmark = pytest.mark.e2e
 

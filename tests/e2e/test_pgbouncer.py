@@ -17,20 +17,11 @@ from sqlalchemy import text
 
 from db import pgbouncer
 from db.engine import SESSION_SETTINGS
-from tests.support import (
-    ROOT,
-    START,
-    STARTUP_TIMEOUT,
-    Client,
-    Shop,
-    free_port,
-    gid,
-    needs_pgbouncer,
-    print_tasks,
-    serving,
-    subscriber,
-    take,
-)
+from tests.support.client import Client, gid
+from tests.support.database import needs_pgbouncer
+from tests.support.servers import ROOT, STARTUP_TIMEOUT, free_port, serving
+from tests.support.shop import Shop
+from tests.support.subscriptions import START, print_tasks, subscriber, take
 
 pytestmark = needs_pgbouncer
 

@@ -6,17 +6,10 @@ from collections.abc import Iterator
 import pytest
 from gql.transport.exceptions import TransportQueryError
 
-from tests.support import (
-    START,
-    Client,
-    Shop,
-    cursor_now,
-    gid,
-    print_tasks,
-    serving,
-    subscriber,
-    take,
-)
+from tests.support.client import Client, gid
+from tests.support.servers import serving
+from tests.support.shop import Shop
+from tests.support.subscriptions import START, cursor_now, print_tasks, subscriber, take
 
 pytestmark = pytest.mark.e2e
 

@@ -12,7 +12,8 @@ import httpx
 import psutil
 import pytest
 
-from tests.support import ROOT, postgres_processes, serving
+from tests.support.database import postgres_processes
+from tests.support.servers import ROOT, serving
 
 pytestmark = pytest.mark.e2e
 

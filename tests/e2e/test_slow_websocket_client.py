@@ -12,7 +12,11 @@ from db.fanout import department_channel
 from db.feed import EventFeed
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from tests.support import SUBSCRIBER_BUFFER, Client, Shop, cursor_now, task_ids
+from tests.support.client import Client
+from tests.support.database import task_ids
+from tests.support.servers import SUBSCRIBER_BUFFER
+from tests.support.shop import Shop
+from tests.support.subscriptions import cursor_now
 
 DOCUMENT = """subscription($after: String) {
   queueEvents(department: "print", after: $after) {

@@ -11,15 +11,10 @@ from typing import Any
 import httpx
 from sqlalchemy import text
 
-from tests.support import (
-    Client,
-    Shop,
-    cursor_now,
-    gid,
-    serving,
-    subscriber,
-    take,
-)
+from tests.support.client import Client, gid
+from tests.support.servers import serving
+from tests.support.shop import Shop
+from tests.support.subscriptions import cursor_now, subscriber, take
 
 QUEUE_LATE = """subscription($after: String) {
   queueEvents(department: "print", after: $after) { kind task { workOrder { id } } } }"""

@@ -22,7 +22,8 @@ from tests.e2e.web.support import (
     sign_in,
     user_with_password,
 )
-from tests.support import Client, Shop, gid
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

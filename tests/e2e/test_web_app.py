@@ -22,7 +22,8 @@ from tests.e2e.web.support import (
     stored_session,
     user_with_password,
 )
-from tests.support import Client, Shop
+from tests.support.client import Client
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

@@ -17,7 +17,10 @@ from tests.e2e.web.support import (
     axe_violations,
     base,
 )
-from tests.support import FINISH, START, Client, Shop, gid, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
+from tests.support.subscriptions import FINISH, START
 
 pytestmark = pytest.mark.e2e
 

@@ -9,7 +9,8 @@ import pytest
 from playwright.async_api import expect
 
 from tests.e2e.web.support import OpenTab, base, shoot, shoot_widths
-from tests.support import Client, Shop, gid
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

@@ -10,7 +10,7 @@ import pytest
 from playwright.async_api import Page, Route, expect
 
 from tests.e2e.web.support import OpenTab, base, scalar, shoot
-from tests.support import Shop
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

@@ -16,7 +16,10 @@ from playwright.async_api import Page, WebSocketRoute, expect
 from sqlalchemy import text
 
 from tests.e2e.web.support import OpenTab, base
-from tests.support import START, Client, Shop, display_token, gid, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
+from tests.support.subscriptions import START, display_token
 from workers.retention import PruneLoop
 
 pytestmark = pytest.mark.e2e

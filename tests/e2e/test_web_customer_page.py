@@ -15,7 +15,11 @@ from playwright.async_api import Page, expect
 from db import customer_links
 from db.engine import unit_of_work
 from tests.e2e.web.support import OpenTab, axe_violations, base
-from tests.support import FINISH, START, Client, Shop, gid, serving, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.servers import serving
+from tests.support.shop import Shop
+from tests.support.subscriptions import FINISH, START
 
 pytestmark = pytest.mark.e2e
 

@@ -8,7 +8,9 @@ import pytest
 from playwright.async_api import expect
 
 from tests.e2e.web.support import OpenTab, base, shoot, shoot_widths
-from tests.support import Client, Shop, display_token, gid
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
+from tests.support.subscriptions import display_token
 
 pytestmark = pytest.mark.e2e
 

@@ -15,7 +15,10 @@ from tests.e2e.web.support import (
     base,
     scalar,
 )
-from tests.support import START, Client, Shop, display_token, gid, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
+from tests.support.subscriptions import START, display_token
 
 pytestmark = pytest.mark.e2e
 

@@ -13,7 +13,9 @@ import pytest
 from playwright.async_api import expect
 
 from tests.e2e.web.support import OpenTab, base, scalar, shoot_widths
-from tests.support import Client, Shop, gid, serving
+from tests.support.client import Client, gid
+from tests.support.servers import serving
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

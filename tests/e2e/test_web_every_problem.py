@@ -9,7 +9,7 @@ import pytest
 from playwright.async_api import Locator, Page, expect
 
 from tests.e2e.web.support import OpenTab, base, scalar, shoot_widths
-from tests.support import Shop
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

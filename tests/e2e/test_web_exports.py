@@ -22,7 +22,9 @@ from domain.enums import LedgerEntryKind, TaskAction
 from domain.ledger import EntryContent
 from domain.money import parse_money
 from tests.e2e.web.support import OpenTab, base, shoot
-from tests.support import Shop, gid, task_ids
+from tests.support.client import gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

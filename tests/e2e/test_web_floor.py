@@ -18,7 +18,10 @@ from tests.e2e.web.support import (
     sign_in,
     user_with_password,
 )
-from tests.support import FINISH, START, Client, Shop, gid, kill_listeners, print_tasks
+from tests.support.client import Client, gid
+from tests.support.database import kill_listeners
+from tests.support.shop import Shop
+from tests.support.subscriptions import FINISH, START, print_tasks
 
 pytestmark = pytest.mark.e2e
 

@@ -17,7 +17,8 @@ from db.proofs import NewProof
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from tests.e2e.web.support import OpenTab, base, shoot, shoot_widths
-from tests.support import Shop, task_ids
+from tests.support.database import task_ids
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

@@ -12,7 +12,8 @@ import pytest
 from playwright.async_api import Locator, expect
 
 from tests.e2e.web.support import WIDTHS, OpenTab, base, shoot, shoot_widths
-from tests.support import Shop, gid
+from tests.support.client import gid
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

@@ -13,7 +13,8 @@ from sqlalchemy import text
 
 from db.engine import unit_of_work
 from tests.e2e.web.support import OpenTab, base, scalar, shoot_widths
-from tests.support import Shop, gid
+from tests.support.client import gid
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

@@ -11,7 +11,9 @@ from playwright.async_api import expect
 
 from domain.money import Money
 from tests.e2e.web.support import OpenTab, base
-from tests.support import Shop, gid, serving
+from tests.support.client import gid
+from tests.support.servers import serving
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

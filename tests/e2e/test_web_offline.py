@@ -11,7 +11,9 @@ import pytest
 from playwright.async_api import expect
 
 from tests.e2e.web.support import OpenTab, base, scalar, shoot_widths
-from tests.support import START, Client, Shop, display_token, gid, print_tasks
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
+from tests.support.subscriptions import START, display_token, print_tasks
 
 pytestmark = pytest.mark.e2e
 

@@ -11,7 +11,7 @@ from playwright.async_api import expect
 
 from domain.enums import WorkOrderPriority
 from tests.e2e.web.support import PHONE, OpenTab, base, shoot_widths
-from tests.support import Shop
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

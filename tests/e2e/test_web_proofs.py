@@ -18,7 +18,10 @@ from PIL import Image, ImageDraw
 from playwright.async_api import Page, expect
 
 from tests.e2e.web.support import PHONE, OpenTab, base, shoot_widths
-from tests.support import Client, Shop, display_token, gid, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
+from tests.support.subscriptions import display_token
 
 pytestmark = pytest.mark.e2e
 

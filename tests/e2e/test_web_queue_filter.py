@@ -12,7 +12,7 @@ from sqlalchemy import text
 from db import customers
 from db.engine import unit_of_work
 from tests.e2e.web.support import OpenTab, base, shoot_widths
-from tests.support import Shop
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

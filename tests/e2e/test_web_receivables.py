@@ -19,7 +19,8 @@ from domain.enums import LedgerEntryKind
 from domain.ledger import EntryContent
 from domain.money import parse_money
 from tests.e2e.web.support import DESKTOP, PHONE, OpenTab, base, shoot, shoot_widths
-from tests.support import Shop, gid
+from tests.support.client import gid
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

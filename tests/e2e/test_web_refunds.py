@@ -11,7 +11,8 @@ from db import customers
 from db.engine import unit_of_work
 from domain.contacts import Contact
 from tests.e2e.web.support import OpenTab, base, scalar, shoot
-from tests.support import Client, Shop, gid
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

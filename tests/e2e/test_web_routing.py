@@ -11,7 +11,9 @@ from playwright.async_api import expect
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from tests.e2e.web.support import OpenTab, base, shoot
-from tests.support import Client, Shop, gid, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

@@ -16,7 +16,8 @@ from playwright.async_api import expect
 
 from domain.enums import WorkOrderPriority
 from tests.e2e.web.support import OpenTab, base, shoot, shoot_widths
-from tests.support import Client, Shop, gid
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
 

@@ -12,7 +12,9 @@ from db.engine import unit_of_work
 from db.schedule import hold
 from domain.enums import WorkOrderPriority
 from tests.e2e.web.support import OpenTab, base
-from tests.support import Client, Shop, display_token, gid
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
+from tests.support.subscriptions import display_token
 
 pytestmark = pytest.mark.e2e
 

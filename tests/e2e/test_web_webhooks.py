@@ -15,7 +15,9 @@ from sqlalchemy import text
 from standardwebhooks.webhooks import Webhook
 
 from tests.e2e.web.support import OpenTab, base, shoot
-from tests.support import Receiver, Shop, gid, settled
+from tests.support.client import gid
+from tests.support.shop import Shop
+from tests.support.webhooks import Receiver, settled
 from workers.webhooks import WebhookRelay
 
 pytestmark = pytest.mark.e2e

@@ -10,7 +10,10 @@ from contextlib import ExitStack
 import httpx
 from sqlalchemy import text
 
-from tests.support import Client, Receiver, Shop, metric, serving
+from tests.support.client import Client
+from tests.support.servers import metric, serving
+from tests.support.shop import Shop
+from tests.support.webhooks import Receiver
 
 CREATE = """mutation($i: CreateWebhookInput!) { createWebhook(input: $i) {
   webhook { id } userErrors { code message } } }"""

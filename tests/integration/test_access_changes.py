@@ -26,19 +26,16 @@ from db.fanout import ACCESS_CHANNEL
 from domain.enums import TokenKind
 from graph.live import LiveConnections
 from pressroom.settings import Settings
-from tests.support import (
+from tests.support.client import Client, gid
+from tests.support.servers import config_for, free_port, serve
+from tests.support.shop import Shop
+from tests.support.subscriptions import (
     PROTOCOLS,
     START,
-    Client,
     RawSocket,
-    Shop,
-    config_for,
     cursor_now,
     error_codes,
-    free_port,
-    gid,
     print_tasks,
-    serve,
 )
 
 SET_DEPARTMENTS = """mutation($i: SetUserDepartmentsInput!) { setUserDepartments(input: $i) {

@@ -19,21 +19,10 @@ from db.credentials import Lane
 from graph.shape import ANONYMOUS
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.support import (
-    FINISH,
-    START,
-    Client,
-    Shop,
-    config_for,
-    cursor_now,
-    free_port,
-    gid,
-    metric,
-    print_tasks,
-    serve,
-    subscriber,
-    take,
-)
+from tests.support.client import Client, gid
+from tests.support.servers import config_for, free_port, metric, serve
+from tests.support.shop import Shop
+from tests.support.subscriptions import FINISH, START, cursor_now, print_tasks, subscriber, take
 
 LOGIN = """mutation($i: LoginInput!) { login(input: $i) { token userErrors { code } } }"""
 QUEUE = """query { queue(department: "print", first: 100) { edges { node { id } } } }"""

@@ -15,7 +15,9 @@ from db.engine import unit_of_work
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from domain.money import Money, parse_money
-from tests.support import Client, Shop, gid, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
 
 ORDER = "query($id: ID!) { workOrder(id: $id) { status version allowedActions } }"
 CANCEL = """mutation($i: CancelWorkOrderInput!) { cancelWorkOrder(input: $i) {

@@ -24,7 +24,9 @@ from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from tests.support import Client, Shop, gid, table_snapshot
+from tests.support.client import Client, gid
+from tests.support.database import table_snapshot
+from tests.support.shop import Shop
 
 MAX_BODY = 256 * 1024
 PASSWORD = "correct-horse-battery"

@@ -33,7 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from db import embedded
 from db.credentials import outdated, verify_password
 from samples.legacy_data import Expected, build_legacy
-from tests.support import Shop
+from tests.support.shop import Shop
 
 ROOT = Path(__file__).resolve().parents[2]
 EMAIL = "Boss@Shop.test"

@@ -13,7 +13,9 @@ from sqlalchemy import text
 from db import customers
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
-from tests.support import Client, Shop, gid, table_snapshot, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import table_snapshot, task_ids
+from tests.support.shop import Shop
 
 UPDATE = """mutation Update($i: UpdateWorkOrderInput!) { updateWorkOrder(input: $i) {
   changed workOrder { version details needsTransport customer { name }

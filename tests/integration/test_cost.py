@@ -8,8 +8,10 @@ from graphql import parse
 
 from graph.cost import BUDGET, CostWalk
 from graph.schema import schema
-from tests.support import DASHBOARD_PAGE as PAGE
-from tests.support import Client, Shop, counting
+from tests.support.client import DASHBOARD_PAGE as PAGE
+from tests.support.client import Client
+from tests.support.database import counting
+from tests.support.shop import Shop
 
 HEAVY = (
     "{ "

@@ -14,7 +14,9 @@ import pytest
 from graph.cost import BUDGET
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.support import Shop, config_for, counting, free_port, serve
+from tests.support.database import counting
+from tests.support.servers import config_for, free_port, serve
+from tests.support.shop import Shop
 
 LIMIT = 100
 ME = "{ me { id name } }"  # costs 3

@@ -11,17 +11,16 @@ import pytest
 
 from db import events
 from db.events import Position
-from tests.support import (
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
+from tests.support.subscriptions import (
     PROTOCOLS,
     QUEUE_EVENTS,
     START,
-    Client,
     RawSocket,
-    Shop,
     cursor_now,
     error_codes,
-    gid,
-    task_ids,
 )
 from workers.retention import PruneLoop
 

@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
-from tests.support import Client, Shop, display_token, gid, table_snapshot
+from tests.support.client import Client, gid
+from tests.support.database import table_snapshot
+from tests.support.shop import Shop
+from tests.support.subscriptions import display_token
 
 ROOT = Path(__file__).resolve().parents[2]
 POST = """mutation($i: PostLedgerEntryInput!) { postLedgerEntry(input: $i) {

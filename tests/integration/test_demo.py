@@ -12,7 +12,7 @@ from db import migrate, reads
 from db.credentials import token_hash
 from db.engine import create_engine
 from pressroom.demo import seed
-from tests.support import scratch_database
+from tests.support.database import scratch_database
 
 LOGS = [
     ("events", "occurred_at"),

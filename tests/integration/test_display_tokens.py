@@ -10,7 +10,9 @@ import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-from tests.support import CREATE_DISPLAY, Client, Shop, display_token, gid
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
+from tests.support.subscriptions import CREATE_DISPLAY, display_token
 
 REVOKE = """mutation($i: RevokeTokenInput!) { revokeToken(input: $i) {
   token { id revokedAt } userErrors { code field } } }"""

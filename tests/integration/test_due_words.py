@@ -9,7 +9,8 @@ from typing import Any
 import httpx
 
 from tests.integration.test_tickets import read, site, ticket_pdf
-from tests.support import Client, Shop, gid
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
 
 CREATE = """mutation($i: CreateWorkOrderInput!) { createWorkOrder(input: $i) {
   workOrder { id dueAt isLate } userErrors { code message } warnings { code message } } }"""

@@ -10,7 +10,9 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import events, reads
-from tests.support import PROTOCOLS, QUEUE_EVENTS, Client, RawSocket, Shop, error_codes, gid
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
+from tests.support.subscriptions import PROTOCOLS, QUEUE_EVENTS, RawSocket, error_codes
 
 ORDERS = "query($after: String) { workOrders(first: 2, after: $after) { edges { node { id } } } }"
 

@@ -31,7 +31,8 @@ from domain.enums import (
     WorkOrderAction,
     WorkOrderStatus,
 )
-from tests.support import Shop, task_ids
+from tests.support.database import task_ids
+from tests.support.shop import Shop
 
 VOCABULARIES = [
     ("departments", "ck_departments_kind", DepartmentKind),

@@ -15,7 +15,7 @@ from db.engine import unit_of_work
 from db.events import Position
 from domain import webhooks as rules
 from domain.enums import EventType
-from tests.support import Shop
+from tests.support.shop import Shop
 from workers.retention import PruneLoop
 
 KEEP = timedelta(days=90)

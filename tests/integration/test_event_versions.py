@@ -19,7 +19,9 @@ from db.event_versions import CURRENT, UPCASTERS, NewerEventVersion
 from db.events import START, Filter, Position, Resume, TaskSnapshot, decode_cursor
 from db.tasks import Actor, transition_task
 from domain.enums import EventType, TaskAction
-from tests.support import PROTOCOLS, Client, Shop, cursor_now, gid, print_tasks, subscriber, take
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
+from tests.support.subscriptions import PROTOCOLS, cursor_now, print_tasks, subscriber, take
 
 QUERIES = Path(events.__file__).with_name("queries.sql")
 

@@ -16,7 +16,9 @@ import pytest
 from graphql import build_schema
 
 from graph.schema import schema
-from tests.support import Client, Shop, gid, table_snapshot
+from tests.support.client import Client, gid
+from tests.support.database import table_snapshot
+from tests.support.shop import Shop
 
 PAST = "1999-12-31T12:00:00Z"
 NOT_AN_EMAIL = "not-an-address"

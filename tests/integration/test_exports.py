@@ -21,7 +21,9 @@ from domain.contacts import Contact
 from domain.enums import LedgerEntryKind, TaskAction
 from domain.ledger import EntryContent
 from domain.money import parse_money
-from tests.support import Client, Shop, gid, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
 
 BASE = datetime(2026, 10, 5, 9, 0, tzinfo=UTC)
 END = "2026-10-06T00:00:00Z"

@@ -24,7 +24,8 @@ from db.fanout import (
 from db.feed import TASK_PREFIX, EventFeed
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from tests.support import Shop, print_tasks
+from tests.support.shop import Shop
+from tests.support.subscriptions import print_tasks
 
 
 async def moves(live: "asyncio.Queue[Any]", count: int) -> list[StoredEvent]:

@@ -13,7 +13,9 @@ from db.fanout import department_channel
 from db.feed import EventFeed
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from tests.support import Shop, needs_pgbouncer, print_tasks
+from tests.support.database import needs_pgbouncer
+from tests.support.shop import Shop
+from tests.support.subscriptions import print_tasks
 
 pytestmark = needs_pgbouncer
 

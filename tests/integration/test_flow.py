@@ -18,7 +18,9 @@ from db.engine import unit_of_work
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from domain.flow import window
-from tests.support import Client, Shop, task_ids
+from tests.support.client import Client
+from tests.support.database import task_ids
+from tests.support.shop import Shop
 
 BASE = datetime(2026, 11, 2, 20, 0, tzinfo=UTC)
 WINDOW = (BASE, BASE + timedelta(days=1))

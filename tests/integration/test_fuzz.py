@@ -69,7 +69,9 @@ from db.engine import unit_of_work
 from domain.enums import TokenKind
 from graph.schema import schema as live_schema
 from graph.shape import SIGNED_IN
-from tests.support import Client, Shop, Snapshot, gid, table_snapshot, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import Snapshot, table_snapshot, task_ids
+from tests.support.shop import Shop
 
 # The schema the server runs, not the checked-in SDL file.
 SCHEMA = graphql.build_schema(live_schema.as_str())

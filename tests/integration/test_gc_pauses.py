@@ -24,20 +24,10 @@ from graph.engine import collector
 from graph.engine.collector import GcPauses
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.support import (
-    START,
-    Client,
-    Shop,
-    config_for,
-    cursor_now,
-    free_port,
-    gid,
-    metric,
-    print_tasks,
-    serve,
-    serving,
-    ws_url,
-)
+from tests.support.client import Client, gid
+from tests.support.servers import config_for, free_port, metric, serve, serving
+from tests.support.shop import Shop
+from tests.support.subscriptions import START, cursor_now, print_tasks, ws_url
 
 # What the engine room does beyond the frameworks (src/graph/engine/README.md).
 pytestmark = pytest.mark.engine_room

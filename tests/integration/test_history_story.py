@@ -7,7 +7,9 @@ change lists the parts that changed, in words."""
 from typing import Any
 
 from db.orders import GATE_CLOSED_REASON, GATE_OPENED_REASON
-from tests.support import Client, Shop, gid, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
 
 ENTRY = "action department { code } bySystem actor { name } reason changes { label before after }"
 ORDER = f"""query($id: ID!) {{ node(id: $id) {{ ... on WorkOrder {{

@@ -23,7 +23,9 @@ from db import customers, people
 from db.orders import NewWorkOrder, create_work_order
 from domain.contacts import Contact
 from domain.money import Money
-from tests.support import Client, Shop, gid, table_snapshot
+from tests.support.client import Client, gid
+from tests.support.database import table_snapshot
+from tests.support.shop import Shop
 
 Inputs = Callable[[Shop], dict[str, Any]]
 

@@ -14,7 +14,9 @@ from sqlalchemy.engine import Row
 from websockets.datastructures import Headers
 
 from graph.engine.websocket import LeanWebSocketProtocol
-from tests.support import START, Client, Shop, cursor_now, gid, print_tasks, subscriber, take
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
+from tests.support.subscriptions import START, cursor_now, print_tasks, subscriber, take
 
 # What the engine room does beyond the frameworks (src/graph/engine/README.md).
 pytestmark = pytest.mark.engine_room

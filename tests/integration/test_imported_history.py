@@ -11,7 +11,9 @@ from sqlalchemy import text
 
 from pressroom.legacy_import import import_legacy
 from samples.legacy_data import build_legacy
-from tests.support import Client, Shop, gid, scratch_database, table_snapshot
+from tests.support.client import Client, gid
+from tests.support.database import scratch_database, table_snapshot
+from tests.support.shop import Shop
 
 
 @dataclass

@@ -24,7 +24,9 @@ from db.engine import unit_of_work
 from db.fanout import LEDGER_CHANNEL
 from domain.enums import LedgerEntryKind
 from domain.ledger import SIGNS, sign_allowed
-from tests.support import Client, Shop, gid, table_snapshot
+from tests.support.client import Client, gid
+from tests.support.database import table_snapshot
+from tests.support.shop import Shop
 
 POST = """mutation Post($i: PostLedgerEntryInput!) { postLedgerEntry(input: $i) {
   changed entry { id kind amount { amount currency } balanceAfter { amount currency }

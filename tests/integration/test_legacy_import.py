@@ -25,7 +25,8 @@ from domain.legacy import IMPORT_REASON, SYSTEM_USER_EMAIL
 from domain.transitions import by_system
 from pressroom.legacy_import import REPORT_COLUMNS, import_legacy, write_report
 from samples.legacy_data import Expected, build_legacy
-from tests.support import Shop, scratch_database, table_snapshot
+from tests.support.database import scratch_database, table_snapshot
+from tests.support.shop import Shop
 
 ROOT = Path(__file__).resolve().parents[2]
 ORDERS = 400

@@ -10,7 +10,9 @@ import pytest
 import websockets
 
 from graph.view import MAX_SUBSCRIPTIONS_PER_CONNECTION
-from tests.support import CONNECTION_INIT_TIMEOUT_SECONDS, Shop, kill_listeners, metric
+from tests.support.database import kill_listeners
+from tests.support.servers import CONNECTION_INIT_TIMEOUT_SECONDS, metric
+from tests.support.shop import Shop
 
 
 def base(server: str) -> str:

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from graph.media_types import GRAPHQL_RESPONSE
-from tests.support import Client, gid
+from tests.support.client import Client, gid
 
 PARSE = {"query": "{"}
 VALIDATION = {"query": "{ nope }"}

@@ -11,7 +11,9 @@ import pytest
 
 from graph.media_types import GRAPHQL_RESPONSE
 from graph.view import MUTATION_OVER_GET, NO_BATCHING
-from tests.support import Client, Shop, counting
+from tests.support.client import Client
+from tests.support.database import counting
+from tests.support.shop import Shop
 
 START = """mutation($i: StartTaskInput!) { startTask(input: $i) { changed } }"""
 ME = "query Me { me { name } }"

@@ -9,7 +9,7 @@ from db import migrate, pgbouncer
 from db.engine import create_engine
 from pressroom.database import choose, prepare
 from pressroom.settings import Settings
-from tests.support import needs_pgbouncer, scratch_database
+from tests.support.database import needs_pgbouncer, scratch_database
 
 pytestmark = needs_pgbouncer
 

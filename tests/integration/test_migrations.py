@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from db import migrate
 from db.engine import create_engine
 from db.tables import metadata
-from tests.support import scratch_database
+from tests.support.database import scratch_database
 
 ROOT = Path(__file__).resolve().parents[2]
 

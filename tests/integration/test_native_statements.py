@@ -15,7 +15,8 @@ from db.engine import create_engine, one_snapshot, reading, unit_of_work
 from db.queries import fetch_native
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from tests.support import Shop, print_tasks
+from tests.support.shop import Shop
+from tests.support.subscriptions import print_tasks
 
 
 class Abandon(Exception):

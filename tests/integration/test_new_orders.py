@@ -2,7 +2,8 @@
 gets the delivery task alone, its gate open; any other needs a production department and
 a job line (tests/integration/test_bad_input.py refuses the rest)."""
 
-from tests.support import Client, Shop, gid
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
 
 CREATE = """mutation($i: CreateWorkOrderInput!) { createWorkOrder(input: $i) {
   workOrder { jobLine tasks { department { code } inQueue } }

@@ -20,7 +20,9 @@ from domain.money import parse_money
 from graph.context import Context
 from graph.schema import schema
 from graph.services import SchemaServices
-from tests.support import Client, GraphQLError, Shop, counting, gid
+from tests.support.client import Client, GraphQLError, gid
+from tests.support.database import counting
+from tests.support.shop import Shop
 
 NODES = """query($ids: [ID!]!) { nodes(ids: $ids) {
   __typename id

@@ -17,17 +17,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from pressroom import logs
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.support import (
-    PROTOCOLS,
-    Client,
-    Shop,
-    cursor_now,
-    gid,
-    print_tasks,
-    subscriber,
-    take,
-    task_ids,
-)
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
+from tests.support.subscriptions import PROTOCOLS, cursor_now, print_tasks, subscriber, take
 
 START = """mutation StartIt($i: StartTaskInput!) { startTask(input: $i) {
   changed userErrors { code } } }"""

@@ -12,7 +12,8 @@ from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from db.schedule import hold
 from domain.enums import WorkOrderPriority
-from tests.support import Client, Shop
+from tests.support.client import Client
+from tests.support.shop import Shop
 
 LIST = """query($late: Boolean, $held: Boolean, $priority: WorkOrderPriority,
   $dueBefore: DateTime, $orderBy: WorkOrderOrder! = CREATED_AT, $first: Int, $after: String) {

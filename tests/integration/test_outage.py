@@ -19,7 +19,8 @@ from sqlalchemy.engine import make_url
 from graph.media_types import GRAPHQL_RESPONSE, JSON
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.support import Shop, config_for, free_port, serve
+from tests.support.servers import config_for, free_port, serve
+from tests.support.shop import Shop
 
 QUERY = "query Orders { workOrders { edges { node { id } } } }"
 MUTATION = 'mutation Make { createCustomer(input: {name: "X"}) { customer { id } } }'

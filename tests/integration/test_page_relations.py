@@ -13,7 +13,8 @@ from db import reads, rows
 from db.engine import unit_of_work
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from tests.support import Shop, task_ids
+from tests.support.database import task_ids
+from tests.support.shop import Shop
 
 EVERYTHING = reads.PageParts(
     customers=True,

@@ -20,7 +20,9 @@ from domain.enums import LedgerEntryKind, TaskAction, TokenKind
 from domain.ledger import EntryContent
 from domain.money import parse_money
 from graph.schema import schema
-from tests.support import Client, GraphQLError, Shop, gid, task_ids
+from tests.support.client import Client, GraphQLError, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
 
 PAGE = "edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor }"
 ARGS = "first: $first, after: $after, last: $last, before: $before"

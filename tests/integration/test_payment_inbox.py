@@ -20,7 +20,10 @@ from standardwebhooks.webhooks import Webhook
 
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.support import Client, Shop, gid, metric, table_snapshot
+from tests.support.client import Client, gid
+from tests.support.database import table_snapshot
+from tests.support.servers import metric
+from tests.support.shop import Shop
 
 CREATE = """mutation($i: CreatePaymentInboxInput!) { createPaymentInbox(input: $i) {
   secret inbox { id name currency url } userErrors { code field message } } }"""

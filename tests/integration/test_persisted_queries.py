@@ -18,14 +18,10 @@ from db.engine import unit_of_work
 from domain.enums import TokenKind
 from graph.view import MUTATION_OVER_GET
 from pressroom.settings import Settings
-from tests.support import (
-    Client,
-    Shop,
-    cursor_now,
-    display_token,
-    metric,
-    ws_url,
-)
+from tests.support.client import Client
+from tests.support.servers import metric
+from tests.support.shop import Shop
+from tests.support.subscriptions import cursor_now, display_token, ws_url
 
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 TEXTS = {manifest.operation_name(t): t for t in manifest.load().values()}

@@ -23,7 +23,10 @@ from sqlalchemy import text
 
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
-from tests.support import Client, Shop, cursor_now, gid, subscriber, table_snapshot, take
+from tests.support.client import Client, gid
+from tests.support.database import table_snapshot
+from tests.support.shop import Shop
+from tests.support.subscriptions import cursor_now, subscriber, take
 
 MB = 1024 * 1024
 UPLOAD = """mutation U($input: UploadProofInput!) { uploadProof(input: $input) {

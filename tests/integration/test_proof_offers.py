@@ -12,7 +12,9 @@ import pytest
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from tests.integration.test_proof_files import image, upload_graphql
-from tests.integration.test_proof_gate import (
+from tests.support.client import Client, gid
+from tests.support.database import table_snapshot, task_ids
+from tests.support.proofs import (
     FINISH,
     START,
     add_version,
@@ -22,7 +24,7 @@ from tests.integration.test_proof_gate import (
     proof_departments,
     proofed_order,
 )
-from tests.support import Client, Shop, gid, table_snapshot, task_ids
+from tests.support.shop import Shop
 
 OFFERED = "query($id: ID!) { workOrder(id: $id) { allowedActions } }"
 TASKS = """query($id: ID!) { workOrder(id: $id) { tasks { department { code }

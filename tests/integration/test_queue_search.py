@@ -10,7 +10,8 @@ from sqlalchemy import text
 
 from db import customers
 from db.engine import unit_of_work
-from tests.support import Client, Shop
+from tests.support.client import Client
+from tests.support.shop import Shop
 
 QUEUE = """query($search: String, $first: Int, $after: String) {
   queue(department: "print", search: $search, first: $first, after: $after) {

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from tests.support import Client, Shop, gid, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
 
 START = """mutation Start($i: StartTaskInput!) {
   startTask(input: $i) { changed task { status pickedUpBy { id } } userErrors { code message } }

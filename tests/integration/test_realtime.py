@@ -20,17 +20,16 @@ from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from graph.context import Context
 from graph.schema import schema
-from tests.support import (
+from tests.support.client import Client, gid
+from tests.support.database import kill_listeners
+from tests.support.servers import SUBSCRIBER_BUFFER
+from tests.support.shop import Shop
+from tests.support.subscriptions import (
     PROTOCOLS,
     QUEUE,
     START,
-    SUBSCRIBER_BUFFER,
-    Client,
-    Shop,
     arrived,
     cursor_now,
-    gid,
-    kill_listeners,
     print_tasks,
     subscriber,
     take,

@@ -18,7 +18,9 @@ from domain.contacts import Contact
 from domain.enums import LedgerEntryKind
 from domain.ledger import EntryContent
 from domain.money import parse_money
-from tests.support import Client, Shop, gid, table_snapshot
+from tests.support.client import Client, gid
+from tests.support.database import table_snapshot
+from tests.support.shop import Shop
 
 AGEING = """{ receivablesAgeing {
   totals { currency owed { amount } current { amount } days31To60 { amount }

@@ -23,7 +23,9 @@ from websockets.typing import Subprotocol
 
 from graph.context import Context
 from graph.view import PressroomGraphQL
-from tests.support import FINISH, START, Client, Shop, cursor_now, gid, print_tasks, ws_url
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
+from tests.support.subscriptions import FINISH, START, cursor_now, print_tasks, ws_url
 
 # What the engine room does beyond the frameworks (src/graph/engine/README.md).
 pytestmark = pytest.mark.engine_room

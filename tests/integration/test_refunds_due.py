@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from tests.support import Client, Shop, gid
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
 
 POST = """mutation($i: PostLedgerEntryInput!) { postLedgerEntry(input: $i) {
   userErrors { code message } } }"""

@@ -21,7 +21,9 @@ from domain.enums import TaskAction
 from graph.context import Context
 from graph.schema import schema
 from graph.services import SchemaServices
-from tests.support import FINISH, START, Client, Shop, gid, print_tasks
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
+from tests.support.subscriptions import FINISH, START, print_tasks
 
 MOVE = """mutation($id: ID!) {
   %s(input: {taskId: $id}) { changed task { status } userErrors { code } }

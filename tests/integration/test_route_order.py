@@ -14,7 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from db import customers, people
 from db.engine import unit_of_work
 from domain.enums import DepartmentKind
-from tests.support import Client, Shop, gid
+from tests.support.client import Client, gid
+from tests.support.shop import Shop
 
 # Created in this order (ids against the route), codes alphabetically against it, names
 # by neither.

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from tests.support import Client, Shop, gid, table_snapshot, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import table_snapshot, task_ids
+from tests.support.shop import Shop
 
 FOLLOWS = """mutation Follows($i: SetDepartmentFollowsInput!) {
   setDepartmentFollows(input: $i) {

@@ -13,7 +13,9 @@ from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
-from tests.support import Client, Shop, gid, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
 
 SCAN = """query Scan($code: String!) { scan(code: $code) {
   message action task { id department { code } } workOrder { orderNumber } } }"""

@@ -12,7 +12,9 @@ from sqlalchemy import text
 from db.engine import unit_of_work
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction, WorkOrderPriority
-from tests.support import Client, Shop, gid, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
 
 ORDER = """query($id: ID!) { workOrder(id: $id) {
   version status dueAt priority isLate allowedActions hold { reason since by { name } }

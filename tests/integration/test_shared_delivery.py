@@ -13,17 +13,10 @@ import websockets
 from websockets.typing import Subprotocol
 
 from graph.engine.sharing import Direct
-from tests.support import (
-    START,
-    Client,
-    Shop,
-    cursor_now,
-    display_token,
-    gid,
-    metric,
-    print_tasks,
-    ws_url,
-)
+from tests.support.client import Client, gid
+from tests.support.servers import metric
+from tests.support.shop import Shop
+from tests.support.subscriptions import START, cursor_now, display_token, print_tasks, ws_url
 
 # What the engine room does beyond the frameworks (src/graph/engine/README.md).
 pytestmark = pytest.mark.engine_room

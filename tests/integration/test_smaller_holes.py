@@ -20,7 +20,10 @@ from websockets.exceptions import ConnectionClosed
 from pressroom.app import create_app, server_options
 from pressroom.settings import Settings
 from routes.body_limit import MAX_BODY_BYTES
-from tests.support import PROTOCOLS, Client, Shop, config_for, free_port, gid, serve
+from tests.support.client import Client, gid
+from tests.support.servers import config_for, free_port, serve
+from tests.support.shop import Shop
+from tests.support.subscriptions import PROTOCOLS
 
 ROOT = Path(__file__).resolve().parents[2]
 

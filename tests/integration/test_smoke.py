@@ -1,4 +1,6 @@
-from tests.support import Client, Shop, gid, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
 
 
 async def test_worker_starts_task_and_sees_it_in_queue(api: Client, shop: Shop) -> None:

@@ -16,8 +16,10 @@ from domain.enums import TaskAction
 from graph.context import Context
 from graph.schema import schema
 from graph.services import SchemaServices
-from tests.support import DASHBOARD_PAGE as PAGE
-from tests.support import Shop, counting, gid, task_ids
+from tests.support.client import DASHBOARD_PAGE as PAGE
+from tests.support.client import gid
+from tests.support.database import counting, task_ids
+from tests.support.shop import Shop
 
 # Set while the page executes: tasks made in its context (copied into its own tasks) are
 # the page's.

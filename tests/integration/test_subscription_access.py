@@ -15,17 +15,10 @@ import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed
 
-from tests.support import (
-    PROTOCOLS,
-    Client,
-    RawSocket,
-    Shop,
-    cursor_now,
-    display_token,
-    error_codes,
-    gid,
-    task_ids,
-)
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
+from tests.support.subscriptions import PROTOCOLS, RawSocket, cursor_now, display_token, error_codes
 
 GATE_EVENTS = """subscription($after: String) { deliveryGateEvents(after: $after) {
   cursor kind task { id status availableAt department { code } workOrder { orderNumber } } } }"""

@@ -18,7 +18,7 @@ from db.credentials import hash_password
 from db.engine import unit_of_work
 from pressroom.app import create_app
 from pressroom.settings import Settings
-from tests.support import Shop
+from tests.support.shop import Shop
 
 LOGIN = (
     """mutation SignIn($i: LoginInput!) { login(input: $i) { token userErrors { code field } } }"""

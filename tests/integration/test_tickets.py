@@ -28,7 +28,11 @@ from db.tasks import Actor
 from domain.contacts import Contact
 from domain.enums import WorkOrderPriority
 from routes import tickets
-from tests.support import Client, Shop, counting, display_token, gid, serving
+from tests.support.client import Client, gid
+from tests.support.database import counting
+from tests.support.servers import serving
+from tests.support.shop import Shop
+from tests.support.subscriptions import display_token
 
 ROOT = Path(__file__).resolve().parents[2]
 DUE = datetime(2027, 3, 4, 13, 30, tzinfo=UTC)

@@ -16,7 +16,10 @@ from db.engine import create_engine, unit_of_work
 from db.feed import EventFeed
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction, WorkOrderPriority
-from tests.support import Client, Shop, cursor_now, gid, subscriber, take, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
+from tests.support.subscriptions import cursor_now, subscriber, take
 from workers.timers import TimerLoop
 
 LATE_EVENTS = """subscription($id: ID!, $after: String) {

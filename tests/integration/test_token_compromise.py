@@ -14,16 +14,9 @@ import websockets
 from sqlalchemy import text
 from websockets.exceptions import ConnectionClosed
 
-from tests.support import (
-    PASSWORD,
-    PROTOCOLS,
-    QUEUE_EVENTS,
-    Client,
-    RawSocket,
-    Shop,
-    cursor_now,
-    gid,
-)
+from tests.support.client import Client, gid
+from tests.support.shop import PASSWORD, Shop
+from tests.support.subscriptions import PROTOCOLS, QUEUE_EVENTS, RawSocket, cursor_now
 
 CREATE_API = """mutation($i: CreateApiTokenInput!) { createApiToken(input: $i) {
   secret token { id kind expiresAt } userErrors { code field message } } }"""

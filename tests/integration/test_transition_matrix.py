@@ -20,7 +20,9 @@ from sqlalchemy import text
 from db import schedule
 from db.engine import unit_of_work
 from db.routing import set_needs_approved_proof
-from tests.support import Client, Shop, gid, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
 
 REASON = "Customer changed the artwork"
 ADMIN_ACTIONS = ("RELEASE", "OVERRIDE_COMPLETE", "REOPEN")

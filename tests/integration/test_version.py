@@ -3,7 +3,8 @@
 import httpx
 
 from api.version import VERSION
-from tests.support import Client, Shop
+from tests.support.client import Client
+from tests.support.shop import Shop
 
 
 async def test_get_version_answers_it_without_a_token(server: str, http: httpx.AsyncClient) -> None:

@@ -11,7 +11,7 @@ from db import webhooks
 from db.queries import Q
 from domain import webhooks as rules
 from domain.enums import EventType
-from tests.support import Shop
+from tests.support.shop import Shop
 
 OLD_LOG = 50_000
 

@@ -13,7 +13,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from api.ids import decode_text
-from tests.support import HOLD, START, Client, Receiver, Shop, gid, settled, task_ids
+from tests.support.client import Client, gid
+from tests.support.database import task_ids
+from tests.support.shop import Shop
+from tests.support.subscriptions import START
+from tests.support.webhooks import HOLD, Receiver, settled
 from workers.retention import PruneLoop
 from workers.webhooks import WebhookRelay
 

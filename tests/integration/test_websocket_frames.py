@@ -11,7 +11,8 @@ import websockets
 from websockets.exceptions import ConnectionClosed
 
 from routes.body_limit import MAX_BODY_BYTES
-from tests.support import PROTOCOLS, Shop
+from tests.support.shop import Shop
+from tests.support.subscriptions import PROTOCOLS
 
 
 def ws_url(server: str) -> str:

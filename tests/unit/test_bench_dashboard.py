@@ -6,7 +6,7 @@ import pytest
 from bench.dashboard_costs import BACKGROUND
 from bench.dashboard_page import DASHBOARD_PAGE
 from db.queries import native
-from tests.support import DASHBOARD_PAGE as TESTS_PAGE
+from tests.support.client import DASHBOARD_PAGE as TESTS_PAGE
 
 
 def test_the_bench_page_is_the_dashboard_page() -> None:

@@ -17,7 +17,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from websockets.sync.client import connect
 
 from graph.engine import EngineRoom
-from tests.support import free_port
+from tests.support.servers import free_port
 
 SOCKETS = 5
 

@@ -13,7 +13,7 @@ from sqlalchemy import text
 
 from db import people
 from db.engine import unit_of_work
-from tests.support import Shop
+from tests.support.shop import Shop
 
 HERE = Path(__file__).resolve().parent
 AXE = HERE / "node_modules" / "axe-core" / "axe.min.js"
