@@ -15,12 +15,9 @@ from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from tests.support.client import Client, gid
 from tests.support.database import table_snapshot, task_ids
+from tests.support.orders import update, version_of
 from tests.support.shop import Shop
 
-UPDATE = """mutation Update($i: UpdateWorkOrderInput!) { updateWorkOrder(input: $i) {
-  changed workOrder { version details needsTransport customer { name }
-    history { action fromState toState actor { name } } }
-  userErrors { code field message } } }"""
 ADD = """mutation Add($i: AddWorkOrderDepartmentInput!) { addWorkOrderDepartment(input: $i) {
   workOrder { version tasks { department { code } inQueue waitingFor { code } }
     history { action department { code } } }
@@ -35,20 +32,6 @@ REMOVE = """mutation Remove($i: RemoveWorkOrderDepartmentInput!) {
 FOLLOWS = """mutation($i: SetDepartmentFollowsInput!) {
   setDepartmentFollows(input: $i) { userErrors { code } } }"""
 START = """mutation($i: StartTaskInput!) { startTask(input: $i) { changed } }"""
-
-
-async def version_of(shop: Shop, order: int) -> int:
-    async with shop.engine.connect() as conn:
-        found = await conn.scalar(
-            text("SELECT version FROM work_orders WHERE id = :o"), {"o": order}
-        )
-    return int(found)
-
-
-async def update(api: Client, shop: Shop, order: int, who: str = "sam", **fields: Any) -> Any:
-    variables = {"workOrderId": gid("WorkOrder", order), **fields}
-    variables.setdefault("expectedVersion", await version_of(shop, order))
-    return (await api.as_(shop.tokens[who])(UPDATE, {"i": variables}))["updateWorkOrder"]
 
 
 async def test_a_correction_says_what_changed_and_the_same_again_changes_nothing(

@@ -8,8 +8,8 @@ import secrets
 import httpx
 import pytest
 
-from tests.support.client import Client
-from tests.support.customer_page import hardened, link_for, make_link, page_server, site
+from tests.support.client import Client, site
+from tests.support.customer_page import hardened, link_for, make_link, page_server
 from tests.support.servers import serving
 from tests.support.shop import Shop
 

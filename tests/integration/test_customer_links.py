@@ -11,8 +11,8 @@ import httpx
 from sqlalchemy import text
 
 from db.engine import unit_of_work
-from tests.support.client import Client, gid
-from tests.support.customer_page import CREATE, REVOKE, customer_links_pk, hardened, make_link, site
+from tests.support.client import Client, gid, site
+from tests.support.customer_page import CREATE, REVOKE, customer_links_pk, hardened, make_link
 from tests.support.shop import Shop
 
 LINKS = """query($id: ID!) { workOrder(id: $id) { ... on WorkOrder {

@@ -24,7 +24,7 @@ from db.engine import create_engine, unit_of_work
 from domain.enums import DepartmentKind
 from routes import customer_page
 from routes.customer_policy import CustomerPagePolicy
-from tests.support.client import Client, gid
+from tests.support.client import Client, gid, site
 from tests.support.customer_page import (
     REVOKE,
     customer_links_pk,
@@ -32,7 +32,6 @@ from tests.support.customer_page import (
     link_for,
     make_link,
     page_server,
-    site,
 )
 from tests.support.database import table_snapshot, task_ids
 from tests.support.proofs import FOLLOWS, chained, proof_departments

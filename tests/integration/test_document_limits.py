@@ -16,13 +16,13 @@ from graphql.validation.rules import overlapping_fields_can_be_merged as overlap
 from strawberry.schema.schema import validate_document
 
 from api.errors import STALE_TOKEN
+from api.manifest import operations
 from graph.documents import DOCUMENTS
 from graph.shape import ANONYMOUS, SIGNED_IN, Limits
 from tests.support.client import Client
 from tests.support.database import counting, table_snapshot
 from tests.support.shop import Shop
 from tests.support.subscriptions import PROTOCOLS, QUEUE_EVENTS, RawSocket
-from tests.unit.test_web_operations import operations
 
 # 400 levels are over the token cap too, which refuses them while they are parsed; without
 # a token, they are longer than a document may be, refused before they are parsed.

@@ -8,9 +8,9 @@ from typing import Any
 
 import httpx
 
-from tests.integration.test_tickets import read, site, ticket_pdf
-from tests.support.client import Client, gid
+from tests.support.client import Client, gid, site
 from tests.support.shop import Shop
+from tests.support.tickets import read, ticket_pdf
 
 CREATE = """mutation($i: CreateWorkOrderInput!) { createWorkOrder(input: $i) {
   workOrder { id dueAt isLate } userErrors { code message } warnings { code message } } }"""

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from tests.integration.test_corrections import update
 from tests.support.client import Client, gid
 from tests.support.database import table_snapshot
+from tests.support.orders import update
 from tests.support.shop import Shop
 
 CREATE = """mutation($i: CreateWorkOrderInput!) { createWorkOrder(input: $i) {

@@ -8,7 +8,6 @@ add them."""
 import asyncio
 import functools
 import io
-import json
 import struct
 import zlib
 from dataclasses import dataclass
@@ -23,22 +22,15 @@ from sqlalchemy import text
 
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
-from tests.support.client import Client, gid
+from tests.support.client import Client, gid, site
 from tests.support.database import table_snapshot
+from tests.support.proofs import image, upload_graphql
 from tests.support.shop import Shop
 from tests.support.subscriptions import cursor_now, subscriber, take
 
 MB = 1024 * 1024
-UPLOAD = """mutation U($input: UploadProofInput!) { uploadProof(input: $input) {
-  proof { id version fileName mediaType sizeBytes status downloadUrl previewUrl
-          uploadedBy { name } }
-  userErrors { code message field } } }"""
 PROOFS = """query P($id: ID!) { node(id: $id) { ... on WorkOrder {
   proofs { version status fileName } latestProof { version status } } } }"""
-
-
-def site(server: str) -> str:
-    return server.removesuffix("/graphql")
 
 
 @dataclass
@@ -72,12 +64,6 @@ def pdf(pages: int = 1) -> bytes:
         doc.set_font("helvetica", size=28)
         doc.cell(80, 20, f"Proof page {n + 1}")
     return bytes(doc.output())
-
-
-def image(kind: str, size: tuple[int, int] = (640, 400)) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", size, (200, 30, 40)).save(out, format=kind)
-    return out.getvalue()
 
 
 def turned_jpeg() -> bytes:
@@ -114,36 +100,6 @@ def bomb() -> bytes:
 
 # ---------------------------------------------------------------------------------------------
 # The two doors.
-
-
-async def upload_graphql(
-    http: httpx.AsyncClient, server: str, token: str, order: str, name: str, data: bytes
-) -> tuple[int, dict[str, Any]]:
-    """uploadProof as a multipart request: its answer's status, and the userErrors (or the
-    top-level errors) as [{code, message}], or the proof."""
-    operations = {"query": UPLOAD, "variables": {"input": {"workOrderId": order, "file": None}}}
-    response = await http.post(
-        server,
-        headers={"authorization": f"Bearer {token}"},
-        data={
-            "operations": json.dumps(operations),
-            "map": json.dumps({"0": ["variables.input.file"]}),
-        },
-        # The declared type is a lie on purpose: only the bytes count.
-        files={"0": (name, data, "application/pdf")},
-    )
-    assert response.status_code < 500, response.text
-    body = response.json()
-    if body.get("errors") or body.get("data") is None:
-        return response.status_code, {
-            "errors": [
-                {"code": e["extensions"]["code"], "message": e["message"]} for e in body["errors"]
-            ]
-        }
-    answer = body["data"]["uploadProof"]
-    if answer["userErrors"]:
-        return response.status_code, {"errors": answer["userErrors"]}
-    return response.status_code, {"proof": answer["proof"]}
 
 
 async def upload_http(

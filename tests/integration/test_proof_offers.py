@@ -11,7 +11,6 @@ import pytest
 
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
-from tests.integration.test_proof_files import image, upload_graphql
 from tests.support.client import Client, gid
 from tests.support.database import table_snapshot, task_ids
 from tests.support.proofs import (
@@ -21,8 +20,10 @@ from tests.support.proofs import (
     approve,
     ask_changes,
     chained,
+    image,
     proof_departments,
     proofed_order,
+    upload_graphql,
 )
 from tests.support.shop import Shop
 

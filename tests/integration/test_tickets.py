@@ -17,8 +17,6 @@ import httpx
 import pypdf
 import pypdfium2
 import pytest
-import zxingcpp
-from PIL import Image
 
 from api.services import Services
 from db import customers
@@ -28,11 +26,12 @@ from db.tasks import Actor
 from domain.contacts import Contact
 from domain.enums import WorkOrderPriority
 from routes import tickets
-from tests.support.client import Client, gid
+from tests.support.client import Client, gid, site
 from tests.support.database import counting
 from tests.support.servers import serving
 from tests.support.shop import Shop
 from tests.support.subscriptions import display_token
+from tests.support.tickets import read, ticket_pdf
 
 ROOT = Path(__file__).resolve().parents[2]
 DUE = datetime(2027, 3, 4, 13, 30, tzinfo=UTC)
@@ -61,17 +60,6 @@ async def a_job(shop: Shop) -> int:
     return order
 
 
-def site(server: str) -> str:
-    return server.removesuffix("/graphql")
-
-
-async def ticket_pdf(
-    http: httpx.AsyncClient, base: str, order: str, token: str | None, **params: str
-) -> httpx.Response:
-    headers = {"authorization": f"Bearer {token}"} if token else {}
-    return await http.get(f"{base}/orders/{order}/ticket.pdf", params=params, headers=headers)
-
-
 async def tickets_pdf(
     http: httpx.AsyncClient, base: str, ids: str, token: str | None, **params: str
 ) -> httpx.Response:
@@ -86,14 +74,6 @@ def pages_of(pdf: bytes) -> list[str]:
         return [page.get_textpage().get_text_bounded() for page in document]
     finally:
         document.close()
-
-
-def read(pdf: bytes) -> tuple[str, list[str], tuple[float, float]]:
-    """The page's text, what its QR code decodes to, and its size in points."""
-    page = pypdf.PdfReader(io.BytesIO(pdf)).pages[0]
-    image = Image.open(io.BytesIO(page.images[0].data))
-    codes = [found.text for found in zxingcpp.read_barcodes(image)]
-    return page.extract_text(), codes, (float(page.mediabox.width), float(page.mediabox.height))
 
 
 async def test_the_pdf_says_the_job_and_its_qr_code_opens_the_order(

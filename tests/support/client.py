@@ -55,6 +55,11 @@ async def api(server: str, http: httpx.AsyncClient) -> Client:
     return Client(http, server)
 
 
+def site(server: str) -> str:
+    """A server's own address, from its GraphQL URL."""
+    return server.removesuffix("/graphql")
+
+
 def gid(type_name: str, pk: int) -> str:
     return encode_id(type_name, pk)
 

@@ -1,7 +1,6 @@
-"""What the tests of customer links and their page share: the site a server's GraphQL URL is
-on, a link made (and revoked) by Sales through the API or made straight through src/db, its
-pk, a server of its own reached from a given address, and the hardening headers every
-answer of the page carries."""
+"""What the tests of customer links and their page share: a link made (and revoked) by
+Sales through the API or made straight through src/db, its pk, a server of its own reached
+from a given address, and the hardening headers every answer of the page carries."""
 
 import contextlib
 from collections.abc import AsyncIterator
@@ -22,10 +21,6 @@ CREATE = """mutation($i: CreateCustomerLinkInput!) { createCustomerLink(input: $
   userErrors { code field message } } }"""
 REVOKE = """mutation($i: RevokeCustomerLinkInput!) { revokeCustomerLink(input: $i) {
   link { id works revokedAt } userErrors { code field message } } }"""
-
-
-def site(server: str) -> str:
-    return server.removesuffix("/graphql")
 
 
 async def make_link(api: Client, shop: Shop, order: int, **extra: Any) -> dict[str, Any]:

@@ -4,9 +4,12 @@ version added by the upload's writer (without the file checks in front of it), d
 by Sales through the API, and the task and history rows that show them."""
 
 import io
+import json
 from datetime import datetime
 from typing import Any
 
+import httpx
+from PIL import Image
 from sqlalchemy import text
 
 from api.ids import decode_text
@@ -16,6 +19,10 @@ from db.proofs import NewProof
 from tests.support.client import Client, gid
 from tests.support.shop import Shop
 
+UPLOAD = """mutation U($input: UploadProofInput!) { uploadProof(input: $input) {
+  proof { id version fileName mediaType sizeBytes status downloadUrl previewUrl
+          uploadedBy { name } }
+  userErrors { code message field } } }"""
 NEEDS = """mutation($i: SetDepartmentNeedsApprovedProofInput!) {
   setDepartmentNeedsApprovedProof(input: $i) {
     department { code needsApprovedProof } userErrors { code field message } } }"""
@@ -134,3 +141,39 @@ async def ask_changes(
     )
     payload: dict[str, Any] = body["requestProofChanges"]
     return payload
+
+
+def image(kind: str, size: tuple[int, int] = (640, 400)) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", size, (200, 30, 40)).save(out, format=kind)
+    return out.getvalue()
+
+
+async def upload_graphql(
+    http: httpx.AsyncClient, server: str, token: str, order: str, name: str, data: bytes
+) -> tuple[int, dict[str, Any]]:
+    """uploadProof as a multipart request: its answer's status, and the userErrors (or the
+    top-level errors) as [{code, message}], or the proof."""
+    operations = {"query": UPLOAD, "variables": {"input": {"workOrderId": order, "file": None}}}
+    response = await http.post(
+        server,
+        headers={"authorization": f"Bearer {token}"},
+        data={
+            "operations": json.dumps(operations),
+            "map": json.dumps({"0": ["variables.input.file"]}),
+        },
+        # The declared type is a lie on purpose: only the bytes count.
+        files={"0": (name, data, "application/pdf")},
+    )
+    assert response.status_code < 500, response.text
+    body = response.json()
+    if body.get("errors") or body.get("data") is None:
+        return response.status_code, {
+            "errors": [
+                {"code": e["extensions"]["code"], "message": e["message"]} for e in body["errors"]
+            ]
+        }
+    answer = body["data"]["uploadProof"]
+    if answer["userErrors"]:
+        return response.status_code, {"errors": answer["userErrors"]}
+    return response.status_code, {"proof": answer["proof"]}

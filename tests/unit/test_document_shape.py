@@ -12,6 +12,7 @@ from graphql import OperationDefinitionNode, get_introspection_query, parse, val
 from strawberry.extensions.max_aliases import create_validator as strawberry_aliases
 from strawberry.extensions.query_depth_limiter import create_validator as strawberry_depth
 
+from api.manifest import operations
 from graph.cost import BUDGET, CostWalk
 from graph.schema import schema
 from graph.shape import (
@@ -23,7 +24,6 @@ from graph.shape import (
     shape_of,
     variables_refusal,
 )
-from tests.unit.test_web_operations import operations
 
 
 def doubling(levels: int, root: str = "Query", leaf: str = "me { name }") -> str:

@@ -189,6 +189,38 @@ def test_the_benchmarks_import_nothing_from_the_tests() -> None:
         assert "tests" not in imported_roots(path), path.relative_to(SRC.parent)
 
 
+TESTS = SRC.parent / "tests"
+
+
+def imported_test_modules(path: Path) -> list[str]:
+    """The test modules (tests/**/test_*.py) that `path` imports."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        found += [
+            n for n in names if n.startswith("tests.") and n.split(".")[-1].startswith("test_")
+        ]
+    return found
+
+
+def test_no_test_module_imports_another() -> None:
+    """What tests share lives in tests/support (or tests/e2e/web/support.py): a test module
+    that imports another runs that module's imports and fixtures again, and ties them."""
+    assert {
+        str(path.relative_to(TESTS)): imported_test_modules(path)
+        for path in sorted(TESTS.rglob("test_*.py"))
+        if imported_test_modules(path)
+    } == {}
+
+
+def test_the_test_import_checker_sees_one(tmp_path: Path) -> None:
+    bad = tmp_path / "test_bad.py"
+    bad.write_text("from tests.integration.test_tickets import read\nimport tests.support.shop\n")
+    assert imported_test_modules(bad) == ["tests.integration.test_tickets"]
+
+
 def product_writes(path: Path) -> list[str]:
     """Statements in `path`'s string constants that write a product table themselves."""
     from db import tables
