@@ -65,6 +65,19 @@ def _server_url() -> str:
     return embedded.start(ROOT / ".pressroom" / "test-pgdata")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under xdist the controller starts the embedded server before any worker does: on a
+    fresh checkout both workers found no data directory, both ran initdb, and the second
+    failed on the first's files ("exists but is not empty"), erroring every test it had.
+    The workers then join the running server; the controller, leaving last, stops it."""
+    if (
+        not hasattr(config, "workerinput")
+        and config.getoption("numprocesses", None)
+        and not os.environ.get("DATABASE_URL")
+    ):
+        _server_url()
+
+
 @pytest.fixture(scope="session")
 def server_url() -> str:
     return _server_url()
