@@ -14,10 +14,9 @@ from tests.e2e.web.support import OpenTab, base, shoot
 from tests.support.client import Client, gid
 from tests.support.database import task_ids
 from tests.support.shop import Shop
+from tests.support.subscriptions import FINISH, START
 
 pytestmark = pytest.mark.e2e
-
-FINISH = """mutation($i: StartTaskInput!) { startTask(input: $i) { changed } }"""
 
 
 async def test_an_admin_routes_work_and_the_order_page_says_what_waits(
@@ -54,10 +53,8 @@ async def test_an_admin_routes_work_and_the_order_page_says_what_waits(
     await expect(finishing_row).to_contain_text("Not yet: waits for Print")
     pat = api.as_(shop.tokens["pat"])
     variables = {"i": {"taskId": gid("DepartmentTask", tasks["print"])}}
-    assert (await pat(FINISH, variables))["startTask"]["changed"] is True
-    assert (await pat(FINISH.replace("start", "finish").replace("Start", "Finish"), variables))[
-        "finishTask"
-    ]["changed"] is True
+    assert (await pat(START, variables))["startTask"]["changed"] is True
+    assert (await pat(FINISH, variables))["finishTask"]["changed"] is True
     # The page follows the order live: Finishing joins its queue.
     await expect(page.locator(".timeline")).to_contain_text("Finishing can start")
     await expect(finishing_row).not_to_contain_text("waits for")
