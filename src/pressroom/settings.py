@@ -1,6 +1,7 @@
 """Settings from the environment (prefix PRESSROOM_, plus the conventional DATABASE_URL)."""
 
 import os
+import re
 import socket
 from datetime import timedelta
 from pathlib import Path
@@ -404,6 +405,17 @@ class Settings(BaseSettings):
             mail.email_address(self.sales_email)
         return self
 
+    @field_validator("cors_origins", "websocket_origins")
+    @classmethod
+    def _origins_only(cls, value: str) -> str:
+        for origin in _origins(value):
+            if origin != "*" and not ORIGIN.fullmatch(origin):
+                raise ValueError(
+                    f"{origin!r} is not an origin: a scheme, a host and perhaps a port, "
+                    "no path (e.g. https://desk.example.com or http://localhost:5173), or *."
+                )
+        return value
+
     @field_validator("currency")
     @classmethod
     def _iso_4217(cls, value: str) -> str:
@@ -490,6 +502,10 @@ class Settings(BaseSettings):
             time_zone=self.time_zone,
             retries=retry_schedule(self.mail_retries),
         )
+
+
+# What a browser sends as Origin: http or https, a host (a name, IPv4 or [IPv6]), a port.
+ORIGIN = re.compile(r"https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?")
 
 
 def _origins(value: str) -> tuple[str, ...]:
