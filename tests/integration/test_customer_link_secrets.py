@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from tests.support.client import Client, site
-from tests.support.customer_page import hardened, link_for, make_link, page_server
-from tests.support.servers import serving
+from tests.support.customer_page import hardened, link_for, make_link
+from tests.support.servers import app_from, serving
 from tests.support.shop import Shop
 
 
@@ -41,8 +41,8 @@ async def test_an_address_guessing_secrets_waits_whatever_it_asks(
     link = await link_for(shop, await shop.order(["print"]))
     limits = {"customer_page_failures_per_address": "3/minute"}
     async with (
-        page_server(database_url, "203.0.113.7", **limits) as guesser,
-        page_server(database_url, "2001:db8::1", **limits) as customer,
+        app_from(database_url, "203.0.113.7", **limits) as guesser,
+        app_from(database_url, "2001:db8::1", **limits) as customer,
     ):
         guesses = [(await guesser.get(f"/c/{secrets.token_urlsafe(32)}")).status_code
                    for _ in range(3)]  # fmt: skip
@@ -58,7 +58,7 @@ async def test_an_address_guessing_secrets_waits_whatever_it_asks(
 async def test_each_link_has_its_own_limit(database_url: str, shop: Shop) -> None:
     order = await shop.order(["print"])
     busy, quiet = await link_for(shop, order), await link_for(shop, order)
-    async with page_server(
+    async with app_from(
         database_url, "198.51.100.9", customer_page_requests_per_link="3/minute"
     ) as client:
         statuses = [(await client.get(busy + path)).status_code

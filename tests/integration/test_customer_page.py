@@ -31,11 +31,10 @@ from tests.support.customer_page import (
     hardened,
     link_for,
     make_link,
-    page_server,
 )
 from tests.support.database import table_snapshot, task_ids
 from tests.support.proofs import FOLLOWS, chained, proof_departments
-from tests.support.servers import free_port
+from tests.support.servers import app_from, free_port
 from tests.support.shop import Shop
 from tests.support.subscriptions import START
 
@@ -302,7 +301,7 @@ async def test_the_page_speaks_the_shops_language(
 ) -> None:
     order = await shop.order(["design", "print"], details={"product": "Flyers A5", "quantity": 500})
     link = await link_for(shop, order)
-    async with page_server(database_url, "192.0.2.40", locale="de-DE") as german:
+    async with app_from(database_url, "192.0.2.40", locale="de-DE") as german:
         received = await german.get(link)
         await upload(http, server, shop, order, png(40, 40))
         waiting = await german.get(link)
@@ -331,7 +330,7 @@ async def test_the_page_speaks_the_shops_language(
 
 async def test_a_language_without_words_reads_english(database_url: str, shop: Shop) -> None:
     link = await link_for(shop, await shop.order(["print"]))
-    async with page_server(database_url, "192.0.2.41", locale="ja-JP") as client:
+    async with app_from(database_url, "192.0.2.41", locale="ja-JP") as client:
         page = await client.get(link)
     assert page.status_code == 200
     assert '<html lang="en">' in page.text

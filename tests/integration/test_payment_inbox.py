@@ -7,9 +7,7 @@ address, the same answer whether a name exists, nothing kept of what they send, 
 namespace of keys no person's can enter; and an admin rotates, turns off and deletes."""
 
 import asyncio
-import contextlib
 import json
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -18,11 +16,9 @@ import pytest
 from sqlalchemy import text
 from standardwebhooks.webhooks import Webhook
 
-from pressroom.app import create_app
-from pressroom.settings import Settings
 from tests.support.client import Client, gid
 from tests.support.database import table_snapshot
-from tests.support.servers import metric
+from tests.support.servers import app_from, metric
 from tests.support.shop import Shop
 
 CREATE = """mutation($i: CreatePaymentInboxInput!) { createPaymentInbox(input: $i) {
@@ -310,27 +306,13 @@ async def test_requests_that_prove_no_secret_are_counted_not_kept(
     assert await refused() == counted + 80
 
 
-@contextlib.asynccontextmanager
-async def door(
-    database_url: str, address: str, **settings: Any
-) -> AsyncIterator[httpx.AsyncClient]:
-    """A server of its own (its own limits' counters), reached from `address`."""
-    app = create_app(Settings(**settings), url=database_url)
-    transport = httpx.ASGITransport(app=app, client=(address, 1234))
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=transport, base_url="http://pressroom") as client,
-    ):
-        yield client
-
-
 async def test_an_address_that_fails_to_prove_a_secret_waits_whatever_it_sends(
     database_url: str, shop: Shop, sender: Sender
 ) -> None:
     path = "/hooks/payments/bank"
     async with (
-        door(database_url, "203.0.113.7", inbox_failures_per_address="3/minute") as flood,
-        door(database_url, "198.51.100.1", inbox_failures_per_address="3/minute") as bank,
+        app_from(database_url, "203.0.113.7", inbox_failures_per_address="3/minute") as flood,
+        app_from(database_url, "198.51.100.1", inbox_failures_per_address="3/minute") as bank,
     ):
         flooder = Sender(flood, path, sender.secret)
         # Unknown names count too: no name to guess is free.
@@ -351,7 +333,7 @@ async def test_an_address_that_fails_to_prove_a_secret_waits_whatever_it_sends(
 async def test_an_address_has_a_ceiling_on_all_it_sends(
     database_url: str, shop: Shop, sender: Sender
 ) -> None:
-    async with door(database_url, "203.0.113.9", inbox_requests_per_address="5/minute") as http:
+    async with app_from(database_url, "203.0.113.9", inbox_requests_per_address="5/minute") as http:
         provider = Sender(http, "/hooks/payments/bank", sender.secret)
         answers = [(await provider.send(paid(shop), f"msg_{n}")).status_code for n in range(6)]
     assert answers == [200] * 5 + [429]
@@ -360,7 +342,7 @@ async def test_an_address_has_a_ceiling_on_all_it_sends(
 async def test_an_inbox_keeps_its_requests_for_the_retention(
     database_url: str, shop: Shop, sender: Sender
 ) -> None:
-    async with door(database_url, "198.51.100.2", inbox_request_retention_days=2) as http:
+    async with app_from(database_url, "198.51.100.2", inbox_request_retention_days=2) as http:
         provider = Sender(http, "/hooks/payments/bank", sender.secret)
         for n in range(3):
             assert (await provider.send(paid(shop), f"msg_old_{n}")).status_code == 200

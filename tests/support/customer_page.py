@@ -1,9 +1,7 @@
 """What the tests of customer links and their page share: a link made (and revoked) by
-Sales through the API or made straight through src/db, its pk, a server of its own reached
-from a given address, and the hardening headers every answer of the page carries."""
+Sales through the API or made straight through src/db, its pk, and the hardening headers
+every answer of the page carries."""
 
-import contextlib
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -11,8 +9,6 @@ import httpx
 from api.ids import decode_text
 from db import customer_links
 from db.engine import unit_of_work
-from pressroom.app import create_app
-from pressroom.settings import Settings
 from tests.support.client import Client, gid
 from tests.support.shop import Shop
 
@@ -46,20 +42,6 @@ def customer_links_pk(made: dict[str, Any]) -> int:
     pk = decode_text(made["link"]["id"], "CustomerLink")
     assert pk is not None
     return pk
-
-
-@contextlib.asynccontextmanager
-async def page_server(
-    database_url: str, address: str, **settings: Any
-) -> AsyncIterator[httpx.AsyncClient]:
-    """A server of its own (its own limits' counters), reached from `address`."""
-    app = create_app(Settings(**settings), url=database_url)
-    transport = httpx.ASGITransport(app=app, client=(address, 1234))
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=transport, base_url="http://pressroom") as client,
-    ):
-        yield client
 
 
 async def link_for(shop: Shop, order: int) -> str:

@@ -10,10 +10,11 @@ import subprocess
 import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import uvicorn
 from prometheus_client.parser import text_string_to_metric_families
@@ -202,3 +203,18 @@ def metric(exposition: str, name: str, **labels: str) -> float | None:
             if found.name == name and labels.items() <= found.labels.items():
                 return float(found.value)
     return None
+
+
+@asynccontextmanager
+async def app_from(
+    database_url: str, address: str, **settings: Any
+) -> AsyncIterator[httpx.AsyncClient]:
+    """An app of its own on the test database (its own limits' counters), with `settings`,
+    reached in this process from `address`."""
+    app = create_app(Settings(**settings), url=database_url)
+    transport = httpx.ASGITransport(app=app, client=(address, 1234))
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://pressroom") as client,
+    ):
+        yield client
