@@ -7,8 +7,8 @@
 as its part 5, on the server and database of its other parts; alone, this module makes
 its own.
 
-The page is the dashboard's query (tests/support/client.py's DASHBOARD_PAGE, copied into
-bench/dashboard_page.py: the bench does not import the tests): 50 work orders, newest
+The page is the dashboard's query (bench/dashboard_page.py's DASHBOARD_PAGE, which the
+tests' cost and statement counts read too): 50 work orders, newest
 first, each with its customer, creator, history with actors, delivery task, and tasks
 with department, picker, the picker's departments, and task history with actors. Targets
 (the speed issue): at most 3 database round trips per page whatever its size; server CPU

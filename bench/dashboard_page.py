@@ -14,7 +14,7 @@ from bench.load import HTTP_ERRORS, KeepAliveClients, Tally, run_loops
 PAGE_SIZE = 50
 
 
-# The dashboard's query, as tests/support/client.py's DASHBOARD_PAGE has it.
+# The dashboard's query; tests/integration's cost and statement counts read it too.
 DASHBOARD_PAGE = """query Page($first: Int!) {
   workOrders(first: $first) {
     edges { node {

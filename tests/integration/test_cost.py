@@ -6,9 +6,9 @@ from typing import Any
 import pytest
 from graphql import parse
 
+from bench.dashboard_page import DASHBOARD_PAGE as PAGE
 from graph.cost import BUDGET, CostWalk
 from graph.schema import schema
-from tests.support.client import DASHBOARD_PAGE as PAGE
 from tests.support.client import Client
 from tests.support.database import counting
 from tests.support.shop import Shop

@@ -10,13 +10,13 @@ from graphql import FieldNode, parse, print_ast
 from sqlalchemy import text
 
 from api.auth import load_viewer
+from bench.dashboard_page import DASHBOARD_PAGE as PAGE
 from db.engine import unit_of_work
 from db.tasks import Actor, transition_task
 from domain.enums import TaskAction
 from graph.context import Context
 from graph.schema import schema
 from graph.services import SchemaServices
-from tests.support.client import DASHBOARD_PAGE as PAGE
 from tests.support.client import gid
 from tests.support.database import counting, task_ids
 from tests.support.shop import Shop

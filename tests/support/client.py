@@ -62,23 +62,3 @@ def site(server: str) -> str:
 
 def gid(type_name: str, pk: int) -> str:
     return encode_id(type_name, pk)
-
-
-DASHBOARD_PAGE = """query Page($first: Int!) {
-  workOrders(first: $first) {
-    edges { node {
-      orderNumber status quote { amount currency }
-      customer { name }
-      createdBy { name }
-      history { action actor { name } }
-      deliveryTask { availableAt }
-      tasks {
-        status availableAt
-        department { code name }
-        pickedUpBy { name departments { code } }
-        history { action actor { name } }
-      }
-    } }
-    pageInfo { hasNextPage endCursor }
-  }
-}"""

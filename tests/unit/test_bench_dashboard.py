@@ -1,17 +1,10 @@
-"""bench/dashboard.py asks for the dashboard page the tests know, and leaves out of its
-round-trip count only what the event feed sends in the background."""
+"""bench/dashboard.py leaves out of its round-trip count only what the event feed sends in
+the background."""
 
 import pytest
 
 from bench.dashboard_costs import BACKGROUND
-from bench.dashboard_page import DASHBOARD_PAGE
 from db.queries import native
-from tests.support.client import DASHBOARD_PAGE as TESTS_PAGE
-
-
-def test_the_bench_page_is_the_dashboard_page() -> None:
-    # The bench keeps a copy (it does not import the tests): it must not drift.
-    assert DASHBOARD_PAGE == TESTS_PAGE
 
 
 @pytest.mark.parametrize("name", ["events_head", "events_after", "events_lag", "notify_events"])
