@@ -77,6 +77,13 @@ RESULTS = Path(__file__).with_name("results.json")
 DASHBOARD_CLIENTS = (1, 8)
 
 
+def at_least_one(text: str) -> int:
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {number}")
+    return number
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="bench.run", description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="short phases: 1.5 minutes in all")
@@ -109,7 +116,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--commit-modes",
         help="part 2 modes among plain,notify,poke,notifier (all four; quick: the first three)",
     )
-    p.add_argument("--subscribers", type=int, default=500, help="live subscribers (500)")
+    p.add_argument(
+        "--subscribers",
+        type=at_least_one,
+        default=500,
+        help="live subscribers (500; part 3 compares with and without them, so at least 1)",
+    )
     p.add_argument(
         "--departments",
         type=int,
