@@ -10,12 +10,10 @@ from typing import Any
 
 import pytest
 import trustme
-from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
 from tests.support.client import Client
-from tests.support.mail import CUSTOMER, Inbox, admin_messages, policy, proof_event
-from tests.support.servers import free_port
+from tests.support.mail import CUSTOMER, admin_messages, policy, proof_event, smtp_server
 from tests.support.shop import Shop
 from workers.mail import MailOutbox
 
@@ -42,29 +40,26 @@ def served_tls(ca: trustme.CA) -> ssl.SSLContext:
     return context
 
 
+async def mail_a_proof(shop: Shop, outbox: MailOutbox, port: int, url: str) -> None:
+    """A proof uploaded for the customer, and one round of the outbox through `url`."""
+    outbox.policy = policy(port, url=url)
+    order = await shop.order(["print"])
+    await proof_event(shop, order, "PROOF_UPLOADED")
+    await outbox.round()
+
+
 async def test_smtp_upgrades_by_starttls_and_signs_in_with_the_urls_user(
     shop: Shop, outbox: MailOutbox, ca: tuple[trustme.CA, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The server offers STARTTLS and takes mail only over it, from a signed-in sender."""
     monkeypatch.setenv("SSL_CERT_FILE", str(ca[1]))
-    server, port = Inbox(), free_port()
-    controller = Controller(
-        server,
-        hostname="127.0.0.1",
-        port=port,
+    with smtp_server(
         tls_context=served_tls(ca[0]),
         require_starttls=True,
         auth_required=True,
         authenticator=signs_in_press,
-    )
-    controller.start()
-    try:
-        outbox.policy = policy(port, url="smtp://press:s%40cret%3A1@127.0.0.1")
-        order = await shop.order(["print"])
-        await proof_event(shop, order, "PROOF_UPLOADED")
-        await outbox.round()
-    finally:
-        controller.stop()
+    ) as (server, port):
+        await mail_a_proof(shop, outbox, port, "smtp://press:s%40cret%3A1@127.0.0.1")
     assert [m["To"] for m in server.arrived] == [CUSTOMER]
     assert server.tls == [True] and server.logins == [b"press"]
 
@@ -78,14 +73,8 @@ async def test_smtps_speaks_tls_from_the_start_and_checks_the_certificate(
 ) -> None:
     """Until the server's certificate is one the system trusts (SSL_CERT_FILE here), nothing
     is sent."""
-    server, port = Inbox(), free_port()
-    controller = Controller(server, hostname="127.0.0.1", port=port, ssl_context=served_tls(ca[0]))
-    controller.start()
-    try:
-        outbox.policy = policy(port, url="smtps://127.0.0.1")
-        order = await shop.order(["print"])
-        await proof_event(shop, order, "PROOF_UPLOADED")
-        await outbox.round()
+    with smtp_server(ssl_context=served_tls(ca[0])) as (server, port):
+        await mail_a_proof(shop, outbox, port, "smtps://127.0.0.1")
         [waiting] = await admin_messages(api, shop)
         assert (
             waiting["status"] == "PENDING"
@@ -94,8 +83,6 @@ async def test_smtps_speaks_tls_from_the_start_and_checks_the_certificate(
         assert server.arrived == []
         monkeypatch.setenv("SSL_CERT_FILE", str(ca[1]))
         await outbox.round()
-    finally:
-        controller.stop()
     # The server speaks nothing but TLS: what it took came over it.
     assert [m["To"] for m in server.arrived] == [CUSTOMER]
 
@@ -104,22 +91,8 @@ async def test_a_password_is_never_sent_to_a_server_that_offers_no_starttls(
     api: Client, shop: Shop, outbox: MailOutbox
 ) -> None:
     """A server (or a machine in the middle) that would take the password in clear."""
-    server, port = Inbox(), free_port()
-    controller = Controller(
-        server,
-        hostname="127.0.0.1",
-        port=port,
-        auth_require_tls=False,
-        authenticator=signs_in_press,
-    )
-    controller.start()
-    try:
-        outbox.policy = policy(port, url="smtp://press:s%40cret%3A1@127.0.0.1")
-        order = await shop.order(["print"])
-        await proof_event(shop, order, "PROOF_UPLOADED")
-        await outbox.round()
-    finally:
-        controller.stop()
+    with smtp_server(auth_require_tls=False, authenticator=signs_in_press) as (server, port):
+        await mail_a_proof(shop, outbox, port, "smtp://press:s%40cret%3A1@127.0.0.1")
     [waiting] = await admin_messages(api, shop)
     assert waiting["status"] == "PENDING" and "STARTTLS" in waiting["error"]
     assert server.arrived == [] and server.logins == []

@@ -8,6 +8,7 @@ import email.policy
 import json
 import threading
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from typing import Any
@@ -68,16 +69,24 @@ class Inbox:
         return [m for m in self.arrived if m["To"] == address]
 
 
-@pytest.fixture
-def inbox() -> Iterator[tuple[Inbox, int]]:
+@contextmanager
+def smtp_server(**options: Any) -> Iterator[tuple[Inbox, int]]:
+    """A real SMTP server on a free port of loopback, with aiosmtpd's `options` (TLS,
+    sign-in), for the block: what it takes, and its port."""
     found = Inbox()
     port = free_port()
-    controller = Controller(found, hostname="127.0.0.1", port=port)
+    controller = Controller(found, hostname="127.0.0.1", port=port, **options)
     controller.start()
     try:
         yield found, port
     finally:
         controller.stop()
+
+
+@pytest.fixture
+def inbox() -> Iterator[tuple[Inbox, int]]:
+    with smtp_server() as served:
+        yield served
 
 
 def policy(
