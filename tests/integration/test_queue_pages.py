@@ -5,7 +5,7 @@ gate; pages without gaps or duplicates.
 
 from typing import Any
 
-from tests.support.access import pk, post
+from tests.support.access import cancel, pk, post
 from tests.support.client import Client, gid
 from tests.support.database import task_ids
 from tests.support.shop import Shop
@@ -61,14 +61,7 @@ async def test_queue_order_pending_then_started_cancelled_absent(api: Client, sh
     ]
     # Cancelling takes the order's tasks out (pending and started alike).
     for order in (orders[2], orders[3]):
-        body = await post(
-            api,
-            shop.tokens["sam"],
-            'mutation($id: ID!) { cancelWorkOrder(input: {workOrderId: $id, reason: "Off."}) '
-            "{ userErrors { code } } }",
-            {"id": gid("WorkOrder", order)},
-        )
-        assert body["data"]["cancelWorkOrder"]["userErrors"] == []
+        await cancel(api, shop, order, "Off.")
     # Completed tasks leave the queue too.
     await move(api, shop.tokens["ada"], "completeTask", print_task[4], "Done elsewhere.")
     assert await queue_ids(api, shop.tokens["pat"], "print") == [print_task[1], print_task[0]]

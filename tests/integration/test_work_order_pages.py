@@ -9,7 +9,7 @@ import pytest
 
 from db import customers
 from db.engine import unit_of_work
-from tests.support.access import pk, post
+from tests.support.access import cancel, pk, post
 from tests.support.client import Client, gid
 from tests.support.shop import Shop
 
@@ -65,14 +65,7 @@ async def orders(shop: Shop, api: Client) -> dict[str, Any]:
         shop.customer_id = acme
     acme_ids += [await shop.order(["design"], order_number=f"SPECIAL-{i}") for i in range(3)]
     cancelled = acme_ids[1]
-    body = await post(
-        api,
-        shop.tokens["sam"],
-        'mutation($id: ID!) { cancelWorkOrder(input: {workOrderId: $id, reason: "No."}) '
-        "{ userErrors { code } } }",
-        {"id": gid("WorkOrder", cancelled)},
-    )
-    assert body["data"]["cancelWorkOrder"]["userErrors"] == []
+    await cancel(api, shop, cancelled, "No.")
     return {
         "acme": acme_ids,
         "globex": globex_ids,

@@ -1,6 +1,7 @@
 """What the access and paging tests share: one request that must never be a 500 nor a
 masked error, the error codes of an answer, statements run as they are, a display token
-issued through src/db, and a node's pk read from its global id.
+issued through src/db, a work order cancelled by Sales, and a node's pk read from its
+global id.
 """
 
 import base64
@@ -13,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from db import people
 from db.engine import unit_of_work
 from domain.enums import TokenKind
-from tests.support.client import Client
+from tests.support.client import Client, gid
 from tests.support.shop import Shop
 
 
@@ -30,6 +31,18 @@ async def post(
     assert "INTERNAL_SERVER_ERROR" not in response.text, response.text[:500]
     body: dict[str, Any] = response.json()
     return body
+
+
+CANCEL = """mutation($id: ID!, $reason: String!) {
+  cancelWorkOrder(input: {workOrderId: $id, reason: $reason}) { userErrors { code } } }"""
+
+
+async def cancel(api: Client, shop: Shop, order: int, reason: str) -> None:
+    """Sales cancels `order` through the API, which takes it."""
+    body = await post(
+        api, shop.tokens["sam"], CANCEL, {"id": gid("WorkOrder", order), "reason": reason}
+    )
+    assert body["data"]["cancelWorkOrder"]["userErrors"] == []
 
 
 def codes(body: dict[str, Any]) -> list[str]:
