@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import text
 
 from db import events
 from db.events import Position
+from tests.support.access import sql
 from tests.support.client import Client, gid
 from tests.support.database import task_ids
 from tests.support.shop import Shop
@@ -66,8 +66,8 @@ async def log_length(shop: Shop) -> int:
     """Every event stored. Counted directly: a page of the log reads only up to the oldest
     transaction running (the session server's own workers may be in one), so it could
     count fewer than were written."""
-    async with shop.engine.connect() as conn:
-        return int(await conn.scalar(text("SELECT count(*) FROM events")) or 0)
+    [(count,)] = await sql(shop.engine, "SELECT count(*) FROM events")
+    return int(count)
 
 
 EXPIRED: dict[str, Callable[[PrunedLog], str]] = {
