@@ -17,6 +17,7 @@ from db.engine import unit_of_work
 from tests.e2e.web.support import OpenTab, axe_violations, base
 from tests.support.client import Client, gid
 from tests.support.database import task_ids
+from tests.support.orders import reschedule
 from tests.support.servers import serving
 from tests.support.shop import Shop
 from tests.support.subscriptions import FINISH, START
@@ -30,8 +31,6 @@ REVOKE = """mutation($i: RevokeCustomerLinkInput!) { revokeCustomerLink(input: $
   link { works } } }"""
 DUE = datetime(2027, 3, 4, 13, 30, tzinfo=UTC)
 LATER = "2027-03-11T13:30:00Z"
-RESCHEDULE = """mutation($i: RescheduleWorkOrderInput!) { rescheduleWorkOrder(input: $i) {
-  userErrors { message } } }"""
 
 
 async def look(page: Page, folder: Path, name: str, axe_source: str) -> None:
@@ -134,8 +133,7 @@ async def test_the_customer_follows_their_order_on_a_phone(
     await version.get_by_label("What should change?").fill("The logo bigger, please.")
     await version.get_by_label("Your name").last.fill("Jane Doe")
     # The order changes while they type: the page says so rather than reload under them.
-    await sam(RESCHEDULE, {"i": {"workOrderId": gid("WorkOrder", order), "dueAt": LATER,
-                                 "priority": "NORMAL"}})  # fmt: skip
+    await reschedule(api, shop, order, LATER)
     await page.evaluate("window.__pressroom.refresh()")
     changed = page.get_by_role("status")
     await expect(changed).to_contain_text("Your order has changed since this page was loaded.")
@@ -223,11 +221,7 @@ async def test_a_german_shop_speaks_german_and_writes_times_its_own_way(
         await look(page, screenshots, "customer-page-german", axe_source)
         # The script's own words: the order changed while a name is being typed.
         await version.get_by_label("Ihr Name").first.fill("Jana")
-        moved = await api.as_(shop.tokens["sam"])(
-            RESCHEDULE,
-            {"i": {"workOrderId": gid("WorkOrder", order), "dueAt": LATER, "priority": "NORMAL"}},
-        )
-        assert moved["rescheduleWorkOrder"]["userErrors"] == []
+        await reschedule(api, shop, order, LATER)
         await page.evaluate("window.__pressroom.refresh()")
         changed = page.get_by_role("status").filter(has_text="Ihr Auftrag hat sich geändert")
         await expect(changed).to_be_visible()

@@ -13,11 +13,9 @@ from db.schedule import hold
 from domain.enums import WorkOrderPriority
 from tests.e2e.web.support import OpenTab, base
 from tests.support.client import Client, gid
+from tests.support.orders import reschedule
 from tests.support.shop import Shop
 from tests.support.subscriptions import display_token
-
-RESCHEDULE = """mutation($i: RescheduleWorkOrderInput!) { rescheduleWorkOrder(input: $i) {
-  userErrors { message } } }"""
 
 pytestmark = pytest.mark.e2e
 
@@ -193,12 +191,7 @@ async def test_an_order_turns_late_on_every_screen_without_a_reload(
     await sam.page.goto(base(server) + "/orders/" + gid("WorkOrder", order))
     await expect(sam.page.locator(".schedule")).to_contain_text("due in 59 min")
     due = datetime.now(UTC) + timedelta(seconds=5)
-    moved = await api.as_(shop.tokens["sam"])(
-        RESCHEDULE,
-        {"i": {"workOrderId": gid("WorkOrder", order), "dueAt": due.isoformat(),
-               "priority": "NORMAL"}},
-    )  # fmt: skip
-    assert moved["rescheduleWorkOrder"]["userErrors"] == []
+    await reschedule(api, shop, order, due.isoformat())
     # Seconds away: not "0 min" either side of the due time.
     await expect(sam.page.locator(".schedule")).to_contain_text("due in under 1 min")
     # Before the due time none says Late (the screens were read before it).

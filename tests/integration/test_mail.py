@@ -19,6 +19,7 @@ from domain import mail as rules
 from tests.support.client import Client, gid
 from tests.support.database import task_ids
 from tests.support.mail import CUSTOMER, PUBLIC_URL, SALES, Inbox, parts, proof_event
+from tests.support.orders import reschedule
 from tests.support.shop import Shop
 from tests.support.subscriptions import START
 from workers.mail import MailOutbox
@@ -27,10 +28,6 @@ UPDATE_CUSTOMER = """mutation($i: UpdateCustomerInput!) { updateCustomer(input: 
   customer { receivesEmail } userErrors { code } } }"""
 CREATE_CUSTOMER = """mutation($i: CreateCustomerInput!) { createCustomer(input: $i) {
   customer { name receivesEmail } userErrors { code } } }"""
-
-
-RESCHEDULE = """mutation($i: RescheduleWorkOrderInput!) { rescheduleWorkOrder(input: $i) {
-  userErrors { code message } } }"""
 
 
 async def test_a_proof_is_mailed_once_to_the_customer_with_a_link_made_for_that_address(
@@ -138,20 +135,9 @@ async def test_pickup_delivery_and_a_later_due_date_are_told_and_an_earlier_one_
         START, {"i": {"taskId": gid("DepartmentTask", delivery)}}
     )
     assert started["startTask"]["userErrors"] == []
-    sam = api.as_(shop.tokens["sam"])
     due = datetime(2031, 3, 14, 0, 0, tzinfo=UTC)
     for when in (due, due + timedelta(days=2), due + timedelta(days=1)):
-        moved = await sam(
-            RESCHEDULE,
-            {
-                "i": {
-                    "workOrderId": gid("WorkOrder", picked_up),
-                    "dueAt": when.isoformat(),
-                    "priority": "NORMAL",
-                }
-            },
-        )
-        assert moved["rescheduleWorkOrder"]["userErrors"] == []
+        await reschedule(api, shop, picked_up, when.isoformat())
     await outbox.round()
     subjects = sorted(str(m["Subject"]) for m in server.to(CUSTOMER))
     numbers = {o: (await shop_number(shop, o)) for o in (picked_up, transported)}

@@ -1,5 +1,6 @@
 """Work orders corrected through the API, for the tests of corrections and of the job's
-fields: `update` sends updateWorkOrder as a person of the shop, at the order's version."""
+fields: `update` sends updateWorkOrder as a person of the shop, at the order's version;
+`reschedule` moves an order's due time as Sales."""
 
 from typing import Any
 
@@ -12,6 +13,8 @@ UPDATE = """mutation Update($i: UpdateWorkOrderInput!) { updateWorkOrder(input: 
   changed workOrder { version details needsTransport customer { name }
     history { action fromState toState actor { name } } }
   userErrors { code field message } } }"""
+RESCHEDULE = """mutation($i: RescheduleWorkOrderInput!) { rescheduleWorkOrder(input: $i) {
+  userErrors { code message } } }"""
 
 
 async def version_of(shop: Shop, order: int) -> int:
@@ -26,3 +29,10 @@ async def update(api: Client, shop: Shop, order: int, who: str = "sam", **fields
     variables = {"workOrderId": gid("WorkOrder", order), **fields}
     variables.setdefault("expectedVersion", await version_of(shop, order))
     return (await api.as_(shop.tokens[who])(UPDATE, {"i": variables}))["updateWorkOrder"]
+
+
+async def reschedule(api: Client, shop: Shop, order: int, due_at: str) -> None:
+    """Sales moves `order`'s due time (at normal priority), and the server takes it."""
+    asked = {"workOrderId": gid("WorkOrder", order), "dueAt": due_at, "priority": "NORMAL"}
+    moved = await api.as_(shop.tokens["sam"])(RESCHEDULE, {"i": asked})
+    assert moved["rescheduleWorkOrder"]["userErrors"] == []
