@@ -21,6 +21,7 @@ from graph import webhook_bodies
 from graph.engine import EngineRoom
 from graph.live import LiveConnections
 from graph.services import SchemaServices
+from pressroom import policies
 from pressroom.database import Database, choose, prepare
 from pressroom.settings import PUBLIC_URL_NEEDED, Settings
 from routes.app import api_app
@@ -100,13 +101,13 @@ def create_app(
             attempts_per_address=settings.signin_attempts_per_address,
             failures_per_account=settings.signin_failures_per_account,
         ),
-        exposure=settings.exposure(),
-        documents=settings.documents(),
+        exposure=policies.exposure(settings),
+        documents=policies.documents(settings),
         cost_windows=CostWindow(settings.cost_per_token),
         shortcuts=engine_room.shortcuts(),
         viewers=ViewerCache(changes=feed.access_changes),
-        webhooks=settings.webhook_policy(),
-        admission=AnonymousAdmission(limit=settings.anonymous_limit()),
+        webhooks=policies.webhooks(settings),
+        admission=AnonymousAdmission(limit=policies.anonymous_limit(settings)),
         metrics=metrics,
     )
     live = LiveConnections()
@@ -123,7 +124,7 @@ def create_app(
         busy=lambda: services.in_flight.requests > 0,
         registry=metrics.registry,
     )
-    mail_policy = settings.mail_policy()
+    mail_policy = policies.mail(settings)
     mailer = None
     if mail_policy is not None:
         mailer = MailOutbox(engine, feed, mail_policy, settings.public_url)
@@ -166,7 +167,7 @@ def create_app(
     app = api_app(
         graphql,
         services,
-        settings.inbox_policy(),
+        policies.inbox(settings),
         ready,
         lifespan,
         connection_init_timeout_seconds=settings.connection_init_timeout_seconds,
@@ -174,7 +175,7 @@ def create_app(
         sockets_per_token=settings.websockets_per_token,
         sockets_per_address=settings.websockets_per_address,
         locale=settings.locale,
-        customers=settings.customer_page_policy(),
+        customers=policies.customer_page(settings),
     )
     app.state.services = services
     app.state.relay = relay

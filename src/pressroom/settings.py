@@ -10,16 +10,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from api import cost_window, manifest, throttle
-from api.services import Exposure
+from api import cost_window, throttle
 from db import credentials
 from domain import mail
 from domain.customer_view import LINK_DAYS
 from domain.errors import DomainError
 from domain.money import currency_code
 from domain.outbox import DEFAULT_RETRIES, retry_schedule
-from domain.webhooks import DISABLE_AFTER_DAYS, Policy
-from graph.persisted import PersistedDocuments
+from domain.webhooks import DISABLE_AFTER_DAYS
 from routes import customer_policy, inbox_policy
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -408,7 +406,7 @@ class Settings(BaseSettings):
     @field_validator("cors_origins", "websocket_origins")
     @classmethod
     def _origins_only(cls, value: str) -> str:
-        for origin in _origins(value):
+        for origin in origins(value):
             if origin != "*" and not ORIGIN.fullmatch(origin):
                 raise ValueError(
                     f"{origin!r} is not an origin: a scheme, a host and perhaps a port, "
@@ -428,11 +426,6 @@ class Settings(BaseSettings):
     def production(self) -> bool:
         return self.env == "production"
 
-    def anonymous_limit(self) -> int:
-        if self.anonymous_concurrency is not None:
-            return self.anonymous_concurrency
-        return max(1, self.pool_size // 4)
-
     def password_cost(self) -> credentials.Cost:
         return credentials.Cost(self.password_memory_kib, self.password_time_cost)
 
@@ -447,66 +440,10 @@ class Settings(BaseSettings):
     def event_retention(self) -> timedelta:
         return timedelta(days=self.event_retention_days)
 
-    def exposure(self) -> Exposure:
-        production = self.production
-        return Exposure(
-            introspection=self.introspection if self.introspection is not None else not production,
-            graphiql=self.graphiql if self.graphiql is not None else not production,
-            suggestions=not production,
-            cors_origins=_origins(self.cors_origins),
-            websocket_origins=_origins(self.websocket_origins),
-        )
-
-    def inbox_policy(self) -> inbox_policy.InboxPolicy:
-        return inbox_policy.InboxPolicy(
-            failures_per_address=self.inbox_failures_per_address,
-            requests_per_address=self.inbox_requests_per_address,
-            keep_days=self.inbox_request_retention_days,
-        )
-
-    def customer_page_policy(self) -> customer_policy.CustomerPagePolicy:
-        return customer_policy.CustomerPagePolicy(
-            shop_name=self.shop_name,
-            shop_contact=self.shop_contact,
-            failures_per_address=self.customer_page_failures_per_address,
-            requests_per_address=self.customer_page_requests_per_address,
-            requests_per_link=self.customer_page_requests_per_link,
-        )
-
-    def documents(self) -> PersistedDocuments:
-        trusted = self.trusted_documents
-        return PersistedDocuments(
-            manifest.load(), trusted=trusted if trusted is not None else self.production
-        )
-
-    def webhook_policy(self) -> Policy:
-        return Policy(
-            retries=retry_schedule(self.webhook_retries),
-            timeout_seconds=self.webhook_timeout_seconds,
-            allow_private=self.webhook_allow_private,
-            https_only=self.production,
-            lease_seconds=self.webhook_lease_seconds,
-            poll_seconds=self.webhook_poll_seconds,
-            disable_after_days=self.webhook_disable_after_days,
-        )
-
-    def mail_policy(self) -> mail.Policy | None:
-        """None: no email is sent (PRESSROOM_SMTP_URL unset)."""
-        if self.smtp_url is None or self.mail_from is None:
-            return None
-        return mail.Policy(
-            server=mail.smtp_server(self.smtp_url),
-            sender=mail.mail_from(self.mail_from),
-            sales=self.sales_email,
-            locale=self.locale,
-            time_zone=self.time_zone,
-            retries=retry_schedule(self.mail_retries),
-        )
-
 
 # What a browser sends as Origin: http or https, a host (a name, IPv4 or [IPv6]), a port.
 ORIGIN = re.compile(r"https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?")
 
 
-def _origins(value: str) -> tuple[str, ...]:
+def origins(value: str) -> tuple[str, ...]:
     return tuple(o.strip().rstrip("/") for o in value.split(",") if o.strip())

@@ -15,6 +15,7 @@ from sqlalchemy import text
 
 from db import mail as db_mail
 from db.engine import unit_of_work
+from pressroom import policies
 from pressroom.app import create_app
 from pressroom.settings import Settings
 from tests.support.client import Client, gid
@@ -188,7 +189,7 @@ def test_the_app_runs_an_outbox_only_with_a_mail_server(database_url: str) -> No
     assert create_app(Settings(), url=database_url).state.mailer is None
     settings = Settings(smtp_url="smtp://127.0.0.1:2525", mail_from="shop@copper.test")
     mailer = create_app(settings, url=database_url).state.mailer
-    assert isinstance(mailer, MailOutbox) and mailer.policy == settings.mail_policy()
+    assert isinstance(mailer, MailOutbox) and mailer.policy == policies.mail(settings)
 
 
 async def test_two_processes_sending_at_once_send_each_message_once(

@@ -17,6 +17,7 @@ from db import people
 from db.engine import unit_of_work
 from domain.enums import TokenKind
 from graph.view import MUTATION_OVER_GET
+from pressroom import policies
 from pressroom.settings import Settings
 from tests.support.client import Client
 from tests.support.servers import metric
@@ -347,8 +348,8 @@ async def test_wall_displays_run_only_the_apps_documents_over_websockets(
 
 
 def test_production_trusts_only_the_manifest_unless_told_otherwise() -> None:
-    assert Settings(env="production").documents().trusted
-    assert not Settings(env="production", trusted_documents=False).documents().trusted
-    assert not Settings().documents().trusted
-    assert Settings(trusted_documents=True).documents().trusted
-    assert Settings().documents().manifest == manifest.load()
+    assert policies.documents(Settings(env="production")).trusted
+    assert not policies.documents(Settings(env="production", trusted_documents=False)).trusted
+    assert not policies.documents(Settings()).trusted
+    assert policies.documents(Settings(trusted_documents=True)).trusted
+    assert policies.documents(Settings()).manifest == manifest.load()

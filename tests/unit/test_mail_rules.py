@@ -8,6 +8,7 @@ from pydantic import ValidationError
 
 from domain import mail
 from domain.mail import About, MailKind
+from pressroom import policies
 from pressroom.settings import Settings
 
 
@@ -49,16 +50,16 @@ def test_the_sender_may_carry_the_shops_name() -> None:
 
 
 def test_mail_is_off_without_a_server_and_whole_with_one() -> None:
-    assert Settings(smtp_url=None).mail_policy() is None
+    assert policies.mail(Settings(smtp_url=None)) is None
     with pytest.raises(ValidationError, match="needs PRESSROOM_MAIL_FROM"):
         Settings(smtp_url="smtp://mail.example")
     with pytest.raises(ValidationError, match="not an email address"):
         Settings(sales_email="Sales <sales@example.com>")
     with pytest.raises(ValidationError, match="is not a delay"):
         Settings(mail_retries="soon")
-    policy = Settings(
-        smtp_url="smtps://mail.example", mail_from="press@copper.example", locale="de-DE"
-    ).mail_policy()
+    policy = policies.mail(
+        Settings(smtp_url="smtps://mail.example", mail_from="press@copper.example", locale="de-DE")
+    )
     assert policy is not None and policy.server.tls and policy.locale == "de-DE"
 
 
