@@ -2,11 +2,11 @@
 this host, the editor renders, and a subscription runs through its fetcher."""
 
 import json
-from urllib.parse import urlparse
 
 import pytest
-from playwright.async_api import Browser, Route, expect
+from playwright.async_api import Browser, expect
 
+from tests.e2e.web.support import record_outside
 from tests.support.client import Client, gid
 from tests.support.shop import Shop
 from tests.support.subscriptions import QUEUE, START, print_tasks
@@ -24,15 +24,7 @@ async def test_graphiql_works_offline_with_subscriptions(
 ) -> None:
     page = await browser.new_page()
     outside: list[str] = []
-
-    async def only_this_host(route: Route) -> None:
-        if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost"):
-            await route.continue_()
-        else:
-            outside.append(route.request.url)
-            await route.abort()
-
-    await page.route("**/*", only_this_host)
+    page.on("requestfailed", lambda request: record_outside(outside, request))
     errors: list[object] = []
     page.on("pageerror", lambda error: errors.append(error))
     response = await page.goto(server)

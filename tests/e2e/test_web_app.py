@@ -81,6 +81,26 @@ async def test_the_app_loads_with_every_outside_request_blocked(
     await tab.close()
 
 
+async def test_a_request_to_another_host_never_leaves_and_is_recorded(
+    server: str, tabs: OpenTab
+) -> None:
+    """What makes the test above mean something: a tab's request to another host, named
+    or by address, fails in the browser and is recorded, while this host is reached. From
+    a page without the app's Content-Security-Policy, which would refuse them first."""
+    tab = await tabs()
+    await tab.page.goto(base(server) + "/healthz")
+    fetch = "url => fetch(url, {mode: 'no-cors'}).then(() => 'reached', () => 'failed')"
+    outside = ["https://cdn.example.com/app.js", "http://192.0.2.1/", "http://[2001:db8::1]/"]
+    for url in outside:
+        async with tab.context.expect_event("requestfailed") as failed:
+            assert await tab.page.evaluate(fetch, url) == "failed"
+        # The browser's own refusal, not this closed network's: nothing was tried.
+        assert (await failed.value).failure == "net::ERR_PROXY_CONNECTION_FAILED", url
+    assert await tab.page.evaluate(fetch, base(server) + "/healthz") == "reached"
+    assert tab.outside == outside
+    await tab.close()
+
+
 async def test_the_app_sends_its_documents_by_hash_to_a_server_that_trusts_only_them(
     trusted_server: str,
     shop: Shop,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from playwright.async_api import Browser, BrowserContext, Page, Route, expect
+from playwright.async_api import Browser, BrowserContext, Page, Request, expect
 from sqlalchemy import text
 
 from db import people
@@ -23,6 +23,18 @@ TABLET = {"width": 800, "height": 1280}
 PHONE = {"width": 390, "height": 844}
 WIDTHS = (("phone", PHONE), ("tablet", TABLET), ("desktop", DESKTOP))
 SESSION_KEY = "pressroom.session"
+
+
+# The browser's proxy (tests/e2e/conftest.py): no such host, so a request to any host but
+# this one fails in the browser; loopback never goes through a proxy.
+OUTSIDE_PROXY = "http://outside.invalid:9"
+LOOPBACK = ("127.0.0.1", "localhost")
+
+
+def record_outside(outside: list[str], request: Request) -> None:
+    """Keeps the URL of a failed request to another host: one the app should not make."""
+    if urlparse(request.url).hostname not in LOOPBACK:
+        outside.append(request.url)
 
 
 def base(server: str) -> str:
@@ -54,23 +66,16 @@ async def open_tab(
     viewport: dict[str, int] | None = None,
     timezone_id: str | None = None,
 ) -> Tab:
-    """A new context whose requests may only go to this host; with `token`, the tab is
-    signed in (the token, and `token_id` if given, in its sessionStorage, as after
-    signing in); with `timezone_id`, the browser's clock is in that zone."""
+    """A new context whose requests to other hosts are recorded (the browser fails them);
+    with `token`, the tab is signed in (the token, and `token_id` if given, in its
+    sessionStorage, as after signing in); with `timezone_id`, the browser's clock is in
+    that zone."""
     context = await browser.new_context(
         viewport=viewport or DESKTOP,  # type: ignore[arg-type]
         timezone_id=timezone_id,
     )
     tab = Tab(context, await context.new_page())
-
-    async def only_this_host(route: Route) -> None:
-        if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost"):
-            await route.continue_()
-        else:
-            tab.outside.append(route.request.url)
-            await route.abort()
-
-    await context.route("**/*", only_this_host)
+    context.on("requestfailed", lambda request: record_outside(tab.outside, request))
     if token is not None:
         await context.add_init_script(
             f"window.sessionStorage.setItem({json.dumps(SESSION_KEY)}, "
