@@ -79,15 +79,15 @@ class Shop:
 
     async def order(self, codes: list[str], **extra: Any) -> int:
         """A work order for production `codes` (plus delivery; none: one that only
-        delivers), of Flyers unless `details` say otherwise, created `at` a moment past
-        when given; returns its pk."""
+        delivers), of Flyers unless `details` say otherwise, for ACME unless `customer_id`
+        says otherwise, created `at` a moment past when given; returns its pk."""
         async with unit_of_work(self.engine) as conn:
             if "at" in extra:
                 await clock.stamp_as_of(conn, extra["at"])
             row = await create_work_order(
                 conn,
                 NewWorkOrder(
-                    customer_id=self.customer_id,
+                    customer_id=extra.get("customer_id", self.customer_id),
                     order_number=extra.get("order_number"),
                     details=extra.get("details", {"product": "Flyers"}),
                     department_codes=codes,

@@ -1,10 +1,25 @@
 // What a form is made of: labelled fields and checkboxes with their errors, the summary
 // of a form's problems, the dialog that asks for a reason, and the question a due date
 // already passed asks.
-import { html, useState } from "./html.js";
+import { html, useEffect, useRef, useState } from "./html.js";
 import { inputInstant } from "./format.js";
 import { ErrorMessage } from "./messages.js";
 import { Dialog, useId } from "./ui.js";
+
+// What a person types into a search field that follows the address: it starts as `value`
+// and becomes it again when the address changes (Back, a link), but not on the first
+// render, whose effect runs once the screen is shown and would wipe what was typed since.
+export function useTypedFollowing(value) {
+  const [typed, setTyped] = useState(value);
+  const followed = useRef(value);
+  useEffect(() => {
+    if (followed.current !== value) {
+      followed.current = value;
+      setTyped(value);
+    }
+  }, [value]);
+  return [typed, setTyped];
+}
 
 // Whether a userError is about one of `fields` ("quote.amount" counts for "quote").
 function about(error, fields) {

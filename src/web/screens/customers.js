@@ -4,7 +4,8 @@
 // what they owe for those who may read the ledger (the server's READS_LEDGER, asked with
 // @include so nobody gets a FORBIDDEN field).
 import { gql } from "../lib/graphql.js";
-import { html, useEffect, useState } from "../lib/html.js";
+import { html, useState } from "../lib/html.js";
+import { useTypedFollowing } from "../lib/forms.js";
 import { Link, navigate, query } from "../lib/router.js";
 import { rolesOf } from "../lib/session.js";
 import { RefreshButton, ShowMore, usePages, useQuery, useRefreshOnVisible } from "../lib/data.js";
@@ -55,7 +56,7 @@ export function Customers({ me, path }) {
   useTitle("Customers");
   const roles = rolesOf(me);
   const search = query(path).get("q") || "";
-  const [typed, setTyped] = useState(search);
+  const [typed, setTyped] = useTypedFollowing(search);
   const [creating, setCreating] = useState(false);
   const searchId = useId("search");
   const list = usePages(
@@ -63,7 +64,6 @@ export function Customers({ me, path }) {
     { search: search || null, seesLedger: roles.accounts },
     (data) => data.customers,
   );
-  useEffect(() => setTyped(search), [search]);
   // Read again on "Refresh", and when the person comes back to the tab.
   useRefreshOnVisible(list.refresh);
 

@@ -3,7 +3,8 @@
 // (?q=&status=&customer=&late=1&rush=1&held=1&sort=due), so Back and links work. On a
 // phone each row is a card, its fields named by their data-label (app.css).
 import { gql } from "../lib/graphql.js";
-import { html, useEffect, useRef, useState } from "../lib/html.js";
+import { html, useRef, useState } from "../lib/html.js";
+import { useTypedFollowing } from "../lib/forms.js";
 import { Link, navigate, query } from "../lib/router.js";
 import { PeriodExports } from "../lib/download.js";
 import { rolesOf } from "../lib/session.js";
@@ -84,7 +85,7 @@ export function WorkOrders({ me, path }) {
   useTitle("Work orders");
   const params = query(path);
   const filters = filtersOf(params);
-  const [typed, setTyped] = useState(filters.q);
+  const [typed, setTyped] = useTypedFollowing(filters.q);
   const searchId = useId("search");
   const statusId = useId("status");
   const sortId = useId("sort");
@@ -102,7 +103,6 @@ export function WorkOrders({ me, path }) {
   };
   const list = usePages(WORK_ORDER_LIST, variables, (data) => data.workOrders);
   const customer = useQuery(FILTER_CUSTOMER, { id: filters.customer }, { skip: !filters.customer });
-  useEffect(() => setTyped(filters.q), [filters.q]);
   // Read again on "Refresh", and when the person comes back to the tab.
   useRefreshOnVisible(list.refresh);
 
