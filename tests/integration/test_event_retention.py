@@ -3,6 +3,7 @@ the log from its start, a batch per transaction and one process at a time, up to
 event to keep; where the log now starts is recorded; enabled webhooks hold the log back at
 their cursors and pending deliveries, disabled ones do not."""
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -21,9 +22,24 @@ from workers.retention import PruneLoop
 KEEP = timedelta(days=90)
 
 
+# No transaction of any database that began writing before this database's newest event
+# is still running. Until then the log's readers (the pruner, a webhook following) may
+# rightly stop short of it: a transaction of this database could still write below it,
+# and one of another (the other tests') that ends while their statement runs looks, for
+# that statement, like one of this database's (events_horizon in src/db/schema.sql).
+SETTLED = """SELECT coalesce(pg_snapshot_xmin(pg_current_snapshot()) > max(xid), true)
+FROM events"""
+SETTLE_SECONDS = 60
+
+
 async def order(shop: Shop, days_ago: float) -> int:
-    """A print order whose events happened `days_ago`."""
-    return await shop.order(["print"], at=datetime.now(UTC) - timedelta(days=days_ago))
+    """A print order whose events happened `days_ago`, once every reader of the log can
+    read them: the counts below are exact."""
+    made = await shop.order(["print"], at=datetime.now(UTC) - timedelta(days=days_ago))
+    async with asyncio.timeout(SETTLE_SECONDS), shop.engine.connect() as conn:
+        while not await conn.scalar(text(SETTLED)):  # noqa: ASYNC110 - no event says it
+            await asyncio.sleep(0.01)
+    return made
 
 
 async def log(engine: AsyncEngine) -> list[tuple[Position, int | None]]:
