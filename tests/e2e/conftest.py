@@ -28,7 +28,7 @@ NODE_DIR = Path(__file__).resolve().parent / "node"
 # The proxy cannot exist: every request to another host (by name or by address, websockets
 # too) fails in the browser itself, while loopback, which Chromium never sends through a
 # proxy, reaches the test's server. Tabs record such failures (web/support.py); routing
-# every request through the test to judge it cost a fifth of the browser tests' CPU.
+# every request through the test to judge it cost a sixth of the browser tests' CPU.
 FLAGS = [
     "--no-sandbox",
     f"--proxy-server={OUTSIDE_PROXY}",
