@@ -562,13 +562,9 @@ async def test_the_work_order_list_searches_filters_and_pages(
 ) -> None:
     for n in range(27):
         await shop.order(["print"], details={"product": f"Job {n}"})
-    acme = shop.customer_id
     async with unit_of_work(shop.engine) as conn:
-        shop.customer_id = (
-            await customers.create_customer(conn, "Zeta Print Co", shop.users["sam"])
-        ).customer.id
-    zeta = [await shop.order(["print"]) for _ in range(2)]
-    shop.customer_id = acme
+        made = await customers.create_customer(conn, "Zeta Print Co", shop.users["sam"])
+    zeta = [await shop.order(["print"], customer_id=made.customer.id) for _ in range(2)]
     cancelled = await api.as_(shop.tokens["sam"])(
         "mutation($i: CancelWorkOrderInput!) { cancelWorkOrder(input: $i) {"
         " userErrors { code } } }",

@@ -39,9 +39,7 @@ async def test_accounts_sees_refunds_due_and_the_list_empties_after_the_refund(
     async with unit_of_work(shop.engine) as conn:
         made = await customers.create_customer(conn, "Bravo", shop.users["sam"], Contact())
     bravo = made.customer.id
-    shop.customer_id, acme = bravo, shop.customer_id
-    active = await shop.order(["print"])
-    shop.customer_id = acme
+    active = await shop.order(["print"], customer_id=bravo)
     await abe(
         POST,
         {"i": {"customerId": gid("Customer", bravo), "workOrderId": gid("WorkOrder", active),

@@ -94,10 +94,7 @@ async def a_morning(shop: Shop) -> int:
     await step(shop, 125, tasks["delivery"], TaskAction.FINISH, "dan")
     await post(shop, 130, first, shop.customer_id, LedgerEntryKind.CHARGE, "480.50", "Invoice")
     await post(shop, 140, first, shop.customer_id, LedgerEntryKind.PAYMENT, "200", "-deposit")
-    shop_customer = shop.customer_id
-    shop.customer_id = tricky.id
-    second = await shop.order(["print"], at=at(30), due_at=at(90))
-    shop.customer_id = shop_customer
+    second = await shop.order(["print"], at=at(30), due_at=at(90), customer_id=tricky.id)
     other = await task_ids(shop.engine, second)
     await step(shop, 40, other["print"], TaskAction.START, "pia")
     await step(shop, 50, other["print"], TaskAction.RELEASE, "pia", "@Pat: yours")

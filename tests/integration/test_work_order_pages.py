@@ -58,11 +58,7 @@ async def orders(shop: Shop, api: Client) -> dict[str, Any]:
         made = await customers.create_customer(conn, "Globex Print Ltd", shop.users["sam"])
         globex = made.customer.id
     acme_ids = [await shop.order(["print"]) for _ in range(4)]
-    globex_ids = []
-    for _ in range(3):
-        shop.customer_id, acme = globex, shop.customer_id
-        globex_ids.append(await shop.order(["finishing"]))
-        shop.customer_id = acme
+    globex_ids = [await shop.order(["finishing"], customer_id=globex) for _ in range(3)]
     acme_ids += [await shop.order(["design"], order_number=f"SPECIAL-{i}") for i in range(3)]
     cancelled = acme_ids[1]
     await cancel(api, shop, cancelled, "No.")
