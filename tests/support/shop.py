@@ -79,8 +79,9 @@ class Shop:
 
     async def order(self, codes: list[str], **extra: Any) -> int:
         """A work order for production `codes` (plus delivery; none: one that only
-        delivers), of Flyers unless `details` say otherwise, for ACME unless `customer_id`
-        says otherwise, created `at` a moment past when given; returns its pk."""
+        delivers), of Flyers unless `details` say otherwise, for the shop's customer (ACME)
+        unless `customer_id` names another, created `at` a moment past when given; returns
+        its pk."""
         async with unit_of_work(self.engine) as conn:
             if "at" in extra:
                 await clock.stamp_as_of(conn, extra["at"])
