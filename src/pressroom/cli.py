@@ -2,6 +2,7 @@
 the errors they share; each subcommand's work is in `pressroom.commands`."""
 
 import argparse
+import gc
 import sys
 
 from pydantic import ValidationError
@@ -97,6 +98,21 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Start-up (the imports, the schema, the app) makes some 300,000 objects that live as
+    # long as the process, and the cyclic collector walked them again and again as they
+    # were made: a quarter of a server's start. It stays off through start-up: the server
+    # turns it on once its app has started (graph/engine/collector.py), and the other
+    # commands are batches that make few cycles (the legacy import's own finding).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(argv)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run(argv: list[str] | None) -> int:
     args = parser().parse_args(argv)
     # serve's options win over the environment (and the links in development follow them).
     given = {k: v for k in ("host", "port") if (v := getattr(args, k, None)) is not None}

@@ -1,10 +1,10 @@
 """Garbage collector pauses of the whole server process show in /metrics, the young
 generation is collected on time whatever the allocation count says, by work as well
 (messages written, websocket reads and losses, subscriptions ending), full collections
-are put off for a bounded time or growth only, an app that shuts down stops timing and
-pacing collections (tests start many apps in one process), and a server sent thousands
-of distinct documents, refused and accepted, holds about the memory it held before, with
-no long pause."""
+are put off for a bounded time or growth only, an app turns the collector on once started,
+an app that shuts down stops timing and pacing collections (tests start many apps in one
+process), and a server sent thousands of distinct documents, refused and accepted, holds
+about the memory it held before, with no long pause."""
 
 import asyncio
 import contextlib
@@ -76,6 +76,24 @@ async def test_an_app_that_shuts_down_stops_timing_collections(database_url: str
     counted = metric(metrics.exposition().decode(), COLLECTIONS, generation="2")
     gc.collect()
     assert metric(metrics.exposition().decode(), COLLECTIONS, generation="2") == counted
+
+
+@pytest.mark.parametrize("plain", [False, True])
+async def test_an_app_turns_the_collector_on_as_it_starts(database_url: str, plain: bool) -> None:
+    """`pressroom` keeps the cyclic collector off through start-up (pressroom/cli.py): the
+    app turns it on once started, or a server would collect only on the pacer's beat (or,
+    under plain execution, never)."""
+    gc.disable()
+    try:
+        settings = Settings(plain_execution=plain)
+        server, serving = await serve(
+            config_for(create_app(settings, url=database_url), settings, free_port())
+        )
+        assert gc.isenabled()
+        server.should_exit = True
+        await serving
+    finally:
+        gc.enable()
 
 
 async def test_the_young_generation_is_collected_on_time_without_allocations(

@@ -5,6 +5,7 @@ none of them. Ordinary resolvers and types import nothing from here: they reach 
 through `SchemaServices.shortcuts`."""
 
 import contextlib
+import gc
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -72,6 +73,9 @@ class EngineRoom:
     async def running(self, metrics: Metrics) -> AsyncIterator[dict[str, Any]]:
         """For the app's lifespan, once it has started: the garbage collector paced, and
         the state uvicorn hands to every connection's protocol."""
+        # `pressroom` keeps the collector off through start-up (pressroom/cli.py): on from
+        # here, whichever the execution.
+        gc.enable()
         if self.plain:
             yield {}
             return

@@ -2,6 +2,7 @@
 
 import argparse
 import asyncio
+import gc
 import os
 import signal
 import sys
@@ -71,6 +72,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         if args.workers > 1:
             # Each worker reads its settings from the environment, without these options.
             os.environ["PRESSROOM_PUBLIC_URL"] = settings.public_url
+            # This process only watches over the workers, new interpreters that each turn
+            # the collector on as their app starts: it collects from here as any would.
+            gc.enable()
             # Each worker process builds its own app, with its own event feed. A worker that
             # has not answered uvicorn's ping in time is killed and replaced: on a busy
             # machine a new one takes longer than uvicorn's 5 s to import the app, so the
