@@ -55,6 +55,20 @@ class Snapshot:
         xmin, xmax, running = value.split(":")
         return cls(int(xmin), int(xmax), frozenset(int(x) for x in running.split(",") if x))
 
+    def unchanged_at(self, later: "Snapshot") -> bool:
+        """Whether the database reads at `later` as it read at this snapshot: `later` sees
+        no transaction this one did not, as none completed above this one's xmax and every
+        one this one saw running still runs. Then it read the same at every moment between
+        (snapshots only ever see more). One that rolled back counts as a change: the read
+        cache's miss, never a stale answer (graph/read_cache.py)."""
+        return later.xmax == self.xmax and self.running <= later.running
+
+
+async def snapshot_now(conn: AsyncConnection) -> Snapshot:
+    """The database's snapshot as of now, of every process's transactions."""
+    rows = await fetch_native(conn, "current_snapshot")
+    return Snapshot.parse(rows[0][0])
+
 
 @dataclass(frozen=True)
 class Resume:

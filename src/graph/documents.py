@@ -70,7 +70,16 @@ Rules = tuple[type[ASTValidationRule], ...]
 class Accepted:
     """A document that passed the limits and validation, with what its checks found."""
 
-    __slots__ = ("costs", "document", "introspects", "shape", "text", "validated", "weight")
+    __slots__ = (
+        "costs",
+        "database_alone",
+        "document",
+        "introspects",
+        "shape",
+        "text",
+        "validated",
+        "weight",
+    )
 
     def __init__(self, text: str, document: DocumentNode, shape: Shape) -> None:
         self.text = text
@@ -80,6 +89,8 @@ class Accepted:
         # The schemas and rules it validated against without errors.
         self.validated: set[tuple[GraphQLSchema, Rules]] = set()
         self.introspects: bool | None = None
+        # Whether it selects only fields read from the database alone (graph/read_cache.py).
+        self.database_alone: bool | None = None
         self.costs: dict[Hashable, int] = {}
 
     def cost(self, key: Hashable, work_out: Callable[[], int]) -> int:
@@ -110,7 +121,7 @@ def without_tokens(document: DocumentNode) -> DocumentNode:
     return document
 
 
-class Documents(Bounded[Accepted]):
+class Documents(Bounded[str, Accepted]):
     """Accepted documents by their text, the least recently used let go first once over
     `entries` of them or `size` bytes."""
 

@@ -61,7 +61,7 @@ class Admitted:
     register: str | None = None
 
 
-class Registered(Bounded[str]):
+class Registered(Bounded[str, str]):
     """The documents people and API tokens registered: at most `entries` of them and
     `size` bytes of text in all, the least recently used leaving first."""
 

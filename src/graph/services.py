@@ -8,6 +8,7 @@ from api.cost_window import CostWindow
 from api.services import Services
 from db.fanout import Delivered
 from graph.persisted import PersistedDocuments
+from graph.read_cache import ReadCache
 
 
 class DirectWrite(Protocol):
@@ -41,3 +42,5 @@ class SchemaServices(Services):
     documents: PersistedDocuments = field(default_factory=PersistedDocuments)
     # What each token may spend on requests over HTTP (api/cost_window.py).
     cost_windows: CostWindow = field(default_factory=CostWindow)
+    # Answers kept while the database is unchanged (graph/read_cache.py); None: off.
+    read_cache: ReadCache | None = None

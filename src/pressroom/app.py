@@ -104,6 +104,7 @@ def create_app(
         exposure=policies.exposure(settings),
         documents=policies.documents(settings),
         cost_windows=CostWindow(settings.cost_per_token),
+        read_cache=policies.read_cache(settings),
         shortcuts=engine_room.shortcuts(),
         viewers=ViewerCache(changes=feed.access_changes),
         webhooks=policies.webhooks(settings),
@@ -113,6 +114,8 @@ def create_app(
     live = LiveConnections()
     metrics.watch(feed, services.admission)
     services.documents.expose(metrics)
+    if services.read_cache is not None:
+        services.read_cache.expose(metrics)
     live.expose(metrics)
     timer_loop = TimerLoop(engine, feed, poll=settings.timer_poll_seconds)
     pruner = PruneLoop(engine, keep=settings.event_retention)

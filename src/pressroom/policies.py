@@ -9,6 +9,7 @@ from domain import mail as mail_rules
 from domain.outbox import retry_schedule
 from domain.webhooks import Policy
 from graph.persisted import PersistedDocuments
+from graph.read_cache import ReadCache
 from pressroom.settings import Settings, origins
 from routes import customer_policy, inbox_policy
 
@@ -56,6 +57,10 @@ def documents(settings: Settings) -> PersistedDocuments:
     return PersistedDocuments(
         manifest.load(), trusted=trusted if trusted is not None else settings.production
     )
+
+
+def read_cache(settings: Settings) -> ReadCache | None:
+    return ReadCache(settings.read_cache_mb * 1024 * 1024) if settings.read_cache else None
 
 
 def webhooks(settings: Settings) -> Policy:

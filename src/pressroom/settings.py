@@ -324,6 +324,17 @@ class Settings(BaseSettings):
         description="The longest the garbage collector's full collection is put off (sooner "
         "once the process has grown by 64 MiB since the last).",
     )
+    read_cache: bool = Field(
+        default=True,
+        description="Keep the answers of queries that read the database alone and serve "
+        "them again while no transaction has committed since (src/graph/read_cache.py).",
+    )
+    read_cache_mb: int = Field(
+        default=64,
+        ge=1,
+        description="The most each server process keeps of those answers (their JSON), the "
+        "least recently used let go first.",
+    )
     plain_execution: bool = Field(
         default=False,
         description="Run the frameworks' stock behaviour only: none of the engine room's "

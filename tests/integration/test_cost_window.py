@@ -26,8 +26,9 @@ COSTLY = "{ workOrders(first: 30) { edges { node { id } } } }"  # costs 91
 
 @pytest.fixture
 async def budgeted(database_url: str) -> AsyncIterator[tuple[str, Any]]:
-    """A server of its own whose tokens may spend LIMIT points an hour."""
-    settings = Settings(cost_per_token=f"{LIMIT}/hour")
+    """A server of its own whose tokens may spend LIMIT points an hour; it reads every
+    answer anew (a test here counts an answer's statements)."""
+    settings = Settings(cost_per_token=f"{LIMIT}/hour", read_cache=False)
     app = create_app(settings, url=database_url)
     srv, task = await serve(config_for(app, settings, free_port()))
     try:

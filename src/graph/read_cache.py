@@ -1,0 +1,226 @@
+"""Answers to queries kept, and served again only while the database reads as it did.
+
+An answer is a function of the database, the document, its variables and who asks, but
+for the fields that read the clock (`WorkOrder.isLate`, a task's `inQueue`, a token's
+`expired`, the flow figures...): those change with no change to the database. So an
+answer is kept only when every field its document selects is one of READS_DATABASE_ALONE,
+read from the code of each (a test checks that none of their resolvers asks the time).
+
+Before a kept answer's reads, the server takes the database's snapshot (db/events.py);
+a request for the same document, variables and viewer's scope (`Viewer.scope`, what the
+access rules read) gets the kept answer only if the database's snapshot then shows that no
+transaction has completed since: one round trip instead of the page's statements. Any
+commit, of any process and of any kind (an event or not: a customer renamed, a sign-in
+counted, a timer fired), turns every kept answer away on its next use, so an answer is
+never older than a read that finished before it began, and a client reads its own writes.
+An answer read again replaces the kept one, with the snapshot taken before it.
+
+Kept answers are JSON, at most PRESSROOM_READ_CACHE_MB of them in each process, the least
+recently used let go first; PRESSROOM_READ_CACHE=false keeps none.
+"""
+
+from collections import Counter
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import orjson
+from graphql import (
+    DocumentNode,
+    ExecutionResult,
+    FieldNode,
+    GraphQLSchema,
+    TypeInfo,
+    TypeInfoVisitor,
+    Visitor,
+    visit,
+)
+from prometheus_client import Gauge
+from strawberry.extensions import SchemaExtension
+from strawberry.types.graphql import OperationType
+
+from api.metrics import Metrics
+from db.engine import unavailable
+from db.events import Snapshot, snapshot_now
+from graph.bounded import Bounded
+from graph.documents import DOCUMENTS
+
+# Fields whose value is the database's alone, by type. The answers to documents that ask
+# for anything else are not kept.
+READS_DATABASE_ALONE: dict[str, frozenset[str]] = {
+    "Query": frozenset(
+        {"workOrders", "workOrder", "node", "nodes", "customer", "customers", "departments", "me"}
+    ),
+    "Node": frozenset({"id"}),
+    "WorkOrderConnection": frozenset({"edges", "pageInfo", "totalCount"}),
+    "WorkOrderEdge": frozenset({"cursor", "node"}),
+    "CustomerConnection": frozenset({"edges", "pageInfo"}),
+    "CustomerEdge": frozenset({"cursor", "node"}),
+    "PageInfo": frozenset({"endCursor", "hasNextPage", "hasPreviousPage", "startCursor"}),
+    "WorkOrder": frozenset(
+        {
+            "id",
+            "orderNumber",
+            "status",
+            "priority",
+            "quote",
+            "customer",
+            "createdBy",
+            "createdAt",
+            "updatedAt",
+            "completedAt",
+            "dueAt",
+            "version",
+            "history",
+            "deliveryTask",
+            "tasks",
+            "needsInstallation",
+            "needsRepair",
+            "needsTransport",
+            "proofRequired",
+        }
+    ),
+    "Money": frozenset({"amount", "currency"}),
+    "Customer": frozenset({"id", "name", "email", "phone", "contactName", "address", "notes"}),
+    "Address": frozenset({"given", "lines", "postcode", "city", "country"}),
+    "User": frozenset({"id", "name", "email", "isAdmin", "isActive", "departments"}),
+    "Department": frozenset({"id", "code", "name", "kind", "hasQueue", "gatesDelivery"}),
+    "DepartmentTask": frozenset(
+        {
+            "id",
+            "status",
+            "availableAt",
+            "startedAt",
+            "completedAt",
+            "department",
+            "pickedUpBy",
+            "history",
+            "version",
+            "workOrder",
+        }
+    ),
+    "WorkOrderTransition": frozenset(
+        {"action", "actor", "occurredAt", "reason", "fromState", "toState", "bySystem"}
+    ),
+    "TaskTransition": frozenset(
+        {"action", "actor", "occurredAt", "reason", "fromStatus", "toStatus"}
+    ),
+}
+# Arguments that bring the clock in (`late`: due before now): a field given one is not kept.
+CLOCK_ARGUMENTS: dict[tuple[str, str], frozenset[str]] = {
+    ("Query", "workOrders"): frozenset({"late"}),
+}
+# Beyond its answer, what an entry holds: the key's tuple, the snapshot, the entry.
+ENTRY_OVERHEAD = 400
+MAX_ENTRIES = 100_000
+
+
+def reads_database_alone(schema: GraphQLSchema, text: str | None, document: DocumentNode) -> bool:
+    """Whether every field the document selects is one of READS_DATABASE_ALONE, with no
+    clock argument; kept with an accepted document."""
+    accepted = DOCUMENTS.of(text, document)
+    if accepted is not None and accepted.database_alone is not None:
+        return accepted.database_alone
+    types = TypeInfo(schema)
+    found = True
+
+    class Fields(Visitor):
+        def enter_field(self, node: FieldNode, *_: Any) -> None:
+            nonlocal found
+            parent = types.get_parent_type()
+            name = node.name.value
+            if name == "__typename":
+                return
+            if parent is None or name not in READS_DATABASE_ALONE.get(parent.name, ()):
+                found = False
+            clock = CLOCK_ARGUMENTS.get((parent.name, name), frozenset()) if parent else ()
+            if any(argument.name.value in clock for argument in node.arguments or ()):
+                found = False
+
+    visit(document, TypeInfoVisitor(types, Fields()))
+    if accepted is not None:
+        accepted.database_alone = found
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    snapshot: Snapshot
+    answer: bytes
+    weight: int
+
+
+Key = tuple[str, str | None, bytes, tuple[object, ...] | None]
+
+
+class ReadCache(Bounded[Key, Kept]):
+    """One process's kept answers, at most `size` bytes of them, and how the answers it
+    could have given went: served from it (`kept`) or read from the database (`read`)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(MAX_ENTRIES, size, lambda kept: kept.weight)
+        self.counts: Counter[str] = Counter()
+
+    def expose(self, metrics: Metrics) -> None:
+        """What /metrics shows of the read cache."""
+        answers = Gauge(
+            "pressroom_read_cache_answers",
+            "Answers to queries that read the database alone since start, by how they "
+            "were made: kept (served again, the database unchanged) or read.",
+            ["answer"],
+            registry=metrics.registry,
+        )
+        for answer in ("kept", "read"):
+            answers.labels(answer).set_function(partial(self.counts.__getitem__, answer))
+        metrics.function(
+            "pressroom_read_cache_bytes",
+            "What the kept answers weigh (their JSON, their keys and about 400 bytes each).",
+            lambda: self.weight,
+        )
+
+
+class CachedReads(SchemaExtension):
+    """A query whose answer is kept and still what the database says is answered with it;
+    any other query that reads the database alone is executed and its answer kept."""
+
+    async def on_execute(self) -> AsyncIterator[None]:
+        ctx = self.execution_context
+        context = ctx.context
+        cache: ReadCache | None = getattr(getattr(context, "services", None), "read_cache", None)
+        document = ctx.graphql_document
+        if (
+            cache is None
+            or ctx.query is None
+            or document is None
+            or ctx.operation_type is not OperationType.QUERY
+            or not reads_database_alone(ctx.schema._schema, ctx.query, document)
+        ):
+            yield
+            return
+        viewer = context.viewer
+        variables = orjson.dumps(ctx.variables or {}, option=orjson.OPT_SORT_KEYS)
+        key: Key = (ctx.query, ctx.operation_name, variables, viewer and viewer.scope)
+        kept = cache.get(key)
+        try:
+            async with context.read() as conn:
+                now = await snapshot_now(conn)
+        except Exception as error:
+            # The execution meets the outage itself, and answers it as every request does
+            # (503); raised from here it would be a bad request.
+            if not unavailable(error):
+                raise
+            yield
+            return
+        if kept is not None and kept.snapshot.unchanged_at(now):
+            cache.counts["kept"] += 1
+            ctx.result = ExecutionResult(orjson.loads(kept.answer), None)
+            yield
+            return
+        cache.counts["read"] += 1
+        yield
+        result = ctx.result
+        if isinstance(result, ExecutionResult) and not result.errors and result.data is not None:
+            answer = orjson.dumps(result.data)
+            weight = len(answer) + len(variables) + len(ctx.query) + ENTRY_OVERHEAD
+            cache.put(key, Kept(now, answer, weight))

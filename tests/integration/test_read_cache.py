@@ -1,0 +1,215 @@
+"""The read cache against a real server and database (graph/read_cache.py): an answer asked
+again while nothing commits is served without a statement; any commit, of the server or of
+anyone else, evented or not, turns it away; answers are kept per viewer's scope and never
+for fields that read the clock or for errors; PRESSROOM_READ_CACHE=false keeps none; and,
+with writers and readers at once over many rounds, every read is at least as new as every
+write and every read that finished before it began (reading one's own writes among them).
+
+The database's transaction ids are the cluster's: a commit in another test worker's
+database turns kept answers away too (a miss, never a stale answer). A test that needs an
+answer served again asks until one was, between two snapshots that show nothing committed.
+"""
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from db.customers import create_customer, update_customer
+from db.engine import reading, unit_of_work
+from db.events import snapshot_now
+from graph.read_cache import ReadCache
+from tests.support.client import Client, gid, site
+from tests.support.database import counting
+from tests.support.servers import app_from, metric
+from tests.support.shop import Shop
+
+NAMES = "query($id: ID!) { customer(id: $id) { name } }"
+ME = "{ me { name departments { code } } }"
+LATE = "{ workOrders { edges { node { orderNumber isLate } } } }"
+RENAME = """mutation($input: UpdateCustomerInput!) {
+  updateCustomer(input: $input) { userErrors { code } } }"""
+ATTEMPTS = 200
+
+
+def cache_of(running_app: tuple[str, Any]) -> ReadCache:
+    cache = running_app[1].state.services.read_cache
+    assert isinstance(cache, ReadCache)
+    return cache
+
+
+def engine_of(app: Any) -> AsyncEngine:
+    engine: AsyncEngine = app.state.services.engine
+    return engine
+
+
+async def quiet_hit(
+    shop: Shop, running_app: tuple[str, Any], ask: Callable[[], Awaitable[Any]]
+) -> tuple[list[str], Any]:
+    """The statements the server ran for an `ask` that it answered again, and the answer,
+    with nothing committed from before the ask it kept until after: asked again until so."""
+    cache = cache_of(running_app)
+    for _ in range(ATTEMPTS):
+        async with reading(shop.engine) as conn:
+            before = await snapshot_now(conn)
+        await ask()
+        kept = cache.counts["kept"]
+        with counting(engine_of(running_app[1])) as statements:
+            answer = await ask()
+        async with reading(shop.engine) as conn:
+            quiet = before.unchanged_at(await snapshot_now(conn))
+        if quiet:
+            assert cache.counts["kept"] == kept + 1
+            return statements, answer
+    raise AssertionError(f"the database was never quiet for two requests in {ATTEMPTS}")
+
+
+async def test_a_query_asked_again_while_nothing_commits_runs_no_statement(
+    shop: Shop, api: Client, running_app: tuple[str, Any]
+) -> None:
+    sam = api.as_(shop.tokens["sam"])
+    variables = {"id": gid("Customer", shop.customer_id)}
+    first = await sam(NAMES, variables)
+    statements, again = await quiet_hit(shop, running_app, lambda: sam(NAMES, variables))
+    assert statements == []
+    assert again == first == {"customer": {"name": "ACME"}}
+
+
+async def test_every_commit_turns_a_kept_answer_away(shop: Shop, api: Client) -> None:
+    sam = api.as_(shop.tokens["sam"])
+    variables = {"id": gid("Customer", shop.customer_id)}
+    assert await sam(NAMES, variables) == {"customer": {"name": "ACME"}}
+    assert await sam(NAMES, variables) == {"customer": {"name": "ACME"}}
+    # Through the server: a change that writes no event.
+    renamed = await sam(RENAME, {"input": {"customerId": variables["id"], "name": "ACME Ltd"}})
+    assert renamed == {"updateCustomer": {"userErrors": []}}
+    assert await sam(NAMES, variables) == {"customer": {"name": "ACME Ltd"}}
+    # Another process's commit, which this server hears nothing of.
+    async with unit_of_work(shop.engine) as conn:
+        await update_customer(conn, shop.customer_id, "ACME Group", {})
+    assert await sam(NAMES, variables) == {"customer": {"name": "ACME Group"}}
+
+
+async def test_answers_are_kept_for_a_viewer_of_the_same_scope_only(
+    shop: Shop, api: Client, running_app: tuple[str, Any]
+) -> None:
+    sam, dee = api.as_(shop.tokens["sam"]), api.as_(shop.tokens["dee"])
+    first = await sam(ME)
+    _, again = await quiet_hit(shop, running_app, lambda: sam(ME))
+    assert again == first
+    assert first["me"]["departments"] == [{"code": "sales"}]
+    assert await dee(ME) == {"me": {"name": "Dee", "departments": [{"code": "design"}]}}
+    assert (await api.as_(None)(ME)) == {"me": None}
+
+
+async def test_fields_that_read_the_clock_and_errors_are_never_kept(
+    shop: Shop, api: Client, running_app: tuple[str, Any]
+) -> None:
+    cache = cache_of(running_app)
+    sam = api.as_(shop.tokens["sam"])
+    await shop.order(["print"])
+    counts = dict(cache.counts)
+    for _ in range(2):
+        with counting(engine_of(running_app[1])) as statements:
+            answer = await sam(LATE)
+        assert answer["workOrders"]["edges"][0]["node"]["isLate"] is False
+        assert statements
+    assert dict(cache.counts) == counts
+    kept = len(cache)
+    wrong = await sam.raw(NAMES, {"id": "not an id"})
+    assert wrong["errors"][0]["extensions"]["code"] == "BAD_REQUEST"
+    assert cache.counts["read"] == counts.get("read", 0) + 1
+    assert len(cache) == kept
+
+
+async def test_the_cache_turned_off_keeps_nothing(database_url: str, shop: Shop) -> None:
+    async with app_from(database_url, "10.0.0.9", read_cache=False) as client:
+        app = client._transport.app  # type: ignore[attr-defined]
+        assert app.state.services.read_cache is None
+        api = Client(client, "/graphql", shop.tokens["sam"])
+        variables = {"id": gid("Customer", shop.customer_id)}
+        for _ in range(3):
+            with counting(engine_of(app)) as statements:
+                assert await api(NAMES, variables) == {"customer": {"name": "ACME"}}
+            assert statements
+        exposition = (await client.get("/metrics")).text
+        assert "pressroom_read_cache" not in exposition
+
+
+async def test_metrics_count_kept_and_read_answers(
+    shop: Shop, api: Client, server: str, http: httpx.AsyncClient, running_app: tuple[str, Any]
+) -> None:
+    sam = api.as_(shop.tokens["sam"])
+    variables = {"id": gid("Customer", shop.customer_id)}
+    await quiet_hit(shop, running_app, lambda: sam(NAMES, variables))
+    exposition = (await http.get(site(server) + "/metrics")).text
+    cache = cache_of(running_app)
+    assert metric(exposition, "pressroom_read_cache_answers", answer="kept") == cache.counts["kept"]
+    assert metric(exposition, "pressroom_read_cache_answers", answer="read") == cache.counts["read"]
+    assert (metric(exposition, "pressroom_read_cache_bytes") or 0) >= 1
+
+
+# The randomized test's writes: each renames one of two customers, through the server or
+# as another process; the writer reads between them, readers all along.
+WRITES = 60
+READERS = 4
+BOTH = """query($a: ID!, $b: ID!) { a: customer(id: $a) { name } b: customer(id: $b) { name } }"""
+
+
+async def test_reads_are_never_older_than_writes_or_reads_that_finished_before_them(
+    shop: Shop, api: Client, running_app: tuple[str, Any]
+) -> None:
+    """Names are `n<k>`, k growing with each write (one writer). Every read must show at
+    least every k written before it began (the writer reading its own writes among them)
+    and every k shown by a read that finished before it began (monotonic reads), for both
+    customers at once."""
+    cache = cache_of(running_app)
+    sam = api.as_(shop.tokens["sam"])
+    async with unit_of_work(shop.engine) as conn:
+        await update_customer(conn, shop.customer_id, "n0", {})
+        second = (await create_customer(conn, "n0", shop.users["sam"])).customer.id
+    ids = {"a": gid("Customer", shop.customer_id), "b": gid("Customer", second)}
+    written = {"a": 0, "b": 0}  # the newest k whose write had returned
+    seen = {"a": 0, "b": 0}  # the newest k a finished read showed
+    kept_before = cache.counts["kept"]
+    rng = random.Random(43)
+    reads = 0
+    writing = True
+
+    async def read() -> dict[str, int]:
+        nonlocal reads
+        floor = {key: max(written[key], seen[key]) for key in ids}
+        answer = await sam(BOTH, ids)
+        got = {key: int(answer[key]["name"].removeprefix("n")) for key in ids}
+        for key in ids:
+            assert got[key] >= floor[key], (key, got, floor)
+            seen[key] = max(seen[key], got[key])
+        reads += 1
+        return got
+
+    async def writer() -> None:
+        nonlocal writing
+        for k in range(1, WRITES + 1):
+            if rng.random() < 0.5:
+                renamed = await sam(RENAME, {"input": {"customerId": ids["a"], "name": f"n{k}"}})
+                assert renamed == {"updateCustomer": {"userErrors": []}}
+                written["a"] = k
+            else:
+                async with unit_of_work(shop.engine) as conn:
+                    await update_customer(conn, second, f"n{k}", {})
+                written["b"] = k
+            for _ in range(rng.randint(1, 4)):
+                assert await read() == written
+        writing = False
+
+    async def reader() -> None:
+        while writing:
+            await read()
+
+    await asyncio.gather(writer(), *(reader() for _ in range(READERS)))
+    assert reads > WRITES * 2
+    # Some answers were served again: the test checked the cache, not only the database.
+    assert cache.counts["kept"] > kept_before
