@@ -3,7 +3,9 @@ servers' pages checked alike, pages/s and CPU per page in turns of short windows
 database round trips per page; with the targets they are held to."""
 
 import asyncio
+import contextlib
 import functools
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,10 @@ from bench.stats import percentile, ratio
 from domain.enums import DepartmentKind
 
 TARGET_ROUND_TRIPS = 3
+# The server's environment for this measurement: every page executed. With nothing
+# written, the read cache would answer all but the first (its bench, with writes:
+# bench/read_cache.py).
+READS_EXECUTED = {"PRESSROOM_READ_CACHE": "false"}
 TARGET_CPU_MS = 15.0
 TARGET_RATIO = 0.5
 
@@ -113,43 +119,10 @@ async def measure(
             token,
         )
     ]
-    version = pinned_postgraphile()
-    peer_info: dict[str, Any] = {
-        "version": version,
-        "query": POSTGRAPHILE_PAGE,
-        "options": list(POSTGRAPHILE_OPTIONS),
-        "skipped": None,
-    }
-    results["postgraphile"] = peer_info
-    peer: PostGraphileProcess | None = None
-    try:
-        if not postgraphile:
-            peer_info["skipped"] = "--no-postgraphile"
-        else:
-            cli, said = await asyncio.to_thread(install_postgraphile, cache)
-            if cli is None:
-                peer_info["skipped"] = said
-            else:
-                log(said)
-                peer = PostGraphileProcess(cli, dsn)
-                try:
-                    await peer.start()
-                    log(f"postgraphile {version} answering at {peer.http_url}")
-                    targets.append(
-                        target(
-                            "postgraphile",
-                            peer.http_url,
-                            POSTGRAPHILE_PAGE,
-                            {"first": PAGE_SIZE, "delivery": str(delivery)},
-                            POSTGRAPHILE_FIELDS,
-                            peer.pid,
-                        )
-                    )
-                except RuntimeError as error:
-                    peer_info["skipped"] = f"it did not start: {error}"
-        if peer_info["skipped"]:
-            console.print(f"[yellow]PostGraphile skipped: {peer_info['skipped']}[/yellow]")
-
+    async with postgraphile_peer(dsn, delivery, postgraphile, cache) as (peer, peer_info):
+        results["postgraphile"] = peer_info
+        if peer is not None:
+            targets.append(peer)
         results["pages"] = await check_pages(targets, peer_info)
         if peer_info["skipped"] and len(targets) > 1:
             targets = targets[:1]
@@ -163,11 +136,55 @@ async def measure(
             for figures in results["by_clients"].values():
                 figures["postgraphile"] = dict.fromkeys(figures["pressroom"])
             results["round_trips"]["postgraphile"] = {"per_page": None}
-    finally:
-        if peer is not None:
-            peer.stop()
-            peer.remove_log()
     return results
+
+
+@contextlib.asynccontextmanager
+async def postgraphile_peer(
+    dsn: str, delivery: int, postgraphile: bool = True, cache: Path = POSTGRAPHILE_CACHE
+) -> AsyncIterator[tuple[Target | None, dict[str, Any]]]:
+    """PostGraphile 4 started on the database at `dsn`, as a target asking for the page
+    (`delivery`: the delivery department's id), and what to record of it; no target when
+    it is skipped (not asked for, not installable, or it did not start), and why."""
+    version = pinned_postgraphile()
+    info: dict[str, Any] = {
+        "version": version,
+        "query": POSTGRAPHILE_PAGE,
+        "options": list(POSTGRAPHILE_OPTIONS),
+        "skipped": None,
+    }
+    process: PostGraphileProcess | None = None
+    found: Target | None = None
+    try:
+        if not postgraphile:
+            info["skipped"] = "--no-postgraphile"
+        else:
+            cli, said = await asyncio.to_thread(install_postgraphile, cache)
+            if cli is None:
+                info["skipped"] = said
+            else:
+                log(said)
+                process = PostGraphileProcess(cli, dsn)
+                try:
+                    await process.start()
+                    log(f"postgraphile {version} answering at {process.http_url}")
+                    found = target(
+                        "postgraphile",
+                        process.http_url,
+                        POSTGRAPHILE_PAGE,
+                        {"first": PAGE_SIZE, "delivery": str(delivery)},
+                        POSTGRAPHILE_FIELDS,
+                        process.pid,
+                    )
+                except RuntimeError as error:
+                    info["skipped"] = f"it did not start: {error}"
+        if info["skipped"]:
+            console.print(f"[yellow]PostGraphile skipped: {info['skipped']}[/yellow]")
+        yield found, info
+    finally:
+        if process is not None:
+            process.stop()
+            process.remove_log()
 
 
 async def check_pages(targets: list[Target], peer_info: dict[str, Any]) -> dict[str, Any]:

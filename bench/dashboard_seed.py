@@ -78,16 +78,35 @@ async def seed_orders(url: str, shop: Shop, count: int = 200) -> dict[str, int]:
 
 async def admin_token(url: str, shop: Shop) -> str:
     """A session token of the shop's admin, who sees the whole dashboard."""
+    return (await admin_tokens(url, shop, 1))[0]
+
+
+async def admin_tokens(url: str, shop: Shop, count: int) -> list[str]:
+    """Session tokens of `count` admins: the shop's, and more made here."""
     engine = create_engine(url, pool_size=1, max_overflow=0)
+    tokens = []
     try:
         async with unit_of_work(engine) as conn:
-            issued = await people.issue_token(
-                conn,
-                kind=TokenKind.SESSION,
-                name="dashboard bench",
-                user_id=shop.admin_id,
-                ttl_seconds=TOKEN_TTL_SECONDS,
-            )
+            admins = [shop.admin_id]
+            for n in range(1, count):
+                made = await people.create_user(
+                    conn,
+                    email=f"admin{n}@bench.example",
+                    name=f"Admin {n}",
+                    password=None,
+                    is_admin=True,
+                    department_ids=[],
+                )
+                admins.append(made.user.id)
+            for admin in admins:
+                issued = await people.issue_token(
+                    conn,
+                    kind=TokenKind.SESSION,
+                    name="dashboard bench",
+                    user_id=admin,
+                    ttl_seconds=TOKEN_TTL_SECONDS,
+                )
+                tokens.append(issued.token)
     finally:
         await engine.dispose()
-    return issued.token
+    return tokens

@@ -191,6 +191,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
     server_env = {
         "PRESSROOM_WEBSOCKETS_PER_TOKEN": "1000000",
         "PRESSROOM_WEBSOCKETS_PER_ADDRESS": "1000000",
+        **dashboard_measure.READS_EXECUTED,
     }
     server_env |= dict(item.split("=", 1) for item in args.server_env if "=" in item)
     default_scale = "500,1000" if quick else "500,1000,2000,5000"

@@ -13,12 +13,15 @@ transaction has completed since: one round trip instead of the page's statements
 commit, of any process and of any kind (an event or not: a customer renamed, a sign-in
 counted, a timer fired), turns every kept answer away on its next use, so an answer is
 never older than a read that finished before it began, and a client reads its own writes.
-An answer read again replaces the kept one, with the snapshot taken before it.
+An answer read again replaces the kept one, with the snapshot taken before it. Requests
+that find the same answer being read from the database as it is now wait for it rather
+than read it too: after a commit, every client of a busy screen asks at once.
 
 Kept answers are JSON, at most PRESSROOM_READ_CACHE_MB of them in each process, the least
 recently used let go first; PRESSROOM_READ_CACHE=false keeps none.
 """
 
+import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -154,12 +157,24 @@ class Kept:
 Key = tuple[str, str | None, bytes, tuple[object, ...] | None]
 
 
+@dataclass(slots=True)
+class Reading:
+    """An answer being read, from the database as it was at `snapshot`: the JSON, or None
+    when it ends without an answer to keep; and how many requests wait for it."""
+
+    snapshot: Snapshot
+    answer: "asyncio.Future[bytes | None]"
+    waiting: int = 0
+
+
 class ReadCache(Bounded[Key, Kept]):
-    """One process's kept answers, at most `size` bytes of them, and how the answers it
-    could have given went: served from it (`kept`) or read from the database (`read`)."""
+    """One process's kept answers, at most `size` bytes of them, the answers being read,
+    and how the answers it could have given went: served again (`kept`), shared with a
+    request that was reading it (`shared`), or read from the database (`read`)."""
 
     def __init__(self, size: int) -> None:
         super().__init__(MAX_ENTRIES, size, lambda kept: kept.weight)
+        self.reading: dict[Key, Reading] = {}
         self.counts: Counter[str] = Counter()
 
     def expose(self, metrics: Metrics) -> None:
@@ -167,12 +182,18 @@ class ReadCache(Bounded[Key, Kept]):
         answers = Gauge(
             "pressroom_read_cache_answers",
             "Answers to queries that read the database alone since start, by how they "
-            "were made: kept (served again, the database unchanged) or read.",
+            "were made: kept (served again, the database unchanged), shared (with a "
+            "request reading it from the same database) or read.",
             ["answer"],
             registry=metrics.registry,
         )
-        for answer in ("kept", "read"):
+        for answer in ("kept", "shared", "read"):
             answers.labels(answer).set_function(partial(self.counts.__getitem__, answer))
+        metrics.function(
+            "pressroom_read_cache_waiting",
+            "Requests waiting for an answer another request is reading.",
+            lambda: sum(reading.waiting for reading in self.reading.values()),
+        )
         metrics.function(
             "pressroom_read_cache_bytes",
             "What the kept answers weigh (their JSON, their keys and about 400 bytes each).",
@@ -181,8 +202,9 @@ class ReadCache(Bounded[Key, Kept]):
 
 
 class CachedReads(SchemaExtension):
-    """A query whose answer is kept and still what the database says is answered with it;
-    any other query that reads the database alone is executed and its answer kept."""
+    """A query whose answer is kept and still what the database says is answered with it,
+    or with the answer a request is reading from the database as it is now; any other
+    query that reads the database alone is executed and its answer kept."""
 
     async def on_execute(self) -> AsyncIterator[None]:
         ctx = self.execution_context
@@ -217,10 +239,35 @@ class CachedReads(SchemaExtension):
             ctx.result = ExecutionResult(orjson.loads(kept.answer), None)
             yield
             return
+        # A request reading this answer from the database as it is now: its answer is
+        # this one's (or newer, committed while this one waits).
+        reading = cache.reading.get(key)
+        if reading is not None and reading.snapshot.unchanged_at(now):
+            reading.waiting += 1
+            try:
+                answer = await asyncio.shield(reading.answer)
+            finally:
+                reading.waiting -= 1
+            if answer is not None:
+                cache.counts["shared"] += 1
+                ctx.result = ExecutionResult(orjson.loads(answer), None)
+                yield
+                return
         cache.counts["read"] += 1
-        yield
-        result = ctx.result
-        if isinstance(result, ExecutionResult) and not result.errors and result.data is not None:
-            answer = orjson.dumps(result.data)
-            weight = len(answer) + len(variables) + len(ctx.query) + ENTRY_OVERHEAD
-            cache.put(key, Kept(now, answer, weight))
+        mine = cache.reading[key] = Reading(now, asyncio.get_running_loop().create_future())
+        answer = None
+        try:
+            yield
+            result = ctx.result
+            if (
+                isinstance(result, ExecutionResult)
+                and not result.errors
+                and result.data is not None
+            ):
+                answer = orjson.dumps(result.data)
+                weight = len(answer) + len(variables) + len(ctx.query) + ENTRY_OVERHEAD
+                cache.put(key, Kept(now, answer, weight))
+        finally:
+            mine.answer.set_result(answer)
+            if cache.reading.get(key) is mine:
+                del cache.reading[key]

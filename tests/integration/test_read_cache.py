@@ -12,19 +12,23 @@ answer served again asks until one was, between two snapshots that show nothing 
 
 import asyncio
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import httpx
+import pytest
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db.customers import create_customer, update_customer
 from db.engine import reading, unit_of_work
-from db.events import snapshot_now
+from db.events import Snapshot, snapshot_now
 from graph.read_cache import ReadCache
+from pressroom.app import create_app
+from pressroom.settings import Settings
 from tests.support.client import Client, gid, site
 from tests.support.database import counting
-from tests.support.servers import app_from, metric
+from tests.support.servers import app_from, config_for, free_port, metric, serve
 from tests.support.shop import Shop
 
 NAMES = "query($id: ID!) { customer(id: $id) { name } }"
@@ -33,10 +37,38 @@ LATE = "{ workOrders { edges { node { orderNumber isLate } } } }"
 RENAME = """mutation($input: UpdateCustomerInput!) {
   updateCustomer(input: $input) { userErrors { code } } }"""
 ATTEMPTS = 200
+# Statements of this database waiting for a lock on the customers' table.
+WAITING_ON_THE_LOCK = """SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+WHERE NOT l.granted AND c.relname = 'customers' AND l.database =
+  (SELECT oid FROM pg_database WHERE datname = current_database())"""
 
 
-def cache_of(running_app: tuple[str, Any]) -> ReadCache:
-    cache = running_app[1].state.services.read_cache
+@pytest.fixture(scope="module")
+async def cached(database_url: str) -> AsyncIterator[tuple[str, Any]]:
+    """A server of its own with the read cache on, whatever the environment says (the
+    suite also runs with PRESSROOM_READ_CACHE=false): its URL and app."""
+    settings = Settings(read_cache=True)
+    app = create_app(settings, url=database_url)
+    srv, task = await serve(config_for(app, settings, free_port()))
+    try:
+        yield f"http://127.0.0.1:{srv.config.port}/graphql", app
+    finally:
+        srv.should_exit = True
+        await task
+
+
+@pytest.fixture
+def api(cached: tuple[str, Any], http: httpx.AsyncClient) -> Client:
+    return Client(http, cached[0])
+
+
+async def snapshot(shop: Shop) -> Snapshot:
+    async with reading(shop.engine) as conn:
+        return await snapshot_now(conn)
+
+
+def cache_of(cached: tuple[str, Any]) -> ReadCache:
+    cache = cached[1].state.services.read_cache
     assert isinstance(cache, ReadCache)
     return cache
 
@@ -47,33 +79,30 @@ def engine_of(app: Any) -> AsyncEngine:
 
 
 async def quiet_hit(
-    shop: Shop, running_app: tuple[str, Any], ask: Callable[[], Awaitable[Any]]
+    shop: Shop, cached: tuple[str, Any], ask: Callable[[], Awaitable[Any]]
 ) -> tuple[list[str], Any]:
     """The statements the server ran for an `ask` that it answered again, and the answer,
     with nothing committed from before the ask it kept until after: asked again until so."""
-    cache = cache_of(running_app)
+    cache = cache_of(cached)
     for _ in range(ATTEMPTS):
-        async with reading(shop.engine) as conn:
-            before = await snapshot_now(conn)
+        before = await snapshot(shop)
         await ask()
         kept = cache.counts["kept"]
-        with counting(engine_of(running_app[1])) as statements:
+        with counting(engine_of(cached[1])) as statements:
             answer = await ask()
-        async with reading(shop.engine) as conn:
-            quiet = before.unchanged_at(await snapshot_now(conn))
-        if quiet:
+        if before.unchanged_at(await snapshot(shop)):
             assert cache.counts["kept"] == kept + 1
             return statements, answer
     raise AssertionError(f"the database was never quiet for two requests in {ATTEMPTS}")
 
 
 async def test_a_query_asked_again_while_nothing_commits_runs_no_statement(
-    shop: Shop, api: Client, running_app: tuple[str, Any]
+    shop: Shop, api: Client, cached: tuple[str, Any]
 ) -> None:
     sam = api.as_(shop.tokens["sam"])
     variables = {"id": gid("Customer", shop.customer_id)}
     first = await sam(NAMES, variables)
-    statements, again = await quiet_hit(shop, running_app, lambda: sam(NAMES, variables))
+    statements, again = await quiet_hit(shop, cached, lambda: sam(NAMES, variables))
     assert statements == []
     assert again == first == {"customer": {"name": "ACME"}}
 
@@ -93,12 +122,50 @@ async def test_every_commit_turns_a_kept_answer_away(shop: Shop, api: Client) ->
     assert await sam(NAMES, variables) == {"customer": {"name": "ACME Group"}}
 
 
+SHARERS = 5
+
+
+async def test_requests_for_an_answer_being_read_wait_for_it(
+    shop: Shop, api: Client, cached: tuple[str, Any]
+) -> None:
+    """The customers' table locked, the first request's read waits on the lock; the others,
+    finding the database as it was when that read began, wait for its answer instead of
+    reading: one read for all of them, once the lock goes."""
+    cache = cache_of(cached)
+    sam = api.as_(shop.tokens["sam"])
+    variables = {"id": gid("Customer", shop.customer_id)}
+    for _ in range(ATTEMPTS):
+        async with shop.engine.connect() as locker:
+            transaction = await locker.begin()
+            await locker.execute(text("LOCK TABLE customers IN ACCESS EXCLUSIVE MODE"))
+            before = await snapshot(shop)
+            counts = dict(cache.counts)
+            asked = [asyncio.create_task(sam(NAMES, variables)) for _ in range(SHARERS)]
+            quiet = True
+            while quiet:
+                readers = await locker.scalar(text(WAITING_ON_THE_LOCK))
+                waiting = sum(r.waiting for k, r in cache.reading.items() if k[0] == NAMES)
+                if readers + waiting == SHARERS:
+                    break
+                quiet = before.unchanged_at(await snapshot(shop))
+                await asyncio.sleep(0.01)
+            quiet = quiet and before.unchanged_at(await snapshot(shop))
+            await transaction.rollback()
+        assert await asyncio.gather(*asked) == [{"customer": {"name": "ACME"}}] * SHARERS
+        if quiet:
+            assert readers == 1
+            assert cache.counts["read"] == counts.get("read", 0) + 1
+            assert cache.counts["shared"] == counts.get("shared", 0) + SHARERS - 1
+            return
+    raise AssertionError(f"the database was never quiet for the requests in {ATTEMPTS}")
+
+
 async def test_answers_are_kept_for_a_viewer_of_the_same_scope_only(
-    shop: Shop, api: Client, running_app: tuple[str, Any]
+    shop: Shop, api: Client, cached: tuple[str, Any]
 ) -> None:
     sam, dee = api.as_(shop.tokens["sam"]), api.as_(shop.tokens["dee"])
     first = await sam(ME)
-    _, again = await quiet_hit(shop, running_app, lambda: sam(ME))
+    _, again = await quiet_hit(shop, cached, lambda: sam(ME))
     assert again == first
     assert first["me"]["departments"] == [{"code": "sales"}]
     assert await dee(ME) == {"me": {"name": "Dee", "departments": [{"code": "design"}]}}
@@ -106,14 +173,14 @@ async def test_answers_are_kept_for_a_viewer_of_the_same_scope_only(
 
 
 async def test_fields_that_read_the_clock_and_errors_are_never_kept(
-    shop: Shop, api: Client, running_app: tuple[str, Any]
+    shop: Shop, api: Client, cached: tuple[str, Any]
 ) -> None:
-    cache = cache_of(running_app)
+    cache = cache_of(cached)
     sam = api.as_(shop.tokens["sam"])
     await shop.order(["print"])
     counts = dict(cache.counts)
     for _ in range(2):
-        with counting(engine_of(running_app[1])) as statements:
+        with counting(engine_of(cached[1])) as statements:
             answer = await sam(LATE)
         assert answer["workOrders"]["edges"][0]["node"]["isLate"] is False
         assert statements
@@ -140,13 +207,13 @@ async def test_the_cache_turned_off_keeps_nothing(database_url: str, shop: Shop)
 
 
 async def test_metrics_count_kept_and_read_answers(
-    shop: Shop, api: Client, server: str, http: httpx.AsyncClient, running_app: tuple[str, Any]
+    shop: Shop, api: Client, http: httpx.AsyncClient, cached: tuple[str, Any]
 ) -> None:
     sam = api.as_(shop.tokens["sam"])
     variables = {"id": gid("Customer", shop.customer_id)}
-    await quiet_hit(shop, running_app, lambda: sam(NAMES, variables))
-    exposition = (await http.get(site(server) + "/metrics")).text
-    cache = cache_of(running_app)
+    await quiet_hit(shop, cached, lambda: sam(NAMES, variables))
+    exposition = (await http.get(site(cached[0]) + "/metrics")).text
+    cache = cache_of(cached)
     assert metric(exposition, "pressroom_read_cache_answers", answer="kept") == cache.counts["kept"]
     assert metric(exposition, "pressroom_read_cache_answers", answer="read") == cache.counts["read"]
     assert (metric(exposition, "pressroom_read_cache_bytes") or 0) >= 1
@@ -160,13 +227,13 @@ BOTH = """query($a: ID!, $b: ID!) { a: customer(id: $a) { name } b: customer(id:
 
 
 async def test_reads_are_never_older_than_writes_or_reads_that_finished_before_them(
-    shop: Shop, api: Client, running_app: tuple[str, Any]
+    shop: Shop, api: Client, cached: tuple[str, Any]
 ) -> None:
     """Names are `n<k>`, k growing with each write (one writer). Every read must show at
     least every k written before it began (the writer reading its own writes among them)
     and every k shown by a read that finished before it began (monotonic reads), for both
     customers at once."""
-    cache = cache_of(running_app)
+    cache = cache_of(cached)
     sam = api.as_(shop.tokens["sam"])
     async with unit_of_work(shop.engine) as conn:
         await update_customer(conn, shop.customer_id, "n0", {})
