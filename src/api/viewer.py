@@ -56,6 +56,21 @@ class Viewer:
             self.display_department_ids,
         )
 
+    @property
+    def rights(self) -> tuple[object, ...]:
+        """`scope` but for who an admin is: every access rule passes an admin, whoever
+        they are, but the rules for oneself (`me`, `User.access`: graph/read_cache.py
+        keeps answers that ask for those per person)."""
+        if not self.is_admin:
+            return self.scope
+        return (
+            self.token_kind,
+            None,
+            True,
+            self.member_department_ids,
+            self.display_department_ids,
+        )
+
 
 class ViewerCache:
     """Who a bearer token is, kept for a few seconds per process, so a request needs no

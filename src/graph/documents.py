@@ -44,6 +44,7 @@ from strawberry.schema.schema import validate_document
 from api.admission import stretch
 from api.errors import unauthenticated
 from graph.bounded import Bounded
+from graph.keeping import Keeping
 from graph.shape import (
     SIGNED_IN,
     Limits,
@@ -72,9 +73,9 @@ class Accepted:
 
     __slots__ = (
         "costs",
-        "database_alone",
         "document",
         "introspects",
+        "keeping",
         "shape",
         "text",
         "validated",
@@ -89,8 +90,8 @@ class Accepted:
         # The schemas and rules it validated against without errors.
         self.validated: set[tuple[GraphQLSchema, Rules]] = set()
         self.introspects: bool | None = None
-        # Whether it selects only fields read from the database alone (graph/read_cache.py).
-        self.database_alone: bool | None = None
+        # Whether its answers are kept, and for whom (graph/read_cache.py).
+        self.keeping: Keeping | None = None
         self.costs: dict[Hashable, int] = {}
 
     def cost(self, key: Hashable, work_out: Callable[[], int]) -> int:

@@ -7,8 +7,9 @@ answer is kept only when every field its document selects is one of READS_DATABA
 read from the code of each (a test checks that none of their resolvers asks the time).
 
 Before a kept answer's reads, the server takes the database's snapshot (db/events.py);
-a request for the same document, variables and viewer's scope (`Viewer.scope`, what the
-access rules read) gets the kept answer only if the database's snapshot then shows that no
+a request for the same document, variables and viewer's rights (`Viewer.rights`, what the
+access rules read: the same for every admin; with the person for a document that asks
+who is asking) gets the kept answer only if the database's snapshot then shows that no
 transaction has completed since: one round trip instead of the page's statements. Any
 commit, of any process and of any kind (an event or not: a customer renamed, a sign-in
 counted, a timer fired), turns every kept answer away on its next use, so an answer is
@@ -48,6 +49,7 @@ from db.engine import unavailable
 from db.events import Snapshot, snapshot_now
 from graph.bounded import Bounded
 from graph.documents import DOCUMENTS
+from graph.keeping import Keeping
 
 # Fields whose value is the database's alone, by type. The answers to documents that ask
 # for anything else are not kept.
@@ -114,36 +116,45 @@ READS_DATABASE_ALONE: dict[str, frozenset[str]] = {
 CLOCK_ARGUMENTS: dict[tuple[str, str], frozenset[str]] = {
     ("Query", "workOrders"): frozenset({"late"}),
 }
+# Fields whose answer is the person asking, whatever their rights.
+NAMES_THE_PERSON = frozenset({("Query", "me")})
 # Beyond its answer, what an entry holds: the key's tuple, the snapshot, the entry.
 ENTRY_OVERHEAD = 400
 MAX_ENTRIES = 100_000
 
 
-def reads_database_alone(schema: GraphQLSchema, text: str | None, document: DocumentNode) -> bool:
-    """Whether every field the document selects is one of READS_DATABASE_ALONE, with no
-    clock argument; kept with an accepted document."""
+def keeping(schema: GraphQLSchema, text: str | None, document: DocumentNode) -> Keeping:
+    """NEVER unless every field the document selects is one of READS_DATABASE_ALONE, with
+    no clock argument; BY_PERSON if one is in NAMES_THE_PERSON. Kept with an accepted
+    document."""
     accepted = DOCUMENTS.of(text, document)
-    if accepted is not None and accepted.database_alone is not None:
-        return accepted.database_alone
+    if accepted is not None and accepted.keeping is not None:
+        return accepted.keeping
     types = TypeInfo(schema)
-    found = True
+    found = Keeping.BY_RIGHTS
 
     class Fields(Visitor):
         def enter_field(self, node: FieldNode, *_: Any) -> None:
             nonlocal found
             parent = types.get_parent_type()
             name = node.name.value
-            if name == "__typename":
+            if name == "__typename" or found is Keeping.NEVER:
                 return
-            if parent is None or name not in READS_DATABASE_ALONE.get(parent.name, ()):
-                found = False
-            clock = CLOCK_ARGUMENTS.get((parent.name, name), frozenset()) if parent else ()
-            if any(argument.name.value in clock for argument in node.arguments or ()):
-                found = False
+            if (
+                parent is None
+                or name not in READS_DATABASE_ALONE.get(parent.name, ())
+                or any(
+                    argument.name.value in CLOCK_ARGUMENTS.get((parent.name, name), ())
+                    for argument in node.arguments or ()
+                )
+            ):
+                found = Keeping.NEVER
+            elif (parent.name, name) in NAMES_THE_PERSON:
+                found = Keeping.BY_PERSON
 
     visit(document, TypeInfoVisitor(types, Fields()))
     if accepted is not None:
-        accepted.database_alone = found
+        accepted.keeping = found
     return found
 
 
@@ -211,18 +222,23 @@ class CachedReads(SchemaExtension):
         context = ctx.context
         cache: ReadCache | None = getattr(getattr(context, "services", None), "read_cache", None)
         document = ctx.graphql_document
-        if (
-            cache is None
-            or ctx.query is None
-            or document is None
-            or ctx.operation_type is not OperationType.QUERY
-            or not reads_database_alone(ctx.schema._schema, ctx.query, document)
-        ):
+        kept_for = (
+            keeping(ctx.schema._schema, ctx.query, document)
+            if cache is not None
+            and ctx.query is not None
+            and document is not None
+            and ctx.operation_type is OperationType.QUERY
+            else Keeping.NEVER
+        )
+        if cache is None or ctx.query is None or kept_for is Keeping.NEVER:
             yield
             return
         viewer = context.viewer
         variables = orjson.dumps(ctx.variables or {}, option=orjson.OPT_SORT_KEYS)
-        key: Key = (ctx.query, ctx.operation_name, variables, viewer and viewer.scope)
+        scope = None
+        if viewer is not None:
+            scope = viewer.scope if kept_for is Keeping.BY_PERSON else viewer.rights
+        key: Key = (ctx.query, ctx.operation_name, variables, scope)
         kept = cache.get(key)
         try:
             async with context.read() as conn:

@@ -79,17 +79,21 @@ def engine_of(app: Any) -> AsyncEngine:
 
 
 async def quiet_hit(
-    shop: Shop, cached: tuple[str, Any], ask: Callable[[], Awaitable[Any]]
+    shop: Shop,
+    cached: tuple[str, Any],
+    ask: Callable[[], Awaitable[Any]],
+    again: Callable[[], Awaitable[Any]] | None = None,
 ) -> tuple[list[str], Any]:
-    """The statements the server ran for an `ask` that it answered again, and the answer,
-    with nothing committed from before the ask it kept until after: asked again until so."""
+    """The statements the server ran for `again` (by default `ask`) asked after `ask`, and
+    its answer, once the server answered it with what it kept, nothing committed from
+    before `ask` until after: asked again until so."""
     cache = cache_of(cached)
     for _ in range(ATTEMPTS):
         before = await snapshot(shop)
         await ask()
         kept = cache.counts["kept"]
         with counting(engine_of(cached[1])) as statements:
-            answer = await ask()
+            answer = await (again or ask)()
         if before.unchanged_at(await snapshot(shop)):
             assert cache.counts["kept"] == kept + 1
             return statements, answer
@@ -170,6 +174,25 @@ async def test_answers_are_kept_for_a_viewer_of_the_same_scope_only(
     assert first["me"]["departments"] == [{"code": "sales"}]
     assert await dee(ME) == {"me": {"name": "Dee", "departments": [{"code": "design"}]}}
     assert (await api.as_(None)(ME)) == {"me": None}
+
+
+async def test_admins_share_answers_but_not_who_they_are(
+    shop: Shop, api: Client, cached: tuple[str, Any]
+) -> None:
+    """Every rule passes an admin, whoever they are (`Viewer.rights`): one admin is
+    answered with what another's request kept; `me` is each one's own."""
+    await shop.add_user("eve", [], is_admin=True)
+    ada, eve = api.as_(shop.tokens["ada"]), api.as_(shop.tokens["eve"])
+    variables = {"id": gid("Customer", shop.customer_id)}
+    assert (await eve(ME))["me"]["name"] == "Eve"  # her token now known to the server
+    statements, answer = await quiet_hit(
+        shop, cached, lambda: ada(NAMES, variables), lambda: eve(NAMES, variables)
+    )
+    assert statements == []
+    assert answer == {"customer": {"name": "ACME"}}
+    _, mine = await quiet_hit(shop, cached, lambda: ada(ME))
+    assert mine["me"]["name"] == "Ada"
+    assert (await eve(ME))["me"]["name"] == "Eve"  # never Ada's kept answer
 
 
 async def test_fields_that_read_the_clock_and_errors_are_never_kept(

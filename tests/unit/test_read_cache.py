@@ -9,12 +9,14 @@ import pytest
 from graphql import parse
 
 from db.events import Snapshot
+from graph.keeping import Keeping
+from graph.permissions import IsSelf
 from graph.read_cache import (
     CLOCK_ARGUMENTS,
     READS_DATABASE_ALONE,
     Kept,
     ReadCache,
-    reads_database_alone,
+    keeping,
 )
 from graph.schema import schema
 
@@ -45,28 +47,54 @@ DASHBOARD = """query Page($first: Int!) {
       history { action actor { name } } } } }
     pageInfo { hasNextPage endCursor } } }"""
 
-# (document, whether its answers may be kept)
+NEVER, BY_RIGHTS, BY_PERSON = Keeping.NEVER, Keeping.BY_RIGHTS, Keeping.BY_PERSON
+# (document, whether its answers may be kept, and for whom)
 DOCUMENTS = [
-    (DASHBOARD, True),
-    ("{ me { name departments { code } } }", True),
-    ('{ workOrders(search: "acme") { edges { node { id __typename } } } }', True),
-    ("query($id: ID!) { node(id: $id) { id ... on WorkOrder { status tasks { status } } } }", True),
-    ("fragment F on DepartmentTask { status } { workOrder(id: 1) { tasks { ...F } } }", True),
-    ("{ workOrders { edges { node { isLate } } } }", False),  # the clock
-    ("{ workOrders(late: true) { edges { node { id } } } }", False),  # the clock, as a filter
-    ("{ workOrder(id: 1) { tasks { inQueue } } }", False),
-    ("{ workOrder(id: 1) { tasks { allowedActions } } }", False),
-    ("fragment F on DepartmentTask { queueRank } { workOrder(id: 1) { tasks { ...F } } }", False),
-    ("{ myTokens { expired } }", False),
-    ('{ flowSummary(from: "2026-01-01T00:00:00Z", to: "2026-02-01T00:00:00Z") { tasks } }', False),
-    ("{ __schema { queryType { name } } }", False),
-    ('{ queue(department: "PRINT") { totalCount } }', False),
+    (DASHBOARD, BY_RIGHTS),
+    ("{ me { name departments { code } } }", BY_PERSON),
+    ("{ workOrder(id: 1) { status } viewer: me { name } }", BY_PERSON),
+    ('{ workOrders(search: "acme") { edges { node { id __typename } } } }', BY_RIGHTS),
+    (
+        "query($id: ID!) { node(id: $id) { id ... on WorkOrder { status tasks { status } } } }",
+        BY_RIGHTS,
+    ),
+    ("fragment F on DepartmentTask { status } { workOrder(id: 1) { tasks { ...F } } }", BY_RIGHTS),
+    ("{ workOrders { edges { node { isLate } } } }", NEVER),  # the clock
+    ("{ workOrders(late: true) { edges { node { id } } } }", NEVER),  # the clock, as a filter
+    ("{ me { name } workOrder(id: 1) { tasks { inQueue } } }", NEVER),
+    ("{ workOrder(id: 1) { tasks { allowedActions } } }", NEVER),
+    ("fragment F on DepartmentTask { queueRank } { workOrder(id: 1) { tasks { ...F } } }", NEVER),
+    ("{ myTokens { expired } }", NEVER),
+    ("{ me { access } }", NEVER),  # only for oneself: not kept at all
+    ('{ flowSummary(from: "2026-01-01T00:00:00Z", to: "2026-02-01T00:00:00Z") { tasks } }', NEVER),
+    ("{ __schema { queryType { name } } }", NEVER),
+    ('{ queue(department: "PRINT") { totalCount } }', NEVER),
 ]
 
 
 @pytest.mark.parametrize(("document", "kept"), DOCUMENTS)
-def test_answers_are_kept_for_documents_of_database_fields_alone(document: str, kept: bool) -> None:
-    assert reads_database_alone(schema._schema, None, parse(document)) is kept
+def test_answers_are_kept_for_documents_of_database_fields_alone(
+    document: str, kept: Keeping
+) -> None:
+    assert keeping(schema._schema, None, parse(document)) is kept
+
+
+def test_no_trusted_field_is_for_oneself_alone() -> None:
+    """An admin is shown the answers kept for any admin (`Viewer.rights`): no field kept
+    may answer an admin by who they are, as `User.access` (for oneself) does."""
+    converter = schema.config.name_converter
+    for type_name, fields in READS_DATABASE_ALONE.items():
+        definition = schema.get_type_by_name(type_name)
+        for field in getattr(definition, "fields", ()):
+            if converter.get_graphql_name(field) in fields:
+                permissions = [p for e in field.extensions for p in getattr(e, "permissions", ())]
+                assert not any(isinstance(p, IsSelf) for p in permissions), field.name
+    # The check sees the one field that is.
+    user = schema.get_type_by_name("User")
+    access = next(f for f in getattr(user, "fields", ()) if f.name == "access")
+    assert any(
+        isinstance(p, IsSelf) for e in access.extensions for p in getattr(e, "permissions", ())
+    )
 
 
 def test_every_trusted_field_exists() -> None:
