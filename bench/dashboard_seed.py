@@ -83,27 +83,43 @@ async def admin_token(url: str, shop: Shop) -> str:
 
 async def admin_tokens(url: str, shop: Shop, count: int) -> list[str]:
     """Session tokens of `count` admins: the shop's, and more made here."""
+    return await _tokens(url, shop, count, sales=False)
+
+
+async def sales_tokens(url: str, shop: Shop, count: int) -> list[str]:
+    """Session tokens of `count` members of a Sales department made here: people who see
+    the whole dashboard, each with rights of their own (the rules for oneself)."""
+    return await _tokens(url, shop, count, sales=True)
+
+
+async def _tokens(url: str, shop: Shop, count: int, *, sales: bool) -> list[str]:
     engine = create_engine(url, pool_size=1, max_overflow=0)
     tokens = []
     try:
         async with unit_of_work(engine) as conn:
-            admins = [shop.admin_id]
-            for n in range(1, count):
+            people_ids = [] if sales else [shop.admin_id]
+            departments = []
+            if sales:
+                made_sales = await people.create_department(
+                    conn, "sales", "Sales", DepartmentKind.SALES, False
+                )
+                departments = [made_sales.id]
+            for n in range(len(people_ids), count):
                 made = await people.create_user(
                     conn,
-                    email=f"admin{n}@bench.example",
-                    name=f"Admin {n}",
+                    email=f"{'sales' if sales else 'admin'}{n}@bench.example",
+                    name=f"{'Sales' if sales else 'Admin'} {n}",
                     password=None,
-                    is_admin=True,
-                    department_ids=[],
+                    is_admin=not sales,
+                    department_ids=departments,
                 )
-                admins.append(made.user.id)
-            for admin in admins:
+                people_ids.append(made.user.id)
+            for person in people_ids:
                 issued = await people.issue_token(
                     conn,
                     kind=TokenKind.SESSION,
                     name="dashboard bench",
-                    user_id=admin,
+                    user_id=person,
                     ttl_seconds=TOKEN_TTL_SECONDS,
                 )
                 tokens.append(issued.token)

@@ -58,15 +58,13 @@ class Viewer:
 
     @property
     def rights(self) -> tuple[object, ...]:
-        """`scope` but for who an admin is: every access rule passes an admin, whoever
-        they are, but the rules for oneself (`me`, `User.access`: graph/read_cache.py
-        keeps answers that ask for those per person)."""
-        if not self.is_admin:
-            return self.scope
+        """`scope` but for who the viewer is: viewers of the same rights are shown the same
+        answers by every field but those whose rules read the person (a person's own
+        account: `IsSelf`, `SelfOrAdmin`, `rules.sees_person`, `rules.owns_or_administers`),
+        which graph/read_cache.py keeps per person."""
         return (
             self.token_kind,
-            None,
-            True,
+            self.is_admin,
             self.member_department_ids,
             self.display_department_ids,
         )

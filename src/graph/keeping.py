@@ -7,4 +7,4 @@ from enum import Enum
 class Keeping(Enum):
     NEVER = "never"  # it asks for a field that reads more than the database
     BY_RIGHTS = "rights"  # one answer for every viewer of the same rights (`Viewer.rights`)
-    BY_PERSON = "person"  # it asks who is asking (`me`): an answer per person
+    BY_PERSON = "person"  # a field's answer depends on who asks: an answer per person

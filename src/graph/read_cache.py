@@ -7,13 +7,14 @@ answer is kept only when every field its document selects is one of READS_DATABA
 read from the code of each (a test checks that none of their resolvers asks the time).
 
 Before a kept answer's reads, the server takes the database's snapshot (db/events.py);
-a request for the same document, variables and viewer's rights (`Viewer.rights`, what the
-access rules read: the same for every admin; with the person for a document that asks
-who is asking) gets the kept answer only if the database's snapshot then shows that no
-transaction has completed since: one round trip instead of the page's statements. Any
-commit, of any process and of any kind (an event or not: a customer renamed, a sign-in
-counted, a timer fired), turns every kept answer away on its next use, so an answer is
-never older than a read that finished before it began, and a client reads its own writes.
+a request for the same document, variables and viewer's rights (`Viewer.rights`: what the
+access rules read of the viewer; the person too, for a document with a field whose rules
+read who asks, NAMES_THE_PERSON) gets the kept answer only if the database's snapshot
+then shows that no transaction has completed since: one round trip instead of the page's
+statements. Any commit, of any process and of any kind (an event or not: a customer
+renamed, a sign-in counted, a timer fired), turns every kept answer away on its next use,
+so an answer is never older than a read that finished before it began, and a client
+reads its own writes.
 An answer read again replaces the kept one, with the snapshot taken before it. Requests
 that find the same answer being read from the database as it is now wait for it rather
 than read it too: after a commit, every client of a busy screen asks at once.
@@ -116,8 +117,18 @@ READS_DATABASE_ALONE: dict[str, frozenset[str]] = {
 CLOCK_ARGUMENTS: dict[tuple[str, str], frozenset[str]] = {
     ("Query", "workOrders"): frozenset({"late"}),
 }
-# Fields whose answer is the person asking, whatever their rights.
-NAMES_THE_PERSON = frozenset({("Query", "me")})
+# Fields whose answer depends on who is asking, not only on their rights: the person
+# asking, a person's account by id (themselves, or who shares a department), a person's
+# private fields (themselves and admins). A test checks the kept fields' rules against it.
+NAMES_THE_PERSON = frozenset(
+    {
+        ("Query", "me"),
+        ("Query", "node"),
+        ("Query", "nodes"),
+        ("User", "email"),
+        ("User", "isAdmin"),
+    }
+)
 # Beyond its answer, what an entry holds: the key's tuple, the snapshot, the entry.
 ENTRY_OVERHEAD = 400
 MAX_ENTRIES = 100_000

@@ -13,6 +13,7 @@ answer served again asks until one was, between two snapshots that show nothing 
 import asyncio
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import httpx
@@ -176,23 +177,36 @@ async def test_answers_are_kept_for_a_viewer_of_the_same_scope_only(
     assert (await api.as_(None)(ME)) == {"me": None}
 
 
-async def test_admins_share_answers_but_not_who_they_are(
+CREATOR = "query($id: ID!) { workOrder(id: $id) { orderNumber createdBy { name email } } }"
+
+
+async def test_people_of_the_same_rights_share_answers_but_not_what_is_theirs(
     shop: Shop, api: Client, cached: tuple[str, Any]
 ) -> None:
-    """Every rule passes an admin, whoever they are (`Viewer.rights`): one admin is
-    answered with what another's request kept; `me` is each one's own."""
+    """Two members of Sales, two admins: each is answered with what the other's request
+    kept (`Viewer.rights`); `me` and a person's email (theirs and admins' alone) are kept
+    per person."""
+    await shop.add_user("sue", ["sales"])
     await shop.add_user("eve", [], is_admin=True)
-    ada, eve = api.as_(shop.tokens["ada"]), api.as_(shop.tokens["eve"])
     variables = {"id": gid("Customer", shop.customer_id)}
-    assert (await eve(ME))["me"]["name"] == "Eve"  # her token now known to the server
-    statements, answer = await quiet_hit(
-        shop, cached, lambda: ada(NAMES, variables), lambda: eve(NAMES, variables)
-    )
-    assert statements == []
-    assert answer == {"customer": {"name": "ACME"}}
-    _, mine = await quiet_hit(shop, cached, lambda: ada(ME))
-    assert mine["me"]["name"] == "Ada"
-    assert (await eve(ME))["me"]["name"] == "Eve"  # never Ada's kept answer
+    for first, second in (("sam", "sue"), ("ada", "eve")):
+        one, other = api.as_(shop.tokens[first]), api.as_(shop.tokens[second])
+        assert (await other(ME))["me"]["name"] == second.title()  # its token now known
+        statements, answer = await quiet_hit(
+            shop, cached, partial(one, NAMES, variables), partial(other, NAMES, variables)
+        )
+        assert statements == []
+        assert answer == {"customer": {"name": "ACME"}}
+        _, mine = await quiet_hit(shop, cached, partial(one, ME))
+        assert mine["me"]["name"] == first.title()
+        assert (await other(ME))["me"]["name"] == second.title()  # never the other's
+    order = {"id": gid("WorkOrder", await shop.order(["print"]))}
+    sam, sue = api.as_(shop.tokens["sam"]), api.as_(shop.tokens["sue"])
+    _, own = await quiet_hit(shop, cached, lambda: sam(CREATOR, order))
+    assert own["workOrder"]["createdBy"]["email"] is not None
+    seen = await sue.raw(CREATOR, order)
+    assert seen["data"]["workOrder"]["createdBy"] == {"name": "Sam", "email": None}
+    assert seen["errors"][0]["extensions"]["code"] == "FORBIDDEN"
 
 
 async def test_fields_that_read_the_clock_and_errors_are_never_kept(

@@ -10,15 +10,17 @@ from graphql import parse
 
 from db.events import Snapshot
 from graph.keeping import Keeping
-from graph.permissions import IsSelf
+from graph.permissions import IsSelf, SelfOrAdmin
 from graph.read_cache import (
     CLOCK_ARGUMENTS,
+    NAMES_THE_PERSON,
     READS_DATABASE_ALONE,
     Kept,
     ReadCache,
     keeping,
 )
 from graph.schema import schema
+from graph.types.people import User
 
 # (earlier, later, unchanged): PostgreSQL's `xmin:xmax:xip,...`.
 SNAPSHOTS = [
@@ -53,10 +55,12 @@ DOCUMENTS = [
     (DASHBOARD, BY_RIGHTS),
     ("{ me { name departments { code } } }", BY_PERSON),
     ("{ workOrder(id: 1) { status } viewer: me { name } }", BY_PERSON),
+    ("{ workOrder(id: 1) { createdBy { name email } } }", BY_PERSON),  # private to the person
+    ('{ node(id: "x") { id } }', BY_PERSON),  # an account by id: oneself, or a department's
     ('{ workOrders(search: "acme") { edges { node { id __typename } } } }', BY_RIGHTS),
     (
         "query($id: ID!) { node(id: $id) { id ... on WorkOrder { status tasks { status } } } }",
-        BY_RIGHTS,
+        BY_PERSON,
     ),
     ("fragment F on DepartmentTask { status } { workOrder(id: 1) { tasks { ...F } } }", BY_RIGHTS),
     ("{ workOrders { edges { node { isLate } } } }", NEVER),  # the clock
@@ -79,22 +83,33 @@ def test_answers_are_kept_for_documents_of_database_fields_alone(
     assert keeping(schema._schema, None, parse(document)) is kept
 
 
-def test_no_trusted_field_is_for_oneself_alone() -> None:
-    """An admin is shown the answers kept for any admin (`Viewer.rights`): no field kept
-    may answer an admin by who they are, as `User.access` (for oneself) does."""
+# What a rule that reads who asks, not only their rights, says (api/rules.py).
+PERSON_WORDS = ("sees_person", "owns_or_administers", "viewer.user_id")
+
+
+def test_every_kept_field_whose_rules_read_the_person_is_kept_per_person() -> None:
+    """Answers are kept per viewer's rights (`Viewer.rights`) unless the document asks for
+    a field of NAMES_THE_PERSON: every kept field whose permission or resolver reads who
+    asks is one, and so are `node` and `nodes`, which reach `User.resolve_nodes`."""
     converter = schema.config.name_converter
+    reads_person = set()
     for type_name, fields in READS_DATABASE_ALONE.items():
         definition = schema.get_type_by_name(type_name)
         for field in getattr(definition, "fields", ()):
-            if converter.get_graphql_name(field) in fields:
-                permissions = [p for e in field.extensions for p in getattr(e, "permissions", ())]
-                assert not any(isinstance(p, IsSelf) for p in permissions), field.name
-    # The check sees the one field that is.
-    user = schema.get_type_by_name("User")
-    access = next(f for f in getattr(user, "fields", ()) if f.name == "access")
-    assert any(
-        isinstance(p, IsSelf) for e in access.extensions for p in getattr(e, "permissions", ())
-    )
+            name = converter.get_graphql_name(field)
+            if name not in fields:
+                continue
+            permissions = [p for e in field.extensions for p in getattr(e, "permissions", ())]
+            resolver = field.base_resolver
+            source = inspect.getsource(resolver.wrapped_func) if resolver is not None else ""
+            if any(isinstance(p, IsSelf | SelfOrAdmin) for p in permissions) or any(
+                word in source for word in PERSON_WORDS
+            ):
+                reads_person.add((type_name, name))
+    assert reads_person == {("User", "email"), ("User", "isAdmin")}
+    assert reads_person <= NAMES_THE_PERSON
+    assert "sees_person" in inspect.getsource(User.resolve_nodes)
+    assert {("Query", "node"), ("Query", "nodes"), ("Query", "me")} <= NAMES_THE_PERSON
 
 
 def test_every_trusted_field_exists() -> None:
