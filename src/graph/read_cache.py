@@ -245,7 +245,12 @@ class CachedReads(SchemaExtension):
             yield
             return
         viewer = context.viewer
-        variables = orjson.dumps(ctx.variables or {}, option=orjson.OPT_SORT_KEYS)
+        try:
+            variables = orjson.dumps(ctx.variables or {}, option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            # A file among them (a multipart request): no read to keep.
+            yield
+            return
         scope = None
         if viewer is not None:
             scope = viewer.scope if kept_for is Keeping.BY_PERSON else viewer.rights

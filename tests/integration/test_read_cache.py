@@ -11,6 +11,7 @@ answer served again asks until one was, between two snapshots that show nothing 
 """
 
 import asyncio
+import json
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
@@ -226,6 +227,25 @@ async def test_fields_that_read_the_clock_and_errors_are_never_kept(
     wrong = await sam.raw(NAMES, {"id": "not an id"})
     assert wrong["errors"][0]["extensions"]["code"] == "BAD_REQUEST"
     assert cache.counts["read"] == counts.get("read", 0) + 1
+    assert len(cache) == kept
+
+
+async def test_a_query_sent_with_a_file_is_answered_and_not_kept(
+    shop: Shop, cached: tuple[str, Any], http: httpx.AsyncClient
+) -> None:
+    """A multipart request's variables hold its files, which make no key: read, not kept."""
+    cache = cache_of(cached)
+    operations = {"query": NAMES, "variables": {"id": gid("Customer", shop.customer_id)}}
+    operations["variables"]["file"] = None
+    counts, kept = dict(cache.counts), len(cache)
+    response = await http.post(
+        cached[0],
+        headers={"authorization": f"Bearer {shop.tokens['sam']}"},
+        data={"operations": json.dumps(operations), "map": json.dumps({"0": ["variables.file"]})},
+        files={"0": ("a.pdf", b"%PDF-1.4", "application/pdf")},
+    )
+    assert response.json() == {"data": {"customer": {"name": "ACME"}}}
+    assert dict(cache.counts) == counts
     assert len(cache) == kept
 
 
