@@ -10,7 +10,8 @@ from domain.outbox import retry_schedule
 from domain.webhooks import Policy
 from graph.persisted import PersistedDocuments
 from graph.read_cache import ReadCache
-from pressroom.settings import Settings, origins
+from pressroom.origins import origins
+from pressroom.settings import Settings
 from routes import customer_policy, inbox_policy
 
 

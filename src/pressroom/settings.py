@@ -1,7 +1,6 @@
 """Settings from the environment (prefix PRESSROOM_, plus the conventional DATABASE_URL)."""
 
 import os
-import re
 import socket
 from datetime import timedelta
 from pathlib import Path
@@ -18,6 +17,7 @@ from domain.errors import DomainError
 from domain.money import currency_code
 from domain.outbox import DEFAULT_RETRIES, retry_schedule
 from domain.webhooks import DISABLE_AFTER_DAYS
+from pressroom.origins import origins
 from routes import customer_policy, inbox_policy
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -326,15 +326,10 @@ class Settings(BaseSettings):
     )
     read_cache: bool = Field(
         default=True,
-        description="Keep the answers of queries that read the database alone and serve "
-        "them again while no transaction has committed since (src/graph/read_cache.py).",
+        description="Serve kept answers of queries that read the database alone while "
+        "nothing has committed since (src/graph/read_cache.py).",
     )
-    read_cache_mb: int = Field(
-        default=64,
-        ge=1,
-        description="The most each server process keeps of those answers (their JSON), the "
-        "least recently used let go first.",
-    )
+    read_cache_mb: int = Field(default=64, ge=1, description="The most each process keeps.")
     plain_execution: bool = Field(
         default=False,
         description="Run the frameworks' stock behaviour only: none of the engine room's "
@@ -417,12 +412,7 @@ class Settings(BaseSettings):
     @field_validator("cors_origins", "websocket_origins")
     @classmethod
     def _origins_only(cls, value: str) -> str:
-        for origin in origins(value):
-            if origin != "*" and not ORIGIN.fullmatch(origin):
-                raise ValueError(
-                    f"{origin!r} is not an origin: a scheme, a host and perhaps a port, "
-                    "no path (e.g. https://desk.example.com or http://localhost:5173), or *."
-                )
+        origins(value)
         return value
 
     @field_validator("currency")
@@ -450,11 +440,3 @@ class Settings(BaseSettings):
     @property
     def event_retention(self) -> timedelta:
         return timedelta(days=self.event_retention_days)
-
-
-# What a browser sends as Origin: http or https, a host (a name, IPv4 or [IPv6]), a port.
-ORIGIN = re.compile(r"https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?")
-
-
-def origins(value: str) -> tuple[str, ...]:
-    return tuple(o.strip().rstrip("/") for o in value.split(",") if o.strip())
