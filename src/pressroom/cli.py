@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     # Start-up (the imports, the schema, the app) makes some 300,000 objects that live as
     # long as the process, and the cyclic collector walked them again and again as they
     # were made: a quarter of a server's start. It stays off through start-up: the server
-    # turns it on once its app has started (graph/engine/collector.py), and the other
+    # turns it on once its app has started (graph/engine/__init__.py), and the other
     # commands are batches that make few cycles (the legacy import's own finding).
     collecting = gc.isenabled()
     gc.disable()
