@@ -1,8 +1,9 @@
 """The read cache against a real server and database (graph/read_cache.py): an answer asked
 again while nothing commits is served without a statement; any commit, of the server or of
-anyone else, evented or not, turns it away; answers are kept per viewer's scope and never
-for fields that read the clock or for errors; PRESSROOM_READ_CACHE=false keeps none; and,
-with writers and readers at once over many rounds, every read is at least as new as every
+anyone else, evented or not, turns it away; requests for an answer being read wait for it;
+answers are shared by viewers of the same rights but for what is a person's own, and never
+kept for fields that read the clock, for errors or with files; PRESSROOM_READ_CACHE=false
+keeps none; and, with a writer and readers at once, every read is at least as new as every
 write and every read that finished before it began (reading one's own writes among them).
 
 The database's transaction ids are the cluster's: a commit in another test worker's
