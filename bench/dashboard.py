@@ -39,7 +39,6 @@ bench/dashboard-results.json.
 
 import argparse
 import functools
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -47,7 +46,6 @@ from typing import Any
 if __package__ in (None, ""):  # run as `python bench/dashboard.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rich.console import Console
 from rich.table import Table
 
 from bench import fixture
@@ -60,7 +58,7 @@ from bench.dashboard_measure import (
 )
 from bench.dashboard_page import PAGE_SIZE
 from bench.dashboard_seed import admin_token, seed_orders
-from bench.output import fmt, log, verdict
+from bench.output import fmt, log, verdict, written
 from bench.postgraphile_server import POSTGRAPHILE_CACHE
 from bench.servers import ServerProcess
 from bench.shop import seed_shop
@@ -200,10 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     results = fixture.run_in_database("python -m bench.dashboard", functools.partial(run, args))
     if results is None:
         return 130
-    args.json.write_text(json.dumps(results, indent=2) + "\n")
-    out = Console(width=None if sys.stdout.isatty() else 120)
-    out.print(report(results))
-    out.print(f"figures written to {args.json}")
+    written(args.json, results, report(results))
     return 0
 
 

@@ -236,26 +236,35 @@ class PageClients(KeepAliveClients):
         Answers are checked by their bytes (status 200, no "errors" key); the last one is
         parsed and checked in full afterwards."""
         run = PageRun()
-        t = self.target
 
         async def page(index: int, deadline: float) -> bool:
             if pages is not None and run.pages >= pages:
                 return False
-            t0 = time.perf_counter()
-            try:
-                status, content = await self.post(index, t.url, t.body, t.headers)
-            except HTTP_ERRORS as error:
-                run.error(f"{t.name}: {error!r}")
-                return True
-            if status != 200 or b'"errors"' in content:
-                run.error(f"{t.name}: HTTP {status}: {content[:500]!r}")
-                return True
-            run.latencies.append(time.perf_counter() - t0)
-            run.pages += 1
-            run.last_body = content
+            await self.ask(run, index, self.target.headers)
             return True
 
         await run_loops(self.clients, seconds, run, page, slack=120)
+        return self.checked(run)
+
+    async def ask(self, run: PageRun, index: int, headers: dict[str, str]) -> None:
+        """One page on `index`'s connection, with `headers`, into `run`: checked by its
+        bytes (status 200, no "errors" key)."""
+        t = self.target
+        t0 = time.perf_counter()
+        try:
+            status, content = await self.post(index, t.url, t.body, headers)
+        except HTTP_ERRORS as error:
+            run.error(f"{t.name}: {error!r}")
+            return
+        if status != 200 or b'"errors"' in content:
+            run.error(f"{t.name}: HTTP {status}: {content[:500]!r}")
+            return
+        run.latencies.append(time.perf_counter() - t0)
+        run.pages += 1
+        run.last_body = content
+
+    def checked(self, run: PageRun) -> PageRun:
+        """`run`, its last page parsed and checked in full."""
         if run.last_body:
-            check_page(t, json.loads(run.last_body))
+            check_page(self.target, json.loads(run.last_body))
         return run

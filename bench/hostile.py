@@ -38,7 +38,6 @@ each phase a ceiling, and the attack stops early if the server's RSS passes
 """
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -46,11 +45,11 @@ from typing import Any
 if __package__ in (None, ""):  # run as `python bench/hostile.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rich.console import Console
 
 from bench import fixture
 from bench.hostile_phases import Bench, Plan
 from bench.hostile_tables import report
+from bench.output import written
 
 RESULTS = Path(__file__).with_name("hostile-results.json")
 
@@ -76,10 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     results = fixture.run_in_database("python -m bench.hostile", work)
     if results is None:
         return 130
-    plan.json.write_text(json.dumps(results, indent=2) + "\n")
-    out = Console(width=None if sys.stdout.isatty() else 140)
-    out.print(report(results, plan))
-    out.print(f"figures written to {plan.json}")
+    written(plan.json, results, report(results, plan), width=140)
     return 0
 
 

@@ -2,17 +2,28 @@
 server's garbage collector's among them), and the table of the CPU each group of processes
 used in each phase."""
 
+import json
 import os
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.table import Table
 
 console = Console(stderr=True, width=None if sys.stderr.isatty() else 120)
 STARTED = time.perf_counter()
+
+
+def written(path: Path, results: dict[str, Any], *tables: RenderableType, width: int = 120) -> None:
+    """A bench's figures into `path` (JSON), and its tables on standard output."""
+    path.write_text(json.dumps(results, indent=2) + "\n")
+    out = Console(width=None if sys.stdout.isatty() else width)
+    for table in tables:
+        out.print(table)
+    out.print(f"figures written to {path}")
 
 
 def log(message: str) -> None:

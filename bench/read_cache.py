@@ -24,10 +24,8 @@ answers are checked by their bytes during the run and parsed in full after.
 import argparse
 import asyncio
 import functools
-import json
 import random
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +33,6 @@ if __package__ in (None, ""):  # run as `python bench/read_cache.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import asyncpg
-from rich.console import Console
 from rich.table import Table
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -48,12 +45,11 @@ from bench.dashboard_page import (
     PageClients,
     PageRun,
     Target,
-    check_page,
     target,
 )
 from bench.dashboard_seed import admin_tokens, sales_tokens, seed_orders
-from bench.load import HTTP_ERRORS, run_loops
-from bench.output import fmt, log, verdict
+from bench.load import run_loops
+from bench.output import fmt, log, verdict, written
 from bench.postgraphile_server import POSTGRAPHILE_CACHE
 from bench.servers import ServerProcess
 from bench.shop import seed_shop
@@ -90,7 +86,6 @@ class MixClients(PageClients):
         self, seconds: float, mix: str, share: float, customers: list[int], seed: int
     ) -> PageRun:
         run = PageRun()
-        t = self.target
         rng = random.Random(seed)
 
         async def step(index: int, deadline: float) -> bool:
@@ -98,24 +93,11 @@ class MixClients(PageClients):
                 await self.write(customers, rng)
                 if mix != "cold":
                     return True
-            t0 = time.perf_counter()
-            try:
-                status, content = await self.post(index, t.url, t.body, self.viewers[index])
-            except HTTP_ERRORS as error:
-                run.error(f"{t.name}: {error!r}")
-                return True
-            if status != 200 or b'"errors"' in content:
-                run.error(f"{t.name}: HTTP {status}: {content[:500]!r}")
-                return True
-            run.latencies.append(time.perf_counter() - t0)
-            run.pages += 1
-            run.last_body = content
+            await self.ask(run, index, self.viewers[index])
             return True
 
         await run_loops(self.clients, seconds, run, step, slack=120)
-        if run.last_body:
-            check_page(t, json.loads(run.last_body))
-        return run
+        return self.checked(run)
 
 
 async def measure(
@@ -293,10 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     results = fixture.run_in_database("python -m bench.read_cache", functools.partial(run, args))
     if results is None:
         return 130
-    args.json.write_text(json.dumps(results, indent=2) + "\n")
-    out = Console(width=None if sys.stdout.isatty() else 120)
-    out.print(report(results))
-    out.print(f"figures written to {args.json}")
+    written(args.json, results, report(results))
     return 0
 
 

@@ -48,7 +48,6 @@ bench/results.json (part 5's figures under "dashboard").
 """
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -58,12 +57,11 @@ if __package__ in (None, ""):  # run as `python bench/run.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import asyncpg
-from rich.console import Console
 
 from bench import dashboard_measure, dashboard_page, dashboard_seed, fixture
 from bench.fanout import Fanout
 from bench.measuring import Plan
-from bench.output import log
+from bench.output import log, written
 from bench.run_tables import gc_table, report, run_cpu_table, statements_table
 from bench.servers import ServerProcess
 from bench.shop import Shop, TaskPool, seed_shop
@@ -352,13 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     results = fixture.run_in_database("python -m bench.run", work)
     if results is None:
         return 130
-    out = Console(width=None if sys.stdout.isatty() else 120)
-    args.json.write_text(json.dumps(results, indent=2) + "\n")
-    out.print(report(results, plan))
-    out.print(statements_table(results))
-    out.print(run_cpu_table(results))
-    out.print(gc_table(results))
-    out.print(f"figures written to {args.json}")
+    tables = (report(results, plan), statements_table(results), run_cpu_table(results))
+    written(args.json, results, *tables, gc_table(results))
     return 1 if "failed" in results["dashboard"] else 0
 
 
