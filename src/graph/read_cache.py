@@ -131,7 +131,9 @@ NAMES_THE_PERSON = frozenset(
 )
 # Beyond its answer, what an entry holds: the key's tuple, the snapshot, the entry.
 ENTRY_OVERHEAD = 400
-MAX_ENTRIES = 100_000
+# A shop's screens ask for hundreds of distinct pages; each entry is a few objects that a
+# full collection of the garbage collector walks, so there are never many.
+MAX_ENTRIES = 10_000
 
 
 def keeping(schema: GraphQLSchema, text: str | None, document: DocumentNode) -> Keeping:
@@ -176,7 +178,7 @@ class Kept:
     weight: int
 
 
-Key = tuple[str, str | None, bytes, tuple[object, ...] | None]
+Key = tuple[str, str | None, bytes, tuple[object, ...]]
 
 
 @dataclass(slots=True)
@@ -233,27 +235,29 @@ class CachedReads(SchemaExtension):
         context = ctx.context
         cache: ReadCache | None = getattr(getattr(context, "services", None), "read_cache", None)
         document = ctx.graphql_document
+        viewer = context.viewer
+        # Callers without a token have nothing worth keeping (`me` is null to them), and a
+        # stream of their requests must neither cost a round trip each nor push the floor's
+        # answers out.
         kept_for = (
             keeping(ctx.schema._schema, ctx.query, document)
             if cache is not None
+            and viewer is not None
             and ctx.query is not None
             and document is not None
             and ctx.operation_type is OperationType.QUERY
             else Keeping.NEVER
         )
-        if cache is None or ctx.query is None or kept_for is Keeping.NEVER:
+        if cache is None or viewer is None or ctx.query is None or kept_for is Keeping.NEVER:
             yield
             return
-        viewer = context.viewer
         try:
             variables = orjson.dumps(ctx.variables or {}, option=orjson.OPT_SORT_KEYS)
         except TypeError:
             # A file among them (a multipart request): no read to keep.
             yield
             return
-        scope = None
-        if viewer is not None:
-            scope = viewer.scope if kept_for is Keeping.BY_PERSON else viewer.rights
+        scope = viewer.scope if kept_for is Keeping.BY_PERSON else viewer.rights
         key: Key = (ctx.query, ctx.operation_name, variables, scope)
         kept = cache.get(key)
         try:

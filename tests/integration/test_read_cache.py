@@ -176,7 +176,22 @@ async def test_answers_are_kept_for_a_viewer_of_the_same_scope_only(
     assert again == first
     assert first["me"]["departments"] == [{"code": "sales"}]
     assert await dee(ME) == {"me": {"name": "Dee", "departments": [{"code": "design"}]}}
-    assert (await api.as_(None)(ME)) == {"me": None}
+
+
+async def test_callers_without_a_token_are_neither_kept_nor_asked_a_round_trip(
+    shop: Shop, api: Client, cached: tuple[str, Any]
+) -> None:
+    """Nothing is worth keeping for them, and a stream of their requests must not cost the
+    database a snapshot each or push the floor's answers out."""
+    cache = cache_of(cached)
+    counts, kept = dict(cache.counts), len(cache)
+    anonymous = api.as_(None)
+    for _ in range(3):
+        assert await anonymous(ME) == {"me": None}
+        refused = await anonymous.raw(NAMES, {"id": gid("Customer", shop.customer_id)})
+        assert refused["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+    assert dict(cache.counts) == counts
+    assert len(cache) == kept
 
 
 CREATOR = "query($id: ID!) { workOrder(id: $id) { orderNumber createdBy { name email } } }"

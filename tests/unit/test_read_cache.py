@@ -148,11 +148,11 @@ def test_the_cache_lets_the_least_recently_used_go_beyond_its_bytes() -> None:
     cache = ReadCache(size=1000)
     snapshot = Snapshot.parse("1:2:")
     for n in range(3):
-        cache.put(("q", None, str(n).encode(), None), Kept(snapshot, b"x", 400))
+        cache.put(("q", None, str(n).encode(), ()), Kept(snapshot, b"x", 400))
     assert len(cache) == 2 and cache.weight == 800
-    assert cache.get(("q", None, b"0", None)) is None
-    assert cache.get(("q", None, b"1", None)) is not None
-    cache.put(("q", None, b"3", None), Kept(snapshot, b"x", 400))
-    assert cache.get(("q", None, b"2", None)) is None  # 1 was used since
-    assert cache.get(("q", None, b"1", None)) is not None
-    assert not cache.put(("q", None, b"4", None), Kept(snapshot, b"x", 1001))
+    assert cache.get(("q", None, b"0", ())) is None
+    assert cache.get(("q", None, b"1", ())) is not None
+    cache.put(("q", None, b"3", ()), Kept(snapshot, b"x", 400))
+    assert cache.get(("q", None, b"2", ())) is None  # 1 was used since
+    assert cache.get(("q", None, b"1", ())) is not None
+    assert not cache.put(("q", None, b"4", ()), Kept(snapshot, b"x", 1001))
