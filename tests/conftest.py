@@ -9,9 +9,11 @@ import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import asyncpg
 import pytest
 from _pytest.nodeid import NodeId
 from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import admin, credentials, embedded, migrate
@@ -105,10 +107,32 @@ async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
     await engine.dispose()
 
 
+# Times the emptying of the tables is tried: see `clean_db`.
+CLEANING_ATTEMPTS = 5
+
+
 @pytest.fixture
 async def clean_db(engine: AsyncEngine) -> AsyncEngine:
     """Every test that writes starts from empty tables. Ids are not restarted: the
-    session's server outlives each test, and a row id never names two different rows."""
+    session's server outlives each test, and a row id never names two different rows.
+    A statement of a server still serving (a screen's read of several tables) may hold
+    one table and wait for another this has locked: PostgreSQL then ends one of the two
+    as deadlocked, and when it is this one, the emptying starts again."""
+    for attempt in range(1, CLEANING_ATTEMPTS + 1):
+        try:
+            await _empty_tables(engine)
+        except DBAPIError as error:
+            deadlocked = isinstance(error.orig, Exception) and isinstance(
+                error.orig.__cause__, asyncpg.exceptions.DeadlockDetectedError
+            )
+            if not deadlocked or attempt == CLEANING_ATTEMPTS:
+                raise
+        else:
+            break
+    return engine
+
+
+async def _empty_tables(engine: AsyncEngine) -> None:
     async with engine.begin() as conn:
         # The ledger, histories and event log refuse DELETE by trigger; a superuser (the
         # tests' role, not the server's) may leave triggers unfired for one transaction.
@@ -126,4 +150,3 @@ async def clean_db(engine: AsyncEngine) -> AsyncEngine:
         for table in metadata.tables:
             await conn.execute(text(f"DELETE FROM {table}"))
         await conn.execute(text("ALTER SEQUENCE work_order_number_seq RESTART"))
-    return engine
