@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from db.engine import one_snapshot
-from db.events import Snapshot, StoredEvent
+from db.events import Snapshot, StoredEvent, snapshot_now
 from db.queries import Q, fetch_native
 from db.rows import (
     AgeingRow,
@@ -387,7 +387,7 @@ async def queue_page(
         **{f"after_{name}": getattr(after, name, None) for name in QueueKey._fields},
     }
     async with one_snapshot(engine) as conn:
-        snapshot = Snapshot.parse(await conn.scalar(Q["current_snapshot"]))
+        snapshot = await snapshot_now(conn)
         rows = (await conn.execute(Q["queue_page"], params)).all()
     queued = [
         Queued(TaskRow.pick(row), QueueKey(row.lane, row.rush, row.due, row.since, row.id))
