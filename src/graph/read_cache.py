@@ -239,16 +239,17 @@ class CachedReads(SchemaExtension):
         # Callers without a token have nothing worth keeping (`me` is null to them), and a
         # stream of their requests must neither cost a round trip each nor push the floor's
         # answers out.
-        kept_for = (
-            keeping(ctx.schema._schema, ctx.query, document)
-            if cache is not None
-            and viewer is not None
-            and ctx.query is not None
-            and document is not None
-            and ctx.operation_type is OperationType.QUERY
-            else Keeping.NEVER
-        )
-        if cache is None or viewer is None or ctx.query is None or kept_for is Keeping.NEVER:
+        if (
+            cache is None
+            or viewer is None
+            or ctx.query is None
+            or document is None
+            or ctx.operation_type is not OperationType.QUERY
+        ):
+            yield
+            return
+        kept_for = keeping(ctx.schema._schema, ctx.query, document)
+        if kept_for is Keeping.NEVER:
             yield
             return
         try:
