@@ -12,10 +12,9 @@ import httpx
 import pytest
 
 from graph.cost import BUDGET
-from pressroom.app import create_app
 from pressroom.settings import Settings
 from tests.support.database import counting
-from tests.support.servers import config_for, free_port, serve
+from tests.support.servers import served
 from tests.support.shop import Shop
 
 LIMIT = 100
@@ -29,13 +28,8 @@ async def budgeted(database_url: str) -> AsyncIterator[tuple[str, Any]]:
     """A server of its own whose tokens may spend LIMIT points an hour; it reads every
     answer anew (a test here counts an answer's statements)."""
     settings = Settings(cost_per_token=f"{LIMIT}/hour", read_cache=False)
-    app = create_app(settings, url=database_url)
-    srv, task = await serve(config_for(app, settings, free_port()))
-    try:
-        yield f"http://127.0.0.1:{srv.config.port}/graphql", app
-    finally:
-        srv.should_exit = True
-        await task
+    async with served(database_url, settings) as server:
+        yield server
 
 
 async def ask(

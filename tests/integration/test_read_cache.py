@@ -27,11 +27,10 @@ from db.customers import create_customer, update_customer
 from db.engine import reading, unit_of_work
 from db.events import Snapshot, snapshot_now
 from graph.read_cache import ReadCache
-from pressroom.app import create_app
 from pressroom.settings import Settings
 from tests.support.client import Client, gid, site
 from tests.support.database import counting
-from tests.support.servers import app_from, config_for, free_port, metric, serve
+from tests.support.servers import app_from, metric, served
 from tests.support.shop import Shop
 
 NAMES = "query($id: ID!) { customer(id: $id) { name } }"
@@ -50,14 +49,8 @@ WHERE NOT l.granted AND c.relname = 'customers' AND l.database =
 async def cached(database_url: str) -> AsyncIterator[tuple[str, Any]]:
     """A server of its own with the read cache on, whatever the environment says (the
     suite also runs with PRESSROOM_READ_CACHE=false): its URL and app."""
-    settings = Settings(read_cache=True)
-    app = create_app(settings, url=database_url)
-    srv, task = await serve(config_for(app, settings, free_port()))
-    try:
-        yield f"http://127.0.0.1:{srv.config.port}/graphql", app
-    finally:
-        srv.should_exit = True
-        await task
+    async with served(database_url, Settings(read_cache=True)) as server:
+        yield server
 
 
 @pytest.fixture
@@ -251,8 +244,8 @@ async def test_a_query_sent_with_a_file_is_answered_and_not_kept(
 ) -> None:
     """A multipart request's variables hold its files, which make no key: read, not kept."""
     cache = cache_of(cached)
-    operations = {"query": NAMES, "variables": {"id": gid("Customer", shop.customer_id)}}
-    operations["variables"]["file"] = None
+    variables = {"id": gid("Customer", shop.customer_id), "file": None}
+    operations = {"query": NAMES, "variables": variables}
     counts, kept = dict(cache.counts), len(cache)
     response = await http.post(
         cached[0],

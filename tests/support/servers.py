@@ -115,19 +115,25 @@ def server(running_app: tuple[str, Any]) -> str:
     return str(running_app[0])
 
 
+@asynccontextmanager
+async def served(database_url: str, settings: Settings) -> AsyncIterator[tuple[str, Any]]:
+    """uvicorn serving an app of its own on the test database with `settings`, in this
+    process: its /graphql URL and the app."""
+    app = create_app(settings, url=database_url)
+    srv, task = await serve(config_for(app, settings, free_port()))
+    try:
+        yield f"http://127.0.0.1:{srv.config.port}/graphql", app
+    finally:
+        srv.should_exit = True
+        await task
+
+
 @pytest.fixture
 async def trusted_server(database_url: str) -> AsyncIterator[str]:
     """A real server of its own on the test database, with PRESSROOM_TRUSTED_DOCUMENTS on
     (as in production): its /graphql URL."""
-    settings = Settings(trusted_documents=True)
-    srv, task = await serve(
-        config_for(create_app(settings, url=database_url), settings, free_port())
-    )
-    try:
-        yield f"http://127.0.0.1:{srv.config.port}/graphql"
-    finally:
-        srv.should_exit = True
-        await task
+    async with served(database_url, Settings(trusted_documents=True)) as (url, _):
+        yield url
 
 
 @contextmanager
