@@ -7,7 +7,8 @@ validate), user errors by their `UserErrorCode`. Every sample carries a `replica
 naming this process, so the replicas behind one balancer can be told apart and summed.
 """
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
 from typing import Any
 
 from graphql import DocumentNode, FieldNode, OperationDefinitionNode, get_operation_ast
@@ -185,6 +186,14 @@ class Metrics:
     def function(self, name: str, doc: str, read: Callable[[], float]) -> None:
         """A gauge that reads its value when /metrics is asked."""
         Gauge(name, doc, registry=self.registry).set_function(read)
+
+    def outcomes(
+        self, name: str, doc: str, counts: Mapping[str, int], outcomes: Iterable[str]
+    ) -> None:
+        """A gauge per outcome that reads `counts[outcome]` when /metrics is asked."""
+        gauge = Gauge(name, doc, ["outcome"], registry=self.registry)
+        for outcome in outcomes:
+            gauge.labels(outcome).set_function(partial(counts.__getitem__, outcome))
 
     def gc_paused(self, generation: int, seconds: float, cpu_seconds: float) -> None:
         """A collection of `generation` stopped the process for `seconds`, `cpu_seconds`

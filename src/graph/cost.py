@@ -70,7 +70,7 @@ class QueryCost(SchemaExtension):
             name = ctx._provided_operation_name
 
             def work_out() -> int:
-                return _document_cost(schema, document, name, dict(counts))
+                return document_cost(schema, document, name, dict(counts))
 
             accepted = DOCUMENTS.of(ctx.query, document)
             cost = accepted.cost((name, counts), work_out) if accepted else work_out()
@@ -121,7 +121,7 @@ def _report(cost: int, window: Window) -> dict[str, object]:
     }
 
 
-def _document_cost(
+def document_cost(
     schema: GraphQLSchema,
     document: DocumentNode,
     operation_name: str | None,

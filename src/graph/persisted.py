@@ -21,10 +21,8 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import partial
 
 from graphql import GraphQLError
-from prometheus_client import Gauge
 from strawberry.types import ExecutionResult
 
 from api.errors import TopLevelCode, bad_request, top_level, unauthenticated
@@ -92,15 +90,13 @@ class PersistedDocuments:
 
     def expose(self, metrics: Metrics) -> None:
         """What /metrics shows of the persisted documents."""
-        persisted = Gauge(
+        metrics.outcomes(
             "pressroom_persisted_documents",
             "Persisted documents since start, by outcome: known (a hash that ran without its "
             "text), not_found, registered, untrusted (refused under trusted documents).",
-            ["outcome"],
-            registry=metrics.registry,
+            self.counts,
+            OUTCOMES,
         )
-        for outcome in OUTCOMES:
-            persisted.labels(outcome).set_function(partial(self.counts.__getitem__, outcome))
         metrics.function(
             "pressroom_registered_documents",
             "Documents registered by persisted queries that this process keeps.",
@@ -147,6 +143,18 @@ class PersistedDocuments:
         if limited:
             return self._untrusted(viewer, token_given)
         return Admitted(query, register=key if signed_in else None)
+
+    def trusted_text(self, query: object, extensions: object) -> str | None:
+        """The manifest's document a request names, by its exact text or by its hash (sent
+        with that text or without one), when its extensions say nothing else; None
+        otherwise. Counts nothing: `admit` counts what runs."""
+        if extensions is None:
+            return query if isinstance(query, str) and query in self._manifest_texts else None
+        if not isinstance(extensions, dict) or extensions.keys() != {"persistedQuery"}:
+            return None
+        key = _sha256_hash(extensions["persistedQuery"])
+        text = None if isinstance(key, GraphQLError) else self.manifest.get(key)
+        return text if query is None or query == text else None
 
     def ran(self, admitted: Admitted, result: object) -> None:
         """Registers what `admitted` names to register once `result` shows that its

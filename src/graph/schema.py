@@ -17,6 +17,7 @@ from api.auth import load_viewer
 from api.errors import RETRY_AFTER_SECONDS, TopLevelCode, bad_request, service_unavailable
 from api.metrics import root_field
 from db.engine import unavailable
+from graph.context import Context
 from graph.conventions import describe_conventions
 from graph.cost import QueryCost
 from graph.documents import AcceptedDocuments, AnonymousTurns, asks_for_the_schema
@@ -71,36 +72,54 @@ class RequestLog(SchemaExtension):
     def on_operation(self) -> Iterator[None]:
         started = time.perf_counter()
         yield
-        elapsed = time.perf_counter() - started
         ctx = self.execution_context
-        context = ctx.context
         result = ctx.result
-        errors = result.errors if result else None
-        codes = _user_error_codes(result.data if result else None)
-        outcome = "error" if errors else "user_error" if codes else "ok"
         # No document when it did not parse (Strawberry answers that without raising).
         kind = ctx.operation_type.value if ctx.graphql_document is not None else "invalid"
-        field = root_field(ctx.graphql_document, ctx.operation_name, ROOT_FIELDS)
-        metrics = context.services.metrics if context is not None else None
-        if metrics is not None:
-            metrics.operations.labels(field, kind, outcome).inc()
-            metrics.duration.labels(kind).observe(elapsed)
-            for code in codes:
-                metrics.user_errors.labels(field, code).inc()
-        viewer = context.viewer if context is not None else None
-        log.info(
-            "graphql",
-            extra={
-                "request_id": context.request_id if context is not None else None,
-                "operation": ctx.operation_name,
-                "field": field,
-                "type": kind,
-                "user_id": viewer.user_id if viewer is not None else None,
-                "outcome": outcome,
-                "user_errors": codes,
-                "ms": round(elapsed * 1000, 2),
-            },
+        record_operation(
+            ctx.context,
+            ctx.operation_name,
+            root_field(ctx.graphql_document, ctx.operation_name, ROOT_FIELDS),
+            kind,
+            result.data if result else None,
+            bool(result.errors) if result else False,
+            time.perf_counter() - started,
         )
+
+
+def record_operation(
+    context: Context | None,
+    operation: str | None,
+    field: str,
+    kind: str,
+    data: dict[str, Any] | None,
+    errors: bool,
+    elapsed: float,
+) -> None:
+    """The log line and metrics of one operation, whichever way it ran (the engine room's
+    compiled documents too)."""
+    codes = _user_error_codes(data)
+    outcome = "error" if errors else "user_error" if codes else "ok"
+    metrics = context.services.metrics if context is not None else None
+    if metrics is not None:
+        metrics.operations.labels(field, kind, outcome).inc()
+        metrics.duration.labels(kind).observe(elapsed)
+        for code in codes:
+            metrics.user_errors.labels(field, code).inc()
+    viewer = context.viewer if context is not None else None
+    log.info(
+        "graphql",
+        extra={
+            "request_id": context.request_id if context is not None else None,
+            "operation": operation,
+            "field": field,
+            "type": kind,
+            "user_id": viewer.user_id if viewer is not None else None,
+            "outcome": outcome,
+            "user_errors": codes,
+            "ms": round(elapsed * 1000, 2),
+        },
+    )
 
 
 def _user_error_codes(data: dict[str, Any] | None) -> list[str]:

@@ -30,6 +30,7 @@ from api.errors import (
     error_response,
     unavailable_response,
 )
+from api.viewer import Viewer
 from db.engine import unavailable
 from graph.context import Context
 from graph.live import LiveConnections
@@ -184,7 +185,7 @@ class PressroomGraphQL(GraphQL[Context, None]):
         viewer = request.state.viewer
         if viewer is not None:
             with admission.signed_in():
-                response = await self.run(request)
+                response = await self.signed_in(request, viewer)
             # Where a token's window applies, every answer says what is left of it.
             window = self.services.cost_windows.window(viewer.token_id)
             response.headers["x-ratelimit-limit"] = str(window.limit)
@@ -195,6 +196,10 @@ class PressroomGraphQL(GraphQL[Context, None]):
             return busy_response(ADMISSION_RETRY_AFTER)
         with admission.admitted():
             return await self.run(request)
+
+    async def signed_in(self, request: Request, viewer: Viewer) -> Response:
+        """A signed-in caller's request, run (the engine room's view answers some itself)."""
+        return await self.run(request)
 
     async def _send(self, response: Response, scope: Scope, receive: Receive, send: Send) -> None:
         # Answers are the caller's own data: no cache keeps them, no browser guesses their type.
