@@ -5,12 +5,17 @@ collector's pacer (collector.py)."""
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
+import strawberry
+from starlette.requests import Request
+from starlette.responses import Response
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import Operation
 from strawberry.subscriptions.protocols.graphql_transport_ws.types import ConnectionInitMessage
 
+from api.viewer import Viewer
 from graph.context import Context
+from graph.engine.compiled import CompiledDocuments
 from graph.engine.jsontext import dumps
 from graph.engine.sharing import LiveOperation, SharedMessages
 from graph.view import PressroomGraphQL
@@ -52,6 +57,19 @@ class TunedGraphQL(PressroomGraphQL):
         super().__init__(*args, **kwargs)
         self.message_passed = message_passed
         self.messages = SharedMessages()
+        self.compiled = CompiledDocuments(
+            cast(strawberry.Schema, self.schema)._schema, self.services.documents
+        )
+        if self.services.metrics is not None:
+            self.compiled.expose(self.services.metrics)
+
+    async def signed_in(self, request: Request, viewer: Viewer) -> Response:
+        # A person's request for a compiled trusted document (compiled.py).
+        if viewer.is_person:
+            answered = await self.compiled.answer(request, self.get_context, viewer)
+            if answered is not None:
+                return answered
+        return await super().signed_in(request, viewer)
 
     def encode_json(self, data: object) -> str | bytes:
         self.message_passed()
