@@ -17,6 +17,7 @@ import asyncpg
 import orjson
 from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
 
+from api import manifest
 from api.ids import encode_id
 from db.queries import Q
 from db.tasks import needs_transaction, transition_params
@@ -166,27 +167,43 @@ mutation FinishTask($input: FinishTaskInput!) {
   finishTask(input: $input) { changed task { id status } userErrors { code message } }
 }"""
 MUTATIONS = {"StartTask": START_TASK, "FinishTask": FINISH_TASK}
+# The same moves as the app's scan station sends them: trusted documents of the manifest,
+# named by their hash (the engine room runs them compiled: src/graph/engine/compiled.py).
+SCANS = {manifest.operation_name(text): text for text in manifest.load().values()}
+TRUSTED = {"StartTask": SCANS["ScanStart"], "FinishTask": SCANS["ScanFinish"]}
 
 
 class GraphQLClients(KeepAliveClients):
     """Keep-alive clients, each posting as one worker."""
 
-    def __init__(self, url: str, tokens: list[str], clients: int) -> None:
+    def __init__(self, url: str, tokens: list[str], clients: int, *, trusted: bool = False) -> None:
         super().__init__(clients, timeout=30)
         self.url = url
         self.tokens = tokens
+        self.trusted = trusted
+
+    def body(self, name: str, query: str, task_id: int) -> bytes:
+        """The request for `name` (StartTask or FinishTask): `query`'s text, or with
+        `trusted`, the app's own document for the move by its hash."""
+        variables = {"input": {"taskId": encode_id("DepartmentTask", task_id)}}
+        if not self.trusted:
+            return orjson.dumps({"query": query, "operationName": name, "variables": variables})
+        text = TRUSTED[name]
+        return orjson.dumps(
+            {
+                "operationName": manifest.operation_name(text),
+                "variables": variables,
+                "extensions": {
+                    "persistedQuery": {"version": 1, "sha256Hash": manifest.document_id(text)}
+                },
+            }
+        )
 
     async def _call(
         self, client: int, name: str, query: str, task_id: int, result: LoadResult
     ) -> bool:
         token = self.tokens[client % len(self.tokens)]
-        body = orjson.dumps(
-            {
-                "query": query,
-                "operationName": name,
-                "variables": {"input": {"taskId": encode_id("DepartmentTask", task_id)}},
-            }
-        )
+        body = self.body(name, query, task_id)
         t0 = time.perf_counter()
         try:
             _, content = await self.post(

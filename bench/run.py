@@ -320,10 +320,13 @@ class Bench(Fanout):
             by_clients: dict[str, dict[str, Any]] = {}
             for n in self.plan.ratio_clients:
                 graphql = await self.graphql(shop, "GraphQL", n)
+                trusted = await self.graphql(shop, "GraphQL, trusted documents", n, trusted=True)
                 by_clients[str(n)] = {
                     "graphql": graphql,
+                    "trusted": trusted,
                     "raw": raw[n],
                     "ratio": ratio(graphql["per_second"], raw[n]["per_second"]),
+                    "trusted_ratio": ratio(trusted["per_second"], raw[n]["per_second"]),
                 }
             self.results["graphql_vs_raw"] = {"by_clients": by_clients}
             await self.round_trips(shop)

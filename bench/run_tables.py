@@ -95,13 +95,30 @@ def report(results: dict[str, Any], plan: Plan) -> Table:
         f"  the bench's own CPU per transition, {counts} clients",
         each(lambda run: ms_per_transition(run["graphql"], "bench"), digits=2) + " ms",
     )
-    ratios = [run["ratio"] for run in by_clients.values() if run["ratio"] is not None]
+
+    def ratio_row(label: str, key: str) -> None:
+        ratios = [run[key] for run in by_clients.values() if run[key] is not None]
+        table.add_row(
+            f"  {label} / asyncpg, {counts} clients",
+            each(lambda run: run[key], digits=2),
+            ">= 0.50",
+            verdict(min(ratios, default=None), lambda r: r >= 0.5),
+        )
+
+    ratio_row("GraphQL", "ratio")
+    # The app's own documents by hash: the engine room runs them compiled.
     table.add_row(
-        f"  GraphQL / asyncpg, {counts} clients",
-        each(lambda run: run["ratio"], digits=2),
-        ">= 0.50",
-        verdict(min(ratios, default=None), lambda r: r >= 0.5),
+        f"transitions/s, trusted documents, {counts} clients",
+        each(lambda run: run["trusted"]["per_second"]),
     )
+    compiled = ms_per_transition(gr["trusted"], "server")
+    table.add_row(
+        f"  server CPU per transition, trusted documents, {n} clients",
+        fmt(compiled, " ms", 2),
+        "< 0.8 ms",
+        verdict(compiled, lambda ms: ms < 0.8),
+    )
+    ratio_row("trusted documents", "trusted_ratio")
     trips = results["round_trips"]
     if "skipped" in trips:
         table.add_row("database round trips per mutation", "not counted", "", "see the log")

@@ -42,10 +42,12 @@ class Throughput(Measuring):
         finally:
             await raw.close()
 
-    async def graphql(self, shop: Shop, label: str, clients: int) -> dict[str, Any]:
+    async def graphql(
+        self, shop: Shop, label: str, clients: int, *, trusted: bool = False
+    ) -> dict[str, Any]:
         assert self.server is not None
         log(f"{label}: GraphQL over HTTP, {clients} client(s)")
-        http = GraphQLClients(self.server.http_url, shop.worker_tokens, clients)
+        http = GraphQLClients(self.server.http_url, shop.worker_tokens, clients, trusted=trusted)
         try:
             return await self.measured(
                 http.run, self.plan.graphql_seconds, GRAPHQL_CEILING, clients
