@@ -59,7 +59,7 @@ from api.metrics import Metrics
 from api.rules import Rule
 from api.viewer import Viewer
 from graph.context import Context
-from graph.cost import document_cost
+from graph.cost import BUDGET, document_cost
 from graph.permissions import Declared
 from graph.persisted import PersistedDocuments
 from graph.schema import record_operation
@@ -184,6 +184,8 @@ def _compile(core: GraphQLSchema, text: str) -> Move:
     resolver = definition.base_resolver
     info = resolver.info_parameter
     function = resolver.wrapped_func
+    if len(definition.arguments) != 1:
+        raise NotCompiled
     (argument,) = definition.arguments
     input_class = argument.type
     if info is None or not callable(function) or not has_object_definition(input_class):
@@ -197,7 +199,9 @@ def _compile(core: GraphQLSchema, text: str) -> Move:
                 raise NotCompiled
             rules.append(permission.rule)
     payload_type = _unwrap(core_field.type)
-    if not isinstance(payload_type, GraphQLObjectType):
+    cost = document_cost(core, document, operation.name.value, {})
+    # Over the budget, the stock path refuses it (graph/cost.py).
+    if not isinstance(payload_type, GraphQLObjectType) or cost > BUDGET:
         raise NotCompiled
     return Move(
         operation=operation.name.value,
@@ -209,7 +213,7 @@ def _compile(core: GraphQLSchema, text: str) -> Move:
         info_name=info.name,
         input_name=argument.python_name,
         rules=tuple(rules),
-        cost=document_cost(core, document, operation.name.value, {}),
+        cost=cost,
         payload=_selection(payload_type, root.selection_set),
     )
 
