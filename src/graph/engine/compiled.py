@@ -371,6 +371,8 @@ class CompiledDocuments:
         except Exception:
             self.counts["handed_back"] += 1
             return None
+        # Room was checked before the move: a request that took the rest of the window
+        # meanwhile lets this one through, as if it had come first.
         windows.spend(viewer.token_id, move.cost)
         self.documents.admit(data.get("query"), data.get("extensions"), viewer, True)
         record_operation(
