@@ -59,7 +59,7 @@ from bench.dashboard_measure import (
 from bench.dashboard_page import PAGE_SIZE
 from bench.dashboard_seed import admin_token, seed_orders
 from bench.output import fmt, log, verdict, written
-from bench.postgraphile_server import POSTGRAPHILE_CACHE
+from bench.postgraphile_server import add_cache_argument
 from bench.servers import ServerProcess
 from bench.shop import seed_shop
 
@@ -80,12 +80,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--round-trip-pages", type=int, default=50, help="pages whose statements are counted (50)"
     )
     p.add_argument("--no-postgraphile", action="store_true", help="Pressroom alone")
-    p.add_argument(
-        "--postgraphile-cache",
-        type=Path,
-        default=POSTGRAPHILE_CACHE,
-        help=f"where npm installs PostGraphile ({POSTGRAPHILE_CACHE})",
-    )
+    add_cache_argument(p)
     p.add_argument(
         "--server-env",
         action="append",

@@ -1,6 +1,7 @@
 """PostGraphile 4, the server the dashboard page is measured beside (bench/dashboard.py):
 the version bench/postgraphile pins, installed with npm once, run as a subprocess."""
 
+import argparse
 import json
 import os
 import shutil
@@ -14,6 +15,18 @@ from bench.servers import ServerSubprocess
 
 POSTGRAPHILE_PACKAGE = Path(__file__).with_name("postgraphile")
 POSTGRAPHILE_CACHE = Path.home() / ".cache" / "pressroom-bench" / "postgraphile"
+
+
+def add_cache_argument(parser: argparse.ArgumentParser) -> None:
+    """`--postgraphile-cache`, for the benches that run PostGraphile beside Pressroom."""
+    parser.add_argument(
+        "--postgraphile-cache",
+        type=Path,
+        default=POSTGRAPHILE_CACHE,
+        help=f"where npm installs PostGraphile ({POSTGRAPHILE_CACHE})",
+    )
+
+
 POSTGRAPHILE_OPTIONS = (
     "--disable-graphiql",
     # As recommended for production: logging every query costs CPU per page.

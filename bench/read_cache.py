@@ -50,7 +50,7 @@ from bench.dashboard_page import (
 from bench.dashboard_seed import admin_tokens, sales_tokens, seed_orders
 from bench.load import run_loops
 from bench.output import fmt, log, verdict, written
-from bench.postgraphile_server import POSTGRAPHILE_CACHE
+from bench.postgraphile_server import add_cache_argument
 from bench.servers import ServerProcess
 from bench.shop import seed_shop
 from bench.stats import percentile, ratio
@@ -257,12 +257,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--clients", type=int, default=8, help="keep-alive clients (8)")
     p.add_argument("--write-share", type=float, default=0.05, help="read-mostly writes (0.05)")
     p.add_argument("--orders", type=int, default=200, help="work orders in the database (200)")
-    p.add_argument(
-        "--postgraphile-cache",
-        type=Path,
-        default=POSTGRAPHILE_CACHE,
-        help=f"where npm installs PostGraphile ({POSTGRAPHILE_CACHE})",
-    )
+    add_cache_argument(p)
     p.add_argument("--json", type=Path, default=RESULTS, help="where to write the figures")
     args = p.parse_args(argv)
     if args.orders <= PAGE_SIZE:
