@@ -188,10 +188,16 @@ class Metrics:
         Gauge(name, doc, registry=self.registry).set_function(read)
 
     def outcomes(
-        self, name: str, doc: str, counts: Mapping[str, int], outcomes: Iterable[str]
+        self,
+        name: str,
+        doc: str,
+        counts: Mapping[str, int],
+        outcomes: Iterable[str],
+        label: str = "outcome",
     ) -> None:
-        """A gauge per outcome that reads `counts[outcome]` when /metrics is asked."""
-        gauge = Gauge(name, doc, ["outcome"], registry=self.registry)
+        """A gauge per outcome, labelled `label`, that reads `counts[outcome]` when
+        /metrics is asked."""
+        gauge = Gauge(name, doc, [label], registry=self.registry)
         for outcome in outcomes:
             gauge.labels(outcome).set_function(partial(counts.__getitem__, outcome))
 

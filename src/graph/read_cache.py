@@ -27,7 +27,6 @@ import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import orjson
@@ -41,7 +40,6 @@ from graphql import (
     Visitor,
     visit,
 )
-from prometheus_client import Gauge
 from strawberry.extensions import SchemaExtension
 from strawberry.types.graphql import OperationType
 
@@ -203,16 +201,15 @@ class ReadCache(Bounded[Key, Kept]):
 
     def expose(self, metrics: Metrics) -> None:
         """What /metrics shows of the read cache."""
-        answers = Gauge(
+        metrics.outcomes(
             "pressroom_read_cache_answers",
             "Answers to queries that read the database alone since start, by how they "
             "were made: kept (served again, the database unchanged), shared (with a "
             "request reading it from the same database) or read.",
-            ["answer"],
-            registry=metrics.registry,
+            self.counts,
+            ("kept", "shared", "read"),
+            label="answer",
         )
-        for answer in ("kept", "shared", "read"):
-            answers.labels(answer).set_function(partial(self.counts.__getitem__, answer))
         metrics.function(
             "pressroom_read_cache_waiting",
             "Requests waiting for an answer another request is reading.",
