@@ -329,7 +329,9 @@ class Settings(BaseSettings):
         description="Serve kept answers of queries that read the database alone while "
         "nothing has committed since (src/graph/read_cache.py).",
     )
-    read_cache_mb: int = Field(default=64, ge=1, description="The most each process keeps.")
+    read_cache_mb: int = Field(
+        default=64, ge=1, description="MiB of those answers each process keeps, at most."
+    )
     plain_execution: bool = Field(
         default=False,
         description="Run the frameworks' stock behaviour only: none of the engine room's "
