@@ -45,6 +45,7 @@ from graphql import (
     OperationType,
     SelectionSetNode,
     VariableNode,
+    get_nullable_type,
     parse,
     validate,
 )
@@ -198,7 +199,7 @@ def _compile(core: GraphQLSchema, text: str) -> Move:
             if not isinstance(permission, Declared):
                 raise NotCompiled
             rules.append(permission.rule)
-    payload_type = _unwrap(core_field.type)
+    payload_type = get_nullable_type(core_field.type)
     cost = document_cost(core, document, operation.name.value, {})
     # Over the budget, the stock path refuses it (graph/cost.py).
     if not isinstance(payload_type, GraphQLObjectType) or cost > BUDGET:
@@ -208,7 +209,7 @@ def _compile(core: GraphQLSchema, text: str) -> Move:
         field=root.name.value,
         variable=declared.variable.name.value,
         input_class=input_class,
-        input_fields=tuple(_input_fields(_unwrap_input(core_field.args["input"].type))),
+        input_fields=tuple(_input_fields(get_nullable_type(core_field.args["input"].type))),
         resolver=function,
         info_name=info.name,
         input_name=argument.python_name,
@@ -229,14 +230,6 @@ def _input_fields(kind: GraphQLInputType) -> Iterable[InputField]:
         if not isinstance(definition, StrawberryField) or python not in (relay.GlobalID, str):
             raise NotCompiled
         yield InputField(name, definition.python_name, python is relay.GlobalID, required)
-
-
-def _unwrap(kind: GraphQLOutputType) -> GraphQLOutputType:
-    return kind.of_type if isinstance(kind, GraphQLNonNull) else kind
-
-
-def _unwrap_input(kind: GraphQLInputType) -> GraphQLInputType:
-    return kind.of_type if isinstance(kind, GraphQLNonNull) else kind
 
 
 def _selection(kind: GraphQLObjectType, selection_set: SelectionSetNode) -> Read:
@@ -274,14 +267,14 @@ def _field(kind: GraphQLObjectType, selection: FieldNode) -> Read:
 
 def _value(kind: GraphQLOutputType, attribute: str, selection: FieldNode) -> Read:
     nullable = not isinstance(kind, GraphQLNonNull)
-    inner = _unwrap(kind)
+    inner = get_nullable_type(kind)
     convert: Read
     if isinstance(inner, GraphQLScalarType | GraphQLEnumType):
         convert = inner.serialize
     elif isinstance(inner, GraphQLObjectType) and selection.selection_set is not None:
         convert = _selection(inner, selection.selection_set)
     elif isinstance(inner, GraphQLList) and selection.selection_set is not None:
-        item = _unwrap(inner.of_type)
+        item = get_nullable_type(inner.of_type)
         if not isinstance(item, GraphQLObjectType) or not isinstance(inner.of_type, GraphQLNonNull):
             raise NotCompiled
         write = _selection(item, selection.selection_set)
