@@ -62,6 +62,13 @@ async def upload(http: httpx.AsyncClient, server: str, shop: Shop, order: int) -
     assert answer.status_code == 201, answer.text
 
 
+async def reloaded_by_refresh(page: Page) -> None:
+    """The page's refresh, which finds the order changed and reloads the page: the reload
+    is waited for, not the refresh's promise, whose page may be gone before it settles."""
+    async with page.expect_navigation():
+        await page.evaluate("void window.__pressroom.refresh()")
+
+
 async def test_the_customer_follows_their_order_on_a_phone(
     api: Client,
     shop: Shop,
@@ -111,16 +118,14 @@ async def test_the_customer_follows_their_order_on_a_phone(
     tasks = await task_ids(shop.engine, order)
     dee = api.as_(shop.tokens["dee"])
     await dee(START, {"i": {"taskId": gid("DepartmentTask", tasks["design"])}})
-    async with page.expect_navigation():
-        await page.evaluate("window.__pressroom.refresh()")
+    await reloaded_by_refresh(page)
     await expect(page.locator("#stage")).to_have_text("In design")
     await look(page, screenshots, "customer-page-in-design", axe_source)
     await dee(FINISH, {"i": {"taskId": gid("DepartmentTask", tasks["design"])}})
 
     # A proof arrives: the page shows it, waiting for the customer, with its preview.
     await upload(http, server, shop, order)
-    async with page.expect_navigation():
-        await page.evaluate("window.__pressroom.refresh()")
+    await reloaded_by_refresh(page)
     await expect(page.locator("#stage")).to_have_text("Waiting for your approval")
     version = page.get_by_role("article", name="Version 1")
     await expect(version.get_by_role("img", name="Preview of Version 1")).to_be_visible()
@@ -156,8 +161,7 @@ async def test_the_customer_follows_their_order_on_a_phone(
     await dee(START, {"i": {"taskId": gid("DepartmentTask", tasks["design"])}})
     await dee(FINISH, {"i": {"taskId": gid("DepartmentTask", tasks["design"])}})
     await upload(http, server, shop, order)
-    async with page.expect_navigation():
-        await page.evaluate("window.__pressroom.refresh()")
+    await reloaded_by_refresh(page)
     latest = page.get_by_role("article", name="Version 2")
     await expect(page.get_by_role("article", name="Version 1")).to_contain_text("Changes requested")
     await latest.get_by_text("Approve Version 2").first.click()
@@ -172,8 +176,7 @@ async def test_the_customer_follows_their_order_on_a_phone(
 
     # The shop withdraws the link: the page says so at its next refresh, and how to reach it.
     await sam(REVOKE, {"i": {"id": made["link"]["id"]}})
-    async with page.expect_navigation():
-        await page.evaluate("window.__pressroom.refresh()")
+    await reloaded_by_refresh(page)
     await expect(page.get_by_role("heading", name="This link was withdrawn")).to_be_visible()
     await expect(page.locator("main")).to_contain_text("Please contact Print shop.")
     await look(page, screenshots, "customer-page-revoked", axe_source)
