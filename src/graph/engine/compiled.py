@@ -147,7 +147,7 @@ def compile_move(schema: GraphQLSchema, text: str) -> Move | None:
 
 def _compile(core: GraphQLSchema, text: str) -> Move:
     document = parse(text, no_location=True)
-    if validate(core, document) or len(document.definitions) != 1:
+    if len(document.definitions) != 1:
         raise NotCompiled
     operation = document.definitions[0]
     if (
@@ -176,6 +176,10 @@ def _compile(core: GraphQLSchema, text: str) -> Move:
         or not isinstance(declared.type.type, NamedTypeNode)
         or root.selection_set is None
     ):
+        raise NotCompiled
+    # Validated only once its shape is a move's: a server's start-up then validates a few
+    # of the manifest's documents, not all of them (half a second of CPU).
+    if validate(core, document):
         raise NotCompiled
     assert core.mutation_type is not None
     core_field = core.mutation_type.fields[root.name.value]
