@@ -12,8 +12,6 @@ from pathlib import Path
 import asyncpg
 import pytest
 from _pytest.nodeid import NodeId
-from sqlalchemy import text
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import admin, credentials, embedded, migrate
@@ -120,33 +118,35 @@ async def clean_db(engine: AsyncEngine) -> AsyncEngine:
     as deadlocked, and when it is this one, the emptying starts again."""
     for attempt in range(1, CLEANING_ATTEMPTS + 1):
         try:
-            await _empty_tables(engine)
-        except DBAPIError as error:
-            deadlocked = isinstance(error.orig, Exception) and isinstance(
-                error.orig.__cause__, asyncpg.exceptions.DeadlockDetectedError
-            )
-            if not deadlocked or attempt == CLEANING_ATTEMPTS:
+            async with engine.connect() as conn:
+                raw = await conn.get_raw_connection()
+                await raw.driver_connection.execute(EMPTY_TABLES)
+        except asyncpg.exceptions.DeadlockDetectedError:
+            if attempt == CLEANING_ATTEMPTS:
                 raise
         else:
             break
     return engine
 
 
-async def _empty_tables(engine: AsyncEngine) -> None:
-    async with engine.begin() as conn:
+# One simple query, so one round trip and one transaction (PostgreSQL runs the statements
+# of a simple query as one unless they say otherwise): a sixth of the time the same
+# statements took one by one, before each of some 2,500 tests.
+EMPTY_TABLES = ";\n".join(
+    [
         # The ledger, histories and event log refuse DELETE by trigger; a superuser (the
         # tests' role, not the server's) may leave triggers unfired for one transaction.
-        await conn.execute(text("SET LOCAL session_replication_role = replica"))
-        # The session server's timer loop may be firing, and its webhook relay sending: each
-        # of their statements locks `timers` or `webhooks` first and then the tables it
-        # writes, so taking those first here waits for them instead of deadlocking with
-        # them halfway through the list.
-        await conn.execute(text("LOCK TABLE timers, webhooks IN ACCESS EXCLUSIVE MODE"))
+        "SET LOCAL session_replication_role = replica",
+        # The session server's timer loop may be firing, and its webhook relay sending:
+        # each of their statements locks `timers` or `webhooks` first and then the tables
+        # it writes, so taking those first here waits for them instead of deadlocking
+        # with them halfway through the list.
+        "LOCK TABLE timers, webhooks IN ACCESS EXCLUSIVE MODE",
         # Every table locked, as TRUNCATE would, then emptied by DELETE: the few rows a
         # test leaves go in a fifth of the time TRUNCATE takes to give each table and
         # index new files. The foreign keys' triggers are unfired too: any order will do.
-        tables = ", ".join(metadata.tables)
-        await conn.execute(text(f"LOCK TABLE {tables} IN ACCESS EXCLUSIVE MODE"))
-        for table in metadata.tables:
-            await conn.execute(text(f"DELETE FROM {table}"))
-        await conn.execute(text("ALTER SEQUENCE work_order_number_seq RESTART"))
+        f"LOCK TABLE {', '.join(metadata.tables)} IN ACCESS EXCLUSIVE MODE",
+        *(f"DELETE FROM {table}" for table in metadata.tables),
+        "ALTER SEQUENCE work_order_number_seq RESTART",
+    ]
+)
