@@ -6,9 +6,11 @@ client reads, the remaining cost points, the body with each side's task id put b
 the engine room's count says whether its plan answered or the stock path did."""
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -187,6 +189,19 @@ def body_of(case: Case, task: str) -> dict[str, Any]:
     return body
 
 
+# When the asker's cost window resets: each server's window started at its own first
+# request, so the two may be a second apart.
+RESET_AT = re.compile(r'"resetAt":"([^"]+)"')
+
+
+def answer_of(response: httpx.Response, task: str) -> tuple[str, list[datetime]]:
+    """The body with the case's task and the window's reset times written alike, and
+    those reset times."""
+    text = response.text.replace(task, "<task>")
+    resets = [datetime.fromisoformat(found) for found in RESET_AT.findall(text)]
+    return RESET_AT.sub('"resetAt":"<reset>"', text), resets
+
+
 async def operations(http: httpx.AsyncClient, url: str) -> Counter[tuple[str, ...]]:
     """The operations and userErrors a server has counted, by their labels."""
     response = await http.get(url.removesuffix("/graphql") + "/metrics")
@@ -215,6 +230,7 @@ async def test_a_compiled_document_answers_as_the_stock_execution(
     tokens = {**shop.tokens, "display": await shop.display(["print"])}
     before = await outcomes(http, servers["compiled"])
     seen: dict[str, tuple[int, dict[str, str | None], str, Counter[tuple[str, ...]]]] = {}
+    resets: dict[str, list[datetime]] = {}
     for side, url in servers.items():
         counted = await operations(http, url)
         task = await task_in_state(shop, case)
@@ -222,14 +238,17 @@ async def test_a_compiled_document_answers_as_the_stock_execution(
         if case.who is not None:
             headers["authorization"] = f"Bearer {tokens[case.who]}"
         response = await http.post(url, json=body_of(case, task), headers=headers)
+        answer, resets[side] = answer_of(response, task)
         seen[side] = (
             response.status_code,
             {name: response.headers.get(name) for name in HEADERS},
-            response.text.replace(task, "<task>"),
+            answer,
             await operations(http, url) - counted,
         )
     print(case.name, seen["compiled"])
     assert seen["compiled"] == seen["plain"]
+    for compiled, plain in zip(resets["compiled"], resets["plain"], strict=True):
+        assert abs((compiled - plain).total_seconds()) <= 2
     after = await outcomes(http, servers["compiled"])
     assert {k: after[k] - before[k] for k in after} == {
         k: 1.0 if k == case.path else 0.0 for k in after
