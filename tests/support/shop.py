@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from db import clock, customers, migrate, people
 from db.credentials import hash_password
@@ -36,17 +36,23 @@ class Shop:
 
     async def add_user(self, key: str, codes: list[str], *, is_admin: bool = False) -> str:
         async with unit_of_work(self.engine) as conn:
-            user = await people.create_user(
-                conn,
-                email=f"{key}@shop.test",
-                name=key.title(),
-                password=None,
-                is_admin=is_admin,
-                department_ids=[self.departments[c] for c in codes],
-            )
-            issued = await people.issue_token(
-                conn, kind=TokenKind.SESSION, name="test", user_id=user.user.id, ttl_seconds=3600
-            )
+            return await self.user_in(conn, key, codes, is_admin=is_admin)
+
+    async def user_in(
+        self, conn: AsyncConnection, key: str, codes: list[str], *, is_admin: bool = False
+    ) -> str:
+        """add_user within `conn`'s unit of work."""
+        user = await people.create_user(
+            conn,
+            email=f"{key}@shop.test",
+            name=key.title(),
+            password=None,
+            is_admin=is_admin,
+            department_ids=[self.departments[c] for c in codes],
+        )
+        issued = await people.issue_token(
+            conn, kind=TokenKind.SESSION, name="test", user_id=user.user.id, ttl_seconds=3600
+        )
         self.users[key] = user.user.id
         self.tokens[key] = issued.token
         self.token_ids[key] = issued.row.id
@@ -154,22 +160,22 @@ async def open_shop(engine: AsyncEngine) -> Shop:
     """sam (sales), abe (accounts), dee (design), pat & pia (print), fin (finishing),
     dan & dot (delivery), ada (admin, no department), in an empty database."""
     s = Shop(engine)
+    # One unit of work: the shop is made before each of some 2,500 tests.
     async with unit_of_work(engine) as conn:
         for code, kind, gates in DEPARTMENTS:
             row = await people.create_department(conn, code, code.title(), kind, gates)
             s.departments[code] = row.id
-    for key, codes in [
-        ("sam", ["sales"]),
-        ("abe", ["accounts"]),
-        ("dee", ["design"]),
-        ("pat", ["print"]),
-        ("pia", ["print"]),
-        ("fin", ["finishing"]),
-        ("dan", ["delivery"]),
-        ("dot", ["delivery"]),
-    ]:
-        await s.add_user(key, codes)
-    await s.add_user("ada", [], is_admin=True)
-    async with unit_of_work(engine) as conn:
+        for key, codes in [
+            ("sam", ["sales"]),
+            ("abe", ["accounts"]),
+            ("dee", ["design"]),
+            ("pat", ["print"]),
+            ("pia", ["print"]),
+            ("fin", ["finishing"]),
+            ("dan", ["delivery"]),
+            ("dot", ["delivery"]),
+        ]:
+            await s.user_in(conn, key, codes)
+        await s.user_in(conn, "ada", [], is_admin=True)
         s.customer_id = (await customers.create_customer(conn, "ACME", s.users["sam"])).customer.id
     return s
