@@ -42,21 +42,34 @@ class Shop:
         self, conn: AsyncConnection, key: str, codes: list[str], *, is_admin: bool = False
     ) -> str:
         """add_user within `conn`'s unit of work."""
+        user_id = await self.person(conn, key, codes, is_admin=is_admin)
+        issued = await people.issue_token(
+            conn, kind=TokenKind.SESSION, name="test", user_id=user_id, ttl_seconds=3600
+        )
+        self.tokens[key] = issued.token
+        self.token_ids[key] = issued.row.id
+        return issued.token
+
+    async def person(
+        self,
+        conn: AsyncConnection,
+        key: str,
+        codes: list[str],
+        *,
+        is_admin: bool = False,
+        password: str | None = None,
+    ) -> int:
+        """`key`@shop.test in the departments of `codes`, without a session: their id."""
         user = await people.create_user(
             conn,
             email=f"{key}@shop.test",
             name=key.title(),
-            password=None,
+            password=password,
             is_admin=is_admin,
             department_ids=[self.departments[c] for c in codes],
         )
-        issued = await people.issue_token(
-            conn, kind=TokenKind.SESSION, name="test", user_id=user.user.id, ttl_seconds=3600
-        )
         self.users[key] = user.user.id
-        self.tokens[key] = issued.token
-        self.token_ids[key] = issued.row.id
-        return issued.token
+        return user.user.id
 
     async def display(self, codes: list[str]) -> str:
         """A wall display token for the queues of `codes`, made by ada: its secret."""

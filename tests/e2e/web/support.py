@@ -11,7 +11,6 @@ from urllib.parse import urlparse
 from playwright.async_api import Browser, BrowserContext, Page, Request, expect
 from sqlalchemy import text
 
-from db import people
 from db.engine import unit_of_work
 from tests.support.shop import Shop
 
@@ -93,15 +92,7 @@ async def user_with_password(
 ) -> str:
     """A person who signs in through the form (the shop's people have no password)."""
     async with unit_of_work(shop.engine) as conn:
-        user = await people.create_user(
-            conn,
-            email=f"{key}@shop.test",
-            name=key.title(),
-            password=PASSWORD,
-            is_admin=is_admin,
-            department_ids=[shop.departments[c] for c in codes],
-        )
-    shop.users[key] = user.user.id
+        await shop.person(conn, key, codes, is_admin=is_admin, password=PASSWORD)
     return f"{key}@shop.test"
 
 
