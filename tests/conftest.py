@@ -130,7 +130,7 @@ async def clean_db(engine: AsyncEngine) -> AsyncEngine:
 
 
 # One simple query, so one round trip and one transaction (PostgreSQL runs the statements
-# of a simple query as one unless they say otherwise): a sixth of the time the same
+# of a simple query as one unless they say otherwise): an eighth of the time the same
 # statements took one by one, before each of some 2,500 tests.
 EMPTY_TABLES = ";\n".join(
     [
