@@ -68,6 +68,8 @@ class Case:
     operation_name: str | None = "same"
     accept: str = "application/json"
     extra: dict[str, Any] = field(default_factory=dict)
+    # Added to the URL.
+    query_string: str = ""
 
 
 START = ((TaskAction.START, "pat"),)
@@ -149,6 +151,7 @@ CASES = [
     Case("a wall display's token", "display", "ScanStart", None),
     Case("no token", None, "ScanStart", None),
     Case("the cost asked for too", "pat", "ScanStart", None, extra={"cost": True}),
+    Case("a query string beside the body", "pat", "ScanStart", None, query_string="?x=1"),
 ]
 
 
@@ -237,7 +240,9 @@ async def test_a_compiled_document_answers_as_the_stock_execution(
         headers = {"accept": case.accept, "x-request-id": f"compiled-{case.operation}"}
         if case.who is not None:
             headers["authorization"] = f"Bearer {tokens[case.who]}"
-        response = await http.post(url, json=body_of(case, task), headers=headers)
+        response = await http.post(
+            url + case.query_string, json=body_of(case, task), headers=headers
+        )
         answer, resets[side] = answer_of(response, task)
         seen[side] = (
             response.status_code,

@@ -340,9 +340,10 @@ class CompiledDocuments:
         self, request: Request, context_of: Callable[..., Any], viewer: Viewer
     ) -> Response | None:
         """The compiled answer to `request`, or None for the stock path to answer it."""
+        # The query string read raw: `request.url` builds a whole URL for the one question.
         if (
             request.method != "POST"
-            or request.url.query
+            or request.scope["query_string"]
             or "json" not in request.headers.get("content-type", "")
         ):
             return None
