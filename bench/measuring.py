@@ -126,6 +126,8 @@ class Measuring:
         """Warm up, then measure `run` with CPU accounting (and the server's GC, if one runs)."""
         rate = await self.warm_up(run, ceiling, clients)
         pool = await self.sized_pool(rate, ceiling, seconds, clients)
+        if self.server is not None:
+            await self.server.feed_caught_up()
         meter = self.meter()
         sessions = await self.sessions()
         gc_before = await self.gc_now()

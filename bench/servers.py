@@ -14,9 +14,11 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import asyncpg
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
-from bench.fixture import ROOT
+from bench.fixture import ROOT, dsn
 from bench.output import console
 
 
@@ -118,6 +120,11 @@ class ServerSubprocess(abc.ABC):
         self.remove_log()
 
 
+# Event ids grow as events are written; pruning takes the oldest only.
+NEWEST_EVENT = "SELECT coalesce(max(id), 0) FROM events"
+WRITTEN_SINCE = "SELECT count(*) FROM events WHERE id > $1"
+
+
 class ServerProcess(ServerSubprocess):
     """`pressroom serve`."""
 
@@ -125,6 +132,39 @@ class ServerProcess(ServerSubprocess):
         super().__init__("server")
         self.url = url
         self.extra_env = extra_env or {}
+        # The newest event of the log when it started: its feed reads every later one.
+        self.newest_event_before = 0
+
+    async def start(self, within: float = 60) -> None:
+        self.newest_event_before = await self._read(NEWEST_EVENT)
+        await super().start(within)
+
+    async def _read(self, query: str, *args: object) -> int:
+        # No statement cache: the URL may be a PgBouncer's in transaction mode.
+        conn = await asyncpg.connect(dsn(self.url), statement_cache_size=0)
+        try:
+            return int(await conn.fetchval(query, *args))
+        finally:
+            await conn.close()
+
+    async def feed_caught_up(self, within: float = 60) -> None:
+        """Until its feed has read every event written since it started. A measured window
+        begins right after its task pool is made (thousands of orders, some four events
+        each): unread, those events would be read inside the window, on the CPU measured."""
+        written = await self._read(WRITTEN_SINCE, self.newest_event_before)
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            if await self.events_delivered() >= written:
+                return
+            await asyncio.sleep(0.05)
+        raise self.failure(f"had not read the {written} events since its start in {within:.0f} s")
+
+    async def events_delivered(self) -> float:
+        for family in text_string_to_metric_families(await self.metrics()):
+            for sample in family.samples:
+                if sample.name == "pressroom_events_delivered":
+                    return sample.value
+        raise self.failure("exposes no pressroom_events_delivered")
 
     @property
     def ws_url(self) -> str:
