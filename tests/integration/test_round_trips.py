@@ -4,6 +4,7 @@ transaction, its move and the settlement of the work order; over HTTP, as a clie
 them, nothing more. A settling move refuses to run outside a transaction."""
 
 import asyncio
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,6 +29,12 @@ from tests.support.subscriptions import FINISH, START, print_tasks
 MOVE = """mutation($id: ID!) {
   %s(input: {taskId: $id}) { changed task { status } userErrors { code } }
 }"""
+
+
+# asyncpg reads the catalog the first time a connection meets a type: once a connection,
+# not once a move, in three statements (the JIT turned off around the read). Not counted:
+# which connection of the pool a request gets, warm or not, is not the move's doing.
+INTROSPECTION = re.compile(r"typeinfo_tree|current_setting\('jit'\)|set_config\('jit'")
 
 
 def any_task() -> bool:
@@ -58,7 +65,8 @@ def sent(engine: AsyncEngine, by: Callable[[], bool] = any_task) -> Iterator[lis
         statements.append(word if word in ("BEGIN", "COMMIT", "ROLLBACK") else "statement")
 
     def logged_by_asyncpg(entry: Any) -> None:
-        record(entry.query)
+        if not INTROSPECTION.search(entry.query):
+            record(entry.query)
 
     def run_by_sqlalchemy(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
         if by():
