@@ -70,6 +70,9 @@ class Case:
     extra: dict[str, Any] = field(default_factory=dict)
     # Added to the URL.
     query_string: str = ""
+    # The task's department: print's of an order that prints, or delivery's of one that
+    # only delivers (its gate open at once).
+    department: str = "print"
 
 
 START = ((TaskAction.START, "pat"),)
@@ -95,6 +98,17 @@ CASES = [
     ),
     Case("a start of another department's task", "fin", "ScanStart", "handed_back"),
     Case("a finish", "pat", "ScanFinish", "answered", before=START),
+    Case("the queue's start, its task in full", "pat", "StartTask", "answered"),
+    Case("the queue's finish", "pat", "FinishTask", "answered", before=START),
+    Case(
+        "the queue's start of a delivery, its address and needs",
+        "dan",
+        "StartTask",
+        "answered",
+        department="delivery",
+    ),
+    Case("the queue's start of a task another holds", "pia", "StartTask", "answered", before=START),
+    Case("the queue's start of another department's task", "fin", "StartTask", "handed_back"),
     Case("a finish of a task not started", "pat", "ScanFinish", "answered"),
     Case(
         "an admin's release, with a reason",
@@ -165,13 +179,15 @@ async def servers(database_url: str) -> AsyncIterator[dict[str, str]]:
         yield {"compiled": compiled, "plain": plain}
 
 
-async def task_in_state(shop: Shop, case: Case) -> str:
-    """A print task of a new order, moved as the case says first: its global id."""
-    task = (await task_ids(shop.engine, await shop.order(["print"])))["print"]
+async def task_in_state(shop: Shop, case: Case) -> tuple[str, str]:
+    """The case's task of a new order, moved as the case says first: its global id, and
+    its order's."""
+    order = await shop.order(["print"] if case.department == "print" else [])
+    task = (await task_ids(shop.engine, order))[case.department]
     for action, who in case.before:
         async with unit_of_work(shop.engine) as conn:
             await transition_task(conn, task, action, Actor(shop.users[who], False))
-    return gid("DepartmentTask", task)
+    return gid("DepartmentTask", task), gid("WorkOrder", order)
 
 
 def body_of(case: Case, task: str) -> dict[str, Any]:
@@ -197,11 +213,19 @@ def body_of(case: Case, task: str) -> dict[str, Any]:
 RESET_AT = re.compile(r'"resetAt":"([^"]+)"')
 
 
-def answer_of(response: httpx.Response, task: str) -> tuple[str, list[datetime]]:
-    """The body with the case's task and the window's reset times written alike, and
-    those reset times."""
-    text = response.text.replace(task, "<task>")
+# What differs between the two sides' own tasks: their order's number, and the digits of
+# when they moved (the format kept), in their times and their queue rank.
+ORDER_NUMBER = re.compile(r'"orderNumber":"[^"]*"')
+MOVED = re.compile(r'"(?:availableAt|startedAt|waitingSince|queueRank)":"[^"]*"')
+
+
+def answer_of(response: httpx.Response, task: str, order: str) -> tuple[str, list[datetime]]:
+    """The body with the case's task and order, the window's reset times and the times the
+    task moved written alike, and those reset times."""
+    text = response.text.replace(task, "<task>").replace(order, "<order>")
     resets = [datetime.fromisoformat(found) for found in RESET_AT.findall(text)]
+    text = ORDER_NUMBER.sub('"orderNumber":"<number>"', text)
+    text = MOVED.sub(lambda found: re.sub(r"\d", "9", found.group()), text)
     return RESET_AT.sub('"resetAt":"<reset>"', text), resets
 
 
@@ -236,14 +260,14 @@ async def test_a_compiled_document_answers_as_the_stock_execution(
     resets: dict[str, list[datetime]] = {}
     for side, url in servers.items():
         counted = await operations(http, url)
-        task = await task_in_state(shop, case)
+        task, order = await task_in_state(shop, case)
         headers = {"accept": case.accept, "x-request-id": f"compiled-{case.operation}"}
         if case.who is not None:
             headers["authorization"] = f"Bearer {tokens[case.who]}"
         response = await http.post(
             url + case.query_string, json=body_of(case, task), headers=headers
         )
-        answer, resets[side] = answer_of(response, task)
+        answer, resets[side] = answer_of(response, task, order)
         seen[side] = (
             response.status_code,
             {name: response.headers.get(name) for name in HEADERS},
@@ -261,17 +285,19 @@ async def test_a_compiled_document_answers_as_the_stock_execution(
 
 
 def test_the_app_s_task_moves_are_compiled_and_nothing_else() -> None:
-    """Which of the manifest's documents have a plan: the moves whose payload selection
-    reads plain attributes (the queue's FinishTask asks inQueue and allowedActions, which
-    read the clock and the viewer, and the queue's StartTask a task's relations)."""
+    """Which of the manifest's documents have a plan: the moves (the scan station's, the
+    queue's and the admin's), their payloads' fields read by attribute or by resolvers
+    given the request's context alone."""
     documents = policies.documents(Settings())
     compiled = CompiledDocuments(tuned_schema()._schema, documents)
     names = sorted(move.operation for move in compiled.moves.values())
     assert names == [
         "CompleteTask",
+        "FinishTask",
         "ReleaseStale",
         "ReleaseTask",
         "ReopenTask",
         "ScanFinish",
         "ScanStart",
+        "StartTask",
     ]

@@ -1,26 +1,35 @@
-"""What a compiled trusted document's resolver is given as `info` holds its context alone
-(src/graph/engine/compiled.py): every resolver of COMPILED_FIELDS, and each function of
-the API that it hands `info` to, reads nothing else of it. A resolver that read more
-(`info.path`, `info.selected_fields`) would fail at run time and be handed back to the stock
-execution, every time."""
+"""What a compiled trusted document's resolvers are given as `info` holds its context alone
+(src/graph/engine/compiled.py): every resolver of COMPILED_FIELDS, every resolver a
+compiled payload of the manifest calls, and each function of the API that they hand `info`
+to, read nothing else of it. A resolver that read more (`info.path`,
+`info.selected_fields`) would fail at run time and be handed back to the stock execution,
+every time."""
 
 import inspect
 import re
 
-from graph.engine.compiled import COMPILED_FIELDS
+from graph.engine.compiled import COMPILED_FIELDS, CompiledDocuments
 from graph.engine.schema import tuned_schema
 from graph.mutations import base, tasks
-from graph.permissions import viewer_of
+from graph.permissions import Declared, passes, viewer_of
+from graph.types.people import user_or_none
+from graph.types.tasks import DepartmentTask
+from pressroom import policies
+from pressroom.settings import Settings
 
-# `info.<attribute>`, and `info` handed to a call as an argument.
+# `info.<attribute>`, and `info` itself handed to a call as one of its arguments.
 READ = re.compile(r"\binfo\.(\w+)")
-HANDED = re.compile(r"(?<!def )\b(\w+)\(\s*info\s*[,)]")
-# The functions `info` reaches from the moves' resolvers: whatever each reads of it is
-# checked below too.
+HANDED = re.compile(r"(?<!def )\b([\w.]+)\((?:[^()]*,\s*)?info\s*[,)]")
+# The functions `info` reaches from those resolvers, by the name they are called by:
+# whatever each reads of it is checked below too.
 REACHED = {
     "_move": tasks._move,
     "mutate": base.mutate,
     "viewer_of": viewer_of,
+    "passes": passes,
+    "rule.has_permission": Declared.has_permission,
+    "self._order_then": DepartmentTask._order_then,
+    "user_or_none": user_or_none,
 }
 
 
@@ -30,13 +39,16 @@ def reads_of(function: object) -> tuple[set[str], set[str]]:
 
 
 def test_compiled_resolvers_read_only_the_context_of_info() -> None:
-    mutations = tuned_schema()._schema.mutation_type
+    core = tuned_schema()._schema
+    mutations = core.mutation_type
     assert mutations is not None
+    compiled = CompiledDocuments(core, policies.documents(Settings()))
+    payloads = {f for move in compiled.moves.values() for f in move.resolvers}
     seen: dict[str, set[str]] = {}
     waiting = [
         mutations.fields[name].extensions["strawberry-definition"].base_resolver.wrapped_func
         for name in sorted(COMPILED_FIELDS)
-    ]
+    ] + sorted(payloads, key=lambda f: f.__qualname__)
     done: set[object] = set()
     while waiting:
         function = waiting.pop()
@@ -44,10 +56,20 @@ def test_compiled_resolvers_read_only_the_context_of_info() -> None:
             continue
         done.add(function)
         read, handed = reads_of(function)
-        seen[function.__name__] = read
+        seen[function.__qualname__] = read
         for name in handed:
             assert name in REACHED, f"{function.__name__} hands info to {name}: check what it reads"
             waiting.append(REACHED[name])
     print(seen)
-    assert set(seen) >= {"start_task", "finish_task", "_move", "mutate", "viewer_of"}
+    assert set(seen) >= {
+        "start_task",
+        "finish_task",
+        "_move",
+        "mutate",
+        "viewer_of",
+        "DepartmentTask.in_queue",
+        "DepartmentTask.allowed_actions",
+        "WorkOrder.customer",
+        "Declared.has_permission",
+    }
     assert set().union(*seen.values()) == {"context"}

@@ -6,8 +6,12 @@ so everything the stock path works out for it on every request can be worked out
 which resolver its one root field calls, which declared rules guard it, how its variable
 becomes the resolver's input, what it costs, and how each selected field of the payload is
 read and serialized. `compile_move` does that for a mutation document whose root field is
-in COMPILED_FIELDS and whose payload selection reads plain attributes only (leaves, objects
-and lists of them, a node's `id`); any other document is never compiled.
+in COMPILED_FIELDS and whose payload's fields are read as attributes (leaves, objects and
+lists of them, a node's `id`) or by their own resolvers, given the object and the request's
+context alone (their loaders batch as in the stock path; a unit test reads what each reads of
+`info`); a field with arguments, or with an extension other than a declared rule, is never
+compiled. The rules the payload's fields declare are asked with the mutation's, before the
+move: a viewer one refuses is answered by the stock path, with that field's error.
 
 `CompiledDocuments.answer` runs the plan for a signed-in person's POST naming such a
 document, by hash or by its exact text, with exactly the variables it declares, when the
@@ -15,15 +19,17 @@ declared rules admit them and their cost window has room. The resolver is the mu
 (the same unit of work, statements, errors-as-userErrors and post-commit poke); the answer
 is written with the same log line and metrics (graph/schema.py `record_operation`), cost
 window, persisted-document count and headers as the stock path's. Every other request, and
-any request whose resolver raises, is left to the stock path (`None`), which answers it as
-it answers everything: a raise leaves nothing committed but a move whose COMMIT failed
-unseen, and a task's move sent again is answered `changed: false` with the task as it is,
-as any client's retry is. Accounting (the window, the count) happens once the compiled
+any request whose resolvers raise, is left to the stock path (`None`), which answers it as
+it answers everything: the move's raise leaves nothing committed but a move whose COMMIT
+failed unseen, a raise reading its payload (a loader's read failing) comes after the move
+committed, and a task's move sent again is answered `changed: false` with the task as it
+is, as any client's retry is. Accounting (the window, the count) happens once the compiled
 answer is made, so a request handed back is counted once, by the stock path.
 """
 
+import inspect
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +61,7 @@ from strawberry import relay
 from strawberry.permission import PermissionExtension
 from strawberry.types.base import has_object_definition
 from strawberry.types.field import StrawberryField
+from strawberry.types.fields.resolver import StrawberryResolver
 
 from api.metrics import Metrics
 from api.rules import Rule
@@ -72,7 +79,9 @@ COMPILED_FIELDS = frozenset(
 )
 OUTCOMES = ("answered", "handed_back")
 
-Read = Callable[[Any], Any]
+# How a field of the payload is written: from its source object and the request's info,
+# its value, or an awaitable of it when a resolver waits on a loader.
+Read = Callable[[Any, "CompiledInfo"], Any]
 
 
 class NotCompiled(Exception):
@@ -86,6 +95,10 @@ class CompiledInfo:
 
     def __init__(self, context: Context) -> None:
         self.context = context
+
+
+# How a value a field read is written (its selection's objects, scalars serialized).
+Convert = Callable[[Any, CompiledInfo], Any]
 
 
 @dataclass(frozen=True)
@@ -111,6 +124,8 @@ class Move:
     rules: tuple[Rule, ...]
     cost: int
     payload: Read
+    # The payload's own resolvers, called with a CompiledInfo (a unit test reads them).
+    resolvers: tuple[Callable[..., Any], ...]
 
     def input_of(self, variables: object) -> object:
         """The resolver's input from the request's variables, exactly as the document
@@ -197,17 +212,14 @@ def _compile(core: GraphQLSchema, text: str) -> Move:
         raise NotCompiled
     rules: list[Rule] = []
     for extension in definition.extensions:
-        if type(extension) is not PermissionExtension:
-            raise NotCompiled
-        for permission in extension.permissions:
-            if not isinstance(permission, Declared):
-                raise NotCompiled
-            rules.append(permission.rule)
+        rules.extend(_declared(extension))
     payload_type = get_nullable_type(core_field.type)
     cost = document_cost(core, document, operation.name.value, {})
     # Over the budget, the stock path refuses it (graph/cost.py).
     if not isinstance(payload_type, GraphQLObjectType) or cost > BUDGET:
         raise NotCompiled
+    plan = Plan(rules)
+    payload = plan.selection(payload_type, root.selection_set)
     return Move(
         operation=operation.name.value,
         field=root.name.value,
@@ -217,9 +229,10 @@ def _compile(core: GraphQLSchema, text: str) -> Move:
         resolver=function,
         info_name=info.name,
         input_name=argument.python_name,
-        rules=tuple(rules),
+        rules=tuple(plan.rules),
         cost=cost,
-        payload=_selection(payload_type, root.selection_set),
+        payload=payload,
+        resolvers=tuple(plan.resolvers),
     )
 
 
@@ -236,68 +249,140 @@ def _input_fields(kind: GraphQLInputType) -> Iterable[InputField]:
         yield InputField(name, definition.python_name, python is relay.GlobalID, required)
 
 
-def _selection(kind: GraphQLObjectType, selection_set: SelectionSetNode) -> Read:
-    """How an object of `kind` is written as the selection asks."""
-    reads: list[tuple[str, Read]] = []
-    for selection in selection_set.selections:
-        if not isinstance(selection, FieldNode) or selection.directives or selection.arguments:
-            raise NotCompiled
-        key = (selection.alias or selection.name).value
-        reads.append((key, _field(kind, selection)))
-
-    def write(source: Any) -> dict[str, Any]:
-        return {key: read(source) for key, read in reads}
-
-    return write
-
-
-def _field(kind: GraphQLObjectType, selection: FieldNode) -> Read:
-    name = selection.name.value
-    if name == "__typename":
-        return lambda source: kind.name
-    core_field = kind.fields[name]
-    definition = core_field.extensions.get("strawberry-definition")
-    if not isinstance(definition, StrawberryField):
+def _declared(extension: object) -> list[Rule]:
+    """The rules a field's extension declares; NotCompiled for any other extension."""
+    if type(extension) is not PermissionExtension:
         raise NotCompiled
-    origin = definition.origin
-    if name == "id" and isinstance(origin, type) and issubclass(origin, relay.Node):
-        # A node's id is its type's name and key, as relay.GlobalID writes it.
-        return lambda source: relay.to_base64(kind.name, source.id)
-    if definition.base_resolver is not None:
-        raise NotCompiled
-    attribute = definition.python_name
-    return _value(core_field.type, attribute, selection)
-
-
-def _value(kind: GraphQLOutputType, attribute: str, selection: FieldNode) -> Read:
-    nullable = not isinstance(kind, GraphQLNonNull)
-    inner = get_nullable_type(kind)
-    convert: Read
-    if isinstance(inner, GraphQLScalarType | GraphQLEnumType):
-        convert = inner.serialize
-    elif isinstance(inner, GraphQLObjectType) and selection.selection_set is not None:
-        convert = _selection(inner, selection.selection_set)
-    elif isinstance(inner, GraphQLList) and selection.selection_set is not None:
-        item = get_nullable_type(inner.of_type)
-        if not isinstance(item, GraphQLObjectType) or not isinstance(inner.of_type, GraphQLNonNull):
+    rules = []
+    for permission in extension.permissions:
+        if not isinstance(permission, Declared):
             raise NotCompiled
-        write = _selection(item, selection.selection_set)
+        rules.append(permission.rule)
+    return rules
 
-        def convert(values: Any) -> Any:
-            return [write(value) for value in values]
 
-    else:
-        raise NotCompiled
+class Plan:
+    """How a payload's selection is written. Every rule a field of it declares is asked
+    before the move runs, with the mutation's own: a viewer one refuses is the stock path's,
+    whose answer has that field's error beside the move's result."""
 
-    def read(source: Any) -> Any:
-        value = getattr(source, attribute)
-        if value is None:
-            if nullable:
-                return None
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = rules
+        self.resolvers: list[Callable[..., Any]] = []
+
+    def selection(self, kind: GraphQLObjectType, selection_set: SelectionSetNode) -> Read:
+        """How an object of `kind` is written as the selection asks."""
+        reads: list[tuple[str, Read]] = []
+        for selection in selection_set.selections:
+            if not isinstance(selection, FieldNode) or selection.directives or selection.arguments:
+                raise NotCompiled
+            key = (selection.alias or selection.name).value
+            reads.append((key, self._field(kind, selection)))
+
+        def write(source: Any, info: CompiledInfo) -> Any:
+            written: dict[str, Any] = {}
+            later: list[tuple[str, Awaitable[Any]]] = []
+            for key, read in reads:
+                value = written[key] = read(source, info)
+                if inspect.isawaitable(value):
+                    later.append((key, value))
+            return _filled(written, later) if later else written
+
+        return write
+
+    def _field(self, kind: GraphQLObjectType, selection: FieldNode) -> Read:
+        name = selection.name.value
+        if name == "__typename":
+            return lambda source, info: kind.name
+        core_field = kind.fields[name]
+        definition = core_field.extensions.get("strawberry-definition")
+        if not isinstance(definition, StrawberryField):
             raise NotCompiled
-        return convert(value)
+        origin = definition.origin
+        if name == "id" and isinstance(origin, type) and issubclass(origin, relay.Node):
+            # A node's id is its type's name and key, as relay.GlobalID writes it.
+            return lambda source, info: relay.to_base64(kind.name, source.id)
+        for extension in definition.extensions:
+            self.rules.extend(r for r in _declared(extension) if r not in self.rules)
+        convert = self._convert(core_field.type, selection)
+        resolver = definition.base_resolver
+        if resolver is None:
+            attribute = definition.python_name
+            return lambda source, info: convert(getattr(source, attribute), info)
+        return self._resolved(resolver, convert)
 
-    return read
+    def _resolved(self, resolver: StrawberryResolver[Any], convert: Convert) -> Read:
+        """A field's own resolver, given its object and `info` (its context alone), and
+        nothing else: no arguments, no root or parent."""
+        if resolver.arguments or resolver.root_parameter or resolver.parent_parameter:
+            raise NotCompiled
+        function = resolver.wrapped_func
+        if not callable(function) or resolver.self_parameter is None:
+            raise NotCompiled
+        self.resolvers.append(function)
+        info_name = resolver.info_parameter.name if resolver.info_parameter else None
+
+        def read(source: Any, info: CompiledInfo) -> Any:
+            value = function(source, **{info_name: info}) if info_name else function(source)
+            if inspect.isawaitable(value):
+                return _converted(value, convert, info)
+            return convert(value, info)
+
+        return read
+
+    def _convert(self, kind: GraphQLOutputType, selection: FieldNode) -> Convert:
+        """How a field's value is written: null where the type allows it."""
+        nullable = not isinstance(kind, GraphQLNonNull)
+        inner = get_nullable_type(kind)
+        write: Convert
+        if isinstance(inner, GraphQLScalarType | GraphQLEnumType):
+            serialize = inner.serialize
+
+            def write(value: Any, info: CompiledInfo) -> Any:
+                return serialize(value)
+
+        elif isinstance(inner, GraphQLObjectType) and selection.selection_set is not None:
+            write = self.selection(inner, selection.selection_set)
+        elif isinstance(inner, GraphQLList):
+            if not isinstance(inner.of_type, GraphQLNonNull):
+                raise NotCompiled
+            item = self._convert(inner.of_type, selection)
+
+            def write(values: Any, info: CompiledInfo) -> Any:
+                written = [item(value, info) for value in values]
+                if any(inspect.isawaitable(value) for value in written):
+                    return _listed(written)
+                return written
+
+        else:
+            raise NotCompiled
+
+        def convert(value: Any, info: CompiledInfo) -> Any:
+            if value is None:
+                if nullable:
+                    return None
+                raise NotCompiled
+            return write(value, info)
+
+        return convert
+
+
+async def _filled(written: dict[str, Any], later: list[tuple[str, Awaitable[Any]]]) -> Any:
+    """An object's fields that waited, in order. Every resolver of the object has been
+    called (and asked its loaders) before the first wait, so the loads it shares with its
+    siblings go in one batch, as in the stock execution."""
+    for key, value in later:
+        written[key] = await value
+    return written
+
+
+async def _listed(written: list[Any]) -> list[Any]:
+    return [await value if inspect.isawaitable(value) else value for value in written]
+
+
+async def _converted(pending: Awaitable[Any], convert: Convert, info: CompiledInfo) -> Any:
+    value = convert(await pending, info)
+    return await value if inspect.isawaitable(value) else value
 
 
 class CompiledDocuments:
@@ -361,11 +446,13 @@ class CompiledDocuments:
         if windows.window(viewer.token_id).remaining < move.cost:
             return None
         started = time.perf_counter()
+        info = CompiledInfo(context)
         try:
-            payload = await move.resolver(
-                **{move.info_name: CompiledInfo(context), move.input_name: given}
-            )
-            answer = {move.field: move.payload(payload)}
+            payload = await move.resolver(**{move.info_name: info, move.input_name: given})
+            written = move.payload(payload, info)
+            if inspect.isawaitable(written):
+                written = await written
+            answer = {move.field: written}
         except Exception:
             self.counts["handed_back"] += 1
             return None
