@@ -8,7 +8,9 @@ every time."""
 import inspect
 import re
 
-from graph.engine.compiled import COMPILED_FIELDS, CompiledDocuments
+import pytest
+
+from graph.engine.compiled import COMPILED_FIELDS, CompiledDocuments, Later
 from graph.engine.schema import tuned_schema
 from graph.mutations import base, tasks
 from graph.permissions import Declared, passes, viewer_of
@@ -73,3 +75,32 @@ def test_compiled_resolvers_read_only_the_context_of_info() -> None:
         "Declared.has_permission",
     }
     assert set().union(*seen.values()) == {"context"}
+
+
+async def test_a_payload_given_up_closes_what_it_still_waited_on() -> None:
+    """A part of a payload whose first wait raised (a loader's read failing, or the client
+    gone) closes the resolvers' coroutines it had not awaited yet, nested ones too: none is
+    left never awaited (Python would warn of each)."""
+
+    async def loaded(value: int) -> int:
+        return value
+
+    async def failing() -> int:
+        raise RuntimeError("the read failed")
+
+    waiting, nested = loaded(2), loaded(3)
+    part = Later([failing(), waiting, Later([nested], lambda values: values)], lambda v: v)
+    with pytest.raises(RuntimeError, match="the read failed"):
+        await part.value()
+    assert [inspect.getcoroutinestate(c) for c in (waiting, nested)] == [inspect.CORO_CLOSED] * 2
+
+
+async def test_a_payload_that_waits_is_written_in_order() -> None:
+    async def loaded(value: int) -> int:
+        return value
+
+    part = Later(
+        [loaded(1), Later([loaded(2)], lambda values: values[0] * 10)],
+        lambda values: {"first": values[0], "second": values[1]},
+    )
+    assert await part.value() == {"first": 1, "second": 20}

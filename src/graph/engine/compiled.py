@@ -29,7 +29,7 @@ answer is made, so a request handed back is counted once, by the stock path.
 
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -281,12 +281,28 @@ class Plan:
 
         def write(source: Any, info: CompiledInfo) -> Any:
             written: dict[str, Any] = {}
-            later: list[tuple[str, Awaitable[Any]]] = []
-            for key, read in reads:
-                value = written[key] = read(source, info)
-                if inspect.isawaitable(value):
-                    later.append((key, value))
-            return _filled(written, later) if later else written
+            keys: list[str] = []
+            held: list[Any] = []
+            try:
+                for key, read in reads:
+                    value = written[key] = read(source, info)
+                    if _waits(value):
+                        keys.append(key)
+                        held.append(value)
+            except BaseException:
+                _close(held)
+                raise
+            if not held:
+                return written
+
+            # Every resolver of the object has been called (and asked its loaders) before
+            # the first wait: the loads it shares with its siblings go in one batch, as
+            # in the stock execution.
+            def fill(values: list[Any]) -> dict[str, Any]:
+                written.update(zip(keys, values, strict=True))
+                return written
+
+            return Later(held, fill)
 
         return write
 
@@ -324,8 +340,8 @@ class Plan:
 
         def read(source: Any, info: CompiledInfo) -> Any:
             value = function(source, **{info_name: info}) if info_name else function(source)
-            if inspect.isawaitable(value):
-                return _converted(value, convert, info)
+            if _waits(value):
+                return Later([value], lambda values: convert(values[0], info))
             return convert(value, info)
 
         return read
@@ -349,10 +365,23 @@ class Plan:
             item = self._convert(inner.of_type, selection)
 
             def write(values: Any, info: CompiledInfo) -> Any:
-                written = [item(value, info) for value in values]
-                if any(inspect.isawaitable(value) for value in written):
-                    return _listed(written)
-                return written
+                written: list[Any] = []
+                try:
+                    for value in values:
+                        written.append(item(value, info))
+                except BaseException:
+                    _close(written)
+                    raise
+                waiting = [i for i, value in enumerate(written) if _waits(value)]
+                if not waiting:
+                    return written
+
+                def fill(found: list[Any]) -> list[Any]:
+                    for i, value in zip(waiting, found, strict=True):
+                        written[i] = value
+                    return written
+
+                return Later([written[i] for i in waiting], fill)
 
         else:
             raise NotCompiled
@@ -367,22 +396,40 @@ class Plan:
         return convert
 
 
-async def _filled(written: dict[str, Any], later: list[tuple[str, Awaitable[Any]]]) -> Any:
-    """An object's fields that waited, in order. Every resolver of the object has been
-    called (and asked its loaders) before the first wait, so the loads it shares with its
-    siblings go in one batch, as in the stock execution."""
-    for key, value in later:
-        written[key] = await value
-    return written
+class Later:
+    """A part of a payload that waits: on what (a resolver's awaitables, or parts that
+    wait themselves), and how their values are written. Awaited once, through `value`;
+    when the answer is given up instead (a resolver raised, the client went away), what it
+    holds is closed, so that no coroutine a resolver made is left never awaited."""
+
+    __slots__ = ("finish", "held")
+
+    def __init__(self, held: list[Any], finish: Callable[[list[Any]], Any]) -> None:
+        self.held = held
+        self.finish = finish
+
+    async def value(self) -> Any:
+        values: list[Any] = []
+        try:
+            for held in self.held:
+                values.append(await (held.value() if isinstance(held, Later) else held))
+        except BaseException:
+            _close(self.held[len(values) + 1 :])
+            raise
+        written = self.finish(values)
+        return await written.value() if isinstance(written, Later) else written
 
 
-async def _listed(written: list[Any]) -> list[Any]:
-    return [await value if inspect.isawaitable(value) else value for value in written]
+def _waits(value: Any) -> bool:
+    return isinstance(value, Later) or inspect.isawaitable(value)
 
 
-async def _converted(pending: Awaitable[Any], convert: Convert, info: CompiledInfo) -> Any:
-    value = convert(await pending, info)
-    return await value if inspect.isawaitable(value) else value
+def _close(held: Iterable[Any]) -> None:
+    for value in held:
+        if isinstance(value, Later):
+            _close(value.held)
+        elif inspect.iscoroutine(value):
+            value.close()
 
 
 class CompiledDocuments:
@@ -450,8 +497,8 @@ class CompiledDocuments:
         try:
             payload = await move.resolver(**{move.info_name: info, move.input_name: given})
             written = move.payload(payload, info)
-            if inspect.isawaitable(written):
-                written = await written
+            if isinstance(written, Later):
+                written = await written.value()
             answer = {move.field: written}
         except Exception:
             self.counts["handed_back"] += 1
