@@ -80,7 +80,7 @@ COMPILED_FIELDS = frozenset(
 OUTCOMES = ("answered", "handed_back")
 
 # How a field of the payload is written: from its source object and the request's info,
-# its value, or an awaitable of it when a resolver waits on a loader.
+# its value, or a `Later` when a resolver waits on a loader.
 Read = Callable[[Any, "CompiledInfo"], Any]
 
 
