@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from db import customers, people
+from db import customers
 from db.cancellation import cancel_work_order
 from db.engine import unit_of_work
 from db.tasks import Actor, transition_task
@@ -110,17 +110,9 @@ async def world(shop: Shop) -> World:
         await cancel_work_order(conn, cancelled, shop.users["sam"], "Customer withdrew.")
     async with unit_of_work(shop.engine) as conn:
         other = await customers.create_customer(conn, "Other Ltd", shop.users["sam"])
-        wal = await people.create_user(
-            conn,
-            email="wal@shop.test",
-            name="Wal",
-            password=None,
-            is_admin=False,
-            department_ids=[shop.departments["print"]],
-        )
+        await shop.person(conn, "wal", ["print"])
     # The shop's one hash of PASSWORD, made once a run: a hash of its own for each of the
     # table's cases was a sixth of this module's CPU.
-    shop.users["wal"] = wal.user.id
     await shop.password_for("wal")
     return World(
         shop=shop,
