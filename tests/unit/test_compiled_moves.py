@@ -1,7 +1,7 @@
 """What a compiled trusted document's resolvers are given as `info` holds its context alone
-(src/graph/engine/compiled.py): every resolver of COMPILED_FIELDS, every resolver a
-compiled payload of the manifest calls, and each function of the API that they hand `info`
-to, read nothing else of it. A resolver that read more (`info.path`,
+(src/graph/engine/compiled.py, compiled_payload.py): every resolver of COMPILED_FIELDS,
+every resolver a compiled payload of the manifest calls, and each function of the API that
+they hand `info` to, read nothing else of it. A resolver that read more (`info.path`,
 `info.selected_fields`) would fail at run time and be handed back to the stock execution,
 every time."""
 
@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from graph.engine.compiled import COMPILED_FIELDS, CompiledDocuments, Later
+from graph.engine.compiled import COMPILED_FIELDS, CompiledDocuments
+from graph.engine.compiled_payload import Later, _each
 from graph.engine.schema import tuned_schema
 from graph.mutations import base, tasks
 from graph.permissions import Declared, passes, viewer_of
@@ -104,3 +105,19 @@ async def test_a_payload_that_waits_is_written_in_order() -> None:
         lambda values: {"first": values[0], "second": values[1]},
     )
     assert await part.value() == {"first": 1, "second": 20}
+
+
+async def test_a_field_that_raises_closes_what_the_fields_before_it_wait_on() -> None:
+    async def loaded(value: int) -> int:
+        return value
+
+    waiting = loaded(1)
+
+    def make(item: int) -> object:
+        if item == 2:
+            raise RuntimeError("the resolver failed")
+        return Later([waiting], lambda values: values[0])
+
+    with pytest.raises(RuntimeError, match="the resolver failed"):
+        _each(make, [1, 2])
+    assert inspect.getcoroutinestate(waiting) == inspect.CORO_CLOSED

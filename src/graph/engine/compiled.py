@@ -7,11 +7,12 @@ which resolver its one root field calls, which declared rules guard it, how its 
 becomes the resolver's input, what it costs, and how each selected field of the payload is
 read and serialized. `compile_move` does that for a mutation document whose root field is
 in COMPILED_FIELDS and whose payload's fields are read as attributes (leaves, objects and
-lists of them, a node's `id`) or by their own resolvers, given the object and the request's
-context alone (their loaders batch as in the stock path; a unit test reads what each reads of
-`info`); a field with arguments, or with an extension other than a declared rule, is never
-compiled. The rules the payload's fields declare are asked with the mutation's, before the
-move: a viewer one refuses is answered by the stock path, with that field's error.
+lists of them, a node's `id`) or by their own resolvers, given the object and the
+request's context alone (compiled_payload.py; their loaders batch as in the stock path; a
+unit test reads what each reads of `info`); a field with arguments, or with an extension
+other than a declared rule, is never compiled. The rules the payload's fields declare are
+asked with the mutation's, before the move: a viewer one refuses is answered by the stock
+path, with that field's error.
 
 `CompiledDocuments.answer` runs the plan for a signed-in person's POST naming such a
 document, by hash or by its exact text, with exactly the variables it declares, when the
@@ -27,7 +28,6 @@ is, as any client's retry is. Accounting (the window, the count) happens once th
 answer is made, so a request handed back is counted once, by the stock path.
 """
 
-import inspect
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -36,20 +36,15 @@ from typing import Any
 import orjson
 from graphql import (
     FieldNode,
-    GraphQLEnumType,
     GraphQLInputObjectType,
     GraphQLInputType,
-    GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
-    GraphQLOutputType,
-    GraphQLScalarType,
     GraphQLSchema,
     NamedTypeNode,
     NonNullTypeNode,
     OperationDefinitionNode,
     OperationType,
-    SelectionSetNode,
     VariableNode,
     get_nullable_type,
     parse,
@@ -58,17 +53,22 @@ from graphql import (
 from starlette.requests import Request
 from starlette.responses import Response
 from strawberry import relay
-from strawberry.permission import PermissionExtension
 from strawberry.types.base import has_object_definition
 from strawberry.types.field import StrawberryField
-from strawberry.types.fields.resolver import StrawberryResolver
 
 from api.metrics import Metrics
 from api.rules import Rule
 from api.viewer import Viewer
 from graph.context import Context
 from graph.cost import BUDGET, document_cost
-from graph.permissions import Declared
+from graph.engine.compiled_payload import (
+    CompiledInfo,
+    Later,
+    NotCompiled,
+    Plan,
+    Read,
+    declared_rules,
+)
 from graph.persisted import PersistedDocuments
 from graph.schema import record_operation
 
@@ -78,27 +78,6 @@ COMPILED_FIELDS = frozenset(
     {"startTask", "finishTask", "releaseTask", "completeTask", "reopenTask"}
 )
 OUTCOMES = ("answered", "handed_back")
-
-# How a field of the payload is written: from its source object and the request's info,
-# its value, or a `Later` when a resolver waits on a loader.
-Read = Callable[[Any, "CompiledInfo"], Any]
-
-
-class NotCompiled(Exception):
-    """A document, or a request's variables, outside what a plan covers."""
-
-
-class CompiledInfo:
-    """What a compiled resolver is given as `info`: the request's context, nothing else."""
-
-    __slots__ = ("context",)
-
-    def __init__(self, context: Context) -> None:
-        self.context = context
-
-
-# How a value a field read is written (its selection's objects, scalars serialized).
-Convert = Callable[[Any, CompiledInfo], Any]
 
 
 @dataclass(frozen=True)
@@ -212,7 +191,7 @@ def _compile(core: GraphQLSchema, text: str) -> Move:
         raise NotCompiled
     rules: list[Rule] = []
     for extension in definition.extensions:
-        rules.extend(_declared(extension))
+        rules.extend(declared_rules(extension))
     payload_type = get_nullable_type(core_field.type)
     cost = document_cost(core, document, operation.name.value, {})
     # Over the budget, the stock path refuses it (graph/cost.py).
@@ -247,189 +226,6 @@ def _input_fields(kind: GraphQLInputType) -> Iterable[InputField]:
         if not isinstance(definition, StrawberryField) or python not in (relay.GlobalID, str):
             raise NotCompiled
         yield InputField(name, definition.python_name, python is relay.GlobalID, required)
-
-
-def _declared(extension: object) -> list[Rule]:
-    """The rules a field's extension declares; NotCompiled for any other extension."""
-    if type(extension) is not PermissionExtension:
-        raise NotCompiled
-    rules = []
-    for permission in extension.permissions:
-        if not isinstance(permission, Declared):
-            raise NotCompiled
-        rules.append(permission.rule)
-    return rules
-
-
-class Plan:
-    """How a payload's selection is written. Every rule a field of it declares is asked
-    before the move runs, with the mutation's own: a viewer one refuses is the stock path's,
-    whose answer has that field's error beside the move's result."""
-
-    def __init__(self, rules: list[Rule]) -> None:
-        self.rules = rules
-        self.resolvers: list[Callable[..., Any]] = []
-
-    def selection(self, kind: GraphQLObjectType, selection_set: SelectionSetNode) -> Read:
-        """How an object of `kind` is written as the selection asks."""
-        reads: list[tuple[str, Read]] = []
-        for selection in selection_set.selections:
-            if not isinstance(selection, FieldNode) or selection.directives or selection.arguments:
-                raise NotCompiled
-            key = (selection.alias or selection.name).value
-            reads.append((key, self._field(kind, selection)))
-
-        def write(source: Any, info: CompiledInfo) -> Any:
-            written: dict[str, Any] = {}
-            keys: list[str] = []
-            held: list[Any] = []
-            try:
-                for key, read in reads:
-                    value = written[key] = read(source, info)
-                    if _waits(value):
-                        keys.append(key)
-                        held.append(value)
-            except BaseException:
-                _close(held)
-                raise
-            if not held:
-                return written
-
-            # Every resolver of the object has been called (and asked its loaders) before
-            # the first wait: the loads it shares with its siblings go in one batch, as
-            # in the stock execution.
-            def fill(values: list[Any]) -> dict[str, Any]:
-                written.update(zip(keys, values, strict=True))
-                return written
-
-            return Later(held, fill)
-
-        return write
-
-    def _field(self, kind: GraphQLObjectType, selection: FieldNode) -> Read:
-        name = selection.name.value
-        if name == "__typename":
-            return lambda source, info: kind.name
-        core_field = kind.fields[name]
-        definition = core_field.extensions.get("strawberry-definition")
-        if not isinstance(definition, StrawberryField):
-            raise NotCompiled
-        origin = definition.origin
-        if name == "id" and isinstance(origin, type) and issubclass(origin, relay.Node):
-            # A node's id is its type's name and key, as relay.GlobalID writes it.
-            return lambda source, info: relay.to_base64(kind.name, source.id)
-        for extension in definition.extensions:
-            self.rules.extend(r for r in _declared(extension) if r not in self.rules)
-        convert = self._convert(core_field.type, selection)
-        resolver = definition.base_resolver
-        if resolver is None:
-            attribute = definition.python_name
-            return lambda source, info: convert(getattr(source, attribute), info)
-        return self._resolved(resolver, convert)
-
-    def _resolved(self, resolver: StrawberryResolver[Any], convert: Convert) -> Read:
-        """A field's own resolver, given its object and `info` (its context alone), and
-        nothing else: no arguments, no root or parent."""
-        if resolver.arguments or resolver.root_parameter or resolver.parent_parameter:
-            raise NotCompiled
-        function = resolver.wrapped_func
-        if not callable(function) or resolver.self_parameter is None:
-            raise NotCompiled
-        self.resolvers.append(function)
-        info_name = resolver.info_parameter.name if resolver.info_parameter else None
-
-        def read(source: Any, info: CompiledInfo) -> Any:
-            value = function(source, **{info_name: info}) if info_name else function(source)
-            if _waits(value):
-                return Later([value], lambda values: convert(values[0], info))
-            return convert(value, info)
-
-        return read
-
-    def _convert(self, kind: GraphQLOutputType, selection: FieldNode) -> Convert:
-        """How a field's value is written: null where the type allows it."""
-        nullable = not isinstance(kind, GraphQLNonNull)
-        inner = get_nullable_type(kind)
-        write: Convert
-        if isinstance(inner, GraphQLScalarType | GraphQLEnumType):
-            serialize = inner.serialize
-
-            def write(value: Any, info: CompiledInfo) -> Any:
-                return serialize(value)
-
-        elif isinstance(inner, GraphQLObjectType) and selection.selection_set is not None:
-            write = self.selection(inner, selection.selection_set)
-        elif isinstance(inner, GraphQLList):
-            if not isinstance(inner.of_type, GraphQLNonNull):
-                raise NotCompiled
-            item = self._convert(inner.of_type, selection)
-
-            def write(values: Any, info: CompiledInfo) -> Any:
-                written: list[Any] = []
-                try:
-                    for value in values:
-                        written.append(item(value, info))
-                except BaseException:
-                    _close(written)
-                    raise
-                waiting = [i for i, value in enumerate(written) if _waits(value)]
-                if not waiting:
-                    return written
-
-                def fill(found: list[Any]) -> list[Any]:
-                    for i, value in zip(waiting, found, strict=True):
-                        written[i] = value
-                    return written
-
-                return Later([written[i] for i in waiting], fill)
-
-        else:
-            raise NotCompiled
-
-        def convert(value: Any, info: CompiledInfo) -> Any:
-            if value is None:
-                if nullable:
-                    return None
-                raise NotCompiled
-            return write(value, info)
-
-        return convert
-
-
-class Later:
-    """A part of a payload that waits: on what (a resolver's awaitables, or parts that
-    wait themselves), and how their values are written. Awaited once, through `value`;
-    when the answer is given up instead (a resolver raised, the client went away), what it
-    holds is closed, so that no coroutine a resolver made is left never awaited."""
-
-    __slots__ = ("finish", "held")
-
-    def __init__(self, held: list[Any], finish: Callable[[list[Any]], Any]) -> None:
-        self.held = held
-        self.finish = finish
-
-    async def value(self) -> Any:
-        values: list[Any] = []
-        try:
-            for held in self.held:
-                values.append(await (held.value() if isinstance(held, Later) else held))
-        except BaseException:
-            _close(self.held[len(values) + 1 :])
-            raise
-        written = self.finish(values)
-        return await written.value() if isinstance(written, Later) else written
-
-
-def _waits(value: Any) -> bool:
-    return isinstance(value, Later) or inspect.isawaitable(value)
-
-
-def _close(held: Iterable[Any]) -> None:
-    for value in held:
-        if isinstance(value, Later):
-            _close(value.held)
-        elif inspect.iscoroutine(value):
-            value.close()
 
 
 class CompiledDocuments:
