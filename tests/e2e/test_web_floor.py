@@ -16,6 +16,7 @@ from tests.e2e.web.support import (
     base,
     scalar,
     sign_in,
+    under_service_worker,
     user_with_password,
 )
 from tests.support.client import Client, gid
@@ -50,9 +51,13 @@ async def test_a_worker_signs_in_starts_and_finishes_a_task(
     email = await user_with_password(shop, "wes", ["print"])
     [task] = await print_tasks(shop, 1)
     number = await order_number(shop, task)
-    tab = await tabs()
+    # The one journey under the app's service worker, as on a tablet: with the worker
+    # controlling the page, the moves still reach the server (it answers only GETs of the
+    # app's own files, and those only when the network fails).
+    tab = await tabs(service_worker=True)
     page = tab.page
     await sign_in(page, server, email)
+    await under_service_worker(page)
     column = page.locator("section.queue[data-department='print']")
     waiting = column.locator("ol.waiting li", has_text=number)
     await expect(waiting).to_be_visible()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import expect
 
-from tests.e2e.web.support import OpenTab, base, scalar, shoot_widths
+from tests.e2e.web.support import OpenTab, base, scalar, shoot_widths, under_service_worker
 from tests.support.client import Client, gid
 from tests.support.shop import Shop
 from tests.support.subscriptions import START, display_token, print_tasks
@@ -45,7 +45,7 @@ async def test_the_queue_offline_keeps_its_tasks_and_offers_no_start_or_finish(
     tasks = await print_tasks(shop, 3)
     waiting_number, mine_number, later_number = await order_numbers(shop, tasks)
     await api.as_(shop.tokens["pat"])(START, {"i": {"taskId": gid("DepartmentTask", tasks[1])}})
-    tab = await tabs(token=shop.tokens["pat"])
+    tab = await tabs(token=shop.tokens["pat"], service_worker=True)
     page = tab.page
     await page.goto(base(server) + "/queues")
     column = page.locator("section.queue[data-department='print']")
@@ -102,7 +102,7 @@ async def test_the_service_worker_opens_the_app_without_a_network(
     policy = (await api.http.get(base(server) + "/queues")).headers["content-security-policy"]
     assert "worker-src 'self'" in policy and "manifest-src 'self'" in policy
 
-    tab = await tabs(token=shop.tokens["pat"])
+    tab = await tabs(token=shop.tokens["pat"], service_worker=True)
     page = tab.page
     await page.goto(base(server) + "/queues")
     await expect(page.get_by_role("heading", name="My queues")).to_be_visible()
@@ -111,8 +111,7 @@ async def test_the_service_worker_opens_the_app_without_a_network(
     )
     assert installable["start_url"] == "/" and installable["display"] == "standalone"
     # The worker has kept the app's files and controls the page.
-    await page.evaluate("navigator.serviceWorker.ready")
-    await page.wait_for_function("Boolean(navigator.serviceWorker.controller)")
+    await under_service_worker(page)
 
     await tab.context.set_offline(True)
     # The worker itself reaches nothing: what it answers now is its own copy.
@@ -150,7 +149,7 @@ async def test_the_wall_display_offline_keeps_its_queue_and_says_since_when(
     tasks = await print_tasks(shop, 2)
     later_number = (await order_numbers(shop, tasks[1:]))[0]
     secret = (await display_token(api, shop, ["print"]))["secret"]
-    tab = await tabs()
+    tab = await tabs(service_worker=True)
     page = tab.page
     await page.goto(f"{base(server)}/display/print?token={secret}")
     status = page.locator("#status")

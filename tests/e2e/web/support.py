@@ -64,14 +64,20 @@ async def open_tab(
     token_id: str | None = None,
     viewport: dict[str, int] | None = None,
     timezone_id: str | None = None,
+    service_worker: bool = False,
 ) -> Tab:
     """A new context whose requests to other hosts are recorded (the browser fails them);
     with `token`, the tab is signed in (the token, and `token_id` if given, in its
     sessionStorage, as after signing in); with `timezone_id`, the browser's clock is in
-    that zone."""
+    that zone; with `service_worker`, the app's worker installs and controls the page.
+
+    Without it the worker is blocked: installing it fetches every file of the app again
+    into a new context's empty cache, a fifth of a browser test's CPU (the browser's and
+    the server's), and only the tests of the worker and of a journey under it need it."""
     context = await browser.new_context(
         viewport=viewport or DESKTOP,  # type: ignore[arg-type]
         timezone_id=timezone_id,
+        service_workers="allow" if service_worker else "block",
     )
     tab = Tab(context, await context.new_page())
     context.on("requestfailed", lambda request: record_outside(tab.outside, request))
@@ -85,6 +91,19 @@ async def open_tab(
 
 
 OpenTab = Callable[..., Awaitable[Tab]]
+
+
+async def under_service_worker(page: Page, seconds: float = 15) -> None:
+    """Returns once the app's service worker controls the page, or fails. Awaited in one
+    evaluate: wait_for_function polls with eval, which the pages' policy refuses."""
+    controlled = await page.evaluate(
+        """(ms) => navigator.serviceWorker.controller ? true : new Promise((resolve) => {
+          navigator.serviceWorker.addEventListener("controllerchange", () => resolve(true));
+          setTimeout(() => resolve(false), ms);
+        })""",
+        seconds * 1000,
+    )
+    assert controlled, f"no service worker controls {page.url} after {seconds} s"
 
 
 async def user_with_password(
