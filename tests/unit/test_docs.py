@@ -1,6 +1,7 @@
 """The README and docs/ stand alone, every link among them leads somewhere, the README is
-short, their copies of the transition table are the domain's own, and every setting,
-error code, command, root field and legacy exclusion reason is documented."""
+short and the guides under 150 KiB, their copies of the transition table are the domain's
+own, and every setting, error code, command, root field and legacy exclusion reason is
+documented."""
 
 import re
 from pathlib import Path
@@ -81,6 +82,12 @@ def test_the_link_check_sees_a_broken_link(tmp_path: Path) -> None:
 
 def test_the_readme_is_read_in_five_minutes() -> None:
     assert len(README.read_bytes()) <= 12_000
+
+
+def test_the_guides_stay_under_150_kib() -> None:
+    # The prose only: docs/schema-*.graphql are the releases' schemas, kept for the check of
+    # breaking changes.
+    assert sum(len(p.read_bytes()) for p in (ROOT / "docs").glob("*.md")) <= 150 * 1024
 
 
 def test_every_setting_error_code_and_command_is_documented() -> None:
