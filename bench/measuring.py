@@ -12,7 +12,7 @@ import asyncpg
 from bench import fixture
 from bench.fleet import SubscriberFleet
 from bench.load import LoadResult
-from bench.servers import ServerProcess
+from bench.servers import ServerProcess, ServerSubprocess
 from bench.shop import TaskPool
 from bench.stats import (
     CpuMeter,
@@ -86,16 +86,19 @@ class Measuring:
         self.embedded_server = embedded_server
         self.postmaster = fixture.postmaster_pid(embedded_server)
         self.server: ServerProcess | None = None
+        # Another server measured while ours is not running (part 1's bare HTTP floor).
+        self.other_server: ServerSubprocess | None = None
         self.fleet: SubscriberFleet | None = None
         self.pool: TaskPool | None = None
         self.monitor: asyncpg.Connection | None = None
         self.results: dict[str, Any] = {}
 
     def meter(self) -> CpuMeter:
+        serving = self.server or self.other_server
         return CpuMeter(
             {
                 "bench": this_process,
-                "server": process_tree(self.server.pid if self.server else None),
+                "server": process_tree(serving.pid if serving else None),
                 "subscribers": lambda: self.fleet.processes_now() if self.fleet else [],
                 "postgres": process_tree(self.postmaster),
             }

@@ -309,10 +309,11 @@ class Bench(Fanout):
         assert self.monitor is not None
         self.results["postgres"] = await self.monitor.fetchval("SHOW server_version")
 
-        # The asyncpg phases run before the server starts, so that no other process
-        # reads the event log while they are measured.
+        # The asyncpg phases and the bare HTTP floor run before the server starts, so
+        # that no other process reads the event log while they are measured.
         await self.commit_path(shop)
         raw = {n: await self.raw_floor(shop, n) for n in self.plan.ratio_clients}
+        bare = {n: await self.bare_http(shop, n) for n in self.plan.ratio_clients}
 
         log("starting `pressroom serve`")
         self.server = ServerProcess(self.url, extra_env=self.plan.server_env)
@@ -325,8 +326,11 @@ class Bench(Fanout):
                     "graphql": graphql,
                     "trusted": trusted,
                     "raw": raw[n],
+                    "bare_http": bare[n],
                     "ratio": ratio(graphql["per_second"], raw[n]["per_second"]),
                     "trusted_ratio": ratio(trusted["per_second"], raw[n]["per_second"]),
+                    "bare_http_ratio": ratio(bare[n]["per_second"], raw[n]["per_second"]),
+                    "trusted_bare_ratio": ratio(trusted["per_second"], bare[n]["per_second"]),
                 }
             self.results["graphql_vs_raw"] = {"by_clients": by_clients}
             await self.round_trips(shop)

@@ -119,6 +119,24 @@ def report(results: dict[str, Any], plan: Plan) -> Table:
         verdict(compiled, lambda ms: ms < 0.8),
     )
     ratio_row("trusted documents", "trusted_ratio")
+    # What any Python server in front of the same statements pays (bench/http_floor.py):
+    # a reference beside the targets, not one of them.
+    table.add_row(
+        f"transitions/s, bare HTTP floor (uvicorn, no GraphQL), {counts} clients",
+        each(lambda run: run["bare_http"]["per_second"]),
+    )
+    table.add_row(
+        f"  server CPU per transition, bare HTTP floor, {n} clients",
+        fmt(ms_per_transition(gr["bare_http"], "server"), " ms", 2),
+    )
+    table.add_row(
+        f"  bare HTTP floor / asyncpg, {counts} clients",
+        each(lambda run: run["bare_http_ratio"], digits=2),
+    )
+    table.add_row(
+        f"  trusted documents / bare HTTP floor, {counts} clients",
+        each(lambda run: run["trusted_bare_ratio"], digits=2),
+    )
     trips = results["round_trips"]
     if "skipped" in trips:
         table.add_row("database round trips per mutation", "not counted", "", "see the log")

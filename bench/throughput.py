@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+from bench.http_floor import BareHttpServer
 from bench.load import GraphQLClients, LoadResult, NotificationCounter, RawClients
 from bench.measuring import GRAPHQL_CEILING, RAW_CEILING, Measuring, load_figures
 from bench.output import log
@@ -41,6 +42,24 @@ class Throughput(Measuring):
             return await self.measured(raw.run, self.plan.raw_seconds, RAW_CEILING, clients)
         finally:
             await raw.close()
+
+    async def bare_http(self, shop: Shop, clients: int) -> dict[str, Any]:
+        """The trusted documents' requests to the bare HTTP floor (bench/http_floor.py):
+        what any Python server in front of the floor's statements costs."""
+        log(f"bare HTTP floor: uvicorn and the same SQL, {clients} client(s)")
+        bare = BareHttpServer(self.dsn, dict(zip(shop.worker_tokens, shop.worker_ids, strict=True)))
+        self.other_server = bare
+        try:
+            async with bare.running():
+                http = GraphQLClients(bare.http_url, shop.worker_tokens, clients, trusted=True)
+                try:
+                    return await self.measured(
+                        http.run, self.plan.graphql_seconds, GRAPHQL_CEILING, clients
+                    )
+                finally:
+                    await http.close()
+        finally:
+            self.other_server = None
 
     async def graphql(
         self, shop: Shop, label: str, clients: int, *, trusted: bool = False
