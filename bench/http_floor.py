@@ -94,8 +94,10 @@ class BareMoves:
         action = ACTIONS[request["operationName"]]
         given = request["variables"]["input"]["taskId"]
         task_id = decode_text(given, "DepartmentTask")
+        if task_id is None:
+            raise ValueError(f"not a task's id: {given!r}")
         token = dict(scope["headers"])[b"authorization"].removeprefix(b"Bearer ").decode()
-        args = transition_args(action, task_id or 0, self.actors[token])
+        args = transition_args(action, task_id, self.actors[token])
         async with self.pool.acquire() as conn:
             # As the server does: a start is one statement, without BEGIN and COMMIT.
             settles = TRANSITIONS[action].settles_order

@@ -52,8 +52,8 @@ async def test_a_worker_signs_in_starts_and_finishes_a_task(
     [task] = await print_tasks(shop, 1)
     number = await order_number(shop, task)
     # The one journey under the app's service worker, as on a tablet: with the worker
-    # controlling the page, the moves still reach the server (it answers only GETs of the
-    # app's own files, and those only when the network fails).
+    # controlling the page, the moves still reach the server (it handles only GETs of the
+    # app's own files, from the network first).
     tab = await tabs(service_worker=True)
     page = tab.page
     await sign_in(page, server, email)

@@ -149,7 +149,7 @@ async def test_the_wall_display_offline_keeps_its_queue_and_says_since_when(
     tasks = await print_tasks(shop, 2)
     later_number = (await order_numbers(shop, tasks[1:]))[0]
     secret = (await display_token(api, shop, ["print"]))["secret"]
-    tab = await tabs(service_worker=True)
+    tab = await tabs()
     page = tab.page
     await page.goto(f"{base(server)}/display/print?token={secret}")
     status = page.locator("#status")
