@@ -8,11 +8,11 @@ them any Python server in front of the database pays, and how much is Pressroom'
 `BareHttpServer` runs it as `python -m uvicorn bench.http_floor:app`, its database and
 its tokens' actors in the environment."""
 
-import contextlib
 import json
 import os
 import sys
 from collections.abc import Awaitable, Callable, MutableMapping
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from api.ids import decode_text
 from bench.fixture import ROOT
 from bench.load import SERVER_SETTINGS, SETTLEMENT_SQL, TRANSITION_SQL, transition_args
 from bench.servers import ServerSubprocess
+from db.tasks import needs_transaction
 from domain.transitions import TRANSITIONS, TaskAction
 
 DSN_VARIABLE = "BENCH_HTTP_FLOOR_DSN"
@@ -98,13 +99,15 @@ class BareMoves:
             raise ValueError(f"not a task's id: {given!r}")
         token = dict(scope["headers"])[b"authorization"].removeprefix(b"Bearer ").decode()
         args = transition_args(action, task_id, self.actors[token])
-        async with self.pool.acquire() as conn:
-            # As the server does: a start is one statement, without BEGIN and COMMIT.
-            settles = TRANSITIONS[action].settles_order
-            async with conn.transaction() if settles else contextlib.nullcontext():
-                moved = await conn.fetchrow(TRANSITION_SQL, *args)
-                if moved is not None and settles:
-                    await conn.fetch(SETTLEMENT_SQL, moved["work_order_id"])
+        # As the server does: a start is one statement, without BEGIN and COMMIT.
+        atomic = needs_transaction(action)
+        async with (
+            self.pool.acquire() as conn,
+            conn.transaction() if atomic else nullcontext(),
+        ):
+            moved = await conn.fetchrow(TRANSITION_SQL, *args)
+            if moved is not None and TRANSITIONS[action].settles_order:
+                await conn.fetch(SETTLEMENT_SQL, moved["work_order_id"])
         payload = {"changed": moved is not None, "userErrors": [], "task": {"id": given}}
         return orjson.dumps({"data": {FIELDS[action]: payload}})
 
