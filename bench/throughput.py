@@ -51,13 +51,7 @@ class Throughput(Measuring):
         self.other_server = bare
         try:
             async with bare.running():
-                http = GraphQLClients(bare.http_url, shop.worker_tokens, clients, trusted=True)
-                try:
-                    return await self.measured(
-                        http.run, self.plan.graphql_seconds, GRAPHQL_CEILING, clients
-                    )
-                finally:
-                    await http.close()
+                return await self.posting(bare.http_url, shop, clients, trusted=True)
         finally:
             self.other_server = None
 
@@ -66,7 +60,11 @@ class Throughput(Measuring):
     ) -> dict[str, Any]:
         assert self.server is not None
         log(f"{label}: GraphQL over HTTP, {clients} client(s)")
-        http = GraphQLClients(self.server.http_url, shop.worker_tokens, clients, trusted=trusted)
+        return await self.posting(self.server.http_url, shop, clients, trusted=trusted)
+
+    async def posting(self, url: str, shop: Shop, clients: int, *, trusted: bool) -> dict[str, Any]:
+        """The moves posted to `url` by `clients` of the shop's workers, measured."""
+        http = GraphQLClients(url, shop.worker_tokens, clients, trusted=trusted)
         try:
             return await self.measured(
                 http.run, self.plan.graphql_seconds, GRAPHQL_CEILING, clients

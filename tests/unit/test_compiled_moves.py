@@ -78,13 +78,15 @@ def test_compiled_resolvers_read_only_the_context_of_info() -> None:
     assert set().union(*seen.values()) == {"context"}
 
 
+async def loaded(value: int) -> int:
+    """What a loader's read gives, as a coroutine a resolver returns."""
+    return value
+
+
 async def test_a_payload_given_up_closes_what_it_still_waited_on() -> None:
     """A part of a payload whose first wait raised (a loader's read failing, or the client
     gone) closes the resolvers' coroutines it had not awaited yet, nested ones too: none is
     left never awaited (Python would warn of each)."""
-
-    async def loaded(value: int) -> int:
-        return value
 
     async def failing() -> int:
         raise RuntimeError("the read failed")
@@ -97,9 +99,6 @@ async def test_a_payload_given_up_closes_what_it_still_waited_on() -> None:
 
 
 async def test_a_payload_that_waits_is_written_in_order() -> None:
-    async def loaded(value: int) -> int:
-        return value
-
     part = Later(
         [loaded(1), Later([loaded(2)], lambda values: values[0] * 10)],
         lambda values: {"first": values[0], "second": values[1]},
@@ -108,9 +107,6 @@ async def test_a_payload_that_waits_is_written_in_order() -> None:
 
 
 async def test_a_field_that_raises_closes_what_the_fields_before_it_wait_on() -> None:
-    async def loaded(value: int) -> int:
-        return value
-
     waiting = loaded(1)
 
     def make(item: int) -> object:
