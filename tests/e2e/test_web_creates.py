@@ -1,7 +1,8 @@
-"""Creates that happen once, in Chromium: the new-order form, the new-customer dialog and
-the admin's "Add a person" send one idempotency key per submission, so a double click, or
-pressing the button again after the answer was lost, makes one order, one customer, one
-person; the next submission takes a new key."""
+"""Creates that happen once, in Chromium: the new-order form, the new-customer dialog,
+the admin's "Add a person" and Accounts' "New ledger entry" send one idempotency key per
+submission, so a double click, or pressing the button again after the answer was lost,
+makes one order, one customer, one person, one entry; the next submission takes a new
+key."""
 
 import asyncio
 import contextlib
@@ -12,6 +13,7 @@ import pytest
 from playwright.async_api import Page, Route, expect
 
 from tests.e2e.web.support import OpenTab, base, scalar, shoot
+from tests.support.client import gid
 from tests.support.shop import Shop
 
 pytestmark = pytest.mark.e2e
@@ -83,6 +85,9 @@ async def hold_until_repeated(page: Page, operation: str, pairs: int) -> None:
 
 async def count(shop: Shop, sql: str, **params: object) -> int:
     return int(await scalar(shop, sql, **params))
+
+
+LEDGER_ENTRIES = "SELECT count(*) FROM customer_ledger_entries"
 
 
 async def new_order_form(page: Page, server: str, product: str) -> None:
@@ -194,5 +199,90 @@ async def test_a_double_click_on_create_user_adds_one_person(
     assert len(posts) == 4 and len(keys(posts)) == 2
     users = "SELECT count(*) FROM users WHERE email IN ('lena@shop.test', 'nils@shop.test')"
     assert await count(shop, users) == 2
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_accounts_posts_an_entry_by_double_click_once(
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,
+) -> None:
+    order = await shop.order(["print"])
+    tab = await tabs(token=shop.tokens["abe"])
+    page = tab.page
+    posts = sent(page, "PostEntry")
+    await hold_until_repeated(page, "PostEntry", pairs=1)
+    await page.goto(base(server) + "/accounts")
+    # No entries yet: "none", as a missing quote (no currency to put beside a zero).
+    await expect(page.get_by_role("row", name="ACME").get_by_role("cell")).to_have_text("none")
+    await page.get_by_role("link", name="ACME").click()
+    await expect(page.get_by_role("heading", name="ACME")).to_be_visible()
+    await expect(page.locator(".lead")).to_contain_text("Balance: none")
+    await page.get_by_role("button", name="New ledger entry").click()
+    await page.get_by_label("Kind").select_option("CHARGE")
+    await page.get_by_label("Amount").fill("240.00")
+    await page.get_by_label("Memo").fill("Invoice 2026-0042")
+    await page.get_by_label("Work order (optional)").select_option(gid("WorkOrder", order))
+    await page.get_by_role("button", name="Post entry").dblclick()
+
+    await expect(page.get_by_role("status")).to_contain_text("Posted: Charge 240.00 EUR")
+    rows = page.locator("table.ledger tbody tr")
+    await expect(rows).to_have_count(1)
+    await expect(rows.first).to_contain_text("Invoice 2026-0042")
+    await expect(page.locator(".lead")).to_contain_text("Balance: 240.00 EUR")
+    assert await count(shop, LEDGER_ENTRIES) == 1
+    print(f"double click sent {len(posts)} PostEntry request(s), {len(keys(posts))} key(s)")
+    assert len(posts) == 2 and len(keys(posts)) == 1
+
+    # A new opening of the form is a new entry, with a new key.
+    await page.get_by_role("button", name="New ledger entry").click()
+    await page.get_by_label("Kind").select_option("PAYMENT")
+    await page.get_by_label("Amount").fill("100.00")
+    await page.get_by_role("button", name="Post entry").click()
+    await expect(rows).to_have_count(2)
+    await expect(rows.first).to_contain_text("-100.00 EUR")
+    await expect(rows.first).to_contain_text("140.00 EUR")
+    # Kinds read alike ("Charge", "Payment"); thousands are grouped, decimals exact.
+    await expect(rows.first.locator("td").nth(1)).to_have_text("Payment")
+    await expect(rows.nth(1).locator("td").nth(1)).to_have_text("Charge")
+    assert await count(shop, LEDGER_ENTRIES) == 2
+    await page.get_by_role("button", name="New ledger entry").click()
+    await page.get_by_label("Amount").fill("12500.05")
+    await page.get_by_role("button", name="Post entry").click()
+    await expect(rows).to_have_count(3)
+    await expect(rows.first).to_contain_text("12,500.05 EUR")
+    await expect(rows.first).to_contain_text("12,640.05 EUR")
+    await expect(page.locator(".lead")).to_contain_text("Balance: 12,640.05 EUR")
+    tab.assert_clean()
+    await tab.close()
+
+
+async def test_accounts_retries_after_a_lost_response_and_posts_once(
+    server: str,
+    shop: Shop,
+    tabs: OpenTab,
+) -> None:
+    tab = await tabs(token=shop.tokens["abe"])
+    page = tab.page
+    posts = sent(page, "PostEntry")
+    lost = await lose_the_first_answer(page, "PostEntry")
+    await page.goto(base(server) + "/accounts/" + gid("Customer", shop.customer_id))
+    await page.get_by_role("button", name="New ledger entry").click()
+    await page.get_by_label("Amount").fill("75.50")
+    await page.get_by_role("button", name="Post entry").click()
+    await expect(page.get_by_role("alert")).to_contain_text("could not be reached")
+    assert len(lost) == 1
+    assert await count(shop, LEDGER_ENTRIES) == 1
+    # It may be posted already: the entry as sent holds still until a retry is answered
+    # (an edited retry with the same key would meet DUPLICATE).
+    await expect(page.get_by_label("Amount")).not_to_be_editable()
+    await expect(page.get_by_label("Kind")).to_be_disabled()
+    await page.get_by_role("button", name="Post entry").click()
+    await expect(page.get_by_role("status")).to_contain_text("Posted: Charge 75.50 EUR")
+    await expect(page.get_by_role("status")).to_contain_text("not posted twice")
+    await expect(page.locator("table.ledger tbody tr")).to_have_count(1)
+    assert len(posts) == 2 and len(keys(posts)) == 1 and posts[0] == posts[1]
+    assert await count(shop, LEDGER_ENTRIES) == 1
     tab.assert_clean()
     await tab.close()
