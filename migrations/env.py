@@ -3,18 +3,16 @@
 import asyncio
 
 from alembic import context
-from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from db.engine import create_engine
-from db.migrate import MIGRATION_LOCK
-from db.retention import record
-from db.roles import grant_server_role
+from db.queries import Q
+from db.roles import MIGRATION_LOCK, settle
 from db.tables import metadata
 
 
 def run_sync(connection: Connection) -> None:
-    connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+    connection.execute(Q["migration_lock"], {"key": MIGRATION_LOCK})
     context.configure(
         connection=connection,
         target_metadata=metadata,
@@ -22,13 +20,10 @@ def run_sync(connection: Connection) -> None:
     )
     with context.begin_transaction():
         context.run_migrations()
-        # Under the same lock: concurrent GRANTs on one table fail ("tuple concurrently updated").
-        grant_to = context.config.attributes.get("grant_to")
-        if grant_to:
-            grant_server_role(connection, grant_to)
-        retention = context.config.attributes.get("retention")
-        if retention is not None:
-            record(connection, retention)
+        attributes = context.config.attributes
+        settle(
+            connection, grant_to=attributes.get("grant_to"), retention=attributes.get("retention")
+        )
 
 
 async def run_online() -> None:

@@ -1,21 +1,26 @@
-"""Running the Alembic revisions, which are the only source of the schema."""
+"""Running the Alembic revisions, which are the only source of the schema.
+
+Alembic is imported only when a database is behind: with Mako and Pygments it is a fifth
+of a server's start, and a server mostly starts on a database at the head already.
+"""
 
 import asyncio
 from datetime import timedelta
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.script import ScriptDirectory
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from db.engine import create_engine
 from db.queries import Q
+from db.roles import MIGRATION_LOCK, settle
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
-# Several server processes may boot at once; one migrates (migrations/env.py takes this
-# advisory lock), the others wait.
-MIGRATION_LOCK = 0x7072657373  # "press"
 
 
 def alembic_config(
@@ -24,7 +29,9 @@ def alembic_config(
     grant_to: str | None = None,
     retention: timedelta | None = None,
     pgbouncer: bool = False,
-) -> Config:
+) -> "Config":
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.attributes["url"] = url
@@ -34,10 +41,12 @@ def alembic_config(
     return cfg
 
 
+@cache
 def head_revision() -> str:
-    head = ScriptDirectory.from_config(alembic_config("")).get_current_head()
-    assert head is not None
-    return head
+    """The newest revision, read from the file names: each revision is its file's number
+    (0001_initial_schema.py is "0001") and follows the one before
+    (tests/unit/test_migration_files.py holds Alembic's reading of them to that)."""
+    return max(path.name[:4] for path in (MIGRATIONS / "versions").glob("[0-9]" * 4 + "_*.py"))
 
 
 def upgrade_sync(
@@ -54,6 +63,8 @@ def upgrade_sync(
     `pgbouncer`, `url` is a PgBouncer in transaction mode: the migration is one
     transaction, so it runs on one server connection, and its engine prepares nothing to
     outlive it (db.engine)."""
+    from alembic import command
+
     command.upgrade(
         alembic_config(url, grant_to=grant_to, retention=retention, pgbouncer=pgbouncer),
         revision,
@@ -68,10 +79,32 @@ async def upgrade(
     retention: timedelta | None = None,
     pgbouncer: bool = False,
 ) -> None:
+    if revision == "head" and await _settled_at_head(
+        url, grant_to=grant_to, retention=retention, pgbouncer=pgbouncer
+    ):
+        return
     # Alembic's async env runs its own event loop, so it gets a thread of its own.
     await asyncio.to_thread(
         upgrade_sync, url, revision, grant_to=grant_to, retention=retention, pgbouncer=pgbouncer
     )
+
+
+async def _settled_at_head(
+    url: str, *, grant_to: str | None, retention: timedelta | None, pgbouncer: bool
+) -> bool:
+    """At the head, what a migration would do is only its `settle`: done here in one
+    transaction under the same lock, and True. Behind (or empty): False, nothing done."""
+    engine = create_engine(url, pool_size=1, max_overflow=0, pgbouncer=pgbouncer)
+    try:
+        async with engine.connect() as conn, conn.begin() as transaction:
+            await conn.execute(Q["migration_lock"], {"key": MIGRATION_LOCK})
+            if await current_revision(conn) != head_revision():
+                await transaction.rollback()
+                return False
+            await conn.run_sync(settle, grant_to=grant_to, retention=retention)
+            return True
+    finally:
+        await engine.dispose()
 
 
 async def current_revision(conn: AsyncConnection) -> str | None:

@@ -1264,7 +1264,7 @@ DELETE FROM rate_limit_hits WHERE at < clock_timestamp() - interval '1 day'
 
 -- name: migration_lock
 -- Held to the end of the transaction: one process at a time migrates or hands the
--- schema over (db/migrate.py).
+-- schema over (db/roles.py).
 SELECT pg_advisory_xact_lock(:key)
 
 -- name: current_role

@@ -18,14 +18,19 @@ import hmac
 import logging
 import secrets
 from collections.abc import Mapping
+from datetime import timedelta
 
 from sqlalchemy.engine import Connection, make_url
 
+from db import retention as retention_floor
 from db.engine import create_engine
-from db.migrate import MIGRATION_LOCK
 from db.queries import Q
 
 log = logging.getLogger(__name__)
+
+# Several processes may start at once; one at a time migrates or hands the schema over
+# (the `migration_lock` statement, to the end of its transaction), the others wait.
+MIGRATION_LOCK = 0x7072657373  # "press"
 
 OWNER_ROLE = "pressroom_owner"
 SERVER_ROLE = "pressroom_server"
@@ -82,6 +87,17 @@ def grant_server_role(connection: Connection, role: str) -> None:
             connection.exec_driver_sql(
                 f"REVOKE {', '.join(sorted(held - wanted))} ON {target} FROM {ident(role)}"
             )
+
+
+def settle(connection: Connection, *, grant_to: str | None, retention: timedelta | None) -> None:
+    """What the owner does at the end of every migration, in its transaction under
+    MIGRATION_LOCK (concurrent GRANTs on one table fail, "tuple concurrently updated"):
+    `grant_to` given the server's rights, `retention` recorded as the shortest the
+    server's role may prune at (db.retention)."""
+    if grant_to:
+        grant_server_role(connection, grant_to)
+    if retention is not None:
+        retention_floor.record(connection, retention)
 
 
 async def hand_over(url: str, owner: str) -> None:

@@ -16,7 +16,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from db import migrate
+from db import migrate, roles
 from db.engine import create_engine
 from db.tables import metadata
 from tests.support.database import scratch_database
@@ -116,6 +116,39 @@ async def test_booting_twice_changes_nothing(empty_db: str) -> None:
         first = await snapshot(engine)
         await migrate.upgrade(empty_db)
         assert await snapshot(engine) == first
+    finally:
+        await engine.dispose()
+
+
+# Migrates the database of argv[1] in a new process, and prints which of Alembic's and
+# Mako's modules it loaded.
+UPGRADE_IN_A_NEW_PROCESS = """
+import asyncio, sys
+from db import migrate
+asyncio.run(migrate.upgrade(sys.argv[1]))
+print(sorted({m.split(".")[0] for m in sys.modules} & {"alembic", "mako"}))
+"""
+
+
+async def test_a_start_at_the_head_loads_no_alembic(empty_db: str) -> None:
+    """A database behind is migrated through Alembic; one at the head only settled (the
+    server's rights, the retention), without loading Alembic, Mako or Pygments."""
+    await migrate.upgrade(empty_db, "0020")
+    engine = create_engine(empty_db)
+    try:
+        for expected in ("['alembic', 'mako']", "[]"):
+            ran = await asyncio.to_thread(
+                subprocess.run,
+                [sys.executable, "-c", UPGRADE_IN_A_NEW_PROCESS, empty_db],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert ran.returncode == 0, ran.stderr
+            assert ran.stdout.strip() == expected
+            async with engine.connect() as conn:
+                assert await migrate.current_revision(conn) == migrate.head_revision()
     finally:
         await engine.dispose()
 
@@ -228,7 +261,7 @@ SELECT count(DISTINCT xmin::text) FROM (
 async def test_concurrent_boots_migrate_once(empty_db: str) -> None:
     """Several server processes booting at once: one migrates, the others wait, none fails."""
     env = {**os.environ, "DATABASE_URL": empty_db}
-    lock = {"key": migrate.MIGRATION_LOCK}
+    lock = {"key": roles.MIGRATION_LOCK}
     engine = create_engine(empty_db, pool_size=2, max_overflow=0)
     procs: list[asyncio.subprocess.Process] = []
     try:
