@@ -18,7 +18,7 @@ from db.engine import unit_of_work
 from domain import mail as rules
 from tests.support.client import Client, gid
 from tests.support.database import task_ids
-from tests.support.mail import CUSTOMER, PUBLIC_URL, SALES, Inbox, parts, proof_event
+from tests.support.mail import CUSTOMER, PUBLIC_URL, SALES, Inbox, caught_up, parts, proof_event
 from tests.support.orders import reschedule
 from tests.support.shop import Shop
 from tests.support.subscriptions import START
@@ -138,6 +138,7 @@ async def test_pickup_delivery_and_a_later_due_date_are_told_and_an_earlier_one_
     due = datetime(2031, 3, 14, 0, 0, tzinfo=UTC)
     for when in (due, due + timedelta(days=2), due + timedelta(days=1)):
         await reschedule(api, shop, picked_up, when.isoformat())
+    await caught_up(shop)
     await outbox.round()
     subjects = sorted(str(m["Subject"]) for m in server.to(CUSTOMER))
     numbers = {o: (await shop_number(shop, o)) for o in (picked_up, transported)}

@@ -3,6 +3,7 @@ refuses as told, the shop's outbox following the event log from now (the test ru
 rounds), the policy it sends by, proof events written as their writers log them, a
 message's plain text and HTML, and the messages admins see."""
 
+import asyncio
 import email
 import email.policy
 import json
@@ -153,7 +154,24 @@ async def proof_event(shop: Shop, order: int, kind: str, *, comment: str | None 
             ),
             {"kind": kind, "wo": order, "payload": json.dumps(payload)},
         )
-        return int(found.scalar_one())
+        event = int(found.scalar_one())
+    await caught_up(shop)
+    return event
+
+
+async def caught_up(shop: Shop) -> None:
+    """Until every event logged is below the log's horizon, which the outbox reads up to:
+    while a transaction of the session's server that began before an event is still open,
+    a round would not see that event yet (and one round is what a test runs)."""
+    async with asyncio.timeout(10):
+        while True:
+            async with shop.engine.connect() as conn:
+                if await conn.scalar(ALL_BELOW_THE_HORIZON):
+                    return
+            await asyncio.sleep(0.01)
+
+
+ALL_BELOW_THE_HORIZON = text("SELECT coalesce(max(xid) < events_horizon(), true) FROM events")
 
 
 def parts(message: EmailMessage) -> tuple[str, str]:
