@@ -4,6 +4,7 @@ Node with the npm packages of tests/e2e/node.
 Helpers that are not fixtures live in tests/e2e/web/support.py."""
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -75,20 +76,46 @@ async def tabs(browser: Browser) -> AsyncIterator[OpenTab]:
 def axe_source() -> str:
     """axe-core's browser build, installed with npm into tests/e2e/web when missing."""
     installed = HERE / "node_modules" / "axe-core" / "package.json"
-    if not installed.is_file() or json.loads(installed.read_text())["version"] != pinned_axe():
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail(f"the accessibility audit needs npm on PATH to install {HERE}")
-        done = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"],
-            cwd=HERE,
-            capture_output=True,
-            text=True,
-            timeout=600,
+
+    def missing() -> bool:
+        return (
+            not installed.is_file() or json.loads(installed.read_text())["version"] != pinned_axe()
         )
-        if done.returncode != 0:
-            pytest.fail(f"npm ci in {HERE} exited {done.returncode}:\n{done.stdout}{done.stderr}")
+
+    if missing():
+        with one_installer(HERE):
+            if missing():
+                _install_axe()
     return AXE.read_text()
+
+
+def _install_axe() -> None:
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail(f"the accessibility audit needs npm on PATH to install {HERE}")
+    done = subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund"],
+        cwd=HERE,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"npm ci in {HERE} exited {done.returncode}:\n{done.stdout}{done.stderr}")
+
+
+@contextlib.contextmanager
+def one_installer(folder: Path) -> Iterator[None]:
+    """Holds `folder` against the other xdist worker's install: on a fresh clone both
+    workers find the packages missing, and two npm runs at once in one folder fail
+    (ENOTEMPTY as one removes what the other unpacks). The second, let in once the first
+    is done, looks again and finds them installed. The lock goes with the descriptor."""
+    held = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(held)
 
 
 @pytest.fixture(scope="session")
@@ -128,24 +155,30 @@ def node() -> str:
     if executable is None:
         pytest.fail("this test runs a Node client: node is not on PATH", pytrace=False)
     if _node_packages_missing():
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail(
-                f"this test needs npm on PATH to install {_pinned_node_packages()} into {NODE_DIR}",
-                pytrace=False,
-            )
-        done = subprocess.run(
-            [npm, "install", "--no-audit", "--no-fund"],
-            cwd=NODE_DIR,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        if done.returncode != 0:
-            pytest.fail(
-                f"npm install in {NODE_DIR} exited {done.returncode}:\n{done.stdout}{done.stderr}",
-                pytrace=False,
-            )
-        if missing := _node_packages_missing():
-            pytest.fail(f"npm install in {NODE_DIR} did not install {missing}", pytrace=False)
+        with one_installer(NODE_DIR):
+            if _node_packages_missing():
+                _install_node_packages()
     return executable
+
+
+def _install_node_packages() -> None:
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail(
+            f"this test needs npm on PATH to install {_pinned_node_packages()} into {NODE_DIR}",
+            pytrace=False,
+        )
+    done = subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund"],
+        cwd=NODE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if done.returncode != 0:
+        pytest.fail(
+            f"npm install in {NODE_DIR} exited {done.returncode}:\n{done.stdout}{done.stderr}",
+            pytrace=False,
+        )
+    if missing := _node_packages_missing():
+        pytest.fail(f"npm install in {NODE_DIR} did not install {missing}", pytrace=False)
