@@ -85,23 +85,27 @@ def axe_source() -> str:
     if missing():
         with one_installer(HERE):
             if missing():
-                _install_axe()
+                _npm(HERE, "ci", "the accessibility audit")
     return AXE.read_text()
 
 
-def _install_axe() -> None:
+def _npm(folder: Path, command: str, needed_by: str) -> None:
+    """`npm <command>` in `folder`; a failure fails the test with npm's own words."""
     npm = shutil.which("npm")
     if npm is None:
-        pytest.fail(f"the accessibility audit needs npm on PATH to install {HERE}")
+        pytest.fail(f"{needed_by} needs npm on PATH to install {folder}", pytrace=False)
     done = subprocess.run(
-        [npm, "ci", "--no-audit", "--no-fund"],
-        cwd=HERE,
+        [npm, command, "--no-audit", "--no-fund"],
+        cwd=folder,
         capture_output=True,
         text=True,
         timeout=600,
     )
     if done.returncode != 0:
-        pytest.fail(f"npm ci in {HERE} exited {done.returncode}:\n{done.stdout}{done.stderr}")
+        pytest.fail(
+            f"npm {command} in {folder} exited {done.returncode}:\n{done.stdout}{done.stderr}",
+            pytrace=False,
+        )
 
 
 @contextlib.contextmanager
@@ -162,23 +166,6 @@ def node() -> str:
 
 
 def _install_node_packages() -> None:
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.fail(
-            f"this test needs npm on PATH to install {_pinned_node_packages()} into {NODE_DIR}",
-            pytrace=False,
-        )
-    done = subprocess.run(
-        [npm, "install", "--no-audit", "--no-fund"],
-        cwd=NODE_DIR,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if done.returncode != 0:
-        pytest.fail(
-            f"npm install in {NODE_DIR} exited {done.returncode}:\n{done.stdout}{done.stderr}",
-            pytrace=False,
-        )
+    _npm(NODE_DIR, "install", f"this test (with {_pinned_node_packages()})")
     if missing := _node_packages_missing():
         pytest.fail(f"npm install in {NODE_DIR} did not install {missing}", pytrace=False)
