@@ -241,6 +241,7 @@ async def test_accounts_posts_an_entry_by_double_click_once(
     await page.get_by_label("Amount").fill("100.00")
     await page.get_by_role("button", name="Post entry").click()
     await expect(rows).to_have_count(2)
+    assert len(posts) == 3 and len(keys(posts)) == 2
     await expect(rows.first).to_contain_text("-100.00 EUR")
     await expect(rows.first).to_contain_text("140.00 EUR")
     # Kinds read alike ("Charge", "Payment"); thousands are grouped, decimals exact.
