@@ -67,8 +67,8 @@ def _server_url() -> str:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Under xdist the controller starts the embedded server before any worker does: on a
-    fresh checkout both workers found no data directory, both ran initdb, and the second
-    failed on the first's files ("exists but is not empty"), erroring every test it had.
+    fresh checkout the workers found no data directory, each ran initdb, and the later ones
+    failed on the first's files ("exists but is not empty"), erroring every test they had.
     The workers then join the running server; the controller, leaving last, stops it."""
     if (
         not hasattr(config, "workerinput")

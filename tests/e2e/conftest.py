@@ -110,10 +110,10 @@ def _npm(folder: Path, command: str, needed_by: str) -> None:
 
 @contextlib.contextmanager
 def one_installer(folder: Path) -> Iterator[None]:
-    """Holds `folder` against the other xdist worker's install: on a fresh clone both
-    workers find the packages missing, and two npm runs at once in one folder fail
-    (ENOTEMPTY as one removes what the other unpacks). The second, let in once the first
-    is done, looks again and finds them installed. The lock goes with the descriptor."""
+    """Holds `folder` against the other xdist workers' installs: on a fresh clone every
+    worker finds the packages missing, and two npm runs at once in one folder fail
+    (ENOTEMPTY as one removes what the other unpacks). Each one let in after the first
+    looks again and finds them installed. The lock goes with the descriptor."""
     held = os.open(folder, os.O_RDONLY)
     try:
         fcntl.flock(held, fcntl.LOCK_EX)

@@ -145,7 +145,7 @@ async def floor(shop: Shop, api: Client) -> dict[str, Any]:
     return {"order": gid("WorkOrder", orders[0]), "customer": customer, "secret": secret}
 
 
-# One test a size, so that the suite's two workers can take one each.
+# One test a size, so that two of the suite's workers can take one each.
 @pytest.mark.parametrize(("size_name", "size"), [("desktop", DESKTOP), ("tablet", TABLET)])
 async def test_every_screen_passes_axe_and_holds_its_layout(
     api: Client,

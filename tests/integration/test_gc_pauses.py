@@ -370,7 +370,7 @@ async def test_distinct_documents_hold_no_memory_and_make_no_long_pause(
     assert full is not None and full >= 2, exposition
     # The collector's own work in a pause: its wall-clock length also holds whatever time
     # the process waited for a core on a busy machine (bench/README.md has those). Its
-    # CPU time grows too when the suite's other worker shares the core: the same longest
+    # CPU time grows too when the suite's other workers share the cores: the same longest
     # collection read 30-32 ms of work alone and 50-52 ms beside the suite. So this is a
     # guard against pauses growing with what clients send (the 6.9 s one came from caches
     # that kept every text), at twice the 50 ms target; the target itself is measured by
