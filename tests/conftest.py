@@ -28,8 +28,8 @@ os.environ.setdefault("PRESSROOM_PASSWORD_TIME_COST", str(credentials.FLOOR.time
 Settings().configure_hashing()
 
 # The real servers, HTTP client, shop, webhook receiver and mail server fixtures, for
-# integration and e2e tests alike; imported here too, so their assertions are rewritten
-# before this import.
+# integration and e2e tests alike, and the --cpu-by-module option; imported here too, so
+# their assertions are rewritten before this import.
 pytest.register_assert_rewrite("tests.support")
 pytest_plugins = [
     "tests.support.servers",
@@ -37,6 +37,7 @@ pytest_plugins = [
     "tests.support.shop",
     "tests.support.webhooks",
     "tests.support.mail",
+    "tests.support.cpu_by_module",
 ]
 from tests.support.database import recreate_test_database  # noqa: E402
 
