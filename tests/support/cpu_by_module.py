@@ -8,21 +8,19 @@ PostgreSQL and Chromium a test starts are not all pytest's children) as each tes
 and ends, and prints the modules that spent the most. Run it on a quiet machine: whatever
 else runs is counted too."""
 
-import os
 from collections import Counter, defaultdict
 
+import psutil
 import pytest
 
 SHOWN = 15
-TICKS = os.sysconf("SC_CLK_TCK")
-# /proc/stat's first line: user nice system idle iowait irq softirq steal ...
-IDLE = (3, 4)
 
 
 def busy_seconds() -> float:
-    with open("/proc/stat") as stat:
-        ticks = [int(t) for t in stat.readline().split()[1:9]]
-    return sum(t for i, t in enumerate(ticks) if i not in IDLE) / TICKS
+    """Every core's time so far outside idle and I/O wait (as scripts/cpu-by-process reads
+    it); guest time is already counted in user time."""
+    spent = psutil.cpu_times()
+    return spent.user + spent.nice + spent.system + spent.irq + spent.softirq + spent.steal
 
 
 class Meter:
